@@ -1,0 +1,5 @@
+import sys
+
+from d3d12wl.cli import main
+
+sys.exit(main())

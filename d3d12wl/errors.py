@@ -1,0 +1,79 @@
+"""The package's own exception hierarchy.
+
+Every error a user can see is a ``D3D12WLError``.  Each carries *where* it happened
+(a member path, a VA, an offset, a record index) and, for spec violations, the rule.
+No bare IndexError, KeyError or struct.error escapes to a user (design.md, "Output").
+"""
+
+from __future__ import annotations
+
+
+class D3D12WLError(Exception):
+    """Base of every error raised by d3d12wl.
+
+    ``where`` names the place (``"program_command_signatures.PCS.pArgumentDescs[1].Source"``,
+    ``"VA 0x10000+8"``, ``"primary record 3"``); ``rule`` names the spec rule or section
+    (``"rule 25(e)"``, ``"_FIXED_DISPATCH"``) when the error is a spec violation.
+    """
+
+    def __init__(self, message: str, *, where: str | None = None, rule: str | None = None) -> None:
+        self.message = message
+        self.where = where
+        self.rule = rule
+        parts = []
+        if where:
+            parts.append(where)
+        if rule:
+            parts.append(f"[{rule}]")
+        prefix = " ".join(parts)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class ABIError(D3D12WLError):
+    """The compiled headers do not provide a type, field, enum or constant asked for,
+    or an ABI check found a disagreement."""
+
+
+class DescriptionError(D3D12WLError):
+    """A JSON description (objects or capture) does not fit the schema; ``where`` is the member path."""
+
+
+class ValidationError(D3D12WLError):
+    """One or more creation-time validation rules are violated.
+
+    ``violations`` holds every violation found (not only the first).
+    """
+
+    def __init__(self, violations: list, *, where: str | None = None) -> None:  # list[Violation]
+        self.violations = list(violations)
+        lines = "\n".join(f"  {v}" for v in self.violations)
+        super().__init__(f"{len(self.violations)} validation error(s):\n{lines}", where=where)
+
+
+class LayoutError(D3D12WLError):
+    """A record layout cannot be derived or a stride is too small for it."""
+
+
+class ParseError(D3D12WLError):
+    """Bytes could not be parsed: short or truncated buffer, bad value.  ``where`` names record and field."""
+
+
+class PackError(D3D12WLError):
+    """Values could not be packed into records (wrong shape, out-of-range value, missing column)."""
+
+
+class MemoryAccessError(D3D12WLError):
+    """A read or write of the simulated GPU virtual address space was unmapped, out of bounds or misaligned."""
+
+    def __init__(self, message: str, *, va: int, size: int, where: str | None = None, rule: str | None = None) -> None:
+        self.va = va
+        self.size = size
+        super().__init__(message, where=where or f"VA 0x{va:x} (+{size} bytes)", rule=rule)
+
+
+class CaptureError(D3D12WLError):
+    """A capture file is malformed; ``where`` is the path of what is wrong."""
+
+
+class ExecutionError(D3D12WLError):
+    """The executor could not run a call at all (as opposed to findings, which it reports in the Trace)."""

@@ -1,0 +1,159 @@
+"""A sparse GPU virtual address space with bounded, checked reads.
+
+Regions are bytes, bytearrays, numpy arrays or memory-mapped files placed at a base VA.  A read that leaves
+every region, straddles two regions or is misaligned where the caller requires alignment raises
+:class:`~d3d12wl.errors.MemoryAccessError` carrying the VA; it never raises IndexError.  Regions of gigabytes
+are read in place (memoryview / mmap slices), never loaded whole.
+"""
+
+from __future__ import annotations
+
+import bisect
+import mmap
+import os
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Union
+
+import numpy as np
+
+from d3d12wl.errors import MemoryAccessError
+
+Buffer = Union[bytes, bytearray, memoryview, np.ndarray, mmap.mmap]
+
+#: Highest address + 1 of the 64-bit GPU virtual address space.
+VA_LIMIT = 1 << 64
+
+
+@dataclass
+class Region:
+    """``size`` bytes of ``data`` mapped at ``base``.  ``source`` says where the bytes came from (a file path or
+    ``"inline"``) for messages and for saving captures."""
+
+    name: str
+    base: int
+    data: memoryview
+    writable: bool
+    source: str = "inline"
+
+    @property
+    def size(self) -> int:
+        return self.data.nbytes
+
+    @property
+    def end(self) -> int:
+        return self.base + self.size
+
+    def contains(self, va: int, size: int = 1) -> bool:
+        return self.base <= va and va + size <= self.end
+
+
+def _as_view(data: Buffer, writable: bool) -> memoryview:
+    if isinstance(data, np.ndarray):
+        if not data.flags.c_contiguous:
+            raise ValueError("numpy regions must be C-contiguous")
+        view = memoryview(data).cast("B")
+    else:
+        view = memoryview(data).cast("B")
+    if writable and view.readonly:
+        raise ValueError("region data is read-only but the region was mapped writable")
+    return view
+
+
+class GpuMemory:
+    """The simulated GPU virtual address space."""
+
+    def __init__(self) -> None:
+        self._regions: list[Region] = []  # sorted by base, non-overlapping
+        self._bases: list[int] = []
+
+    # -- mapping ------------------------------------------------------------------------------------------------
+
+    def map(self, base: int, data: Buffer, *, name: str = "", writable: bool = False, source: str = "inline") -> Region:
+        """Place ``data`` at ``base``.  Overlapping an existing region, or leaving the 64-bit space, is a ValueError."""
+        view = _as_view(data, writable)
+        if base < 0 or base + view.nbytes > VA_LIMIT:
+            raise ValueError(f"region {name!r} at 0x{base:x} (+{view.nbytes}) leaves the 64-bit VA space")
+        region = Region(name or f"region@0x{base:x}", base, view, writable, source)
+        i = bisect.bisect_left(self._bases, base)
+        for neighbour in self._regions[max(0, i - 1): i + 1]:
+            if neighbour.base < region.end and region.base < neighbour.end and view.nbytes and neighbour.size:
+                raise ValueError(f"region {region.name!r} [0x{region.base:x}, 0x{region.end:x}) overlaps "
+                                 f"{neighbour.name!r} [0x{neighbour.base:x}, 0x{neighbour.end:x})")
+        self._regions.insert(i, region)
+        self._bases.insert(i, base)
+        return region
+
+    def map_file(self, base: int, path: str | os.PathLike[str], *, name: str = "", writable: bool = False,
+                 offset: int = 0, size: int | None = None) -> Region:
+        """Map (part of) a file without reading it: the OS pages it in as reads touch it."""
+        p = Path(path)
+        length = p.stat().st_size - offset if size is None else size
+        if length <= 0:
+            return self.map(base, b"", name=name or p.name, source=str(p))
+        with open(p, "r+b" if writable else "rb") as f:
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ)
+        view = memoryview(mm)[offset: offset + length]
+        if view.nbytes != length:
+            raise ValueError(f"file {p} is shorter than offset {offset} + size {length}")
+        return self.map(base, view, name=name or p.name, writable=writable, source=str(p))
+
+    @property
+    def regions(self) -> tuple[Region, ...]:
+        return tuple(self._regions)
+
+    def __iter__(self) -> Iterator[Region]:
+        return iter(self._regions)
+
+    def region_at(self, va: int) -> Region | None:
+        i = bisect.bisect_right(self._bases, va) - 1
+        if i >= 0 and self._regions[i].contains(va):
+            return self._regions[i]
+        return None
+
+    # -- checked access -----------------------------------------------------------------------------------------
+
+    def _locate(self, va: int, size: int, what: str, align: int, rule: str | None) -> tuple[Region, int]:
+        if align > 1 and va % align:
+            raise MemoryAccessError(f"{what}: VA 0x{va:x} is not {align}-byte aligned", va=va, size=size, rule=rule)
+        if va < 0 or size < 0 or va + size > VA_LIMIT:
+            raise MemoryAccessError(f"{what}: read of {size} bytes at 0x{va:x} wraps the 64-bit VA space",
+                                    va=va, size=size, rule=rule)
+        region = self.region_at(va)
+        if region is None:
+            raise MemoryAccessError(f"{what}: VA 0x{va:x} is not mapped", va=va, size=size, rule=rule)
+        if va + size > region.end:
+            raise MemoryAccessError(
+                f"{what}: {size} bytes at 0x{va:x} run {va + size - region.end} bytes past the end of region "
+                f"{region.name!r} [0x{region.base:x}, 0x{region.end:x})", va=va, size=size, rule=rule)
+        return region, va - region.base
+
+    def view(self, va: int, size: int, *, what: str = "read", align: int = 1, rule: str | None = None) -> memoryview:
+        """A zero-copy read-only view of ``size`` bytes at ``va``."""
+        region, off = self._locate(va, size, what, align, rule)
+        return region.data[off: off + size].toreadonly()
+
+    def read(self, va: int, size: int, *, what: str = "read", align: int = 1, rule: str | None = None) -> bytes:
+        return bytes(self.view(va, size, what=what, align=align, rule=rule))
+
+    def read_u32(self, va: int, *, what: str = "read", align: int = 4, rule: str | None = None) -> int:
+        return struct.unpack_from("<I", self.view(va, 4, what=what, align=align, rule=rule))[0]
+
+    def read_u64(self, va: int, *, what: str = "read", align: int = 8, rule: str | None = None) -> int:
+        return struct.unpack_from("<Q", self.view(va, 8, what=what, align=align, rule=rule))[0]
+
+    def write(self, va: int, data: bytes | bytearray | memoryview, *, what: str = "write") -> None:
+        """Write into a writable region (validators and producers write GPU memory in place)."""
+        data = memoryview(data).cast("B")
+        region, off = self._locate(va, data.nbytes, what, 1, None)
+        if not region.writable:
+            raise MemoryAccessError(f"{what}: region {region.name!r} is read-only", va=va, size=data.nbytes)
+        region.data[off: off + data.nbytes] = data
+
+    def write_u32(self, va: int, value: int, *, what: str = "write") -> None:
+        self.write(va, struct.pack("<I", value), what=what)
+
+    def write_u64(self, va: int, value: int, *, what: str = "write") -> None:
+        self.write(va, struct.pack("<Q", value), what=what)
