@@ -1,0 +1,322 @@
+/* d3d12wl_work_lists_ddi.h - the Work Lists DDI (seed 000, "DDI Design").  The spec names the
+ * D3D12DDI_* mirrors ("1:1 mirror of the API struct", "same byte layout as their API
+ * counterparts") but declares only the entry points and D3D12DDI_OPTIONS_DATA_WORK_LISTS;
+ * the mirror declarations below follow the API structs member for member, with COM pointers
+ * replaced by DDI handles, and are marked provisional.  Needs the API headers first.
+ */
+
+typedef uint64_t D3D12DDI_GPU_VIRTUAL_ADDRESS;
+
+/* DDI handles: { void* pDrvPrivate; } */
+typedef struct D3D12DDI_HDEVICE { void *pDrvPrivate; } D3D12DDI_HDEVICE;
+typedef struct D3D12DDI_HCOMMANDLIST { void *pDrvPrivate; } D3D12DDI_HCOMMANDLIST;
+typedef struct D3D12DDI_HROOTSIGNATURE { void *pDrvPrivate; } D3D12DDI_HROOTSIGNATURE;
+typedef struct D3D12DDI_HSTATEOBJECT { void *pDrvPrivate; } D3D12DDI_HSTATEOBJECT;
+typedef struct D3D12DDI_HPROGRAMCOMMANDSIGNATURE { void *pDrvPrivate; } D3D12DDI_HPROGRAMCOMMANDSIGNATURE;
+typedef struct D3D12DDI_HWORKLISTSIGNATURE { void *pDrvPrivate; } D3D12DDI_HWORKLISTSIGNATURE;
+typedef struct D3D12DDI_HWORKLISTSIGNATUREARRAY { void *pDrvPrivate; } D3D12DDI_HWORKLISTSIGNATUREARRAY;
+
+typedef struct D3D12DDI_GPU_VIRTUAL_ADDRESS_RANGE
+{
+    D3D12DDI_GPU_VIRTUAL_ADDRESS StartAddress;
+    uint64_t SizeInBytes;
+} D3D12DDI_GPU_VIRTUAL_ADDRESS_RANGE;
+
+typedef struct D3D12DDI_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE
+{
+    D3D12DDI_GPU_VIRTUAL_ADDRESS StartAddress;
+    uint64_t SizeInBytes;
+    uint64_t StrideInBytes;
+} D3D12DDI_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE;
+
+typedef struct D3D12DDI_GPU_VIRTUAL_ADDRESS_AND_STRIDE
+{
+    D3D12DDI_GPU_VIRTUAL_ADDRESS StartAddress;
+    uint64_t StrideInBytes;
+} D3D12DDI_GPU_VIRTUAL_ADDRESS_AND_STRIDE;
+
+/* --- enums: same values as the API enums ---------------------------------------------- */
+
+typedef enum D3D12DDI_WORK_LISTS_TIER
+{
+    D3D12DDI_WORK_LISTS_TIER_NOT_SUPPORTED = D3D12_WORK_LISTS_TIER_NOT_SUPPORTED,
+    D3D12DDI_WORK_LISTS_TIER_1 = D3D12_WORK_LISTS_TIER_1,
+    D3D12DDI_WORK_LISTS_TIER_2 = D3D12_WORK_LISTS_TIER_2,
+} D3D12DDI_WORK_LISTS_TIER;
+
+typedef enum D3D12DDICAPS_TYPE
+{
+    D3D12DDICAPS_TYPE_WORK_LISTS = 4096, /* d3d12wl:provisional: "DDI capability reporting" names D3D12DDICAPS_TYPE_WORK_LISTS without a value */
+} D3D12DDICAPS_TYPE;
+
+typedef enum D3D12DDI_INDIRECT_ARGUMENT_TYPE
+{
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_DRAW = D3D12_INDIRECT_ARGUMENT_TYPE_DRAW,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_DRAW_INDEXED = D3D12_INDIRECT_ARGUMENT_TYPE_DRAW_INDEXED,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_DISPATCH = D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_VERTEX_BUFFER_VIEW = D3D12_INDIRECT_ARGUMENT_TYPE_VERTEX_BUFFER_VIEW,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_INDEX_BUFFER_VIEW = D3D12_INDIRECT_ARGUMENT_TYPE_INDEX_BUFFER_VIEW,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_CONSTANT = D3D12_INDIRECT_ARGUMENT_TYPE_CONSTANT,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_CONSTANT_BUFFER_VIEW = D3D12_INDIRECT_ARGUMENT_TYPE_CONSTANT_BUFFER_VIEW,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_SHADER_RESOURCE_VIEW = D3D12_INDIRECT_ARGUMENT_TYPE_SHADER_RESOURCE_VIEW,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_UNORDERED_ACCESS_VIEW = D3D12_INDIRECT_ARGUMENT_TYPE_UNORDERED_ACCESS_VIEW,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_DISPATCH_RAYS = D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH_RAYS,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_DISPATCH_MESH = D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH_MESH,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_INCREMENTING_CONSTANT = D3D12_INDIRECT_ARGUMENT_TYPE_INCREMENTING_CONSTANT,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH = D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_DESCRIPTOR_TABLE = D3D12_INDIRECT_ARGUMENT_TYPE_DESCRIPTOR_TABLE,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_DISPATCH_RAYS_DIMENSIONS = D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH_RAYS_DIMENSIONS,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_INLINE_ROOT_PARAMETER = D3D12_INDIRECT_ARGUMENT_TYPE_INLINE_ROOT_PARAMETER,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_INLINE_STATIC_SAMPLER = D3D12_INDIRECT_ARGUMENT_TYPE_INLINE_STATIC_SAMPLER,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_DISPATCH_LIST_HEADER_POINTER = D3D12_INDIRECT_ARGUMENT_TYPE_DISPATCH_LIST_HEADER_POINTER,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_PROGRAM_TABLE_POINTER = D3D12_INDIRECT_ARGUMENT_TYPE_PROGRAM_TABLE_POINTER,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_PRIMARY_LIST_POINTER = D3D12_INDIRECT_ARGUMENT_TYPE_PRIMARY_LIST_POINTER,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_PRIMARY_RECORD_POINTER = D3D12_INDIRECT_ARGUMENT_TYPE_PRIMARY_RECORD_POINTER,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_SECONDARY_LIST_POINTER = D3D12_INDIRECT_ARGUMENT_TYPE_SECONDARY_LIST_POINTER,
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE_SECONDARY_RECORD_POINTER = D3D12_INDIRECT_ARGUMENT_TYPE_SECONDARY_RECORD_POINTER,
+} D3D12DDI_INDIRECT_ARGUMENT_TYPE;
+
+typedef enum D3D12DDI_INDIRECT_ARGUMENT_SOURCE
+{
+    D3D12DDI_INDIRECT_ARGUMENT_SOURCE_PRIMARY_RECORD = D3D12_INDIRECT_ARGUMENT_SOURCE_PRIMARY_RECORD,
+    D3D12DDI_INDIRECT_ARGUMENT_SOURCE_SECONDARY_RECORD = D3D12_INDIRECT_ARGUMENT_SOURCE_SECONDARY_RECORD,
+    D3D12DDI_INDIRECT_ARGUMENT_SOURCE_SYSTEM = D3D12_INDIRECT_ARGUMENT_SOURCE_SYSTEM,
+    D3D12DDI_INDIRECT_ARGUMENT_SOURCE_PROGRAM_TABLE_RECORD = D3D12_INDIRECT_ARGUMENT_SOURCE_PROGRAM_TABLE_RECORD,
+    D3D12DDI_INDIRECT_ARGUMENT_SOURCE_STATIC = D3D12_INDIRECT_ARGUMENT_SOURCE_STATIC,
+} D3D12DDI_INDIRECT_ARGUMENT_SOURCE;
+
+typedef enum D3D12DDI_INDIRECT_ARGUMENT_BINDING
+{
+    D3D12DDI_INDIRECT_ARGUMENT_BINDING_GLOBAL_ROOT_SIGNATURE = D3D12_INDIRECT_ARGUMENT_BINDING_GLOBAL_ROOT_SIGNATURE,
+    D3D12DDI_INDIRECT_ARGUMENT_BINDING_LOCAL_ROOT_SIGNATURE = D3D12_INDIRECT_ARGUMENT_BINDING_LOCAL_ROOT_SIGNATURE,
+} D3D12DDI_INDIRECT_ARGUMENT_BINDING;
+
+typedef enum D3D12DDI_WORK_LIST_BINDING_TYPE
+{
+    D3D12DDI_WORK_LIST_BINDING_TYPE_PROGRAM_TABLE = D3D12_WORK_LIST_BINDING_TYPE_PROGRAM_TABLE,
+    D3D12DDI_WORK_LIST_BINDING_TYPE_RAYTRACING = D3D12_WORK_LIST_BINDING_TYPE_RAYTRACING,
+} D3D12DDI_WORK_LIST_BINDING_TYPE;
+
+/* --- capability data ("DDI capability reporting") ---------------------------------- */
+
+typedef struct D3D12DDI_OPTIONS_DATA_WORK_LISTS
+{
+    D3D12DDI_WORK_LISTS_TIER Tier;
+    int32_t DispatchRaysSupported;
+} D3D12DDI_OPTIONS_DATA_WORK_LISTS;
+
+/* --- descs --------------------------------------------------------------------------- */
+
+typedef struct D3D12DDI_WORK_LIST_ARGUMENT_DESC
+{
+    D3D12DDI_INDIRECT_ARGUMENT_TYPE Type;
+    D3D12DDI_INDIRECT_ARGUMENT_SOURCE Source;
+    D3D12DDI_INDIRECT_ARGUMENT_BINDING Binding;
+    union
+    {
+        struct
+        {
+            uint32_t Slot;
+        } VertexBuffer;
+        struct
+        {
+            uint32_t RootParameterIndex;
+            uint32_t DestOffsetIn32BitValues;
+            uint32_t Num32BitValuesToSet;
+        } Constant;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } ConstantBufferView;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } ShaderResourceView;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } UnorderedAccessView;
+        struct
+        {
+            uint32_t RootParameterIndex;
+            uint32_t DestOffsetIn32BitValues;
+            D3D12_INCREMENTING_CONSTANT_FLAGS Flags;
+        } IncrementingConstant;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } DescriptorTable;
+        struct
+        {
+            uint32_t ThreadGroupCountX;
+            uint32_t ThreadGroupCountY;
+            uint32_t ThreadGroupCountZ;
+        } FixedDispatch;
+        D3D12_WORK_LIST_INLINE_ROOT_PARAMETER InlineRootParameter;
+        D3D12_STATIC_SAMPLER_DESC1 InlineStaticSampler;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } DispatchListHeaderPointer;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } ProgramTablePointer;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } PrimaryListPointer;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } PrimaryRecordPointer;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } SecondaryListPointer;
+        struct
+        {
+            uint32_t RootParameterIndex;
+        } SecondaryRecordPointer;
+    };
+} D3D12DDI_WORK_LIST_ARGUMENT_DESC; /* d3d12wl:provisional: DDI mirror of D3D12_WORK_LIST_ARGUMENT_DESC; the spec gives no declaration */
+
+typedef struct D3D12DDI_PROGRAM_COMMAND_SIGNATURE_DESC
+{
+    uint32_t NumArgumentDescs;
+    const D3D12DDI_WORK_LIST_ARGUMENT_DESC *pArgumentDescs;
+    uint32_t SecondaryRecordByteStride;
+    D3D12DDI_HROOTSIGNATURE hGlobalRootSignature;
+    uint32_t RecordValidationProgramTableIndex;
+} D3D12DDI_PROGRAM_COMMAND_SIGNATURE_DESC; /* d3d12wl:provisional: DDI mirror of D3D12_PROGRAM_COMMAND_SIGNATURE_DESC; the spec gives no declaration */
+
+typedef struct D3D12DDI_WORK_LIST_SIGNATURE_DESC
+{
+    uint32_t NumProgramCommandSignatures;
+    const D3D12DDI_HPROGRAMCOMMANDSIGNATURE *phProgramCommandSignatures;
+    D3D12_PIPELINE_STATE_SUBOBJECT_MASK SubobjectMask;
+    uint32_t ListValidationProgramTableIndex;
+} D3D12DDI_WORK_LIST_SIGNATURE_DESC; /* d3d12wl:provisional: DDI mirror of D3D12_WORK_LIST_SIGNATURE_DESC; the spec gives no declaration */
+
+typedef struct D3D12DDI_WORK_LIST_SIGNATURE_ARRAY_DESC
+{
+    uint32_t NumSignatures;
+    const D3D12DDI_HWORKLISTSIGNATURE *phSignatures;
+} D3D12DDI_WORK_LIST_SIGNATURE_ARRAY_DESC; /* d3d12wl:provisional: DDI mirror of D3D12_WORK_LIST_SIGNATURE_ARRAY_DESC; the spec gives no declaration */
+
+/* --- bindings ("Per-signature binding") ------------------------------------------------ */
+
+typedef struct D3D12DDI_DISPATCH_RAYS_DIMENSIONS_0125
+{
+    uint32_t Width;
+    uint32_t Height;
+    uint32_t Depth;
+} D3D12DDI_DISPATCH_RAYS_DIMENSIONS_0125;
+
+typedef struct D3D12DDI_WORK_LIST_PROGRAM_TABLE_BINDING
+{
+    D3D12DDI_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE Table;
+    uint32_t SlotCount;
+} D3D12DDI_WORK_LIST_PROGRAM_TABLE_BINDING; /* d3d12wl:provisional: DDI mirror of D3D12_WORK_LIST_PROGRAM_TABLE_BINDING; the spec gives no declaration */
+
+typedef struct D3D12DDI_WORK_LIST_RAYTRACING_BINDING
+{
+    D3D12DDI_HSTATEOBJECT hRaytracingStateObject;
+    D3D12DDI_GPU_VIRTUAL_ADDRESS_RANGE RayGenerationShaderRecord;
+    D3D12DDI_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE MissShaderTable;
+    D3D12DDI_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE HitGroupTable;
+    D3D12DDI_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE CallableShaderTable;
+} D3D12DDI_WORK_LIST_RAYTRACING_BINDING; /* d3d12wl:provisional: DDI mirror of D3D12_WORK_LIST_RAYTRACING_BINDING; the spec gives no declaration */
+
+typedef struct D3D12DDI_WORK_LIST_BINDING
+{
+    D3D12DDI_WORK_LIST_BINDING_TYPE Type;
+    union
+    {
+        D3D12DDI_WORK_LIST_PROGRAM_TABLE_BINDING ProgramTable;
+        const D3D12DDI_WORK_LIST_RAYTRACING_BINDING *pRaytracing;
+    };
+} D3D12DDI_WORK_LIST_BINDING; /* d3d12wl:provisional: DDI mirror of D3D12_WORK_LIST_BINDING; the spec gives no declaration */
+
+typedef struct D3D12DDI_SET_WORK_LIST_DESC
+{
+    D3D12DDI_HWORKLISTSIGNATURE hSignature;
+    D3D12DDI_WORK_LIST_BINDING Binding;
+} D3D12DDI_SET_WORK_LIST_DESC; /* d3d12wl:provisional: DDI counterpart of D3D12_SET_WORK_LIST_DESC; the spec names neither its name nor its members */
+
+typedef struct D3D12DDI_SET_WORK_LIST_DESC1
+{
+    D3D12DDI_HWORKLISTSIGNATUREARRAY hSignatureArray;
+    uint32_t NumBindings;
+    const D3D12DDI_WORK_LIST_BINDING *pBindings;
+    D3D12DDI_WORK_LIST_PROGRAM_TABLE_BINDING ValidationProgramTable;
+    uint32_t SignatureSelectionValidationProgramTableIndex;
+} D3D12DDI_SET_WORK_LIST_DESC1; /* d3d12wl:provisional: DDI counterpart of D3D12_SET_WORK_LIST_DESC1; the spec names neither its name nor its members */
+
+/* --- GPU-resident structs: "the same byte layout as their API counterparts" --------------- */
+
+typedef struct D3D12DDI_DISPATCH_LIST_INPUT
+{
+    uint32_t NumProgramInputs;
+    D3D12_DISPATCH_LIST_FLAGS Flags;
+    D3D12DDI_GPU_VIRTUAL_ADDRESS_AND_STRIDE ProgramInputs;
+} D3D12DDI_DISPATCH_LIST_INPUT;
+
+typedef struct D3D12DDI_DISPATCH_LIST_INPUT1
+{
+    uint32_t NumProgramInputs;
+    D3D12_DISPATCH_LIST_FLAGS1 Flags;
+    uint32_t SignatureIndex;
+    uint32_t ReservedPadding;
+    D3D12DDI_GPU_VIRTUAL_ADDRESS_AND_STRIDE ProgramInputs;
+    D3D12DDI_GPU_VIRTUAL_ADDRESS NextDispatchList;
+} D3D12DDI_DISPATCH_LIST_INPUT1;
+
+typedef struct D3D12DDI_WORK_LIST_PRIMARY_RECORD
+{
+    uint32_t ProgramTableIndex;
+    uint32_t NumSecondaryRecords;
+    D3D12DDI_GPU_VIRTUAL_ADDRESS SecondaryRecords;
+} D3D12DDI_WORK_LIST_PRIMARY_RECORD;
+
+typedef struct D3D12DDI_WORK_LIST_INLINE_PRIMARY_RECORD
+{
+    uint32_t ProgramTableIndex;
+} D3D12DDI_WORK_LIST_INLINE_PRIMARY_RECORD;
+
+typedef struct D3D12DDI_WORK_LIST_RAYTRACING_RECORD
+{
+    uint32_t NumSecondaryRecords;
+    uint32_t ReservedPadding;
+    D3D12DDI_GPU_VIRTUAL_ADDRESS SecondaryRecords;
+} D3D12DDI_WORK_LIST_RAYTRACING_RECORD;
+
+/* D3D12DDI_WORK_LIST_INLINE_RAYTRACING_RECORD: no header, like its API counterpart; not declared. */
+
+/* --- entry points ("DDI entry points") ----------------------------------------------- */
+
+typedef int32_t (*PFND3D12DDI_CREATEPROGRAMCOMMANDSIGNATURE)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDI_PROGRAM_COMMAND_SIGNATURE_DESC *pDesc,
+    D3D12DDI_HPROGRAMCOMMANDSIGNATURE hProgramCommandSignature);
+
+typedef int32_t (*PFND3D12DDI_CREATEWORKLISTSIGNATURE)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDI_WORK_LIST_SIGNATURE_DESC *pDesc,
+    D3D12DDI_HWORKLISTSIGNATURE hWorkListSignature);
+
+typedef void (*PFND3D12DDI_DISPATCHLIST)(
+    D3D12DDI_HCOMMANDLIST hCommandList,
+    D3D12DDI_GPU_VIRTUAL_ADDRESS DispatchListInput,
+    uint32_t MaxGraphicsProgramInputsPerPrimaryList);
+
+typedef int32_t (*PFND3D12DDI_CREATEWORKLISTSIGNATUREARRAY)(
+    D3D12DDI_HDEVICE hDevice,
+    const D3D12DDI_WORK_LIST_SIGNATURE_ARRAY_DESC *pDesc,
+    D3D12DDI_HWORKLISTSIGNATUREARRAY hWorkListSignatureArray);
+
+typedef void (*PFND3D12DDI_DISPATCHLIST_1)(
+    D3D12DDI_HCOMMANDLIST hCommandList,
+    D3D12DDI_GPU_VIRTUAL_ADDRESS DispatchListInput,
+    uint32_t MaxGraphicsPrimaryLists,
+    uint32_t MaxGraphicsProgramInputsPerPrimaryList);
