@@ -157,3 +157,35 @@ def _to_api(ddi_enum: str, api_enum: str, ddi_value: int) -> int:
     if full not in api_names and short not in api_names:
         return ddi_value
     return enum_value(api_enum, full)
+
+
+#: The constants this package needs that the spec names but that must come from the headers.
+REQUIRED_CONSTANTS: tuple[str, ...] = (
+    "S_OK", "E_INVALIDARG", "DXGI_ERROR_MORE_DATA", "DXGI_ERROR_DEVICE_REMOVED",
+    "D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126",
+)
+#: ``D3D12DDI_HANDLETYPE`` members the identity query names objects by.
+REQUIRED_HANDLE_TYPES: tuple[str, ...] = (
+    "D3D12DDI_HT_COMMAND_QUEUE", "D3D12DDI_HT_COMMAND_LIST", "D3D12DDI_HT_RESOURCE",
+)
+
+
+def missing_declarations(*, handle_types: bool = False) -> list[str]:
+    """The required declarations the compiled headers lack (empty when the channel can run)."""
+    missing: list[str] = []
+    try:
+        abi()
+    except MessagesError:
+        return ["d3d12wl.abi"]
+    for name in REQUIRED_CONSTANTS:
+        try:
+            constant(name)
+        except MessagesError:
+            missing.append(name)
+    if handle_types:
+        for name in REQUIRED_HANDLE_TYPES:
+            try:
+                enum_value(HANDLETYPE_ENUM, name)
+            except MessagesError:
+                missing.append(name)
+    return missing
