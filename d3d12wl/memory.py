@@ -15,13 +15,12 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
 
 import numpy as np
 
 from d3d12wl.errors import MemoryAccessError
 
-Buffer = Union[bytes, bytearray, memoryview, np.ndarray, mmap.mmap]
+Buffer = bytes | bytearray | memoryview | np.ndarray | mmap.mmap
 
 #: Highest address + 1 of the 64-bit GPU virtual address space.
 VA_LIMIT = 1 << 64
@@ -68,18 +67,26 @@ class GpuMemory:
     def __init__(self) -> None:
         self._regions: list[Region] = []  # sorted by base, non-overlapping
         self._bases: list[int] = []
+        self._empty: list[Region] = []  # zero-byte regions: listed, never found by a lookup
 
     # -- mapping ------------------------------------------------------------------------------------------------
 
     def map(self, base: int, data: Buffer, *, name: str = "", writable: bool = False, source: str = "inline") -> Region:
-        """Place ``data`` at ``base``.  Overlapping an existing region, or leaving the 64-bit space, is a ValueError."""
+        """Place ``data`` at ``base``.  Overlapping an existing region, or leaving the 64-bit space, is a ValueError.
+
+        An empty region is listed in :attr:`regions` but never found by a lookup and overlaps nothing."""
         view = _as_view(data, writable)
         if base < 0 or base + view.nbytes > VA_LIMIT:
             raise ValueError(f"region {name!r} at 0x{base:x} (+{view.nbytes}) leaves the 64-bit VA space")
         region = Region(name or f"region@0x{base:x}", base, view, writable, source)
+        if not view.nbytes:
+            self._empty.append(region)
+            return region
         i = bisect.bisect_left(self._bases, base)
+        # The lookup list holds only non-empty, non-overlapping regions sorted by base, so only the two
+        # neighbours of the insertion point can overlap the new region.
         for neighbour in self._regions[max(0, i - 1): i + 1]:
-            if neighbour.base < region.end and region.base < neighbour.end and view.nbytes and neighbour.size:
+            if neighbour.base < region.end and region.base < neighbour.end:
                 raise ValueError(f"region {region.name!r} [0x{region.base:x}, 0x{region.end:x}) overlaps "
                                  f"{neighbour.name!r} [0x{neighbour.base:x}, 0x{neighbour.end:x})")
         self._regions.insert(i, region)
@@ -88,24 +95,31 @@ class GpuMemory:
 
     def map_file(self, base: int, path: str | os.PathLike[str], *, name: str = "", writable: bool = False,
                  offset: int = 0, size: int | None = None) -> Region:
-        """Map (part of) a file without reading it: the OS pages it in as reads touch it."""
+        """Map (part of) a file without reading it: the OS pages it in as reads touch it.
+
+        A writable file region is mapped copy-on-write (``mmap.ACCESS_COPY``): writes by validators and producers
+        change the simulated GPU memory, never the file on disk (a capture stays what was captured)."""
         p = Path(path)
-        length = p.stat().st_size - offset if size is None else size
-        if length <= 0:
+        file_size = p.stat().st_size
+        if offset < 0 or offset > file_size:
+            raise ValueError(f"offset {offset} is outside file {p} ({file_size} bytes)")
+        length = file_size - offset if size is None else size
+        if length < 0 or offset + length > file_size:
+            raise ValueError(f"file {p} ({file_size} bytes) is shorter than offset {offset} + size {length}")
+        if length == 0:
             return self.map(base, b"", name=name or p.name, source=str(p))
-        with open(p, "r+b" if writable else "rb") as f:
-            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_WRITE if writable else mmap.ACCESS_READ)
+        with open(p, "rb") as f:
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY if writable else mmap.ACCESS_READ)
         view = memoryview(mm)[offset: offset + length]
-        if view.nbytes != length:
-            raise ValueError(f"file {p} is shorter than offset {offset} + size {length}")
         return self.map(base, view, name=name or p.name, writable=writable, source=str(p))
 
     @property
     def regions(self) -> tuple[Region, ...]:
-        return tuple(self._regions)
+        """Every mapped region (empty ones included), sorted by base."""
+        return tuple(sorted([*self._regions, *self._empty], key=lambda r: (r.base, r.size)))
 
     def __iter__(self) -> Iterator[Region]:
-        return iter(self._regions)
+        return iter(self.regions)
 
     def region_at(self, va: int) -> Region | None:
         i = bisect.bisect_right(self._bases, va) - 1
