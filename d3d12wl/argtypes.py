@@ -42,6 +42,9 @@ class ArgTypeInfo:
     ``root_parameter_types``: the D3D12_ROOT_PARAMETER_TYPE short names the targeted root parameter may have.
     ``roles``: signature roles the type may appear in (pointer types only restrict this).
     ``wl``/``ei``: valid in a Work Lists program command signature / an ExecuteIndirect command signature.
+    ``program_kind``: for a dispatch trigger, the kind of program it requires (spec rule 3, "Program-class
+    compatibility": _DRAW / _DRAW_INDEXED graphics, _DISPATCH compute, _DISPATCH_MESH mesh,
+    _DISPATCH_RAYS_DIMENSIONS raytracing-pipeline shaders); one of :data:`PROGRAM_KINDS`.
     """
 
     name: str
@@ -56,11 +59,15 @@ class ArgTypeInfo:
     ei: bool = True
     system_pointer: bool = False
     not_on_raytracing: bool = False
+    program_kind: str | None = None
 
     @property
     def is_trigger(self) -> bool:
         return self.trigger_class is not None
 
+
+#: Program kinds a dispatch trigger can require (spec rule 3); ``model.Program.ProgramKind`` takes these values.
+PROGRAM_KINDS = ("GRAPHICS", "MESH", "COMPUTE", "RAYTRACING")
 
 _G, _C, _R = ExecutableClass.GRAPHICS, ExecutableClass.COMPUTE, ExecutableClass.RAYTRACING
 _SYS = frozenset({"SYSTEM"})
@@ -77,9 +84,10 @@ def _ptr(name: str, member: str, roles: frozenset[str], *, not_on_raytracing: bo
 
 
 _TABLE: tuple[ArgTypeInfo, ...] = (
-    ArgTypeInfo("DRAW", None, "D3D12_DRAW_ARGUMENTS", 4, _G, RECORD_SOURCES),
-    ArgTypeInfo("DRAW_INDEXED", None, "D3D12_DRAW_INDEXED_ARGUMENTS", 4, _G, RECORD_SOURCES),
-    ArgTypeInfo("DISPATCH", None, "D3D12_DISPATCH_ARGUMENTS", 4, _C, RECORD_SOURCES),
+    ArgTypeInfo("DRAW", None, "D3D12_DRAW_ARGUMENTS", 4, _G, RECORD_SOURCES, program_kind="GRAPHICS"),
+    ArgTypeInfo("DRAW_INDEXED", None, "D3D12_DRAW_INDEXED_ARGUMENTS", 4, _G, RECORD_SOURCES,
+                program_kind="GRAPHICS"),
+    ArgTypeInfo("DISPATCH", None, "D3D12_DISPATCH_ARGUMENTS", 4, _C, RECORD_SOURCES, program_kind="COMPUTE"),
     ArgTypeInfo("VERTEX_BUFFER_VIEW", "VertexBuffer", "D3D12_VERTEX_BUFFER_VIEW", 4, None, RECORD_SOURCES),
     ArgTypeInfo("INDEX_BUFFER_VIEW", None, "D3D12_INDEX_BUFFER_VIEW", 4, None, RECORD_SOURCES),
     ArgTypeInfo("CONSTANT", "Constant", None, 4, None, RECORD_SOURCES, frozenset({"32BIT_CONSTANTS"})),
@@ -90,14 +98,17 @@ _TABLE: tuple[ArgTypeInfo, ...] = (
     ArgTypeInfo("UNORDERED_ACCESS_VIEW", "UnorderedAccessView", "D3D12_GPU_VIRTUAL_ADDRESS", 8, None,
                 RECORD_SOURCES, frozenset({"UAV"})),
     # ExecuteIndirect only: "not valid in a Work Lists program command signature" (spec "Supported argument types").
-    ArgTypeInfo("DISPATCH_RAYS", None, "D3D12_DISPATCH_RAYS_DESC", 8, _R, RECORD_SOURCES, wl=False),
-    ArgTypeInfo("DISPATCH_MESH", None, "D3D12_DISPATCH_MESH_ARGUMENTS", 4, _G, RECORD_SOURCES),
+    ArgTypeInfo("DISPATCH_RAYS", None, "D3D12_DISPATCH_RAYS_DESC", 8, _R, RECORD_SOURCES, wl=False,
+                program_kind="RAYTRACING"),
+    ArgTypeInfo("DISPATCH_MESH", None, "D3D12_DISPATCH_MESH_ARGUMENTS", 4, _G, RECORD_SOURCES,
+                program_kind="MESH"),
     ArgTypeInfo("INCREMENTING_CONSTANT", "IncrementingConstant", None, 4, None, _SYS, frozenset({"32BIT_CONSTANTS"})),
     # Work-Lists-specific types (spec "Supported argument types"); none is in the ExecuteIndirect set.
-    ArgTypeInfo("FIXED_DISPATCH", "FixedDispatch", None, 4, _C, _STATIC, ei=False),
+    ArgTypeInfo("FIXED_DISPATCH", "FixedDispatch", None, 4, _C, _STATIC, ei=False, program_kind="COMPUTE"),
     ArgTypeInfo("DESCRIPTOR_TABLE", "DescriptorTable", "D3D12_GPU_DESCRIPTOR_HANDLE", 8, None, RECORD_SOURCES,
                 frozenset({"DESCRIPTOR_TABLE"}), ei=False),
-    ArgTypeInfo("DISPATCH_RAYS_DIMENSIONS", None, "D3D12_DISPATCH_RAYS_DIMENSIONS", 4, _R, RECORD_SOURCES, ei=False),
+    ArgTypeInfo("DISPATCH_RAYS_DIMENSIONS", None, "D3D12_DISPATCH_RAYS_DIMENSIONS", 4, _R, RECORD_SOURCES, ei=False,
+                program_kind="RAYTRACING"),
     ArgTypeInfo("INLINE_ROOT_PARAMETER", "InlineRootParameter", None, 4, None,
                 frozenset({"PRIMARY_RECORD", "SECONDARY_RECORD", "SYSTEM", "PROGRAM_TABLE_RECORD"}), ei=False),
     ArgTypeInfo("INLINE_STATIC_SAMPLER", "InlineStaticSampler", None, 4, None, _STATIC, ei=False),

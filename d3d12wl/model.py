@@ -272,12 +272,21 @@ class Program:
     Raytracing-class shaders are reached through shader tables, not program tables; a ``Program`` whose PCS is
     raytracing-class stands for a raytracing shader export (raygen, miss, hit group, callable) whose identifier
     appears in a shader-table record.
+
+    ``ProgramKind`` (optional, ``None`` = not stated): what kind of program it is, one of
+    ``argtypes.PROGRAM_KINDS`` (``GRAPHICS`` for a VS-based graphics program, ``MESH``, ``COMPUTE``,
+    ``RAYTRACING`` for a raytracing shader export); rule 3 checks it against the PCS's dispatch trigger.
+    ``GlobalRootSignature`` (optional, ``None`` = none in scope or not stated): the global root signature in scope
+    for the program (an explicit ``D3D12_GLOBAL_ROOT_SIGNATURE`` subobject or a DXIL-embedded one); rules 2 and 26
+    check it against the PCS's ``pGlobalRootSignature``.
     """
 
     name: str
     Identifier: bytes = bytes(32)
     ProgramCommandSignature: ProgramCommandSignature | None = None
     LocalRootSignature: RootSignature | None = None
+    ProgramKind: str | None = None
+    GlobalRootSignature: RootSignature | None = None
 
 
 # --------------------------------------------------------------------------------------------------------------
