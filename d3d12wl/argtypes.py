@@ -154,8 +154,12 @@ class Payload:
     align: int
 
 
+#: C type of one root-constant DWORD in records (the headers spell UINT as ``uint32_t``; design.md "ABI rules").
+DWORD_CTYPE = "uint32_t"
+
+
 def _dwords(n: int, align: int) -> Payload:
-    return Payload("UINT", n, n * abi.sizeof("UINT"), align)
+    return Payload(DWORD_CTYPE, n, n * abi.sizeof(DWORD_CTYPE), align)
 
 
 def payload_of(arg: WorkListArgumentDesc | IndirectArgumentDesc, *, tight: bool = False) -> Payload | None:
