@@ -196,7 +196,10 @@ class ABI:
             ft = cf.type
             nested = None
             elem = ft.item if fd.array_length is not None else ft
-            if fd.aggregate is not None and elem.kind in ("struct", "union"):
+            tag = elem.cname.split(" ", 1)[1] if elem.kind in ("struct", "union") else None
+            if tag is not None and fd.aggregate is None and tag in self.decls.aggregates:
+                nested = self.type_info(tag)
+            elif fd.aggregate is not None and elem.kind in ("struct", "union"):
                 if fd.aggregate.tag and fd.aggregate.tag in self.decls.aggregates:
                     nested = self.type_info(fd.aggregate.tag)
                 else:
