@@ -1,0 +1,138 @@
+"""``d3d12wl layout``: the byte layout of every record class a description implies.
+
+d3d12wl layout SIG.json          a table per record (offset, size, arg index, arg type, member, source), padding rows
+d3d12wl layout SIG.json --json   {"program_command_signatures": {NAME: {"class", "record_kind", "primary",
+                                 "secondary", "program_table_record"}}, "programs": {NAME: {"program_table_record"}},
+                                 "work_list_signatures": {NAME: {"min_primary_stride", "min_program_table_stride"}},
+                                 "command_signatures": {NAME: REC}}
+                                 REC = {"header", "size", "min_stride", "fields": [{"arg" | "parameter", "name",
+                                 "offset", "size"}]}
+
+Offsets are relative to the record start (the program-table slot start for a program-table record, whose
+identifier takes bytes 0..31).  ``fields`` lists the payload fields; the fixed header is named by ``header``.
+For a program-table record ``size`` counts the tail bytes after the 32-byte identifier and ``min_stride`` is
+32 + that tail, rounded up to 8.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from d3d12wl import description
+from d3d12wl.layout import (
+    PROGRAM_TABLE,
+    RecordLayout,
+    command_layout,
+    pcs_layout,
+    program_table_layout,
+    signature_strides,
+)
+from d3d12wl.model import ObjectSet
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("layout", help="byte layout of every record a description implies",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("description", metavar="SIG.json", help="a JSON description (design.md format)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+
+
+def record_json(layout: RecordLayout | None) -> dict[str, Any] | None:
+    """One REC of the ``--json`` output."""
+    if layout is None:
+        return None
+    fields = []
+    for f in layout.payload_fields:
+        key = {"parameter": f.parameter} if f.role == "local" else {"arg": f.arg}
+        fields.append({**key, "name": f.name, "offset": f.offset, "size": f.size})
+    size = layout.tail_size if layout.record == PROGRAM_TABLE else layout.size
+    return {"header": layout.header, "size": size, "min_stride": layout.min_stride, "fields": fields}
+
+
+def layout_json(objects: ObjectSet) -> dict[str, Any]:
+    out: dict[str, Any] = {"program_command_signatures": {}, "programs": {}, "work_list_signatures": {},
+                           "command_signatures": {}}
+    for name, pcs in objects.program_command_signatures.items():
+        pl = pcs_layout(pcs)
+        out["program_command_signatures"][name] = {
+            "class": pl.executable_class.value, "record_kind": pl.record_kind.value,
+            "primary": record_json(pl.primary), "secondary": record_json(pl.secondary),
+            "program_table_record": record_json(pl.program_table)}
+    for name, program in objects.programs.items():
+        out["programs"][name] = {"program_table_record": record_json(program_table_layout(program))}
+    for name, wls in objects.work_list_signatures.items():
+        s = signature_strides(wls, objects)
+        out["work_list_signatures"][name] = {"min_primary_stride": s.min_primary_stride,
+                                             "min_program_table_stride": s.min_program_table_stride}
+    for name, cs in objects.command_signatures.items():
+        out["command_signatures"][name] = record_json(command_layout(cs))
+    return out
+
+
+_COLUMNS = ("offset", "size", "arg", "type", "member", "source")
+
+
+def record_table(title: str, layout: RecordLayout, indent: str = "  ") -> list[str]:
+    """An aligned table of one record, padding rows included."""
+    items: list[tuple[int, tuple[str, ...]]] = []
+    for f in layout.fields:
+        if f.role == "local":
+            arg, kind = f"p{f.parameter}", "local root parameter"
+        elif f.role == "arg":
+            arg, kind = str(f.arg), f.arg_type or ""
+        else:
+            arg, kind = "-", f.role
+        member = f.name + (f"[{f.count}]" if f.count > 1 else "")
+        items.append((f.offset, (str(f.offset), str(f.size), arg, kind, member, f.source or "-")))
+    for p in layout.padding():
+        items.append((p.offset, (str(p.offset), str(p.size), "", "padding", "(trailing)" if p.trailing else "", "")))
+    rows = [_COLUMNS] + [r for _, r in sorted(items, key=lambda i: i[0])]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
+    head = f"{indent}{title}: {layout.size} bytes used, min stride {layout.min_stride}" + (
+        f", header {layout.header}" if layout.header else "")
+    lines = [head]
+    for r in rows:
+        cells = [c.rjust(w) if i < 3 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
+        lines.append(f"{indent}  " + "  ".join(cells).rstrip())
+    return lines
+
+
+def layout_text(objects: ObjectSet) -> str:
+    lines: list[str] = []
+    for name, pcs in objects.program_command_signatures.items():
+        pl = pcs_layout(pcs)
+        lines.append(f"program command signature {name}: {pl.executable_class.value}, {pl.record_kind.value}")
+        for title, rec in (("primary record", pl.primary), ("secondary record", pl.secondary),
+                           ("program-table record (implicit path)", pl.program_table)):
+            if rec is not None:
+                lines += record_table(title, rec)
+        lines.append("")
+    for name, program in objects.programs.items():
+        rec = program_table_layout(program)
+        if rec is not None:
+            lines += record_table(f"program {name}: program-table record", rec, indent="")
+            lines.append("")
+    for name, wls in objects.work_list_signatures.items():
+        s = signature_strides(wls, objects)
+        lines.append(f"work list signature {name}: min primary stride {s.min_primary_stride}, "
+                     f"min program-table stride {s.min_program_table_stride}")
+    if objects.work_list_signatures:
+        lines.append("")
+    for name, cs in objects.command_signatures.items():
+        lines += record_table(f"command signature {name}", command_layout(cs), indent="")
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    objects = description.load(args.description)
+    if args.json:
+        json.dump(layout_json(objects), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(layout_text(objects))
+    return 0
