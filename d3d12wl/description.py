@@ -546,7 +546,7 @@ def write_schema(path: Path | None = None) -> Path:
 def _json_path(parts: Iterator[Any]) -> str:
     out = ""
     for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else _path(out, str(p))
+        out = f"{out}[{p}]" if isinstance(p, int) else _path(out, str(p))
     return out
 
 
@@ -557,6 +557,8 @@ def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
     validator = jsonschema.Draft202012Validator(schema())
     errors = []
     for err in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
+        while err.validator == "anyOf" and err.context and ENUM_KEYWORD not in err.schema:
+            err = jsonschema.exceptions.best_match(err.context)  # the flags list: blame the bad element
         where = _json_path(iter(err.absolute_path)) or "<top level>"
         enum_name = err.schema.get(ENUM_KEYWORD) if isinstance(err.schema, dict) else None
         if enum_name:
@@ -565,8 +567,6 @@ def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
             message = f"{err.instance!r} is not a {enum_name} member (full or short name) or integer; valid: {names}"
         elif err.validator == "additionalProperties":
             message = err.message.replace("Additional properties are not allowed", "unknown member(s)")
-        elif err.validator == "anyOf" and err.context:
-            message = jsonschema.exceptions.best_match(err.context).message
         else:
             message = err.message
         errors.append(DescriptionError(message, where=where))
