@@ -558,7 +558,7 @@ def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
     errors = []
     for err in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
         while err.validator == "anyOf" and err.context and ENUM_KEYWORD not in err.schema:
-            err = jsonschema.exceptions.best_match(err.context)  # the flags list: blame the bad element
+            err = max(err.context, key=lambda e: len(e.absolute_path))  # a flags list: blame the bad element
         where = _json_path(iter(err.absolute_path)) or "<top level>"
         enum_name = err.schema.get(ENUM_KEYWORD) if isinstance(err.schema, dict) else None
         if enum_name:
@@ -765,8 +765,8 @@ def to_cffi_all(objects: ObjectSet) -> dict[str, dict[str, CDesc]]:
 
 
 __all__ = [
-    "CDesc",
     "COLLECTIONS",
+    "CDesc",
     "DescriptionErrors",
     "HandleRegistry",
     "build_schema",
