@@ -1,0 +1,218 @@
+"""Shared pieces of the creation-time validators: the :class:`Violation` record, a per-object collector, safe enum
+name lookups (a desc may hold any integer), and the few D3D12 constants the rules read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import pairwise
+
+from d3d12wl import abi
+from d3d12wl.argtypes import ArgTypeInfo, arg_type_info
+from d3d12wl.errors import D3D12WLError
+from d3d12wl.model import (
+    ExecutableClass,
+    IndirectArgumentDesc,
+    ProgramCommandSignature,
+    RootParameter1,
+    WorkListArgumentDesc,
+)
+from d3d12wl.state import DeviceCaps
+
+#: Collections of an :class:`~d3d12wl.model.ObjectSet` (the first part of every violation path).
+PCS_KIND = "program_command_signatures"
+WLS_KIND = "work_list_signatures"
+ARRAY_KIND = "work_list_signature_arrays"
+CS_KIND = "command_signatures"
+PROGRAM_KIND = "programs"
+SET_PROGRAM_KIND = "set_program"
+DEVICE_KIND = "device"
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One violated rule.
+
+    ``rule``: the spec rule (``"rule 25(c)"``, numbering of design.md) or the section that states the requirement
+    (``"_FIXED_DISPATCH"``, ``"Supported argument types"``, ``"Uniformity constraint 5"``,
+    ``"IndirectDrawing Validation 4"``).  ``kind`` and ``name``: the offending object (its ObjectSet collection and
+    its name).  ``arg``: the index in ``pArgumentDescs`` when one argument is at fault.  ``path``: the full member
+    path (``program_command_signatures.PCS.pArgumentDescs[2].Source``).
+    """
+
+    rule: str
+    kind: str
+    name: str
+    message: str
+    arg: int | None = None
+    path: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.path or f'{self.kind}.{self.name}'}: [{self.rule}] {self.message}"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"rule": self.rule, "kind": self.kind, "name": self.name, "arg": self.arg, "path": self.path,
+                "message": self.message}
+
+
+@dataclass
+class Sink:
+    """Collects the violations of one object, building each member path from the object's kind and name."""
+
+    kind: str
+    name: str
+    out: list[Violation] = field(default_factory=list)
+
+    def add(self, rule: str, message: str, member: str | None = None, *, arg: int | None = None) -> None:
+        path = f"{self.kind}.{self.name}" + (f".{member}" if member else "")
+        self.out.append(Violation(rule, self.kind, self.name, message, arg, path))
+
+    def arg(self, index: int, rule: str, message: str, member: str | None = None) -> None:
+        self.add(rule, message, f"pArgumentDescs[{index}]" + (f".{member}" if member else ""), arg=index)
+
+
+def short_name(enum_name: str, value: int) -> str | None:
+    """The member's short name, or None when ``value`` is not a member of the enum."""
+    try:
+        return abi.enum_short_name(enum_name, value)
+    except (D3D12WLError, ValueError, KeyError):
+        return None
+
+
+def enum_value(enum_name: str, member: str) -> int:
+    return abi.enum_value(enum_name, member)
+
+
+def tier2() -> int:
+    return enum_value("D3D12_WORK_LISTS_TIER", "D3D12_WORK_LISTS_TIER_2")
+
+
+def tier1() -> int:
+    return enum_value("D3D12_WORK_LISTS_TIER", "D3D12_WORK_LISTS_TIER_1")
+
+
+def is_tier2(caps: DeviceCaps) -> bool:
+    return caps.Tier >= tier2()
+
+
+#: Pre-existing d3d12.h constants the rules read, with the value d3d12.h (and, for the first, the Work Lists spec's
+#: "_FIXED_DISPATCH" section) gives them.  The compiled headers are the one place of definition; the values here are
+#: used only while the headers do not declare the name.
+_D3D12_CONSTANTS = {
+    "D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION": 65535,
+    "D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT": 32,
+}
+
+
+@cache
+def d3d12_constant(name: str) -> int:
+    try:
+        return abi.constant(name)
+    except D3D12WLError:
+        return _D3D12_CONSTANTS[name]
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument with its enum members decoded (None where the desc holds a value outside the enum)."""
+
+    index: int
+    desc: WorkListArgumentDesc | IndirectArgumentDesc
+    type: str | None
+    info: ArgTypeInfo | None
+    source: str | None
+    binding: str | None
+
+    @property
+    def has_root_parameter(self) -> bool:
+        """The type's payload carries a RootParameterIndex (so Binding is meaningful for it)."""
+        return self.info is not None and bool(self.info.root_parameter_types)
+
+    @property
+    def root_parameter_index(self) -> int | None:
+        return self.desc.root_parameter_index if self.has_root_parameter else None
+
+    @property
+    def rpi_member(self) -> str:
+        assert self.info is not None and self.info.union_member is not None
+        return f"{self.info.union_member}.RootParameterIndex"
+
+    @property
+    def is_inline_lrs(self) -> bool:
+        return self.type in ("INLINE_ROOT_PARAMETER", "INLINE_STATIC_SAMPLER")
+
+    @property
+    def is_trigger(self) -> bool:
+        return self.info is not None and self.info.is_trigger
+
+    def dword_range(self) -> tuple[int, int] | None:
+        """[start, end) of the root-constant DWORDs a CONSTANT / INCREMENTING_CONSTANT arg writes."""
+        if self.type == "CONSTANT":
+            c = self.desc.Constant
+            return c.DestOffsetIn32BitValues, c.DestOffsetIn32BitValues + c.Num32BitValuesToSet
+        if self.type == "INCREMENTING_CONSTANT":
+            start = self.desc.IncrementingConstant.DestOffsetIn32BitValues
+            return start, start + 1
+        return None
+
+
+def decode_args(args: Iterable[WorkListArgumentDesc | IndirectArgumentDesc], sink: Sink, *,
+                work_lists: bool = True) -> list[Arg]:
+    """Decode every argument, reporting Type / Source / Binding values that are not members of their enums."""
+    out = []
+    for i, desc in enumerate(args):
+        type_name = short_name("D3D12_INDIRECT_ARGUMENT_TYPE", desc.Type)
+        info = None
+        if type_name is not None:
+            try:
+                info = arg_type_info(type_name)
+            except D3D12WLError:
+                type_name = None
+        if info is None:
+            sink.arg(i, "Supported argument types", f"Type {desc.Type} is not a D3D12_INDIRECT_ARGUMENT_TYPE value",
+                     "Type")
+        source = binding = None
+        if work_lists:
+            assert isinstance(desc, WorkListArgumentDesc)
+            source = short_name("D3D12_INDIRECT_ARGUMENT_SOURCE", desc.Source)
+            if source is None:
+                sink.arg(i, "D3D12_INDIRECT_ARGUMENT_SOURCE",
+                         f"Source {desc.Source} is not a D3D12_INDIRECT_ARGUMENT_SOURCE value", "Source")
+            binding = short_name("D3D12_INDIRECT_ARGUMENT_BINDING", desc.Binding)
+            if binding is None:
+                sink.arg(i, "D3D12_INDIRECT_ARGUMENT_BINDING",
+                         f"Binding {desc.Binding} is not a D3D12_INDIRECT_ARGUMENT_BINDING value", "Binding")
+        out.append(Arg(i, desc, type_name, info, source, binding))
+    return out
+
+
+def single_trigger_class(args: list[Arg]) -> ExecutableClass | None:
+    """The executable class when the dispatch triggers (valid in Work Lists) agree on one; else None."""
+    classes = {a.info.trigger_class for a in args if a.is_trigger and a.info is not None and a.info.wl}
+    return classes.pop() if len(classes) == 1 else None
+
+
+def pcs_class(pcs: ProgramCommandSignature) -> ExecutableClass | None:
+    """The PCS's executable class, without reporting anything (None if undecidable)."""
+    return single_trigger_class(decode_args(pcs.pArgumentDescs, Sink(PCS_KIND, pcs.name)))
+
+
+def pcs_trigger(pcs: ProgramCommandSignature) -> ArgTypeInfo | None:
+    triggers = [a.info for a in decode_args(pcs.pArgumentDescs, Sink(PCS_KIND, pcs.name))
+                if a.is_trigger and a.info is not None and a.info.wl]
+    return triggers[0] if len(triggers) == 1 else None
+
+
+def is_hybrid(pcs: ProgramCommandSignature) -> bool:
+    """Spec "Primary record layout": hybrid iff any arg has Source == SOURCE_SECONDARY_RECORD."""
+    return any(short_name("D3D12_INDIRECT_ARGUMENT_SOURCE", a.Source) == "SECONDARY_RECORD"
+               for a in pcs.pArgumentDescs)
+
+
+def parameter_type(param: RootParameter1) -> str | None:
+    return short_name("D3D12_ROOT_PARAMETER_TYPE", param.ParameterType)
+
+
+def overlaps(ranges: list[tuple[int, int]]) -> bool:
+    return any(b[0] < a[1] for a, b in pairwise(ranges))
