@@ -29,6 +29,11 @@ BUNDLE_CDEF = "const char *d3d12wl_header_bundle(void);\n"
 
 def read_headers(header_dir: Path = HEADER_DIR) -> dict[str, str]:
     """The header texts by file name, in HEADER_ORDER."""
+    missing = [name for name in HEADER_ORDER if not (header_dir / name).is_file()]
+    if missing:
+        from d3d12wl.errors import ABIError
+
+        raise ABIError(f"{header_dir}: missing header(s) {', '.join(missing)}")
     return {name: (header_dir / name).read_text(encoding="utf-8") for name in HEADER_ORDER}
 
 

@@ -16,8 +16,10 @@ returns ``skipped`` with the reason.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import itertools
+import json
 import os
 import re
 import shutil
@@ -95,10 +97,15 @@ def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 # --- compile a header set ---------------------------------------------------------------------------
 
 _counter = itertools.count()
+_compiled: dict[str, ABI] = {}  # in-process cache: header texts digest -> loaded ABI
 
 
 def compile_headers(headers: dict[str, str], workdir: Path) -> ABI:
-    """Compile header texts with cffi (API mode, as build_ffi does) into ``workdir`` and load them."""
+    """Compile header texts with cffi (API mode, as build_ffi does) into ``workdir`` and load them
+    (once per process for the same texts)."""
+    key = hashlib.sha256(json.dumps(headers).encode("utf-8")).hexdigest()
+    if key in _compiled:
+        return _compiled[key]
     build_ffi = _import_build_ffi()
     name = f"d3d12wl_check_{os.getpid()}_{next(_counter)}"
     builder = build_ffi.make_ffi(headers, module_name=name)
@@ -111,7 +118,8 @@ def compile_headers(headers: dict[str, str], workdir: Path) -> ABI:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return ABI.from_module(module)
+    _compiled[key] = ABI.from_module(module)
+    return _compiled[key]
 
 
 def _import_build_ffi():  # noqa: ANN202 - a module
@@ -556,10 +564,12 @@ def check_d3d12h(
     result.description += f" (D3D12_SDK_VERSION {version.group(1) if version else '?'})"
     types, enums, members = _pre_existing(abi)
 
+    declared_names = set(re.findall(r"\}\s*(\w+)\s*;", ref_text))
+    declared_names |= set(re.findall(r"^\s*typedef\s[^;{}()]*?\b(\w+)\s*;", ref_text, re.M))
+    enumerators = set(re.findall(r"^\s*(\w+)\s*(?:=|,|$)", ref_text, re.M))
+
     def declared(name: str) -> bool:
-        return (
-            re.search(rf"\}}\s*{re.escape(name)}\s*;|typedef\s+[\w\s\*]+\b{re.escape(name)}\s*;", ref_text) is not None
-        )
+        return name in declared_names
 
     present_types = []
     for t in types:
@@ -577,7 +587,7 @@ def check_d3d12h(
             result.lacks.append(e)
     present_members = set()
     for m in members:
-        if re.search(rf"\b{re.escape(m)}\s*=", ref_text) or re.search(rf"\b{re.escape(m)}\s*[,}}]", ref_text):
+        if m in enumerators:
             present_members.add(m)
         else:
             result.lacks.append(m)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
+from pathlib import Path
 
 from d3d12wl import abi, abi_check, abi_report
 
@@ -24,6 +26,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="types, enums or constants to show; or `check`")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument(
+        "--headers", metavar="DIR", help="with `check`: check the headers in DIR instead of the installed ones"
+    )
     p.set_defaults(func=run)
 
 
@@ -33,7 +38,14 @@ def run(args: argparse.Namespace) -> int:
         if len(names) > 1:
             print("d3d12wl abi check: takes no names", file=sys.stderr)
             return 2
-        results = abi_check.run_all()
+        if args.headers:
+            from d3d12wl import _ffi_builder
+
+            with tempfile.TemporaryDirectory(prefix="d3d12wl-abi-") as tmp:
+                headers = _ffi_builder.read_headers(Path(args.headers))
+                results = abi_check.run_all(abi_check.compile_headers(headers, Path(tmp)))
+        else:
+            results = abi_check.run_all()
         if args.json:
             json.dump(abi_report.checks_json(results), sys.stdout, indent=2)
             sys.stdout.write("\n")
