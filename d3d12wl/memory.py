@@ -29,13 +29,14 @@ VA_LIMIT = 1 << 64
 @dataclass
 class Region:
     """``size`` bytes of ``data`` mapped at ``base``.  ``source`` says where the bytes came from (a file path or
-    ``"inline"``) for messages and for saving captures."""
+    ``"inline"``) for messages and for saving captures; ``offset`` is where the bytes start in that file."""
 
     name: str
     base: int
     data: memoryview
     writable: bool
     source: str = "inline"
+    offset: int = 0
 
     @property
     def size(self) -> int:
@@ -111,7 +112,9 @@ class GpuMemory:
         with open(p, "rb") as f:
             mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY if writable else mmap.ACCESS_READ)
         view = memoryview(mm)[offset: offset + length]
-        return self.map(base, view, name=name or p.name, writable=writable, source=str(p))
+        region = self.map(base, view, name=name or p.name, writable=writable, source=str(p))
+        region.offset = offset
+        return region
 
     @property
     def regions(self) -> tuple[Region, ...]:

@@ -1,0 +1,471 @@
+"""d3d12wl.capture: the versioned capture format (issue 5 item 2).
+
+A capture holds the memory regions, device caps (spec "Feature Tiers and Capability Queries",
+D3D12_FEATURE_DATA_WORK_LISTS), the objects (design.md "The JSON description of objects"), the command-list state
+before the call (spec "SetProgram Structures": D3D12_SET_PROGRAM_DESC and its bindings) and the call (spec
+"DispatchList", "DispatchList1"; IndirectDrawing.md ExecuteIndirect).  A malformed capture is rejected with the
+path of what is wrong, never a KeyError/TypeError.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from d3d12wl import abi, description
+from d3d12wl.capture import (
+    CAPTURE_VERSION,
+    Capture,
+    capture_to_dict,
+    load_capture,
+    save_capture,
+    schema_errors,
+)
+from d3d12wl.errors import CaptureError
+from d3d12wl.memory import GpuMemory
+from d3d12wl.state import DispatchListCall, ExecuteIndirectCall
+
+
+def example_dict() -> dict[str, Any]:
+    text = resources.files("d3d12wl").joinpath("examples/culling_capture.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+#: A Tier 2 capture exercising what the culling example does not: array bind with a raytracing binding, a
+#: validation program table, root constants and a descriptor table, IA bindings, heaps, DispatchList1.
+def tier2_dict() -> dict[str, Any]:
+    return {
+        "version": 1,
+        "device": {"Tier": "TIER_2", "DispatchRaysSupported": True},
+        "root_signatures": {"GRS": {"pParameters": [
+            {"ParameterType": "32BIT_CONSTANTS", "Constants": {"Num32BitValues": 3}},
+            {"ParameterType": "DESCRIPTOR_TABLE", "DescriptorTable": {"pDescriptorRanges": [
+                {"RangeType": "SRV", "NumDescriptors": 1}]}},
+            {"ParameterType": "UAV"},
+        ]}},
+        "program_command_signatures": {"PCS": {
+            "pArgumentDescs": [{"Type": "DISPATCH", "Source": "PRIMARY_RECORD"}], "pGlobalRootSignature": "GRS"}},
+        "work_list_signatures": {"WLS": {"pProgramCommandSignatures": ["PCS"]}},
+        "work_list_signature_arrays": {"ARR": {"pSignatures": ["WLS", "WLS"]}},
+        "command_signatures": {"EI": {"ByteStride": 12, "pArgumentDescs": [{"Type": "DISPATCH"}]}},
+        "memory": [
+            {"name": "input", "base": "0x10000", "hex": "00" * 40},
+            {"name": "scratch", "base": 0x20000, "zeros": 64, "writable": True},
+            {"name": "b64", "base": "0x30000", "base64": "AAECAw=="},
+        ],
+        "state": {
+            "program": {"Type": "WORK_LIST1", "WorkList1": {
+                "pSignatureArray": "ARR", "NumBindings": 2,
+                "pBindings": [
+                    {"Type": "PROGRAM_TABLE", "ProgramTable": {
+                        "Table": {"StartAddress": "0x40000", "SizeInBytes": 64, "StrideInBytes": 32},
+                        "SlotCount": 2}},
+                    {"Type": "RAYTRACING", "pRaytracing": {
+                        "pRaytracingStateObject": "RTPSO",
+                        "RayGenerationShaderRecord": {"StartAddress": "0x50000", "SizeInBytes": 64},
+                        "MissShaderTable": {"StartAddress": "0x51000", "SizeInBytes": 64, "StrideInBytes": 64}}},
+                ],
+                "ValidationProgramTable": {"Table": {"StartAddress": "0x60000", "SizeInBytes": 96,
+                                                     "StrideInBytes": 32}, "SlotCount": 3},
+                "SignatureSelectionValidationProgramTableIndex": 1}},
+            "compute_root_signature": "GRS",
+            "compute_root_arguments": {"0": {"Constants": [1, 2, "0x3"]}, "1": {"DescriptorTable": "0x9000"},
+                                       "2": {"Descriptor": "0x70000"}},
+            "vertex_buffers": {"0": {"BufferLocation": "0x80000", "SizeInBytes": 256, "StrideInBytes": 16},
+                               "31": {"BufferLocation": "0x81000", "SizeInBytes": 16, "StrideInBytes": 16}},
+            "index_buffer": {"BufferLocation": "0x90000", "SizeInBytes": 64, "Format": "R16_UINT"},
+            "descriptor_heaps": {"CBV_SRV_UAV": True},
+        },
+        "call": {"DispatchList1": {"DispatchListInput": "0x10000", "MaxGraphicsPrimaryLists": 0,
+                                   "MaxGraphicsProgramInputsPerPrimaryList": 0}},
+    }
+
+
+def _same(a: Capture, b: Capture) -> None:
+    assert a.version == b.version == CAPTURE_VERSION
+    assert a.device == b.device
+    assert description.dump(a.objects) == description.dump(b.objects)
+    ra, rb = a.memory.regions, b.memory.regions
+    assert [(r.name, r.base, r.size, r.writable) for r in ra] == [(r.name, r.base, r.size, r.writable) for r in rb]
+    assert all(bytes(x.data) == bytes(y.data) for x, y in zip(ra, rb, strict=True))
+    assert a.state == b.state
+    assert a.call == b.call
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The bundled example and round trips
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_bundled_example_is_the_spec_culling_capture() -> None:
+    """Spec "GPU culling and work list emission": Tier 1 direct bind, 48-byte program table, DispatchList(.., 3)."""
+    c = load_capture(example_dict())
+    assert c.device.Tier == abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1")
+    assert isinstance(c.call, DispatchListCall) and not c.call.tier2
+    assert c.call.MaxGraphicsProgramInputsPerPrimaryList == 3
+    assert c.state.program is not None
+    assert c.state.program.Type == abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST")
+    assert c.state.program.WorkList.pSignature is c.objects.work_list_signatures["WLS"]
+    table = c.state.program.WorkList.Binding.ProgramTable
+    assert table.Table.StrideInBytes == 48 and table.SlotCount == 64  # kProgramTableByteStride, kProgramTableSlotCount
+    assert set(c.objects.programs) == {"Opaque", "Transparent", "Shadow"}
+    pcs = c.objects.program_command_signatures["PCS"]
+    assert pcs.SecondaryRecordByteStride == 24
+    assert pcs.pArgumentDescs[0].ShaderResourceView.RootParameterIndex == 1
+    assert sum(r.size for r in c.memory.regions) < 100 * 1024
+
+
+def test_bundled_example_is_up_to_date_with_its_generator() -> None:
+    import subprocess
+    import sys
+
+    tool = Path(__file__).resolve().parent.parent / "tools" / "make_example_capture.py"
+    if not tool.exists():
+        pytest.skip("source checkout only")
+    assert subprocess.run([sys.executable, str(tool), "--check"], capture_output=True).returncode == 0
+
+
+def test_bundled_example_fits_the_json_schema() -> None:
+    assert schema_errors(example_dict()) == []
+    assert schema_errors(tier2_dict()) == []
+
+
+@pytest.mark.parametrize("make", [example_dict, tier2_dict])
+def test_load_save_round_trip(tmp_path: Path, make: Callable[[], dict[str, Any]]) -> None:
+    first = load_capture(make(), base_dir=tmp_path)
+    path = save_capture(first, tmp_path / "c.json")
+    second = load_capture(path)
+    _same(first, second)
+    assert second.path == path
+    # saving is deterministic and idempotent
+    again = save_capture(second, tmp_path / "d.json")
+    assert again.read_text() == path.read_text()
+    assert schema_errors(json.loads(path.read_text())) == []
+
+
+def test_execute_indirect_round_trip(tmp_path: Path) -> None:
+    d = tier2_dict()
+    d["call"] = {"ExecuteIndirect": {"pCommandSignature": "EI", "MaxCommandCount": 4, "pArgumentBuffer": "0x20000",
+                                     "ArgumentBufferOffset": 16, "pCountBuffer": "0x30000", "CountBufferOffset": 0}}
+    c = load_capture(d)
+    assert isinstance(c.call, ExecuteIndirectCall)
+    assert c.call.ArgumentBuffer == 0x20010 and c.call.CountBuffer == 0x30000
+    assert c.call.pCommandSignature is c.objects.command_signatures["EI"]
+    _same(c, load_capture(save_capture(c, tmp_path / "ei.json")))
+    d["call"]["ExecuteIndirect"]["pCountBuffer"] = None
+    assert load_capture(d).call.CountBuffer is None  # type: ignore[union-attr]
+
+
+def test_large_regions_are_saved_as_files_and_memory_mapped(tmp_path: Path) -> None:
+    c = load_capture(tier2_dict())
+    c.memory.map(0x100000, bytes(range(256)) * 64, name="big table")  # 16 KiB > INLINE_LIMIT
+    path = save_capture(c, tmp_path / "cap.json")
+    region_json = next(r for r in json.loads(path.read_text())["memory"] if r["name"] == "big table")
+    assert region_json["file"] == "cap.big_table.bin"
+    assert (tmp_path / "cap.big_table.bin").read_bytes() == bytes(range(256)) * 64
+    back = load_capture(path)
+    big = back.memory.region_at(0x100000)
+    assert big is not None and big.source == str(tmp_path / "cap.big_table.bin")  # mapped from the file
+    assert back.memory.read(0x100000 + 256 + 5, 1) == b"\x05"
+    _same(c, back)
+
+
+def test_file_regions_are_referenced_in_place_not_copied(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    (data_dir / "dump.bin").write_bytes(bytes(4096) + b"\xaa" * 8192)
+    d = tier2_dict()
+    d["memory"].append({"name": "dump", "base": "0x200000", "file": "dump.bin", "offset": 4096, "size": 8000})
+    c = load_capture(d, base_dir=data_dir)
+    assert c.memory.read(0x200000, 2) == b"\xaa\xaa"
+    out = tmp_path / "out"
+    out.mkdir()
+    saved = json.loads(save_capture(c, out / "c.json").read_text())
+    ref = next(r for r in saved["memory"] if r["name"] == "dump")
+    assert ref == {"name": "dump", "base": "0x200000", "file": "../data/dump.bin", "offset": 4096, "size": 8000}
+    assert not list(out.glob("*.bin"))
+    copied = json.loads(save_capture(c, out / "copy.json", copy_files=True).read_text())
+    assert next(r for r in copied["memory"] if r["name"] == "dump")["file"] == "copy.dump.bin"
+    assert (out / "copy.dump.bin").read_bytes() == b"\xaa" * 8000
+
+
+def test_writable_file_region_does_not_modify_the_file(tmp_path: Path) -> None:
+    (tmp_path / "w.bin").write_bytes(bytes(16))
+    d = tier2_dict()
+    d["memory"].append({"name": "w", "base": "0x200000", "file": "w.bin", "writable": True})
+    c = load_capture(d, base_dir=tmp_path)
+    c.memory.write_u32(0x200000, 0xFFFFFFFF)
+    assert c.memory.read_u32(0x200000) == 0xFFFFFFFF
+    assert (tmp_path / "w.bin").read_bytes() == bytes(16)
+
+
+def test_capture_to_dict_without_files_for_small_captures() -> None:
+    c = load_capture(example_dict())
+    d = capture_to_dict(c)
+    assert [r["name"] for r in d["memory"]][:3] == ["pDispatchInputBuffer", "pPrimaryListBuffer",
+                                                      "pProgramTableBuffer"]
+    assert all("hex" in r or "zeros" in r for r in d["memory"])
+
+
+def test_enum_names_in_any_documented_form() -> None:
+    d = example_dict()
+    d["device"]["Tier"] = "D3D12_WORK_LISTS_TIER_1"
+    d["state"]["program"]["Type"] = 7
+    c = load_capture(d)
+    assert c.device.Tier == 10 and c.state.program is not None and c.state.program.Type == 7
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Malformed captures: every rejection names the JSON path
+# ----------------------------------------------------------------------------------------------------------------
+
+Mutation = Callable[[dict[str, Any]], None]
+
+
+def _set(path: str, value: Any) -> Mutation:
+    """A mutation setting the member at ``path`` (``a.b[2].c``) to ``value``."""
+    import re
+
+    parts: list[str | int] = [int(p[1:-1]) if p.startswith("[") else p for p in re.findall(r"\[\d+\]|[^.\[\]]+", path)]
+
+    def apply(d: dict[str, Any]) -> None:
+        target: Any = d
+        for p in parts[:-1]:
+            target = target[p]
+        target[parts[-1]] = value
+
+    return apply
+
+
+def _delete(path: str) -> Mutation:
+    def apply(d: dict[str, Any]) -> None:
+        *head, last = path.split(".")
+        target: Any = d
+        for p in head:
+            target = target[p]
+        del target[last]
+
+    return apply
+
+
+def _do(*mutations: Mutation) -> Mutation:
+    def apply(d: dict[str, Any]) -> None:
+        for m in mutations:
+            m(d)
+
+    return apply
+
+
+PT = "state.program.WorkList.Binding.ProgramTable"
+
+EXAMPLE_CASES: list[tuple[str, Mutation, str]] = [
+    ("version 2", _set("version", 2), "version"),
+    ("version string", _set("version", "1"), "version"),
+    ("version missing", _delete("version"), "version"),
+    ("unknown member", _set("colour", "red"), "colour"),
+    ("not an object", lambda d: d.clear() or d.update({"memory": []}), "version"),
+    ("tier name", _set("device.Tier", "TIER_3"), "device.Tier"),
+    ("tier missing", _delete("device.Tier"), "device.Tier"),
+    ("dispatch rays not bool", _set("device.DispatchRaysSupported", "yes"), "device.DispatchRaysSupported"),
+    ("max 1D dispatch bool", _set("device.Max1DDispatchSize", True), "device.Max1DDispatchSize"),
+    ("memory not a list", _set("memory", {}), "memory"),
+    ("region not an object", _set("memory[1]", "0x20000"), "memory[1]"),
+    ("base not hex", _set("memory[2].base", "0xZZ"), "memory[2].base"),
+    ("base negative", _set("memory[2].base", -1), "memory[2].base"),
+    ("base above 64 bits", _set("memory[2].base", "0x10000000000000000"), "memory[2].base"),
+    ("region leaves the VA space", _set("memory[2].base", "0xfffffffffffffff0"), "memory[2].base"),
+    ("base missing", lambda d: d["memory"][0].pop("base"), "memory[0].base"),
+    ("name duplicated", _set("memory[1].name", "pDispatchInputBuffer"), "memory[1].name"),
+    ("name empty", _set("memory[1].name", ""), "memory[1].name"),
+    ("unknown region member", _set("memory[0].colour", 1), "memory[0].colour"),
+    ("two sources", _set("memory[0].base64", "AA=="), "memory[0]"),
+    ("no source", lambda d: d["memory"][0].pop("hex"), "memory[0]"),
+    ("odd hex", _set("memory[0].hex", "0"), "memory[0].hex"),
+    ("hex line not a string", _set("memory[0].hex", [1]), "memory[0].hex[0]"),
+    ("hex not a string", _set("memory[0].hex", 7), "memory[0].hex"),
+    ("offset on an inline region", _set("memory[0].offset", 0), "memory[0].offset"),
+    ("writable not bool", _set("memory[0].writable", 1), "memory[0].writable"),
+    ("regions overlap", _set("memory[1].base", "0x10010"), "memory[1]"),
+    ("objects: bad Source", _set("program_command_signatures.PCS.pArgumentDescs[1].Source", "NOWHERE"),
+     "program_command_signatures.PCS.pArgumentDescs[1].Source"),
+    ("program Type not a work list", _set("state.program.Type", "GENERIC_PIPELINE"), "state.program.Type"),
+    ("program Type unknown", _set("state.program.Type", "WORK_LIST9"), "state.program.Type"),
+    ("program missing Type", _delete("state.program.Type"), "state.program.Type"),
+    ("signature unknown", _set("state.program.WorkList.pSignature", "Nope"), "state.program.WorkList.pSignature"),
+    ("signature not a name", _set("state.program.WorkList.pSignature", 3), "state.program.WorkList.pSignature"),
+    ("stride not a number", _set(f"{PT}.Table.StrideInBytes", "forty-eight"), f"{PT}.Table.StrideInBytes"),
+    ("stride a float", _set(f"{PT}.Table.StrideInBytes", 48.0), f"{PT}.Table.StrideInBytes"),
+    ("slot count 2^32", _set(f"{PT}.SlotCount", 2**32), f"{PT}.SlotCount"),
+    ("unknown table member", _set(f"{PT}.Table.Stride", 48), f"{PT}.Table.Stride"),
+    ("binding type unknown", _set("state.program.WorkList.Binding.Type", "TABLES"),
+     "state.program.WorkList.Binding.Type"),
+    ("union member not selected (binding)", _set("state.program.WorkList.Binding.pRaytracing", {}),
+     "state.program.WorkList.Binding.pRaytracing"),
+    ("union member not selected (program)", _set("state.program.WorkList1", {}), "state.program.WorkList1"),
+    ("root signature unknown", _set("state.graphics_root_signature", "RS"), "state.graphics_root_signature"),
+    ("root parameter out of range", _set("state.graphics_root_arguments.7", {"Descriptor": 0}),
+     "state.graphics_root_arguments.7"),
+    ("root parameter not an index", _set("state.graphics_root_arguments.x", {"Descriptor": 0}),
+     "state.graphics_root_arguments.x"),
+    ("root argument kind mismatch", _set("state.graphics_root_arguments.1", {"Constants": [1]}),
+     "state.graphics_root_arguments.1.Constants"),
+    ("root argument two kinds", _set("state.graphics_root_arguments.0", {"Descriptor": 0, "DescriptorTable": 0}),
+     "state.graphics_root_arguments.0"),
+    ("root argument VA bad", _set("state.graphics_root_arguments.0", {"Descriptor": "nowhere"}),
+     "state.graphics_root_arguments.0.Descriptor"),
+    ("root arguments without a root signature", _set("state.compute_root_arguments", {"0": {"Descriptor": 0}}),
+     "state.compute_root_arguments"),
+    ("vertex buffer slot 32", _set("state.vertex_buffers", {"32": {}}), "state.vertex_buffers.32"),
+    ("vertex buffer member", _set("state.vertex_buffers", {"0": {"Stride": 4}}), "state.vertex_buffers.0.Stride"),
+    ("index format", _set("state.index_buffer", {"Format": "R8_UINT"}), "state.index_buffer.Format"),
+    ("heaps not bool", _set("state.descriptor_heaps", {"SAMPLER": "yes"}), "state.descriptor_heaps.SAMPLER"),
+    ("unknown state member", _set("state.pipeline", None), "state.pipeline"),
+    ("two calls", _set("call.DispatchList1", {"DispatchListInput": 0}), "call"),
+    ("unknown call", _set("call", {"Draw": {}}), "call.Draw"),
+    ("call input missing", _delete("call.DispatchList.DispatchListInput"), "call.DispatchList.DispatchListInput"),
+    ("call cap 2^32", _set("call.DispatchList.MaxGraphicsProgramInputsPerPrimaryList", 2**32),
+     "call.DispatchList.MaxGraphicsProgramInputsPerPrimaryList"),
+    ("DispatchList with a Tier 2 parameter", _set("call.DispatchList.MaxGraphicsPrimaryLists", 1),
+     "call.DispatchList.MaxGraphicsPrimaryLists"),
+    ("call missing", _delete("call"), "call"),
+]
+
+TIER2_CASES: list[tuple[str, Mutation, str]] = [
+    ("NumBindings mismatch", _set("state.program.WorkList1.NumBindings", 3), "state.program.WorkList1.NumBindings"),
+    ("pBindings not a list", _set("state.program.WorkList1.pBindings", {}), "state.program.WorkList1.pBindings"),
+    ("binding in the array", _set("state.program.WorkList1.pBindings[1].ProgramTable", {}),
+     "state.program.WorkList1.pBindings[1].ProgramTable"),
+    ("raytracing table member", _set("state.program.WorkList1.pBindings[1].pRaytracing.MissShaderTable.Stride", 1),
+     "state.program.WorkList1.pBindings[1].pRaytracing.MissShaderTable.Stride"),
+    ("signature array unknown", _set("state.program.WorkList1.pSignatureArray", "WLS"),
+     "state.program.WorkList1.pSignatureArray"),
+    ("root constants width", _set("state.compute_root_arguments.0", {"Constants": [1, 2]}),
+     "state.compute_root_arguments.0.Constants"),
+    ("root constant value", _set("state.compute_root_arguments.0", {"Constants": [1, 2, -3]}),
+     "state.compute_root_arguments.0.Constants[2]"),
+    ("zeros negative", _set("memory[1].zeros", -1), "memory[1].zeros"),
+    ("bad base64", _set("memory[2].base64", "not base64!"), "memory[2].base64"),
+    ("EI unknown command signature", _set("call", {"ExecuteIndirect": {"pCommandSignature": "X",
+                                                                        "pArgumentBuffer": 0}}),
+     "call.ExecuteIndirect.pCommandSignature"),
+    ("EI count offset without buffer", _set("call", {"ExecuteIndirect": {
+        "pCommandSignature": "EI", "pArgumentBuffer": 0, "CountBufferOffset": 4}}),
+     "call.ExecuteIndirect.CountBufferOffset"),
+    ("EI argument buffer missing", _set("call", {"ExecuteIndirect": {"pCommandSignature": "EI"}}),
+     "call.ExecuteIndirect.pArgumentBuffer"),
+    ("file region: file missing", _set("memory[0]", {"name": "f", "base": 0, "file": "nope.bin"}), "memory[0].file"),
+]
+
+
+@pytest.mark.parametrize("name,mutate,where", EXAMPLE_CASES, ids=[c[0] for c in EXAMPLE_CASES])
+def test_malformed_example_rejected_with_path(name: str, mutate: Mutation, where: str) -> None:
+    d = example_dict()
+    mutate(d)
+    with pytest.raises(CaptureError) as e:
+        load_capture(d)
+    assert e.value.where == where, str(e.value)
+
+
+@pytest.mark.parametrize("name,mutate,where", TIER2_CASES, ids=[c[0] for c in TIER2_CASES])
+def test_malformed_tier2_rejected_with_path(name: str, mutate: Mutation, where: str) -> None:
+    d = tier2_dict()
+    mutate(d)
+    with pytest.raises(CaptureError) as e:
+        load_capture(d)
+    assert e.value.where == where, str(e.value)
+
+
+def test_overlap_names_both_regions() -> None:
+    d = example_dict()
+    d["memory"][1]["base"] = "0x10010"
+    with pytest.raises(CaptureError) as e:
+        load_capture(d)
+    assert "pPrimaryListBuffer" in str(e.value) and "pDispatchInputBuffer" in str(e.value)
+
+
+def test_top_level_not_an_object() -> None:
+    with pytest.raises(CaptureError) as e:
+        load_capture([])  # type: ignore[arg-type]
+    assert e.value.where == "(capture)"
+
+
+def test_file_region_past_the_end_of_the_file(tmp_path: Path) -> None:
+    (tmp_path / "r.bin").write_bytes(bytes(64))
+    d = tier2_dict()
+    d["memory"].append({"name": "r", "base": "0x200000", "file": "r.bin", "offset": 32, "size": 64})
+    with pytest.raises(CaptureError) as e:
+        load_capture(d, base_dir=tmp_path)
+    assert e.value.where == "memory[3].size"
+    d["memory"][3].update(offset=65, size=0)
+    with pytest.raises(CaptureError) as e:
+        load_capture(d, base_dir=tmp_path)
+    assert e.value.where == "memory[3].offset"
+
+
+def test_unreadable_and_invalid_json_files(tmp_path: Path) -> None:
+    with pytest.raises(CaptureError) as e:
+        load_capture(tmp_path / "missing.json")
+    assert e.value.where == str(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"version": 1,\n  "device": }')
+    with pytest.raises(CaptureError) as e:
+        load_capture(bad)
+    assert e.value.where == f"{bad}:2:13"
+
+
+def test_errors_from_a_file_name_the_file(tmp_path: Path) -> None:
+    d = example_dict()
+    d["memory"][2]["base"] = "0xZZ"
+    p = tmp_path / "broken.json"
+    p.write_text(json.dumps(d))
+    with pytest.raises(CaptureError) as e:
+        load_capture(p)
+    assert e.value.where == "memory[2].base"
+    assert str(p) in str(e.value)
+
+
+def _leaves(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [path] if path else []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _leaves(v, (*path, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node[:3]):
+            out += _leaves(v, (*path, i))
+    return out
+
+
+@pytest.mark.parametrize("make", [example_dict, tier2_dict])
+def test_no_mutation_escapes_as_a_python_error(make: Callable[[], dict[str, Any]]) -> None:
+    """design.md "Output": no bare KeyError/TypeError/ValueError reaches a user; every member replaced by values of
+    the wrong type is a CaptureError (or loads, when the value happens to be acceptable)."""
+    rng = random.Random(5)
+    base = make()
+    paths = [p for p in _leaves(base) if p[0] not in ("root_signatures", "program_command_signatures",
+                                                       "work_list_signatures", "work_list_signature_arrays",
+                                                       "command_signatures", "programs")]
+    wrong = [None, True, -1, 2**70, "x", "0x", [], {}, [None], {"": None}, 1.5]
+    for path in paths:
+        for value in rng.sample(wrong, 4):
+            d = copy.deepcopy(base)
+            target: Any = d
+            for p in path[:-1]:
+                target = target[p]
+            target[path[-1]] = value
+            try:
+                load_capture(d)
+            except CaptureError as exc:
+                assert exc.where, (path, value)
+
+
+def test_memory_type_of_a_loaded_capture() -> None:
+    c = load_capture(example_dict())
+    assert isinstance(c.memory, GpuMemory)
+    assert c.memory.read_u32(0x10000) == 3  # NumProgramInputs: Opaque, Transparent, Shadow
