@@ -1,0 +1,67 @@
+"""``d3d12wl layout`` (issue 3 item 5): the --json shape and the human table, on the spec's culling example."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from d3d12wl.cli import main
+
+CULLING = str(resources.files("d3d12wl").joinpath("examples/culling.json"))
+DIAGRAM = str(resources.files("d3d12wl").joinpath("examples/gpu_resident_diagram.json"))
+
+
+def test_layout_json_culling(capsys):
+    """Spec "GPU culling and work list emission" in the issue's JSON shape: offsets relative to each record start,
+    a program-table REC's size is the tail after the 32-byte identifier and its min_stride 32 + tail rounded to 8."""
+    assert main(["layout", CULLING, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"program_command_signatures", "programs", "work_list_signatures", "command_signatures"}
+    pcs = out["program_command_signatures"]["PCS"]
+    assert pcs == {
+        "class": "GRAPHICS",
+        "record_kind": "HYBRID",
+        "primary": {"header": "D3D12_WORK_LIST_PRIMARY_RECORD", "size": 16, "min_stride": 16, "fields": []},
+        "secondary": {"header": None, "size": 24, "min_stride": 24, "fields": [
+            {"arg": 0, "name": "arg0_ShaderResourceView", "offset": 0, "size": 8},
+            {"arg": 1, "name": "arg1_Draw", "offset": 8, "size": 16}]},
+        "program_table_record": {"header": "D3D12_PROGRAM_IDENTIFIER", "size": 16, "min_stride": 48, "fields": [
+            {"arg": 2, "name": "arg2_InlineRootParameter", "offset": 32, "size": 16}]},
+    }
+    assert out["programs"]["Shadow"] == {"program_table_record": pcs["program_table_record"]}
+    assert out["work_list_signatures"] == {"WLS": {"min_primary_stride": 16, "min_program_table_stride": 48}}
+    assert out["command_signatures"] == {}
+
+
+def test_layout_json_explicit_path_uses_parameter(tmp_path, capsys):
+    """Issue 3 item 5: an explicit-path tail names the local root parameter index as "parameter"."""
+    doc = {"root_signatures": {"LRS": {"Flags": ["LOCAL_ROOT_SIGNATURE"], "pParameters": [
+               {"ParameterType": "SRV"}, {"ParameterType": "32BIT_CONSTANTS", "Constants": {"Num32BitValues": 2}}]}},
+           "program_command_signatures": {"P": {"pArgumentDescs": [
+               {"Type": "SHADER_RESOURCE_VIEW", "Source": "PRIMARY_RECORD", "Binding": "LOCAL_ROOT_SIGNATURE"},
+               {"Type": "DISPATCH", "Source": "PRIMARY_RECORD"}]}},
+           "programs": {"X": {"ProgramCommandSignature": "P", "LocalRootSignature": "LRS"}},
+           "command_signatures": {"EI": {"pArgumentDescs": [{"Type": "CONSTANT", "Constant": {"Num32BitValuesToSet": 1}},
+                                                            {"Type": "DISPATCH"}]}}}
+    path = tmp_path / "sig.json"
+    path.write_text(json.dumps(doc))
+    assert main(["layout", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["programs"]["X"]["program_table_record"] == {
+        "header": "D3D12_PROGRAM_IDENTIFIER", "size": 8, "min_stride": 40,
+        "fields": [{"parameter": 1, "name": "param1", "offset": 32, "size": 8}]}
+    assert out["command_signatures"]["EI"] == {"header": None, "size": 16, "min_stride": 16, "fields": [
+        {"arg": 0, "name": "arg0_Constant", "offset": 0, "size": 4},
+        {"arg": 1, "name": "arg1_Dispatch", "offset": 4, "size": 12}]}
+
+
+def test_layout_table_shows_padding_rows(capsys):
+    """Human output: an aligned table per record with padding rows (the diagram's 28-byte secondary record pads
+    to a 32-byte stride)."""
+    assert main(["layout", DIAGRAM]) == 0
+    text = capsys.readouterr().out
+    assert "program command signature PCS_SecondarySRV: GRAPHICS, HYBRID" in text
+    rows = [line.split() for line in text.splitlines()]
+    assert ["24", "4", "2", "INLINE_ROOT_PARAMETER", "arg2_InlineRootParameter", "SECONDARY_RECORD"] in rows
+    assert ["28", "4", "padding", "(trailing)"] in rows
+    assert "work list signature WLS: min primary stride 24, min program-table stride 32" in text
