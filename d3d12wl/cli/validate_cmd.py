@@ -1,0 +1,47 @@
+"""``d3d12wl validate SIG.json``: every creation-time violation in a JSON description; exit 1 if any, 0 if none."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from d3d12wl import abi, description
+from d3d12wl.rules import check_objects
+from d3d12wl.state import DeviceCaps
+
+_TIERS = {"1": "D3D12_WORK_LISTS_TIER_1", "2": "D3D12_WORK_LISTS_TIER_2"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "validate", help="check a JSON description against the creation-time rules",
+        description="Check every object of a JSON description (design.md, 'The JSON description of objects') against "
+                    "the creation-time rules of the Work Lists spec and IndirectDrawing.md, and print every violation "
+                    "with its rule or section and member path.  Exit status: 0 no violation, 1 violations, 2 the "
+                    "file could not be read.")
+    p.add_argument("description", metavar="SIG.json", help="JSON description of objects")
+    p.add_argument("--json", action="store_true", help='print {"violations": [...], "count": N}')
+    p.add_argument("--tier", choices=sorted(_TIERS), default="2",
+                   help="D3D12_WORK_LISTS_TIER of the device to validate for (default 2)")
+    p.add_argument("--dispatch-rays", action="store_true",
+                   help="the device reports D3D12_FEATURE_DATA_WORK_LISTS::DispatchRaysSupported")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    objects = description.load(args.description)
+    caps = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", _TIERS[args.tier]),
+                      DispatchRaysSupported=args.dispatch_rays)
+    violations = check_objects(objects, caps)
+    if args.json:
+        print(json.dumps({"violations": [v.to_dict() for v in violations], "count": len(violations)}, indent=2))
+    elif violations:
+        rows = [(v.rule, v.path, v.message) for v in violations]
+        widths = [max(len(r[i]) for r in rows + [("rule", "path", "")]) for i in range(2)]
+        print(f"{'rule':<{widths[0]}}  {'path':<{widths[1]}}  message")
+        for rule, path, message in rows:
+            print(f"{rule:<{widths[0]}}  {path:<{widths[1]}}  {message}")
+        print(f"{len(violations)} violation(s)")
+    else:
+        print("no violations")
+    return 1 if violations else 0
