@@ -1,0 +1,46 @@
+"""The reference executor: ``DispatchList``, ``DispatchList1`` and ``ExecuteIndirect`` over raw GPU memory.
+
+Feed it the bytes a GPU would read (a :class:`~d3d12wl.memory.GpuMemory`), the objects, the command-list state
+and the call; it returns a :class:`~d3d12wl.trace.Trace`: every execution with every binding resolved and where
+each value came from, every list header, the end-of-call reset, and findings where the bytes lead into undefined
+behaviour.  Every read is a read the hardware would make, in the spec's order, through ``GpuMemory``; records are
+interpreted only through :mod:`d3d12wl.layout`.
+
+::
+
+    trace = execute(capture)                                  # a d3d12wl.capture.Capture
+    trace = run_dispatch_list(memory, device, objects, state, call, Limits(max_lists=16))
+    trace = run_execute_indirect(memory, device, objects, state, ei_call)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from d3d12wl.errors import ExecutionError
+from d3d12wl.executor.dispatch_list import ListRun, Selection, ValidationHooks, run_dispatch_list
+from d3d12wl.executor.execute_indirect import run_execute_indirect
+from d3d12wl.memory import GpuMemory
+from d3d12wl.model import ObjectSet
+from d3d12wl.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.trace import Limits, Trace
+
+__all__ = ["Limits", "ListRun", "Selection", "Trace", "ValidationHooks", "execute", "run", "run_dispatch_list",
+           "run_execute_indirect"]
+
+
+def run(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
+        call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
+        hooks: ValidationHooks | None = None) -> Trace:
+    """Execute ``call`` (DispatchList / DispatchList1 / ExecuteIndirect) against the given pieces."""
+    if isinstance(call, DispatchListCall):
+        return run_dispatch_list(memory, device, objects, state, call, limits, hooks)
+    if isinstance(call, ExecuteIndirectCall):
+        return run_execute_indirect(memory, device, objects, state, call, limits)
+    raise ExecutionError(f"unknown call {type(call).__name__}; expected DispatchListCall or ExecuteIndirectCall")
+
+
+def execute(capture: Any, limits: Limits | None = None, hooks: ValidationHooks | None = None) -> Trace:
+    """Execute the call of a :class:`d3d12wl.capture.Capture` (anything with ``memory``, ``device``,
+    ``objects``, ``state`` and ``call``)."""
+    return run(capture.memory, capture.device, capture.objects, capture.state, capture.call, limits, hooks)

@@ -1,0 +1,130 @@
+"""Per-call executor state: memory access that turns faults into findings, limits, and the trace being built."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from d3d12wl.errors import MemoryAccessError
+from d3d12wl.layout import LayoutCache
+from d3d12wl.memory import VA_LIMIT, GpuMemory
+from d3d12wl.model import ObjectSet, Program
+from d3d12wl.state import CommandListState, DeviceCaps
+from d3d12wl.trace import Execution, Finding, Limits, Trace
+
+
+class StopCall(Exception):
+    """Raised to end the whole call (a limit was reached); ``reason`` becomes ``Trace.stopped_reason``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Loc:
+    """Where in the call a finding or a read is: list, primary record, secondary record, EI command."""
+
+    list_index: int | None = None
+    primary_index: int | None = None
+    secondary_index: int | None = None
+    command_index: int | None = None
+
+    def but(self, **kw: int | None) -> Loc:
+        return Loc(**{**self.__dict__, **kw})
+
+
+class ExecContext:
+    """What every part of one call's execution shares."""
+
+    def __init__(self, memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
+                 limits: Limits | None, trace: Trace) -> None:
+        self.memory = memory
+        self.device = device
+        self.objects = objects
+        self.state = state
+        self.limits = limits or Limits()
+        self.trace = trace
+        trace.limits = self.limits
+        self.layouts = LayoutCache()
+        self.records_walked = 0
+        self._finding_keys: set[Any] = set()
+        self._programs: dict[bytes, Program] = {}
+        #: program-table slot bytes as first read (rule 14: bound tables are immutable during the call)
+        self.table_bytes: dict[int, bytes] = {}
+        for program in objects.programs.values():
+            self._programs.setdefault(bytes(program.Identifier), program)
+
+    # -- findings ----------------------------------------------------------------------------------------------
+
+    def finding(self, kind: str, rule: str, message: str, *, loc: Loc = Loc(), va: int | None = None,
+                severity: str = "error", key: Any = None) -> None:
+        """Record a finding.  With ``key``, only the first finding with that key is recorded (per call)."""
+        if key is not None:
+            full_key = (kind, key)
+            if full_key in self._finding_keys:
+                return
+            self._finding_keys.add(full_key)
+        if len(self.trace.findings) >= self.limits.max_findings:
+            self.trace.findings_suppressed += 1
+            return
+        self.trace.findings.append(Finding(kind, rule, message, severity, loc.list_index, loc.primary_index,
+                                           loc.secondary_index, loc.command_index, va))
+
+    def stop(self, limit: str, message: str, *, loc: Loc = Loc(), va: int | None = None) -> None:
+        """A limit was reached: record a ``limit-exceeded`` finding and end the call."""
+        value = getattr(self.limits, limit)
+        text = (f"{message}: limit {limit} = {value} reached; raise it with Limits({limit}=N) or "
+                f"`d3d12wl exec {Limits.flag(limit)} N`")
+        # a limit finding is never suppressed by max_findings
+        self.trace.findings.append(Finding("limit-exceeded", "executor limits", text, "error", loc.list_index,
+                                           loc.primary_index, loc.secondary_index, loc.command_index, va))
+        raise StopCall(text)
+
+    # -- bounded work ------------------------------------------------------------------------------------------
+
+    def count_record(self, loc: Loc, va: int) -> None:
+        if self.records_walked >= self.limits.max_records:
+            self.stop("max_records", "too many records walked in one call", loc=loc, va=va)
+        self.records_walked += 1
+
+    def add_execution(self, execution: Execution, loc: Loc) -> None:
+        if len(self.trace.executions) >= self.limits.max_executions:
+            self.stop("max_executions", "too many executions in one call", loc=loc)
+        self.trace.executions.append(execution)
+
+    def next_execution_index(self) -> int:
+        return len(self.trace.executions)
+
+    # -- memory ------------------------------------------------------------------------------------------------
+
+    def aligned(self, va: int, align: int, what: str, rule: str, loc: Loc) -> bool:
+        if va % align:
+            self.finding("misaligned-va", rule, f"{what} at 0x{va:x} is not {align}-byte aligned", loc=loc, va=va)
+            return False
+        return True
+
+    def record_address(self, base: int, index: int, stride: int, size: int, what: str, rule: str,
+                       loc: Loc) -> int | None:
+        """``base + index * stride``, or None (with a ``va-wrap`` finding) if the record leaves the VA space."""
+        va = base + index * stride
+        if va + max(size, 1) > VA_LIMIT:
+            self.finding("va-wrap", rule, f"{what} {index} at 0x{base:x} + {index} * {stride} (+{size} bytes) "
+                         "leaves the 64-bit VA space", loc=loc, va=va % VA_LIMIT)
+            return None
+        return va
+
+    def read(self, va: int, size: int, what: str, rule: str, loc: Loc) -> bytes | None:
+        """``size`` bytes at ``va``, or None with an ``unmapped-va`` / ``va-wrap`` finding."""
+        if va + size > VA_LIMIT:
+            self.finding("va-wrap", rule, f"{what}: {size} bytes at 0x{va:x} leave the 64-bit VA space",
+                         loc=loc, va=va)
+            return None
+        try:
+            return self.memory.read(va, size, what=what)
+        except MemoryAccessError as exc:
+            self.finding("unmapped-va", rule, f"{what}: {exc.message}", loc=loc, va=exc.va)
+            return None
+
+    def program_by_identifier(self, identifier: bytes) -> Program | None:
+        return self._programs.get(identifier)

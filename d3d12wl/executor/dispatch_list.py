@@ -1,0 +1,772 @@
+"""``DispatchList`` (Tier 1) and ``DispatchList1`` (Tier 2) over raw GPU memory.
+
+Per list, processing follows the spec's ten-step order ("Validator invocation order and barriers"), with the
+read and re-read points explicit so a validation-hook runner (:class:`ValidationHooks`) can be inserted without
+touching the record walk:
+
+1. read the header (``D3D12_DISPATCH_LIST_INPUT`` / ``_INPUT1``); signature-selection validator hook;
+2. re-read the header if the hook ran;
+3. select the signature and its paired binding (``SignatureIndex``; 0 / the single binding for direct bind);
+4-6. primary-list validator hook; re-read the header if it ran; from here the header is fixed;
+7-9. secondary-list validator hook; re-read the header if it ran (primary-record fields are read in step 10);
+10. walk the primary records, their program-table slots and secondary records, and execute.
+
+Then, for Tier 2, ``NextDispatchList`` is read after the list retires (rule 13) and followed only with
+``_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION`` and a non-null value (spec "Next-list pointer semantics").
+
+Bounds and policy on undefined behaviour (each case ends in a finding, never an exception):
+
+* a fault reading the header ends the call (nothing else is knowable); a fault reading a primary record ends
+  that list's record processing (later records lie past the same fault); a fault reading a secondary record ends
+  that primary record's secondary list; a record whose program cannot be determined (index out of range,
+  unknown identifier, PCS not in the signature, stride too small for its PCS) drives no executions and the walk
+  goes on with the next record;
+* records that overlap each other (two primary records sharing a secondary list, a secondary list overlapping the
+  primary list, broadcast strides) are legal and simply read; a stride below a record's minimum (the record
+  overlapping its successor) is rule 25(e);
+* a record address that leaves the 64-bit VA space is a ``va-wrap`` finding and ends the walk;
+* a continuation that revisits a list VA whose header bytes are unchanged would repeat for ever (nothing in the
+  model writes memory between lists unless a hook does): ``chain-cycle`` finding, chain stopped;
+* :class:`~d3d12wl.trace.Limits` bounds lists, records and executions; counts read from memory are never used to
+  size an allocation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from d3d12wl import abi
+from d3d12wl.errors import LayoutError
+from d3d12wl.executor.context import ExecContext, Loc, StopCall
+from d3d12wl.executor.decode import decode, decode_record
+from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
+from d3d12wl.layout import PCSLayout
+from d3d12wl.memory import GpuMemory
+from d3d12wl.model import ExecutableClass, ObjectSet, ProgramCommandSignature, RecordKind, WorkListSignature
+from d3d12wl.state import CommandListState, DeviceCaps, DispatchListCall, WorkListBinding
+from d3d12wl.trace import (
+    Execution,
+    Limits,
+    ListTrace,
+    PrimaryRecordTrace,
+    ProgramTableSlotTrace,
+    RecordTrace,
+    ResetEntry,
+    Trace,
+)
+
+INPUT = "D3D12_DISPATCH_LIST_INPUT"
+INPUT1 = "D3D12_DISPATCH_LIST_INPUT1"
+PROGRAM_IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
+
+
+def _flag(enum: str, member: str) -> int:
+    return abi.enum_value(enum, member)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Validation hooks (GPU Timeline Validation Hooks): the insertion points, no validators
+# --------------------------------------------------------------------------------------------------------------
+
+
+class ValidationHooks(Protocol):
+    """A runner for the spec's validators ("GPU Timeline Validation Hooks").  Each method runs the validators of
+    one step for the list in ``run`` (reading and writing ``run.ctx.memory``) and returns True if it dispatched
+    any validator, in which case the executor re-reads the header as the spec's steps 2, 6 and 9 require.
+    The executor calls these only when a validation program table is bound (array bind with a non-null
+    ``ValidationProgramTable``); the direct-bind path never runs validators."""
+
+    def signature_selection(self, run: ListRun) -> bool: ...  # step 1 (before SignatureIndex is read)
+
+    def primary_list(self, run: ListRun) -> bool: ...  # step 4 (after selection)
+
+    def secondary_lists(self, run: ListRun) -> bool: ...  # step 7 (all primary records)
+
+
+@dataclass
+class Selection:
+    """The signature and paired binding a list selected (spec "Signature Selection")."""
+
+    signature_index: int
+    signature: WorkListSignature
+    binding: WorkListBinding
+    executable_class: ExecutableClass
+    members: frozenset[int]  # id() of the signature's program command signatures
+
+
+@dataclass
+class ListRun:
+    """One list being processed: what hooks and the record walk share."""
+
+    ctx: ExecContext
+    index: int
+    va: int
+    tier2: bool
+    header_bytes: bytes
+    header: dict[str, Any]
+    trace: ListTrace
+    selection: Selection | None = None
+    counter: int = 0  # the list's linear invocation sequence (incrementing constant, "Counting unit")
+
+    @property
+    def loc(self) -> Loc:
+        return Loc(list_index=self.index)
+
+
+@dataclass
+class _Bound:
+    """What SetProgram bound (spec "Binding via SetProgram")."""
+
+    signatures: list[WorkListSignature]
+    bindings: list[WorkListBinding]
+    array: bool
+    validation_active: bool
+    used: dict[int, WorkListSignature] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------------------------------
+
+
+def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
+                      call: DispatchListCall, limits: Limits | None = None,
+                      hooks: ValidationHooks | None = None) -> Trace:
+    """Execute ``DispatchList`` (``call.tier2`` False) or ``DispatchList1`` and return the :class:`Trace`."""
+    trace = Trace("DispatchList1" if call.tier2 else "DispatchList", call_args=asdict(call))
+    ctx = ExecContext(memory, device, objects, state, limits, trace)
+    bound = _check_bind(ctx, call)
+    if bound is not None:
+        try:
+            _run_chain(ctx, call, bound, hooks if bound.validation_active else None)
+        except StopCall as stop:
+            trace.stopped_reason = stop.reason
+        trace.end_of_call_reset = end_of_call_reset(ctx, list(bound.used.values()))
+    return trace
+
+
+def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
+    program = ctx.state.program
+    tier1 = abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1")
+    tier2 = abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_2")
+    if ctx.device.Tier < (tier2 if call.tier2 else tier1):
+        ctx.finding("tier-not-supported", "Feature Tiers and Capability Queries",
+                    f"{ctx.trace.call} needs D3D12_WORK_LISTS_TIER_{2 if call.tier2 else 1}; the device reports "
+                    f"{ctx.device.Tier}")
+    work_list = abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST")
+    work_list1 = abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1")
+    if program is not None and program.Type == work_list and program.WorkList.pSignature is not None:
+        return _Bound([program.WorkList.pSignature], [program.WorkList.Binding], False, False)
+    if program is not None and program.Type == work_list1 and program.WorkList1.pSignatureArray is not None:
+        desc = program.WorkList1
+        if not call.tier2:
+            ctx.finding("bind-type-mismatch-dispatch-method", "Compatibility of bind type with dispatch method",
+                        "an array binding (D3D12_PROGRAM_TYPE_WORK_LIST1) is bound; DispatchList (Tier 1) cannot "
+                        "use it (array bindings are Tier 2 only): nothing executes")
+            return None
+        sigs = list(desc.pSignatureArray.pSignatures)
+        if len(desc.pBindings) != len(sigs):
+            ctx.finding("num-bindings-mismatch", "D3D12_SET_WORK_LIST_DESC1",
+                        f"NumBindings {len(desc.pBindings)} != pSignatureArray->NumSignatures {len(sigs)}")
+        validation = desc.ValidationProgramTable.Table.StartAddress != 0
+        return _Bound(sigs, list(desc.pBindings), True, validation)
+    ctx.finding("no-work-list-bound", "Dispatch Model",
+                f"{ctx.trace.call} needs a work list signature bound via SetProgram (D3D12_PROGRAM_TYPE_WORK_LIST"
+                f"{' or _WORK_LIST1' if call.tier2 else ''}): nothing executes")
+    return None
+
+
+def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: ValidationHooks | None) -> None:
+    struct_name = INPUT1 if call.tier2 else INPUT
+    size = abi.sizeof(struct_name)
+    va = call.DispatchListInput
+    seen: dict[int, tuple[int, bytes]] = {}  # list VA -> (list index, header bytes)
+    index = 0
+    while True:
+        loc = Loc(list_index=index)
+        if index >= ctx.limits.max_lists:
+            ctx.stop("max_lists", "too many lists in one continuation chain", loc=loc, va=va)
+        what = f"list {index} {struct_name}"
+        rule = "DispatchList1" if call.tier2 else "DispatchList"
+        if not ctx.aligned(va, 8, what, rule, loc):
+            ctx.trace.stopped_reason = f"list {index}: misaligned {struct_name}"
+            return
+        data = ctx.read(va, size, what, rule, loc)
+        if data is None:
+            ctx.trace.stopped_reason = f"list {index}: {struct_name} at 0x{va:x} is not readable"
+            return
+        if va in seen and seen[va][1] == data:
+            first = seen[va][0]
+            ctx.finding("chain-cycle", "Dispatch List Continuations",
+                        f"list {index - 1}'s NextDispatchList leads back to list {first} at 0x{va:x} with the same "
+                        f"header bytes: the chain would repeat lists {first}..{index - 1} for ever (bounded only by "
+                        "TDR); stopped", loc=Loc(list_index=index - 1), va=va)
+            ctx.trace.stopped_reason = f"chain cycle back to list {first}"
+            return
+        seen[va] = (index, data)
+        run = ListRun(ctx, index, va, call.tier2, data, decode(struct_name, data),
+                      ListTrace(index, va, struct_name))
+        ctx.trace.lists.append(run.trace)
+        next_va = process_list(run, call, bound, hooks)
+        if next_va is None:
+            return
+        va = next_va
+        index += 1
+
+
+# --------------------------------------------------------------------------------------------------------------
+# One list, in the spec's ten-step order
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _reread_header(run: ListRun) -> None:
+    struct_name = run.trace.input_struct
+    data = run.ctx.read(run.va, abi.sizeof(struct_name), f"list {run.index} {struct_name} (re-read)",
+                        "Validator invocation order and barriers", run.loc)
+    if data is not None:
+        run.header_bytes = data
+        run.header = decode(struct_name, data)
+
+
+def process_list(run: ListRun, call: DispatchListCall, bound: _Bound, hooks: ValidationHooks | None) -> int | None:
+    """Process one list; return the next list's VA (Tier 2 continuation) or None when the call ends here."""
+    lt = run.trace
+    # Step 1: the header has been read; signature-selection validation.
+    if hooks is not None and hooks.signature_selection(run):
+        _reread_header(run)  # step 2
+    _describe_header(run)
+    # Step 3: select the signature and its binding.
+    run.selection = _select(run, call, bound)
+    # Steps 4-6: primary-list validation, then the header is fixed.
+    if run.selection is not None and hooks is not None and hooks.primary_list(run):
+        _reread_header(run)
+        _describe_header(run)
+    # Steps 7-9: secondary-list validation (per primary record), then header and records are fixed.
+    if run.selection is not None and hooks is not None and hooks.secondary_lists(run):
+        _reread_header(run)
+        _describe_header(run)
+    if run.selection is not None:
+        _check_counts(run, call)
+        # Step 10: record processing.
+        _walk_primary_records(run)
+    elif lt.stopped is None:
+        lt.stopped = "no signature selected"
+    return _continuation(run, call)
+
+
+def _describe_header(run: ListRun) -> None:
+    ctx, lt, h = run.ctx, run.trace, run.header
+    lt.header = h
+    enum = "D3D12_DISPATCH_LIST_FLAGS1" if run.tier2 else "D3D12_DISPATCH_LIST_FLAGS"
+    known = 0
+    names = []
+    for full, value in abi.enum_members(enum).items():
+        known |= value
+        if value and h["Flags"] & value == value:
+            names.append(abi.enum_short_name(enum, value))
+    lt.flags = names
+    unknown = h["Flags"] & ~known
+    flags_va = run.va + abi.offsetof(lt.input_struct, "Flags")
+    if unknown:
+        ctx.finding("unknown-flag-bits", enum, f"Flags 0x{h['Flags']:x} has bits 0x{unknown:x} that {enum} does "
+                    "not define", loc=run.loc, va=flags_va, severity="warning", key=(run.index, "flags"))
+    if run.tier2 and h["ReservedPadding"] != 0:
+        ctx.finding("reserved-padding-nonzero", INPUT1, f"ReservedPadding is 0x{h['ReservedPadding']:x}; must be 0",
+                    loc=run.loc, va=run.va + abi.offsetof(INPUT1, "ReservedPadding"), key=(run.index, "padding"))
+
+
+def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | None:
+    """Spec "Signature Selection", "Compatibility of bind type with dispatch method", rule 17."""
+    ctx, lt = run.ctx, run.trace
+    index = run.header["SignatureIndex"] if run.tier2 else 0
+    lt.signature_index = index
+    sig_va = run.va + abi.offsetof(INPUT1, "SignatureIndex") if run.tier2 else run.va
+    count = min(len(bound.signatures), len(bound.bindings))
+    if index >= count:
+        what = "NumBindings/NumSignatures" if bound.array else "the direct bind (SignatureIndex must be 0)"
+        ctx.finding("signature-index-out-of-range", "D3D12_DISPATCH_LIST_INPUT1::SignatureIndex",
+                    f"SignatureIndex {index} is out of range for {what} ({count}); undefined behaviour: list "
+                    "records not processed", loc=run.loc, va=sig_va)
+        lt.stopped = "signature index out of range"
+        return None
+    wls = bound.signatures[index]
+    binding = bound.bindings[index]
+    lt.signature = wls.name
+    layouts: list[PCSLayout] = []
+    for pcs in wls.pProgramCommandSignatures:
+        try:
+            layouts.append(ctx.layouts.pcs(pcs))
+        except LayoutError as exc:
+            ctx.finding("invalid-program-command-signature", exc.rule or "Supported argument types",
+                        f"work list signature {wls.name!r}: PCS {pcs.name!r}: {exc.message}", loc=run.loc,
+                        key=("pcs", pcs.name))
+    if not layouts:
+        lt.stopped = "signature has no usable program command signature"
+        return None
+    cls = layouts[0].executable_class
+    lt.executable_class = cls.value
+    rt_type = abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING")
+    pt_type = abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
+    want = rt_type if cls is ExecutableClass.RAYTRACING else pt_type
+    lt.binding = _binding_summary(binding)
+    if binding.Type != want:
+        ctx.finding("binding-type-mismatch", "rule 17",
+                    f"binding {index} has Type {abi.enum_short_name('D3D12_WORK_LIST_BINDING_TYPE', binding.Type)} "
+                    f"but signature {wls.name!r} is {cls.value.lower()}-class (needs "
+                    f"{abi.enum_short_name('D3D12_WORK_LIST_BINDING_TYPE', want)}): list records not processed",
+                    loc=run.loc, key=("binding", index))
+        lt.stopped = "binding type does not match the signature's class"
+        return None
+    if cls is ExecutableClass.RAYTRACING:
+        if binding.pRaytracing is None:
+            ctx.finding("binding-type-mismatch", "D3D12_WORK_LIST_BINDING",
+                        f"binding {index} is RAYTRACING with a null pRaytracing", loc=run.loc, key=("rt", index))
+            lt.stopped = "no raytracing binding"
+            return None
+        if not ctx.device.DispatchRaysSupported:
+            ctx.finding("dispatch-rays-not-supported", "rule 16",
+                        f"signature {wls.name!r} is raytracing-class; the device reports DispatchRaysSupported "
+                        "FALSE", loc=run.loc, key=("rays",))
+    else:
+        _check_program_table_binding(run, index, binding)
+    bound.used.setdefault(id(wls), wls)
+    if cls is ExecutableClass.GRAPHICS:
+        lt.counts_as_graphics_list = True
+        ctx.trace.graphics_lists += 1
+        if call.tier2 and ctx.trace.graphics_lists > call.MaxGraphicsPrimaryLists:
+            ctx.finding("max-graphics-primary-lists-exceeded", "rule 11",
+                        f"list {run.index} is graphics-class list number {ctx.trace.graphics_lists} of the chain; "
+                        f"MaxGraphicsPrimaryLists is {call.MaxGraphicsPrimaryLists} (a list counts whether or not "
+                        "it executes records)", loc=run.loc, va=run.va)
+    flags = run.header["Flags"]
+    ooo = _flag("D3D12_DISPATCH_LIST_FLAGS", "ALLOW_OUT_OF_ORDER_GRAPHICS")
+    if cls is ExecutableClass.GRAPHICS and not flags & ooo:
+        lt.ordering = "in order"
+        lt.ordering_note = ("graphics-class: primary records in ProgramInputs order, secondary records in array "
+                            "order (Execution Order and State Scoping)")
+    elif cls is ExecutableClass.GRAPHICS:
+        lt.ordering = "any order"
+        lt.ordering_note = "graphics-class with _ALLOW_OUT_OF_ORDER_GRAPHICS: records may launch and retire in any order"
+    else:
+        lt.ordering = "any order"
+        lt.ordering_note = (f"{cls.value.lower()}-class records are never guaranteed to launch or execute in "
+                            "ProgramInputs order (Execution Order and State Scoping); the trace lists them in "
+                            "walk order")
+    return Selection(index, wls, binding, cls, frozenset(id(p) for p in wls.pProgramCommandSignatures))
+
+
+def _binding_summary(binding: WorkListBinding) -> dict[str, Any]:
+    out: dict[str, Any] = {"Type": abi.enum_short_name("D3D12_WORK_LIST_BINDING_TYPE", binding.Type)}
+    if binding.Type == abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING"):
+        out["Raytracing"] = asdict(binding.pRaytracing) if binding.pRaytracing is not None else None
+    else:
+        out["ProgramTable"] = asdict(binding.ProgramTable)
+    return out
+
+
+def _check_program_table_binding(run: ListRun, index: int, binding: WorkListBinding) -> None:
+    """D3D12_WORK_LIST_PROGRAM_TABLE_BINDING member rules (reported once per binding)."""
+    pt = binding.ProgramTable
+    table = pt.Table
+    problems = []
+    if table.StartAddress % 8:
+        problems.append(f"Table.StartAddress 0x{table.StartAddress:x} is not 8-byte aligned")
+    stride = table.StrideInBytes
+    max_stride = abi.constant("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")
+    ident = abi.sizeof(PROGRAM_IDENTIFIER)
+    if stride and (stride < ident or stride % 8 or stride > max_stride):
+        problems.append(f"Table.StrideInBytes {stride} must be 0 or a multiple of 8 in [{ident}, {max_stride}]")
+    if stride and table.SizeInBytes < pt.SlotCount * stride:
+        problems.append(f"Table.SizeInBytes {table.SizeInBytes} < SlotCount {pt.SlotCount} * stride {stride}")
+    for p in problems:
+        run.ctx.finding("program-table-binding-invalid", "D3D12_WORK_LIST_PROGRAM_TABLE_BINDING",
+                        f"binding {index}: {p}", loc=run.loc, va=table.StartAddress, key=("ptb", index, p))
+
+
+def _check_counts(run: ListRun, call: DispatchListCall) -> None:
+    """Rule 12: a graphics list's NumProgramInputs against MaxGraphicsProgramInputsPerPrimaryList (the header as
+    fixed after validation)."""
+    sel = run.selection
+    assert sel is not None
+    n = run.header["NumProgramInputs"]
+    if sel.executable_class is ExecutableClass.GRAPHICS and n > call.MaxGraphicsProgramInputsPerPrimaryList:
+        run.ctx.finding("max-graphics-program-inputs-exceeded", "rule 12",
+                        f"graphics-class list {run.index} has NumProgramInputs {n} > "
+                        f"MaxGraphicsProgramInputsPerPrimaryList {call.MaxGraphicsProgramInputsPerPrimaryList}",
+                        loc=run.loc, va=run.va)
+
+
+def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
+    """Spec "Next-list pointer semantics": read NextDispatchList after the list retires; follow it only with
+    _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION and a non-null value."""
+    if not run.tier2:
+        return None
+    ctx, lt = run.ctx, run.trace
+    flags = run.header["Flags"]
+    allow = bool(flags & _flag("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION"))
+    wait = bool(flags & _flag("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION"))
+    flush = bool(flags & _flag("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_MEMORY_FLUSH"))
+    in_order = lt.ordering == "in order"
+    cont: dict[str, Any] = {"allowed": allow, "wait_for_completion": wait, "memory_flush": flush,
+                            "next": None, "followed": False}
+    if wait:
+        cont["read_point"] = "after preceding work has fully retired (_END_WITH_WAIT_FOR_COMPLETION)"
+    elif in_order:
+        cont["read_point"] = "after the list's last record retires (in-order list, rule 13)"
+    else:
+        cont["read_point"] = ("any time, including at launch (no defined last retirement and no "
+                              "_END_WITH_WAIT_FOR_COMPLETION): the next input must already be valid")
+    lt.continuation = cont
+    if not allow:
+        cont["note"] = "no _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION: NextDispatchList is ignored; the call ends"
+        return None
+    field_va = run.va + abi.offsetof(INPUT1, "NextDispatchList")
+    data = ctx.read(field_va, 8, f"list {run.index} NextDispatchList", "Next-list pointer semantics", run.loc)
+    if data is None:
+        ctx.trace.stopped_reason = f"list {run.index}: NextDispatchList unreadable"
+        return None
+    nxt = int.from_bytes(data, "little")
+    cont["next"] = nxt
+    if nxt == 0:
+        cont["note"] = "NextDispatchList is null: the call ends after this list"
+        return None
+    if not ctx.aligned(nxt, 8, f"list {run.index} NextDispatchList", "D3D12_DISPATCH_LIST_INPUT1::NextDispatchList",
+                       run.loc):
+        ctx.trace.stopped_reason = f"list {run.index}: misaligned NextDispatchList"
+        return None
+    cont["followed"] = True
+    return nxt
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Step 10: the record walk
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _walk_primary_records(run: ListRun) -> None:
+    ctx, lt, h = run.ctx, run.trace, run.header
+    n = h["NumProgramInputs"]
+    if n == 0:
+        return  # "ProgramInputs is not read when this is 0, and its StartAddress and StrideInBytes are unconstrained"
+    start = h["ProgramInputs"]["StartAddress"]
+    stride = h["ProgramInputs"]["StrideInBytes"]
+    rule = "rule 25(e)"
+    if not ctx.aligned(start, 8, f"list {run.index} ProgramInputs.StartAddress", lt.input_struct, run.loc):
+        lt.stopped = "misaligned ProgramInputs.StartAddress"
+        return
+    if stride % 8:
+        ctx.finding("stride-misaligned", rule, f"ProgramInputs.StrideInBytes {stride} is not a multiple of 8",
+                    loc=run.loc, va=run.va + abi.offsetof(lt.input_struct, "ProgramInputs.StrideInBytes"))
+        lt.stopped = "misaligned ProgramInputs.StrideInBytes"
+        return
+    for i in range(n):
+        loc = run.loc.but(primary_index=i)
+        if i >= ctx.limits.max_primary_records:
+            ctx.stop("max_primary_records", f"list {run.index} has NumProgramInputs {n}", loc=loc)
+        va = ctx.record_address(start, i, stride, 4, "primary record", rule, loc)
+        if va is None:
+            lt.stopped = f"primary record {i} address wraps"
+            return
+        ctx.count_record(loc, va)
+        if not _primary_record(run, i, va, stride, loc):
+            lt.stopped = f"primary record {i} unreadable"
+            return
+
+
+def _primary_record(run: ListRun, i: int, va: int, stride: int, loc: Loc) -> bool:
+    """Decode and execute one primary record.  False ends the list's walk (a fault reading the record)."""
+    ctx, sel = run.ctx, run.selection
+    assert sel is not None
+    prt = PrimaryRecordTrace(i, va)
+    run.trace.primary_records.append(prt)
+    table: RecordData | None = None
+    program = None
+    system: dict[str, int | None] = {"PRIMARY_RECORD_POINTER": va, "DISPATCH_LIST_HEADER_POINTER": run.va,
+                                     "PRIMARY_LIST_POINTER": run.header["ProgramInputs"]["StartAddress"]}
+    if sel.executable_class is ExecutableClass.RAYTRACING:
+        pcs: ProgramCommandSignature = sel.signature.pProgramCommandSignatures[0]
+    else:
+        # "read ProgramTableIndex at offset 0, find the program and its PCS, then decode the rest"
+        head = ctx.read(va, 4, f"primary record {i} ProgramTableIndex", "Primary record layout", loc)
+        if head is None:
+            return False
+        pt_index = int.from_bytes(head, "little")
+        got = _program_table_slot(run, prt, pt_index, loc)
+        if got is None:
+            return True
+        program, table = got
+        assert program.ProgramCommandSignature is not None
+        pcs = program.ProgramCommandSignature
+        system["PROGRAM_TABLE_POINTER"] = sel.binding.ProgramTable.Table.StartAddress
+    try:
+        layout = ctx.layouts.pcs(pcs)
+    except LayoutError as exc:
+        ctx.finding("invalid-program-command-signature", exc.rule or "Supported argument types",
+                    f"PCS {pcs.name!r}: {exc.message}", loc=loc, key=("pcs", pcs.name))
+        prt.skipped = "PCS has no record layout"
+        return True
+    prt.pcs = pcs.name
+    prt.record_kind = layout.record_kind.value
+    prt.header = layout.primary.header
+    if layout.executable_class is not sel.executable_class:
+        ctx.finding("program-not-in-signature", "rule 4",
+                    f"program PCS {pcs.name!r} is {layout.executable_class.value.lower()}-class in a "
+                    f"{sel.executable_class.value.lower()}-class list", loc=loc, va=va, key=(run.index, i, "class"))
+        prt.skipped = "executable class differs from the list's"
+        return True
+    if stride < layout.primary.min_stride:
+        ctx.finding("stride-below-minimum", "rule 25(e)",
+                    f"ProgramInputs.StrideInBytes {stride} is below the minimum {layout.primary.min_stride} of "
+                    f"PCS {pcs.name!r}'s primary record ({layout.primary.size} bytes used): records overlap; "
+                    "not executed", loc=loc, va=va, key=(run.index, "stride", pcs.name))
+        prt.skipped = "stride below the PCS's minimum primary record size"
+        return True
+    data = ctx.read(va, layout.primary.size, f"primary record {i}", "Primary record layout", loc)
+    if data is None:
+        return False
+    prt.fields = decode_record(layout.primary, data)
+    primary = RecordData(f"primary record {i}", "primary", va, layout.primary, prt.fields)
+    rctx = WorkListRecordContext(ctx, loc, sel.executable_class, pcs, layout, program, primary, table, system)
+    rt_binding = sel.binding.pRaytracing if sel.executable_class is ExecutableClass.RAYTRACING else None
+    if rt_binding is not None and layout.record_kind is RecordKind.HYBRID and prt.fields.get("ReservedPadding"):
+        ctx.finding("reserved-padding-nonzero", "D3D12_WORK_LIST_RAYTRACING_RECORD",
+                    f"ReservedPadding is 0x{prt.fields['ReservedPadding']:x}; must be 0", loc=loc,
+                    va=va + layout.primary.field("ReservedPadding").offset)
+    if layout.record_kind is RecordKind.INLINE:
+        _execute(run, rctx, prt, None, None)
+        return True
+    _walk_secondary_records(run, rctx, prt, layout, loc)
+    return True
+
+
+def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
+                        loc: Loc) -> tuple[Any, RecordData] | None:
+    """Spec "Program table slot layout": slot ``index * stride`` (stride 0: broadcast), index < SlotCount, the
+    identifier -> program -> its PCS (rule 1), then the program's local-root tail."""
+    ctx, sel = run.ctx, run.selection
+    assert sel is not None
+    pt = sel.binding.ProgramTable
+    if pt_index >= pt.SlotCount:
+        ctx.finding("program-table-index-out-of-range", "D3D12_WORK_LIST_PRIMARY_RECORD::ProgramTableIndex",
+                    f"ProgramTableIndex {pt_index} >= SlotCount {pt.SlotCount}: undefined behaviour, not executed",
+                    loc=loc, va=prt.va)
+        prt.skipped = "ProgramTableIndex out of range"
+        return None
+    stride = pt.Table.StrideInBytes
+    slot_va = ctx.record_address(pt.Table.StartAddress, pt_index, stride, abi.sizeof(PROGRAM_IDENTIFIER),
+                                 "program table slot", "Program table slot layout", loc)
+    if slot_va is None:
+        prt.skipped = "program table slot address wraps"
+        return None
+    ident = ctx.read(slot_va, abi.sizeof(PROGRAM_IDENTIFIER), f"program table slot {pt_index} identifier",
+                     "Program table slot layout", loc)
+    if ident is None:
+        prt.skipped = "program table slot unreadable"
+        return None
+    program = ctx.program_by_identifier(ident)
+    slot_trace = ProgramTableSlotTrace(pt_index, slot_va, ident.hex(), program.name if program else None)
+    prt.program_table = slot_trace
+    if program is None:
+        ctx.finding("unknown-program-identifier", "Program table entries",
+                    f"program table slot {pt_index} holds identifier {ident.hex()[:16]}... of no known program: "
+                    "not executed", loc=loc, va=slot_va)
+        prt.skipped = "unknown program identifier"
+        return None
+    pcs = program.ProgramCommandSignature
+    if pcs is None or id(pcs) not in sel.members:
+        ctx.finding("program-not-in-signature", "rule 1",
+                    f"program {program.name!r} (slot {pt_index}) is associated with PCS "
+                    f"{pcs.name if pcs else None!r}, not one of work list signature {sel.signature.name!r}'s: "
+                    "not executed", loc=loc, va=slot_va)
+        prt.skipped = "program's PCS not in the selected signature"
+        return None
+    try:
+        tail_layout = ctx.layouts.program(program)
+    except LayoutError as exc:
+        ctx.finding("invalid-program-command-signature", exc.rule or "Program table record layout",
+                    f"program {program.name!r}: {exc.message}", loc=loc, key=("program", program.name))
+        prt.skipped = "program has no program-table layout"
+        return None
+    assert tail_layout is not None
+    if stride and tail_layout.size > stride:
+        ctx.finding("program-table-stride-too-small", "rule 6",
+                    f"program {program.name!r} needs {tail_layout.size - abi.sizeof(PROGRAM_IDENTIFIER)} bytes of "
+                    f"program-table-record LRA; Table.StrideInBytes {stride} leaves "
+                    f"{stride - abi.sizeof(PROGRAM_IDENTIFIER)}: not executed", loc=loc, va=slot_va,
+                    key=(sel.signature_index, program.name))
+        prt.skipped = "program-table stride too small for the program's LRA"
+        return None
+    data = ctx.read(slot_va, tail_layout.size, f"program table slot {pt_index}", "Program table record layout", loc)
+    if data is None:
+        prt.skipped = "program table slot unreadable"
+        return None
+    _check_table_stable(run, slot_va, data, loc)
+    slot_trace.tail = decode_record(tail_layout, data, skip_identifier=True)
+    return program, RecordData(f"program table slot {pt_index}", "program-table", slot_va, tail_layout,
+                               slot_trace.tail)
+
+
+def _check_table_stable(run: ListRun, slot_va: int, data: bytes, loc: Loc) -> None:
+    """Rule 14: bound program tables are immutable until every referencing chain completes."""
+    cache = run.ctx.table_bytes
+    before = cache.get(slot_va)
+    if before is not None:
+        n = min(len(before), len(data))
+        if before[:n] != data[:n]:
+            run.ctx.finding("program-table-mutated", "rule 14",
+                            f"program table slot at 0x{slot_va:x} changed during the call", loc=loc, va=slot_va,
+                            key=("mutated", slot_va))
+    if before is None or len(data) > len(before):
+        cache[slot_va] = data
+
+
+def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, layout: PCSLayout,
+                            loc: Loc) -> None:
+    ctx = run.ctx
+    n = prt.fields["NumSecondaryRecords"]
+    base = prt.fields["SecondaryRecords"]
+    rctx.system["SECONDARY_LIST_POINTER"] = base
+    if n == 0:
+        return
+    header_field = layout.primary.field("SecondaryRecords")
+    if not ctx.aligned(base, 8, f"primary record {prt.index} SecondaryRecords", f"{layout.primary.header}",
+                       loc):
+        prt.skipped = "misaligned SecondaryRecords"
+        return
+    sec = layout.secondary
+    assert sec is not None
+    stride = layout.pcs.SecondaryRecordByteStride
+    if stride and (stride < sec.min_stride or stride % 8):
+        kind = "stride-misaligned" if stride % 8 else "stride-below-minimum"
+        ctx.finding(kind, "rule 25(e)",
+                    f"PCS {layout.pcs.name!r} SecondaryRecordByteStride {stride} must be 0 or a multiple of 8 >= "
+                    f"{sec.min_stride}: secondary records not executed", loc=loc,
+                    va=prt.va + header_field.offset, key=("secstride", layout.pcs.name))
+        prt.skipped = "secondary stride invalid"
+        return
+    reset = _ic_resets_per_secondary_list(layout.pcs)
+    for j in range(n):
+        sloc = loc.but(secondary_index=j)
+        if j >= ctx.limits.max_secondary_records:
+            ctx.stop("max_secondary_records", f"primary record {prt.index} has NumSecondaryRecords {n}", loc=sloc)
+        sva = ctx.record_address(base, j, stride, sec.size, "secondary record", "rule 25(e)", sloc)
+        if sva is None:
+            prt.skipped = f"secondary record {j} address wraps"
+            return
+        ctx.count_record(sloc, sva)
+        data = ctx.read(sva, sec.size, f"secondary record {j} of primary record {prt.index}",
+                        "D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords", sloc)
+        if data is None:
+            prt.skipped = f"secondary record {j} unreadable"
+            return
+        rtrace = RecordTrace(j, sva, decode_record(sec, data))
+        prt.secondary_records.append(rtrace)
+        _execute(run, rctx, prt, RecordData(f"secondary record {j}", "secondary", sva, sec, rtrace.fields), j,
+                 ic_value=j if reset else None)
+
+
+def _ic_resets_per_secondary_list(pcs: ProgramCommandSignature) -> bool:
+    flag = abi.enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST")
+    return any(a.type_name == "INCREMENTING_CONSTANT" and a.IncrementingConstant.Flags & flag
+               for a in pcs.pArgumentDescs)
+
+
+def _execute(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, secondary: RecordData | None,
+             secondary_index: int | None, ic_value: int | None = None) -> None:
+    """One execution (spec "Incrementing constant semantics": the counter is the position in the list's linear
+    invocation sequence, or the index within the secondary list with _RESET_PER_SECONDARY_LIST)."""
+    ctx, sel = run.ctx, run.selection
+    assert sel is not None
+    loc = rctx.loc.but(secondary_index=secondary_index)
+    invocation = run.counter
+    counter = invocation if ic_value is None else ic_value
+    resolved = rctx.resolve(secondary, counter)
+    program_name = rctx.program.name if rctx.program is not None else None
+    rt = None
+    if sel.executable_class is ExecutableClass.RAYTRACING and sel.binding.pRaytracing is not None:
+        rt = asdict(sel.binding.pRaytracing)
+        program_name = sel.binding.pRaytracing.pRaytracingStateObject or None
+    record_va = {"primary": prt.va}
+    if secondary is not None:
+        record_va["secondary"] = secondary.va
+    if rctx.table is not None:
+        record_va["program_table_slot"] = rctx.table.va
+    execution = Execution(
+        index=ctx.next_execution_index(), executable_class=sel.executable_class.value, trigger=resolved.trigger,
+        list_index=run.index, signature_index=sel.signature_index, primary_index=prt.index,
+        secondary_index=secondary_index, program=program_name, pcs=rctx.pcs.name, invocation=invocation,
+        counter=resolved.counter, root_arguments=resolved.root_arguments, ia=resolved.ia,
+        system_pointers={k: v for k, v in resolved.system_pointers.items()
+                         if k in ("PROGRAM_TABLE_POINTER", "PRIMARY_RECORD_POINTER", "SECONDARY_RECORD_POINTER")},
+        raytracing=rt, record_va=record_va)
+    ctx.add_execution(execution, loc)
+    prt.executions.append(execution.index)
+    run.counter += 1
+
+
+# --------------------------------------------------------------------------------------------------------------
+# End-of-call reset
+# --------------------------------------------------------------------------------------------------------------
+
+_CONSTANT_TYPES = ("CONSTANT", "INCREMENTING_CONSTANT")
+_VIEW_TYPES = ("CONSTANT_BUFFER_VIEW", "SHADER_RESOURCE_VIEW", "UNORDERED_ACCESS_VIEW")
+
+
+def end_of_call_reset(ctx: ExecContext, signatures: list[WorkListSignature]) -> list[ResetEntry]:
+    """Spec "State leakage and reset": once, after the whole chain, for the union of bindings touched by every
+    signature actually used, partitioned by class (graphics -> graphics root + IA; compute/raytracing -> compute
+    root).  Only global-root-signature bindings leak to command-list state; local root arguments do not."""
+    entries: dict[tuple[Any, ...], ResetEntry] = {}
+    for wls in signatures:
+        for pcs in wls.pProgramCommandSignatures:
+            try:
+                cls = ctx.layouts.pcs(pcs).executable_class
+            except LayoutError:
+                continue
+            root_set = "graphics" if cls is ExecutableClass.GRAPHICS else "compute"
+            for arg in pcs.pArgumentDescs:
+                _reset_entry(entries, root_set, arg, pcs.name)
+    return sorted(entries.values(), key=_reset_order)
+
+
+def _reset_order(e: ResetEntry) -> tuple[Any, ...]:
+    return ({"graphics": 0, "compute": 1, "ia": 2}[e.binding_set], e.what == "index buffer",
+            e.parameter if e.parameter is not None else -1, e.slot if e.slot is not None else -1)
+
+
+def _reset_entry(entries: dict[tuple[Any, ...], ResetEntry], root_set: str, arg: Any, owner: str) -> None:
+    """Add the reset one argument implies (shared by DispatchList and ExecuteIndirect)."""
+    name = arg.type_name
+    binding = getattr(arg, "binding_name", "GLOBAL_ROOT_SIGNATURE")
+    if name == "VERTEX_BUFFER_VIEW":
+        key: tuple[Any, ...] = ("ia", "vb", arg.VertexBuffer.Slot)
+        entry = entries.setdefault(key, ResetEntry("ia", "vertex buffer", slot=arg.VertexBuffer.Slot,
+                                                   reset_to="NULL"))
+    elif name == "INDEX_BUFFER_VIEW":
+        entry = entries.setdefault(("ia", "ib"), ResetEntry("ia", "index buffer", reset_to="NULL"))
+    elif binding != "GLOBAL_ROOT_SIGNATURE" or name.startswith("INLINE_"):
+        return
+    elif name in _CONSTANT_TYPES:
+        p = arg.root_parameter_index
+        if name == "CONSTANT":
+            dwords = range(arg.Constant.DestOffsetIn32BitValues,
+                           arg.Constant.DestOffsetIn32BitValues + arg.Constant.Num32BitValuesToSet)
+        else:
+            dwords = range(arg.IncrementingConstant.DestOffsetIn32BitValues,
+                           arg.IncrementingConstant.DestOffsetIn32BitValues + 1)
+        entry = entries.setdefault((root_set, p), ResetEntry(root_set, "root constant", parameter=p, dwords=[],
+                                                             reset_to="0"))
+        assert entry.dwords is not None
+        entry.dwords = sorted(set(entry.dwords) | set(dwords))
+    elif name in _VIEW_TYPES or name.endswith("_POINTER"):
+        p = arg.root_parameter_index
+        entry = entries.setdefault((root_set, p), ResetEntry(root_set, "root view", parameter=p, reset_to="NULL"))
+    elif name == "DESCRIPTOR_TABLE":
+        p = arg.root_parameter_index
+        entry = entries.setdefault((root_set, p), ResetEntry(root_set, "descriptor table", parameter=p,
+                                                             reset_to="NULL descriptor table handle"))
+    else:
+        return
+    if owner not in entry.touched_by:
+        entry.touched_by.append(owner)

@@ -1,0 +1,441 @@
+"""Resolving what one execution sees: every root argument (global and local, with where each value came from),
+the IA bindings, the dispatch trigger and the system pointers.
+
+Spec sections: "Binding sources at record execution" (the four cells: global override / command-list state, local
+override / program-table tail), "Per-binding source", "Root signature bindings", "Input Assembler bindings",
+"Incrementing constant semantics", "_INLINE_ROOT_PARAMETER" (constants slots composed from sub-ranges),
+"Local root signatures" ("Storage of local root arguments"), the system pointer arg types, "_DESCRIPTOR_TABLE"
+(a heap of the required type must be bound).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from d3d12wl import abi
+from d3d12wl.argtypes import arg_type_info
+from d3d12wl.executor.context import ExecContext, Loc
+from d3d12wl.layout import PCSLayout, RecordLayout, inline_local_slots, uses_inline_local_root_signature
+from d3d12wl.model import (
+    ExecutableClass,
+    Program,
+    ProgramCommandSignature,
+    RootParameter1,
+    RootSignature,
+    WorkListArgumentDesc,
+)
+from d3d12wl.state import CommandListState, RootArgument
+from d3d12wl.trace import IABinding, RootArgumentValue, Trigger, ValueSource
+
+#: Root-parameter kinds by D3D12_ROOT_PARAMETER_TYPE short name.
+_PARAM_KIND = {"32BIT_CONSTANTS": "constants", "CBV": "CBV", "SRV": "SRV", "UAV": "UAV",
+               "DESCRIPTOR_TABLE": "descriptor_table"}
+#: Root-parameter kinds written by each root-descriptor / table / pointer argument type.
+_ARG_KIND = {"CONSTANT_BUFFER_VIEW": "CBV", "SHADER_RESOURCE_VIEW": "SRV", "UNORDERED_ACCESS_VIEW": "UAV",
+             "DESCRIPTOR_TABLE": "descriptor_table", "CONSTANT": "constants", "INCREMENTING_CONSTANT": "constants"}
+#: System pointer arg types and the key their value has in ``Execution.system_pointers``.
+SYSTEM_POINTERS = ("DISPATCH_LIST_HEADER_POINTER", "PROGRAM_TABLE_POINTER", "PRIMARY_LIST_POINTER",
+                   "PRIMARY_RECORD_POINTER", "SECONDARY_LIST_POINTER", "SECONDARY_RECORD_POINTER")
+IA_TYPES = ("VERTEX_BUFFER_VIEW", "INDEX_BUFFER_VIEW")
+CL_SOURCE = ValueSource("command-list", "command-list state")
+CL_UNSET = ValueSource("command-list", "command-list state (not set)")
+
+
+def param_kind(param: RootParameter1) -> str:
+    return _PARAM_KIND.get(param.parameter_type_name, param.parameter_type_name)
+
+
+def param_register(param: RootParameter1) -> str | None:
+    kind = param.parameter_type_name
+    if kind == "32BIT_CONSTANTS":
+        return f"b{param.Constants.ShaderRegister} space{param.Constants.RegisterSpace}"
+    if kind in ("CBV", "SRV", "UAV"):
+        letter = {"CBV": "b", "SRV": "t", "UAV": "u"}[kind]
+        return f"{letter}{param.Descriptor.ShaderRegister} space{param.Descriptor.RegisterSpace}"
+    return None
+
+
+def table_heap(param: RootParameter1 | None) -> str:
+    """The descriptor heap type a descriptor-table root parameter resolves in (spec "_DESCRIPTOR_TABLE")."""
+    sampler = abi.enum_value("D3D12_DESCRIPTOR_RANGE_TYPE", "SAMPLER")
+    if param is not None and param.DescriptorTable.pDescriptorRanges:
+        if param.DescriptorTable.pDescriptorRanges[0].RangeType == sampler:
+            return "SAMPLER"
+    return "CBV_SRV_UAV"
+
+
+def as_handle(value: Any) -> int | None:
+    """A D3D12_GPU_DESCRIPTOR_HANDLE decodes to ``{'ptr': x}``; root arguments show the ``ptr``."""
+    if isinstance(value, dict):
+        return value.get("ptr")
+    return value
+
+
+class SlotBuilder:
+    """Accumulates one root parameter's value from its sources, DWORD by DWORD for constants."""
+
+    def __init__(self, binding: str, parameter: int, kind: str, num_dwords: int = 0, register: str | None = None,
+                 root_parameter: RootParameter1 | None = None) -> None:
+        self.binding = binding
+        self.parameter = parameter
+        self.kind = kind
+        self.register = register
+        self.root_parameter = root_parameter
+        self.dwords: list[int | None] = [None] * num_dwords
+        self.dword_sources: list[ValueSource | None] = [None] * num_dwords
+        self.value: int | None = None
+        self.value_source: ValueSource | None = None
+
+    def set_dwords(self, start: int, values: list[int | None], source: ValueSource) -> None:
+        end = start + len(values)
+        if end > len(self.dwords):
+            self.dwords.extend([None] * (end - len(self.dwords)))
+            self.dword_sources.extend([None] * (end - len(self.dword_sources)))
+        self.dwords[start:end] = values
+        self.dword_sources[start:end] = [source] * len(values)
+
+    def set_value(self, value: int | None, source: ValueSource) -> None:
+        self.value = value
+        self.value_source = source
+
+    def from_command_list(self, arg: RootArgument | None) -> None:
+        if arg is None:
+            if self.kind == "constants":
+                self.dword_sources = [CL_UNSET] * len(self.dwords)
+            else:
+                self.value_source = CL_UNSET
+            return
+        if self.kind == "constants":
+            values: list[int | None] = list(arg.values[: len(self.dwords)])
+            values += [None] * (len(self.dwords) - len(values))
+            self.dwords = values
+            self.dword_sources = [CL_SOURCE if v is not None else CL_UNSET for v in values]
+        else:
+            self.set_value(arg.value, CL_SOURCE)
+
+    def finish(self) -> RootArgumentValue:
+        if self.kind != "constants":
+            sources = [self.value_source] if self.value_source is not None else []
+            return RootArgumentValue(self.binding, self.parameter, self.kind, self.value, None, sources,
+                                     self.register)
+        sources: list[ValueSource] = []
+        run_start = 0
+        for i in range(1, len(self.dwords) + 1):
+            if i == len(self.dwords) or self.dword_sources[i] is not self.dword_sources[run_start]:
+                src = self.dword_sources[run_start]
+                if src is not None:
+                    sources.append(ValueSource(src.kind, src.origin, src.va, run_start, i - run_start, src.arg))
+                run_start = i
+        return RootArgumentValue(self.binding, self.parameter, self.kind, None, list(self.dwords), sources,
+                                 self.register)
+
+
+@dataclass
+class RecordData:
+    """One record's decoded bytes and where they live."""
+
+    label: str  # "primary record 3", "secondary record 2", "program table slot 1", "command 5"
+    kind: str  # ValueSource.kind
+    va: int
+    layout: RecordLayout
+    fields: dict[str, Any]
+
+    def arg_value(self, arg_index: int) -> tuple[Any, ValueSource] | None:
+        f = self.layout.arg_field(arg_index)
+        if f is None:
+            return None
+        return self.fields[f.name], ValueSource(self.kind, f"{self.label} @0x{self.va:x} +{f.offset}",
+                                                self.va + f.offset, arg=arg_index)
+
+
+@dataclass
+class Resolved:
+    root_arguments: list[RootArgumentValue]
+    ia: list[IABinding]
+    trigger: Trigger
+    system_pointers: dict[str, int | None]
+    counter: int | None
+
+
+@dataclass
+class WorkListRecordContext:
+    """Everything fixed for the executions one primary record drives; :meth:`resolve` adds the per-execution
+    parts (secondary record, counter)."""
+
+    ctx: ExecContext
+    loc: Loc
+    cls: ExecutableClass
+    pcs: ProgramCommandSignature
+    layout: PCSLayout
+    program: Program | None
+    primary: RecordData
+    table: RecordData | None  # the program-table slot (graphics / compute)
+    system: dict[str, int | None] = field(default_factory=dict)
+
+    def _record_for(self, arg: WorkListArgumentDesc, secondary: RecordData | None) -> RecordData | None:
+        src = arg.source_name
+        if src == "PRIMARY_RECORD":
+            return self.primary
+        if src == "SECONDARY_RECORD":
+            return secondary
+        if src == "PROGRAM_TABLE_RECORD":
+            return self.table
+        return None
+
+    def _value(self, i: int, arg: WorkListArgumentDesc, secondary: RecordData | None,
+               counter: int) -> tuple[Any, ValueSource]:
+        name = arg.type_name
+        if name == "INCREMENTING_CONSTANT":
+            return [counter], ValueSource("system", "system: incrementing constant", arg=i)
+        if name in SYSTEM_POINTERS:
+            return self.system.get(name), ValueSource("system", f"system: {name}", arg=i)
+        if arg.source_name == "STATIC":
+            return None, ValueSource("static", "static", arg=i)
+        rec = self._record_for(arg, secondary)
+        got = rec.arg_value(i) if rec is not None else None
+        if got is None:
+            if arg.source_name == "SYSTEM":
+                return None, ValueSource("system", "system (no value the spec defines)", arg=i)
+            return None, ValueSource("none", f"{arg.source_name} (no record bytes)", arg=i)
+        return got
+
+    def resolve(self, secondary: RecordData | None, counter: int) -> Resolved:
+        pcs = self.pcs
+        args = pcs.pArgumentDescs
+        state = self.ctx.state
+        graphics = self.cls is ExecutableClass.GRAPHICS
+        system = dict(self.system)
+        system["SECONDARY_RECORD_POINTER"] = secondary.va if secondary is not None else None
+        if secondary is not None:
+            system["SECONDARY_LIST_POINTER"] = self.system.get("SECONDARY_LIST_POINTER")
+        self_system = self.system
+        self.system = system
+        try:
+            global_slots = _global_slots(pcs.pGlobalRootSignature, state, graphics)
+            local_slots: dict[int, SlotBuilder] = {}
+            samplers: list[RootArgumentValue] = []
+            trigger: Trigger | None = None
+            ia_touched: dict[int | None, IABinding] = {}
+            has_ic = False
+            inline_path = uses_inline_local_root_signature(pcs)
+            if inline_path:
+                local_slots, samplers = self._inline_local(args, secondary, counter)
+            elif self.program is not None and self.program.LocalRootSignature is not None \
+                    and self.cls is not ExecutableClass.RAYTRACING:
+                local_slots = self._explicit_local(self.program.LocalRootSignature)
+            for i, arg in enumerate(args):
+                name = arg.type_name
+                info = arg_type_info(name)
+                if info.is_trigger:
+                    trigger = self._trigger(i, arg, secondary)
+                    continue
+                if name == "INCREMENTING_CONSTANT":
+                    has_ic = True
+                if name in IA_TYPES:
+                    value, src = self._value(i, arg, secondary, counter)
+                    slot = arg.VertexBuffer.Slot if name == "VERTEX_BUFFER_VIEW" else None
+                    ia_touched[slot] = IABinding(slot, value, src)
+                    continue
+                if name in ("INLINE_ROOT_PARAMETER", "INLINE_STATIC_SAMPLER"):
+                    continue
+                p = arg.root_parameter_index
+                if p is None:
+                    continue
+                local = arg.binding_name == "LOCAL_ROOT_SIGNATURE"
+                slots = local_slots if local else global_slots
+                slot = slots.get(p)
+                if slot is None:
+                    kind = _ARG_KIND.get(name, "CBV" if info.system_pointer else name)
+                    slot = slots[p] = SlotBuilder("local" if local else "global", p, kind)
+                value, src = self._value(i, arg, secondary, counter)
+                _apply(slot, arg, value, src)
+            root_arguments = [s.finish() for _, s in sorted(global_slots.items())]
+            root_arguments += [s.finish() for _, s in sorted(local_slots.items())]
+            root_arguments += samplers
+            self._check_tables([*global_slots.values(), *local_slots.values()], secondary)
+            ia = _ia_bindings(state, ia_touched) if graphics else []
+            assert trigger is not None  # every PCS with a layout has a trigger
+            counter_value = None
+            if has_ic:
+                ra = next((a for a in args if a.type_name == "INCREMENTING_CONSTANT"), None)
+                counter_value = counter if ra is not None else None
+            return Resolved(root_arguments, ia, trigger, system, counter_value)
+        finally:
+            self.system = self_system
+
+    def _trigger(self, i: int, arg: WorkListArgumentDesc, secondary: RecordData | None) -> Trigger:
+        if arg.type_name == "FIXED_DISPATCH":
+            fd = arg.FixedDispatch
+            return Trigger("FIXED_DISPATCH", {"ThreadGroupCountX": fd.ThreadGroupCountX,
+                                              "ThreadGroupCountY": fd.ThreadGroupCountY,
+                                              "ThreadGroupCountZ": fd.ThreadGroupCountZ},
+                           ValueSource("static", "static: FixedDispatch on the argument desc", arg=i))
+        value, src = self._value(i, arg, secondary, 0)
+        return Trigger(arg.type_name, value if isinstance(value, dict) else {}, src)
+
+    def _inline_local(self, args: list[WorkListArgumentDesc], secondary: RecordData | None,
+                      counter: int) -> tuple[dict[int, SlotBuilder], list[RootArgumentValue]]:
+        """Implicit path: the synthesized local root signature's slots (first-appearance order), each composed
+        from its _INLINE_ROOT_PARAMETER args' sources (spec "_INLINE_ROOT_PARAMETER", rule 23(e))."""
+        slots: dict[int, SlotBuilder] = {}
+        for s, arg_indices in enumerate(inline_local_slots(args)):
+            rp = args[arg_indices[0]].InlineRootParameter.RootParameter
+            kind = param_kind(rp)
+            builder = SlotBuilder("local", s, kind, rp.Constants.Num32BitValues if kind == "constants" else 0,
+                                  param_register(rp), rp)
+            for i in arg_indices:
+                arg = args[i]
+                value, src = self._value(i, arg, secondary, counter)
+                if kind == "constants":
+                    irp = arg.InlineRootParameter
+                    vals = value if isinstance(value, list) else [value] * irp.Num32BitValuesToSet
+                    builder.set_dwords(irp.DestOffsetIn32BitValues, vals,
+                                       _narrow(src, irp.DestOffsetIn32BitValues, len(vals)))
+                else:
+                    builder.set_value(as_handle(value), src)
+            slots[s] = builder
+        samplers: list[RootArgumentValue] = []
+        for i, arg in enumerate(args):
+            if arg.type_name == "INLINE_STATIC_SAMPLER":
+                ss = arg.InlineStaticSampler
+                samplers.append(RootArgumentValue(
+                    "local", len(samplers), "static_sampler", None, None,
+                    [ValueSource("static", "static: baked into the synthesized local root signature", arg=i)],
+                    f"s{ss.ShaderRegister} space{ss.RegisterSpace}"))
+        return slots, samplers
+
+    def _explicit_local(self, lrs: RootSignature) -> dict[int, SlotBuilder]:
+        """Explicit path: every local-root-signature slot not overridden per record takes its bytes from the
+        program-table tail (spec "Binding sources at record execution", local / static default)."""
+        slots: dict[int, SlotBuilder] = {}
+        for p, param in enumerate(lrs.pParameters):
+            kind = param_kind(param)
+            slots[p] = SlotBuilder("local", p, kind, param.Constants.Num32BitValues if kind == "constants" else 0,
+                                   param_register(param), param)
+        table = self.table
+        if table is None:
+            return slots
+        for f in table.layout.fields:
+            if f.role != "local" or f.parameter is None or f.parameter not in slots:
+                continue
+            value = table.fields[f.name]
+            src = ValueSource("program-table", f"{table.label} @0x{table.va:x} +{f.offset}", table.va + f.offset)
+            slot = slots[f.parameter]
+            if slot.kind == "constants":
+                vals = value if isinstance(value, list) else [value]
+                slot.set_dwords(f.dword_offset or 0, vals, src)
+            else:
+                slot.set_value(as_handle(value), src)
+        return slots
+
+    def _check_tables(self, slots: list[SlotBuilder], secondary: RecordData | None) -> None:
+        """Spec "_DESCRIPTOR_TABLE": a record that executes a descriptor-table argument with no heap of the
+        required type bound is undefined behaviour."""
+        heaps = self.ctx.state.descriptor_heaps
+        for slot in slots:
+            if slot.kind != "descriptor_table" or slot.value_source is None:
+                continue
+            if slot.value_source.kind in ("command-list",):
+                continue
+            root_param = slot.root_parameter
+            if root_param is None and slot.binding == "global" and self.pcs.pGlobalRootSignature is not None:
+                params = self.pcs.pGlobalRootSignature.pParameters
+                root_param = params[slot.parameter] if slot.parameter < len(params) else None
+            heap = table_heap(root_param)
+            if not getattr(heaps, heap):
+                self.ctx.finding(
+                    "descriptor-heap-not-bound", "_DESCRIPTOR_TABLE",
+                    f"{slot.binding} root parameter {slot.parameter} is a descriptor table from "
+                    f"{slot.value_source.origin} but no {heap} descriptor heap is bound",
+                    loc=self.loc.but(secondary_index=None), va=slot.value_source.va,
+                    key=(self.loc.list_index, self.loc.primary_index, slot.binding, slot.parameter))
+
+
+def _narrow(src: ValueSource, first: int, count: int) -> ValueSource:
+    return ValueSource(src.kind, src.origin, src.va, first, count, src.arg)
+
+
+def _apply(slot: SlotBuilder, arg: WorkListArgumentDesc | Any, value: Any, src: ValueSource) -> None:
+    name = arg.type_name
+    if name == "CONSTANT":
+        vals = value if isinstance(value, list) else [value] * max(arg.Constant.Num32BitValuesToSet, 1)
+        slot.set_dwords(arg.Constant.DestOffsetIn32BitValues, vals, src)
+    elif name == "INCREMENTING_CONSTANT":
+        slot.set_dwords(arg.IncrementingConstant.DestOffsetIn32BitValues, value, src)
+    else:
+        slot.set_value(as_handle(value), src)
+
+
+def _global_slots(grs: RootSignature | None, state: CommandListState, graphics: bool) -> dict[int, SlotBuilder]:
+    """Global root parameters start from command-list state (spec "Binding sources at record execution": global
+    static default; "Root signature bindings": graphics-class reads the graphics set, compute and raytracing the
+    compute set)."""
+    slots: dict[int, SlotBuilder] = {}
+    if grs is None:
+        return slots
+    cl = state.graphics_root_arguments if graphics else state.compute_root_arguments
+    for p, param in enumerate(grs.pParameters):
+        kind = param_kind(param)
+        builder = SlotBuilder("global", p, kind, param.Constants.Num32BitValues if kind == "constants" else 0,
+                              param_register(param), param)
+        builder.from_command_list(cl.get(p))
+        slots[p] = builder
+    return slots
+
+
+def _ia_bindings(state: CommandListState, touched: dict[int | None, IABinding]) -> list[IABinding]:
+    """Spec "Input Assembler bindings": slots a signature binds come from the record, the rest from the
+    command list (IASetVertexBuffers / IASetIndexBuffer)."""
+    out: dict[int | None, IABinding] = {}
+    for slot, vbv in state.vertex_buffers.items():
+        out[slot] = IABinding(slot, {"BufferLocation": vbv.BufferLocation, "SizeInBytes": vbv.SizeInBytes,
+                                     "StrideInBytes": vbv.StrideInBytes}, CL_SOURCE)
+    ib = state.index_buffer
+    if ib is not None:
+        out[None] = IABinding(None, {"BufferLocation": ib.BufferLocation, "SizeInBytes": ib.SizeInBytes,
+                                     "Format": ib.Format}, CL_SOURCE)
+    out.update(touched)
+    vbs = sorted((b for s, b in out.items() if s is not None), key=lambda b: b.slot or 0)
+    return vbs + ([out[None]] if None in out else [])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# ExecuteIndirect
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def resolve_command(root_signature: RootSignature | None, args: list[Any], command: RecordData, counter: int,
+                    state: CommandListState, graphics: bool) -> Resolved:
+    """One ExecuteIndirect command (IndirectDrawing.md "Drawing": ``Interpret(Arguments)``): root arguments from
+    the command record over command-list state, the incrementing constant, VB/IB bindings, the trigger."""
+    slots = _global_slots(root_signature, state, graphics)
+    touched: dict[int | None, IABinding] = {}
+    trigger: Trigger | None = None
+    for i, arg in enumerate(args):
+        name = arg.type_name
+        info = arg_type_info(name)
+        if name == "INCREMENTING_CONSTANT":
+            value: Any = [counter]
+            src = ValueSource("system", "system: incrementing constant", arg=i)
+        else:
+            got = command.arg_value(i)
+            value, src = got if got is not None else (None, ValueSource("none", "no record bytes", arg=i))
+        if info.is_trigger:
+            trigger = Trigger(name, value if isinstance(value, dict) else {}, src)
+            continue
+        if name in IA_TYPES:
+            slot_index = arg.VertexBuffer.Slot if name == "VERTEX_BUFFER_VIEW" else None
+            touched[slot_index] = IABinding(slot_index, value, src)
+            continue
+        p = arg.root_parameter_index
+        if p is None:
+            continue
+        slot = slots.get(p)
+        if slot is None:
+            slot = slots[p] = SlotBuilder("global", p, _ARG_KIND.get(name, name))
+        _apply(slot, arg, value, src)
+    assert trigger is not None
+    has_ic = any(a.type_name == "INCREMENTING_CONSTANT" for a in args)
+    return Resolved([s.finish() for _, s in sorted(slots.items())], _ia_bindings(state, touched) if graphics else [],
+                    trigger, {}, counter if has_ic else None)

@@ -1,0 +1,271 @@
+"""Test support for the executor tests: build objects, pack records from layouts and map them into GPU memory.
+
+Every offset comes from :mod:`d3d12wl.layout` (records) or :mod:`d3d12wl.abi` (fixed structs); nothing here types
+an offset.  Values are given by field name, as the executor's decoder returns them (structs as dicts, DWORD runs as
+lists).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Any
+
+from d3d12wl import abi
+from d3d12wl.layout import RecordLayout, pcs_layout, program_table_layout
+from d3d12wl.memory import GpuMemory
+from d3d12wl.model import (
+    CommandSignature,
+    DescriptorRange1,
+    IndirectArgumentDesc,
+    ObjectSet,
+    Program,
+    ProgramCommandSignature,
+    RootParameter1,
+    RootSignature,
+    WorkListArgumentDesc,
+    WorkListSignature,
+    WorkListSignatureArray,
+)
+from d3d12wl.state import (
+    CommandListState,
+    DeviceCaps,
+    GpuVirtualAddressRangeAndStride,
+    ProgramTableBinding,
+    SetProgramDesc,
+    SetWorkListDesc,
+    SetWorkListDesc1,
+    WorkListBinding,
+)
+
+
+def E(enum: str, member: str) -> int:  # noqa: N802 - reads like the C enum
+    return abi.enum_value(enum, member)
+
+
+def flags(enum: str, *members: str) -> int:
+    value = 0
+    for m in members:
+        value |= E(enum, m)
+    return value
+
+
+# -- objects -----------------------------------------------------------------------------------------------------
+
+
+def arg(type_: str, source: str = "PRIMARY_RECORD", binding: str = "GLOBAL_ROOT_SIGNATURE",
+        **members: Any) -> WorkListArgumentDesc:
+    a = WorkListArgumentDesc(Type=E("D3D12_INDIRECT_ARGUMENT_TYPE", type_),
+                             Source=E("D3D12_INDIRECT_ARGUMENT_SOURCE", source),
+                             Binding=E("D3D12_INDIRECT_ARGUMENT_BINDING", binding))
+    for name, value in members.items():
+        setattr(a, name, value)
+    return a
+
+
+def ei_arg(type_: str, **members: Any) -> IndirectArgumentDesc:
+    a = IndirectArgumentDesc(Type=E("D3D12_INDIRECT_ARGUMENT_TYPE", type_))
+    for name, value in members.items():
+        setattr(a, name, value)
+    return a
+
+
+def constants_param(n: int, register: int = 0, space: int = 0) -> RootParameter1:
+    p = RootParameter1(ParameterType=E("D3D12_ROOT_PARAMETER_TYPE", "32BIT_CONSTANTS"))
+    p.Constants.Num32BitValues = n
+    p.Constants.ShaderRegister = register
+    p.Constants.RegisterSpace = space
+    return p
+
+
+def view_param(kind: str, register: int = 0, space: int = 0) -> RootParameter1:
+    p = RootParameter1(ParameterType=E("D3D12_ROOT_PARAMETER_TYPE", kind))
+    p.Descriptor.ShaderRegister = register
+    p.Descriptor.RegisterSpace = space
+    return p
+
+
+def table_param(range_type: str = "SRV") -> RootParameter1:
+    p = RootParameter1(ParameterType=E("D3D12_ROOT_PARAMETER_TYPE", "DESCRIPTOR_TABLE"))
+    p.DescriptorTable.pDescriptorRanges = [DescriptorRange1(RangeType=E("D3D12_DESCRIPTOR_RANGE_TYPE", range_type),
+                                                            NumDescriptors=1)]
+    return p
+
+
+def root_signature(name: str, *params: RootParameter1, local: bool = False) -> RootSignature:
+    rs = RootSignature(name, list(params))
+    if local:
+        rs.Flags = E("D3D12_ROOT_SIGNATURE_FLAGS", "LOCAL_ROOT_SIGNATURE")
+    return rs
+
+
+def identifier(n: int) -> bytes:
+    """A distinct 32-byte program identifier."""
+    return bytes([n & 0xFF]) * 8 + (n * 0x9E3779B97F4A7C15 & (1 << 64) - 1).to_bytes(8, "little") + bytes(16)
+
+
+def program(name: str, n: int, pcs: ProgramCommandSignature, lrs: RootSignature | None = None) -> Program:
+    return Program(name, identifier(n), pcs, lrs)
+
+
+def objects_of(programs: list[Program], *more: Any) -> ObjectSet:
+    objs = ObjectSet()
+    for p in programs:
+        objs.programs[p.name] = p
+    for o in more:
+        if isinstance(o, CommandSignature):
+            objs.command_signatures[o.name] = o
+    return objs
+
+
+# -- bytes -------------------------------------------------------------------------------------------------------
+
+
+def _fields(ctype: str) -> list[tuple[str, int, str, int | None]] | None:
+    try:
+        info = abi.type_info(ctype)
+    except Exception:
+        return None
+    return [(f.name, f.offset, f.type.split("[", 1)[0].strip(), f.array_length) for f in info.fields]
+
+
+def encode_into(buf: bytearray, offset: int, ctype: str, value: Any) -> None:
+    fields = _fields(ctype)
+    if fields is None:
+        size = abi.sizeof(ctype)
+        fmt = {4: "I", 8: "Q", 2: "H", 1: "B"}[size]
+        if ctype.startswith("int") and isinstance(value, int) and value < 0:
+            fmt = fmt.lower()
+        struct.pack_into("<" + fmt, buf, offset, value)
+        return
+    for name, off, ftype, length in fields:
+        if name not in value:
+            continue
+        if length is not None:
+            size = abi.sizeof(ftype)
+            for i, v in enumerate(value[name]):
+                encode_into(buf, offset + off + i * size, ftype, v)
+        else:
+            encode_into(buf, offset + off, ftype, value[name])
+
+
+def encode(ctype: str, value: Any) -> bytes:
+    buf = bytearray(abi.sizeof(ctype))
+    encode_into(buf, 0, ctype, value)
+    return bytes(buf)
+
+
+def pack_record(layout: RecordLayout, values: dict[str, Any], size: int | None = None) -> bytearray:
+    """One record of ``layout`` with the named fields set (others zero), ``size`` bytes (default min_stride)."""
+    buf = bytearray(layout.min_stride if size is None else size)
+    for name, value in values.items():
+        f = layout.field(name)
+        if f.role == "identifier":
+            buf[f.offset: f.offset + f.size] = value
+        elif isinstance(value, list) or f.count > 1:
+            vals = value if isinstance(value, list) else [value]
+            step = f.size // f.count
+            for i, v in enumerate(vals):
+                encode_into(buf, f.offset + i * step, f.ctype, v)
+        else:
+            encode_into(buf, f.offset, f.ctype, value)
+    return buf
+
+
+def f32(x: float) -> int:
+    """A float as the DWORD a root constant holds."""
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def dispatch_input(n: int, start: int, stride: int, flags_: int = 0) -> bytes:
+    return encode("D3D12_DISPATCH_LIST_INPUT", {"NumProgramInputs": n, "Flags": flags_,
+                                                "ProgramInputs": {"StartAddress": start, "StrideInBytes": stride}})
+
+
+def dispatch_input1(n: int, start: int, stride: int, flags_: int = 0, signature: int = 0, next_: int = 0,
+                    padding: int = 0) -> bytes:
+    return encode("D3D12_DISPATCH_LIST_INPUT1", {
+        "NumProgramInputs": n, "Flags": flags_, "SignatureIndex": signature, "ReservedPadding": padding,
+        "ProgramInputs": {"StartAddress": start, "StrideInBytes": stride}, "NextDispatchList": next_})
+
+
+def program_table(slots: list[tuple[Program | bytes, dict[str, Any]]], stride: int) -> bytes:
+    """A program table: each slot is (program or raw identifier bytes, tail field values)."""
+    out = bytearray()
+    for prog, tail in slots:
+        if isinstance(prog, Program):
+            layout = program_table_layout(prog)
+            assert layout is not None
+            rec = pack_record(layout, {"ProgramIdentifier": prog.Identifier, **tail}, max(stride, layout.size))
+        else:
+            rec = bytearray(prog) + bytearray(max(stride - len(prog), 0))
+        out += rec[: stride] if stride else rec
+    return bytes(out)
+
+
+def primary(pcs: ProgramCommandSignature, stride: int | None = None, **values: Any) -> bytearray:
+    layout = pcs_layout(pcs).primary
+    return pack_record(layout, values, stride)
+
+
+def secondaries(pcs: ProgramCommandSignature, rows: list[dict[str, Any]]) -> bytes:
+    layout = pcs_layout(pcs).secondary
+    assert layout is not None
+    stride = pcs.SecondaryRecordByteStride
+    if stride == 0:
+        return bytes(pack_record(layout, rows[0]))
+    return b"".join(bytes(pack_record(layout, r, stride)) for r in rows)
+
+
+def draw(vertices: int, instances: int = 1, start_vertex: int = 0, start_instance: int = 0) -> dict[str, int]:
+    return {"VertexCountPerInstance": vertices, "InstanceCount": instances, "StartVertexLocation": start_vertex,
+            "StartInstanceLocation": start_instance}
+
+
+def dispatch(x: int, y: int = 1, z: int = 1) -> dict[str, int]:
+    return {"ThreadGroupCountX": x, "ThreadGroupCountY": y, "ThreadGroupCountZ": z}
+
+
+# -- a scene ------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Scene:
+    """GPU memory + device + objects + command-list state, built up by a test."""
+
+    memory: GpuMemory = field(default_factory=GpuMemory)
+    device: DeviceCaps = field(default_factory=lambda: DeviceCaps(Tier=E("D3D12_WORK_LISTS_TIER", "TIER_2"),
+                                                                  DispatchRaysSupported=True))
+    objects: ObjectSet = field(default_factory=ObjectSet)
+    state: CommandListState = field(default_factory=CommandListState)
+
+    def put(self, va: int, data: bytes | bytearray, name: str = "") -> int:
+        self.memory.map(va, bytearray(data), name=name or f"r@{va:x}", writable=True)
+        return va
+
+    def add_programs(self, *programs: Program) -> None:
+        for p in programs:
+            self.objects.programs[p.name] = p
+
+    def bind(self, wls: WorkListSignature, table_va: int = 0, stride: int = 0, slots: int = 0,
+             size: int | None = None, raytracing: Any = None) -> None:
+        """Direct bind (D3D12_PROGRAM_TYPE_WORK_LIST)."""
+        self.state.program = SetProgramDesc(Type=E("D3D12_PROGRAM_TYPE", "WORK_LIST"),
+                                            WorkList=SetWorkListDesc(wls, self.binding(table_va, stride, slots,
+                                                                                        size, raytracing)))
+
+    @staticmethod
+    def binding(table_va: int = 0, stride: int = 0, slots: int = 0, size: int | None = None,
+                raytracing: Any = None) -> WorkListBinding:
+        if raytracing is not None:
+            return WorkListBinding(Type=E("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING"), pRaytracing=raytracing)
+        size = slots * stride if size is None else size
+        return WorkListBinding(Type=E("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE"),
+                               ProgramTable=ProgramTableBinding(GpuVirtualAddressRangeAndStride(table_va, size, stride),
+                                                                slots))
+
+    def bind_array(self, name: str, pairs: list[tuple[WorkListSignature, WorkListBinding]]) -> None:
+        """Array bind (D3D12_PROGRAM_TYPE_WORK_LIST1)."""
+        array = WorkListSignatureArray(name, [w for w, _ in pairs])
+        self.state.program = SetProgramDesc(Type=E("D3D12_PROGRAM_TYPE", "WORK_LIST1"),
+                                            WorkList1=SetWorkListDesc1(array, [b for _, b in pairs]))
