@@ -240,7 +240,12 @@ class Scene:
     state: CommandListState = field(default_factory=CommandListState)
 
     def put(self, va: int, data: bytes | bytearray, name: str = "") -> int:
-        self.memory.map(va, bytearray(data), name=name or f"r@{va:x}", writable=True)
+        """Map ``data`` at ``va`` (writable), or overwrite it in place if a region already holds those bytes."""
+        region = self.memory.region_at(va)
+        if region is not None and region.contains(va, len(data)):
+            self.memory.write(va, data)
+        else:
+            self.memory.map(va, bytearray(data), name=name or f"r@{va:x}", writable=True)
         return va
 
     def add_programs(self, *programs: Program) -> None:
