@@ -276,7 +276,33 @@ def dump_view(capture: Capture, trace: Trace | dict[str, Any], *, with_hex: bool
         view["lists"].append(lv)
     for ex in t.get("executions", []):
         view["executions"].append(_execution_view(ex))
+    view["commands"] = _commands_view(capture, t, with_hex)
     return view
+
+
+def _commands_view(capture: Capture, t: dict[str, Any], with_hex: bool) -> list[dict[str, Any]]:
+    """ExecuteIndirect: the argument-buffer record behind each execution (IndirectDrawing.md, tightly packed
+    arguments at ByteStride)."""
+    from d3d12wl.layout import command_layout
+    from d3d12wl.state import ExecuteIndirectCall
+
+    call = capture.call
+    if not isinstance(call, ExecuteIndirectCall) or call.pCommandSignature is None:
+        return []
+    cs = call.pCommandSignature
+    layout = command_layout(cs)
+    out = []
+    for ex in t.get("executions", []):
+        va = (ex.get("record_va") or {}).get("command")
+        if va is None:
+            continue
+        cv: dict[str, Any] = {"index": ex.get("command_index"), "va": va, "command_signature": cs.name,
+                              "ByteStride": cs.ByteStride}
+        if with_hex:
+            cv["hex"] = hex_block(capture, f"command [{ex.get('command_index')}] @0x{va:x} (ByteStride "
+                                           f"{cs.ByteStride})", va, _layout_spans(layout.fields, cs.ByteStride))
+        out.append(cv)
+    return out
 
 
 def _tier_text(tier: int) -> str:
@@ -436,6 +462,10 @@ def render_text(view: dict[str, Any]) -> str:
             out.append(f"  continuation  {format_value(lst['continuation'])}")
         if lst.get("stopped"):
             out.append(f"  stopped: {lst['stopped']}")
+    for cmd in view.get("commands", []):
+        if "hex" in cmd:
+            out.append("")
+            out += _hex_lines(cmd["hex"], "  ")
     out.append("")
     out.append(f"executions ({len(view['executions'])})")
     for ex in view["executions"]:

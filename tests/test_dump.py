@@ -188,3 +188,18 @@ def test_cli_in_a_subprocess_from_another_directory(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "d3d12wl", "dump"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and "Transparent" in proc.stdout and "float (0.5, 0.7, 1, 0.5)" in proc.stdout
+
+
+def test_execute_indirect_commands_in_hex(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """IndirectDrawing.md: arguments tightly packed, one command every ByteStride bytes, min(count, MaxCommandCount)."""
+    d = example_dict()
+    d["command_signatures"] = {"EI": {"ByteStride": 16, "pArgumentDescs": [{"Type": "DRAW"}]}}
+    d["memory"].append({"name": "args", "base": "0x60000",
+                        "hex": "24000000 01000000 00000000 00000000 06000000 02000000 03000000 00000000"})
+    d["call"] = {"ExecuteIndirect": {"pCommandSignature": "EI", "MaxCommandCount": 2, "pArgumentBuffer": "0x60000"}}
+    path = tmp_path / "ei.json"
+    path.write_text(json.dumps(d))
+    rc, out = run_cli(capsys, str(path), "--hex")
+    assert "command [1] @0x60010 (ByteStride 16)" in out
+    assert "arg0_Draw.InstanceCount = 2" in out
+    assert "#1  command 1  -  DRAW VertexCountPerInstance=6 InstanceCount=2 StartVertexLocation=3" in out
