@@ -48,8 +48,32 @@ typedef struct D3D12_MESSAGE
 typedef struct D3D12DDI_HRTDEVICE { void *handle; } D3D12DDI_HRTDEVICE; /* d3d12wl:provisional: pre-existing runtime handle, not declared by the spec (runtime handles carry a 'handle' member) */
 typedef struct D3D12DDI_HRTCOMMANDLIST { void *handle; } D3D12DDI_HRTCOMMANDLIST; /* d3d12wl:provisional: pre-existing runtime handle, not declared by the spec */
 
-/* Pre-existing enum whose members the spec does not give: only its 4-byte size matters here. */
-typedef int32_t D3D12DDI_HANDLETYPE;
+/* Pre-existing DDI enum (d3d12umddi.h); the spec names it in D3D12DDI_HANDLE_AND_TYPE without listing members.
+ * The members are the published d3d12umddi.h values for the object kinds the identity query names. */
+typedef enum D3D12DDI_HANDLETYPE
+{
+    D3D12DDI_HT_COMMAND_QUEUE = 19,
+    D3D12DDI_HT_COMMAND_ALLOCATOR = 20,
+    D3D12DDI_HT_PIPELINE_STATE = 21,
+    D3D12DDI_HT_COMMAND_LIST = 22,
+    D3D12DDI_HT_FENCE = 23,
+    D3D12DDI_HT_DESCRIPTOR_HEAP = 24,
+    D3D12DDI_HT_HEAP = 25,
+    D3D12DDI_HT_QUERY_HEAP = 27,
+    D3D12DDI_HT_COMMAND_SIGNATURE = 28,
+    D3D12DDI_HT_0010_PIPELINE_LIBRARY = 29,
+    D3D12DDI_HT_0012_RESOURCE = 34,
+} D3D12DDI_HANDLETYPE;
+
+/* Pre-existing HRESULTs the spec's return-value rules name (winerror.h; HRESULT is int32_t, these are its bits). */
+#define S_OK 0x00000000
+#define E_INVALIDARG 0x80070057
+#define DXGI_ERROR_MORE_DATA 0x887A0003
+#define DXGI_ERROR_DEVICE_REMOVED 0x887A0005
+
+/* "The runtime treats 0xFFFFFFFF as 'no correlation available'" (Reporting a message); the spec gives the value,
+ * not a name. */
+#define D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126 0xFFFFFFFF /* d3d12wl:provisional: the spec states the value 0xFFFFFFFF but names no constant */
 
 typedef enum D3D12DDI_FEATURE_0020
 {

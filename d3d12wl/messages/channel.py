@@ -189,7 +189,7 @@ class Device:
     def create_resource(self, name: str | None = None) -> RuntimeObject:
         """A named ``ID3D12Resource`` (for identity queries)."""
         self._check_alive()
-        return self.objects.create("ID3D12Resource", "RESOURCE", name)
+        return self.objects.create("ID3D12Resource", "0012_RESOURCE", name)
 
     def _handle(self, kind: str, obj: RuntimeObject) -> DriverHandle:
         return DriverHandle(kind, next(self._serial), obj)
