@@ -734,10 +734,12 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
 def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: str = "capture",
                     inline_limit: int = INLINE_LIMIT, copy_files: bool = False) -> dict[str, Any]:
     """The JSON form of ``capture``; regions above ``inline_limit`` bytes are written as files into ``directory``
-    (a region mapped from a file is referenced in place unless ``copy_files``)."""
+    (a region mapped from a file is referenced in place unless ``copy_files``).  Without a ``directory`` nothing is
+    written: every region is inline."""
     from d3d12wl import description
 
-    directory = directory or Path.cwd()
+    if directory is None:
+        directory, inline_limit = Path.cwd(), VA_LIMIT
     out: dict[str, Any] = {"version": CAPTURE_VERSION, "device": _dump_device(capture.device)}
     objects = description.dump(capture.objects)
     for key in OBJECT_COLLECTIONS:
