@@ -304,8 +304,9 @@ class ABI:
         prefix = self.enum_prefix(enum_name)
         if prefix + member in members:
             return members[prefix + member]
-        # any unique '_'-bounded tail of a full name (e.g. 'TIER_1' for D3D12_WORK_LISTS_TIER_1)
-        tails = [m for m in members if m.endswith("_" + member)]
+        # a '_'-bounded tail of a full name that still holds the whole short name (e.g. 'TIER_1' for
+        # D3D12_WORK_LISTS_TIER_1, whose short name is '1'); a shorter tail ('TABLE' for PROGRAM_TABLE) is a typo
+        tails = [m for m in members if m.endswith("_" + member) and len(member) > len(m) - len(prefix)]
         if member and len(tails) == 1:
             return members[tails[0]]
         short = ", ".join(m[len(prefix) :] for m in members)

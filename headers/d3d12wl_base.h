@@ -7,6 +7,11 @@
 
 typedef uint64_t D3D12_GPU_VIRTUAL_ADDRESS;
 
+/* Pre-existing d3d12.h limits the creation-time rules read: the compute grid cap the _FIXED_DISPATCH section
+ * names, and the vertex-buffer slot range rule 25(b) names. */
+#define D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION 65535
+#define D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT 32
+
 typedef struct D3D12_GPU_VIRTUAL_ADDRESS_RANGE
 {
     D3D12_GPU_VIRTUAL_ADDRESS StartAddress;

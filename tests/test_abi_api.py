@@ -177,3 +177,14 @@ def test_header_text_is_embedded() -> None:
     texts = abi.header_texts()
     assert list(texts)[0] == "d3d12wl_base.h"
     assert "D3D12_WORK_LIST_PRIMARY_RECORD" in texts["d3d12wl_work_lists.h"]
+
+
+def test_enum_value_accepts_full_short_and_prefixed_tail_but_not_a_fragment() -> None:
+    """design.md "The JSON description of objects": an enum value is written by its full name or without its
+    enum's prefix.  'TIER_1' (a tail holding the whole short name '1') is accepted; a fragment of a short name
+    ('TABLE' for PROGRAM_TABLE) is a typo and must not silently resolve."""
+    assert abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1") == abi.enum_value("D3D12_WORK_LISTS_TIER", "1")
+    assert abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE") == abi.enum_value(
+        "D3D12_WORK_LIST_BINDING_TYPE", "D3D12_WORK_LIST_BINDING_TYPE_PROGRAM_TABLE")
+    with pytest.raises(ABIError, match="PROGRAM_TABLE"):
+        abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "TABLE")

@@ -96,21 +96,10 @@ def is_tier2(caps: DeviceCaps) -> bool:
     return caps.Tier >= tier2()
 
 
-#: Pre-existing d3d12.h constants the rules read, with the value d3d12.h (and, for the first, the Work Lists spec's
-#: "_FIXED_DISPATCH" section) gives them.  The compiled headers are the one place of definition; the values here are
-#: used only while the headers do not declare the name.
-_D3D12_CONSTANTS = {
-    "D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION": 65535,
-    "D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT": 32,
-}
-
-
 @cache
 def d3d12_constant(name: str) -> int:
-    try:
-        return abi.constant(name)
-    except D3D12WLError:
-        return _D3D12_CONSTANTS[name]
+    """A pre-existing d3d12.h constant the rules read, declared once in headers/d3d12wl_base.h."""
+    return abi.constant(name)
 
 
 @dataclass(frozen=True)
