@@ -50,6 +50,13 @@ FINDING_KINDS: dict[str, str] = {
     "root-signature-mismatch": "the command list's root signature is not the command signature's",
     "missing-command-signature": "ExecuteIndirect without a command signature",
     "no-dispatch-trigger": "an ExecuteIndirect command signature has no draw/dispatch argument",
+    # GPU Timeline Validation Hooks (d3d12wl.validation)
+    "validator-index-out-of-range": "a validation index field is >= the bound ValidationProgramTable's SlotCount",
+    "unknown-validator-identifier": "a validation-program-table slot holds an identifier of no registered validator",
+    "validator-without-signature": "no program command signature is known for a validator program",
+    "validator-grid-missing": "a validator's program command signature has no _FIXED_DISPATCH grid",
+    "validator-pointer-arg-unavailable": "a validator declares a system pointer arg its validator area does not bind",
+    "validator-fault": "a validator's read or write of GPU memory faulted (unmapped VA or read-only region)",
 }
 
 
@@ -271,6 +278,30 @@ class ResetEntry:
 
 
 @dataclass
+class ValidatorInvocation:
+    """One validator dispatch (spec "Validator invocation order and barriers"): its ``area``
+    (``signature-selection``, ``primary-list``, ``secondary-list``), the spec ``step`` (1, 4 or 7), the list and,
+    for the secondary-list area, the primary record it was dispatched against; the validation-program-table
+    ``slot`` and identifier; the system pointer values it was given by arg type (``pointers``; None = null) and by
+    root parameter (``root_arguments``); its ``grid`` (_FIXED_DISPATCH); ``executions_before``: how many
+    executions of the call had run when it was dispatched (order against record processing)."""
+
+    sequence: int
+    area: str
+    step: int
+    list_index: int
+    slot: int
+    slot_va: int
+    identifier: str  # hex
+    validator: str | None
+    primary_index: int | None = None
+    pointers: dict[str, int | None] = field(default_factory=dict)
+    root_arguments: dict[int, int | None] = field(default_factory=dict)
+    grid: list[int] = field(default_factory=list)
+    executions_before: int = 0
+
+
+@dataclass
 class Trace:
     call: str  # "DispatchList", "DispatchList1", "ExecuteIndirect"
     call_args: dict[str, Any] = field(default_factory=dict)
@@ -282,6 +313,7 @@ class Trace:
     stopped_reason: str | None = None
     limits: Limits = field(default_factory=Limits)
     graphics_lists: int = 0
+    validator_invocations: list[ValidatorInvocation] = field(default_factory=list)
 
     @property
     def errors(self) -> list[Finding]:
