@@ -1,0 +1,345 @@
+"""numpy packers and readers: round trips through numpy and construct, strides, padding, PackError/ParseError.
+
+Property tests draw random valid program command signatures (``strategies.valid_pcs``) and random ExecuteIndirect
+command signatures, fill every field with random values of its C type, and prove that numpy packing, numpy
+reading, construct parsing and construct building all give the same bytes and values (spec "Record byte layouts",
+"Program table slot layout"; IndirectDrawing.md "Indirect argument buffer structures").
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import command_signature, ei_arg, valid_pcs
+
+from d3d12wl import description
+from d3d12wl.dtypes import leaves, record_dtype, struct_dtype
+from d3d12wl.errors import PackError, ParseError
+from d3d12wl.layout import PCSLayout, RecordLayout, command_layout, pcs_layout
+from d3d12wl.packers import (
+    pack_count_buffer,
+    pack_dispatch_list_inputs,
+    pack_execute_indirect,
+    pack_primary_records,
+    pack_program_table,
+    pack_records,
+    pack_secondary_records,
+    read_count_buffer,
+    read_dispatch_list_inputs,
+    read_execute_indirect,
+    read_primary_records,
+    read_records,
+    read_secondary_records,
+    to_columns,
+)
+from d3d12wl.schemas import record_schema, struct_schema
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
+PROPERTY = settings(max_examples=30, derandomize=True, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def culling() -> PCSLayout:
+    return pcs_layout(description.load(EXAMPLES / "culling.json").program_command_signatures["PCS"])
+
+
+def random_columns(dtype: np.dtype, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Every leaf of ``dtype`` filled with random values over its whole C range."""
+    out = {}
+    for lf in leaves(dtype):
+        info = np.iinfo(lf.dtype)
+        out[lf.path] = rng.integers(info.min, info.max, size=(n, *lf.shape), dtype=lf.dtype, endpoint=True)
+    return out
+
+
+def get_path(obj: object, path: str) -> object:
+    for part in path.split("."):
+        obj = obj[part]  # type: ignore[index]
+    return obj
+
+
+def covered_bytes(layout: RecordLayout, stride: int) -> np.ndarray:
+    used = np.zeros(stride, dtype=bool)
+    for f in layout.fields:
+        used[f.offset:f.end] = True
+    return used
+
+
+def assert_round_trip(layout: RecordLayout, stride: int, n: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    dtype = record_dtype(layout, stride or None)
+    columns = random_columns(dtype, n, rng)
+    packed = pack_records(layout, columns, stride=stride)
+    step = stride or layout.min_stride
+    assert packed.nbytes == n * step
+    # numpy: read back the same values, re-pack the same bytes
+    back = to_columns(read_records(layout, packed, stride=stride))
+    assert back.keys() == columns.keys()
+    for path, col in columns.items():
+        assert np.array_equal(back[path], col), path
+    assert pack_records(layout, back, stride=stride).tobytes() == packed.tobytes()
+    assert pack_records(layout, read_records(layout, packed, stride=stride), stride=stride).tobytes() == packed.tobytes()
+    # padding is zero
+    rows = packed.reshape(n, step)
+    assert not rows[:, ~covered_bytes(layout, step)].any()
+    # construct: per record, the same values and the same bytes
+    schema = record_schema(layout, stride)
+    for i in range(n):
+        chunk = packed[i * step:(i + 1) * step].tobytes()
+        parsed = schema.parse(chunk)
+        assert schema.build(parsed) == chunk
+        for path, col in columns.items():
+            assert get_path(parsed, path) == col[i].tolist(), path
+
+
+@PROPERTY
+@given(generated=valid_pcs(), seed=st.integers(0, 2**32 - 1), n=st.integers(0, 12), extra=st.integers(0, 2))
+def test_random_pcs_records_round_trip(generated, seed: int, n: int, extra: int) -> None:  # noqa: ANN001
+    """Spec "Record byte layouts" + "Primary record layout" + "Program table slot layout": every record class of
+    a random valid signature packs, parses and re-packs byte-identically through numpy and construct."""
+    pl = pcs_layout(generated.pcs)
+    for layout in (pl.primary, pl.secondary, pl.program_table):
+        if layout is not None:
+            assert_round_trip(layout, layout.min_stride + 8 * extra, n, seed)
+
+
+_EI_ARGS = st.sampled_from([
+    ("DRAW", {}), ("DRAW_INDEXED", {}), ("DISPATCH", {}), ("DISPATCH_MESH", {}),
+    ("VERTEX_BUFFER_VIEW", {"slot": 1}), ("INDEX_BUFFER_VIEW", {}), ("CONSTANT", {"num": 1}),
+    ("CONSTANT", {"num": 3}), ("CONSTANT_BUFFER_VIEW", {}), ("SHADER_RESOURCE_VIEW", {}),
+    ("UNORDERED_ACCESS_VIEW", {}), ("DISPATCH_RAYS", {}),
+])
+
+
+@PROPERTY
+@given(args=st.lists(_EI_ARGS, min_size=1, max_size=5), seed=st.integers(0, 2**32 - 1), n=st.integers(1, 8),
+       extra=st.integers(0, 3))
+def test_random_execute_indirect_records_round_trip(args, seed: int, n: int, extra: int) -> None:  # noqa: ANN001
+    """IndirectDrawing.md: ExecuteIndirect arguments are tightly packed (no padding), ByteStride a multiple of 4."""
+    cs = command_signature("EI", 0, [ei_arg(t, **kw) for t, kw in args])
+    layout = command_layout(cs)
+    offsets = [f.offset for f in layout.fields]
+    ends = [f.end for f in layout.fields]
+    assert offsets == [0, *ends[:-1]]  # tightly packed
+    assert_round_trip(layout, layout.min_stride + 4 * extra, n, seed)
+
+
+def test_broadcast_secondary_stride_packs_one_record() -> None:
+    """Spec "Stride derivation": SecondaryRecordByteStride 0 is the broadcast form (one record)."""
+    pl = culling()
+    assert pl.secondary is not None
+    assert_round_trip(pl.secondary, 0, 1, 7)
+    cols = random_columns(record_dtype(pl.secondary), 2, np.random.default_rng(0))
+    with pytest.raises(PackError, match="exactly 1"):
+        pack_secondary_records(pl.secondary, cols, stride=0)
+
+
+# --- the culling example ------------------------------------------------------------------------------------------
+
+
+def test_culling_secondary_records_match_the_hlsl_struct() -> None:
+    """Spec "GPU culling and work list emission": struct SecondaryRecord {uint64_t MaterialBufferSRV; uint x4}."""
+    pl = culling()
+    n = 5
+    srv = np.arange(n, dtype=np.uint64) * 256 + 0x10000
+    vc = np.arange(n, dtype=np.uint32) + 3
+    packed = pack_secondary_records(pl, {"arg0_ShaderResourceView": srv, "arg1_Draw.VertexCountPerInstance": vc,
+                                         "arg1_Draw.InstanceCount": 1, "arg1_Draw.StartVertexLocation": vc * 2,
+                                         "arg1_Draw.StartInstanceLocation": 0})
+    expected = b"".join(struct.pack("<QIIII", int(srv[i]), int(vc[i]), 1, int(vc[i]) * 2, 0) for i in range(n))
+    assert packed.tobytes() == expected
+    back = read_secondary_records(pl, packed)
+    assert back["arg1_Draw"]["VertexCountPerInstance"].tolist() == vc.tolist()
+
+
+def test_culling_program_table_from_float_tints() -> None:
+    """Spec "GPU culling and work list emission" step 4: ProgramSlot {D3D12_PROGRAM_IDENTIFIER id; float tint[4]},
+    48 bytes."""
+    pl = culling()
+    ids = [bytes([i + 1]) * 32 for i in range(3)]
+    tint = np.array([[1, 1, 1, 1], [0.5, 0.7, 1, 0.5], [0, 0, 0, 1]], dtype=np.float32)
+    packed = pack_program_table(pl, {"ProgramIdentifier": ids, "arg2_InlineRootParameter": tint.view(np.uint32)})
+    expected = b"".join(ids[i] + tint[i].tobytes() for i in range(3))
+    assert packed.tobytes() == expected
+    with pytest.raises(PackError, match="float32"):
+        pack_program_table(pl, {"ProgramIdentifier": ids, "arg2_InlineRootParameter": tint})
+
+
+def test_whole_struct_columns_structured_or_bytes() -> None:
+    """A struct payload column may be a structured array or raw bytes of the payload's size."""
+    pl = culling()
+    draws = np.zeros(2, dtype=struct_dtype("D3D12_DRAW_ARGUMENTS"))
+    draws["VertexCountPerInstance"] = [3, 6]
+    draws["InstanceCount"] = 1
+    a = pack_secondary_records(pl, {"arg0_ShaderResourceView": [8, 16], "arg1_Draw": draws})
+    raw = np.frombuffer(draws.tobytes(), dtype=np.uint8).reshape(2, 16)
+    b = pack_secondary_records(pl, {"arg0_ShaderResourceView": [8, 16], "arg1_Draw": raw})
+    assert a.tobytes() == b.tobytes() == struct.pack("<QIIIIQIIII", 8, 3, 1, 0, 0, 16, 6, 1, 0, 0)
+
+
+def test_structured_array_input_and_out_buffer_padding_is_zeroed() -> None:
+    """Padding bytes are zero even when the input's or the out= buffer's padding is not."""
+    pl = culling()
+    rec = pl.primary
+    arr = np.zeros(3, dtype=record_dtype(rec, 32))
+    arr["ProgramTableIndex"] = [0, 1, 2]
+    arr["SecondaryRecords"] = [8, 16, 24]
+    arr.view(np.uint8).reshape(3, 32)[:, 16:] = 0xEE  # garbage in the trailing pad
+    out = np.full(200, 0xAB, dtype=np.uint8)
+    packed = pack_primary_records(pl, arr, stride=32, out=out)
+    assert packed.base is out or packed.base is out.base or np.shares_memory(packed, out)
+    rows = packed.reshape(3, 32)
+    assert not rows[:, 16:].any()
+    packed2 = pack_primary_records(pl, to_columns(arr), stride=32, out=np.full(96, 0xCD, dtype=np.uint8))
+    assert packed2.tobytes() == packed.tobytes()
+
+
+# --- strides -----------------------------------------------------------------------------------------------------
+
+
+def test_stride_rules() -> None:
+    """Rule 25(e) / spec "Stride derivation": >= minimum, a multiple of 8; 0 only for the broadcast forms."""
+    pl = culling()
+    cols = {"ProgramTableIndex": [1], "NumSecondaryRecords": [1], "SecondaryRecords": [8]}
+    assert pack_primary_records(pl, cols).nbytes == 16
+    assert pack_primary_records(pl, cols, stride=24).nbytes == 24
+    with pytest.raises(PackError, match="multiple of 8"):
+        pack_primary_records(pl, cols, stride=20)
+    with pytest.raises(PackError, match="below the minimum"):
+        pack_primary_records(pl, cols, stride=8)
+    with pytest.raises(PackError, match="broadcast"):
+        pack_primary_records(pl, cols, stride=0)
+    with pytest.raises(PackError, match="D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE"):
+        pack_program_table(pl, {"ProgramIdentifier": [bytes(32)], "arg2_InlineRootParameter": [[0, 0, 0, 0]]},
+                           stride=8192)
+
+
+def test_execute_indirect_stride_multiple_of_4_and_count_buffer() -> None:
+    """IndirectDrawing.md: ByteStride a multiple of 4; the count buffer is one UINT32."""
+    cs = command_signature("EI", 28, [ei_arg("CONSTANT", num=1), ei_arg("DRAW")])
+    layout = command_layout(cs)
+    assert layout.min_stride == 20
+    packed = pack_execute_indirect(cs, {"arg0_Constant": [7, 8], "arg1_Draw": np.arange(8, dtype=np.uint32).reshape(
+        2, 4).view(np.uint8).reshape(2, 16)})
+    assert packed.nbytes == 56  # the signature's ByteStride
+    assert read_execute_indirect(cs, packed)["arg0_Constant"].tolist() == [7, 8]
+    with pytest.raises(PackError, match="multiple of 4"):
+        pack_execute_indirect(layout, {"arg0_Constant": [1], "arg1_Draw": bytes(16)}, stride=22)
+    assert read_count_buffer(pack_count_buffer(5)) == 5
+    with pytest.raises(PackError):
+        pack_count_buffer(-1)
+    with pytest.raises(ParseError, match="count buffer"):
+        read_count_buffer(b"\x01\x00")
+
+
+# --- dispatch list inputs ------------------------------------------------------------------------------------------
+
+
+def test_dispatch_list_inputs_tier_1_and_2() -> None:
+    """Spec D3D12_DISPATCH_LIST_INPUT (24 bytes) and D3D12_DISPATCH_LIST_INPUT1 (40 bytes)."""
+    t1 = pack_dispatch_list_inputs({"NumProgramInputs": [3], "Flags": [0], "ProgramInputs.StartAddress": [0x1000],
+                                    "ProgramInputs.StrideInBytes": [16]})
+    assert t1.tobytes() == struct.pack("<IIQQ", 3, 0, 0x1000, 16)
+    assert construct_bytes("D3D12_DISPATCH_LIST_INPUT", read_dispatch_list_inputs(t1)) == t1.tobytes()
+    t2 = pack_dispatch_list_inputs({"NumProgramInputs": [1, 0], "Flags": [2, 0], "SignatureIndex": [0, 1],
+                                    "ProgramInputs.StartAddress": [0x2000, 3], "ProgramInputs.StrideInBytes": [24, 5],
+                                    "NextDispatchList": [0x1028, 0]}, tier=2)
+    assert t2.nbytes == 80
+    assert t2[:40].tobytes() == struct.pack("<IIIIQQQ", 1, 2, 0, 0, 0x2000, 24, 0x1028)
+    assert construct_bytes("D3D12_DISPATCH_LIST_INPUT1", read_dispatch_list_inputs(t2, tier=2)) == t2.tobytes()
+
+
+def construct_bytes(name: str, arr: np.ndarray) -> bytes:
+    schema = struct_schema(name)
+    return b"".join(schema.build(schema.parse(arr[i:i + 1].tobytes())) for i in range(len(arr)))
+
+
+def test_dispatch_list_input_alignment_is_checked() -> None:
+    """Spec D3D12_DISPATCH_LIST_INPUT::ProgramInputs: StartAddress and StrideInBytes 8-byte aligned when
+    NumProgramInputs > 0 (unconstrained when 0); _INPUT1 ReservedPadding 0, NextDispatchList 0 or 8-aligned."""
+    base = {"NumProgramInputs": [1], "Flags": [0], "ProgramInputs.StartAddress": [0x1004],
+            "ProgramInputs.StrideInBytes": [16]}
+    with pytest.raises(PackError, match="ProgramInputs.StartAddress") as err:
+        pack_dispatch_list_inputs(base)
+    assert err.value.rule is not None
+    pack_dispatch_list_inputs({**base, "NumProgramInputs": [0]})
+    t2 = {**base, "ProgramInputs.StartAddress": [0x1000], "SignatureIndex": [0], "NextDispatchList": [0x44]}
+    with pytest.raises(PackError, match="NextDispatchList"):
+        pack_dispatch_list_inputs(t2, tier=2)
+    with pytest.raises(PackError, match="ReservedPadding"):
+        pack_dispatch_list_inputs({**t2, "NextDispatchList": [0], "ReservedPadding": [1]}, tier=2)
+
+
+def test_primary_secondary_records_alignment_is_checked() -> None:
+    """Spec D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords: 8-byte aligned."""
+    pl = culling()
+    with pytest.raises(PackError, match="SecondaryRecords 0x1004 at record 1"):
+        pack_primary_records(pl, {"ProgramTableIndex": [0, 1], "NumSecondaryRecords": [1, 1],
+                                  "SecondaryRecords": [0x1000, 0x1004]})
+    pack_primary_records(pl, {"ProgramTableIndex": [0, 1], "NumSecondaryRecords": [1, 1],
+                              "SecondaryRecords": [0x1000, 0x1004]}, validate=False)
+
+
+# --- PackError cases ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("columns", "match"), [
+    ({"ProgramTableIndex": [1], "NumSecondaryRecords": [1]}, "missing column.*SecondaryRecords"),
+    ({"ProgramTableIndex": [1], "NumSecondaryRecords": [1], "SecondaryRecords": [8], "Bogus": [1]},
+     "unknown column 'Bogus'"),
+    ({"ProgramTableIndex": [1, 2], "NumSecondaryRecords": [1], "SecondaryRecords": [8, 8]},
+     "'NumSecondaryRecords' has 1 values, expected 2"),
+    ({"ProgramTableIndex": [-1], "NumSecondaryRecords": [1], "SecondaryRecords": [8]},
+     "'ProgramTableIndex' value -1 at record 0 is outside uint32"),
+    ({"ProgramTableIndex": [0, 2**32], "NumSecondaryRecords": [1, 1], "SecondaryRecords": [8, 8]},
+     "'ProgramTableIndex' value 4294967296 at record 1"),
+    ({"ProgramTableIndex": [0.5], "NumSecondaryRecords": [1], "SecondaryRecords": [8]}, "'ProgramTableIndex' holds"),
+    ({"ProgramTableIndex": [0], "NumSecondaryRecords": [1], "SecondaryRecords": [-8]}, "'SecondaryRecords' value -8"),
+    ({"ProgramTableIndex": 0, "NumSecondaryRecords": 1, "SecondaryRecords": 8}, "count="),
+])
+def test_pack_errors_name_the_column(columns: dict, match: str) -> None:
+    """design.md "Output": wrong columns raise the package's PackError naming the column."""
+    with pytest.raises(PackError, match=match):
+        pack_primary_records(culling(), columns)
+
+
+def test_overlapping_and_bad_struct_columns() -> None:
+    pl = culling()
+    base = {"arg0_ShaderResourceView": [8], "arg1_Draw": bytes(16)}
+    with pytest.raises(PackError, match="both write"):
+        pack_secondary_records(pl, {**base, "arg1_Draw.InstanceCount": [1]})
+    with pytest.raises(PackError, match="16 bytes per record"):
+        pack_secondary_records(pl, {**base, "arg1_Draw": np.zeros((1, 12), dtype=np.uint8)})
+    with pytest.raises(PackError, match="no secondary"):
+        pack_secondary_records(pcs_layout(_inline_pcs()), base)
+
+
+def _inline_pcs():  # noqa: ANN202
+    from strategies import wl_arg
+
+    from d3d12wl.model import ProgramCommandSignature
+
+    return ProgramCommandSignature("Inline", [wl_arg("DISPATCH", "PRIMARY_RECORD")])
+
+
+def test_scalar_columns_broadcast_with_count() -> None:
+    pl = culling()
+    packed = pack_primary_records(pl, {"ProgramTableIndex": 2, "NumSecondaryRecords": 0, "SecondaryRecords": 0},
+                                  count=3)
+    assert read_primary_records(pl, packed)["ProgramTableIndex"].tolist() == [2, 2, 2]
+
+
+def test_readers_are_zero_copy_and_truncation_names_the_record() -> None:
+    pl = culling()
+    packed = pack_primary_records(pl, {"ProgramTableIndex": [0, 1], "NumSecondaryRecords": [0, 0],
+                                       "SecondaryRecords": [0, 0]})
+    arr = read_primary_records(pl, packed)
+    assert np.shares_memory(arr, packed)
+    with pytest.raises(ParseError, match="primary record 1 of 'PCS' field NumSecondaryRecords"):
+        read_primary_records(pl, packed[:20], count=2)
+    assert len(read_primary_records(pl, packed[:20])) == 1  # whole records only when no count is given
