@@ -503,6 +503,11 @@ def render_text(view: dict[str, Any]) -> str:
         out.append(f"  ... and {view['findings_suppressed']} more (raise --max-findings)")
     if view.get("stopped_reason"):
         out.append(f"stopped: {view['stopped_reason']}")
+    if view.get("info_queue") is not None:
+        from d3d12wl.driver_channel import render_info_queue
+
+        out.append("")
+        out += render_info_queue(view["info_queue"])
     return "\n".join(out) + "\n"
 
 

@@ -3,7 +3,9 @@
 d3d12wl dump [CAPTURE]          the call; each dispatch list header; each primary record decoded by field name,
                                 its program-table slot (program name, local-root tail as DWORDs and floats) and
                                 its secondary records; then the executions (program, trigger, every root
-                                argument with where it came from), the end-of-call reset and the findings
+                                argument with where it came from), the end-of-call reset and the findings,
+                                then the findings as an application sees them in its InfoQueue (the executor
+                                as a driver on the driver-reported-messages channel, d3d12wl.driver_channel)
 d3d12wl dump CAPTURE --hex      adds annotated hex dumps: every byte range labelled with the field it belongs
                                 to, padding marked
 d3d12wl dump CAPTURE --json     the same view as JSON
@@ -38,6 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from d3d12wl.driver_channel import info_queue_view, run_in_info_queue
     from d3d12wl.executor import execute
 
     with ExitStack() as stack:
@@ -49,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         capture = load_capture(path)
         trace = execute(capture)
         view = dump_view(capture, trace, with_hex=args.hex)
+        view["info_queue"] = info_queue_view(run_in_info_queue(trace=trace).messages)
     if args.json:
         json.dump(view, sys.stdout, indent=1)
         sys.stdout.write("\n")
