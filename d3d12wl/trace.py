@@ -60,7 +60,7 @@ FINDING_KINDS: dict[str, str] = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class Limits:
     """Bounds that keep the executor's time and memory finite on hostile input (design.md checklist: "a chain that
     does not end ... is found and stopped").  Reaching one stops the call with a ``limit-exceeded`` finding naming
@@ -78,9 +78,9 @@ class Limits:
     #: secondary records walked under one primary record
     max_secondary_records: int = 1 << 20
     #: executions (draws, dispatches, ray dispatches, EI commands) in one call
-    max_executions: int = 1 << 18
+    max_executions: int = 1 << 16
     #: primary + secondary records (and EI commands) walked in one call, executed or not
-    max_records: int = 1 << 20
+    max_records: int = 1 << 18
     #: findings kept in the trace; further ones are counted in ``Trace.findings_suppressed``
     max_findings: int = 1 << 12
 
@@ -93,7 +93,7 @@ class Limits:
         return dataclasses.asdict(self)
 
 
-@dataclass
+@dataclass(slots=True)
 class Finding:
     """Undefined behaviour, an invalid call, or a suspicious value, found while executing.
 
@@ -129,7 +129,7 @@ class Finding:
         return f"{self.severity}: {self.kind} [{self.rule}]{' ' + where if where else ''}: {self.message}"
 
 
-@dataclass
+@dataclass(slots=True)
 class ValueSource:
     """Where (part of) a value came from.  ``origin`` is a readable description ("secondary record 2 @0x20010
     +0", "program table slot 1 @0x30030 +32", "system: incrementing constant", "command-list state");
@@ -145,7 +145,7 @@ class ValueSource:
     arg: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class RootArgumentValue:
     """The value one root parameter has when an execution runs.
 
@@ -163,7 +163,7 @@ class RootArgumentValue:
     register: str | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Trigger:
     """The dispatch trigger of an execution: ``type`` (``DRAW``, ``DISPATCH_RAYS_DIMENSIONS``, ...), its payload
     ``fields`` by member name, and where they came from."""
@@ -173,7 +173,7 @@ class Trigger:
     source: ValueSource | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class IABinding:
     """One IA binding an execution sees: a vertex buffer slot or the index buffer."""
 
@@ -182,7 +182,7 @@ class IABinding:
     source: ValueSource
 
 
-@dataclass
+@dataclass(slots=True)
 class Execution:
     """One draw / dispatch / ray dispatch / EI command as the hardware would run it."""
 
@@ -211,7 +211,7 @@ class Execution:
         return None
 
 
-@dataclass
+@dataclass(slots=True)
 class RecordTrace:
     """A decoded record: ``fields`` by layout field name (header members and ``arg{i}_...`` payloads)."""
 
@@ -220,7 +220,7 @@ class RecordTrace:
     fields: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(slots=True)
 class ProgramTableSlotTrace:
     """The program-table slot a primary record selected."""
 
@@ -231,7 +231,7 @@ class ProgramTableSlotTrace:
     tail: dict[str, Any] = field(default_factory=dict)  # local-root-argument tail decoded by field name
 
 
-@dataclass
+@dataclass(slots=True)
 class PrimaryRecordTrace(RecordTrace):
     pcs: str | None = None
     record_kind: str | None = None  # HYBRID / INLINE
@@ -242,7 +242,7 @@ class PrimaryRecordTrace(RecordTrace):
     skipped: str | None = None  # why this record drove no executions (a finding says more)
 
 
-@dataclass
+@dataclass(slots=True)
 class ListTrace:
     """One dispatch list: its header as read, the signature it selected and its records."""
 
@@ -263,7 +263,7 @@ class ListTrace:
     stopped: str | None = None  # why record processing of this list stopped early
 
 
-@dataclass
+@dataclass(slots=True)
 class ResetEntry:
     """One binding the end-of-call reset sets (IndirectDrawing.md "State leakage"; spec "State leakage and
     reset")."""
@@ -277,7 +277,7 @@ class ResetEntry:
     touched_by: list[str] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(slots=True)
 class ValidatorInvocation:
     """One validator dispatch (spec "Validator invocation order and barriers"): its ``area``
     (``signature-selection``, ``primary-list``, ``secondary-list``), the spec ``step`` (1, 4 or 7), the list and,
@@ -301,7 +301,7 @@ class ValidatorInvocation:
     executions_before: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class Trace:
     call: str  # "DispatchList", "DispatchList1", "ExecuteIndirect"
     call_args: dict[str, Any] = field(default_factory=dict)

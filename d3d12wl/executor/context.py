@@ -52,8 +52,20 @@ class ExecContext:
         self._programs: dict[bytes, Program] = {}
         #: program-table slot bytes as first read (rule 14: bound tables are immutable during the call)
         self.table_bytes: dict[int, bytes] = {}
+        #: program-table slot VA -> (bytes, program, RecordData, ProgramTableSlotTrace) of its last decode
+        self.slot_cache: dict[int, tuple[bytes, Any, Any, Any]] = {}
+        self._memo: dict[tuple[int, str], tuple[Any, Any]] = {}
         for program in objects.programs.values():
             self._programs.setdefault(bytes(program.Identifier), program)
+
+    def memo(self, obj: Any, name: str, compute: Any) -> Any:
+        """``compute(obj)``, computed once per call per object (objects are mutable, so keyed by identity)."""
+        key = (id(obj), name)
+        hit = self._memo.get(key)
+        if hit is None or hit[0] is not obj:
+            hit = (obj, compute(obj))
+            self._memo[key] = hit
+        return hit[1]
 
     # -- findings ----------------------------------------------------------------------------------------------
 

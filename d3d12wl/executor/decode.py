@@ -84,3 +84,28 @@ def decode_record(layout: RecordLayout, data: bytes | memoryview, *, skip_identi
 
 def struct_offset(ctype: str, path: str) -> int:
     return abi.offsetof(ctype, path)
+
+
+# -- enum short names, memoized (the executor asks for them once per argument per execution) ----------------------
+
+
+@cache
+def short_name(enum: str, value: int) -> str:
+    return abi.enum_short_name(enum, value)
+
+
+def type_name(arg: Any) -> str:
+    """``arg.type_name`` (short D3D12_INDIRECT_ARGUMENT_TYPE name), memoized."""
+    return short_name("D3D12_INDIRECT_ARGUMENT_TYPE", arg.Type)
+
+
+def source_name(arg: Any) -> str:
+    return short_name("D3D12_INDIRECT_ARGUMENT_SOURCE", arg.Source)
+
+
+def binding_name(arg: Any) -> str:
+    return short_name("D3D12_INDIRECT_ARGUMENT_BINDING", arg.Binding)
+
+
+def parameter_type_name(param: Any) -> str:
+    return short_name("D3D12_ROOT_PARAMETER_TYPE", param.ParameterType)

@@ -39,8 +39,8 @@ from typing import Any, Protocol
 from d3d12wl import abi
 from d3d12wl.errors import LayoutError
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
-from d3d12wl.executor.decode import decode, decode_record
-from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
+from d3d12wl.executor.decode import binding_name, ctype_size, decode, decode_record, type_name
+from d3d12wl.executor.resolve import RecordData, WorkListRecordContext, root_index
 from d3d12wl.layout import PCSLayout
 from d3d12wl.memory import GpuMemory
 from d3d12wl.model import ExecutableClass, ObjectSet, ProgramCommandSignature, RecordKind, WorkListSignature
@@ -179,7 +179,7 @@ def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
 
 def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: ValidationHooks | None) -> None:
     struct_name = INPUT1 if call.tier2 else INPUT
-    size = abi.sizeof(struct_name)
+    size = ctype_size(struct_name)
     va = call.DispatchListInput
     seen: dict[int, tuple[int, bytes]] = {}  # list VA -> (list index, header bytes)
     index = 0
@@ -222,7 +222,7 @@ def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: V
 
 def _reread_header(run: ListRun) -> None:
     struct_name = run.trace.input_struct
-    data = run.ctx.read(run.va, abi.sizeof(struct_name), f"list {run.index} {struct_name} (re-read)",
+    data = run.ctx.read(run.va, ctype_size(struct_name), f"list {run.index} {struct_name} (re-read)",
                         "Validator invocation order and barriers", run.loc)
     if data is not None:
         run.header_bytes = data
@@ -374,7 +374,7 @@ def _check_program_table_binding(run: ListRun, index: int, binding: WorkListBind
         problems.append(f"Table.StartAddress 0x{table.StartAddress:x} is not 8-byte aligned")
     stride = table.StrideInBytes
     max_stride = abi.constant("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")
-    ident = abi.sizeof(PROGRAM_IDENTIFIER)
+    ident = ctype_size(PROGRAM_IDENTIFIER)
     if stride and (stride < ident or stride % 8 or stride > max_stride):
         problems.append(f"Table.StrideInBytes {stride} must be 0 or a multiple of 8 in [{ident}, {max_stride}]")
     if stride and table.SizeInBytes < pt.SlotCount * stride:
@@ -554,16 +554,28 @@ def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
         prt.skipped = "ProgramTableIndex out of range"
         return None
     stride = pt.Table.StrideInBytes
-    slot_va = ctx.record_address(pt.Table.StartAddress, pt_index, stride, abi.sizeof(PROGRAM_IDENTIFIER),
+    slot_va = ctx.record_address(pt.Table.StartAddress, pt_index, stride, ctype_size(PROGRAM_IDENTIFIER),
                                  "program table slot", "Program table slot layout", loc)
     if slot_va is None:
         prt.skipped = "program table slot address wraps"
         return None
-    ident = ctx.read(slot_va, abi.sizeof(PROGRAM_IDENTIFIER), f"program table slot {pt_index} identifier",
+    ident = ctx.read(slot_va, ctype_size(PROGRAM_IDENTIFIER), f"program table slot {pt_index} identifier",
                      "Program table slot layout", loc)
     if ident is None:
         prt.skipped = "program table slot unreadable"
         return None
+    cached = ctx.slot_cache.get(slot_va)
+    if cached is not None and cached[0][: len(ident)] == ident:
+        # the same slot again: read its bytes as the hardware would, and reuse the decode if they are unchanged
+        data = ctx.read(slot_va, len(cached[0]), f"program table slot {pt_index}", "Program table record layout",
+                        loc)
+        if data is None:
+            prt.skipped = "program table slot unreadable"
+            return None
+        if data == cached[0] and cached[3].index == pt_index:
+            prt.program_table = cached[3]
+            return cached[1], cached[2]
+        _check_table_stable(run, slot_va, data, loc)
     program = ctx.program_by_identifier(ident)
     slot_trace = ProgramTableSlotTrace(pt_index, slot_va, ident.hex(), program.name if program else None)
     prt.program_table = slot_trace
@@ -591,9 +603,9 @@ def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
     assert tail_layout is not None
     if stride and tail_layout.size > stride:
         ctx.finding("program-table-stride-too-small", "rule 6",
-                    f"program {program.name!r} needs {tail_layout.size - abi.sizeof(PROGRAM_IDENTIFIER)} bytes of "
+                    f"program {program.name!r} needs {tail_layout.size - ctype_size(PROGRAM_IDENTIFIER)} bytes of "
                     f"program-table-record LRA; Table.StrideInBytes {stride} leaves "
-                    f"{stride - abi.sizeof(PROGRAM_IDENTIFIER)}: not executed", loc=loc, va=slot_va,
+                    f"{stride - ctype_size(PROGRAM_IDENTIFIER)}: not executed", loc=loc, va=slot_va,
                     key=(sel.signature_index, program.name))
         prt.skipped = "program-table stride too small for the program's LRA"
         return None
@@ -603,8 +615,9 @@ def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
         return None
     _check_table_stable(run, slot_va, data, loc)
     slot_trace.tail = decode_record(tail_layout, data, skip_identifier=True)
-    return program, RecordData(f"program table slot {pt_index}", "program-table", slot_va, tail_layout,
-                               slot_trace.tail)
+    record = RecordData(f"program table slot {pt_index}", "program-table", slot_va, tail_layout, slot_trace.tail)
+    ctx.slot_cache[slot_va] = (data, program, record, slot_trace)
+    return program, record
 
 
 def _check_table_stable(run: ListRun, slot_va: int, data: bytes, loc: Loc) -> None:
@@ -668,7 +681,7 @@ def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prim
 
 def _ic_resets_per_secondary_list(pcs: ProgramCommandSignature) -> bool:
     flag = abi.enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST")
-    return any(a.type_name == "INCREMENTING_CONSTANT" and a.IncrementingConstant.Flags & flag
+    return any(type_name(a) == "INCREMENTING_CONSTANT" and a.IncrementingConstant.Flags & flag
                for a in pcs.pArgumentDescs)
 
 
@@ -737,8 +750,8 @@ def _reset_order(e: ResetEntry) -> tuple[Any, ...]:
 
 def _reset_entry(entries: dict[tuple[Any, ...], ResetEntry], root_set: str, arg: Any, owner: str) -> None:
     """Add the reset one argument implies (shared by DispatchList and ExecuteIndirect)."""
-    name = arg.type_name
-    binding = getattr(arg, "binding_name", "GLOBAL_ROOT_SIGNATURE")
+    name = type_name(arg)
+    binding = binding_name(arg) if hasattr(arg, "Binding") else "GLOBAL_ROOT_SIGNATURE"
     if name == "VERTEX_BUFFER_VIEW":
         key: tuple[Any, ...] = ("ia", "vb", arg.VertexBuffer.Slot)
         entry = entries.setdefault(key, ResetEntry("ia", "vertex buffer", slot=arg.VertexBuffer.Slot,
@@ -748,7 +761,7 @@ def _reset_entry(entries: dict[tuple[Any, ...], ResetEntry], root_set: str, arg:
     elif binding != "GLOBAL_ROOT_SIGNATURE" or name.startswith("INLINE_"):
         return
     elif name in _CONSTANT_TYPES:
-        p = arg.root_parameter_index
+        p = root_index(arg)
         if name == "CONSTANT":
             dwords = range(arg.Constant.DestOffsetIn32BitValues,
                            arg.Constant.DestOffsetIn32BitValues + arg.Constant.Num32BitValuesToSet)
@@ -760,10 +773,10 @@ def _reset_entry(entries: dict[tuple[Any, ...], ResetEntry], root_set: str, arg:
         assert entry.dwords is not None
         entry.dwords = sorted(set(entry.dwords) | set(dwords))
     elif name in _VIEW_TYPES or name.endswith("_POINTER"):
-        p = arg.root_parameter_index
+        p = root_index(arg)
         entry = entries.setdefault((root_set, p), ResetEntry(root_set, "root view", parameter=p, reset_to="NULL"))
     elif name == "DESCRIPTOR_TABLE":
-        p = arg.root_parameter_index
+        p = root_index(arg)
         entry = entries.setdefault((root_set, p), ResetEntry(root_set, "descriptor table", parameter=p,
                                                              reset_to="NULL descriptor table handle"))
     else:

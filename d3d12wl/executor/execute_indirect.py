@@ -16,7 +16,7 @@ from typing import Any
 
 from d3d12wl.argtypes import arg_type_info
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
-from d3d12wl.executor.decode import decode_record
+from d3d12wl.executor.decode import decode_record, type_name
 from d3d12wl.executor.dispatch_list import _reset_entry, _reset_order
 from d3d12wl.executor.resolve import RecordData, resolve_command
 from d3d12wl.layout import command_layout
@@ -37,12 +37,12 @@ def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectS
     if cs is None:
         ctx.finding("missing-command-signature", "Drawing", "ExecuteIndirect without a command signature")
         return trace
-    trigger = next((a for a in cs.pArgumentDescs if arg_type_info(a.type_name).is_trigger), None)
+    trigger = next((a for a in cs.pArgumentDescs if arg_type_info(type_name(a)).is_trigger), None)
     if trigger is None:
         ctx.finding("no-dispatch-trigger", "Validation",
                     f"command signature {cs.name!r} has no draw/dispatch argument: nothing executes")
         return trace
-    cls = arg_type_info(trigger.type_name).trigger_class
+    cls = arg_type_info(type_name(trigger)).trigger_class
     graphics = cls is ExecutableClass.GRAPHICS
     root_set = "graphics" if graphics else "compute"
     call_args["executable_class"] = cls.value if cls is not None else None

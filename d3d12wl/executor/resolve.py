@@ -16,6 +16,7 @@ from typing import Any
 from d3d12wl import abi
 from d3d12wl.argtypes import arg_type_info
 from d3d12wl.executor.context import ExecContext, Loc
+from d3d12wl.executor.decode import binding_name, parameter_type_name, source_name, type_name
 from d3d12wl.layout import PCSLayout, RecordLayout, inline_local_slots, uses_inline_local_root_signature
 from d3d12wl.model import (
     ExecutableClass,
@@ -42,12 +43,18 @@ CL_SOURCE = ValueSource("command-list", "command-list state")
 CL_UNSET = ValueSource("command-list", "command-list state (not set)")
 
 
+def root_index(arg: Any) -> int | None:
+    """RootParameterIndex of an argument's payload (``arg.root_parameter_index``, without the enum look-ups)."""
+    member = arg_type_info(type_name(arg)).union_member
+    return getattr(getattr(arg, member, None), "RootParameterIndex", None) if member else None
+
+
 def param_kind(param: RootParameter1) -> str:
-    return _PARAM_KIND.get(param.parameter_type_name, param.parameter_type_name)
+    return _PARAM_KIND.get(parameter_type_name(param), parameter_type_name(param))
 
 
 def param_register(param: RootParameter1) -> str | None:
-    kind = param.parameter_type_name
+    kind = parameter_type_name(param)
     if kind == "32BIT_CONSTANTS":
         return f"b{param.Constants.ShaderRegister} space{param.Constants.RegisterSpace}"
     if kind in ("CBV", "SRV", "UAV"):
@@ -174,7 +181,7 @@ class WorkListRecordContext:
     system: dict[str, int | None] = field(default_factory=dict)
 
     def _record_for(self, arg: WorkListArgumentDesc, secondary: RecordData | None) -> RecordData | None:
-        src = arg.source_name
+        src = source_name(arg)
         if src == "PRIMARY_RECORD":
             return self.primary
         if src == "SECONDARY_RECORD":
@@ -185,19 +192,19 @@ class WorkListRecordContext:
 
     def _value(self, i: int, arg: WorkListArgumentDesc, secondary: RecordData | None,
                counter: int) -> tuple[Any, ValueSource]:
-        name = arg.type_name
+        name = type_name(arg)
         if name == "INCREMENTING_CONSTANT":
             return [counter], ValueSource("system", "system: incrementing constant", arg=i)
         if name in SYSTEM_POINTERS:
             return self.system.get(name), ValueSource("system", f"system: {name}", arg=i)
-        if arg.source_name == "STATIC":
+        if source_name(arg) == "STATIC":
             return None, ValueSource("static", "static", arg=i)
         rec = self._record_for(arg, secondary)
         got = rec.arg_value(i) if rec is not None else None
         if got is None:
-            if arg.source_name == "SYSTEM":
+            if source_name(arg) == "SYSTEM":
                 return None, ValueSource("system", "system (no value the spec defines)", arg=i)
-            return None, ValueSource("none", f"{arg.source_name} (no record bytes)", arg=i)
+            return None, ValueSource("none", f"{source_name(arg)} (no record bytes)", arg=i)
         return got
 
     def resolve(self, secondary: RecordData | None, counter: int) -> Resolved:
@@ -218,14 +225,14 @@ class WorkListRecordContext:
             trigger: Trigger | None = None
             ia_touched: dict[int | None, IABinding] = {}
             has_ic = False
-            inline_path = uses_inline_local_root_signature(pcs)
+            inline_path = self.ctx.memo(pcs, "inline", uses_inline_local_root_signature)
             if inline_path:
                 local_slots, samplers = self._inline_local(args, secondary, counter)
             elif self.program is not None and self.program.LocalRootSignature is not None \
                     and self.cls is not ExecutableClass.RAYTRACING:
                 local_slots = self._explicit_local(self.program.LocalRootSignature)
             for i, arg in enumerate(args):
-                name = arg.type_name
+                name = type_name(arg)
                 info = arg_type_info(name)
                 if info.is_trigger:
                     trigger = self._trigger(i, arg, secondary)
@@ -239,10 +246,10 @@ class WorkListRecordContext:
                     continue
                 if name in ("INLINE_ROOT_PARAMETER", "INLINE_STATIC_SAMPLER"):
                     continue
-                p = arg.root_parameter_index
+                p = root_index(arg)
                 if p is None:
                     continue
-                local = arg.binding_name == "LOCAL_ROOT_SIGNATURE"
+                local = binding_name(arg) == "LOCAL_ROOT_SIGNATURE"
                 slots = local_slots if local else global_slots
                 slot = slots.get(p)
                 if slot is None:
@@ -258,28 +265,28 @@ class WorkListRecordContext:
             assert trigger is not None  # every PCS with a layout has a trigger
             counter_value = None
             if has_ic:
-                ra = next((a for a in args if a.type_name == "INCREMENTING_CONSTANT"), None)
+                ra = next((a for a in args if type_name(a) == "INCREMENTING_CONSTANT"), None)
                 counter_value = counter if ra is not None else None
             return Resolved(root_arguments, ia, trigger, system, counter_value)
         finally:
             self.system = self_system
 
     def _trigger(self, i: int, arg: WorkListArgumentDesc, secondary: RecordData | None) -> Trigger:
-        if arg.type_name == "FIXED_DISPATCH":
+        if type_name(arg) == "FIXED_DISPATCH":
             fd = arg.FixedDispatch
             return Trigger("FIXED_DISPATCH", {"ThreadGroupCountX": fd.ThreadGroupCountX,
                                               "ThreadGroupCountY": fd.ThreadGroupCountY,
                                               "ThreadGroupCountZ": fd.ThreadGroupCountZ},
                            ValueSource("static", "static: FixedDispatch on the argument desc", arg=i))
         value, src = self._value(i, arg, secondary, 0)
-        return Trigger(arg.type_name, value if isinstance(value, dict) else {}, src)
+        return Trigger(type_name(arg), value if isinstance(value, dict) else {}, src)
 
     def _inline_local(self, args: list[WorkListArgumentDesc], secondary: RecordData | None,
                       counter: int) -> tuple[dict[int, SlotBuilder], list[RootArgumentValue]]:
         """Implicit path: the synthesized local root signature's slots (first-appearance order), each composed
         from its _INLINE_ROOT_PARAMETER args' sources (spec "_INLINE_ROOT_PARAMETER", rule 23(e))."""
         slots: dict[int, SlotBuilder] = {}
-        for s, arg_indices in enumerate(inline_local_slots(args)):
+        for s, arg_indices in enumerate(self.ctx.memo(self.pcs, "slots", lambda p: inline_local_slots(p.pArgumentDescs))):
             rp = args[arg_indices[0]].InlineRootParameter.RootParameter
             kind = param_kind(rp)
             builder = SlotBuilder("local", s, kind, rp.Constants.Num32BitValues if kind == "constants" else 0,
@@ -297,7 +304,7 @@ class WorkListRecordContext:
             slots[s] = builder
         samplers: list[RootArgumentValue] = []
         for i, arg in enumerate(args):
-            if arg.type_name == "INLINE_STATIC_SAMPLER":
+            if type_name(arg) == "INLINE_STATIC_SAMPLER":
                 ss = arg.InlineStaticSampler
                 samplers.append(RootArgumentValue(
                     "local", len(samplers), "static_sampler", None, None,
@@ -357,7 +364,7 @@ def _narrow(src: ValueSource, first: int, count: int) -> ValueSource:
 
 
 def _apply(slot: SlotBuilder, arg: WorkListArgumentDesc | Any, value: Any, src: ValueSource) -> None:
-    name = arg.type_name
+    name = type_name(arg)
     if name == "CONSTANT":
         vals = value if isinstance(value, list) else [value] * max(arg.Constant.Num32BitValuesToSet, 1)
         slot.set_dwords(arg.Constant.DestOffsetIn32BitValues, vals, src)
@@ -413,7 +420,7 @@ def resolve_command(root_signature: RootSignature | None, args: list[Any], comma
     touched: dict[int | None, IABinding] = {}
     trigger: Trigger | None = None
     for i, arg in enumerate(args):
-        name = arg.type_name
+        name = type_name(arg)
         info = arg_type_info(name)
         if name == "INCREMENTING_CONSTANT":
             value: Any = [counter]
@@ -428,7 +435,7 @@ def resolve_command(root_signature: RootSignature | None, args: list[Any], comma
             slot_index = arg.VertexBuffer.Slot if name == "VERTEX_BUFFER_VIEW" else None
             touched[slot_index] = IABinding(slot_index, value, src)
             continue
-        p = arg.root_parameter_index
+        p = root_index(arg)
         if p is None:
             continue
         slot = slots.get(p)
@@ -436,6 +443,6 @@ def resolve_command(root_signature: RootSignature | None, args: list[Any], comma
             slot = slots[p] = SlotBuilder("global", p, _ARG_KIND.get(name, name))
         _apply(slot, arg, value, src)
     assert trigger is not None
-    has_ic = any(a.type_name == "INCREMENTING_CONSTANT" for a in args)
+    has_ic = any(type_name(a) == "INCREMENTING_CONSTANT" for a in args)
     return Resolved([s.finish() for _, s in sorted(slots.items())], _ia_bindings(state, touched) if graphics else [],
                     trigger, {}, counter if has_ic else None)
