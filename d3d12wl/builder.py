@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike
 
 from d3d12wl import abi
 from d3d12wl.errors import PackError
-from d3d12wl.layout import PCSLayout, RecordLayout, pcs_layout, round_up
+from d3d12wl.layout import PCSLayout, RecordLayout, pcs_layout, program_table_layout, round_up
 from d3d12wl.memory import GpuMemory
 from d3d12wl.model import ExecutableClass, ObjectSet, Program, ProgramCommandSignature, WorkListSignature
 from d3d12wl.model import WorkListSignatureArray as SignatureArray
@@ -38,6 +38,7 @@ from d3d12wl.packers import (
     Columns,
     RecordData,
     _flatten,
+    count_records,
     pack_dispatch_list_inputs,
     pack_primary_records,
     pack_program_table,
@@ -222,15 +223,6 @@ def _secondary_addresses(spec: DispatchListSpec, layout: PCSLayout, n_primary: i
     return counts.astype(np.uint32, copy=False), addresses
 
 
-def _count_of(data: RecordData) -> int:
-    if isinstance(data, np.ndarray):
-        return len(data)
-    for v in dict(data).values():
-        if np.ndim(v):
-            return int(np.shape(v)[0])
-    raise PackError("cannot tell how many records: every column is a scalar")
-
-
 def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_table: ProgramTableSpec | None = None,
                     tier: int = 1, align: int = VA_ALIGN) -> BuiltWorkList:
     """Pack and place every part of a work list in one buffer starting at ``base_va``.
@@ -268,7 +260,7 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
     slot_count = 0
     if program_table is not None:
         table = pack_program_table(program_table.layout, program_table.slots, stride=program_table.stride)
-        rows = _count_of(program_table.slots)
+        rows = count_records(_table_layout(program_table.layout), program_table.slots)
         table_stride = table.nbytes // max(rows, 1) if program_table.stride is None else program_table.stride
         slot_count = rows if program_table.slot_count is None else program_table.slot_count
         if table_stride and slot_count > rows:
@@ -285,7 +277,7 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
         layout = spec.layout
         rec = layout.primary
         stride = resolve_stride(rec, spec.primary_stride)
-        n = _count_of(spec.primary)
+        n = count_records(rec, spec.primary)
         primary_va = place(n * stride)
         sec_part: Part | None = None
         primary_data: RecordData = spec.primary
@@ -294,7 +286,7 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
                 raise PackError(f"signature {layout.name!r} has no SOURCE_SECONDARY_RECORD args, so no secondary "
                                 f"records", where=f"lists[{i}]", rule="Primary record layout")
             sec_stride = resolve_stride(layout.secondary, layout.pcs.SecondaryRecordByteStride)
-            n_sec = _count_of(spec.secondary)
+            n_sec = count_records(layout.secondary, spec.secondary)
             step = sec_stride or layout.secondary.min_stride
             if sec_stride == 0 and n_sec != n:
                 raise PackError(f"with the broadcast secondary stride each primary record has one secondary record: "
@@ -352,6 +344,16 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
         data[va - base_va:va - base_va + block.nbytes] = block
     return BuiltWorkList(base_va, data, tier, tuple(sorted(parts, key=lambda p: p.va)), tuple(input_vas),
                          tuple(primary_parts), tuple(secondary_parts), table_part, slot_count, tuple(graphics))
+
+
+def _table_layout(layout: RecordLayout | PCSLayout | Program) -> RecordLayout:
+    if isinstance(layout, Program):
+        table = program_table_layout(layout)
+        if table is None:
+            raise PackError(f"program {layout.name!r} is raytracing-class: it has no program table",
+                            rule="Program Table")
+        return table
+    return _record_layout(layout, "program_table")
 
 
 def _pack_broadcast(layout: PCSLayout, spec: DispatchListSpec) -> np.ndarray:

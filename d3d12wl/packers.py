@@ -73,6 +73,7 @@ __all__ = [
     "read_execute_indirect",
     "read_count_buffer",
     "to_columns",
+    "count_records",
     "resolve_stride",
     "DISPATCH_LIST_INPUT",
     "DISPATCH_LIST_INPUT1",
@@ -209,17 +210,48 @@ def _field_view(arr: np.ndarray, path: str) -> np.ndarray:
     return view
 
 
-def _count(columns: Mapping[str, Any], count: int | None, what: str) -> int:
+def _rows(value: Any, node: _Node) -> int | None:
+    """How many records a column gives values for (None: one value broadcast to every record)."""
+    if node.leaf is not None:
+        shape = np.shape(value)
+        return shape[0] if len(shape) > len(node.leaf.shape) else None
+    if isinstance(value, np.ndarray) and value.dtype.names is not None:
+        return len(value) if value.ndim else None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        size = memoryview(value).nbytes
+        return None if size == node.size else size // node.size
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], (bytes, bytearray)):
+        return len(value)
+    shape = np.shape(value)
+    if np.asarray(value).dtype.kind in "VS":
+        return shape[0] if shape else None
+    return shape[0] if len(shape) == 2 else None
+
+
+def count_records(layout: RecordLayout, data: RecordData) -> int:
+    """How many records ``data`` (columns or a structured array) holds for ``layout``, as the packers count them."""
+    if isinstance(data, np.ndarray):
+        return len(data)
+    shape = _shape(record_dtype(layout))
+    rows = []
+    for path, value in dict(data).items():
+        node = shape.nodes.get(path)
+        if node is None:
+            raise PackError(f"unknown column {path!r}", where=_what(layout))
+        rows.append((path, _rows(value, node)))
+    return _count(rows, None, _what(layout))
+
+
+def _count(rows: list[tuple[str, int | None]], count: int | None, what: str) -> int:
     n = count
-    for path, v in columns.items():
-        shape = np.shape(v)
-        if shape:
+    for path, r in rows:
+        if r is not None:
             if n is None:
-                n = shape[0]
-            elif shape[0] != n:
-                raise PackError(f"column {path!r} has {shape[0]} values, expected {n}", where=what)
+                n = r
+            elif r != n:
+                raise PackError(f"column {path!r} has {r} values, expected {n}", where=what)
     if n is None:
-        raise PackError("every column is a scalar: pass count= to say how many records", where=what)
+        raise PackError("every column is a single value: pass count= to say how many records", where=what)
     return int(n)
 
 
@@ -239,9 +271,6 @@ def _pack(dtype: np.dtype, data: RecordData, *, what: str, count: int | None = N
         _zero_holes(buf, n, stride, shape.holes)
         return buf
     columns = _flatten(data)
-    n = _count(columns, count, what)
-    if records is not None and n != records:
-        raise PackError(f"{n} records given, but this form holds exactly {records}", where=what)
     covered: dict[str, str] = {}
     plan: list[tuple[str, _Node, Any]] = []
     for path, value in columns.items():
@@ -257,6 +286,9 @@ def _pack(dtype: np.dtype, data: RecordData, *, what: str, count: int | None = N
     missing = [lf.path for lf in shape.leaves if lf.path not in covered and not _is_optional(lf.path)]
     if missing:
         raise PackError(f"missing column(s) {', '.join(map(repr, missing))}", where=what)
+    n = _count([(path, _rows(value, node)) for path, node, value in plan], count, what)
+    if records is not None and n != records:
+        raise PackError(f"{n} records given, but this form holds exactly {records}", where=what)
     # validate every column before writing anything
     ready: list[tuple[_Node, np.ndarray, bool]] = []
     for path, node, value in plan:

@@ -22,6 +22,7 @@ from d3d12wl.dtypes import leaves, record_dtype, struct_dtype
 from d3d12wl.errors import PackError, ParseError
 from d3d12wl.layout import PCSLayout, RecordLayout, command_layout, pcs_layout
 from d3d12wl.packers import (
+    count_records,
     pack_count_buffer,
     pack_dispatch_list_inputs,
     pack_execute_indirect,
@@ -343,3 +344,13 @@ def test_readers_are_zero_copy_and_truncation_names_the_record() -> None:
     with pytest.raises(ParseError, match="primary record 1 of 'PCS' field NumSecondaryRecords"):
         read_primary_records(pl, packed[:20], count=2)
     assert len(read_primary_records(pl, packed[:20])) == 1  # whole records only when no count is given
+
+
+def test_subarray_value_broadcasts_even_when_its_length_equals_the_count() -> None:
+    """A DWORD-array column of shape (count,) is one value for every record, not one value per record."""
+    pl = culling()
+    ids = [bytes([i]) * 32 for i in range(4)]
+    packed = pack_program_table(pl, {"ProgramIdentifier": ids, "arg2_InlineRootParameter": [1, 2, 3, 4]})
+    slots = read_records(pl.program_table, packed)  # type: ignore[arg-type]
+    assert slots["arg2_InlineRootParameter"].tolist() == [[1, 2, 3, 4]] * 4
+    assert count_records(pl.program_table, {"ProgramIdentifier": ids, "arg2_InlineRootParameter": [1, 2, 3, 4]}) == 4

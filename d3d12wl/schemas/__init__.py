@@ -23,7 +23,7 @@ import construct as cs
 
 from d3d12wl import abi
 from d3d12wl.abi import TypeInfo
-from d3d12wl.dtypes import Scalar, classify, field_type, has_union, layout_field_type, plain_data_types
+from d3d12wl.dtypes import Scalar, field_type, has_union, layout_field_type, plain_data_types
 from d3d12wl.errors import ABIError, PackError, ParseError
 from d3d12wl.layout import LayoutField, RecordLayout
 
@@ -164,7 +164,7 @@ def _layout_leaves(layout: RecordLayout) -> list[tuple[str, int, int]]:
     out: list[tuple[str, int, int]] = []
     for f in sorted(layout.fields, key=lambda f: f.offset):
         t = layout_field_type(f)
-        elem = t.size if isinstance(t, TypeInfo) else t.size
+        elem = t.size
         for i in range(f.count):
             name = f"{f.name}[{i}]" if f.count > 1 else f.name
             off = f.offset + i * elem
@@ -241,10 +241,3 @@ def build_record(layout: RecordLayout, values: Mapping[str, Any], stride: int | 
         return STRUCTS.record(layout, stride).build(values)
     except (cs.ConstructError, KeyError, TypeError, ValueError) as exc:
         raise PackError(f"cannot build: {exc}", where=_record_where(layout, None)) from exc
-
-
-def scalar_of(ctype: str) -> Scalar:
-    t = classify(ctype)
-    if not isinstance(t, Scalar):
-        raise ABIError(f"{ctype} is a struct, not a scalar")
-    return t
