@@ -421,3 +421,45 @@ def test_a_corrupted_continuation_list_is_neutralized_before_any_of_its_records_
     assert [(v.list_index, v.executions_before) for v in trace.validator_invocations] == [(0, 0), (1, 2)]
     assert [e.list_index for e in trace.executions] == [0, 0]
     assert trace.lists[1].header["NumProgramInputs"] == 0 and trace.lists[1].primary_records == []
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Raytracing-class lists
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def test_raytracing_secondary_validator_fires_only_for_hybrid_records():
+    """Area 3: "for raytracing-class ... the validator fires once per raytracing-class hybrid primary record over
+    that record's secondary list"; a fully-inline raytracing signature can never invoke it (rule 27).  Area 2:
+    PROGRAM_TABLE_POINTER applies to graphics/compute only; a raytracing list has no program table (bound null)."""
+    from d3d12wl.state import RaytracingBinding
+
+    t = Setup()
+    rt_hybrid = ProgramCommandSignature("PCS_rt_hybrid", [
+        arg("SHADER_RESOURCE_VIEW", "SECONDARY_RECORD", ShaderResourceView=RootParameterIndexArg(1)),
+        arg("DISPATCH_RAYS_DIMENSIONS", "SECONDARY_RECORD")], SecondaryRecordByteStride=24, pGlobalRootSignature=GRS,
+        RecordValidationProgramTableIndex=SL)
+    rt_inline = ProgramCommandSignature("PCS_rt_inline", [arg("DISPATCH_RAYS_DIMENSIONS")], pGlobalRootSignature=GRS,
+                                        RecordValidationProgramTableIndex=SL)
+    rt = Scene.binding(raytracing=RaytracingBinding("RTPSO"))
+    wls_h, wls_i = WorkListSignature("WLS_rt_h", [rt_hybrid]), WorkListSignature("WLS_rt_i", [rt_inline])
+    wls_h.ListValidationProgramTableIndex = PL
+    t.s.bind_array("ARR", [(wls_h, rt), (wls_i, rt)])
+    t.bind_validation_table()
+    stride = 16
+    t.s.put(SEC_VA, secondaries(rt_hybrid, [{"arg1_DispatchRaysDimensions": {"Width": 4, "Height": 1, "Depth": 1}}]))
+    t.s.put(REC_VA, b"".join(primary(rt_hybrid, stride, NumSecondaryRecords=1, SecondaryRecords=SEC_VA)
+                             for _ in range(2)))
+    t.s.put(REC_VA + 0x1000, primary(rt_inline, stride, arg0_DispatchRaysDimensions={"Width": 2, "Height": 1,
+                                                                                      "Depth": 1}))
+    t.s.put(LIST_VA, dispatch_input1(2, REC_VA, stride, CONT, 0, LIST_VA + 0x100))
+    t.s.put(LIST_VA + 0x100, dispatch_input1(1, REC_VA + 0x1000, stride, 0, 1, 0))
+    t.validator(PL, AREA_PRIMARY_LIST, lambda c: None)
+    t.validator(SL, AREA_SECONDARY_LIST, lambda c: None)
+    trace = t.run()
+    assert [(v.area, v.list_index, v.primary_index, v.pointers) for v in trace.validator_invocations] == [
+        (AREA_PRIMARY_LIST, 0, None, {"DISPATCH_LIST_HEADER_POINTER": LIST_VA, "PROGRAM_TABLE_POINTER": None,
+                                      "PRIMARY_LIST_POINTER": REC_VA}),
+        (AREA_SECONDARY_LIST, 0, 0, {"PRIMARY_RECORD_POINTER": REC_VA, "SECONDARY_LIST_POINTER": SEC_VA}),
+        (AREA_SECONDARY_LIST, 0, 1, {"PRIMARY_RECORD_POINTER": REC_VA + stride, "SECONDARY_LIST_POINTER": SEC_VA})]
+    assert [e.list_index for e in trace.executions] == [0, 0, 1] and not trace.findings
