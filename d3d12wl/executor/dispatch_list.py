@@ -134,7 +134,11 @@ def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet,
                       call: DispatchListCall, limits: Limits | None = None,
                       hooks: ValidationHooks | None = None) -> Trace:
     """Execute ``DispatchList`` (``call.tier2`` False) or ``DispatchList1`` and return the :class:`Trace`."""
-    trace = Trace("DispatchList1" if call.tier2 else "DispatchList", call_args=asdict(call))
+    args: dict[str, Any] = {"DispatchListInput": call.DispatchListInput}
+    if call.tier2:
+        args["MaxGraphicsPrimaryLists"] = call.MaxGraphicsPrimaryLists
+    args["MaxGraphicsProgramInputsPerPrimaryList"] = call.MaxGraphicsProgramInputsPerPrimaryList
+    trace = Trace("DispatchList1" if call.tier2 else "DispatchList", call_args=args)
     ctx = ExecContext(memory, device, objects, state, limits, trace)
     bound = _check_bind(ctx, call)
     if bound is not None:

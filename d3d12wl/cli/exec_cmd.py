@@ -1,0 +1,140 @@
+"""``d3d12wl exec [CAPTURE] [--json] [--max-lists N ...]``: run the reference executor on a capture.
+
+With no CAPTURE it runs the bundled example (``d3d12wl/examples/culling_capture.json``, the spec's GPU culling
+example).  Human output: one line per list, one line per execution, the end-of-call reset, then the findings;
+``--json`` prints :meth:`d3d12wl.trace.Trace.to_dict`.
+
+Exit status: 0 when the trace has no error findings, 1 when it has (undefined behaviour, invalid call, a limit
+reached), 2 when the capture cannot be used at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from contextlib import ExitStack
+from importlib import resources
+from typing import Any
+
+from d3d12wl.errors import D3D12WLError
+from d3d12wl.trace import Execution, Limits, Trace
+
+EXAMPLE = "culling_capture.json"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("exec", help="execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print "
+                                    "the trace", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
+    p.add_argument("--json", action="store_true", help="print the trace as JSON")
+    defaults = Limits()
+    for f in dataclasses.fields(Limits):
+        p.add_argument(Limits.flag(f.name), type=int, metavar="N", default=getattr(defaults, f.name),
+                       dest=f.name, help=f"executor limit {f.name} (default {getattr(defaults, f.name)})")
+    p.set_defaults(func=run)
+
+
+def limits_from(args: argparse.Namespace) -> Limits:
+    return Limits(**{f.name: getattr(args, f.name) for f in dataclasses.fields(Limits)})
+
+
+def run(args: argparse.Namespace) -> int:
+    from d3d12wl.capture import load_capture
+    from d3d12wl.executor import execute
+
+    limits = limits_from(args)
+    bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0]
+    if bad:
+        print(f"d3d12wl exec: error: limits must be >= 0: {', '.join(bad)}", file=sys.stderr)
+        return 2
+    with ExitStack() as stack:
+        path = args.capture
+        if path is None:
+            path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
+        try:
+            capture = load_capture(path)
+        except OSError as exc:
+            print(f"d3d12wl exec: error: cannot read capture {path}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except (ValueError, D3D12WLError) as exc:
+            print(f"d3d12wl exec: error: {exc}", file=sys.stderr)
+            return 2
+        trace = execute(capture, limits)
+    if args.json:
+        json.dump(trace.to_dict(), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(trace))
+    return 1 if trace.errors else 0
+
+
+# -- human output ---------------------------------------------------------------------------------------------
+
+
+def _hex(value: Any) -> str:
+    return f"0x{value:x}" if isinstance(value, int) else "-" if value is None else str(value)
+
+
+def _where(e: Execution) -> str:
+    if e.command_index is not None:
+        return f"command {e.command_index}"
+    parts = [f"list {e.list_index}", f"primary {e.primary_index}"]
+    if e.secondary_index is not None:
+        parts.append(f"secondary {e.secondary_index}")
+    return " ".join(parts)
+
+
+def _root_args(e: Execution) -> str:
+    out = []
+    for ra in e.root_arguments:
+        if ra.kind == "static_sampler":
+            continue
+        tag = f"{'G' if ra.binding == 'global' else 'L'}{ra.parameter}"
+        if ra.kind == "constants":
+            value = "[" + " ".join(_hex(v) for v in (ra.values or [])) + "]"
+        else:
+            value = _hex(ra.value)
+        out.append(f"{tag}={value}")
+    return " ".join(out)
+
+
+def execution_line(e: Execution) -> str:
+    trigger = " ".join(f"{k}={v}" for k, v in e.trigger.fields.items() if not isinstance(v, dict))
+    counter = f" counter={e.counter}" if e.counter is not None else ""
+    program = e.program or "-"
+    return (f"  #{e.index:<4} {_where(e):<28} {program:<14} {e.trigger.type} {trigger}{counter}  "
+            f"{_root_args(e)}").rstrip()
+
+
+def _arg(key: str, value: Any) -> str:
+    if isinstance(value, int) and key.endswith(("Input", "Buffer", "Address")):
+        return f"{key}=0x{value:x}"
+    return f"{key}={'NULL' if value is None else value}"
+
+
+def render_text(trace: Trace) -> str:
+    lines = [f"{trace.call}({', '.join(_arg(k, v) for k, v in trace.call_args.items())})"]
+    for lt in trace.lists:
+        cont = ""
+        if lt.continuation is not None:
+            nxt = lt.continuation.get("next")
+            cont = f"  next={_hex(nxt)}{' (followed)' if lt.continuation.get('followed') else ''}"
+        lines.append(f"list {lt.index} @0x{lt.va:x}  {lt.input_struct}  NumProgramInputs="
+                     f"{lt.header.get('NumProgramInputs')}  flags={'|'.join(lt.flags) or 'NONE'}  signature "
+                     f"{lt.signature_index} {lt.signature or '-'}  {lt.executable_class or '-'}  "
+                     f"{lt.ordering or ''}{cont}{'  stopped: ' + lt.stopped if lt.stopped else ''}")
+    lines.append(f"executions ({len(trace.executions)})")
+    lines.extend(execution_line(e) for e in trace.executions)
+    lines.append("end-of-call reset" + ("" if trace.end_of_call_reset else ": nothing"))
+    for r in trace.end_of_call_reset:
+        what = f"slot {r.slot}" if r.slot is not None else f"parameter {r.parameter}" if r.parameter is not None else ""
+        dwords = f" dwords {r.dwords}" if r.dwords else ""
+        lines.append(f"  {r.binding_set:<8} {r.what} {what}{dwords} -> {r.reset_to}")
+    more = f", {trace.findings_suppressed} more suppressed" if trace.findings_suppressed else ""
+    lines.append(f"findings ({len(trace.findings)}{more})")
+    lines.extend(f"  {f}" for f in trace.findings)
+    if trace.stopped_reason:
+        lines.append(f"stopped: {trace.stopped_reason}")
+    return "\n".join(lines) + "\n"
