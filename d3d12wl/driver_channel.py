@@ -106,6 +106,7 @@ _ASSIGNED: tuple[tuple[str, str], ...] = (
     ("validator-grid-missing", "STATE_CREATION"),
     ("validator-pointer-arg-unavailable", "STATE_CREATION"),
     ("validator-fault", "EXECUTION"),
+    ("program-class-mismatch", "EXECUTION"),
 )
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}

@@ -58,6 +58,7 @@ PINNED = [
     "chain-cycle", "limit-exceeded", "root-signature-mismatch", "missing-command-signature", "no-dispatch-trigger",
     "findings-suppressed", "validator-index-out-of-range", "unknown-validator-identifier",
     "validator-without-signature", "validator-grid-missing", "validator-pointer-arg-unavailable", "validator-fault",
+    "program-class-mismatch",
 ]
 
 LIST_VA, REC_VA, TABLE_VA = 0x1000, 0x10000, 0x40000
