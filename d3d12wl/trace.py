@@ -38,6 +38,7 @@ FINDING_KINDS: dict[str, str] = {
     "program-table-index-out-of-range": "ProgramTableIndex >= SlotCount",
     "unknown-program-identifier": "a program-table slot holds an identifier of no known program",
     "program-not-in-signature": "the program's PCS is not one of the selected work list signature's PCSes",
+    "program-class-mismatch": "a record's PCS is of another executable class than its list's signature",
     "program-table-stride-too-small": "a program's program-table-record LRA does not fit Table.StrideInBytes - 32",
     "program-table-mutated": "bound program-table bytes changed during the call",
     "invalid-program-command-signature": "a PCS the executor must decode has no record layout",

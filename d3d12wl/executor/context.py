@@ -50,8 +50,6 @@ class ExecContext:
         self.records_walked = 0
         self._finding_keys: set[Any] = set()
         self._programs: dict[bytes, Program] = {}
-        #: program-table slot bytes as first read (rule 14: bound tables are immutable during the call)
-        self.table_bytes: dict[int, bytes] = {}
         #: program-table slot VA -> (bytes, program, RecordData, ProgramTableSlotTrace) of its last decode
         self.slot_cache: dict[int, tuple[bytes, Any, Any, Any]] = {}
         self._memo: dict[tuple[int, str], tuple[Any, Any]] = {}

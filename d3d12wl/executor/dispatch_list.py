@@ -514,9 +514,10 @@ def _primary_record(run: ListRun, i: int, va: int, stride: int, loc: Loc) -> boo
     prt.record_kind = layout.record_kind.value
     prt.header = layout.primary.header
     if layout.executable_class is not sel.executable_class:
-        ctx.finding("program-not-in-signature", "rule 4",
-                    f"program PCS {pcs.name!r} is {layout.executable_class.value.lower()}-class in a "
-                    f"{sel.executable_class.value.lower()}-class list", loc=loc, va=va, key=(run.index, i, "class"))
+        ctx.finding("program-class-mismatch", "Work List Signature",
+                    f"PCS {pcs.name!r} is {layout.executable_class.value.lower()}-class in a "
+                    f"{sel.executable_class.value.lower()}-class list (a single work list signature cannot mix "
+                    "executable classes): not executed", loc=loc, va=va, key=(run.index, i, "class"))
         prt.skipped = "executable class differs from the list's"
         return True
     if stride < layout.primary.min_stride:
@@ -579,7 +580,7 @@ def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
         if data == cached[0] and cached[3].index == pt_index:
             prt.program_table = cached[3]
             return cached[1], cached[2]
-        _check_table_stable(run, slot_va, data, loc)
+    _check_table_stable(run, slot_va, ident, loc)
     program = ctx.program_by_identifier(ident)
     slot_trace = ProgramTableSlotTrace(pt_index, slot_va, ident.hex(), program.name if program else None)
     prt.program_table = slot_trace
@@ -625,17 +626,17 @@ def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
 
 
 def _check_table_stable(run: ListRun, slot_va: int, data: bytes, loc: Loc) -> None:
-    """Rule 14: bound program tables are immutable until every referencing chain completes."""
-    cache = run.ctx.table_bytes
-    before = cache.get(slot_va)
-    if before is not None:
-        n = min(len(before), len(data))
-        if before[:n] != data[:n]:
-            run.ctx.finding("program-table-mutated", "rule 14",
-                            f"program table slot at 0x{slot_va:x} changed during the call", loc=loc, va=slot_va,
-                            key=("mutated", slot_va))
-    if before is None or len(data) > len(before):
-        cache[slot_va] = data
+    """Rule 14: bound program tables are immutable until every referencing chain completes.  ``data`` (read at
+    ``slot_va``) is compared with what the call read there before."""
+    cached = run.ctx.slot_cache.get(slot_va)
+    if cached is None:
+        return
+    n = min(len(cached[0]), len(data))
+    if cached[0][:n] != data[:n]:
+        run.ctx.finding("program-table-mutated", "rule 14",
+                        f"program table slot at 0x{slot_va:x} changed during the call (bound program tables are "
+                        "immutable until every referencing chain completes)", loc=loc, va=slot_va,
+                        key=("mutated", slot_va))
 
 
 def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, layout: PCSLayout,
