@@ -416,3 +416,14 @@ def test_all_violations_of_one_signature_are_reported() -> None:
                                           "_FIXED_DISPATCH", "rule 25(e)"])
     assert {x.arg for x in v} == {1, 2, 3, 4, None}
     assert all(str(x).startswith("program_command_signatures.PCS") for x in v)
+
+
+def test_stride_is_still_checked_when_the_trigger_count_is_wrong() -> None:
+    """Every violation is reported, not only the first: two dispatch triggers ("Supported argument types") do not
+    hide a secondary stride below the minimum (rule 25(e)); the secondary record's bytes do not depend on the
+    executable class."""
+    pcs = pcs_of(wl_arg("SHADER_RESOURCE_VIEW", rpi=0), wl_arg("DRAW", "PRIMARY_RECORD"),
+                 wl_arg("DISPATCH", "PRIMARY_RECORD"), stride=4)
+    rules = rules_of(check_program_command_signature(pcs, CAPS))
+    assert "Supported argument types" in rules
+    assert rules.count("rule 25(e)") == 2  # below the minimum 8, and not a multiple of 8

@@ -431,7 +431,7 @@ def _check_rule_25(sink: Sink, pcs: ProgramCommandSignature, args: list[Arg], cl
         if stride != 0:
             sink.add("rule 25(e)", f"SecondaryRecordByteStride must be 0 when no arg has Source SECONDARY_RECORD "
                      f"(is {stride})", "SecondaryRecordByteStride")
-    elif stride != 0 and len(triggers) == 1 and all(a.info is not None and a.source is not None for a in args):
+    elif stride != 0 and triggers and all(a.info is not None and a.source is not None for a in args):
         try:
             secondary = pcs_layout(pcs).secondary
         except D3D12WLError:
