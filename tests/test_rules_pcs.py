@@ -422,8 +422,8 @@ def test_stride_is_still_checked_when_the_trigger_count_is_wrong() -> None:
     """Every violation is reported, not only the first: two dispatch triggers ("Supported argument types") do not
     hide a secondary stride below the minimum (rule 25(e)); the secondary record's bytes do not depend on the
     executable class."""
-    pcs = pcs_of(wl_arg("SHADER_RESOURCE_VIEW", rpi=0), wl_arg("DRAW", "PRIMARY_RECORD"),
-                 wl_arg("DISPATCH", "PRIMARY_RECORD"), stride=4)
+    pcs = pcs_of(wl_arg("SHADER_RESOURCE_VIEW", "SECONDARY_RECORD", rpi=0), wl_arg("DRAW"), wl_arg("DISPATCH"),
+                 stride=4)
     rules = rules_of(check_program_command_signature(pcs, CAPS))
     assert "Supported argument types" in rules
     assert rules.count("rule 25(e)") == 2  # below the minimum 8, and not a multiple of 8
