@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from d3d12wl.errors import MemoryAccessError
 from d3d12wl.layout import LayoutCache
@@ -21,8 +20,7 @@ class StopCall(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class Loc:
+class Loc(NamedTuple):
     """Where in the call a finding or a read is: list, primary record, secondary record, EI command."""
 
     list_index: int | None = None
@@ -31,7 +29,7 @@ class Loc:
     command_index: int | None = None
 
     def but(self, **kw: int | None) -> Loc:
-        return Loc(**{**self.__dict__, **kw})
+        return self._replace(**kw)
 
 
 class ExecContext:

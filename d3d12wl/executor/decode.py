@@ -109,3 +109,26 @@ def binding_name(arg: Any) -> str:
 
 def parameter_type_name(param: Any) -> str:
     return short_name("D3D12_ROOT_PARAMETER_TYPE", param.ParameterType)
+
+
+@cache
+def enum_value(enum: str, member: str) -> int:
+    """``abi.enum_value``, memoized."""
+    return abi.enum_value(enum, member)
+
+
+@cache
+def offsetof(ctype: str, path: str) -> int:
+    """``abi.offsetof``, memoized."""
+    return abi.offsetof(ctype, path)
+
+
+@cache
+def flag_members(enum: str) -> tuple[tuple[str, int], ...]:
+    """(short name, value) of each non-zero member of a flag enum, and nothing else."""
+    return tuple((abi.enum_short_name(enum, v), v) for v in abi.enum_members(enum).values() if v)
+
+
+@cache
+def constant(name: str) -> int:
+    return abi.constant(name)

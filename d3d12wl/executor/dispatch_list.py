@@ -36,10 +36,20 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from d3d12wl import abi
 from d3d12wl.errors import LayoutError
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
-from d3d12wl.executor.decode import binding_name, ctype_size, decode, decode_record, type_name
+from d3d12wl.executor.decode import (
+    binding_name,
+    constant,
+    ctype_size,
+    decode,
+    decode_record,
+    enum_value,
+    flag_members,
+    offsetof,
+    short_name,
+    type_name,
+)
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext, root_index
 from d3d12wl.layout import PCSLayout
 from d3d12wl.memory import GpuMemory
@@ -62,7 +72,7 @@ PROGRAM_IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
 
 
 def _flag(enum: str, member: str) -> int:
-    return abi.enum_value(enum, member)
+    return enum_value(enum, member)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -152,14 +162,14 @@ def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet,
 
 def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
     program = ctx.state.program
-    tier1 = abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1")
-    tier2 = abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_2")
+    tier1 = enum_value("D3D12_WORK_LISTS_TIER", "TIER_1")
+    tier2 = enum_value("D3D12_WORK_LISTS_TIER", "TIER_2")
     if ctx.device.Tier < (tier2 if call.tier2 else tier1):
         ctx.finding("tier-not-supported", "Feature Tiers and Capability Queries",
                     f"{ctx.trace.call} needs D3D12_WORK_LISTS_TIER_{2 if call.tier2 else 1}; the device reports "
                     f"{ctx.device.Tier}")
-    work_list = abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST")
-    work_list1 = abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1")
+    work_list = enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST")
+    work_list1 = enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1")
     if program is not None and program.Type == work_list and program.WorkList.pSignature is not None:
         return _Bound([program.WorkList.pSignature], [program.WorkList.Binding], False, False)
     if program is not None and program.Type == work_list1 and program.WorkList1.pSignatureArray is not None:
@@ -263,21 +273,22 @@ def _describe_header(run: ListRun) -> None:
     ctx, lt, h = run.ctx, run.trace, run.header
     lt.header = h
     enum = "D3D12_DISPATCH_LIST_FLAGS1" if run.tier2 else "D3D12_DISPATCH_LIST_FLAGS"
+    members = flag_members(enum)
     known = 0
     names = []
-    for full, value in abi.enum_members(enum).items():
+    for name, value in members:
         known |= value
-        if value and h["Flags"] & value == value:
-            names.append(abi.enum_short_name(enum, value))
+        if h["Flags"] & value == value:
+            names.append(name)
     lt.flags = names
     unknown = h["Flags"] & ~known
-    flags_va = run.va + abi.offsetof(lt.input_struct, "Flags")
+    flags_va = run.va + offsetof(lt.input_struct, "Flags")
     if unknown:
         ctx.finding("unknown-flag-bits", enum, f"Flags 0x{h['Flags']:x} has bits 0x{unknown:x} that {enum} does "
                     "not define", loc=run.loc, va=flags_va, severity="warning", key=(run.index, "flags"))
     if run.tier2 and h["ReservedPadding"] != 0:
         ctx.finding("reserved-padding-nonzero", INPUT1, f"ReservedPadding is 0x{h['ReservedPadding']:x}; must be 0",
-                    loc=run.loc, va=run.va + abi.offsetof(INPUT1, "ReservedPadding"), key=(run.index, "padding"))
+                    loc=run.loc, va=run.va + offsetof(INPUT1, "ReservedPadding"), key=(run.index, "padding"))
 
 
 def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | None:
@@ -285,7 +296,7 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
     ctx, lt = run.ctx, run.trace
     index = run.header["SignatureIndex"] if run.tier2 else 0
     lt.signature_index = index
-    sig_va = run.va + abi.offsetof(INPUT1, "SignatureIndex") if run.tier2 else run.va
+    sig_va = run.va + offsetof(INPUT1, "SignatureIndex") if run.tier2 else run.va
     count = min(len(bound.signatures), len(bound.bindings))
     if index >= count:
         what = "NumBindings/NumSignatures" if bound.array else "the direct bind (SignatureIndex must be 0)"
@@ -310,15 +321,15 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
         return None
     cls = layouts[0].executable_class
     lt.executable_class = cls.value
-    rt_type = abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING")
-    pt_type = abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
+    rt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING")
+    pt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
     want = rt_type if cls is ExecutableClass.RAYTRACING else pt_type
-    lt.binding = _binding_summary(binding)
+    lt.binding = ctx.memo(binding, "summary", _binding_summary)
     if binding.Type != want:
         ctx.finding("binding-type-mismatch", "rule 17",
-                    f"binding {index} has Type {abi.enum_short_name('D3D12_WORK_LIST_BINDING_TYPE', binding.Type)} "
+                    f"binding {index} has Type {short_name('D3D12_WORK_LIST_BINDING_TYPE', binding.Type)} "
                     f"but signature {wls.name!r} is {cls.value.lower()}-class (needs "
-                    f"{abi.enum_short_name('D3D12_WORK_LIST_BINDING_TYPE', want)}): list records not processed",
+                    f"{short_name('D3D12_WORK_LIST_BINDING_TYPE', want)}): list records not processed",
                     loc=run.loc, key=("binding", index))
         lt.stopped = "binding type does not match the signature's class"
         return None
@@ -361,8 +372,8 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
 
 
 def _binding_summary(binding: WorkListBinding) -> dict[str, Any]:
-    out: dict[str, Any] = {"Type": abi.enum_short_name("D3D12_WORK_LIST_BINDING_TYPE", binding.Type)}
-    if binding.Type == abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING"):
+    out: dict[str, Any] = {"Type": short_name("D3D12_WORK_LIST_BINDING_TYPE", binding.Type)}
+    if binding.Type == enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING"):
         out["Raytracing"] = asdict(binding.pRaytracing) if binding.pRaytracing is not None else None
     else:
         out["ProgramTable"] = asdict(binding.ProgramTable)
@@ -377,7 +388,7 @@ def _check_program_table_binding(run: ListRun, index: int, binding: WorkListBind
     if table.StartAddress % 8:
         problems.append(f"Table.StartAddress 0x{table.StartAddress:x} is not 8-byte aligned")
     stride = table.StrideInBytes
-    max_stride = abi.constant("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")
+    max_stride = constant("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")
     ident = ctype_size(PROGRAM_IDENTIFIER)
     if stride and (stride < ident or stride % 8 or stride > max_stride):
         problems.append(f"Table.StrideInBytes {stride} must be 0 or a multiple of 8 in [{ident}, {max_stride}]")
@@ -425,7 +436,7 @@ def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
     if not allow:
         cont["note"] = "no _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION: NextDispatchList is ignored; the call ends"
         return None
-    field_va = run.va + abi.offsetof(INPUT1, "NextDispatchList")
+    field_va = run.va + offsetof(INPUT1, "NextDispatchList")
     data = ctx.read(field_va, 8, f"list {run.index} NextDispatchList", "Next-list pointer semantics", run.loc)
     if data is None:
         ctx.trace.stopped_reason = f"list {run.index}: NextDispatchList unreadable"
@@ -461,7 +472,7 @@ def _walk_primary_records(run: ListRun) -> None:
         return
     if stride % 8:
         ctx.finding("stride-misaligned", rule, f"ProgramInputs.StrideInBytes {stride} is not a multiple of 8",
-                    loc=run.loc, va=run.va + abi.offsetof(lt.input_struct, "ProgramInputs.StrideInBytes"))
+                    loc=run.loc, va=run.va + offsetof(lt.input_struct, "ProgramInputs.StrideInBytes"))
         lt.stopped = "misaligned ProgramInputs.StrideInBytes"
         return
     for i in range(n):
@@ -663,7 +674,7 @@ def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prim
                     va=prt.va + header_field.offset, key=("secstride", layout.pcs.name))
         prt.skipped = "secondary stride invalid"
         return
-    reset = _ic_resets_per_secondary_list(layout.pcs)
+    reset = ctx.memo(layout.pcs, "ic-reset", _ic_resets_per_secondary_list)
     for j in range(n):
         sloc = loc.but(secondary_index=j)
         if j >= ctx.limits.max_secondary_records:
@@ -685,7 +696,7 @@ def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prim
 
 
 def _ic_resets_per_secondary_list(pcs: ProgramCommandSignature) -> bool:
-    flag = abi.enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST")
+    flag = enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST")
     return any(type_name(a) == "INCREMENTING_CONSTANT" and a.IncrementingConstant.Flags & flag
                for a in pcs.pArgumentDescs)
 

@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from d3d12wl import abi
 from d3d12wl.argtypes import arg_type_info
 from d3d12wl.executor.context import ExecContext, Loc
-from d3d12wl.executor.decode import binding_name, parameter_type_name, source_name, type_name
+from d3d12wl.executor.decode import binding_name, enum_value, parameter_type_name, source_name, type_name
 from d3d12wl.layout import PCSLayout, RecordLayout, inline_local_slots, uses_inline_local_root_signature
 from d3d12wl.model import (
     ExecutableClass,
@@ -65,7 +64,7 @@ def param_register(param: RootParameter1) -> str | None:
 
 def table_heap(param: RootParameter1 | None) -> str:
     """The descriptor heap type a descriptor-table root parameter resolves in (spec "_DESCRIPTOR_TABLE")."""
-    sampler = abi.enum_value("D3D12_DESCRIPTOR_RANGE_TYPE", "SAMPLER")
+    sampler = enum_value("D3D12_DESCRIPTOR_RANGE_TYPE", "SAMPLER")
     if param is not None and param.DescriptorTable.pDescriptorRanges:
         if param.DescriptorTable.pDescriptorRanges[0].RangeType == sampler:
             return "SAMPLER"
@@ -190,13 +189,13 @@ class WorkListRecordContext:
             return self.table
         return None
 
-    def _value(self, i: int, arg: WorkListArgumentDesc, secondary: RecordData | None,
-               counter: int) -> tuple[Any, ValueSource]:
+    def _value(self, i: int, arg: WorkListArgumentDesc, secondary: RecordData | None, counter: int,
+               system: dict[str, int | None]) -> tuple[Any, ValueSource]:
         name = type_name(arg)
         if name == "INCREMENTING_CONSTANT":
             return [counter], ValueSource("system", "system: incrementing constant", arg=i)
         if name in SYSTEM_POINTERS:
-            return self.system.get(name), ValueSource("system", f"system: {name}", arg=i)
+            return system.get(name), ValueSource("system", f"system: {name}", arg=i)
         if source_name(arg) == "STATIC":
             return None, ValueSource("static", "static", arg=i)
         rec = self._record_for(arg, secondary)
@@ -214,75 +213,64 @@ class WorkListRecordContext:
         graphics = self.cls is ExecutableClass.GRAPHICS
         system = dict(self.system)
         system["SECONDARY_RECORD_POINTER"] = secondary.va if secondary is not None else None
-        if secondary is not None:
-            system["SECONDARY_LIST_POINTER"] = self.system.get("SECONDARY_LIST_POINTER")
-        self_system = self.system
-        self.system = system
-        try:
-            global_slots = _global_slots(pcs.pGlobalRootSignature, state, graphics)
-            local_slots: dict[int, SlotBuilder] = {}
-            samplers: list[RootArgumentValue] = []
-            trigger: Trigger | None = None
-            ia_touched: dict[int | None, IABinding] = {}
-            has_ic = False
-            inline_path = self.ctx.memo(pcs, "inline", uses_inline_local_root_signature)
-            if inline_path:
-                local_slots, samplers = self._inline_local(args, secondary, counter)
-            elif self.program is not None and self.program.LocalRootSignature is not None \
-                    and self.cls is not ExecutableClass.RAYTRACING:
-                local_slots = self._explicit_local(self.program.LocalRootSignature)
-            for i, arg in enumerate(args):
-                name = type_name(arg)
-                info = arg_type_info(name)
-                if info.is_trigger:
-                    trigger = self._trigger(i, arg, secondary)
-                    continue
-                if name == "INCREMENTING_CONSTANT":
-                    has_ic = True
-                if name in IA_TYPES:
-                    value, src = self._value(i, arg, secondary, counter)
-                    slot = arg.VertexBuffer.Slot if name == "VERTEX_BUFFER_VIEW" else None
-                    ia_touched[slot] = IABinding(slot, value, src)
-                    continue
-                if name in ("INLINE_ROOT_PARAMETER", "INLINE_STATIC_SAMPLER"):
-                    continue
-                p = root_index(arg)
-                if p is None:
-                    continue
-                local = binding_name(arg) == "LOCAL_ROOT_SIGNATURE"
-                slots = local_slots if local else global_slots
-                slot = slots.get(p)
-                if slot is None:
-                    kind = _ARG_KIND.get(name, "CBV" if info.system_pointer else name)
-                    slot = slots[p] = SlotBuilder("local" if local else "global", p, kind)
-                value, src = self._value(i, arg, secondary, counter)
-                _apply(slot, arg, value, src)
-            root_arguments = [s.finish() for _, s in sorted(global_slots.items())]
-            root_arguments += [s.finish() for _, s in sorted(local_slots.items())]
-            root_arguments += samplers
-            self._check_tables([*global_slots.values(), *local_slots.values()], secondary)
-            ia = _ia_bindings(state, ia_touched) if graphics else []
-            assert trigger is not None  # every PCS with a layout has a trigger
-            counter_value = None
-            if has_ic:
-                ra = next((a for a in args if type_name(a) == "INCREMENTING_CONSTANT"), None)
-                counter_value = counter if ra is not None else None
-            return Resolved(root_arguments, ia, trigger, system, counter_value)
-        finally:
-            self.system = self_system
+        global_slots = _global_slots(pcs.pGlobalRootSignature, state, graphics)
+        local_slots: dict[int, SlotBuilder] = {}
+        samplers: list[RootArgumentValue] = []
+        trigger: Trigger | None = None
+        ia_touched: dict[int | None, IABinding] = {}
+        has_ic = False
+        if self.ctx.memo(pcs, "inline", uses_inline_local_root_signature):
+            local_slots, samplers = self._inline_local(args, secondary, counter, system)
+        elif self.program is not None and self.program.LocalRootSignature is not None \
+                and self.cls is not ExecutableClass.RAYTRACING:
+            local_slots = self._explicit_local(self.program.LocalRootSignature)
+        for i, arg in enumerate(args):
+            name = type_name(arg)
+            info = arg_type_info(name)
+            if info.is_trigger:
+                trigger = self._trigger(i, arg, secondary, system)
+                continue
+            if name == "INCREMENTING_CONSTANT":
+                has_ic = True
+            if name in IA_TYPES:
+                value, src = self._value(i, arg, secondary, counter, system)
+                slot = arg.VertexBuffer.Slot if name == "VERTEX_BUFFER_VIEW" else None
+                ia_touched[slot] = IABinding(slot, value, src)
+                continue
+            if name in ("INLINE_ROOT_PARAMETER", "INLINE_STATIC_SAMPLER"):
+                continue
+            p = root_index(arg)
+            if p is None:
+                continue
+            local = binding_name(arg) == "LOCAL_ROOT_SIGNATURE"
+            slots = local_slots if local else global_slots
+            slot = slots.get(p)
+            if slot is None:
+                kind = _ARG_KIND.get(name, "CBV" if info.system_pointer else name)
+                slot = slots[p] = SlotBuilder("local" if local else "global", p, kind)
+            value, src = self._value(i, arg, secondary, counter, system)
+            _apply(slot, arg, value, src)
+        root_arguments = [s.finish() for _, s in sorted(global_slots.items())]
+        root_arguments += [s.finish() for _, s in sorted(local_slots.items())]
+        root_arguments += samplers
+        self._check_tables([*global_slots.values(), *local_slots.values()])
+        ia = _ia_bindings(state, ia_touched) if graphics else []
+        assert trigger is not None  # every PCS with a layout has exactly one trigger
+        return Resolved(root_arguments, ia, trigger, system, counter if has_ic else None)
 
-    def _trigger(self, i: int, arg: WorkListArgumentDesc, secondary: RecordData | None) -> Trigger:
+    def _trigger(self, i: int, arg: WorkListArgumentDesc, secondary: RecordData | None,
+                 system: dict[str, int | None]) -> Trigger:
         if type_name(arg) == "FIXED_DISPATCH":
             fd = arg.FixedDispatch
             return Trigger("FIXED_DISPATCH", {"ThreadGroupCountX": fd.ThreadGroupCountX,
                                               "ThreadGroupCountY": fd.ThreadGroupCountY,
                                               "ThreadGroupCountZ": fd.ThreadGroupCountZ},
                            ValueSource("static", "static: FixedDispatch on the argument desc", arg=i))
-        value, src = self._value(i, arg, secondary, 0)
+        value, src = self._value(i, arg, secondary, 0, system)
         return Trigger(type_name(arg), value if isinstance(value, dict) else {}, src)
 
-    def _inline_local(self, args: list[WorkListArgumentDesc], secondary: RecordData | None,
-                      counter: int) -> tuple[dict[int, SlotBuilder], list[RootArgumentValue]]:
+    def _inline_local(self, args: list[WorkListArgumentDesc], secondary: RecordData | None, counter: int,
+                      system: dict[str, int | None]) -> tuple[dict[int, SlotBuilder], list[RootArgumentValue]]:
         """Implicit path: the synthesized local root signature's slots (first-appearance order), each composed
         from its _INLINE_ROOT_PARAMETER args' sources (spec "_INLINE_ROOT_PARAMETER", rule 23(e))."""
         slots: dict[int, SlotBuilder] = {}
@@ -293,7 +281,7 @@ class WorkListRecordContext:
                                   param_register(rp), rp)
             for i in arg_indices:
                 arg = args[i]
-                value, src = self._value(i, arg, secondary, counter)
+                value, src = self._value(i, arg, secondary, counter, system)
                 if kind == "constants":
                     irp = arg.InlineRootParameter
                     vals = value if isinstance(value, list) else [value] * irp.Num32BitValuesToSet
@@ -336,7 +324,7 @@ class WorkListRecordContext:
                 slot.set_value(as_handle(value), src)
         return slots
 
-    def _check_tables(self, slots: list[SlotBuilder], secondary: RecordData | None) -> None:
+    def _check_tables(self, slots: list[SlotBuilder]) -> None:
         """Spec "_DESCRIPTOR_TABLE": a record that executes a descriptor-table argument with no heap of the
         required type bound is undefined behaviour."""
         heaps = self.ctx.state.descriptor_heaps

@@ -1,0 +1,107 @@
+"""Time and peak memory of the reference executor on hostile input under the default Limits.
+
+Run one case per process (peak RSS is per process)::
+
+    for c in self-cycle two-cycle broadcast-flood primary-flood culling-flood long-chain; do
+        python tools/executor_worst_cases.py $c
+    done
+
+Each case must end with a finding (``chain-cycle`` or ``limit-exceeded``) in bounded time and memory.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from executor_builder import (  # noqa: E402
+    Scene,
+    arg,
+    dispatch,
+    dispatch_input,
+    dispatch_input1,
+    draw,
+    flags,
+    primary,
+    program,
+    program_table,
+    secondaries,
+)
+from test_executor_dispatch_list import culling_pcs  # noqa: E402
+
+from d3d12wl.executor import run_dispatch_list  # noqa: E402
+from d3d12wl.model import ProgramCommandSignature, WorkListSignature  # noqa: E402
+from d3d12wl.state import DispatchListCall  # noqa: E402
+
+INPUT_VA, PRIMARY_VA, SECONDARY_VA, TABLE_VA, HIGH = 0x1000, 0x2000, 0x10000, 0x40000, 1 << 32
+CONT = flags("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
+
+
+def hybrid(secondary_stride: int = 16) -> tuple[Scene, ProgramCommandSignature]:
+    pcs = ProgramCommandSignature("H", [arg("DISPATCH", "SECONDARY_RECORD")], SecondaryRecordByteStride=secondary_stride)
+    s = Scene()
+    p = program("A", 1, pcs)
+    s.add_programs(p)
+    s.put(TABLE_VA, program_table([(p, {})], 32))
+    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
+    return s, pcs
+
+
+def build(case: str) -> tuple[Scene, DispatchListCall]:
+    if case == "self-cycle":  # NextDispatchList points at its own list
+        s, _ = hybrid()
+        s.put(INPUT_VA, dispatch_input1(0, 0, 0, CONT, next_=INPUT_VA))
+        return s, DispatchListCall(INPUT_VA, tier2=True)
+    if case == "two-cycle":
+        s, _ = hybrid()
+        s.put(INPUT_VA, dispatch_input1(0, 0, 0, CONT, next_=INPUT_VA + 64))
+        s.put(INPUT_VA + 64, dispatch_input1(0, 0, 0, CONT, next_=INPUT_VA))
+        return s, DispatchListCall(INPUT_VA, tier2=True)
+    if case == "broadcast-flood":  # NumSecondaryRecords 0xFFFFFFFF over one broadcast (stride 0) secondary record
+        s, pcs = hybrid(secondary_stride=0)
+        s.put(SECONDARY_VA, secondaries(pcs, [{"arg0_Dispatch": dispatch(1)}]))
+        s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=0xFFFFFFFF,
+                                  SecondaryRecords=SECONDARY_VA))
+        s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, 16))
+        return s, DispatchListCall(INPUT_VA)
+    if case == "primary-flood":  # NumProgramInputs 0xFFFFFFFF over 16 MiB of mapped (empty hybrid) primary records
+        s, pcs = hybrid()
+        s.put(HIGH, primary(pcs, ProgramTableIndex=0) * (1 << 20))
+        s.put(INPUT_VA, dispatch_input(0xFFFFFFFF, HIGH, 16))
+        return s, DispatchListCall(INPUT_VA)
+    if case == "culling-flood":  # the spec's culling PCS, 70,000 distinct secondary records under one primary record
+        pcs, _ = culling_pcs()
+        s = Scene()
+        p = program("Opaque", 1, pcs)
+        s.add_programs(p)
+        s.put(TABLE_VA, program_table([(p, {"arg2_InlineRootParameter": [1, 2, 3, 4]})], 48))
+        s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 48, 1)
+        s.put(HIGH, secondaries(pcs, [{"arg0_ShaderResourceView": k, "arg1_Draw": draw(k)} for k in range(70000)]))
+        s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=70000, SecondaryRecords=HIGH))
+        s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, 16))
+        return s, DispatchListCall(INPUT_VA, 1)
+    if case == "long-chain":  # 70,000 distinct empty lists, no cycle
+        s, _ = hybrid()
+        s.put(HIGH, b"".join(dispatch_input1(0, 0, 0, CONT, next_=HIGH + 40 * (i + 1)) for i in range(70000)))
+        return s, DispatchListCall(HIGH, tier2=True)
+    raise SystemExit(f"unknown case {case!r}")
+
+
+def main() -> None:
+    case = sys.argv[1]
+    s, call = build(case)
+    t = time.perf_counter()
+    trace = run_dispatch_list(s.memory, s.device, s.objects, s.state, call)
+    dt = time.perf_counter() - t
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    last = trace.findings[-1].kind if trace.findings else None
+    print(f"{case}: {dt:.2f} s, peak RSS {rss:.0f} MiB, {len(trace.lists)} lists, {len(trace.executions)} executions, "
+          f"{sum(len(lt.primary_records) for lt in trace.lists)} primary records; last finding: {last}")
+
+
+if __name__ == "__main__":
+    main()
