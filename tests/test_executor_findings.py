@@ -159,3 +159,14 @@ def test_execute_indirect_without_command_signature_or_trigger():
     cs = CommandSignature("CS", 8, [ei_arg("CONSTANT", Constant=EIConstantArg(0, 0, 1))])
     trace = run_execute_indirect(s.memory, s.device, s.objects, s.state, ExecuteIndirectCall(cs, 1, 0))
     assert [f.kind for f in trace.findings] == ["no-dispatch-trigger"] and draw(1)
+
+
+def test_misaligned_program_inputs_start_address():
+    """D3D12_DISPATCH_LIST_INPUT::ProgramInputs: "When NumProgramInputs > 0, StartAddress and StrideInBytes must be
+    8-byte aligned"."""
+    s, pcs = hybrid_scene()
+    s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0) * 2)
+    s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA + 4, 16))
+    trace = run(s, DispatchListCall(INPUT_VA))
+    assert [(f.kind, f.va) for f in trace.findings] == [("misaligned-va", PRIMARY_VA + 4)]
+    assert trace.lists[0].primary_records == []
