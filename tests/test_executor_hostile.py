@@ -144,8 +144,9 @@ def test_findings_are_capped_and_counted():
     assert len(trace.findings) == 10 and trace.findings_suppressed == 190
 
 
-def test_default_limits_stop_a_broadcast_flood():
-    """With the default Limits, NumSecondaryRecords 0xFFFFFFFF over one broadcast record stops at max_executions."""
+def test_execution_limit_stops_a_broadcast_flood_in_bounded_time():
+    """NumSecondaryRecords 0xFFFFFFFF over one broadcast record stops at max_executions (default-limit timings:
+    tools/executor_worst_cases.py, docs/executor.md)."""
     s, pcs = scene(secondary_stride=0)
     s.put(SECONDARY_VA, secondaries(pcs, [{"arg0_Dispatch": dispatch(1)}]))
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=0xFFFFFFFF, SecondaryRecords=SECONDARY_VA))
