@@ -123,6 +123,13 @@ class ABI:
         self.decls: Declarations = abi_decls.parse(self.headers)
         self._types: dict[str, TypeInfo] = {}
         self._enums: dict[str, type[_enum.IntEnum] | type[_enum.IntFlag]] = {}
+        # memo tables for the look-ups the executor and packers make per record (the compiled module is immutable)
+        self._members: dict[str, dict[str, int]] = {}
+        self._prefixes: dict[str, str] = {}
+        self._values: dict[tuple[str, str], int] = {}
+        self._short_names: dict[tuple[str, int], str] = {}
+        self._offsets: dict[tuple[str, str], int] = {}
+        self._sizes: dict[str, int] = {}
 
     @classmethod
     def from_module(cls, module: ModuleType) -> ABI:
@@ -226,6 +233,12 @@ class ABI:
         return tuple(out)
 
     def sizeof(self, name: str) -> int:
+        size = self._sizes.get(name)
+        if size is None:
+            size = self._sizes[name] = self._sizeof(name)
+        return size
+
+    def _sizeof(self, name: str) -> int:
         resolved = self.resolve(name)
         if resolved in self.decls.aggregates:
             return self.type_info(resolved).size
@@ -239,6 +252,12 @@ class ABI:
 
     def offsetof(self, name: str, path: str) -> int:
         """Byte offset of a dotted field path (``'ProgramInputs.StrideInBytes'``, ``'OpaqueData[2]'``)."""
+        offset = self._offsets.get((name, path))
+        if offset is None:
+            offset = self._offsets[(name, path)] = self._offsetof(name, path)
+        return offset
+
+    def _offsetof(self, name: str, path: str) -> int:
         info = self.type_info(name)
         parts: list[str | int] = []
         for piece in path.split("."):
@@ -269,12 +288,24 @@ class ABI:
 
     def enum_members(self, name: str) -> dict[str, int]:
         """Full member name -> value, read from the compiled module, in declaration order."""
-        decl = self.decls.enums.get(name)
-        if decl is None:
-            raise ABIError(f"no enum named {name!r} in the headers")
-        return {m: int(getattr(self.lib, m)) for m in decl.members}
+        return dict(self._enum_members(name))
+
+    def _enum_members(self, name: str) -> dict[str, int]:
+        members = self._members.get(name)
+        if members is None:
+            decl = self.decls.enums.get(name)
+            if decl is None:
+                raise ABIError(f"no enum named {name!r} in the headers")
+            members = self._members[name] = {m: int(getattr(self.lib, m)) for m in decl.members}
+        return members
 
     def enum_prefix(self, name: str) -> str:
+        prefix = self._prefixes.get(name)
+        if prefix is None:
+            prefix = self._prefixes[name] = self._enum_prefix(name)
+        return prefix
+
+    def _enum_prefix(self, name: str) -> str:
         members = list(self.decls.enums[name].members) if name in self.decls.enums else []
         candidates = [name + "_", re.sub(r"S(\d*)$", r"\1", name) + "_"]
         for c in candidates:
@@ -298,7 +329,13 @@ class ABI:
         return {name: self.enum(name) for name in self.decls.enums}
 
     def enum_value(self, enum_name: str, member: str) -> int:
-        members = self.enum_members(enum_name)
+        value = self._values.get((enum_name, member))
+        if value is None:
+            value = self._values[(enum_name, member)] = self._enum_value(enum_name, member)
+        return value
+
+    def _enum_value(self, enum_name: str, member: str) -> int:
+        members = self._enum_members(enum_name)
         if member in members:
             return members[member]
         prefix = self.enum_prefix(enum_name)
@@ -313,8 +350,14 @@ class ABI:
         raise ABIError(f"{enum_name} has no member {member!r}; valid: {short} (or with the prefix {prefix})")
 
     def enum_short_name(self, enum_name: str, value: int) -> str:
+        name = self._short_names.get((enum_name, value))
+        if name is None:
+            name = self._short_names[(enum_name, value)] = self._enum_short_name(enum_name, value)
+        return name
+
+    def _enum_short_name(self, enum_name: str, value: int) -> str:
         prefix = self.enum_prefix(enum_name)
-        for m, v in self.enum_members(enum_name).items():
+        for m, v in self._enum_members(enum_name).items():
             if v == value:
                 return m[len(prefix) :]
         raise ABIError(f"{enum_name} has no member with value {value}")
