@@ -62,7 +62,7 @@ def test_references_resolve_across_collections():
     assert pcs.pGlobalRootSignature is objects.root_signatures["GRS"]
     assert objects.work_list_signatures["WLS"].pProgramCommandSignatures == [pcs]
     assert objects.programs["Shadow"].ProgramCommandSignature is pcs
-    assert objects.programs["Opaque"].Identifier == bytes([1]) * 32
+    assert objects.programs["Opaque"].Identifier == b"OpaqueProgram".ljust(32, b"\0")
 
 
 def test_every_error_is_collected_with_its_member_path():

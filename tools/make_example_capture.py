@@ -98,51 +98,14 @@ SCENE: tuple[ObjectData, ...] = (
 )
 
 
-def identifier(name: str) -> bytes:
-    """A recognisable 32-byte D3D12_PROGRAM_IDENTIFIER: ``"<name>Program"`` in ASCII, zero-padded."""
-    size = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
-    text = f"{name}Program".encode("ascii")
-    assert len(text) < size
-    return text.ljust(size, b"\0")
+EXAMPLE_OBJECTS = OUT.parent / "culling.json"
 
 
 def objects_description() -> dict:
-    """The object collections, as the spec's CPU-side setup creates them (steps 1 and 2)."""
-    return {
-        "root_signatures": {
-            "GRS": {"pParameters": [
-                {"ParameterType": "CBV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
-                {"ParameterType": "SRV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
-            ]},
-        },
-        "program_command_signatures": {
-            "PCS": {
-                "pArgumentDescs": [
-                    {"Type": "SHADER_RESOURCE_VIEW", "Source": "SECONDARY_RECORD", "Binding": "GLOBAL_ROOT_SIGNATURE",
-                     "ShaderResourceView": {"RootParameterIndex": 1}},
-                    {"Type": "DRAW", "Source": "SECONDARY_RECORD", "Binding": "GLOBAL_ROOT_SIGNATURE"},
-                    {"Type": "INLINE_ROOT_PARAMETER", "Source": "PROGRAM_TABLE_RECORD",
-                     "Binding": "LOCAL_ROOT_SIGNATURE",
-                     "InlineRootParameter": {
-                         "RootParameter": {"ParameterType": "32BIT_CONSTANTS",
-                                           "Constants": {"ShaderRegister": 0, "RegisterSpace": 1,
-                                                         "Num32BitValues": 4},
-                                           "ShaderVisibility": "ALL"},
-                         "DestOffsetIn32BitValues": 0, "Num32BitValuesToSet": 4}},
-                    {"Type": "INLINE_STATIC_SAMPLER", "Source": "STATIC", "Binding": "LOCAL_ROOT_SIGNATURE",
-                     "InlineStaticSampler": {"Filter": "MIN_MAG_MIP_LINEAR", "AddressU": "WRAP", "AddressV": "WRAP",
-                                             "AddressW": "WRAP", "ShaderRegister": 0, "RegisterSpace": 1,
-                                             "MaxLOD": struct.unpack("<f", b"\xff\xff\x7f\x7f")[0],  # FLT_MAX
-                                             "ShaderVisibility": "ALL"}},
-                ],
-                "SecondaryRecordByteStride": 24,
-                "pGlobalRootSignature": "GRS",
-            },
-        },
-        "work_list_signatures": {"WLS": {"pProgramCommandSignatures": ["PCS"], "SubobjectMask": ["VS", "PS"]}},
-        "programs": {name: {"Identifier": identifier(name).hex(), "ProgramCommandSignature": "PCS"}
-                     for name, _, _ in PROGRAMS},
-    }
+    """The object collections, as the spec's CPU-side setup creates them (steps 1 and 2): the package's
+    ``examples/culling.json``, the one description of the example's objects (its program identifiers read as
+    ``"<name>Program"`` in a hex dump)."""
+    return json.loads(EXAMPLE_OBJECTS.read_text(encoding="utf-8"))
 
 
 def put(buf: bytearray, offset: int, size: int, value: int | bytes) -> None:
