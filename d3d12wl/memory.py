@@ -69,6 +69,9 @@ class GpuMemory:
         self._regions: list[Region] = []  # sorted by base, non-overlapping
         self._bases: list[int] = []
         self._empty: list[Region] = []  # zero-byte regions: listed, never found by a lookup
+        #: bumped by every :meth:`write`: lets a reader tell "the same bytes, nothing written since" (the executor
+        #: needs it to decide that a continuation chain revisiting a list can never end)
+        self.write_count = 0
 
     # -- mapping ------------------------------------------------------------------------------------------------
 
@@ -168,6 +171,7 @@ class GpuMemory:
         if not region.writable:
             raise MemoryAccessError(f"{what}: region {region.name!r} is read-only", va=va, size=data.nbytes)
         region.data[off: off + data.nbytes] = data
+        self.write_count += 1
 
     def write_u32(self, va: int, value: int, *, what: str = "write") -> None:
         self.write(va, struct.pack("<I", value), what=what)

@@ -365,3 +365,37 @@ def test_pointer_args_report_list_header_and_primary_list():
     assert [e.root_argument("global", 1).value for e in trace.executions] == [REC_VA, REC_VA + 24]
     assert trace.executions[1].root_argument("global", 0).value == TABLE_VA
     assert [(r.what, r.parameter) for r in trace.end_of_call_reset] == [("root view", 0), ("root view", 1)]
+
+
+class RewritingHooks(ZeroingHooks):
+    """A stand-in validator that writes memory (the header's own NumProgramInputs, unchanged) at the
+    signature-selection step of the first ``writes`` lists, then stops writing."""
+
+    def __init__(self, writes: int) -> None:
+        super().__init__()
+        self.writes = writes
+
+    def signature_selection(self, run: ListRun) -> bool:
+        self.calls.append(("signature_selection", run.index))
+        if self.writes:
+            self.writes -= 1
+            run.ctx.memory.write_u32(run.va, run.header["NumProgramInputs"])
+            return True
+        return False
+
+    def primary_list(self, run: ListRun) -> bool:
+        return False
+
+
+def test_revisit_after_a_validator_wrote_memory_is_not_yet_a_cycle():
+    """"Chain length and termination" / "Validator defensive neutralization patterns": validators read and write
+    the memory the chain runs on, so a list revisited with the same header bytes is a cycle that can never end
+    only if nothing was written since the first visit.  Lists 0 -> 1 -> 0 -> ...: writes at visits 0-2, so the
+    first revisit that proves a cycle is list 1 at visit 5."""
+    c = Chain()
+    c.add_list(0, "compute", n=1)
+    c.add_list(1, "compute", n=1, next_=LIST_VA)
+    c.s.state.program.WorkList1.ValidationProgramTable.Table.StartAddress = 0x7000
+    trace = c.run(hooks=RewritingHooks(writes=3))
+    assert [f.kind for f in trace.findings] == ["chain-cycle"]
+    assert len(trace.lists) == 5 and trace.findings[0].list_index == 4

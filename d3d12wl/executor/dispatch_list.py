@@ -195,7 +195,7 @@ def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: V
     struct_name = INPUT1 if call.tier2 else INPUT
     size = ctype_size(struct_name)
     va = call.DispatchListInput
-    seen: dict[int, tuple[int, bytes]] = {}  # list VA -> (list index, header bytes)
+    seen: dict[int, tuple[int, bytes, int]] = {}  # list VA -> (list index, header bytes, memory write count)
     index = 0
     while True:
         loc = Loc(list_index=index)
@@ -210,7 +210,9 @@ def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: V
         if data is None:
             ctx.trace.stopped_reason = f"list {index}: {struct_name} at 0x{va:x} is not readable"
             return
-        if va in seen and seen[va][1] == data:
+        # Only validators write memory during a call; with no write since the first visit, the same header at the
+        # same VA leads through the same lists back here again: the chain can never end.
+        if va in seen and seen[va][1] == data and seen[va][2] == ctx.memory.write_count:
             first = seen[va][0]
             ctx.finding("chain-cycle", "Dispatch List Continuations",
                         f"list {index - 1}'s NextDispatchList leads back to list {first} at 0x{va:x} with the same "
@@ -218,7 +220,7 @@ def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: V
                         "TDR); stopped", loc=Loc(list_index=index - 1), va=va)
             ctx.trace.stopped_reason = f"chain cycle back to list {first}"
             return
-        seen[va] = (index, data)
+        seen[va] = (index, data, ctx.memory.write_count)
         run = ListRun(ctx, index, va, call.tier2, data, decode(struct_name, data),
                       ListTrace(index, va, struct_name))
         ctx.trace.lists.append(run.trace)
