@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 
 import pytest
 
@@ -188,3 +189,32 @@ def test_enum_value_accepts_full_short_and_prefixed_tail_but_not_a_fragment() ->
         "D3D12_WORK_LIST_BINDING_TYPE", "D3D12_WORK_LIST_BINDING_TYPE_PROGRAM_TABLE")
     with pytest.raises(ABIError, match="PROGRAM_TABLE"):
         abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "TABLE")
+
+
+def _api_counterpart(ddi_name: str) -> str:
+    return re.sub(r"_0\d{3}$", "", ddi_name.replace("D3D12DDI_", "D3D12_"))
+
+
+def test_ddi_structs_mirror_their_api_counterparts_byte_for_byte() -> None:
+    """Spec "DDI Design": the DDI surface mirrors the API surface 1:1; "GPU-resident structs": the DDI input and
+    record structs have the same byte layout as their API counterparts.  Every D3D12DDI_ struct with an API
+    namesake (interface pointers become handles of the same size) matches it in size and in every field's offset
+    and size, in order."""
+    types = abi.types()
+    pairs = {name: _api_counterpart(name) for name in types if name.startswith("D3D12DDI_")}
+    pairs["D3D12DDI_OPTIONS_DATA_WORK_LISTS"] = "D3D12_FEATURE_DATA_WORK_LISTS"
+    pairs = {ddi: api for ddi, api in pairs.items() if api in types}
+    assert {"D3D12DDI_DISPATCH_LIST_INPUT1", "D3D12DDI_WORK_LIST_PRIMARY_RECORD", "D3D12DDI_WORK_LIST_ARGUMENT_DESC",
+            "D3D12DDI_DISPATCH_RAYS_DIMENSIONS_0125", "D3D12DDI_SET_WORK_LIST_DESC1"} <= pairs.keys()
+    for ddi, api in pairs.items():
+        d, a = types[ddi], types[api]
+        assert d.size == a.size, (ddi, api)
+        assert [(f.offset, f.size) for f in d.fields] == [(f.offset, f.size) for f in a.fields], (ddi, api)
+
+
+@pytest.mark.parametrize("name", ["D3D12DDI_WORK_LISTS_TIER", "D3D12DDI_INDIRECT_ARGUMENT_SOURCE",
+                                  "D3D12DDI_INDIRECT_ARGUMENT_BINDING", "D3D12DDI_WORK_LIST_BINDING_TYPE"])
+def test_ddi_work_lists_enums_mirror_api_values(name: str) -> None:
+    """Spec "DDI Design": the Work Lists DDI enums carry the API enums' members and values."""
+    ddi = abi.enum_members(name)
+    assert {k.replace("D3D12DDI_", "D3D12_"): v for k, v in ddi.items()} == abi.enum_members(_api_counterpart(name))
