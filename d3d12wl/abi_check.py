@@ -108,7 +108,7 @@ def compile_headers(headers: dict[str, str], workdir: Path) -> ABI:
         return _compiled[key]
     build_ffi = _import_build_ffi()
     name = f"d3d12wl_check_{os.getpid()}_{next(_counter)}"
-    builder = build_ffi.make_ffi(headers, module_name=name)
+    builder = build_ffi.make_ffi(headers, module_name=name, kernels=False)  # the headers alone
     workdir.mkdir(parents=True, exist_ok=True)
     try:
         path = builder.compile(tmpdir=str(workdir), verbose=False)
