@@ -496,6 +496,7 @@ def check_spec(abi: ABI) -> CheckResult:
                 result.findings.append(
                     Finding("spec", f"{ename}.{member}", f"value is {got}, spec says {expected} [{section}]")
                 )
+    _check_ddi_mirrors(abi, result)
     for name, expected, section in SPEC_CONSTANTS:
         result.other += 1
         try:
@@ -506,6 +507,52 @@ def check_spec(abi: ABI) -> CheckResult:
         if got != expected:
             result.findings.append(Finding("spec", name, f"value is {got}, spec says {expected} [{section}]"))
     return result
+
+
+#: Spec sections the DDI-mirror facts come from.
+DDI_MIRROR_SECTION = (f"{W} DDI Design ('The DDI surface mirrors the API surface 1:1'; GPU-resident structs 'have "
+                      "the same byte layout as their API counterparts')")
+#: DDI structs whose API counterpart is not their name with D3D12DDI_ -> D3D12_ and the _0NNN suffix dropped.
+DDI_MIRROR_RENAMES = {"D3D12DDI_OPTIONS_DATA_WORK_LISTS": "D3D12_FEATURE_DATA_WORK_LISTS"}
+
+
+def ddi_api_counterpart(abi: ABI, ddi_name: str) -> str | None:
+    """The API struct a D3D12DDI_ struct mirrors, or None when it has none (handles, DDI-only tables)."""
+    api = DDI_MIRROR_RENAMES.get(ddi_name) or re.sub(r"_0\d{3}$", "", ddi_name.replace("D3D12DDI_", "D3D12_", 1))
+    return api if api in abi.decls.aggregates else None
+
+
+def _mirror_key(field_name: str) -> str:
+    """A member name with its pointer/handle prefix dropped (API ``pSignature`` ~ DDI ``hSignature``)."""
+    return re.sub(r"^(?:pp|ph|p|h)(?=[A-Z])", "", field_name)
+
+
+def _check_ddi_mirrors(abi: ABI, result: CheckResult) -> None:
+    """Every DDI struct with an API counterpart has its size and, member by member (matched by name, interface
+    pointers ``pX`` becoming handles ``hX`` of the same size), the same offsets and sizes."""
+    for ddi in abi.decls.aggregates:
+        api = ddi_api_counterpart(abi, ddi) if ddi.startswith("D3D12DDI_") else None
+        if api is None:
+            continue
+        d, a = abi.type_info(ddi), abi.type_info(api)
+        result.types += 1
+        if d.size != a.size:
+            result.findings.append(Finding("spec", api, f"sizeof is {a.size}, its DDI mirror {ddi} is {d.size} "
+                                                        f"[{DDI_MIRROR_SECTION}]"))
+        ddi_fields = {_mirror_key(f.name): f for f in d.fields}
+        for af in a.fields:
+            result.fields += 1
+            df = ddi_fields.pop(_mirror_key(af.name), None)
+            if df is None:
+                result.findings.append(Finding("spec", f"{api}.{af.name}", f"has no counterpart in its DDI mirror "
+                                                                          f"{ddi} [{DDI_MIRROR_SECTION}]"))
+            elif (df.offset, df.size) != (af.offset, af.size):
+                result.findings.append(Finding(
+                    "spec", f"{api}.{af.name}", f"is at offset {af.offset} ({af.size} bytes); its DDI mirror "
+                    f"{ddi}.{df.name} is at offset {df.offset} ({df.size} bytes) [{DDI_MIRROR_SECTION}]"))
+        for df in ddi_fields.values():
+            result.findings.append(Finding("spec", f"{ddi}.{df.name}", f"has no counterpart in {api} "
+                                                                      f"[{DDI_MIRROR_SECTION}]"))
 
 
 # --- 3. Debian's d3d12.h -------------------------------------------------------------------------------------

@@ -31,6 +31,11 @@ def mutated_headers() -> dict[str, str]:
         headers["d3d12wl_execute_indirect.h"], "D3D12_DRAW_INDEXED_ARGUMENTS",
         "    int32_t BaseVertexLocation;", "    uint32_t MutationPad;\n",
     )  # fmt: skip
+    # a GPU-resident struct whose field offsets the spec does not state, only its size and its DDI mirror
+    headers["d3d12wl_work_lists.h"] = _insert_before(
+        headers["d3d12wl_work_lists.h"], "D3D12_DISPATCH_LIST_INPUT",
+        "    D3D12_DISPATCH_LIST_FLAGS Flags;", "    uint32_t MutationPad;\n",
+    )  # fmt: skip
     return headers
 
 
@@ -47,6 +52,16 @@ def test_spec_check_names_type_and_field(mutated: ABI) -> None:
     assert "D3D12_DRAW_INDEXED_ARGUMENTS" in wheres  # 20 bytes (Per-arg natural alignment)
     msg = next(str(f) for f in result.findings if f.where.endswith("NumSecondaryRecords"))
     assert "offset is 8, spec says 4" in msg and "Primary record layout" in msg
+
+
+def test_spec_check_names_the_field_through_the_ddi_mirror(mutated: ABI) -> None:
+    """Spec "DDI Design": a GPU-resident API struct and its DDI mirror have the same bytes, so a field moved in one
+    of them is named even where the spec states only the struct's size."""
+    result = abi_check.check_spec(mutated)
+    msgs = {f.where: f.message for f in result.findings}
+    assert "is at offset 8 (4 bytes); its DDI mirror D3D12DDI_DISPATCH_LIST_INPUT.Flags is at offset 4" in msgs[
+        "D3D12_DISPATCH_LIST_INPUT.Flags"]
+    assert "D3D12_DISPATCH_LIST_INPUT.MutationPad" in msgs and "DDI Design" in msgs["D3D12_DISPATCH_LIST_INPUT.Flags"]
 
 
 def test_d3d12h_check_names_type_and_field(mutated: ABI) -> None:
