@@ -2,8 +2,11 @@
 tables, dispatch list inputs (Tier 1 and Tier 2) and ExecuteIndirect argument and count buffers.
 
 Engine code hands in column arrays (a mapping of field path to array) or a structured array; the packers write
-every column into its strided place in one zeroed output buffer, so there is no Python loop per record and
-padding bytes are zero.  Field paths are the record's field names from the layout calculator, dotted into
+every column into its strided place in the output with one call of the record kernel ``d3d12wl_scatter_columns``
+(``d3d12wl/_kernels.c``, compiled into ``d3d12wl._native``): one pass over the output, padding zeroed, integer
+values narrowed or re-signed range-checked, and the spec's per-field checks (alignment, reserved zero) applied in
+the same pass, so there is no Python loop per record.  The column plan of a (dtype, column names, checks) is
+cached.  Field paths are the record's field names from the layout calculator, dotted into
 struct payloads::
 
     pack_secondary_records(pcs_layout(pcs), {
@@ -23,12 +26,14 @@ ByteStride a multiple of 4).
 
 Readers (``read_*``) turn bytes back into structured arrays without copying (``np.frombuffer``) and raise
 :class:`~d3d12wl.errors.ParseError` naming the record and field when the buffer is short; :func:`to_columns`
-turns a structured array into the same column mapping the packers take.  Output bytes equal construct's build of
+turns a structured array into the same column mapping the packers take (copies by the gather kernel
+``d3d12wl_gather_columns``).  A packer that raises after writing into ``out=`` leaves it partly written.  Output bytes equal construct's build of
 the same values (:mod:`d3d12wl.schemas`), which the tests prove.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -147,51 +152,188 @@ def _shape(dtype: np.dtype) -> _Shape:
     return _Shape(dtype, nodes, lvs, tuple(holes))
 
 
-def _strided(buf: np.ndarray, n: int, stride: int, offset: int, dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
-    """A view of one field of ``n`` records in a uint8 buffer."""
-    if n == 0:
-        return np.zeros((0, *shape), dtype=dtype)
-    elem = dtype.itemsize
-    inner: list[int] = []
-    step = elem
-    for dim in reversed(shape):
-        inner.insert(0, step)
-        step *= dim
-    return np.ndarray((n, *shape), dtype=dtype, buffer=buf, offset=offset, strides=(stride, *inner))
-
-
 def _is_optional(path: str) -> bool:
     return path.rsplit(".", 1)[-1] == "ReservedPadding"
 
 
-# --- values -> one column -----------------------------------------------------------------------------------------
+# --- the kernels (d3d12wl/_kernels.c, compiled into d3d12wl._native) ------------------------------------------
+
+if sys.byteorder != "little":  # pragma: no cover - the records are little-endian (Windows x64) and so is the kernel
+    raise ImportError("d3d12wl.packers needs a little-endian host")
+
+_ffi = abi.default.ffi
+_lib = abi.default.lib
+_SRC_SIGNED = int(_lib.D3D12WL_COLUMN_SRC_SIGNED)
+_CONVERT = int(_lib.D3D12WL_COLUMN_CONVERT)
+_CHECK_RANGE = int(_lib.D3D12WL_COLUMN_CHECK_RANGE)
+_NULL = _ffi.NULL
 
 
-def _column(path: str, value: ArrayLike, n: int, leaf: Leaf, what: str) -> np.ndarray:
+def _address(a: np.ndarray) -> Any:
+    """A ``uint8_t *`` to ``a``'s first element (``a`` must stay referenced while the kernel runs)."""
+    if a.flags.c_contiguous:
+        return _ffi.from_buffer("uint8_t[]", a, require_writable=False)
+    return _ffi.cast("uint8_t *", a.__array_interface__["data"][0])
+
+
+# --- packing plans: per (dtype, column names, checks), everything that does not depend on the values ----------
+
+
+@dataclass(frozen=True)
+class _Check:
+    """A constraint on a packed field, checked by the kernel on each output record: ``kind`` 'align' (a multiple
+    of :data:`VA_ALIGN`) or 'zero', only where the ``when`` field is nonzero (None: every record)."""
+
+    path: str
+    kind: str
+    rule: str
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class _Target:
+    """One input column of a plan: a leaf field (converted element by element) or a whole struct payload (bytes)."""
+
+    path: str
+    node: _Node
+    offset: int
+    shape: tuple[int, ...]  # the leaf's subarray shape (() for a scalar); (size,) bytes for a struct payload
+    count: int  # elements per record
+    dst: np.dtype  # one element of the field (uint8 for a struct payload)
+    lo: int  # the field's C range (integer fields)
+    hi: int
+    is_leaf: bool
+
+
+@dataclass(frozen=True)
+class _Plan:
+    dtype: np.dtype
+    names: tuple[str, ...]
+    checks: tuple[_Check, ...]
+    targets: tuple[_Target, ...]
+    zeros: tuple[tuple[Any, ...], ...]  # kernel columns that zero the bytes no input column writes
+    kernel_checks: Any  # struct d3d12wl_check[] of the applied checks (read only), or NULL
+    applied: tuple[tuple[_Check, Leaf], ...]  # the checks whose field the record has, in kernel order
+
+
+_PLANS: dict[tuple[int, tuple[str, ...], int], _Plan] = {}
+_PLANS_MAX = 512
+
+
+def _plan(dtype: np.dtype, names: tuple[str, ...], checks: tuple[_Check, ...], what: str) -> _Plan:
+    key = (id(dtype), names, id(checks))
+    plan = _PLANS.get(key)
+    if plan is not None and plan.dtype is dtype and plan.checks is checks:
+        return plan
+    plan = _make_plan(dtype, names, checks, what)
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()
+    _PLANS[key] = plan  # the plan holds dtype and checks, so their ids stay theirs while the entry lives
+    return plan
+
+
+def _make_plan(dtype: np.dtype, names: tuple[str, ...], checks: tuple[_Check, ...], what: str) -> _Plan:
+    shape = _shape(dtype)
+    covered: dict[str, str] = {}
+    targets: list[_Target] = []
+    for path in names:
+        node = shape.nodes.get(path)
+        if node is None:
+            known = ", ".join(lf.path for lf in shape.leaves)
+            raise PackError(f"unknown column {path!r}; columns of this record: {known}", where=what)
+        for lf in shape.covered(path) if node.leaf is None else [node.leaf]:
+            if lf.path in covered:
+                raise PackError(f"columns {covered[lf.path]!r} and {path!r} both write {lf.path!r}", where=what)
+            covered[lf.path] = path
+        if node.leaf is not None:
+            lf = node.leaf
+            lo, hi = (int(np.iinfo(lf.dtype).min), int(np.iinfo(lf.dtype).max)) if lf.dtype.kind in "ui" else (0, 0)
+            count = int(np.prod(lf.shape, dtype=np.int64))
+            targets.append(_Target(path, node, lf.offset, lf.shape, count, lf.dtype, lo, hi, True))
+        else:
+            targets.append(_Target(path, node, node.offset, (node.size,), node.size, np.dtype(np.uint8), 0, 255,
+                                   False))
+    missing = [lf.path for lf in shape.leaves if lf.path not in covered and not _is_optional(lf.path)]
+    if missing:
+        raise PackError(f"missing column(s) {', '.join(map(repr, missing))}", where=what)
+    zero = list(shape.holes) + [(lf.offset, lf.size) for lf in shape.leaves if lf.path not in covered]
+    zeros = tuple((_NULL, 0, 0, off, 1, 1, size, 0, 0, 0) for off, size in sorted(zero))
+    rows, applied = [], []
+    for c in checks:
+        node = shape.nodes.get(c.path)
+        if node is None or node.leaf is None:
+            continue  # the record has no such field: nothing to check
+        lf = node.leaf
+        when = shape.nodes[c.when].leaf if c.when is not None else None
+        kind = _lib.D3D12WL_CHECK_ALIGN if c.kind == "align" else _lib.D3D12WL_CHECK_ZERO
+        rows.append((lf.offset, lf.size, kind, VA_ALIGN, when.offset if when else 0, when.size if when else 0, 0))
+        applied.append((c, lf))
+    kernel_checks = _ffi.new("struct d3d12wl_check[]", rows) if rows else _NULL
+    return _Plan(dtype, names, checks, tuple(targets), zeros, kernel_checks, tuple(applied))
+
+
+# --- values -> one kernel column ------------------------------------------------------------------------------------
+
+
+def _safe_cast(src: np.dtype, dst: np.dtype) -> bool:
+    """Whether every value of integer type ``src`` fits integer type ``dst`` (numpy's 'safe' casting)."""
+    if src.kind == dst.kind:
+        return src.itemsize <= dst.itemsize
+    return src.kind == "u" and src.itemsize < dst.itemsize  # unsigned into a wider signed type
+
+
+def _leaf_array(t: _Target, value: ArrayLike, what: str) -> np.ndarray:
     a = value if isinstance(value, np.ndarray) else np.asarray(value)
     if a.dtype.kind not in "uibf":
-        raise PackError(f"column {path!r} has dtype {a.dtype}, not numbers", where=what)
-    if a.shape != leaf.shape and a.shape != (n, *leaf.shape):
-        if a.ndim and a.shape[0] != n:
-            raise PackError(f"column {path!r} has {a.shape[0]} values, expected {n}", where=what)
-        raise PackError(f"column {path!r} has shape {a.shape}, expected {(n, *leaf.shape)} or {leaf.shape}",
-                        where=what)
-    target = leaf.dtype
-    if target.kind in "ui":
-        if a.dtype.kind == "f":
-            raise PackError(f"column {path!r} holds {a.dtype} values but the field is {target}; pass integers "
-                            f"(for float bits in DWORDs use .view(np.uint32))", where=what)
-        if a.dtype.kind == "b" or np.can_cast(a.dtype, target, "safe") or a.size == 0:
-            return a
-        info = np.iinfo(target)
-        lo, hi = a.min(), a.max()
-        if lo < info.min or hi > info.max:
-            bad = (a < info.min) | (a > info.max)
-            index = int(np.argmax(bad.reshape(len(a), -1).any(axis=1))) if a.ndim else 0
-            v = a[index] if a.ndim else a
-            raise PackError(f"column {path!r} value {v.tolist()} at record {index} is outside {target} "
-                            f"[{info.min}, {info.max}]", where=what)
+        raise PackError(f"column {t.path!r} has dtype {a.dtype}, not numbers", where=what)
+    if a.dtype.kind == "f" and t.dst.kind in "ui":
+        raise PackError(f"column {t.path!r} holds {a.dtype} values but the field is {t.dst}; pass integers "
+                        f"(for float bits in DWORDs use .view(np.uint32))", where=what)
     return a
+
+
+def _leaf_column(t: _Target, a: np.ndarray, n: int, what: str) -> tuple[np.ndarray, tuple[Any, ...]]:
+    """(the array the kernel reads, its kernel column) for a leaf field: shape checked, integers converted and
+    range-checked by the kernel, floats converted by numpy first."""
+    per_record = a.shape == (n, *t.shape)
+    if not per_record and a.shape != t.shape:
+        if a.ndim and a.shape[0] != n:
+            raise PackError(f"column {t.path!r} has {a.shape[0]} values, expected {n}", where=what)
+        raise PackError(f"column {t.path!r} has shape {a.shape}, expected {(n, *t.shape)} or {t.shape}", where=what)
+    if len(t.shape) > 1:
+        a = a.reshape((n, t.count) if per_record else (t.count,))
+    dst = t.dst
+    flags = 0
+    if dst.kind == "f":
+        if a.dtype != dst:
+            a = a.astype(dst)
+    else:
+        if a.dtype.kind == "b":
+            a = a.view(np.uint8)
+        elif not a.dtype.isnative:
+            a = a.astype(a.dtype.newbyteorder("="))
+        if not per_record and a.dtype != dst and a.size <= 64:
+            # one value for every record (a Python int is int64): converted here, so the kernel copies raw lanes
+            if a.size and not _safe_cast(a.dtype, dst) and (int(a.min()) < t.lo or int(a.max()) > t.hi):
+                raise PackError(f"column {t.path!r} value {a.tolist()} at record 0 is outside {dst} "
+                                f"[{t.lo}, {t.hi}]", where=what)
+            a = a.astype(dst)
+        src = a.dtype
+        if src.kind == "i":
+            flags |= _SRC_SIGNED
+        if src.itemsize != dst.itemsize or src.kind != dst.kind:
+            flags |= _CONVERT
+        if not _safe_cast(src, dst):
+            flags |= _CHECK_RANGE
+    size = a.dtype.itemsize
+    return a, (_address(a), a.strides[0] if per_record else 0, a.strides[-1] if t.shape else size, t.offset,
+               t.count, size, dst.itemsize, flags, t.lo, t.hi)
+
+
+def _bytes_column(t: _Target, a: np.ndarray, n: int) -> tuple[Any, ...]:
+    """The kernel column of a struct payload given as uint8 rows (``(n, size)``) or one value (``(size,)``)."""
+    per_record = a.ndim == 2
+    return (_address(a), a.strides[0] if per_record else 0, a.strides[-1], t.offset, t.count, 1, 1, 0, 0, 0)
 
 
 def _flatten(data: RecordData, prefix: str = "") -> dict[str, Any]:
@@ -259,88 +401,77 @@ def _count(rows: list[tuple[str, int | None]], count: int | None, what: str) -> 
 
 
 def _pack(dtype: np.dtype, data: RecordData, *, what: str, count: int | None = None,
-          out: np.ndarray | None = None, records: int | None = None) -> np.ndarray:
-    shape = _shape(dtype)
-    stride = dtype.itemsize
-    if isinstance(data, np.ndarray) and data.dtype == dtype:
-        n = len(data) if count is None else count
-        if n != len(data):
-            raise PackError(f"structured array has {len(data)} records, expected {n}", where=what)
-        buf = _output(out, n * stride, what)
-        buf[:] = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-        _zero_holes(buf, n, stride, shape.holes)
-        return buf
+          out: np.ndarray | None = None, records: int | None = None, checks: tuple[_Check, ...] = ()) -> np.ndarray:
+    """Every column into its field of ``n`` records of ``dtype.itemsize`` bytes, padding zeroed, by one kernel call
+    (d3d12wl_scatter_columns) that also range-checks narrowed integers and applies ``checks``; the first failing
+    record raises PackError naming the column and the record."""
     columns = _flatten(data)
-    covered: dict[str, str] = {}
-    plan: list[tuple[str, _Node, Any]] = []
-    for path, value in columns.items():
-        node = shape.nodes.get(path)
-        if node is None:
-            known = ", ".join(lf.path for lf in shape.leaves)
-            raise PackError(f"unknown column {path!r}; columns of this record: {known}", where=what)
-        for lf in shape.covered(path) if node.leaf is None else [node.leaf]:
-            if lf.path in covered:
-                raise PackError(f"columns {covered[lf.path]!r} and {path!r} both write {lf.path!r}", where=what)
-            covered[lf.path] = path
-        plan.append((path, node, value))
-    missing = [lf.path for lf in shape.leaves if lf.path not in covered and not _is_optional(lf.path)]
-    if missing:
-        raise PackError(f"missing column(s) {', '.join(map(repr, missing))}", where=what)
-    n = _count([(path, _rows(value, node)) for path, node, value in plan], count, what)
+    plan = _plan(dtype, tuple(columns), checks, what)
+    values: list[Any] = []
+    rows: list[tuple[str, int | None]] = []
+    for t in plan.targets:
+        value = columns[t.path]
+        if t.is_leaf:
+            value = _leaf_array(t, value, what)
+            rows.append((t.path, value.shape[0] if value.ndim > len(t.shape) else None))
+        else:
+            rows.append((t.path, _rows(value, t.node)))
+        values.append(value)
+    n = _count(rows, count, what)
     if records is not None and n != records:
         raise PackError(f"{n} records given, but this form holds exactly {records}", where=what)
-    # validate every column before writing anything
-    ready: list[tuple[_Node, np.ndarray, bool]] = []
-    for path, node, value in plan:
-        if node.leaf is not None:
-            ready.append((node, _column(path, value, n, node.leaf, what), False))
+    # every column's shape and type is checked before anything is written
+    arrays: list[np.ndarray] = []
+    kernel_columns: list[tuple[Any, ...]] = []
+    for t, value in zip(plan.targets, values):
+        if t.is_leaf:
+            a, col = _leaf_column(t, value, n, what)
         else:
-            ready.append((node, _struct_column(path, value, n, node, what), True))
-    zero = list(shape.holes) + [(lf.offset, lf.size) for lf in shape.leaves if lf.path not in covered]
-    if out is None:
-        # every byte is written below when nothing is left to zero; otherwise start from zeroed memory
-        buf = np.empty(n * stride, dtype=np.uint8) if not zero else np.zeros(n * stride, dtype=np.uint8)
-    else:
-        buf = _output(out, n * stride, what)
-        _zero_holes(buf, n, stride, tuple(zero))
-    writes: list[tuple[np.ndarray, np.ndarray, bool]] = []
-    for node, values, raw in ready:
-        if raw:
-            target = _strided(buf, n, stride, node.offset, np.dtype(np.uint8), (node.size,))
-        else:
-            assert node.leaf is not None
-            target = _strided(buf, n, stride, node.offset, node.leaf.dtype, node.leaf.shape)
-        writes.append((target, values, values.shape[:1] == (n,) and values.ndim == target.ndim))
-    _chunked_copy(writes, n, stride)
+            a = _struct_column(t.path, value, n, t.node, what)
+            col = _bytes_column(t, a, n)
+        arrays.append(a)
+        kernel_columns.append(col)
+    stride = dtype.itemsize
+    buf = np.empty(n * stride, dtype=np.uint8) if out is None else _output(out, n * stride, what)
+    if n == 0:
+        return buf
+    kernel_columns.extend(plan.zeros)
+    failed = _ffi.new("size_t *")
+    first = _lib.d3d12wl_scatter_columns(_ffi.from_buffer("uint8_t[]", buf), stride, n,
+                                         _ffi.new("struct d3d12wl_column[]", kernel_columns), len(kernel_columns),
+                                         plan.kernel_checks, len(plan.applied), failed)
+    if first >= 0:
+        _raise_failure(plan, arrays, values, buf, stride, int(first), int(failed[0]), len(kernel_columns), what)
     return buf
 
 
-#: Records per block when interleaving columns: about 1 MiB of output, so every column of a block is written
-#: while the block is in cache (one pass over memory instead of one per column).
-CHUNK_BYTES = 1 << 20
-
-
-def _chunked_copy(writes: list[tuple[np.ndarray, np.ndarray, bool]], n: int, stride: int) -> None:
-    """``target[...] = values`` for every pair, block by block; ``per_record`` False broadcasts ``values``."""
-    step = max(1024, CHUNK_BYTES // max(stride, 1))
-    if n <= step:
-        for target, values, _ in writes:
-            target[...] = values
-        return
-    for start in range(0, n, step):
-        end = min(n, start + step)
-        for target, values, per_record in writes:
-            target[start:end] = values[start:end] if per_record else values
+def _raise_failure(plan: _Plan, arrays: list[np.ndarray], values: list[Any], buf: np.ndarray, stride: int,
+                   index: int, item: int, ncols: int, what: str) -> None:
+    """The PackError for the kernel's first failure: a value outside its field's C type (column ``item``), or a
+    failed check (``item - ncols``)."""
+    if item < len(plan.targets):  # the zeroing columns that follow the targets never fail
+        t = plan.targets[item]
+        a = values[item]
+        v = a[index] if a.ndim > len(t.shape) else a
+        raise PackError(f"column {t.path!r} value {v.tolist()} at record {index} is outside {t.dst} "
+                        f"[{t.lo}, {t.hi}]", where=what)
+    check, lf = plan.applied[item - ncols]
+    v = int(np.frombuffer(buf, dtype=lf.dtype, count=1, offset=index * stride + lf.offset)[0])
+    if check.kind == "align":
+        raise PackError(f"{check.path} 0x{v:x} at record {index} is not {VA_ALIGN}-byte aligned",
+                        where=f"{what} column {check.path!r}", rule=check.rule)
+    raise PackError(f"{check.path} must be 0, is {v} at record {index}", where=f"{what} column {check.path!r}",
+                    rule=check.rule)
 
 
 def _struct_column(path: str, value: Any, n: int, node: _Node, what: str) -> np.ndarray:
-    """A whole struct payload given as structured values or raw bytes, as uint8 rows of the payload's size."""
+    """A whole struct payload given as structured values or raw bytes, as uint8 rows of the payload's size
+    (``(n, size)``, or ``(size,)`` for one value given for every record)."""
     if isinstance(value, np.ndarray) and value.dtype.names is not None:
-        if value.dtype != node.dtype:
-            sub = _pack(node.dtype, _flatten(value), what=f"{what} column {path!r}", count=len(value))
-        else:
-            sub = np.ascontiguousarray(value).view(np.uint8).reshape(-1).copy()
-            _zero_holes(sub, len(value), node.size, _shape(node.dtype).holes)
+        rows = value.reshape(1) if value.ndim == 0 else value
+        sub = _pack(node.dtype, rows, what=f"{what} column {path!r}", count=len(rows))
+        if value.ndim == 0:
+            return sub
         return sub.reshape(-1, node.size) if len(value) == n else _bad_rows(path, len(value), n, what)
     if isinstance(value, (bytes, bytearray, memoryview)):
         a = np.frombuffer(value, dtype=np.uint8)
@@ -378,11 +509,6 @@ def _output(out: np.ndarray | None, nbytes: int, what: str) -> np.ndarray:
     return out[:nbytes]
 
 
-def _zero_holes(buf: np.ndarray, n: int, stride: int, holes: tuple[tuple[int, int], ...]) -> None:
-    for off, size in holes:
-        _strided(buf, n, stride, off, np.dtype(np.uint8), (size,))[...] = 0
-
-
 # --- strides -----------------------------------------------------------------------------------------------------
 
 
@@ -412,8 +538,24 @@ def pack_records(layout: RecordLayout, data: RecordData, *, stride: int | None =
     """Pack records of any class into a uint8 array of ``n * stride`` bytes (for stride 0, the broadcast form,
     exactly one record of ``min_stride`` bytes)."""
     stride = resolve_stride(layout, stride)
-    return _pack(record_dtype(layout, stride or None), data, what=_what(layout), count=count, out=out,
+    return _pack(_record_dtype(layout, stride), data, what=_what(layout), count=count, out=out,
                  records=1 if stride == 0 else None)
+
+
+_DTYPES: dict[tuple[int, int], tuple[RecordLayout, np.dtype]] = {}
+
+
+def _record_dtype(layout: RecordLayout, stride: int) -> np.dtype:
+    """``record_dtype(layout, stride or None)``, looked up by the layout's identity first (hashing a layout walks
+    every field; the packers and readers ask once per call)."""
+    hit = _DTYPES.get((id(layout), stride))
+    if hit is not None and hit[0] is layout:
+        return hit[1]
+    dtype = record_dtype(layout, stride or None)
+    if len(_DTYPES) >= _PLANS_MAX:
+        _DTYPES.clear()
+    _DTYPES[(id(layout), stride)] = (layout, dtype)  # the entry holds the layout, so the id stays its own
+    return dtype
 
 
 def _layout_of(layout: PCSLayout | RecordLayout, kind: str) -> RecordLayout:
@@ -428,29 +570,12 @@ def _layout_of(layout: PCSLayout | RecordLayout, kind: str) -> RecordLayout:
     return rec
 
 
-def _first(mask: np.ndarray) -> int:
-    return int(np.argmax(mask))
-
-
-def _check_aligned(buf: np.ndarray, dtype: np.dtype, n: int, path: str, when: str | None, what: str,
-                   rule: str, *, zero_ok: bool = False) -> None:
-    shape = _shape(dtype)
-    leaf = shape.nodes[path].leaf
-    assert leaf is not None
-    vals = _strided(buf, n, dtype.itemsize, leaf.offset, leaf.dtype, ())
-    if n == 0 or not int(np.bitwise_or.reduce(vals)) % VA_ALIGN:
-        return  # one pass, no temporaries: every value is aligned
-    bad = (vals % VA_ALIGN) != 0
-    if when is not None:
-        w = shape.nodes[when].leaf
-        assert w is not None
-        bad &= _strided(buf, n, dtype.itemsize, w.offset, w.dtype, ()) > 0
-    if zero_ok:
-        bad &= vals != 0
-    if bad.any():
-        i = _first(bad)
-        raise PackError(f"{path} 0x{int(vals[i]):x} at record {i} is not {VA_ALIGN}-byte aligned",
-                        where=f"{what} column {path!r}", rule=rule)
+#: spec D3D12_WORK_LIST_PRIMARY_RECORD (and _RAYTRACING_RECORD): SecondaryRecords 8-byte aligned where
+#: NumSecondaryRecords > 0; the raytracing header's ReservedPadding 0.
+_PRIMARY_CHECKS = (
+    _Check("SecondaryRecords", "align", "D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords", when="NumSecondaryRecords"),
+    _Check("ReservedPadding", "zero", "D3D12_WORK_LIST_RAYTRACING_RECORD"),
+)
 
 
 def pack_primary_records(layout: PCSLayout | RecordLayout, data: RecordData, *, stride: int | None = None,
@@ -462,38 +587,8 @@ def pack_primary_records(layout: PCSLayout | RecordLayout, data: RecordData, *, 
     ``D3D12_WORK_LIST_PRIMARY_RECORD``) and the raytracing header's ``ReservedPadding`` 0."""
     rec = _layout_of(layout, PRIMARY)
     stride = resolve_stride(rec, stride)
-    buf = pack_records(rec, data, stride=stride, count=count, out=out)
-    if validate:
-        dtype = record_dtype(rec, stride or None)
-        n = buf.nbytes // dtype.itemsize
-        names = {f.name for f in rec.fields}
-        if "SecondaryRecords" in names and not _all_aligned(data, "SecondaryRecords"):
-            _check_aligned(buf, dtype, n, "SecondaryRecords", "NumSecondaryRecords", _what(rec),
-                           "D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords")
-        if "ReservedPadding" in names:
-            _check_zero(buf, dtype, n, "ReservedPadding", _what(rec), "D3D12_WORK_LIST_RAYTRACING_RECORD")
-    return buf
-
-
-def _all_aligned(data: RecordData, path: str) -> bool:
-    """Whether a contiguous integer input column is all multiples of 8 (one reduction over the input, cheaper than
-    over the strided output); False when that cannot be told from the input alone."""
-    if isinstance(data, np.ndarray):
-        return False
-    col = data.get(path)
-    if not isinstance(col, np.ndarray) or col.dtype.kind not in "ui" or not col.flags.c_contiguous or col.size == 0:
-        return False
-    return not int(np.bitwise_or.reduce(col.reshape(-1).view(f"u{col.dtype.itemsize}"))) % VA_ALIGN
-
-
-def _check_zero(buf: np.ndarray, dtype: np.dtype, n: int, path: str, what: str, rule: str) -> None:
-    leaf = _shape(dtype).nodes[path].leaf
-    assert leaf is not None
-    vals = _strided(buf, n, dtype.itemsize, leaf.offset, leaf.dtype, ())
-    if (vals != 0).any():
-        i = _first(vals != 0)
-        raise PackError(f"{path} must be 0, is {int(vals[i])} at record {i}", where=f"{what} column {path!r}",
-                        rule=rule)
+    return _pack(_record_dtype(rec, stride), data, what=_what(rec), count=count, out=out,
+                 checks=_PRIMARY_CHECKS if validate else ())
 
 
 def pack_secondary_records(layout: PCSLayout | RecordLayout, data: RecordData, *, stride: int | None = None,
@@ -543,17 +638,19 @@ def pack_dispatch_list_inputs(data: RecordData, *, tier: int = 1, count: int | N
     if tier not in (1, 2):
         raise PackError(f"tier must be 1 or 2, not {tier}")
     name = DISPATCH_LIST_INPUT if tier == 1 else DISPATCH_LIST_INPUT1
-    buf = pack_structs(name, data, count=count, out=out)
-    if validate:
-        dtype = struct_dtype(name)
-        n = buf.nbytes // dtype.itemsize
-        for path in ("ProgramInputs.StartAddress", "ProgramInputs.StrideInBytes"):
-            _check_aligned(buf, dtype, n, path, "NumProgramInputs", f"{name} array", f"{name}::ProgramInputs")
-        if tier == 2:
-            _check_zero(buf, dtype, n, "ReservedPadding", f"{name} array", f"{name}::ReservedPadding")
-            _check_aligned(buf, dtype, n, "NextDispatchList", None, f"{name} array", f"{name}::NextDispatchList",
-                           zero_ok=True)
-    return buf
+    return _pack(struct_dtype(name), data, what=f"{name} array", count=count, out=out,
+                 checks=_DISPATCH_CHECKS[name] if validate else ())
+
+
+#: spec D3D12_DISPATCH_LIST_INPUT::ProgramInputs: StartAddress and StrideInBytes 8-byte aligned where
+#: NumProgramInputs > 0; D3D12_DISPATCH_LIST_INPUT1: ReservedPadding 0, NextDispatchList 0 or 8-byte aligned.
+_DISPATCH_CHECKS = {
+    name: tuple(_Check(path, "align", f"{name}::ProgramInputs", when="NumProgramInputs")
+                for path in ("ProgramInputs.StartAddress", "ProgramInputs.StrideInBytes"))
+    + ((_Check("ReservedPadding", "zero", f"{name}::ReservedPadding"),
+        _Check("NextDispatchList", "align", f"{name}::NextDispatchList")) if name == DISPATCH_LIST_INPUT1 else ())
+    for name in (DISPATCH_LIST_INPUT, DISPATCH_LIST_INPUT1)
+}
 
 
 def pack_execute_indirect(layout: RecordLayout | CommandSignature, data: RecordData, *, stride: int | None = None,
@@ -608,7 +705,7 @@ def read_records(layout: RecordLayout, data: Buffer, *, stride: int | None = Non
     stride = resolve_stride(layout, stride)
     if stride == 0 and count is None:
         count = 1
-    return _read(record_dtype(layout, stride or None), data, count, offset,
+    return _read(_record_dtype(layout, stride), data, count, offset,
                  lambda i: f"{layout.record} record {i} of {layout.owner!r}", lambda: _layout_leaves(layout))
 
 
@@ -655,10 +752,26 @@ def read_count_buffer(data: Buffer, offset: int = 0) -> int:
 
 def to_columns(arr: np.ndarray, *, copy: bool = True) -> dict[str, np.ndarray]:
     """A structured array as the column mapping the packers take (leaf path -> array); ``copy`` makes each column
-    contiguous and independent of the buffer."""
-    views = {lf.path: _field_view(arr, lf.path) for lf in leaves(arr.dtype)}
+    contiguous and independent of the buffer (one kernel call gathers every column, d3d12wl_gather_columns)."""
     if not copy:
-        return views
-    out = {path: np.empty(v.shape, dtype=v.dtype) for path, v in views.items()}
-    _chunked_copy([(out[p], v, True) for p, v in views.items()], len(arr), arr.dtype.itemsize)
+        return {lf.path: _field_view(arr, lf.path) for lf in leaves(arr.dtype)}
+    plan = _GATHER_PLANS.get(id(arr.dtype))
+    if plan is None or plan[0] is not arr.dtype:
+        plan = (arr.dtype, tuple((lf.path, lf.offset, lf.size, lf.dtype, lf.shape) for lf in leaves(arr.dtype)))
+        if len(_GATHER_PLANS) >= _PLANS_MAX:
+            _GATHER_PLANS.clear()
+        _GATHER_PLANS[id(arr.dtype)] = plan  # the entry holds the dtype, so the id stays its own
+    fields = plan[1]
+    flat = arr if arr.ndim == 1 else arr.reshape(-1)
+    n = len(flat)
+    out = {path: np.empty((n, *shape), dtype=dtype) for path, _, _, dtype, shape in fields}
+    if n:
+        cols = _ffi.new("struct d3d12wl_gather[]", [(_ffi.from_buffer("uint8_t[]", out[path]), size, offset, size)
+                                                     for path, offset, size, _, _ in fields])
+        _lib.d3d12wl_gather_columns(_address(flat), flat.strides[0], n, cols, len(fields))
+    if arr.ndim != 1:
+        out = {path: out[path].reshape(*arr.shape, *shape) for path, _, _, _, shape in fields}
     return out
+
+
+_GATHER_PLANS: dict[int, tuple[np.dtype, tuple[tuple[str, int, int, np.dtype, tuple[int, ...]], ...]]] = {}

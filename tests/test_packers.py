@@ -354,3 +354,229 @@ def test_subarray_value_broadcasts_even_when_its_length_equals_the_count() -> No
     slots = read_records(pl.program_table, packed)  # type: ignore[arg-type]
     assert slots["arg2_InlineRootParameter"].tolist() == [[1, 2, 3, 4]] * 4
     assert count_records(pl.program_table, {"ProgramIdentifier": ids, "arg2_InlineRootParameter": [1, 2, 3, 4]}) == 4
+
+
+# --- the record kernels (d3d12wl/_kernels.c): scatter and gather against construct ----------------------------
+
+_KERNEL = settings(max_examples=40, derandomize=True, deadline=None,
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+_CONSTRUCT_TYPES = {"u1": "Int8ul", "u2": "Int16ul", "u4": "Int32ul", "u8": "Int64ul", "i1": "Int8sl",
+                    "i2": "Int16sl", "i4": "Int32sl", "i8": "Int64sl", "f4": "Float32l", "f8": "Float64l"}
+
+
+@st.composite
+def random_layouts(draw: st.DrawFn) -> tuple[np.dtype, object]:
+    """A random record dtype (naturally aligned fields of every size, subarrays, holes, a stride with trailing
+    padding, 8-byte multiple or not) and the construct Struct of the same bytes."""
+    import construct as cs
+
+    kinds = draw(st.lists(st.sampled_from(sorted(_CONSTRUCT_TYPES)), min_size=1, max_size=7))
+    names, formats, offsets, parts = [], [], [], []
+    at = 0
+    for i, kind in enumerate(kinds):
+        size = int(kind[1])
+        count = draw(st.sampled_from([1, 1, 1, 2, 3, 4]))
+        gap = draw(st.integers(0, 2)) * size
+        start = -(-at // size) * size + gap
+        if start > at:
+            parts.append(cs.Padding(start - at))
+        elem = getattr(cs, _CONSTRUCT_TYPES[kind])
+        parts.append(f"f{i}" / (cs.Array(count, elem) if count > 1 else elem))
+        names.append(f"f{i}")
+        formats.append((f"<{kind}", (count,)) if count > 1 else f"<{kind}")
+        offsets.append(start)
+        at = start + size * count
+    align = draw(st.sampled_from([1, 4, 8]))
+    stride = -(-at // align) * align + align * draw(st.integers(0, 2))
+    if stride > at:
+        parts.append(cs.Padding(stride - at))
+    dtype = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": stride})
+    return dtype, cs.Struct(*parts)
+
+
+def random_values(dtype: np.dtype, n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    out = {}
+    for lf in leaves(dtype):
+        if lf.dtype.kind == "f":
+            out[lf.path] = rng.standard_normal((n, *lf.shape)).astype(lf.dtype)
+        else:
+            info = np.iinfo(lf.dtype)
+            out[lf.path] = rng.integers(info.min, info.max, size=(n, *lf.shape), dtype=lf.dtype, endpoint=True)
+    return out
+
+
+def construct_build(schema: object, columns: dict[str, np.ndarray], n: int) -> bytes:
+    return b"".join(schema.build({p: c[i].tolist() for p, c in columns.items()}) for i in range(n))  # type: ignore[attr-defined]
+
+
+def restyle(col: np.ndarray, style: str, rng: np.random.Generator) -> np.ndarray:
+    """The same values as another array type: non-contiguous, reversed-stride, wider or narrower integer, big-endian."""
+    if style == "strided":
+        wide = np.zeros((len(col) * 2, *col.shape[1:]), dtype=col.dtype)
+        wide[::2] = col
+        return wide[::2]
+    if style == "fortran":
+        return np.asfortranarray(col)
+    if style == "reversed":
+        return col[::-1].copy()[::-1]
+    if style == "big-endian":
+        return col.astype(col.dtype.newbyteorder(">"))
+    if style == "int64" and col.dtype.kind in "ui" and col.dtype.itemsize < 8:
+        return col.astype(np.int64)
+    if style == "uint64" and col.dtype.kind == "u":
+        return col.astype(np.uint64)
+    if style == "narrow" and col.dtype.kind in "ui":
+        small = np.dtype(np.uint8 if col.dtype.kind == "u" else np.int8)
+        if np.array_equal(col.astype(small).astype(col.dtype), col):
+            return col.astype(small)
+    if style == "list" and col.size:  # (an empty list is float64 to numpy)
+        return col.tolist()  # type: ignore[return-value]
+    return col
+
+
+_STYLES = ["same", "strided", "fortran", "reversed", "big-endian", "int64", "uint64", "narrow", "list"]
+
+
+@_KERNEL
+@given(layout=random_layouts(), n=st.integers(0, 40), seed=st.integers(0, 2**32 - 1),
+       styles=st.lists(st.sampled_from(_STYLES), min_size=7, max_size=7))
+def test_kernel_scatter_matches_construct_on_random_layouts(layout, n: int, seed: int, styles: list[str]) -> None:  # noqa: ANN001
+    """d3d12wl_scatter_columns writes the bytes construct builds, for any field sizes, subarrays, holes and
+    strides (the lane path and the column path), from input columns of any layout and integer type; padding is
+    zero even in a dirty out= buffer; the gather reads the same values back."""
+    from d3d12wl.packers import _pack
+
+    dtype, schema = layout
+    rng = np.random.default_rng(seed)
+    columns = random_values(dtype, n, rng)
+    for col in columns.values():  # small values too, so narrower input types fit
+        if col.dtype.kind in "ui" and n:
+            col[: n // 2] %= 100
+    expected = construct_build(schema, columns, n)
+    given_ = {path: restyle(col, styles[i % len(styles)], rng) for i, (path, col) in enumerate(columns.items())}
+    assert _pack(dtype, given_, what="test", count=n).tobytes() == expected
+    dirty = np.full(n * dtype.itemsize + 5, 0xA5, dtype=np.uint8)
+    assert _pack(dtype, given_, what="test", count=n, out=dirty).tobytes() == expected
+    # the gather, from a contiguous and from a strided structured array
+    arr = np.frombuffer(expected, dtype=dtype, count=n) if n else np.zeros(0, dtype=dtype)
+    spaced = np.zeros(2 * n, dtype=dtype)
+    spaced[::2] = arr
+    for source in (arr, spaced[::2]):
+        back = to_columns(source)
+        for path, col in columns.items():
+            assert back[path].tobytes() == col.tobytes(), path
+    # a structured array (the same dtype) packs through the same kernel
+    assert _pack(dtype, spaced[::2], what="test").tobytes() == expected
+
+
+@_KERNEL
+@given(layout=random_layouts(), n=st.integers(1, 3000), data=st.data())
+def test_kernel_range_failure_names_column_and_first_record(layout, n: int, data: st.DataObject) -> None:  # noqa: ANN001
+    """A value outside its field's C type, given as a wider or differently-signed integer, raises PackError
+    naming the column, the value and the first failing record (the lowest record over every column)."""
+    from d3d12wl.packers import _pack
+
+    dtype, _ = layout
+    ints = [lf for lf in leaves(dtype) if lf.dtype.kind in "ui" and lf.dtype.itemsize < 8]
+    if not ints:
+        return
+    rng = np.random.default_rng(n)
+    columns: dict[str, np.ndarray] = {p: c for p, c in random_values(dtype, n, rng).items()}
+    bad = data.draw(st.lists(st.sampled_from(ints), min_size=1, max_size=3, unique_by=lambda lf: lf.path))
+    first: tuple[int, int] | None = None
+    for order, lf in enumerate(bad):
+        record = data.draw(st.integers(0, n - 1))
+        info = np.iinfo(lf.dtype)
+        value = data.draw(st.sampled_from([info.max + 1, info.min - 1, 2**40]))
+        col = columns[lf.path].astype(np.int64)
+        col.reshape(n, -1)[record, -1] = value
+        columns[lf.path] = col
+        order_in_plan = list(columns).index(lf.path)
+        if first is None or (record, order_in_plan) < first:
+            first = (record, order_in_plan)
+    assert first is not None
+    record, index = first
+    path = list(columns)[index]
+    with pytest.raises(PackError, match=rf"column '{path}' value .* at record {record} is outside"):
+        _pack(dtype, columns, what="test")
+
+
+@PROPERTY
+@given(n=st.integers(1, 5000), data=st.data())
+def test_kernel_alignment_check_names_the_first_misaligned_record(n: int, data: st.DataObject) -> None:
+    """SecondaryRecords must be 8-byte aligned where NumSecondaryRecords > 0: the first such record anywhere in a
+    long list (any block of the kernel) is the one named; misaligned addresses of records with no secondary
+    records pass; validate=False packs anything."""
+    pl = culling()
+    rng = np.random.default_rng(n)
+    cols = {"ProgramTableIndex": rng.integers(0, 64, n, dtype=np.uint32),
+            "NumSecondaryRecords": rng.integers(1, 9, n, dtype=np.uint32),
+            "SecondaryRecords": rng.integers(0, 1 << 40, n, dtype=np.uint64) << np.uint64(3)}
+    excused = data.draw(st.lists(st.integers(0, n - 1), max_size=4))
+    cols["NumSecondaryRecords"][excused] = 0
+    cols["SecondaryRecords"][excused] |= np.uint64(4)
+    packed = pack_primary_records(pl, cols)
+    assert np.array_equal(read_primary_records(pl, packed)["SecondaryRecords"], cols["SecondaryRecords"])
+    bad = sorted(set(data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3))) - set(excused))
+    if not bad:
+        return
+    cols["SecondaryRecords"][bad] += np.uint64(data.draw(st.integers(1, 7)))
+    with pytest.raises(PackError, match=rf"SecondaryRecords 0x[0-9a-f]+ at record {bad[0]} is not 8-byte") as err:
+        pack_primary_records(pl, cols)
+    assert err.value.rule == "D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords"
+    assert "column 'SecondaryRecords'" in str(err.value)
+    assert pack_primary_records(pl, cols, validate=False).nbytes == 16 * n
+
+
+def test_kernel_checks_dispatch_inputs_in_long_arrays() -> None:
+    """The dispatch-input checks run in the kernel over every record: the first failing record is named."""
+    n = 2000
+    cols = {"NumProgramInputs": np.ones(n, dtype=np.uint32), "Flags": 0, "SignatureIndex": 0,
+            "ProgramInputs.StartAddress": np.arange(n, dtype=np.uint64) * 64,
+            "ProgramInputs.StrideInBytes": 16, "NextDispatchList": np.zeros(n, dtype=np.uint64),
+            "ReservedPadding": np.zeros(n, dtype=np.uint32)}
+    assert pack_dispatch_list_inputs(cols, tier=2).nbytes == 40 * n
+    cols["ReservedPadding"][1500] = 3
+    with pytest.raises(PackError, match="ReservedPadding must be 0, is 3 at record 1500"):
+        pack_dispatch_list_inputs(cols, tier=2)
+    cols["NextDispatchList"][700] = 0x1234
+    with pytest.raises(PackError, match="NextDispatchList 0x1234 at record 700"):
+        pack_dispatch_list_inputs(cols, tier=2)
+    cols["ProgramInputs.StartAddress"][100] += 2
+    with pytest.raises(PackError, match="ProgramInputs.StartAddress 0x[0-9a-f]+ at record 100"):
+        pack_dispatch_list_inputs(cols, tier=2)
+    cols["NumProgramInputs"][100] = 0  # StartAddress is unconstrained without program inputs
+    with pytest.raises(PackError, match="at record 700"):
+        pack_dispatch_list_inputs(cols, tier=2)
+
+
+def test_kernel_odd_counts_and_broadcasts_across_blocks() -> None:
+    """Record counts around the kernel's block and pair boundaries, broadcast values and struct payload bytes."""
+    pl = culling()
+    assert pl.secondary is not None
+    for n in (1, 2, 3, 341, 342, 343, 1023, 1025):
+        srv = np.arange(n, dtype=np.uint64) * 8
+        packed = pack_secondary_records(pl, {"arg0_ShaderResourceView": srv, "arg1_Draw.VertexCountPerInstance": 3,
+                                             "arg1_Draw.InstanceCount": (np.arange(n) % 7).astype(np.uint32),
+                                             "arg1_Draw.StartVertexLocation": 0,
+                                             "arg1_Draw.StartInstanceLocation": np.uint8(9)})
+        expected = b"".join(struct.pack("<QIIII", 8 * i, 3, i % 7, 0, 9) for i in range(n))
+        assert packed.tobytes() == expected, n
+        back = to_columns(read_secondary_records(pl, packed))
+        assert back["arg1_Draw.InstanceCount"].tolist() == [i % 7 for i in range(n)]
+        # the same records through the column path (an int64 column the kernel narrows and range-checks)
+        assert pack_secondary_records(pl, {**to_columns(read_secondary_records(pl, packed)),
+                                           "arg1_Draw.InstanceCount": np.arange(n) % 7}).tobytes() == expected
+    with pytest.raises(PackError, match=r"'arg1_Draw.InstanceCount' value -1 at record 0 is outside uint32"):
+        pack_secondary_records(pl, {"arg0_ShaderResourceView": [8], "arg1_Draw.VertexCountPerInstance": 3,
+                                    "arg1_Draw.InstanceCount": -1, "arg1_Draw.StartVertexLocation": 0,
+                                    "arg1_Draw.StartInstanceLocation": 0})
+
+
+def test_kernel_is_compiled_into_the_extension_not_the_headers() -> None:
+    """The kernels live in d3d12wl._native but not in the header bundle the ABI checks read."""
+    from d3d12wl import abi
+
+    assert hasattr(abi.default.lib, "d3d12wl_scatter_columns")
+    assert hasattr(abi.default.lib, "d3d12wl_gather_columns")
+    assert not any("d3d12wl_column" in text for text in abi.header_texts().values())
