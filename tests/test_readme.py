@@ -1,0 +1,65 @@
+"""The README's examples are tested: every ``console`` block's ``$ d3d12wl ...`` command runs with the exit code the
+README states (``# exit N`` after the command, default 0) and prints each output line the README shows under it
+(lines that end in ``...`` are prefixes); every ``python`` block runs, in order, in one namespace."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+_BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
+
+
+def _blocks(lang: str) -> list[str]:
+    return [body for kind, body in _BLOCK.findall(README.read_text(encoding="utf-8")) if kind == lang]
+
+
+def _console_examples() -> list[tuple[str, int, list[str]]]:
+    examples: list[tuple[str, int, list[str]]] = []
+    for body in _blocks("console"):
+        current: tuple[str, int, list[str]] | None = None
+        for line in body.splitlines():
+            if line.startswith("$ "):
+                if current:
+                    examples.append(current)
+                command, _, comment = line[2:].partition("  # exit ")
+                current = (command.strip(), int(comment) if comment else 0, [])
+            elif current and line.strip():
+                current[2].append(line.rstrip())
+        if current:
+            examples.append(current)
+    return [e for e in examples if e[0].startswith("d3d12wl ")]
+
+
+def test_readme_has_examples() -> None:
+    assert len(_console_examples()) >= 6
+    assert _blocks("python")
+
+
+@pytest.mark.parametrize(("command", "exit_code", "shown"), _console_examples(), ids=lambda v: str(v)[:60])
+def test_readme_console_example(command: str, exit_code: int, shown: list[str]) -> None:
+    argv = [sys.executable, "-m", "d3d12wl", *shlex.split(command)[1:]]
+    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == exit_code, result.stdout + result.stderr
+    out = [line.rstrip() for line in result.stdout.splitlines()]
+    for expected in shown:
+        if expected.strip() == "...":
+            continue
+        if expected.endswith("..."):
+            assert any(line.startswith(expected[:-3].rstrip()) for line in out), (expected, result.stdout)
+        else:
+            assert expected in out, (expected, result.stdout)
+
+
+def test_readme_python_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, object] = {"__name__": "__readme__"}
+    for body in _blocks("python"):
+        exec(compile(body, str(README), "exec"), namespace)  # noqa: S102 - the README's own examples
