@@ -9,6 +9,7 @@ Windows ABI itself, design.md "ABI rules"); clang missing skips with the reason,
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import subprocess
@@ -204,3 +205,15 @@ def test_codegen_cli(capsys, tmp_path):
     assert "uint VertexCountPerInstance;" in capsys.readouterr().out
     assert main(["codegen", path, "--lang", "hlsl", "--pcs", "Nope"]) == 2
     assert "--pcs" in capsys.readouterr().err
+
+
+def test_codegen_cli_json(capsys):
+    """design.md "Output": every command has --json for tools; the codegen JSON holds the whole source and each
+    struct with its record, size and stride (the culling example's 16/24/48)."""
+    path = str(resources.files("d3d12wl").joinpath("examples/culling.json"))
+    assert main(["codegen", path, "--lang", "c", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["lang"] == "c" and "_Static_assert" in out["source"]
+    assert [(s["record"], s["size"], s["stride"]) for s in out["structs"]] == [
+        ("primary", 16, 16), ("secondary", 24, 24), ("program_table", 48, 48)]
+    assert all(s["text"] in out["source"] for s in out["structs"])
