@@ -26,6 +26,7 @@ import json
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -394,9 +395,12 @@ def _load_native() -> ModuleType:
     try:
         from d3d12wl import _native  # type: ignore[attr-defined]
     except ImportError as exc:  # pragma: no cover - depends on the install
+        import d3d12wl
+
         raise ABIError(
-            "the compiled headers (d3d12wl._native) are missing: install the package with `pip install .` "
-            "or `pip install -e .` so build_ffi.py compiles them"
+            f"the compiled headers (d3d12wl._native) are missing from {Path(d3d12wl.__file__).parent}: install the "
+            "package with `pip install .` (then run it from outside the source tree, which would shadow the "
+            "installed package) or, in a source checkout, `pip install -e .`, which builds them in place"
         ) from exc
     return _native
 
