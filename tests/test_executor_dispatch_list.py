@@ -196,6 +196,8 @@ def test_primary_list_unmapped_is_a_finding_with_the_va():
     trace = run(s, call)
     assert [f.kind for f in trace.findings] == ["unmapped-va"]
     assert trace.findings[0].va == 0x7000_0000 and trace.lists[0].stopped
+    message = trace.findings[0].message
+    assert "is not mapped" in message and message.count("primary record 0") == 1  # the place is named once
 
 
 def test_misaligned_dispatch_list_input():

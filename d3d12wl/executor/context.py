@@ -131,7 +131,8 @@ class ExecContext:
         try:
             return self.memory.read(va, size, what=what)
         except MemoryAccessError as exc:
-            self.finding("unmapped-va", rule, f"{what}: {exc.message}", loc=loc, va=exc.va)
+            # the memory error's message already starts with ``what``
+            self.finding("unmapped-va", rule, exc.message, loc=loc, va=exc.va)
             return None
 
     def program_by_identifier(self, identifier: bytes) -> Program | None:
