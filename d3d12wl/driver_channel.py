@@ -27,7 +27,6 @@ submission (spec "Flush and Message Processing").
 
 from __future__ import annotations
 
-import threading
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +36,7 @@ from d3d12wl import abi
 from d3d12wl.messages import values
 from d3d12wl.messages.channel import INITIALIZATION_TEXT, Runtime
 from d3d12wl.messages.ddi import DriverMessage
-from d3d12wl.messages.driver import CoreLayerCallbacks, DeviceFuncs, Driver, DriverDevice, DriverHandle
+from d3d12wl.messages.driver import ChannelDriver, ChannelDriverDevice, CoreLayerCallbacks, DriverHandle
 from d3d12wl.messages.infoqueue import Message
 from d3d12wl.trace import Finding, Trace
 
@@ -179,7 +178,7 @@ class _Recorded:
     payload: Mapping[str, Any]
 
 
-class ExecutorDriverDevice(DriverDevice):
+class ExecutorDriverDevice(ChannelDriverDevice):
     """A driver device whose "GPU" is the reference executor.
 
     A command-list call whose payload has ``capture=`` (anything :func:`d3d12wl.executor.execute` takes, with
@@ -189,27 +188,17 @@ class ExecutorDriverDevice(DriverDevice):
     list drops its recorded calls; nothing is reported once the device is destroyed.
     """
 
+    _recorded: dict[int, list[_Recorded]]
+
     def __init__(self, callbacks: CoreLayerCallbacks) -> None:
-        self.callbacks = callbacks
-        self.enabled = False
+        super().__init__(callbacks)
         self.traces: list[Trace] = []
-        self._lock = threading.Lock()
-        self._current_index: dict[int, int] = {}
-        self._recorded: dict[int, list[_Recorded]] = {}
-        self._pending: list[DriverMessage] = []
 
-    def enable_extended_feature(self, feature: int, version: int) -> DeviceFuncs | None:
-        if feature != values.feature_driver_reported_messages() or version < values.feature_version_0():
-            return None
-        self.enabled = True
+    @staticmethod
+    def initialization_message() -> DriverMessage:
         cls = message_class("initialization")
-        self.callbacks.report(DriverMessage(cls.vendor_message_id, values.ddi_severity("MESSAGE"),
-                                            values.ddi_category(cls.category), INITIALIZATION_TEXT, None))
-        return DeviceFuncs(self.flush, self.set_command_list_state_index)
-
-    def set_command_list_state_index(self, hcl: DriverHandle, index: int) -> None:
-        with self._lock:
-            self._current_index[hcl.serial] = index
+        return DriverMessage(cls.vendor_message_id, values.ddi_severity("MESSAGE"), values.ddi_category(cls.category),
+                             INITIALIZATION_TEXT, None)
 
     def command_list_work(self, hcl: DriverHandle, kind: str, payload: Mapping[str, Any]) -> None:
         if "capture" not in payload and "trace" not in payload:
@@ -217,13 +206,6 @@ class ExecutorDriverDevice(DriverDevice):
         with self._lock:
             self._recorded.setdefault(hcl.serial, []).append(_Recorded(self._current_index.get(hcl.serial),
                                                                        payload))
-
-    def reset_command_list(self, hcl: DriverHandle) -> None:
-        with self._lock:
-            self._recorded.pop(hcl.serial, None)
-            self._current_index.pop(hcl.serial, None)
-
-    destroy_command_list = reset_command_list
 
     def gpu_execute(self, hqueue: DriverHandle, hcls: tuple[DriverHandle, ...]) -> None:
         from d3d12wl.executor import execute
@@ -240,31 +222,11 @@ class ExecutorDriverDevice(DriverDevice):
                 if self.enabled:
                     self._pending.extend(messages)
 
-    def flush(self, hdevice: Any) -> None:
-        with self._lock:
-            pending, self._pending = self._pending, []
-        for message in pending:  # outside the driver lock (spec "Threading")
-            self.callbacks.report(message)
 
-    def destroy_device(self) -> None:
-        with self._lock:
-            self.enabled = False
-            self._pending.clear()
-
-
-class ExecutorDriver(Driver):
+class ExecutorDriver(ChannelDriver[ExecutorDriverDevice]):
     """Adapter level: offers ``D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES`` version 0."""
 
-    def __init__(self) -> None:
-        self.devices: list[ExecutorDriverDevice] = []
-
-    def get_supported_extended_features(self) -> Mapping[int, int]:
-        return {values.feature_driver_reported_messages(): values.feature_version_0()}
-
-    def create_device(self, callbacks: CoreLayerCallbacks) -> DriverDevice:
-        device = ExecutorDriverDevice(callbacks)
-        self.devices.append(device)
-        return device
+    device_class = ExecutorDriverDevice
 
 
 # --------------------------------------------------------------------------------------------------------------

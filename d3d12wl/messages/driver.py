@@ -7,13 +7,19 @@ channel needs, and :meth:`DriverDevice.gpu_execute`, the model's stand-in for th
 Enabling the feature returns :class:`DeviceFuncs`, the ``D3D12DDI_DEVICE_FUNCS_DRIVER_REPORTED_MESSAGES_0126``
 table.  The driver reports through :class:`CoreLayerCallbacks` (``pfnReportMessageCb``,
 ``pfnQueryObjectIdentityCb``); :meth:`CoreLayerCallbacks.report` is the one-call way to report a message.
+
+:class:`ChannelDriverDevice` and :class:`ChannelDriver` are what every driver model implementing the feature shares
+(the reference driver, the executor as a driver): they offer and enable the feature, cache the CommandListStateIndex
+per command list, report queued GPU-timeline messages from the flush outside the driver's lock, and forget a
+command list's work on reset/destroy and everything once the device is destroyed.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from d3d12wl.messages import values
 from d3d12wl.messages.ddi import DriverMessage
@@ -107,3 +113,76 @@ class Driver:
     def create_device(self, callbacks: CoreLayerCallbacks) -> DriverDevice:
         """``pfnCreateDevice``, receiving the core-layer device callbacks."""
         return DriverDevice()
+
+
+class ChannelDriverDevice(DriverDevice):
+    """A driver device implementing the feature: the channel's bookkeeping, each the spec's rule for drivers.
+
+    Enabling reports exactly one :meth:`initialization_message` from inside ``pfnEnableExtendedFeature``;
+    ``pfnSetCommandListStateIndex`` caches the index per command list (``_current_index``); a subclass records a
+    list's work in ``_recorded`` (per command list serial) and queues GPU-timeline messages in ``_pending``, which
+    :meth:`flush` reports outside ``_lock``; reset/destroy of a command list drops its work and index; nothing is
+    reported once the device is destroyed."""
+
+    def __init__(self, callbacks: CoreLayerCallbacks) -> None:
+        self.callbacks = callbacks
+        self.enabled = False
+        self._lock = threading.Lock()  # the driver's own lock: never held while reporting
+        self._current_index: dict[int, int] = {}  # per command list serial
+        self._recorded: dict[int, list[Any]] = {}  # per command list serial
+        self._pending: list[DriverMessage] = []
+
+    @staticmethod
+    def initialization_message() -> DriverMessage:
+        """The one message reported when the feature is enabled."""
+        raise NotImplementedError
+
+    def enable_extended_feature(self, feature: int, version: int) -> DeviceFuncs | None:
+        if feature != values.feature_driver_reported_messages() or version < values.feature_version_0():
+            return None
+        self.enabled = True
+        self.callbacks.report(self.initialization_message())
+        return DeviceFuncs(self.flush, self.set_command_list_state_index)
+
+    def set_command_list_state_index(self, hcl: DriverHandle, index: int) -> None:
+        with self._lock:
+            self._current_index[hcl.serial] = index
+
+    def flush(self, hdevice: Any) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for message in pending:  # outside the driver lock (spec "Threading")
+            self.callbacks.report(message)
+
+    def reset_command_list(self, hcl: DriverHandle) -> None:
+        with self._lock:
+            self._recorded.pop(hcl.serial, None)
+            self._current_index.pop(hcl.serial, None)
+
+    destroy_command_list = reset_command_list
+
+    def destroy_device(self) -> None:
+        with self._lock:
+            self.enabled = False
+            self._pending.clear()
+
+
+DeviceT = TypeVar("DeviceT", bound=ChannelDriverDevice)
+
+
+class ChannelDriver(Driver, Generic[DeviceT]):
+    """Adapter level of a driver implementing the feature: offers ``D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES``
+    version 0 and creates a ``device_class`` per device, keeping each in ``devices``."""
+
+    device_class: type[DeviceT]
+
+    def __init__(self) -> None:
+        self.devices: list[DeviceT] = []
+
+    def get_supported_extended_features(self) -> Mapping[int, int]:
+        return {values.feature_driver_reported_messages(): values.feature_version_0()}
+
+    def create_device(self, callbacks: CoreLayerCallbacks) -> DriverDevice:
+        device = self.device_class(callbacks)
+        self.devices.append(device)
+        return device
