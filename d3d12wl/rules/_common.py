@@ -3,7 +3,8 @@ name lookups (a desc may hold any integer), and the few D3D12 constants the rule
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import pairwise
@@ -205,3 +206,36 @@ def parameter_type(param: RootParameter1) -> str | None:
 
 def overlaps(ranges: list[tuple[int, int]]) -> bool:
     return any(b[0] < a[1] for a, b in pairwise(ranges))
+
+
+def descending_root_parameters(args: list[Arg]) -> Iterator[tuple[Arg, Arg]]:
+    """``(arg, highest)`` for each of ``args`` (in order, each with a RootParameterIndex) whose RootParameterIndex is
+    below that of ``highest``, the arg holding the highest index seen before it: where an ascending order breaks."""
+    highest: Arg | None = None
+    for a in args:
+        rpi = a.root_parameter_index or 0
+        if highest is not None and rpi < (highest.root_parameter_index or 0):
+            yield a, highest
+        else:
+            highest = a
+
+
+def shared_root_parameters(args: list[Arg]) -> Iterator[tuple[int, list[Arg], list[tuple[int, int]] | None]]:
+    """``(rpi, group, ranges)`` for each RootParameterIndex that more than one of ``args`` targets: the args in
+    order, and their root-constant DWORD ranges when every one of them writes root constants (else None)."""
+    groups: dict[int, list[Arg]] = defaultdict(list)
+    for a in args:
+        groups[a.root_parameter_index or 0].append(a)
+    for rpi, group in groups.items():
+        if len(group) < 2:
+            continue
+        ranges = [a.dword_range() for a in group]
+        yield rpi, group, None if None in ranges else ranges  # type: ignore[misc]
+
+
+def constants_in_order(group: list[Arg], ranges: list[tuple[int, int]], *, adjacent: bool) -> bool:
+    """The DWORD ranges that ``group`` writes into one constants slot are in ascending DestOffsetIn32BitValues order
+    without overlap (and, with ``adjacent``, the args are adjacent in pArgumentDescs)."""
+    if adjacent and not all(b.index == a.index + 1 for a, b in pairwise(group)):
+        return False
+    return all(r1[0] < r2[0] for r1, r2 in pairwise(ranges)) and not overlaps(sorted(ranges))

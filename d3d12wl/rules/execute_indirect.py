@@ -17,13 +17,21 @@ signature Creation": argument types outside the ExecuteIndirect set are rejected
 
 from __future__ import annotations
 
-from collections import defaultdict
-from itertools import pairwise
-
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.layout import command_layout
 from d3d12wl.model import CommandSignature, ExecutableClass
-from d3d12wl.rules._common import CS_KIND, Arg, Sink, Violation, d3d12_constant, decode_args, overlaps, parameter_type
+from d3d12wl.rules._common import (
+    CS_KIND,
+    Arg,
+    Sink,
+    Violation,
+    constants_in_order,
+    d3d12_constant,
+    decode_args,
+    descending_root_parameters,
+    parameter_type,
+    shared_root_parameters,
+)
 
 
 def _v(n: int) -> str:
@@ -103,28 +111,16 @@ def _check_root_arguments(sink: Sink, cs: CommandSignature, rooted: list[Arg]) -
         sink.add(_v(13), f"no argument changes a root argument, so no root signature may be given (got {rs.name!r})",
                  "pRootSignature")
 
-    highest: Arg | None = None
-    for a in rooted:
-        rpi = a.root_parameter_index or 0
-        if highest is not None and rpi < (highest.root_parameter_index or 0):
-            sink.arg(a.index, _v(10), f"RootParameterIndex {rpi} follows {highest.root_parameter_index}; entries must "
-                     "be sorted from smallest to largest root parameter index", a.rpi_member)
-        else:
-            highest = a
-    groups: dict[int, list[Arg]] = defaultdict(list)
-    for a in rooted:
-        groups[a.root_parameter_index or 0].append(a)
-    for rpi, group in groups.items():
-        if len(group) < 2:
-            continue
-        if not all(a.dword_range() is not None for a in group):
+    for a, highest in descending_root_parameters(rooted):
+        sink.arg(a.index, _v(10), f"RootParameterIndex {a.root_parameter_index or 0} follows "
+                 f"{highest.root_parameter_index}; entries must be sorted from smallest to largest root parameter index",
+                 a.rpi_member)
+    for rpi, group, ranges in shared_root_parameters(rooted):
+        if ranges is None:
             for a in group[1:]:
                 sink.arg(a.index, _v(6), f"root parameter {rpi} is already defined by pArgumentDescs[{group[0].index}]",
                          a.rpi_member)
-            continue
-        ranges = [a.dword_range() for a in group]
-        ascending = all(r1[0] < r2[0] for r1, r2 in pairwise(ranges))  # type: ignore[index]
-        if not ascending or overlaps(sorted(ranges)):  # type: ignore[arg-type]
+        elif not constants_in_order(group, ranges, adjacent=False):
             sink.arg(group[1].index, _v(11), f"root constant entries of parameter {rpi} (DWORD ranges {ranges}) must "
                      "be sorted by DestOffsetIn32BitValues without overlap", group[1].rpi_member)
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from itertools import pairwise
 
 from d3d12wl.argtypes import ALL_ROLES, ROLE_DATA
 from d3d12wl.errors import D3D12WLError
@@ -27,12 +26,14 @@ from d3d12wl.rules._common import (
     Arg,
     Sink,
     Violation,
+    constants_in_order,
     d3d12_constant,
     decode_args,
+    descending_root_parameters,
     enum_value,
     is_tier2,
-    overlaps,
     parameter_type,
+    shared_root_parameters,
     short_name,
     single_trigger_class,
 )
@@ -288,9 +289,7 @@ def _check_rule_23(sink: Sink, args: list[Arg]) -> None:
         ranges = [(a.desc.InlineRootParameter.DestOffsetIn32BitValues,
                    a.desc.InlineRootParameter.DestOffsetIn32BitValues + a.desc.InlineRootParameter.Num32BitValuesToSet)
                   for a in slot]
-        adjacent = all(b.index == x.index + 1 for x, b in pairwise(slot))
-        ascending = all(r1[0] < r2[0] for r1, r2 in pairwise(ranges))
-        if not adjacent or not ascending or overlaps(sorted(ranges)):
+        if not constants_in_order(slot, ranges, adjacent=True):
             sink.arg(slot[1].index, "rule 23(f)", "INLINE_ROOT_PARAMETER args of one constants slot (pArgumentDescs "
                      f"{[a.index for a in slot]}, DWORD ranges {ranges}) must be adjacent, in ascending "
                      "DestOffsetIn32BitValues order, without overlap", "InlineRootParameter.DestOffsetIn32BitValues")
@@ -313,32 +312,17 @@ def _check_rule_24(sink: Sink, args: list[Arg]) -> None:
         if a.has_root_parameter and a.binding is not None:
             by_scope[a.binding].append(a)
     for scope, scoped in by_scope.items():
-        highest: Arg | None = None
-        for a in scoped:
-            rpi = a.root_parameter_index
-            assert rpi is not None
-            if highest is not None and rpi < (highest.root_parameter_index or 0):
-                sink.arg(a.index, "rule 24(a)", f"RootParameterIndex {rpi} follows {highest.root_parameter_index} "
-                         f"(pArgumentDescs[{highest.index}]); {scope} args must be in ascending RootParameterIndex "
-                         "order", a.rpi_member)
-            if highest is None or rpi >= (highest.root_parameter_index or 0):
-                highest = a
-        groups: dict[int, list[Arg]] = defaultdict(list)
-        for a in scoped:
-            groups[a.root_parameter_index or 0].append(a)
-        for rpi, group in groups.items():
-            if len(group) < 2:
-                continue
-            if not all(a.dword_range() is not None for a in group):
+        for a, highest in descending_root_parameters(scoped):
+            sink.arg(a.index, "rule 24(a)", f"RootParameterIndex {a.root_parameter_index} follows "
+                     f"{highest.root_parameter_index} (pArgumentDescs[{highest.index}]); {scope} args must be in "
+                     "ascending RootParameterIndex order", a.rpi_member)
+        for rpi, group, ranges in shared_root_parameters(scoped):
+            if ranges is None:
                 for a in group[1:]:
                     sink.arg(a.index, "rule 24(b)", f"({scope}, RootParameterIndex {rpi}) is already referenced by "
                              f"pArgumentDescs[{group[0].index}]; only root constants slots take several args",
                              a.rpi_member)
-                continue
-            ranges = [a.dword_range() for a in group]
-            adjacent = all(b.index == x.index + 1 for x, b in pairwise(group))
-            ascending = all(r1[0] < r2[0] for r1, r2 in pairwise(ranges))  # type: ignore[index]
-            if not adjacent or not ascending or overlaps(sorted(ranges)):  # type: ignore[arg-type]
+            elif not constants_in_order(group, ranges, adjacent=True):
                 sink.arg(group[1].index, "rule 24(c)", f"args updating constants slot ({scope}, {rpi}) (pArgumentDescs "
                          f"{[a.index for a in group]}, DWORD ranges {ranges}) must be adjacent, in ascending "
                          "DestOffsetIn32BitValues order, without overlap",
