@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 
 from d3d12wl.cli import main
 
@@ -65,3 +66,17 @@ def test_layout_table_shows_padding_rows(capsys):
     assert ["24", "4", "2", "INLINE_ROOT_PARAMETER", "arg2_InlineRootParameter", "SECONDARY_RECORD"] in rows
     assert ["28", "4", "padding", "(trailing)"] in rows
     assert "work list signature WLS: min primary stride 24, min program-table stride 32" in text
+
+
+EI_EXAMPLE = str(resources.files("d3d12wl").joinpath("examples/execute_indirect.json"))
+
+
+def test_layout_table_pads_to_the_declared_stride(capsys):
+    """IndirectDrawing.md "Plain MultiDrawIndirect": the 36-byte ByteStride shows bytes 20..35 as trailing
+    padding; a declared stride the spec rejects is reported instead of used (rule 25(e))."""
+    assert main(["layout", EI_EXAMPLE]) == 0
+    out = capsys.readouterr().out
+    assert "command signature PlainMultiDrawIndirect: 20 bytes used, min stride 20, stride 36" in out
+    assert any(line.split()[:3] == ["20", "16", "padding"] for line in out.splitlines())
+    assert main(["layout", str(Path(__file__).parent / "data" / "invalid_signature.json")]) == 0
+    assert "(declared stride: stride 4 is below the minimum 8" in capsys.readouterr().out

@@ -76,8 +76,13 @@ def layout_json(objects: ObjectSet) -> dict[str, Any]:
 _COLUMNS = ("offset", "size", "arg", "type", "member", "source")
 
 
-def record_table(title: str, layout: RecordLayout, indent: str = "  ") -> list[str]:
-    """An aligned table of one record, padding rows included."""
+def record_table(title: str, layout: RecordLayout, indent: str = "  ", stride: int | None = None) -> list[str]:
+    """An aligned table of one record, padding rows included: up to ``stride`` when the description declares a
+    usable one (a secondary record's SecondaryRecordByteStride, an ExecuteIndirect ByteStride), else up to the
+    minimum stride."""
+    problems = layout.stride_problems(stride) if stride else []
+    if problems or not stride:
+        stride = None
     items: list[tuple[int, tuple[str, ...]]] = []
     for f in layout.fields:
         if f.role == "local":
@@ -88,13 +93,14 @@ def record_table(title: str, layout: RecordLayout, indent: str = "  ") -> list[s
             arg, kind = "-", f.role
         member = f.name + (f"[{f.count}]" if f.count > 1 else "")
         items.append((f.offset, (str(f.offset), str(f.size), arg, kind, member, f.source or "-")))
-    for p in layout.padding():
+    for p in layout.padding(stride):
         items.append((p.offset, (str(p.offset), str(p.size), "", "padding", "(trailing)" if p.trailing else "", "")))
     rows = [_COLUMNS] + [r for _, r in sorted(items, key=lambda i: i[0])]
     widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
     head = f"{indent}{title}: {layout.size} bytes used, min stride {layout.min_stride}" + (
+        f", stride {stride}" if stride is not None and stride != layout.min_stride else "") + (
         f", header {layout.header}" if layout.header else "")
-    lines = [head]
+    lines = [head] + [f"{indent}  (declared stride: {problem})" for problem in problems]
     for r in rows:
         cells = [c.rjust(w) if i < 3 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
         lines.append(f"{indent}  " + "  ".join(cells).rstrip())
@@ -106,10 +112,11 @@ def layout_text(objects: ObjectSet) -> str:
     for name, pcs in objects.program_command_signatures.items():
         pl = pcs_layout(pcs)
         lines.append(f"program command signature {name}: {pl.executable_class.value}, {pl.record_kind.value}")
-        for title, rec in (("primary record", pl.primary), ("secondary record", pl.secondary),
-                           ("program-table record (implicit path)", pl.program_table)):
+        for title, rec, stride in (("primary record", pl.primary, None),
+                                   ("secondary record", pl.secondary, pcs.SecondaryRecordByteStride),
+                                   ("program-table record (implicit path)", pl.program_table, None)):
             if rec is not None:
-                lines += record_table(title, rec)
+                lines += record_table(title, rec, stride=stride)
         lines.append("")
     for name, program in objects.programs.items():
         rec = program_table_layout(program)
@@ -123,7 +130,7 @@ def layout_text(objects: ObjectSet) -> str:
     if objects.work_list_signatures:
         lines.append("")
     for name, cs in objects.command_signatures.items():
-        lines += record_table(f"command signature {name}", command_layout(cs), indent="")
+        lines += record_table(f"command signature {name}", command_layout(cs), indent="", stride=cs.ByteStride)
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
