@@ -319,12 +319,60 @@ static inline uint32_t d3d12wl_lane_at(const struct d3d12wl_lane *l, size_t r)
         acc = _mm_or_si128(acc, v);                                                                                \
     }
 
-/* Records [r0, r1) (an even count) word by word; word_or[w] |= every record's word w. */
+/* Words a = 2i and b = 2i + 1 of records r and r + 1 from two loaders, stored as one 16-byte [a, b] per record
+ * (half the stores of a word at a time: the store port, not the memory, bounds the word loop). */
+#define D3D12WL_PAIR_LOOP(KA, KB)                                                                                  \
+    for (size_t r = r0; r + 1 < r1; r += 2) {                                                                      \
+        const __m128i va = D3D12WL_WORD_##KA(xa, r), vb = D3D12WL_WORD_##KB(xb, r);                                \
+        _mm_storeu_si128((__m128i *)(d + r * stride), _mm_unpacklo_epi64(va, vb));                                 \
+        _mm_storeu_si128((__m128i *)(d + (r + 1) * stride), _mm_unpackhi_epi64(va, vb));                           \
+        acc_a = _mm_or_si128(acc_a, va);                                                                           \
+        acc_b = _mm_or_si128(acc_b, vb);                                                                           \
+    }
+
+/* The pair loop for the loader of word a (KA) and each loader of word b. */
+#define D3D12WL_PAIR_CASES(KA)                                                                                     \
+    switch (xb->kind) {                                                                                            \
+    case D3D12WL_W_ZERO: D3D12WL_PAIR_LOOP(KA, ZERO) break;                                                        \
+    case D3D12WL_W_64C: D3D12WL_PAIR_LOOP(KA, 64C) break;                                                          \
+    case D3D12WL_W_PAIRC: D3D12WL_PAIR_LOOP(KA, PAIRC) break;                                                      \
+    default: return 0;                                                                                             \
+    }
+
+/* Words 2i and 2i + 1 of records [r0, r1) (an even count) with 16-byte stores, when both words are zero or
+ * contiguous columns (the loaders of nearly every record: a UINT64 column, two UINT columns, padding);
+ * word_or[2i], word_or[2i + 1] |= every record's words.  0 (nothing written): the word loop must run instead. */
+static int d3d12wl_scatter_pair(uint8_t *out, size_t stride, size_t r0, size_t r1, const struct d3d12wl_word *xa,
+                                uint64_t *word_or)
+{
+    const struct d3d12wl_word *xb = xa + 1;
+    uint8_t *d = out;
+    __m128i acc_a = _mm_setzero_si128(), acc_b = _mm_setzero_si128();
+    switch (xa->kind) {
+    case D3D12WL_W_ZERO: D3D12WL_PAIR_CASES(ZERO) break;
+    case D3D12WL_W_64C: D3D12WL_PAIR_CASES(64C) break;
+    case D3D12WL_W_PAIRC: D3D12WL_PAIR_CASES(PAIRC) break;
+    default: return 0;
+    }
+    uint64_t lanes[4];
+    _mm_storeu_si128((__m128i *)lanes, acc_a);
+    _mm_storeu_si128((__m128i *)(lanes + 2), acc_b);
+    word_or[0] = lanes[0] | lanes[1];
+    word_or[1] = lanes[2] | lanes[3];
+    return 1;
+}
+
+/* Records [r0, r1) (an even count): words two at a time where the pair loop takes them, else word by word;
+ * word_or[w] |= every record's word w. */
 static void d3d12wl_scatter_words(uint8_t *out, size_t stride, size_t r0, size_t r1, const struct d3d12wl_word *words,
                                   uint64_t *word_or)
 {
     for (size_t w = 0; w < stride / 8; w++) {
         const struct d3d12wl_word *x = &words[w];
+        if (w + 1 < stride / 8 && d3d12wl_scatter_pair(out + 8 * w, stride, r0, r1, x, word_or + w)) {
+            w++;
+            continue;
+        }
         uint8_t *d = out + 8 * w;
         __m128i acc = _mm_setzero_si128();
         switch (x->kind) {
@@ -437,28 +485,97 @@ enum { D3D12WL_G_NONE, D3D12WL_G_64, D3D12WL_G_PAIR, D3D12WL_G_LO, D3D12WL_G_HI 
 
 struct d3d12wl_gword {
     int kind;
+    int paired;   /* the first of two adjacent words the pair loop reads as one 16-byte unit of each record */
     size_t word;  /* byte offset of the word in the record / 8 */
     uint8_t *lo;  /* the 8-byte column, or the 4-byte columns of the low and high lanes */
     uint8_t *hi;
 };
 
+/* [word(r), word(r + 1)] of the word at s */
 #define D3D12WL_GWORD(r) _mm_castpd_si128(_mm_loadh_pd(                                                           \
         _mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)(s + (int64_t)(r) * stride))),                          \
         (const double *)(s + (int64_t)((r) + 1) * stride)))
-#endif
 
-void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const struct d3d12wl_gather *cols,
-                            size_t ncols)
+/* Four records' values of one word, given as v01 = [word(r), word(r + 1)] and v23 = [word(r + 2), word(r + 3)],
+ * into its column(s) with 16-byte stores: an 8-byte column, or the 4-byte columns of its two lanes. */
+#define D3D12WL_GEMIT_64(g, r, v01, v23)                                                                           \
+    {                                                                                                              \
+        _mm_storeu_si128((__m128i *)((g)->lo + (r) * 8), (v01));                                                   \
+        _mm_storeu_si128((__m128i *)((g)->lo + (r) * 8 + 16), (v23));                                              \
+    }
+#define D3D12WL_GEMIT_PAIR(g, r, v01, v23)                                                                         \
+    {                                                                                                              \
+        const __m128i t01 = _mm_shuffle_epi32((v01), _MM_SHUFFLE(3, 1, 2, 0)); /* [lo0 lo1 hi0 hi1] */           \
+        const __m128i t23 = _mm_shuffle_epi32((v23), _MM_SHUFFLE(3, 1, 2, 0));                                    \
+        _mm_storeu_si128((__m128i *)((g)->lo + (r) * 4), _mm_unpacklo_epi64(t01, t23));                            \
+        _mm_storeu_si128((__m128i *)((g)->hi + (r) * 4), _mm_unpackhi_epi64(t01, t23));                            \
+    }
+
+/* Two adjacent words a, b of records [r0, r1) (a multiple of 4): one 16-byte load per record holds both. */
+#define D3D12WL_GPAIR_LOOP(KA, KB)                                                                                 \
+    for (size_t r = r0; r < r1; r += 4) {                                                                          \
+        const __m128i u0 = _mm_loadu_si128((const __m128i *)(s + (int64_t)r * stride));                           \
+        const __m128i u1 = _mm_loadu_si128((const __m128i *)(s + (int64_t)(r + 1) * stride));                     \
+        const __m128i u2 = _mm_loadu_si128((const __m128i *)(s + (int64_t)(r + 2) * stride));                     \
+        const __m128i u3 = _mm_loadu_si128((const __m128i *)(s + (int64_t)(r + 3) * stride));                     \
+        D3D12WL_GEMIT_##KA(ga, r, _mm_unpacklo_epi64(u0, u1), _mm_unpacklo_epi64(u2, u3))                          \
+        D3D12WL_GEMIT_##KB(gb, r, _mm_unpackhi_epi64(u0, u1), _mm_unpackhi_epi64(u2, u3))                          \
+    }
+
+static void d3d12wl_gather_pair(const uint8_t *src, int64_t stride, size_t r0, size_t r1,
+                                const struct d3d12wl_gword *ga)
 {
-#if defined(__SSE2__)
-    /* 8-byte words of positive-stride records whose fields are contiguous 8-byte columns or pairs of 4-byte
-     * columns go two records at a time; every other column goes through the column loop */
-    struct d3d12wl_gword gw[64];
+    const struct d3d12wl_gword *gb = ga + 1;
+    const uint8_t *s = src + 8 * ga->word;
+    if (ga->kind == D3D12WL_G_64 && gb->kind == D3D12WL_G_64)
+        D3D12WL_GPAIR_LOOP(64, 64)
+    else if (ga->kind == D3D12WL_G_64)
+        D3D12WL_GPAIR_LOOP(64, PAIR)
+    else if (gb->kind == D3D12WL_G_64)
+        D3D12WL_GPAIR_LOOP(PAIR, 64)
+    else
+        D3D12WL_GPAIR_LOOP(PAIR, PAIR)
+}
+
+/* One word of records [r0, r1) (a multiple of 4), two records per load. */
+static void d3d12wl_gather_word(const uint8_t *src, int64_t stride, size_t r0, size_t r1,
+                                const struct d3d12wl_gword *g)
+{
+    const uint8_t *s = src + 8 * g->word;
+    uint8_t *lo = g->lo, *hi = g->hi;
+    switch (g->kind) {
+    case D3D12WL_G_64:
+        for (size_t r = r0; r < r1; r += 4)
+            D3D12WL_GEMIT_64(g, r, D3D12WL_GWORD(r), D3D12WL_GWORD(r + 2))
+        break;
+    case D3D12WL_G_PAIR:
+        for (size_t r = r0; r < r1; r += 4)
+            D3D12WL_GEMIT_PAIR(g, r, D3D12WL_GWORD(r), D3D12WL_GWORD(r + 2))
+        break;
+    case D3D12WL_G_LO:
+        for (size_t r = r0; r < r1; r += 2)
+            _mm_storel_epi64((__m128i *)(lo + r * 4), _mm_shuffle_epi32(D3D12WL_GWORD(r), _MM_SHUFFLE(3, 1, 2, 0)));
+        break;
+    case D3D12WL_G_HI:
+        for (size_t r = r0; r < r1; r += 2)
+            _mm_storel_epi64((__m128i *)(hi + r * 4), _mm_shuffle_epi32(D3D12WL_GWORD(r), _MM_SHUFFLE(1, 0, 3, 1)));
+        break;
+    default:
+        break;
+    }
+}
+
+/* The SIMD plan of a gather: the 8-byte words of positive-stride records whose fields are contiguous 8-byte
+ * columns or 4-byte columns (one or both lanes), sorted by word, adjacent 64/PAIR words paired; simd[i] marks
+ * the columns it writes.  Returns how many words (0: the column loop does everything). */
+static size_t d3d12wl_plan_gather(int64_t stride, size_t n, const struct d3d12wl_gather *cols, size_t ncols,
+                                  struct d3d12wl_gword *gw, unsigned char *simd)
+{
     size_t ngw = 0;
-    unsigned char simd[256];
-    const int words = stride > 0 && stride % 8 == 0 && ncols <= 256 && n >= 2;
-    memset(simd, 0, ncols < 256 ? ncols : 256);
-    for (size_t i = 0; words && i < ncols; i++) {
+    memset(simd, 0, ncols);
+    if (stride <= 0 || stride % 8 || ncols > 256 || n < 4)
+        return 0;
+    for (size_t i = 0; i < ncols; i++) {
         const struct d3d12wl_gather *c = &cols[i];
         if (ngw == 64 || c->offset % 4 || (c->size != 4 && c->size != 8) || c->dst_stride != (int64_t)c->size ||
             (c->size == 8 && c->offset % 8))
@@ -469,6 +586,7 @@ void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const 
             k++;
         if (k == ngw) {
             gw[ngw].kind = D3D12WL_G_NONE;
+            gw[ngw].paired = 0;
             gw[ngw].word = w;
             gw[ngw].lo = gw[ngw].hi = NULL;
             ngw++;
@@ -486,55 +604,57 @@ void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const 
         }
         simd[i] = 1;
     }
+    for (size_t k = 1; k < ngw; k++) { /* insertion sort by word */
+        const struct d3d12wl_gword g = gw[k];
+        size_t j = k;
+        for (; j > 0 && gw[j - 1].word > g.word; j--)
+            gw[j] = gw[j - 1];
+        gw[j] = g;
+    }
+    for (size_t k = 0; k + 1 < ngw; k++) {
+        const int fast = (gw[k].kind == D3D12WL_G_64 || gw[k].kind == D3D12WL_G_PAIR) &&
+                         (gw[k + 1].kind == D3D12WL_G_64 || gw[k + 1].kind == D3D12WL_G_PAIR);
+        if (fast && gw[k + 1].word == gw[k].word + 1) {
+            gw[k].paired = 1;
+            k++;
+        }
+    }
+    return ngw;
+}
+#endif
+
+void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const struct d3d12wl_gather *cols,
+                            size_t ncols)
+{
+#if defined(__SSE2__)
+    /* 8-byte words of contiguous 8-byte columns or 4-byte columns go four records at a time (two adjacent such
+     * words in one 16-byte load per record); every other column, and the last records of each block, through
+     * the column loop */
+    struct d3d12wl_gword gw[64];
+    unsigned char simd[256];
+    const size_t ngw = d3d12wl_plan_gather(stride, n, cols, ncols, gw, simd);
 #else
-    const int words = 0;
+    const size_t ngw = 0;
 #endif
     const uint64_t step = stride < 0 ? (uint64_t)(-stride) : (uint64_t)stride;
-    size_t block = step && step < D3D12WL_BLOCK_BYTES ? D3D12WL_BLOCK_BYTES / step : 2;
-    block += block & 1;
+    size_t block = step && step < D3D12WL_BLOCK_BYTES ? D3D12WL_BLOCK_BYTES / step : 4;
+    block = (block + 3) & ~(size_t)3; /* a multiple of 4: the word loops go four records at a time */
     for (size_t r0 = 0; r0 < n; r0 += block) {
         const size_t r1 = n - r0 < block ? n : r0 + block;
-        size_t even = r0;
+        const size_t quad = ngw ? r0 + ((r1 - r0) & ~(size_t)3) : r0; /* [r0, quad): the word loops */
 #if defined(__SSE2__)
-        if (words) {
-            even = r0 + ((r1 - r0) & ~(size_t)1);
-            for (size_t k = 0; k < ngw; k++) {
-                const struct d3d12wl_gword *g = &gw[k];
-                const uint8_t *s = src + 8 * g->word;
-                uint8_t *lo = g->lo, *hi = g->hi;
-                switch (g->kind) {
-                case D3D12WL_G_64:
-                    for (size_t r = r0; r < even; r += 2)
-                        _mm_storeu_si128((__m128i *)(lo + r * 8), D3D12WL_GWORD(r));
-                    break;
-                case D3D12WL_G_PAIR:
-                    for (size_t r = r0; r < even; r += 2) {
-                        const __m128i v = _mm_shuffle_epi32(D3D12WL_GWORD(r), _MM_SHUFFLE(3, 1, 2, 0));
-                        _mm_storel_epi64((__m128i *)(lo + r * 4), v);
-                        _mm_storeh_pd((double *)(hi + r * 4), _mm_castsi128_pd(v));
-                    }
-                    break;
-                case D3D12WL_G_LO:
-                    for (size_t r = r0; r < even; r += 2)
-                        _mm_storel_epi64((__m128i *)(lo + r * 4),
-                                         _mm_shuffle_epi32(D3D12WL_GWORD(r), _MM_SHUFFLE(3, 1, 2, 0)));
-                    break;
-                case D3D12WL_G_HI:
-                    for (size_t r = r0; r < even; r += 2)
-                        _mm_storel_epi64((__m128i *)(hi + r * 4),
-                                         _mm_shuffle_epi32(D3D12WL_GWORD(r), _MM_SHUFFLE(1, 0, 3, 1)));
-                    break;
-                default:
-                    break;
-                }
-            }
+        for (size_t k = 0; k < ngw; k++) {
+            if (gw[k].paired)
+                d3d12wl_gather_pair(src, stride, r0, quad, &gw[k++]);
+            else
+                d3d12wl_gather_word(src, stride, r0, quad, &gw[k]);
         }
 #endif
         for (size_t i = 0; i < ncols; i++) {
 #if defined(__SSE2__)
-            if (words && simd[i]) {
-                if (even < r1)
-                    d3d12wl_gather_one(src, stride, even, r1, &cols[i]);
+            if (ngw && simd[i]) {
+                if (quad < r1)
+                    d3d12wl_gather_one(src, stride, quad, r1, &cols[i]);
                 continue;
             }
 #endif
