@@ -315,9 +315,8 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
         try:
             layouts.append(ctx.layouts.pcs(pcs))
         except LayoutError as exc:
-            ctx.finding("invalid-program-command-signature", exc.rule or "Supported argument types",
-                        f"work list signature {wls.name!r}: PCS {pcs.name!r}: {exc.message}", loc=run.loc,
-                        key=("pcs", pcs.name))
+            _no_layout(ctx, exc, "Supported argument types", f"work list signature {wls.name!r}: PCS {pcs.name!r}",
+                       run.loc, ("pcs", pcs.name))
     if not layouts:
         lt.stopped = "signature has no usable program command signature"
         return None
@@ -371,6 +370,12 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
                             "ProgramInputs order (Execution Order and State Scoping); the trace lists them in "
                             "walk order")
     return Selection(index, wls, binding, cls, frozenset(id(p) for p in wls.pProgramCommandSignatures))
+
+
+def _no_layout(ctx: ExecContext, exc: LayoutError, rule: str, subject: str, loc: Loc, key: tuple[str, str]) -> None:
+    """The finding for a PCS or program whose record layout cannot be computed: the layout error's rule (else
+    ``rule``), ``subject: message``, once per ``key``."""
+    ctx.finding("invalid-program-command-signature", exc.rule or rule, f"{subject}: {exc.message}", loc=loc, key=key)
 
 
 def _binding_summary(binding: WorkListBinding) -> dict[str, Any]:
@@ -519,8 +524,7 @@ def _primary_record(run: ListRun, i: int, va: int, stride: int, loc: Loc) -> boo
     try:
         layout = ctx.layouts.pcs(pcs)
     except LayoutError as exc:
-        ctx.finding("invalid-program-command-signature", exc.rule or "Supported argument types",
-                    f"PCS {pcs.name!r}: {exc.message}", loc=loc, key=("pcs", pcs.name))
+        _no_layout(ctx, exc, "Supported argument types", f"PCS {pcs.name!r}", loc, ("pcs", pcs.name))
         prt.skipped = "PCS has no record layout"
         return True
     prt.pcs = pcs.name
@@ -614,8 +618,8 @@ def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
     try:
         tail_layout = ctx.layouts.program(program)
     except LayoutError as exc:
-        ctx.finding("invalid-program-command-signature", exc.rule or "Program table record layout",
-                    f"program {program.name!r}: {exc.message}", loc=loc, key=("program", program.name))
+        _no_layout(ctx, exc, "Program table record layout", f"program {program.name!r}", loc,
+                   ("program", program.name))
         prt.skipped = "program has no program-table layout"
         return None
     assert tail_layout is not None
