@@ -1,4 +1,5 @@
-"""Test support for the executor tests: build objects, pack records from layouts and map them into GPU memory.
+"""Test support for the executor tests (and ``tools/executor_worst_cases.py``): build objects, pack records from
+layouts, map them into GPU memory, and the few scenes several of them start from.
 
 Every offset comes from :mod:`d3d12wl.layout` (records) or :mod:`d3d12wl.abi` (fixed structs); nothing here types
 an offset.  Values are given by field name, as the executor's decoder returns them (structs as dicts, DWORD runs as
@@ -18,11 +19,14 @@ from d3d12wl.model import (
     CommandSignature,
     DescriptorRange1,
     IndirectArgumentDesc,
+    InlineRootParameter,
     ObjectSet,
     Program,
     ProgramCommandSignature,
     RootParameter1,
+    RootParameterIndexArg,
     RootSignature,
+    StaticSamplerDesc1,
     WorkListArgumentDesc,
     WorkListSignature,
     WorkListSignatureArray,
@@ -274,3 +278,47 @@ class Scene:
         array = WorkListSignatureArray(name, [w for w, _ in pairs])
         self.state.program = SetProgramDesc(Type=E("D3D12_PROGRAM_TYPE", "WORK_LIST1"),
                                             WorkList1=SetWorkListDesc1(array, [b for _, b in pairs]))
+
+
+# -- shared scenes -------------------------------------------------------------------------------------------------
+
+#: Where the scenes place the dispatch-list input, the primary and secondary records and the program table.
+INPUT_VA, PRIMARY_VA, SECONDARY_VA, TABLE_VA = 0x1000, 0x2000, 0x10000, 0x40000
+#: ``D3D12_DISPATCH_LIST_FLAGS1_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION``.
+CONT = flags("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
+
+
+def hybrid_scene(secondary_stride: int = 16) -> tuple[Scene, ProgramCommandSignature]:
+    """One compute program "A" whose hybrid PCS "H" takes its DISPATCH from the secondary record, in a one-slot,
+    32-byte-stride program table at TABLE_VA, bound directly."""
+    pcs = ProgramCommandSignature("H", [arg("DISPATCH", "SECONDARY_RECORD")],
+                                  SecondaryRecordByteStride=secondary_stride)
+    s = Scene()
+    p = program("A", 1, pcs)
+    s.add_programs(p)
+    s.put(TABLE_VA, program_table([(p, {})], 32))
+    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
+    return s, pcs
+
+
+def srv(index: int, source: str = "SECONDARY_RECORD", binding: str = "GLOBAL_ROOT_SIGNATURE") -> WorkListArgumentDesc:
+    return arg("SHADER_RESOURCE_VIEW", source, binding, ShaderResourceView=RootParameterIndexArg(index))
+
+
+def trigger_draw(source: str = "SECONDARY_RECORD") -> WorkListArgumentDesc:
+    return arg("DRAW", source)
+
+
+def culling_pcs() -> tuple[ProgramCommandSignature, RootSignature]:
+    """The spec's culling example ("Example": GPU culling and work list emission): its PCS and global root
+    signature."""
+    grs = root_signature("GRS", view_param("CBV", 0), view_param("SRV", 0))
+    tint = InlineRootParameter(constants_param(4, register=0, space=1), 0, 4)
+    sampler = StaticSamplerDesc1(ShaderRegister=0, RegisterSpace=1)
+    pcs = ProgramCommandSignature("CullPCS", [
+        srv(1),
+        trigger_draw(),
+        arg("INLINE_ROOT_PARAMETER", "PROGRAM_TABLE_RECORD", "LOCAL_ROOT_SIGNATURE", InlineRootParameter=tint),
+        arg("INLINE_STATIC_SAMPLER", "STATIC", "LOCAL_ROOT_SIGNATURE", InlineStaticSampler=sampler),
+    ], SecondaryRecordByteStride=24, pGlobalRootSignature=grs)
+    return pcs, grs

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from executor_builder import (
+    CONT,
     E,
     Scene,
     arg,
@@ -34,7 +35,6 @@ from d3d12wl.model import (
 from d3d12wl.state import DispatchListCall, RaytracingBinding
 
 F1 = "D3D12_DISPATCH_LIST_FLAGS1"
-CONT = flags(F1, "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
 LIST_VA = 0x1000  # list i at LIST_VA + 0x100 * i
 REC_VA = 0x10000  # list i's primary records at REC_VA + 0x1000 * i
 TABLE_VA = 0x40000

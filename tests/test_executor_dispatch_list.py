@@ -8,9 +8,14 @@ import struct
 
 import pytest
 from executor_builder import (
+    INPUT_VA,
+    PRIMARY_VA,
+    SECONDARY_VA,
+    TABLE_VA,
     Scene,
     arg,
     constants_param,
+    culling_pcs,
     dispatch,
     dispatch_input,
     draw,
@@ -20,7 +25,9 @@ from executor_builder import (
     program_table,
     root_signature,
     secondaries,
+    srv,
     table_param,
+    trigger_draw,
     view_param,
 )
 
@@ -33,7 +40,6 @@ from d3d12wl.model import (
     InlineRootParameter,
     ProgramCommandSignature,
     RootParameterIndexArg,
-    StaticSamplerDesc1,
     VertexBufferArg,
     WorkListSignature,
 )
@@ -47,36 +53,9 @@ from d3d12wl.state import (
     VertexBufferView,
 )
 
-INPUT_VA = 0x1000
-PRIMARY_VA = 0x2000
-SECONDARY_VA = 0x10000
-TABLE_VA = 0x40000
-
-
-def srv(index: int, source: str = "SECONDARY_RECORD", binding: str = "GLOBAL_ROOT_SIGNATURE"):
-    return arg("SHADER_RESOURCE_VIEW", source, binding, ShaderResourceView=RootParameterIndexArg(index))
-
-
-def trigger_draw(source: str = "SECONDARY_RECORD"):
-    return arg("DRAW", source)
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # The spec's culling example ("Example": GPU culling and work list emission)
 # ----------------------------------------------------------------------------------------------------------------
-
-
-def culling_pcs() -> tuple[ProgramCommandSignature, object]:
-    grs = root_signature("GRS", view_param("CBV", 0), view_param("SRV", 0))
-    tint = InlineRootParameter(constants_param(4, register=0, space=1), 0, 4)
-    sampler = StaticSamplerDesc1(ShaderRegister=0, RegisterSpace=1)
-    pcs = ProgramCommandSignature("CullPCS", [
-        srv(1),
-        trigger_draw(),
-        arg("INLINE_ROOT_PARAMETER", "PROGRAM_TABLE_RECORD", "LOCAL_ROOT_SIGNATURE", InlineRootParameter=tint),
-        arg("INLINE_STATIC_SAMPLER", "STATIC", "LOCAL_ROOT_SIGNATURE", InlineStaticSampler=sampler),
-    ], SecondaryRecordByteStride=24, pGlobalRootSignature=grs)
-    return pcs, grs
 
 
 TINTS = {"Opaque": (1.0, 1.0, 1.0, 1.0), "Transparent": (0.5, 0.7, 1.0, 0.5), "Shadow": (0.0, 0.0, 0.0, 1.0)}

@@ -8,12 +8,17 @@ import re
 from pathlib import Path
 
 from executor_builder import (
+    INPUT_VA,
+    PRIMARY_VA,
+    SECONDARY_VA,
+    TABLE_VA,
     Scene,
     arg,
     dispatch,
     dispatch_input,
     draw,
     ei_arg,
+    hybrid_scene,
     primary,
     program,
     program_table,
@@ -27,7 +32,6 @@ from d3d12wl.model import CommandSignature, EIConstantArg, ProgramCommandSignatu
 from d3d12wl.state import DispatchListCall, ExecuteIndirectCall
 from d3d12wl.trace import FINDING_KINDS
 
-INPUT_VA, PRIMARY_VA, SECONDARY_VA, TABLE_VA = 0x1000, 0x2000, 0x10000, 0x40000
 TESTS = Path(__file__).parent
 SOURCES = Path(d3d12wl.executor.__file__).parent
 
@@ -45,17 +49,6 @@ def test_finding_kinds_table_matches_the_code_and_every_executor_kind_is_tested(
     tests = "".join(p.read_text() for p in TESTS.glob("test_executor*.py"))
     untested = [k for k in sorted(executor) if tests.count(f'"{k}"') < 1]
     assert untested == []
-
-
-def hybrid_scene(secondary_stride: int = 16) -> tuple[Scene, ProgramCommandSignature]:
-    pcs = ProgramCommandSignature("H", [arg("DISPATCH", "SECONDARY_RECORD")],
-                                  SecondaryRecordByteStride=secondary_stride)
-    s = Scene()
-    p = program("A", 1, pcs)
-    s.add_programs(p)
-    s.put(TABLE_VA, program_table([(p, {})], 32))
-    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
-    return s, pcs
 
 
 def run(s: Scene, call: DispatchListCall):

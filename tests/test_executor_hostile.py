@@ -5,37 +5,23 @@ from __future__ import annotations
 import time
 
 from executor_builder import (
+    CONT,
+    INPUT_VA,
+    PRIMARY_VA,
+    SECONDARY_VA,
     Scene,
-    arg,
     dispatch,
     dispatch_input,
     dispatch_input1,
-    flags,
+    hybrid_scene,
     primary,
-    program,
-    program_table,
     secondaries,
 )
 
 from d3d12wl.executor import run_dispatch_list
 from d3d12wl.memory import VA_LIMIT
-from d3d12wl.model import ProgramCommandSignature, WorkListSignature
 from d3d12wl.state import DispatchListCall
 from d3d12wl.trace import Limits
-
-INPUT_VA, PRIMARY_VA, SECONDARY_VA, TABLE_VA = 0x1000, 0x2000, 0x10000, 0x40000
-CONT = flags("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
-
-
-def scene(secondary_stride: int = 16) -> tuple[Scene, ProgramCommandSignature]:
-    pcs = ProgramCommandSignature("H", [arg("DISPATCH", "SECONDARY_RECORD")],
-                                  SecondaryRecordByteStride=secondary_stride)
-    s = Scene()
-    p = program("A", 1, pcs)
-    s.add_programs(p)
-    s.put(TABLE_VA, program_table([(p, {})], 32))
-    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
-    return s, pcs
 
 
 def run(s: Scene, call: DispatchListCall, limits: Limits | None = None):
@@ -46,7 +32,7 @@ def run(s: Scene, call: DispatchListCall, limits: Limits | None = None):
 
 
 def test_num_program_inputs_0xffffffff_stops_at_the_end_of_mapped_memory():
-    s, pcs = scene()
+    s, pcs = hybrid_scene()
     s.put(SECONDARY_VA, secondaries(pcs, [{"arg0_Dispatch": dispatch(1)}]))
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=1, SecondaryRecords=SECONDARY_VA) * 4)
     s.put(INPUT_VA, dispatch_input(0xFFFFFFFF, PRIMARY_VA, 16))
@@ -56,7 +42,7 @@ def test_num_program_inputs_0xffffffff_stops_at_the_end_of_mapped_memory():
 
 
 def test_num_program_inputs_0xffffffff_over_mapped_memory_hits_the_primary_record_limit():
-    s, pcs = scene()
+    s, pcs = hybrid_scene()
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0) * 64)  # NumSecondaryRecords 0: no executions
     s.put(INPUT_VA, dispatch_input(0xFFFFFFFF, PRIMARY_VA, 16))
     trace = run(s, DispatchListCall(INPUT_VA), Limits(max_primary_records=50))
@@ -67,7 +53,7 @@ def test_num_program_inputs_0xffffffff_over_mapped_memory_hits_the_primary_recor
 
 def test_num_secondary_records_huge_with_broadcast_stride_hits_the_secondary_limit():
     """A broadcast secondary stride (0) with NumSecondaryRecords 0xFFFFFFFF would read the same record for ever."""
-    s, pcs = scene(secondary_stride=0)
+    s, pcs = hybrid_scene(secondary_stride=0)
     s.put(SECONDARY_VA, secondaries(pcs, [{"arg0_Dispatch": dispatch(1)}]))
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=0xFFFFFFFF, SecondaryRecords=SECONDARY_VA))
     s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, 16))
@@ -77,7 +63,7 @@ def test_num_secondary_records_huge_with_broadcast_stride_hits_the_secondary_lim
 
 
 def test_execution_and_record_limits():
-    s, pcs = scene(secondary_stride=0)
+    s, pcs = hybrid_scene(secondary_stride=0)
     s.put(SECONDARY_VA, secondaries(pcs, [{"arg0_Dispatch": dispatch(1)}]))
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=100, SecondaryRecords=SECONDARY_VA))
     s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, 16))
@@ -89,7 +75,7 @@ def test_execution_and_record_limits():
 
 def test_self_referencing_chain_is_found_and_stopped():
     """"Chain length and termination": a producer bug writing a self-referencing NextDispatchList."""
-    s, _ = scene()
+    s, _ = hybrid_scene()
     s.put(INPUT_VA, dispatch_input1(0, 0, 0, CONT, next_=INPUT_VA))
     trace = run(s, DispatchListCall(INPUT_VA, tier2=True))
     assert [(f.kind, f.va) for f in trace.findings] == [("chain-cycle", INPUT_VA)]
@@ -97,7 +83,7 @@ def test_self_referencing_chain_is_found_and_stopped():
 
 
 def test_two_cycle_chain_is_found_and_stopped():
-    s, pcs = scene()
+    s, pcs = hybrid_scene()
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0))
     s.put(INPUT_VA, dispatch_input1(1, PRIMARY_VA, 16, CONT, next_=INPUT_VA + 0x40))
     s.put(INPUT_VA + 0x40, dispatch_input1(0, 0, 0, CONT, next_=INPUT_VA))
@@ -107,7 +93,7 @@ def test_two_cycle_chain_is_found_and_stopped():
 
 
 def test_long_acyclic_chain_hits_the_list_limit():
-    s, _ = scene()
+    s, _ = hybrid_scene()
     for i in range(8):
         s.put(INPUT_VA + 0x40 * i, dispatch_input1(0, 0, 0, CONT, next_=INPUT_VA + 0x40 * (i + 1)))
     trace = run(s, DispatchListCall(INPUT_VA, tier2=True), Limits(max_lists=5))
@@ -116,7 +102,7 @@ def test_long_acyclic_chain_hits_the_list_limit():
 
 
 def test_primary_stride_that_wraps_the_va_space():
-    s, pcs = scene()
+    s, pcs = hybrid_scene()
     top = VA_LIMIT - 0x1000
     s.put(top, primary(pcs, ProgramTableIndex=0))
     s.put(INPUT_VA, dispatch_input(3, top, 1 << 63))
@@ -126,7 +112,7 @@ def test_primary_stride_that_wraps_the_va_space():
 
 
 def test_secondary_list_that_wraps_the_va_space():
-    s, pcs = scene()
+    s, pcs = hybrid_scene()
     top = VA_LIMIT - 16
     s.put(top, secondaries(pcs, [{"arg0_Dispatch": dispatch(1)}]))
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=5, SecondaryRecords=top))
@@ -137,7 +123,7 @@ def test_secondary_list_that_wraps_the_va_space():
 
 
 def test_findings_are_capped_and_counted():
-    s, pcs = scene()
+    s, pcs = hybrid_scene()
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=7) * 200)  # every record: index out of range
     s.put(INPUT_VA, dispatch_input(200, PRIMARY_VA, 16))
     trace = run(s, DispatchListCall(INPUT_VA), Limits(max_findings=10))
@@ -147,7 +133,7 @@ def test_findings_are_capped_and_counted():
 def test_execution_limit_stops_a_broadcast_flood_in_bounded_time():
     """NumSecondaryRecords 0xFFFFFFFF over one broadcast record stops at max_executions (default-limit timings:
     tools/executor_worst_cases.py, docs/executor.md)."""
-    s, pcs = scene(secondary_stride=0)
+    s, pcs = hybrid_scene(secondary_stride=0)
     s.put(SECONDARY_VA, secondaries(pcs, [{"arg0_Dispatch": dispatch(1)}]))
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=0xFFFFFFFF, SecondaryRecords=SECONDARY_VA))
     s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, 16))

@@ -4,6 +4,10 @@ ExecuteIndirect's counter in test_executor_execute_indirect)."""
 from __future__ import annotations
 
 from executor_builder import (
+    INPUT_VA,
+    PRIMARY_VA,
+    SECONDARY_VA,
+    TABLE_VA,
     Scene,
     arg,
     constants_param,
@@ -22,7 +26,6 @@ from d3d12wl.layout import pcs_layout
 from d3d12wl.model import IncrementingConstantArg, ProgramCommandSignature, WorkListSignature
 from d3d12wl.state import DispatchListCall
 
-INPUT_VA, PRIMARY_VA, SECONDARY_VA, TABLE_VA = 0x1000, 0x2000, 0x10000, 0x40000
 GRS = root_signature("G", constants_param(2))
 RESET = flags("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST")
 

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 from executor_builder import (
+    CONT,
     Scene,
     arg,
     constants_param,
     dispatch,
     dispatch_input1,
-    flags,
     primary,
     program,
     program_table,
@@ -62,7 +62,6 @@ PINNED = [
 ]
 
 LIST_VA, REC_VA, TABLE_VA = 0x1000, 0x10000, 0x40000
-CONT = flags("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
 UNDEFINED_FLAG = 1 << 30
 
 

@@ -12,13 +12,13 @@ from collections.abc import Callable
 
 import pytest
 from executor_builder import (
+    CONT,
     Scene,
     arg,
     constants_param,
     dispatch,
     dispatch_input1,
     draw,
-    flags,
     identifier,
     primary,
     program,
@@ -47,7 +47,6 @@ from d3d12wl.validation import (
 )
 
 INPUT1 = "D3D12_DISPATCH_LIST_INPUT1"
-CONT = flags("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
 LIST_VA = 0x1000  # list i at LIST_VA + 0x100 * i
 REC_VA = 0x10000  # list i's primary records at REC_VA + 0x1000 * i
 SEC_VA = 0x30000

@@ -16,60 +16,55 @@ import sys
 import time
 from pathlib import Path
 
+# The scenes come from the executor tests' builder (tests/executor_builder.py: it imports only d3d12wl); this tool,
+# like tests/, runs from a source checkout.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from executor_builder import (  # noqa: E402
+    CONT,
+    INPUT_VA,
+    PRIMARY_VA,
+    SECONDARY_VA,
+    TABLE_VA,
     Scene,
-    arg,
+    culling_pcs,
     dispatch,
     dispatch_input,
     dispatch_input1,
     draw,
-    flags,
+    hybrid_scene,
     primary,
     program,
     program_table,
     secondaries,
 )
-from test_executor_dispatch_list import culling_pcs  # noqa: E402
 
 from d3d12wl.executor import run_dispatch_list  # noqa: E402
-from d3d12wl.model import ProgramCommandSignature, WorkListSignature  # noqa: E402
+from d3d12wl.model import WorkListSignature  # noqa: E402
 from d3d12wl.state import DispatchListCall  # noqa: E402
 
-INPUT_VA, PRIMARY_VA, SECONDARY_VA, TABLE_VA, HIGH = 0x1000, 0x2000, 0x10000, 0x40000, 1 << 32
-CONT = flags("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
-
-
-def hybrid(secondary_stride: int = 16) -> tuple[Scene, ProgramCommandSignature]:
-    pcs = ProgramCommandSignature("H", [arg("DISPATCH", "SECONDARY_RECORD")], SecondaryRecordByteStride=secondary_stride)
-    s = Scene()
-    p = program("A", 1, pcs)
-    s.add_programs(p)
-    s.put(TABLE_VA, program_table([(p, {})], 32))
-    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
-    return s, pcs
+HIGH = 1 << 32
 
 
 def build(case: str) -> tuple[Scene, DispatchListCall]:
     if case == "self-cycle":  # NextDispatchList points at its own list
-        s, _ = hybrid()
+        s, _ = hybrid_scene()
         s.put(INPUT_VA, dispatch_input1(0, 0, 0, CONT, next_=INPUT_VA))
         return s, DispatchListCall(INPUT_VA, tier2=True)
     if case == "two-cycle":
-        s, _ = hybrid()
+        s, _ = hybrid_scene()
         s.put(INPUT_VA, dispatch_input1(0, 0, 0, CONT, next_=INPUT_VA + 64))
         s.put(INPUT_VA + 64, dispatch_input1(0, 0, 0, CONT, next_=INPUT_VA))
         return s, DispatchListCall(INPUT_VA, tier2=True)
     if case == "broadcast-flood":  # NumSecondaryRecords 0xFFFFFFFF over one broadcast (stride 0) secondary record
-        s, pcs = hybrid(secondary_stride=0)
+        s, pcs = hybrid_scene(secondary_stride=0)
         s.put(SECONDARY_VA, secondaries(pcs, [{"arg0_Dispatch": dispatch(1)}]))
         s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=0xFFFFFFFF,
                                   SecondaryRecords=SECONDARY_VA))
         s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, 16))
         return s, DispatchListCall(INPUT_VA)
     if case == "primary-flood":  # NumProgramInputs 0xFFFFFFFF over 16 MiB of mapped (empty hybrid) primary records
-        s, pcs = hybrid()
+        s, pcs = hybrid_scene()
         s.put(HIGH, primary(pcs, ProgramTableIndex=0) * (1 << 20))
         s.put(INPUT_VA, dispatch_input(0xFFFFFFFF, HIGH, 16))
         return s, DispatchListCall(INPUT_VA)
@@ -85,7 +80,7 @@ def build(case: str) -> tuple[Scene, DispatchListCall]:
         s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, 16))
         return s, DispatchListCall(INPUT_VA, 1)
     if case == "long-chain":  # 70,000 distinct empty lists, no cycle
-        s, _ = hybrid()
+        s, _ = hybrid_scene()
         s.put(HIGH, b"".join(dispatch_input1(0, 0, 0, CONT, next_=HIGH + 40 * (i + 1)) for i in range(70000)))
         return s, DispatchListCall(HIGH, tier2=True)
     raise SystemExit(f"unknown case {case!r}")
