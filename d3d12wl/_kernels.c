@@ -63,7 +63,23 @@ int64_t d3d12wl_scatter_columns(uint8_t *out, size_t stride, size_t n, const str
                                 size_t *failed_item);
 void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const struct d3d12wl_gather *cols,
                             size_t ncols);
+int d3d12wl_kernels_simd(void);
 /* cdef-end */
+
+/* D3D12WL_SIMD: the SSE2 paths (every x86-64 host) on top of the portable column loops.  Building with
+ * -DD3D12WL_NO_SIMD leaves only the portable loops, as on a host without SSE2; the tests build that variant too
+ * and hold it to the same bytes (d3d12wl_kernels_simd() tells which variant a build is). */
+#if defined(__SSE2__) && !defined(D3D12WL_NO_SIMD)
+#define D3D12WL_SIMD 1
+#include <emmintrin.h>
+#else
+#define D3D12WL_SIMD 0
+#endif
+
+int d3d12wl_kernels_simd(void)
+{
+    return D3D12WL_SIMD;
+}
 
 /* output bytes per block: the block stays in L1 while every column and check visits it */
 #define D3D12WL_BLOCK_BYTES 8192
@@ -212,6 +228,7 @@ static size_t d3d12wl_check_one(const uint8_t *out, size_t stride, size_t r0, si
     return SIZE_MAX;
 }
 
+#if D3D12WL_SIMD
 /* Whether the check can pass on the OR of every value of its field over a block: the OR of the 8-byte word that
  * holds the field tells (a field inside one word only). */
 static int d3d12wl_check_passes(const struct d3d12wl_check *k, const uint64_t *word_or)
@@ -224,8 +241,6 @@ static int d3d12wl_check_passes(const struct d3d12wl_check *k, const uint64_t *w
     return ((word_or[k->offset / 8] >> (8 * start)) & field & mask) == 0;
 }
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
 
 /* --- the lane path: records of 8-byte words, each built from whole 4-byte lanes, two records at a time ----- */
 
@@ -403,17 +418,15 @@ int64_t d3d12wl_scatter_columns(uint8_t *out, size_t stride, size_t n, const str
     block += block & 1; /* even: the lane path writes records in pairs */
     if (block == 0)
         block = 2;
-#if defined(__SSE2__)
+#if D3D12WL_SIMD
     struct d3d12wl_word words[D3D12WL_MAX_WORDS];
     uint64_t word_or[D3D12WL_MAX_WORDS];
     const int lanes = n >= 2 && d3d12wl_plan_words(stride, cols, ncols, words);
-#else
-    const int lanes = 0;
 #endif
     for (size_t r0 = 0; r0 < n; r0 += block) {
         const size_t r1 = n - r0 < block ? n : r0 + block;
         size_t first = SIZE_MAX, item = 0;
-#if defined(__SSE2__)
+#if D3D12WL_SIMD
         if (lanes) {
             const size_t even = r0 + ((r1 - r0) & ~(size_t)1);
             d3d12wl_scatter_words(out, stride, r0, even, words, word_or);
@@ -480,7 +493,7 @@ static void d3d12wl_gather_one(const uint8_t *src, int64_t stride, size_t r0, si
     }
 }
 
-#if defined(__SSE2__)
+#if D3D12WL_SIMD
 enum { D3D12WL_G_NONE, D3D12WL_G_64, D3D12WL_G_PAIR, D3D12WL_G_LO, D3D12WL_G_HI };
 
 struct d3d12wl_gword {
@@ -572,9 +585,9 @@ static size_t d3d12wl_plan_gather(int64_t stride, size_t n, const struct d3d12wl
                                   struct d3d12wl_gword *gw, unsigned char *simd)
 {
     size_t ngw = 0;
-    memset(simd, 0, ncols);
     if (stride <= 0 || stride % 8 || ncols > 256 || n < 4)
         return 0;
+    memset(simd, 0, ncols);
     for (size_t i = 0; i < ncols; i++) {
         const struct d3d12wl_gather *c = &cols[i];
         if (ngw == 64 || c->offset % 4 || (c->size != 4 && c->size != 8) || c->dst_stride != (int64_t)c->size ||
@@ -626,12 +639,14 @@ static size_t d3d12wl_plan_gather(int64_t stride, size_t n, const struct d3d12wl
 void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const struct d3d12wl_gather *cols,
                             size_t ncols)
 {
-#if defined(__SSE2__)
+#if D3D12WL_SIMD
     /* 8-byte words of contiguous 8-byte columns or 4-byte columns go four records at a time (two adjacent such
      * words in one 16-byte load per record); every other column, and the last records of each block, through
      * the column loop */
     struct d3d12wl_gword gw[64];
-    unsigned char simd[256];
+#endif
+    unsigned char simd[256]; /* the columns the word loops write (before the block's last 0-3 records) */
+#if D3D12WL_SIMD
     const size_t ngw = d3d12wl_plan_gather(stride, n, cols, ncols, gw, simd);
 #else
     const size_t ngw = 0;
@@ -641,24 +656,19 @@ void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const 
     block = (block + 3) & ~(size_t)3; /* a multiple of 4: the word loops go four records at a time */
     for (size_t r0 = 0; r0 < n; r0 += block) {
         const size_t r1 = n - r0 < block ? n : r0 + block;
-        const size_t quad = ngw ? r0 + ((r1 - r0) & ~(size_t)3) : r0; /* [r0, quad): the word loops */
-#if defined(__SSE2__)
-        for (size_t k = 0; k < ngw; k++) {
-            if (gw[k].paired)
-                d3d12wl_gather_pair(src, stride, r0, quad, &gw[k++]);
-            else
-                d3d12wl_gather_word(src, stride, r0, quad, &gw[k]);
-        }
-#endif
-        for (size_t i = 0; i < ncols; i++) {
-#if defined(__SSE2__)
-            if (ngw && simd[i]) {
-                if (quad < r1)
-                    d3d12wl_gather_one(src, stride, quad, r1, &cols[i]);
-                continue;
+        size_t quad = r0; /* [r0, quad): the word loops */
+#if D3D12WL_SIMD
+        if (ngw) {
+            quad = r0 + ((r1 - r0) & ~(size_t)3);
+            for (size_t k = 0; k < ngw; k++) {
+                if (gw[k].paired)
+                    d3d12wl_gather_pair(src, stride, r0, quad, &gw[k++]);
+                else
+                    d3d12wl_gather_word(src, stride, r0, quad, &gw[k]);
             }
-#endif
-            d3d12wl_gather_one(src, stride, r0, r1, &cols[i]);
         }
+#endif
+        for (size_t i = 0; i < ncols; i++)
+            d3d12wl_gather_one(src, stride, ngw && simd[i] ? quad : r0, r1, &cols[i]);
     }
 }

@@ -8,7 +8,10 @@ reading, construct parsing and construct building all give the same bytes and va
 
 from __future__ import annotations
 
+import platform
 import struct
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -437,27 +440,65 @@ def restyle(col: np.ndarray, style: str, rng: np.random.Generator) -> np.ndarray
 _STYLES = ["same", "strided", "fortran", "reversed", "big-endian", "int64", "uint64", "narrow", "list"]
 
 
-@_KERNEL
-@given(layout=random_layouts(), n=st.integers(0, 40), seed=st.integers(0, 2**32 - 1),
-       styles=st.lists(st.sampled_from(_STYLES), min_size=7, max_size=7))
-def test_kernel_scatter_matches_construct_on_random_layouts(layout, n: int, seed: int, styles: list[str]) -> None:  # noqa: ANN001
-    """d3d12wl_scatter_columns writes the bytes construct builds, for any field sizes, subarrays, holes and
-    strides (the lane path and the column path), from input columns of any layout and integer type; padding is
-    zero even in a dirty out= buffer; the gather reads the same values back."""
+# --- both kernel variants: the SSE2 paths and the portable loops (built with -DD3D12WL_NO_SIMD) -----------------
+
+
+@pytest.fixture(scope="module")
+def portable_kernels(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, object]:
+    """(ffi, lib) of the record kernels alone, compiled with -DD3D12WL_NO_SIMD: the code a host without SSE2 runs."""
+    import importlib.util
+
+    from cffi import FFI
+
+    from d3d12wl._ffi_builder import kernel_source
+
+    cdef, source = kernel_source()
+    builder = FFI()
+    builder.cdef(cdef)
+    builder.set_source("_d3d12wl_portable_kernels", source, extra_compile_args=["-DD3D12WL_NO_SIMD"])
+    path = builder.compile(tmpdir=str(tmp_path_factory.mktemp("portable_kernels")))
+    spec = importlib.util.spec_from_file_location("_d3d12wl_portable_kernels", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.lib.d3d12wl_kernels_simd() == 0
+    return module.ffi, module.lib
+
+
+@contextmanager
+def kernels(variant: str, portable: tuple[object, object]) -> Iterator[None]:
+    """Run the packers and to_columns through the given kernel build ('simd': the extension's, with its SSE2
+    paths on x86-64; 'portable': the -DD3D12WL_NO_SIMD build); cached plans hold the build's cdata, so they go."""
+    from d3d12wl import abi, packers
+
+    if variant == "simd":
+        if platform.machine().lower() in ("x86_64", "amd64"):
+            assert abi.default.lib.d3d12wl_kernels_simd() == 1
+        yield
+        return
+    saved = packers._ffi, packers._lib, packers._NULL
+    packers._PLANS.clear()
+    packers._ffi, packers._lib = portable
+    packers._NULL = packers._ffi.NULL  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        packers._ffi, packers._lib, packers._NULL = saved
+        packers._PLANS.clear()
+
+
+VARIANTS = pytest.mark.parametrize("variant", ["simd", "portable"])
+
+
+def assert_kernel_bytes(dtype: np.dtype, expected: bytes, columns: dict[str, np.ndarray], given_: dict[str, object],
+                        n: int) -> None:
+    """Packing ``given_`` gives ``expected`` (construct's bytes), also into a dirty out= buffer, from a structured
+    array, and the gather reads ``columns`` back from a contiguous and from a strided structured array."""
     from d3d12wl.packers import _pack
 
-    dtype, schema = layout
-    rng = np.random.default_rng(seed)
-    columns = random_values(dtype, n, rng)
-    for col in columns.values():  # small values too, so narrower input types fit
-        if col.dtype.kind in "ui" and n:
-            col[: n // 2] %= 100
-    expected = construct_build(schema, columns, n)
-    given_ = {path: restyle(col, styles[i % len(styles)], rng) for i, (path, col) in enumerate(columns.items())}
     assert _pack(dtype, given_, what="test", count=n).tobytes() == expected
     dirty = np.full(n * dtype.itemsize + 5, 0xA5, dtype=np.uint8)
     assert _pack(dtype, given_, what="test", count=n, out=dirty).tobytes() == expected
-    # the gather, from a contiguous and from a strided structured array
     arr = np.frombuffer(expected, dtype=dtype, count=n) if n else np.zeros(0, dtype=dtype)
     spaced = np.zeros(2 * n, dtype=dtype)
     spaced[::2] = arr
@@ -467,6 +508,105 @@ def test_kernel_scatter_matches_construct_on_random_layouts(layout, n: int, seed
             assert back[path].tobytes() == col.tobytes(), path
     # a structured array (the same dtype) packs through the same kernel
     assert _pack(dtype, spaced[::2], what="test").tobytes() == expected
+
+
+@VARIANTS
+@_KERNEL
+@given(layout=random_layouts(), n=st.integers(0, 40), seed=st.integers(0, 2**32 - 1),
+       styles=st.lists(st.sampled_from(_STYLES), min_size=7, max_size=7))
+def test_kernel_scatter_matches_construct_on_random_layouts(variant: str, portable_kernels: tuple[object, object],
+                                                            layout, n: int, seed: int, styles: list[str]) -> None:  # noqa: ANN001
+    """d3d12wl_scatter_columns writes the bytes construct builds, for any field sizes, subarrays, holes and
+    strides (the lane path and the column path), from input columns of any layout and integer type; padding is
+    zero even in a dirty out= buffer; the gather reads the same values back."""
+    dtype, schema = layout
+    rng = np.random.default_rng(seed)
+    columns = random_values(dtype, n, rng)
+    for col in columns.values():  # small values too, so narrower input types fit
+        if col.dtype.kind in "ui" and n:
+            col[: n // 2] %= 100
+    expected = construct_build(schema, columns, n)
+    given_ = {path: restyle(col, styles[i % len(styles)], rng) for i, (path, col) in enumerate(columns.items())}
+    with kernels(variant, portable_kernels):
+        assert_kernel_bytes(dtype, expected, columns, given_, n)
+
+
+#: 8-byte words of a record the SIMD paths take word by word or two words at a time: a UINT64-sized field, a
+#: two-element 4-byte subarray, two 4-byte fields, one 4-byte field and 4 bytes of padding (either side),
+#: padding, a two-element 8-byte subarray (two words); "small" (two 2-byte fields and a 4-byte one) sends the whole
+#: record to the column path.
+_WORDS = ["u8", "u8", "u4x2", "pair", "pair", "lo", "hi", "pad", "u8x2", "small"]
+
+
+@st.composite
+def word_layouts(draw: st.DrawFn) -> tuple[np.dtype, object]:
+    """A random record of whole 8-byte words (a stride of 8 to 56 bytes) and the construct Struct of it."""
+    import construct as cs
+
+    kinds = draw(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=6))
+    names: list[str] = []
+    formats: list[object] = []
+    offsets: list[int] = []
+    parts: list[object] = []
+
+    def field(size: int, count: int, at: int) -> None:
+        kind = draw(st.sampled_from(["u", "i", "f"] if size >= 4 else ["u", "i"])) + str(size)
+        elem = getattr(cs, _CONSTRUCT_TYPES[kind])
+        names.append(f"f{len(names)}")
+        parts.append(names[-1] / (cs.Array(count, elem) if count > 1 else elem))
+        formats.append((f"<{kind}", (count,)) if count > 1 else f"<{kind}")
+        offsets.append(at)
+
+    at = 0
+    for kind in kinds:
+        if kind == "u8":
+            field(8, 1, at)
+        elif kind == "u4x2":
+            field(4, 2, at)
+        elif kind == "pair":
+            field(4, 1, at)
+            field(4, 1, at + 4)
+        elif kind == "lo":
+            field(4, 1, at)
+            parts.append(cs.Padding(4))
+        elif kind == "hi":
+            parts.append(cs.Padding(4))
+            field(4, 1, at + 4)
+        elif kind == "pad":
+            parts.append(cs.Padding(8))
+        elif kind == "u8x2":
+            field(8, 2, at)
+            at += 8
+        else:
+            field(2, 1, at)
+            field(2, 1, at + 2)
+            field(4, 1, at + 4)
+        at += 8
+    if not names:
+        field(8, 1, at)
+        at += 8
+    dtype = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": at})
+    return dtype, cs.Struct(*parts)
+
+
+@VARIANTS
+@_KERNEL
+@given(layout=word_layouts(), n=st.sampled_from([0, 1, 2, 3, 4, 5, 6, 7, 9, 255, 256, 257, 513, 1027]),
+       seed=st.integers(0, 2**32 - 1),
+       styles=st.lists(st.sampled_from(["same", "same", "same", "strided", "int64", "big-endian"]), min_size=7,
+                       max_size=7))
+def test_kernel_word_paths_match_construct(variant: str, portable_kernels: tuple[object, object], layout, n: int,
+                                           seed: int, styles: list[str]) -> None:  # noqa: ANN001
+    """Records of whole 8-byte words (the SIMD paths: two words per 16-byte store or load, word by word, and the
+    odd or last 1-3 records of a block through the column loops), counts around the pair, quad and block
+    boundaries: the same bytes as construct, the same values back, in both kernel variants."""
+    dtype, schema = layout
+    rng = np.random.default_rng(seed)
+    columns = random_values(dtype, n, rng)
+    expected = construct_build(schema, columns, n)
+    given_ = {path: restyle(col, styles[i % len(styles)], rng) for i, (path, col) in enumerate(columns.items())}
+    with kernels(variant, portable_kernels):
+        assert_kernel_bytes(dtype, expected, columns, given_, n)
 
 
 @_KERNEL
