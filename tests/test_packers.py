@@ -45,7 +45,8 @@ from d3d12wl.schemas import record_schema, struct_schema
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 PROPERTY = settings(max_examples=30, derandomize=True, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.function_scoped_fixture])
 
 
 def culling() -> PCSLayout:
@@ -362,7 +363,8 @@ def test_subarray_value_broadcasts_even_when_its_length_equals_the_count() -> No
 # --- the record kernels (d3d12wl/_kernels.c): scatter and gather against construct ----------------------------
 
 _KERNEL = settings(max_examples=40, derandomize=True, deadline=None,
-                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.function_scoped_fixture])
 _CONSTRUCT_TYPES = {"u1": "Int8ul", "u2": "Int16ul", "u4": "Int32ul", "u8": "Int64ul", "i1": "Int8sl",
                     "i2": "Int16sl", "i4": "Int32sl", "i8": "Int64sl", "f4": "Float32l", "f8": "Float64l"}
 
@@ -480,6 +482,7 @@ def kernels(variant: str, portable: tuple[object, object]) -> Iterator[None]:
     packers._PLANS.clear()
     packers._ffi, packers._lib = portable
     packers._NULL = packers._ffi.NULL  # type: ignore[attr-defined]
+    assert packers._lib.d3d12wl_kernels_simd() == 0  # type: ignore[attr-defined]
     try:
         yield
     finally:
@@ -487,7 +490,11 @@ def kernels(variant: str, portable: tuple[object, object]) -> Iterator[None]:
         packers._PLANS.clear()
 
 
-VARIANTS = pytest.mark.parametrize("variant", ["simd", "portable"])
+@pytest.fixture(params=["simd", "portable"])
+def kernel_variant(request: pytest.FixtureRequest, portable_kernels: tuple[object, object]) -> Iterator[str]:
+    """The test runs through each kernel build in turn (every hypothesis example of it)."""
+    with kernels(request.param, portable_kernels):
+        yield request.param
 
 
 def assert_kernel_bytes(dtype: np.dtype, expected: bytes, columns: dict[str, np.ndarray], given_: dict[str, object],
@@ -510,12 +517,11 @@ def assert_kernel_bytes(dtype: np.dtype, expected: bytes, columns: dict[str, np.
     assert _pack(dtype, spaced[::2], what="test").tobytes() == expected
 
 
-@VARIANTS
 @_KERNEL
 @given(layout=random_layouts(), n=st.integers(0, 40), seed=st.integers(0, 2**32 - 1),
        styles=st.lists(st.sampled_from(_STYLES), min_size=7, max_size=7))
-def test_kernel_scatter_matches_construct_on_random_layouts(variant: str, portable_kernels: tuple[object, object],
-                                                            layout, n: int, seed: int, styles: list[str]) -> None:  # noqa: ANN001
+def test_kernel_scatter_matches_construct_on_random_layouts(kernel_variant: str, layout, n: int, seed: int,  # noqa: ANN001
+                                                            styles: list[str]) -> None:
     """d3d12wl_scatter_columns writes the bytes construct builds, for any field sizes, subarrays, holes and
     strides (the lane path and the column path), from input columns of any layout and integer type; padding is
     zero even in a dirty out= buffer; the gather reads the same values back."""
@@ -527,8 +533,7 @@ def test_kernel_scatter_matches_construct_on_random_layouts(variant: str, portab
             col[: n // 2] %= 100
     expected = construct_build(schema, columns, n)
     given_ = {path: restyle(col, styles[i % len(styles)], rng) for i, (path, col) in enumerate(columns.items())}
-    with kernels(variant, portable_kernels):
-        assert_kernel_bytes(dtype, expected, columns, given_, n)
+    assert_kernel_bytes(dtype, expected, columns, given_, n)
 
 
 #: 8-byte words of a record the SIMD paths take word by word or two words at a time: a UINT64-sized field, a
@@ -589,14 +594,13 @@ def word_layouts(draw: st.DrawFn) -> tuple[np.dtype, object]:
     return dtype, cs.Struct(*parts)
 
 
-@VARIANTS
 @_KERNEL
 @given(layout=word_layouts(), n=st.sampled_from([0, 1, 2, 3, 4, 5, 6, 7, 9, 255, 256, 257, 513, 1027]),
        seed=st.integers(0, 2**32 - 1),
        styles=st.lists(st.sampled_from(["same", "same", "same", "strided", "int64", "big-endian"]), min_size=7,
                        max_size=7))
-def test_kernel_word_paths_match_construct(variant: str, portable_kernels: tuple[object, object], layout, n: int,
-                                           seed: int, styles: list[str]) -> None:  # noqa: ANN001
+def test_kernel_word_paths_match_construct(kernel_variant: str, layout, n: int, seed: int,
+                                           styles: list[str]) -> None:  # noqa: ANN001
     """Records of whole 8-byte words (the SIMD paths: two words per 16-byte store or load, word by word, and the
     odd or last 1-3 records of a block through the column loops), counts around the pair, quad and block
     boundaries: the same bytes as construct, the same values back, in both kernel variants."""
@@ -605,13 +609,13 @@ def test_kernel_word_paths_match_construct(variant: str, portable_kernels: tuple
     columns = random_values(dtype, n, rng)
     expected = construct_build(schema, columns, n)
     given_ = {path: restyle(col, styles[i % len(styles)], rng) for i, (path, col) in enumerate(columns.items())}
-    with kernels(variant, portable_kernels):
-        assert_kernel_bytes(dtype, expected, columns, given_, n)
+    assert_kernel_bytes(dtype, expected, columns, given_, n)
 
 
 @_KERNEL
 @given(layout=random_layouts(), n=st.integers(1, 3000), data=st.data())
-def test_kernel_range_failure_names_column_and_first_record(layout, n: int, data: st.DataObject) -> None:  # noqa: ANN001
+def test_kernel_range_failure_names_column_and_first_record(kernel_variant: str, layout, n: int,  # noqa: ANN001
+                                                            data: st.DataObject) -> None:
     """A value outside its field's C type, given as a wider or differently-signed integer, raises PackError
     naming the column, the value and the first failing record (the lowest record over every column)."""
     from d3d12wl.packers import _pack
@@ -643,7 +647,8 @@ def test_kernel_range_failure_names_column_and_first_record(layout, n: int, data
 
 @PROPERTY
 @given(n=st.integers(1, 5000), data=st.data())
-def test_kernel_alignment_check_names_the_first_misaligned_record(n: int, data: st.DataObject) -> None:
+def test_kernel_alignment_check_names_the_first_misaligned_record(kernel_variant: str, n: int,
+                                                                  data: st.DataObject) -> None:
     """SecondaryRecords must be 8-byte aligned where NumSecondaryRecords > 0: the first such record anywhere in a
     long list (any block of the kernel) is the one named; misaligned addresses of records with no secondary
     records pass; validate=False packs anything."""
@@ -668,7 +673,7 @@ def test_kernel_alignment_check_names_the_first_misaligned_record(n: int, data: 
     assert pack_primary_records(pl, cols, validate=False).nbytes == 16 * n
 
 
-def test_kernel_checks_dispatch_inputs_in_long_arrays() -> None:
+def test_kernel_checks_dispatch_inputs_in_long_arrays(kernel_variant: str) -> None:
     """The dispatch-input checks run in the kernel over every record: the first failing record is named."""
     n = 2000
     cols = {"NumProgramInputs": np.ones(n, dtype=np.uint32), "Flags": 0, "SignatureIndex": 0,
@@ -690,7 +695,7 @@ def test_kernel_checks_dispatch_inputs_in_long_arrays() -> None:
         pack_dispatch_list_inputs(cols, tier=2)
 
 
-def test_kernel_odd_counts_and_broadcasts_across_blocks() -> None:
+def test_kernel_odd_counts_and_broadcasts_across_blocks(kernel_variant: str) -> None:
     """Record counts around the kernel's block and pair boundaries, broadcast values and struct payload bytes."""
     pl = culling()
     assert pl.secondary is not None
