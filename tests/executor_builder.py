@@ -293,12 +293,18 @@ def hybrid_scene(secondary_stride: int = 16) -> tuple[Scene, ProgramCommandSigna
     32-byte-stride program table at TABLE_VA, bound directly."""
     pcs = ProgramCommandSignature("H", [arg("DISPATCH", "SECONDARY_RECORD")],
                                   SecondaryRecordByteStride=secondary_stride)
+    return one_program_scene(pcs), pcs
+
+
+def one_program_scene(pcs: ProgramCommandSignature) -> Scene:
+    """A scene with one program "A" of ``pcs`` in a one-slot, 32-byte-stride program table at TABLE_VA, bound
+    directly with work list signature "W"."""
     s = Scene()
     p = program("A", 1, pcs)
     s.add_programs(p)
     s.put(TABLE_VA, program_table([(p, {})], 32))
     s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
-    return s, pcs
+    return s
 
 
 def srv(index: int, source: str = "SECONDARY_RECORD", binding: str = "GLOBAL_ROOT_SIGNATURE") -> WorkListArgumentDesc:

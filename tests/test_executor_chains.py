@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from executor_builder import (
     CONT,
+    TABLE_VA,
     E,
     Scene,
     arg,
@@ -16,6 +17,7 @@ from executor_builder import (
     dispatch_input1,
     draw,
     flags,
+    one_program_scene,
     primary,
     program,
     program_table,
@@ -37,7 +39,6 @@ from d3d12wl.state import DispatchListCall, RaytracingBinding
 F1 = "D3D12_DISPATCH_LIST_FLAGS1"
 LIST_VA = 0x1000  # list i at LIST_VA + 0x100 * i
 REC_VA = 0x10000  # list i's primary records at REC_VA + 0x1000 * i
-TABLE_VA = 0x40000
 
 GRS = root_signature("GRS", constants_param(2), view_param("SRV"))
 KINDS = {  # kind -> (signature index, trigger arg, root-parameter-0 arg)
@@ -353,11 +354,7 @@ def test_pointer_args_report_list_header_and_primary_list():
         arg("PROGRAM_TABLE_POINTER", "SYSTEM", ProgramTablePointer=RootParameterIndexArg(0)),
         arg("PRIMARY_RECORD_POINTER", "SYSTEM", PrimaryRecordPointer=RootParameterIndexArg(1)),
         arg("DISPATCH")], pGlobalRootSignature=grs)
-    s = Scene()
-    p = program("A", 1, pcs)
-    s.add_programs(p)
-    s.put(TABLE_VA, program_table([(p, {})], 32))
-    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
+    s = one_program_scene(pcs)
     s.put(REC_VA, primary(pcs, 24, ProgramTableIndex=0, arg2_Dispatch=dispatch(1)) * 2)
     s.put(LIST_VA, dispatch_input1(2, REC_VA, 24))
     trace = run_dispatch_list(s.memory, s.device, s.objects, s.state, DispatchListCall(LIST_VA, tier2=True))

@@ -20,6 +20,7 @@ from executor_builder import (
     dispatch_input,
     draw,
     f32,
+    one_program_scene,
     primary,
     program,
     program_table,
@@ -218,11 +219,7 @@ def test_descriptor_table_without_heap_bound():
         arg("DESCRIPTOR_TABLE", DescriptorTable=RootParameterIndexArg(0)),
         arg("DESCRIPTOR_TABLE", DescriptorTable=RootParameterIndexArg(1)),
         arg("DISPATCH")], pGlobalRootSignature=grs)
-    s = Scene()
-    p = program("A", 1, pcs)
-    s.add_programs(p)
-    s.put(TABLE_VA, program_table([(p, {})], 32))
-    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
+    s = one_program_scene(pcs)
     s.state.descriptor_heaps.CBV_SRV_UAV = True
     rec = primary(pcs, ProgramTableIndex=0, arg0_DescriptorTable={"ptr": 0x100}, arg1_DescriptorTable={"ptr": 0x200},
                   arg2_Dispatch=dispatch(1))
@@ -432,11 +429,7 @@ def test_ia_bindings_record_slots_over_command_list_state():
     rest; touched slots (and the IB) reset to NULL at end of call."""
     pcs = ProgramCommandSignature("P", [arg("VERTEX_BUFFER_VIEW", VertexBuffer=VertexBufferArg(1)),
                                         arg("INDEX_BUFFER_VIEW"), arg("DRAW_INDEXED")])
-    s = Scene()
-    p = program("A", 1, pcs)
-    s.add_programs(p)
-    s.put(TABLE_VA, program_table([(p, {})], 32))
-    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
+    s = one_program_scene(pcs)
     s.state.vertex_buffers = {0: VertexBufferView(0xA000, 64, 16), 1: VertexBufferView(0xB000, 64, 16)}
     s.state.index_buffer = IndexBufferView(0xC000, 12, 42)
     vbv = {"BufferLocation": 0x1_0000, "SizeInBytes": 256, "StrideInBytes": 32}
@@ -457,11 +450,7 @@ def test_ia_bindings_record_slots_over_command_list_state():
 def test_fixed_dispatch_reads_no_record_bytes():
     """Spec "_FIXED_DISPATCH": the grid is fixed on the arg; the record holds only the header."""
     pcs = ProgramCommandSignature("P", [arg("FIXED_DISPATCH", "STATIC", FixedDispatch=FixedDispatchArg(2, 3, 4))])
-    s = Scene()
-    p = program("A", 1, pcs)
-    s.add_programs(p)
-    s.put(TABLE_VA, program_table([(p, {})], 32))
-    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
+    s = one_program_scene(pcs)
     s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0))
     s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, 8))
     trace = run(s, DispatchListCall(INPUT_VA))
