@@ -161,18 +161,35 @@ def _is_optional(path: str) -> bool:
 if sys.byteorder != "little":  # pragma: no cover - the records are little-endian (Windows x64) and so is the kernel
     raise ImportError("d3d12wl.packers needs a little-endian host")
 
-_ffi = abi.default.ffi
-_lib = abi.default.lib
+_PLANS: dict[tuple[int, tuple[str, ...], int], _Plan] = {}
+_PLANS_MAX = 512
+
+
+def _use_kernels(ffi: Any, lib: Any) -> tuple[Any, Any]:
+    """Bind the packers and readers to a build of the record kernels (the extension's at import; the tests also
+    bind a -DD3D12WL_NO_SIMD build) and return the previous (ffi, lib).  Cached plans hold the build's cdata, so
+    they go."""
+    global _ffi, _lib, _NULL, _U8_ARRAY, _COLUMN_ARRAY, _GATHER_ARRAY, _SIZE_T_PTR
+    previous = globals().get("_ffi"), globals().get("_lib")
+    _ffi, _lib, _NULL = ffi, lib, ffi.NULL
+    _U8_ARRAY = ffi.typeof("uint8_t[]")
+    _COLUMN_ARRAY = ffi.typeof("struct d3d12wl_column[]")
+    _GATHER_ARRAY = ffi.typeof("struct d3d12wl_gather[]")
+    _SIZE_T_PTR = ffi.typeof("size_t *")
+    _PLANS.clear()
+    return previous
+
+
+_use_kernels(abi.default.ffi, abi.default.lib)
 _SRC_SIGNED = int(_lib.D3D12WL_COLUMN_SRC_SIGNED)
 _CONVERT = int(_lib.D3D12WL_COLUMN_CONVERT)
 _CHECK_RANGE = int(_lib.D3D12WL_COLUMN_CHECK_RANGE)
-_NULL = _ffi.NULL
 
 
 def _address(a: np.ndarray) -> Any:
     """A ``uint8_t *`` to ``a``'s first element (``a`` must stay referenced while the kernel runs)."""
     if a.flags.c_contiguous:
-        return _ffi.from_buffer("uint8_t[]", a, require_writable=False)
+        return _ffi.from_buffer(_U8_ARRAY, a, require_writable=False)
     return _ffi.cast("uint8_t *", a.__array_interface__["data"][0])
 
 
@@ -204,6 +221,15 @@ class _Target:
     hi: int
     is_leaf: bool
 
+    @property
+    def raw(self) -> tuple[Any, ...] | None:
+        """The kernel column after its address for a contiguous 1-D array of exactly the field's type (a scalar
+        field: a raw copy, nothing to convert or range-check); None for subarray and struct payload fields."""
+        if not self.is_leaf or self.shape:
+            return None
+        size = self.dst.itemsize
+        return (size, size, self.offset, 1, size, size, 0, self.lo, self.hi)
+
 
 @dataclass(frozen=True)
 class _Plan:
@@ -214,10 +240,7 @@ class _Plan:
     zeros: tuple[tuple[Any, ...], ...]  # kernel columns that zero the bytes no input column writes
     kernel_checks: Any  # struct d3d12wl_check[] of the applied checks (read only), or NULL
     applied: tuple[tuple[_Check, Leaf], ...]  # the checks whose field the record has, in kernel order
-
-
-_PLANS: dict[tuple[int, tuple[str, ...], int], _Plan] = {}
-_PLANS_MAX = 512
+    raw: tuple[tuple[np.dtype, tuple[Any, ...]] | None, ...]  # per target: (field type, _Target.raw) or None
 
 
 def _plan(dtype: np.dtype, names: tuple[str, ...], checks: tuple[_Check, ...], what: str) -> _Plan:
@@ -269,7 +292,8 @@ def _make_plan(dtype: np.dtype, names: tuple[str, ...], checks: tuple[_Check, ..
         rows.append((lf.offset, lf.size, kind, VA_ALIGN, when.offset if when else 0, when.size if when else 0, 0))
         applied.append((c, lf))
     kernel_checks = _ffi.new("struct d3d12wl_check[]", rows) if rows else _NULL
-    return _Plan(dtype, names, checks, tuple(targets), zeros, kernel_checks, tuple(applied))
+    raw = tuple(None if t.raw is None else (t.dst, t.raw) for t in targets)
+    return _Plan(dtype, names, checks, tuple(targets), zeros, kernel_checks, tuple(applied), raw)
 
 
 # --- values -> one kernel column ------------------------------------------------------------------------------------
@@ -407,6 +431,12 @@ def _pack(dtype: np.dtype, data: RecordData, *, what: str, count: int | None = N
     record raises PackError naming the column and the record."""
     columns = _flatten(data)
     plan = _plan(dtype, tuple(columns), checks, what)
+    raw = _raw_columns(plan, columns, count)
+    if raw is not None:  # the common form: nothing to convert, broadcast or check but the common length
+        n, values, kernel_columns = raw
+        if records is not None and n != records:
+            raise PackError(f"{n} records given, but this form holds exactly {records}", where=what)
+        return _scatter(plan, dtype.itemsize, n, kernel_columns, values, values, out, what)
     values: list[Any] = []
     rows: list[tuple[str, int | None]] = []
     for t in plan.targets:
@@ -431,14 +461,41 @@ def _pack(dtype: np.dtype, data: RecordData, *, what: str, count: int | None = N
             col = _bytes_column(t, a, n)
         arrays.append(a)
         kernel_columns.append(col)
-    stride = dtype.itemsize
+    return _scatter(plan, dtype.itemsize, n, kernel_columns, arrays, values, out, what)
+
+
+def _raw_columns(plan: _Plan, columns: dict[str, Any], count: int | None) -> tuple[int, list[Any], list[Any]] | None:
+    """(n, the arrays, their kernel columns) when every column is a C-contiguous 1-D array of exactly its scalar
+    field's type, all of one length (the form engine code packs from): the kernel copies them raw, so the general
+    path's conversions and shape checks have nothing to do; None otherwise (the general path checks everything)."""
+    n = count
+    values: list[Any] = []
+    kernel_columns: list[Any] = []
+    for t, raw in zip(plan.targets, plan.raw):
+        a = columns[t.path]
+        if raw is None or type(a) is not np.ndarray or a.dtype is not raw[0] or a.ndim != 1 or \
+                not a.flags.c_contiguous:
+            return None
+        if n is None:
+            n = len(a)
+        elif len(a) != n:
+            return None
+        values.append(a)
+        kernel_columns.append((_ffi.from_buffer(_U8_ARRAY, a, require_writable=False), *raw[1]))
+    return (n, values, kernel_columns) if n is not None else None
+
+
+def _scatter(plan: _Plan, stride: int, n: int, kernel_columns: list[Any], arrays: list[np.ndarray],
+             values: list[Any], out: np.ndarray | None, what: str) -> np.ndarray:
+    """The one kernel call: ``kernel_columns`` (then the plan's zeroing columns) into ``n`` records of ``stride``
+    bytes, with the plan's checks; the first failure raises PackError."""
     buf = np.empty(n * stride, dtype=np.uint8) if out is None else _output(out, n * stride, what)
     if n == 0:
         return buf
     kernel_columns.extend(plan.zeros)
-    failed = _ffi.new("size_t *")
-    first = _lib.d3d12wl_scatter_columns(_ffi.from_buffer("uint8_t[]", buf), stride, n,
-                                         _ffi.new("struct d3d12wl_column[]", kernel_columns), len(kernel_columns),
+    failed = _ffi.new(_SIZE_T_PTR)
+    first = _lib.d3d12wl_scatter_columns(_ffi.from_buffer(_U8_ARRAY, buf), stride, n,
+                                         _ffi.new(_COLUMN_ARRAY, kernel_columns), len(kernel_columns),
                                          plan.kernel_checks, len(plan.applied), failed)
     if first >= 0:
         _raise_failure(plan, arrays, values, buf, stride, int(first), int(failed[0]), len(kernel_columns), what)
@@ -766,8 +823,8 @@ def to_columns(arr: np.ndarray, *, copy: bool = True) -> dict[str, np.ndarray]:
     n = len(flat)
     out = {path: np.empty((n, *shape), dtype=dtype) for path, _, _, dtype, shape in fields}
     if n:
-        cols = _ffi.new("struct d3d12wl_gather[]", [(_ffi.from_buffer("uint8_t[]", out[path]), size, offset, size)
-                                                     for path, offset, size, _, _ in fields])
+        cols = _ffi.new(_GATHER_ARRAY, [(_ffi.from_buffer(_U8_ARRAY, out[path]), size, offset, size)
+                                        for path, offset, size, _, _ in fields])
         _lib.d3d12wl_gather_columns(_address(flat), flat.strides[0], n, cols, len(fields))
     if arr.ndim != 1:
         out = {path: out[path].reshape(*arr.shape, *shape) for path, _, _, _, shape in fields}

@@ -470,7 +470,7 @@ def portable_kernels(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, 
 @contextmanager
 def kernels(variant: str, portable: tuple[object, object]) -> Iterator[None]:
     """Run the packers and to_columns through the given kernel build ('simd': the extension's, with its SSE2
-    paths on x86-64; 'portable': the -DD3D12WL_NO_SIMD build); cached plans hold the build's cdata, so they go."""
+    paths on x86-64; 'portable': the -DD3D12WL_NO_SIMD build)."""
     from d3d12wl import abi, packers
 
     if variant == "simd":
@@ -478,16 +478,12 @@ def kernels(variant: str, portable: tuple[object, object]) -> Iterator[None]:
             assert abi.default.lib.d3d12wl_kernels_simd() == 1
         yield
         return
-    saved = packers._ffi, packers._lib, packers._NULL
-    packers._PLANS.clear()
-    packers._ffi, packers._lib = portable
-    packers._NULL = packers._ffi.NULL  # type: ignore[attr-defined]
-    assert packers._lib.d3d12wl_kernels_simd() == 0  # type: ignore[attr-defined]
+    saved = packers._use_kernels(*portable)
+    assert packers._lib.d3d12wl_kernels_simd() == 0
     try:
         yield
     finally:
-        packers._ffi, packers._lib, packers._NULL = saved
-        packers._PLANS.clear()
+        packers._use_kernels(*saved)
 
 
 @pytest.fixture(params=["simd", "portable"])
