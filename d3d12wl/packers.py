@@ -735,10 +735,15 @@ def pack_count_buffer(count: int) -> np.ndarray:
 
 
 def _as_u8(data: Buffer) -> np.ndarray:
+    if type(data) is np.ndarray and data.dtype is _U8 and data.ndim == 1 and data.flags.c_contiguous:
+        return data  # what the packers return
     if isinstance(data, np.ndarray):
         return data.reshape(-1).view(np.uint8) if data.flags.c_contiguous else np.ascontiguousarray(data).view(
             np.uint8).reshape(-1)
     return np.frombuffer(data, dtype=np.uint8)
+
+
+_U8 = np.dtype(np.uint8)
 
 
 def _read(dtype: np.dtype, data: Buffer, count: int | None, offset: int, where: Callable[[int], str],
@@ -821,11 +826,13 @@ def to_columns(arr: np.ndarray, *, copy: bool = True) -> dict[str, np.ndarray]:
     fields = plan[1]
     flat = arr if arr.ndim == 1 else arr.reshape(-1)
     n = len(flat)
-    out = {path: np.empty((n, *shape), dtype=dtype) for path, _, _, dtype, shape in fields}
+    out: dict[str, np.ndarray] = {}
+    rows = []
+    for path, offset, size, dtype, shape in fields:
+        out[path] = column = np.empty((n, *shape), dtype=dtype)
+        rows.append((_ffi.from_buffer(_U8_ARRAY, column), size, offset, size))
     if n:
-        cols = _ffi.new(_GATHER_ARRAY, [(_ffi.from_buffer(_U8_ARRAY, out[path]), size, offset, size)
-                                        for path, offset, size, _, _ in fields])
-        _lib.d3d12wl_gather_columns(_address(flat), flat.strides[0], n, cols, len(fields))
+        _lib.d3d12wl_gather_columns(_address(flat), flat.strides[0], n, _ffi.new(_GATHER_ARRAY, rows), len(fields))
     if arr.ndim != 1:
         out = {path: out[path].reshape(*arr.shape, *shape) for path, _, _, _, shape in fields}
     return out
