@@ -473,8 +473,8 @@ def _raw_columns(plan: _Plan, columns: dict[str, Any], count: int | None) -> tup
     kernel_columns: list[Any] = []
     for t, raw in zip(plan.targets, plan.raw):
         a = columns[t.path]
-        if raw is None or type(a) is not np.ndarray or a.dtype is not raw[0] or a.ndim != 1 or \
-                not a.flags.c_contiguous:
+        if raw is None or type(a) is not np.ndarray or a.ndim != 1 or not a.flags.c_contiguous or \
+                (a.dtype is not raw[0] and a.dtype != raw[0]):  # (numpy's builtin dtypes are singletons)
             return None
         if n is None:
             n = len(a)
