@@ -241,7 +241,6 @@ static int d3d12wl_check_passes(const struct d3d12wl_check *k, const uint64_t *w
     return ((word_or[k->offset / 8] >> (8 * start)) & field & mask) == 0;
 }
 
-
 /* --- the lane path: records of 8-byte words, each built from whole 4-byte lanes, two records at a time ----- */
 
 #define D3D12WL_MAX_WORDS 512 /* 4096-byte records (D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE) */
@@ -335,7 +334,7 @@ static inline uint32_t d3d12wl_lane_at(const struct d3d12wl_lane *l, size_t r)
     }
 
 /* Words a = 2i and b = 2i + 1 of records r and r + 1 from two loaders, stored as one 16-byte [a, b] per record
- * (half the stores of a word at a time: the store port, not the memory, bounds the word loop). */
+ * (half the stores of the word loop, which the stores rather than the loads bound). */
 #define D3D12WL_PAIR_LOOP(KA, KB)                                                                                  \
     for (size_t r = r0; r + 1 < r1; r += 2) {                                                                      \
         const __m128i va = D3D12WL_WORD_##KA(xa, r), vb = D3D12WL_WORD_##KB(xb, r);                                \
