@@ -165,12 +165,23 @@ _PLANS: dict[tuple[int, tuple[str, ...], int], _Plan] = {}
 _PLANS_MAX = 512
 
 
+# The kernel build the packers and readers call, bound by _use_kernels (None until the import-time binding below).
+# cffi has no type information: an FFI, its lib and its ctypes/cdata are Any to the type checker.
+_ffi: Any = None  # the build's FFI
+_lib: Any = None  # its lib: the d3d12wl_* kernels and constants
+_NULL: Any = None  # ffi.NULL
+_U8_ARRAY: Any = None  # ctype uint8_t[]
+_COLUMN_ARRAY: Any = None  # ctype struct d3d12wl_column[]
+_GATHER_ARRAY: Any = None  # ctype struct d3d12wl_gather[]
+_SIZE_T_PTR: Any = None  # ctype size_t *
+
+
 def _use_kernels(ffi: Any, lib: Any) -> tuple[Any, Any]:
     """Bind the packers and readers to a build of the record kernels (the extension's at import; the tests also
     bind a -DD3D12WL_NO_SIMD build) and return the previous (ffi, lib).  Cached plans hold the build's cdata, so
     they go."""
     global _ffi, _lib, _NULL, _U8_ARRAY, _COLUMN_ARRAY, _GATHER_ARRAY, _SIZE_T_PTR
-    previous = globals().get("_ffi"), globals().get("_lib")
+    previous = _ffi, _lib
     _ffi, _lib, _NULL = ffi, lib, ffi.NULL
     _U8_ARRAY = ffi.typeof("uint8_t[]")
     _COLUMN_ARRAY = ffi.typeof("struct d3d12wl_column[]")
@@ -433,10 +444,10 @@ def _pack(dtype: np.dtype, data: RecordData, *, what: str, count: int | None = N
     plan = _plan(dtype, tuple(columns), checks, what)
     raw = _raw_columns(plan, columns, count)
     if raw is not None:  # the common form: nothing to convert, broadcast or check but the common length
-        n, values, kernel_columns = raw
+        n, raw_arrays, raw_kernel_columns = raw
         if records is not None and n != records:
             raise PackError(f"{n} records given, but this form holds exactly {records}", where=what)
-        return _scatter(plan, dtype.itemsize, n, kernel_columns, values, values, out, what)
+        return _scatter(plan, dtype.itemsize, n, raw_kernel_columns, raw_arrays, raw_arrays, out, what)
     values: list[Any] = []
     rows: list[tuple[str, int | None]] = []
     for t in plan.targets:
