@@ -1,6 +1,13 @@
 #!/usr/bin/env python3
-"""Regenerate ``d3d12wl/examples/culling_capture.json``: the spec's "GPU culling and work list emission" example
-(seed 000, section "Example"), captured right after CullAndEmit ran, just before ``DispatchList``.
+"""Regenerate the bundled example captures in ``d3d12wl/examples/``, one per call kind:
+
+* ``culling_capture.json``: ``DispatchList`` (Tier 1), the spec's "GPU culling and work list emission";
+* ``execute_indirect_capture.json``: ``ExecuteIndirect`` with a count buffer (:func:`build_execute_indirect`);
+* ``tier2_chain_capture.json``: a ``DispatchList1`` continuation chain, compute into graphics
+  (:func:`build_tier2_chain`).
+
+The culling example (seed 000, section "Example") is captured right after CullAndEmit ran, just before
+``DispatchList``.
 
 What the spec gives, reproduced exactly:
 
@@ -19,9 +26,12 @@ What the spec leaves to the application, chosen here: the scene (:data:`SCENE`, 
 culled), the VAs (page-like, one region per buffer), GRS parameter 0 (a root CBV b0 for the per-frame constants,
 set on the command list), and program identifiers that read as their program's name in a hex dump.
 
-Every byte offset comes from the compiled headers (:mod:`d3d12wl.abi`) and the layout calculator
-(:mod:`d3d12wl.layout`); none is typed here.  Run ``python tools/make_example_capture.py`` (``--check`` to verify
-the committed file is up to date).
+Every byte offset comes from the compiled headers (:mod:`d3d12wl.abi`), the layout calculator
+(:mod:`d3d12wl.layout`), the packers (:mod:`d3d12wl.packers`) and the work-list builder
+(:func:`d3d12wl.builder.build_work_list`); none is typed here.  Each example's objects come from one JSON
+description next to it (``culling.json``, ``execute_indirect.json``, ``tier2_chain.json``).  Run
+``python tools/make_example_capture.py`` to write all three (``--example NAME`` for one, ``--check`` to verify the
+committed files are up to date).
 """
 
 from __future__ import annotations
@@ -31,10 +41,14 @@ import json
 import struct
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from d3d12wl import abi, description
+import numpy as np
+
+from d3d12wl import abi, description, packers
+from d3d12wl.builder import DispatchListSpec, ProgramTableSpec, build_work_list
 from d3d12wl.capture import CAPTURE_VERSION, Capture, capture_to_dict
 from d3d12wl.layout import LayoutField, pcs_layout, program_table_layout
 from d3d12wl.memory import GpuMemory
@@ -42,11 +56,14 @@ from d3d12wl.state import (
     CommandListState,
     DeviceCaps,
     DispatchListCall,
+    ExecuteIndirectCall,
     GpuVirtualAddressRangeAndStride,
     ProgramTableBinding,
     RootArgument,
     SetProgramDesc,
     SetWorkListDesc,
+    SetWorkListDesc1,
+    VertexBufferView,
     WorkListBinding,
 )
 
@@ -215,6 +232,188 @@ def build() -> Capture:
     return Capture(CAPTURE_VERSION, device, objects, memory, state, call)
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# ExecuteIndirect: IndirectDrawing.md "Root Constants + Vertex Buffers" with a count buffer
+# ----------------------------------------------------------------------------------------------------------------
+
+EI_OUT = OUT.parent / "execute_indirect_capture.json"
+EI_OBJECTS = OUT.parent / "execute_indirect.json"
+EI_SIGNATURE = "RootConstantsAndVertexBuffers"
+
+EI_ARGUMENT_BUFFER_VA = 0x20000  # pArgumentBuffer (ArgumentBufferOffset 0)
+EI_COUNT_BUFFER_VA = 0x30000  # pCountBuffer (CountBufferOffset 0)
+EI_FRAME_CONSTANTS_VA = 0x50000  # RS parameter 0, a root CBV (b0) set on the command list
+EI_SHARED_SRVS = {1: 0x60000, 3: 0x61000, 4: 0x62000, 5: 0x63000}  # RS parameters 1, 3, 4, 5: root SRVs t0-t3
+EI_POSITIONS = VertexBufferView(0x100000, 0x10000, 12)  # VB slot 0, set on the command list (float3 positions)
+EI_INSTANCE_STRIDE = 16  # VB slot 3: each command's per-instance buffer (float4 per instance)
+
+#: The argument buffer's commands: (root constant 2 = object id, root constant 6 = material id, VB slot 3 buffer,
+#: instances, VertexCountPerInstance, StartVertexLocation).  The producer wrote 5; the count buffer says 3 are live.
+EI_COMMANDS = (
+    (100, 7, 0x200000, 4, 36, 0),
+    (101, 3, 0x201000, 1, 24, 36),
+    (102, 7, 0x202000, 16, 96, 60),
+    (103, 5, 0x203000, 2, 6, 156),  # beyond the count buffer's 3: written, never executed
+    (104, 3, 0x204000, 8, 60, 162),  # beyond MaxCommandCount too
+)
+EI_COUNT = 3  # *pCountBuffer
+EI_MAX_COMMAND_COUNT = 4  # min(3, 4) = 3 commands execute
+
+
+def build_execute_indirect() -> Capture:
+    """``ExecuteIndirect(RootConstantsAndVertexBuffers, MaxCommandCount = 4, args, 0, count, 0)`` with a count
+    buffer holding 3 over 5 commands (IndirectDrawing.md "Drawing": ``min(CommandCount, MaxCommandCount)``).  The
+    command signature and its root signature ``RS`` are the package's ``examples/execute_indirect.json``; the
+    commands are packed by :func:`d3d12wl.packers.pack_execute_indirect` at the signature's ByteStride (40)."""
+    objects = description.load(json.loads(EI_OBJECTS.read_text(encoding="utf-8")))
+    cs = objects.command_signatures[EI_SIGNATURE]
+    object_id, material_id, vb, instances, vertex_count, start_vertex = (
+        np.array(column, dtype=np.uint64) for column in zip(*EI_COMMANDS))
+    args = packers.pack_execute_indirect(cs, {
+        "arg0_Constant": object_id.astype(np.uint32),  # root parameter 2 (b1)
+        "arg1_Constant": material_id.astype(np.uint32),  # root parameter 6 (b2)
+        "arg2_VertexBuffer.BufferLocation": vb,  # VB slot 3
+        "arg2_VertexBuffer.SizeInBytes": instances * np.uint64(EI_INSTANCE_STRIDE),
+        "arg2_VertexBuffer.StrideInBytes": EI_INSTANCE_STRIDE,
+        "arg3_Draw.VertexCountPerInstance": vertex_count,
+        "arg3_Draw.InstanceCount": instances,
+        "arg3_Draw.StartVertexLocation": start_vertex,
+        "arg3_Draw.StartInstanceLocation": 0,
+    })
+    memory = GpuMemory()
+    memory.map(EI_ARGUMENT_BUFFER_VA, args.tobytes(), name="pArgumentBuffer")
+    memory.map(EI_COUNT_BUFFER_VA, packers.pack_count_buffer(EI_COUNT).tobytes(), name="pCountBuffer")
+
+    rs = cs.pRootSignature
+    assert rs is not None
+    state = CommandListState(
+        graphics_root_signature=rs,
+        graphics_root_arguments={0: RootArgument("descriptor", value=EI_FRAME_CONSTANTS_VA),
+                                 **{p: RootArgument("descriptor", value=va) for p, va in EI_SHARED_SRVS.items()}},
+        vertex_buffers={0: EI_POSITIONS},
+    )
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
+    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=EI_MAX_COMMAND_COUNT,
+                               ArgumentBuffer=EI_ARGUMENT_BUFFER_VA, CountBuffer=EI_COUNT_BUFFER_VA)
+    return Capture(CAPTURE_VERSION, device, objects, memory, state, call)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# DispatchList1: a Tier 2 continuation chain, compute-class culling list -> graphics-class draw list
+# ----------------------------------------------------------------------------------------------------------------
+
+TIER2_OUT = OUT.parent / "tier2_chain_capture.json"
+TIER2_OBJECTS = OUT.parent / "tier2_chain.json"
+
+TIER2_WORK_LIST_VA = 0x10000  # the builder's buffer: both D3D12_DISPATCH_LIST_INPUT1s, the draw table, the lists
+TIER2_CULL_TABLE_VA = 0x20000  # the compute signature's program table (pBindings[0])
+TIER2_FRAME_CONSTANTS_VA = 0x50000  # GRS parameter 0, a root CBV (b0), set in both binding sets
+THREADS_PER_GROUP = 64  # the culling shader's [numthreads(64, 1, 1)]
+
+#: The culling list: one inline primary record per object batch (its SRV, its object count).
+CULL_BATCHES = ((0x100000, 100), (0x101000, 64), (0x102000, 200))
+
+#: The draw list the culling pass publishes: (program, program-table slot, tint, draws), each draw (material SRV,
+#: VertexCountPerInstance, StartVertexLocation).
+DRAW_PROGRAMS = (
+    ("Opaque", 0, (1.0, 1.0, 1.0, 1.0), ((0x200000, 36, 0), (0x201000, 24, 36), (0x202000, 96, 60))),
+    ("AlphaTested", 1, (0.5, 0.75, 0.25, 1.0), ((0x210000, 6, 156), (0x211000, 60, 162))),
+)
+
+
+def _flags(enum: str, *members: str) -> int:
+    value = 0
+    for member in members:
+        value |= abi.enum_value(enum, member)
+    return value
+
+
+def build_tier2_chain() -> Capture:
+    """``DispatchList1(input, MaxGraphicsPrimaryLists = 1, MaxGraphicsProgramInputsPerPrimaryList = 2)`` over a
+    two-list chain laid out by :func:`d3d12wl.builder.build_work_list` (tier 2):
+
+    * list 0, ``SignatureIndex`` 0 (``WLS_Cull``, compute-class): fully-inline records (``Cull`` program, object
+      batch SRV, ``_DISPATCH``), an incrementing constant in GRS parameter 1; flags
+      ``_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION | _END_WITH_WAIT_FOR_COMPLETION | _END_WITH_MEMORY_FLUSH``: the
+      culling shaders write the draw list with cached writes, and NextDispatchList is read once they retire;
+    * list 1, ``SignatureIndex`` 1 (``WLS_Draw``, graphics-class): hybrid records for two programs (``Opaque``,
+      ``AlphaTested``; a float4 tint each in the program table), a material SRV and ``_DRAW`` per secondary record,
+      an incrementing constant in GRS parameter 5; ``NextDispatchList`` 0 ends the call.
+
+    SetProgram binds the array ``ARR`` (``D3D12_PROGRAM_TYPE_WORK_LIST1``) with two bindings: pBindings[0] the
+    culling program table (packed by :func:`d3d12wl.packers.pack_program_table`, 32-byte slots), pBindings[1] the
+    draw program table (placed by the builder, 48-byte slots).  The capture holds the memory as each list reads it:
+    the draw list as the culling pass publishes it (the executor runs no shaders)."""
+    objects = description.load(json.loads(TIER2_OBJECTS.read_text(encoding="utf-8")))
+    pcs_cull = objects.program_command_signatures["PCS_Cull"]
+    pcs_draw = objects.program_command_signatures["PCS_Draw"]
+    array = objects.work_list_signature_arrays["ARR"]
+    cull_index = next(i for i, s in enumerate(array.pSignatures) if pcs_cull in s.pProgramCommandSignatures)
+    draw_index = next(i for i, s in enumerate(array.pSignatures) if pcs_draw in s.pProgramCommandSignatures)
+
+    batch_srv, batch_objects = (np.array(c, dtype=np.uint64) for c in zip(*CULL_BATCHES))
+    cull = DispatchListSpec(
+        pcs_cull,
+        {"ProgramTableIndex": np.zeros(len(CULL_BATCHES), dtype=np.uint32),  # slot 0 of the culling table: Cull
+         "arg1_ShaderResourceView": batch_srv,
+         "arg2_Dispatch.ThreadGroupCountX": (batch_objects + THREADS_PER_GROUP - 1) // THREADS_PER_GROUP,
+         "arg2_Dispatch.ThreadGroupCountY": 1, "arg2_Dispatch.ThreadGroupCountZ": 1},
+        flags=_flags("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION",
+                     "END_WITH_WAIT_FOR_COMPLETION", "END_WITH_MEMORY_FLUSH"),
+        signature_index=cull_index)
+    draws = [d for *_, ds in DRAW_PROGRAMS for d in ds]
+    material, vertex_count, start_vertex = (np.array(c, dtype=np.uint64) for c in zip(*draws))
+    draw = DispatchListSpec(
+        pcs_draw,
+        {"ProgramTableIndex": np.array([slot for _, slot, _, _ in DRAW_PROGRAMS], dtype=np.uint32)},
+        {"arg0_ShaderResourceView": material, "arg2_Draw.VertexCountPerInstance": vertex_count,
+         "arg2_Draw.InstanceCount": 1, "arg2_Draw.StartVertexLocation": start_vertex,
+         "arg2_Draw.StartInstanceLocation": 0},
+        np.array([len(ds) for *_, ds in DRAW_PROGRAMS], dtype=np.uint32),
+        signature_index=draw_index)
+    assert [slot for _, slot, _, _ in DRAW_PROGRAMS] == list(range(len(DRAW_PROGRAMS)))
+    draw_table = ProgramTableSpec(
+        pcs_layout(pcs_draw),
+        {"ProgramIdentifier": [objects.programs[name].Identifier for name, *_ in DRAW_PROGRAMS],
+         "arg3_InlineRootParameter": np.array([tint for _, _, tint, _ in DRAW_PROGRAMS], dtype=np.float32)
+         .view(np.uint32)})
+    wl = build_work_list([cull, draw], base_va=TIER2_WORK_LIST_VA, program_table=draw_table, tier=2)
+
+    cull_table = packers.pack_program_table(objects.programs["Cull"],
+                                            {"ProgramIdentifier": [objects.programs["Cull"].Identifier]})
+    cull_binding = ProgramTableBinding(
+        GpuVirtualAddressRangeAndStride(TIER2_CULL_TABLE_VA, cull_table.nbytes, cull_table.nbytes), 1)
+    table_type = abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
+    bindings = [WorkListBinding(table_type, ProgramTableBinding()) for _ in array.pSignatures]
+    bindings[cull_index] = WorkListBinding(table_type, cull_binding)
+    bindings[draw_index] = WorkListBinding(table_type, wl.program_table_binding())
+    grs = pcs_cull.pGlobalRootSignature
+    assert grs is not None and grs is pcs_draw.pGlobalRootSignature  # Uniformity constraint 1
+    frame = RootArgument("descriptor", value=TIER2_FRAME_CONSTANTS_VA)
+    state = CommandListState(
+        program=SetProgramDesc(Type=abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1"),
+                               WorkList1=SetWorkListDesc1(array, bindings)),
+        graphics_root_signature=grs,
+        compute_root_signature=grs,
+        # GRS parameter 3 (u0): the buffer the culling shaders write the draw list into
+        compute_root_arguments={0: frame, 3: RootArgument("descriptor", value=wl.base_va)},
+        graphics_root_arguments={0: frame},
+    )
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_2"), DispatchRaysSupported=False)
+    capture = wl.to_capture(objects, state=state, device=device)
+    capture.memory = wl.memory(name="work list (DispatchList1 inputs, draw program table, lists)")
+    capture.memory.map(TIER2_CULL_TABLE_VA, cull_table.tobytes(), name="culling program table")
+    assert capture.call.MaxGraphicsPrimaryLists == 1  # one graphics-class list in the chain
+    return capture
+
+
+EXAMPLES: dict[str, tuple[Callable[[], Capture], Path]] = {
+    "culling": (build, OUT),
+    "execute_indirect": (build_execute_indirect, EI_OUT),
+    "tier2_chain": (build_tier2_chain, TIER2_OUT),
+}
+
+
 def render(capture: Capture) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         data = capture_to_dict(capture, Path(tmp), inline_limit=1 << 20)
@@ -223,19 +422,28 @@ def render(capture: Capture) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if the committed file differs")
-    parser.add_argument("-o", "--output", type=Path, default=OUT)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a committed file differs")
+    parser.add_argument("--example", choices=sorted(EXAMPLES), action="append",
+                        help="only this example (repeatable; default: all)")
+    parser.add_argument("-o", "--output", type=Path, help="write (or check) this file instead (one --example)")
     args = parser.parse_args(argv)
-    text = render(build())
-    if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
-            print(f"{args.output} is out of date: run tools/make_example_capture.py", file=sys.stderr)
-            return 1
-        return 0
-    args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output} ({len(text.encode())} bytes)")
-    return 0
+    names = args.example or list(EXAMPLES)
+    if args.output is not None and len(names) != 1:
+        parser.error("--output needs exactly one --example")
+    status = 0
+    for name in names:
+        make, out = EXAMPLES[name]
+        out = args.output or out
+        text = render(make())
+        if args.check:
+            current = out.read_text(encoding="utf-8") if out.exists() else ""
+            if current != text:
+                print(f"{out} is out of date: run tools/make_example_capture.py", file=sys.stderr)
+                status = 1
+            continue
+        out.write_text(text, encoding="utf-8")
+        print(f"wrote {out} ({len(text.encode())} bytes)")
+    return status
 
 
 if __name__ == "__main__":
