@@ -322,8 +322,11 @@ class ABI:
         if name not in self._enums:
             prefix = self.enum_prefix(name)
             members = [(m[len(prefix) :], v) for m, v in self.enum_members(name).items()]
-            base = _enum.IntFlag if self.is_flag_enum(name) else _enum.IntEnum
-            self._enums[name] = base(name, members)  # type: ignore[assignment]
+            # (mypy reads the functional Enum API with a non-literal class name as an instance, not a class)
+            if self.is_flag_enum(name):
+                self._enums[name] = _enum.IntFlag(name, members)  # type: ignore[assignment]
+            else:
+                self._enums[name] = _enum.IntEnum(name, members)  # type: ignore[assignment]
         return self._enums[name]
 
     def enums(self) -> dict[str, type[_enum.IntEnum] | type[_enum.IntFlag]]:
@@ -393,7 +396,7 @@ class ABI:
 
 def _load_native() -> ModuleType:
     try:
-        from d3d12wl import _native  # type: ignore[attr-defined]
+        from d3d12wl import _native  # type: ignore[attr-defined]  # the cffi-built extension has no stub
     except ImportError as exc:  # pragma: no cover - depends on the install
         import d3d12wl
 
