@@ -115,6 +115,13 @@ class Arg:
     binding: str | None
 
     @property
+    def wl(self) -> WorkListArgumentDesc:
+        """The desc of a Work Lists arg (a program command signature's; decode_args asserts it): FixedDispatch,
+        InlineRootParameter and InlineStaticSampler exist only there."""
+        assert isinstance(self.desc, WorkListArgumentDesc)
+        return self.desc
+
+    @property
     def has_root_parameter(self) -> bool:
         """The type's payload carries a RootParameterIndex (so Binding is meaningful for it)."""
         return self.info is not None and bool(self.info.root_parameter_types)

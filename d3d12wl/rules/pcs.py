@@ -172,7 +172,7 @@ def _check_fixed_dispatch(sink: Sink, args: list[Arg], caps: DeviceCaps) -> None
     for a in args:
         if a.type != "FIXED_DISPATCH":
             continue
-        fd = a.desc.FixedDispatch
+        fd = a.wl.FixedDispatch
         dims = {"ThreadGroupCountX": fd.ThreadGroupCountX, "ThreadGroupCountY": fd.ThreadGroupCountY,
                 "ThreadGroupCountZ": fd.ThreadGroupCountZ}
         one_d = fd.ThreadGroupCountY == 1 and fd.ThreadGroupCountZ == 1
@@ -230,7 +230,7 @@ def synthesized_slots(args: list[Arg]) -> list[list[Arg]]:
     slots: dict[tuple[int, int, int], list[Arg]] = {}
     for a in args:
         if a.type == "INLINE_ROOT_PARAMETER":
-            key = inline_slot_key(a.desc.InlineRootParameter.RootParameter)
+            key = inline_slot_key(a.wl.InlineRootParameter.RootParameter)
             if key is not None:
                 slots.setdefault(key, []).append(a)
     return list(slots.values())
@@ -244,7 +244,7 @@ def _check_rule_23(sink: Sink, args: list[Arg]) -> None:
     visibility_all = enum_value("D3D12_SHADER_VISIBILITY", "D3D12_SHADER_VISIBILITY_ALL")
     for a in args:
         if a.type == "INLINE_ROOT_PARAMETER":
-            irp = a.desc.InlineRootParameter
+            irp = a.wl.InlineRootParameter
             rp = irp.RootParameter
             ptype = parameter_type(rp)
             if ptype is None:
@@ -266,7 +266,7 @@ def _check_rule_23(sink: Sink, args: list[Arg]) -> None:
             elif irp.DestOffsetIn32BitValues or irp.Num32BitValuesToSet:
                 sink.arg(a.index, "_INLINE_ROOT_PARAMETER", "DestOffsetIn32BitValues and Num32BitValuesToSet must be 0 "
                          f"for ParameterType {ptype}", "InlineRootParameter")
-        elif a.type == "INLINE_STATIC_SAMPLER" and a.desc.InlineStaticSampler.ShaderVisibility != visibility_all:
+        elif a.type == "INLINE_STATIC_SAMPLER" and a.wl.InlineStaticSampler.ShaderVisibility != visibility_all:
             sink.arg(a.index, "_INLINE_STATIC_SAMPLER", "ShaderVisibility must be D3D12_SHADER_VISIBILITY_ALL",
                      "InlineStaticSampler.ShaderVisibility")
 
@@ -274,7 +274,7 @@ def _check_rule_23(sink: Sink, args: list[Arg]) -> None:
         if len(slot) < 2:
             continue
         first = slot[0]
-        rp0 = first.desc.InlineRootParameter.RootParameter
+        rp0 = first.wl.InlineRootParameter.RootParameter
         if parameter_type(rp0) != "32BIT_CONSTANTS":
             for a in slot[1:]:
                 sink.arg(a.index, "rule 23(a)", f"a second INLINE_ROOT_PARAMETER for the {parameter_type(rp0)} slot "
@@ -282,12 +282,12 @@ def _check_rule_23(sink: Sink, args: list[Arg]) -> None:
                          "InlineRootParameter.RootParameter")
             continue
         for a in slot[1:]:
-            if not _same_constants_slot(a.desc.InlineRootParameter.RootParameter, rp0):
+            if not _same_constants_slot(a.wl.InlineRootParameter.RootParameter, rp0):
                 sink.arg(a.index, "rule 23(a)", "INLINE_ROOT_PARAMETER args sharing a constants slot must wrap "
                          f"identical RootParameter content (differs from pArgumentDescs[{first.index}])",
                          "InlineRootParameter.RootParameter")
-        ranges = [(a.desc.InlineRootParameter.DestOffsetIn32BitValues,
-                   a.desc.InlineRootParameter.DestOffsetIn32BitValues + a.desc.InlineRootParameter.Num32BitValuesToSet)
+        ranges = [(a.wl.InlineRootParameter.DestOffsetIn32BitValues,
+                   a.wl.InlineRootParameter.DestOffsetIn32BitValues + a.wl.InlineRootParameter.Num32BitValuesToSet)
                   for a in slot]
         if not constants_in_order(slot, ranges, adjacent=True):
             sink.arg(slot[1].index, "rule 23(f)", "INLINE_ROOT_PARAMETER args of one constants slot (pArgumentDescs "
@@ -297,7 +297,7 @@ def _check_rule_23(sink: Sink, args: list[Arg]) -> None:
     samplers: dict[tuple[int, int], Arg] = {}
     for a in args:
         if a.type == "INLINE_STATIC_SAMPLER":
-            s: StaticSamplerDesc1 = a.desc.InlineStaticSampler
+            s: StaticSamplerDesc1 = a.wl.InlineStaticSampler
             key = (s.ShaderRegister, s.RegisterSpace)
             if key in samplers:
                 sink.arg(a.index, "rule 23(b)", f"a second INLINE_STATIC_SAMPLER for register s{key[0]} space "
@@ -379,7 +379,7 @@ def _check_rule_25(sink: Sink, pcs: ProgramCommandSignature, args: list[Arg], cl
     local_args = [a for a in args if a.has_root_parameter and a.binding == "LOCAL_ROOT_SIGNATURE"]
     slots = synthesized_slots(args)
     if local_args and slots:  # rule 22 is violated too; still resolve against the synthesized signature
-        params = [slot[0].desc.InlineRootParameter.RootParameter for slot in slots]
+        params = [slot[0].wl.InlineRootParameter.RootParameter for slot in slots]
         check_root_targets(local_args, params, "the synthesized local root signature", report)
 
     slot_count = d3d12_constant("D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT")
