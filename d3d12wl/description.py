@@ -144,6 +144,15 @@ def _element_info(ftype: str) -> abi.TypeInfo | None:
         return None
 
 
+class _MemberBase(typing.TypedDict):
+    """The Member fields every kind shares (what _build_members reads off the C field)."""
+
+    name: str
+    in_c: bool
+    union: str | None
+    ctext: str | None
+
+
 _MEMBERS: dict[tuple[type, str | None], tuple[Member, ...]] = {}
 
 
@@ -168,11 +177,11 @@ def _build_members(cls: type, cinfo: abi.TypeInfo | None) -> tuple[Member, ...]:
         hint = hints[f.name]
         cf = cfields.get(f.name)
         covered.add(f.name)
-        base = {"name": f.name, "in_c": cf is not None, "union": cf.union if cf else None,
-                "ctext": cf.type if cf else None}
+        base: _MemberBase = {"name": f.name, "in_c": cf is not None, "union": cf.union if cf else None,
+                             "ctext": cf.type if cf else None}
         if typing.get_origin(hint) is list:
             (elem,) = typing.get_args(hint)
-            count = "Num" + f.name[1:]
+            count: str | None = "Num" + f.name[1:]
             if count in cfields:
                 covered.add(count)
             else:
@@ -203,6 +212,7 @@ def _build_members(cls: type, cinfo: abi.TypeInfo | None) -> tuple[Member, ...]:
             raise TypeError(f"{cls.__name__}.{f.name}: unsupported annotation {hint!r}")
     missing = set(cfields) - covered
     if missing:  # pragma: no cover - the model must mirror the C desc member for member
+        assert cinfo is not None  # (only a C type has fields)
         raise D3D12WLError(f"model class {cls.__name__} lacks C members {sorted(missing)} of {cinfo.name}")
     return tuple(out)
 
@@ -231,8 +241,8 @@ def _discriminator(obj: object) -> str:
 def _is_default(value: object) -> bool:
     if _is_named(type(value)):
         return False
-    if dataclasses.is_dataclass(value):
-        return value == type(value)()  # type: ignore[operator]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # (values are instances, never classes)
+        return value == type(value)()
     return value is None or value in (0, b"", [], bytes(32))
 
 
