@@ -170,6 +170,7 @@ def payload_of(arg: WorkListArgumentDesc | IndirectArgumentDesc, *, tight: bool 
     lives in the program-table record instead of a primary or secondary record.
     """
     info = arg_type_info(arg.type_name)
+    p: Payload | None
     if info.name == "CONSTANT":
         p = _dwords(arg.Constant.Num32BitValuesToSet, info.wl_align)
     elif info.name == "INLINE_ROOT_PARAMETER":

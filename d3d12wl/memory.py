@@ -54,7 +54,7 @@ def _as_view(data: Buffer, writable: bool) -> memoryview:
     if isinstance(data, np.ndarray):
         if not data.flags.c_contiguous:
             raise ValueError("numpy regions must be C-contiguous")
-        view = memoryview(data).cast("B")
+        view = data.data.cast("B")  # ndarray.data: memoryview(data), which numpy types as a Buffer only for 3.12+
     else:
         view = memoryview(data).cast("B")
     if writable and view.readonly:

@@ -44,10 +44,10 @@ def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[Reco
             pl = pcs_layout(pcs)
             out += [r for r in (pl.primary, pl.secondary, pl.program_table) if r is not None]
     for program in objects.programs.values():
-        pcs = program.ProgramCommandSignature
-        if pcs is None or (pcs_name is not None and pcs.name != pcs_name):
+        program_pcs = program.ProgramCommandSignature
+        if program_pcs is None or (pcs_name is not None and program_pcs.name != pcs_name):
             continue
-        own, implicit = program_table_layout(program), pcs_layout(pcs).program_table
+        own, implicit = program_table_layout(program), pcs_layout(program_pcs).program_table
         if own is not None and (implicit is None or own.fields != implicit.fields):
             out.append(own)
     if pcs_name is None:

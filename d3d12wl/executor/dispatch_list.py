@@ -173,13 +173,13 @@ def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
     if program is not None and program.Type == work_list and program.WorkList.pSignature is not None:
         return _Bound([program.WorkList.pSignature], [program.WorkList.Binding], False, False)
     if program is not None and program.Type == work_list1 and program.WorkList1.pSignatureArray is not None:
-        desc = program.WorkList1
+        desc, signature_array = program.WorkList1, program.WorkList1.pSignatureArray
         if not call.tier2:
             ctx.finding("bind-type-mismatch-dispatch-method", "Compatibility of bind type with dispatch method",
                         "an array binding (D3D12_PROGRAM_TYPE_WORK_LIST1) is bound; DispatchList (Tier 1) cannot "
                         "use it (array bindings are Tier 2 only): nothing executes")
             return None
-        sigs = list(desc.pSignatureArray.pSignatures)
+        sigs = list(signature_array.pSignatures)
         if len(desc.pBindings) != len(sigs):
             ctx.finding("num-bindings-mismatch", "D3D12_SET_WORK_LIST_DESC1",
                         f"NumBindings {len(desc.pBindings)} != pSignatureArray->NumSignatures {len(sigs)}")

@@ -122,10 +122,10 @@ class SlotBuilder:
 
     def finish(self) -> RootArgumentValue:
         if self.kind != "constants":
-            sources = [self.value_source] if self.value_source is not None else []
+            sources: list[ValueSource] = [self.value_source] if self.value_source is not None else []
             return RootArgumentValue(self.binding, self.parameter, self.kind, self.value, None, sources,
                                      self.register)
-        sources: list[ValueSource] = []
+        sources = []
         run_start = 0
         for i in range(1, len(self.dwords) + 1):
             if i == len(self.dwords) or self.dword_sources[i] is not self.dword_sources[run_start]:
@@ -234,8 +234,8 @@ class WorkListRecordContext:
                 has_ic = True
             if name in IA_TYPES:
                 value, src = self._value(i, arg, secondary, counter, system)
-                slot = arg.VertexBuffer.Slot if name == "VERTEX_BUFFER_VIEW" else None
-                ia_touched[slot] = IABinding(slot, value, src)
+                ia_slot = arg.VertexBuffer.Slot if name == "VERTEX_BUFFER_VIEW" else None
+                ia_touched[ia_slot] = IABinding(ia_slot, value, src)
                 continue
             if name in ("INLINE_ROOT_PARAMETER", "INLINE_STATIC_SAMPLER"):
                 continue

@@ -71,7 +71,7 @@ def failed(hr: int) -> bool:
 @functools.cache
 def enum(name: str) -> type[IntEnum]:
     """The IntEnum class of a C enum, values from the compiled module."""
-    return _lookup("enum", abi().enum, name)  # type: ignore[no-any-return]
+    return _lookup("enum", abi().enum, name)
 
 
 @functools.cache

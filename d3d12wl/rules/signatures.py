@@ -122,7 +122,7 @@ def check_work_list_signature(wls: WorkListSignature, caps: DeviceCaps, *,
         for member, pcs, cls in known[1:]:
             if cls is not ref_cls:
                 sink.add("Uniformity constraint 4", f"a work list signature holds program command signatures of one "
-                         f"executable class: {pcs.name!r} is {cls.value}, {ref.name!r} ({ref_member}) is "  # type: ignore[union-attr]
+                         f"executable class: {pcs.name!r} is {cls.value}, {ref.name!r} ({ref_member}) is "
                          f"{ref_cls.value}", member)
     if any(c is ExecutableClass.RAYTRACING for _, _, c in classes) and len(pcses) != 1:
         sink.add("Uniformity constraint 5", f"a raytracing-class work list signature must contain exactly one program "
