@@ -130,6 +130,25 @@ class Member:
     in_c: bool = False
     ctext: str | None = None
 
+    # the Optional fields a member's kind guarantees, for the converters (asserted, not assumed)
+    @property
+    def enum_name(self) -> str:
+        """``enum`` of an ENUM or FLAGS member."""
+        assert self.enum is not None, (self.name, self.kind)
+        return self.enum
+
+    @property
+    def model_class(self) -> type[Any]:
+        """``cls`` of a STRUCT, LIST, REF or REFLIST member."""
+        assert self.cls is not None, (self.name, self.kind)
+        return self.cls
+
+    @property
+    def c_info(self) -> abi.TypeInfo:
+        """``cinfo`` of a STRUCT or LIST member the C desc has (``in_c``)."""
+        assert self.cinfo is not None, (self.name, self.kind)
+        return self.cinfo
+
 
 def _is_named(cls: type) -> bool:
     return cls in _COLLECTION_OF
@@ -194,11 +213,11 @@ def _build_members(cls: type, cinfo: abi.TypeInfo | None) -> tuple[Member, ...]:
         elif isinstance(hint, types.UnionType):
             (target,) = [a for a in typing.get_args(hint) if a is not type(None)]
             out.append(Member(kind=STR, **base) if target is str else Member(kind=REF, cls=target, **base))
-        elif dataclasses.is_dataclass(hint):
+        elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
             nested = None
             if cf is not None:
                 nested = cf.nested or abi.type_info(cf.type)
-            out.append(Member(kind=STRUCT, cls=hint, cinfo=nested, **base))  # type: ignore[arg-type]
+            out.append(Member(kind=STRUCT, cls=hint, cinfo=nested, **base))
         elif hint is bytes:
             out.append(Member(kind=HEX, **base))
         elif hint is float:
@@ -295,32 +314,32 @@ class _Loader:
         if m.kind == FLOAT:
             return float(raw)
         if m.kind == ENUM:
-            return self.enum_value(m.enum, raw, where)  # type: ignore[arg-type]
+            return self.enum_value(m.enum_name, raw, where)
         if m.kind == FLAGS:
             if isinstance(raw, int):
                 return raw
             bits = 0
             for i, name in enumerate(raw):
-                v = self.enum_value(m.enum, name, f"{where}[{i}]")  # type: ignore[arg-type]
+                v = self.enum_value(m.enum_name, name, f"{where}[{i}]")
                 bits |= 0 if v is _BAD else v
             return bits
         if m.kind == HEX:
             return bytes.fromhex(raw)
         if m.kind == STRUCT:
-            obj = m.cls()  # type: ignore[misc]
+            obj = m.model_class()
             self.fill(obj, m.cinfo, raw, where)
             return obj
         if m.kind == LIST:
             out = []
             for i, item in enumerate(raw):
-                obj = m.cls()  # type: ignore[misc]
+                obj = m.model_class()
                 self.fill(obj, m.cinfo, item, f"{where}[{i}]")
                 out.append(obj)
             return out
         if m.kind == REF:
-            return self.ref(m.cls, raw, where)  # type: ignore[arg-type]
+            return self.ref(m.model_class, raw, where)
         if m.kind == REFLIST:
-            refs = [self.ref(m.cls, name, f"{where}[{i}]") for i, name in enumerate(raw)]  # type: ignore[arg-type]
+            refs = [self.ref(m.model_class, name, f"{where}[{i}]") for i, name in enumerate(raw)]
             return [r for r in refs if r is not _BAD]
         raise AssertionError(m.kind)  # pragma: no cover
 
@@ -418,7 +437,7 @@ def _dump_obj(obj: object, cinfo: abi.TypeInfo | None, objects: ObjectSet, where
     for m in members(type(obj), cinfo):
         value = getattr(obj, m.name)
         if m.kind == ENUM:
-            out[m.name] = _enum_json(m.enum, value)  # type: ignore[arg-type]
+            out[m.name] = _enum_json(m.enum_name, value)
             continue
         if _is_default(value):
             continue
@@ -426,7 +445,7 @@ def _dump_obj(obj: object, cinfo: abi.TypeInfo | None, objects: ObjectSet, where
         if m.kind in (INT, FLOAT, STR):
             out[m.name] = value
         elif m.kind == FLAGS:
-            out[m.name] = _flags_json(m.enum, value)  # type: ignore[arg-type]
+            out[m.name] = _flags_json(m.enum_name, value)
         elif m.kind == HEX:
             out[m.name] = value.hex()
         elif m.kind == STRUCT:
@@ -499,25 +518,25 @@ def build_schema() -> dict[str, Any]:
                 elif m.kind == FLOAT:
                     props[m.name] = {"type": "number"}
                 elif m.kind == ENUM:
-                    props[m.name] = enum_ref(m.enum)  # type: ignore[arg-type]
+                    props[m.name] = enum_ref(m.enum_name)
                 elif m.kind == FLAGS:
                     props[m.name] = {"anyOf": [_int_schema("uint32_t"),
-                                               {"type": "array", "items": enum_ref(m.enum)}]}  # type: ignore[arg-type]
+                                               {"type": "array", "items": enum_ref(m.enum_name)}]}
                 elif m.kind == STR:
                     props[m.name] = {"type": ["string", "null"]}
                 elif m.kind == HEX:
                     props[m.name] = {"type": "string", "pattern": f"^[0-9a-fA-F]{{{IDENTIFIER_HEX_DIGITS}}}$",
                                      "description": "the 32-byte D3D12_PROGRAM_IDENTIFIER as 64 hex digits"}
                 elif m.kind == STRUCT:
-                    props[m.name] = obj_ref(m.cls, m.cinfo)  # type: ignore[arg-type]
+                    props[m.name] = obj_ref(m.model_class, m.cinfo)
                 elif m.kind == LIST:
-                    props[m.name] = {"type": "array", "items": obj_ref(m.cls, m.cinfo)}  # type: ignore[arg-type]
+                    props[m.name] = {"type": "array", "items": obj_ref(m.model_class, m.cinfo)}
                 elif m.kind == REF:
                     props[m.name] = {"type": ["string", "null"],
-                                     "description": f"name of an object in {_COLLECTION_OF[m.cls]}"}  # type: ignore
+                                     "description": f"name of an object in {_COLLECTION_OF[m.model_class]}"}
                 elif m.kind == REFLIST:
                     props[m.name] = {"type": "array", "items": {"type": "string"},
-                                     "description": f"names of objects in {_COLLECTION_OF[m.cls]}"}  # type: ignore
+                                     "description": f"names of objects in {_COLLECTION_OF[m.model_class]}"}
             defs[key] = {"type": "object", "additionalProperties": False, "properties": props}
             if cinfo is not None and not cinfo.name.startswith("struct"):
                 defs[key]["description"] = cinfo.name
@@ -668,12 +687,12 @@ class _CWriter:
             if m.kind in _SCALARS:
                 setattr(c, m.name, value)
             elif m.kind == STRUCT:
-                self.fill(getattr(c, m.name), value, m.cinfo, path)  # type: ignore[arg-type]
+                self.fill(getattr(c, m.name), value, m.c_info, path)
             elif m.kind == LIST:
                 arr = abi.ffi.new(abi.ffi.getctype(_ptr_type(c, m.name).item, "[]"), len(value))
                 self.keepalive.append(arr)
                 for i, item in enumerate(value):
-                    self.fill(arr[i], item, m.cinfo, f"{path}[{i}]")  # type: ignore[arg-type]
+                    self.fill(arr[i], item, m.c_info, f"{path}[{i}]")
                 setattr(c, m.name, arr if value else abi.ffi.NULL)
             elif m.kind == REF:
                 setattr(c, m.name, self.ptr(_ptr_type(c, m.name), value))
@@ -703,7 +722,7 @@ def to_cffi(obj: object, *, ctype: str | None = None, registry: HandleRegistry |
     writer.fill(desc.cdata[0], obj, cinfo, where)
     for m in members(cls, cinfo):
         if m.kind == REF and not m.in_c:
-            iface = {RootSignature: "ID3D12RootSignature *"}[m.cls]  # type: ignore[index]
+            iface = {RootSignature: "ID3D12RootSignature *"}[m.model_class]
             desc.extras[m.name] = writer.ptr(abi.ffi.typeof(iface), getattr(obj, m.name))
     return desc
 
@@ -729,7 +748,7 @@ class _CReader:
                 continue
             path = _path(where, m.name)
             if m.kind == STRUCT:
-                setattr(obj, m.name, self.read(getattr(c, m.name), m.cls, m.cinfo, path))  # type: ignore[arg-type]
+                setattr(obj, m.name, self.read(getattr(c, m.name), m.model_class, m.c_info, path))
                 continue
             if m.kind == REF:
                 setattr(obj, m.name, self.ref(getattr(c, m.name), path))
@@ -739,7 +758,7 @@ class _CReader:
             if n and arr == abi.ffi.NULL:
                 raise DescriptionError(f"{m.count} is {n} but {m.name} is NULL", where=path)
             if m.kind == LIST:
-                setattr(obj, m.name, [self.read(arr[i], m.cls, m.cinfo, f"{path}[{i}]")  # type: ignore[arg-type]
+                setattr(obj, m.name, [self.read(arr[i], m.model_class, m.c_info, f"{path}[{i}]")
                                       for i in range(n)])
             else:
                 setattr(obj, m.name, [self.ref(arr[i], f"{path}[{i}]") for i in range(n)])
