@@ -132,8 +132,12 @@ class Arg:
 
     @property
     def rpi_member(self) -> str:
+        return self.payload_member("RootParameterIndex")
+
+    def payload_member(self, member: str) -> str:
+        """The member path of ``member`` of the arg's payload (its union member; an arg type that has one)."""
         assert self.info is not None and self.info.union_member is not None
-        return f"{self.info.union_member}.RootParameterIndex"
+        return f"{self.info.union_member}.{member}"
 
     @property
     def is_inline_lrs(self) -> bool:
@@ -236,8 +240,8 @@ def shared_root_parameters(args: list[Arg]) -> Iterator[tuple[int, list[Arg], li
     for rpi, group in groups.items():
         if len(group) < 2:
             continue
-        ranges = [a.dword_range() for a in group]
-        yield rpi, group, None if None in ranges else ranges  # type: ignore[misc]
+        ranges = [r for a in group if (r := a.dword_range()) is not None]
+        yield rpi, group, ranges if len(ranges) == len(group) else None
 
 
 def constants_in_order(group: list[Arg], ranges: list[tuple[int, int]], *, adjacent: bool) -> bool:

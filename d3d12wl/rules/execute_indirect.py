@@ -56,9 +56,9 @@ def check_command_signature(cs: CommandSignature) -> list[Violation]:
 
     vbs = [a for a in args if a.type == "VERTEX_BUFFER_VIEW"]
     ibs = [a for a in args if a.type == "INDEX_BUFFER_VIEW"]
-    if cls is not None and cls is not ExecutableClass.GRAPHICS:
+    if trigger is not None and cls is not None and cls is not ExecutableClass.GRAPHICS:  # (a class: a trigger)
         for a in vbs + ibs:
-            sink.arg(a.index, _v(12), f"a dispatch command signature ({trigger.type}) cannot change VB or IB "  # type: ignore[union-attr]
+            sink.arg(a.index, _v(12), f"a dispatch command signature ({trigger.type}) cannot change VB or IB "
                      "bindings", "Type")
     elif trigger is not None:
         for a in ibs:
@@ -141,7 +141,9 @@ def _check_root_arguments(sink: Sink, cs: CommandSignature, rooted: list[Arg]) -
             continue
         if ptype == "32BIT_CONSTANTS":
             size = params[rpi].Constants.Num32BitValues
-            start, end = a.dword_range()  # type: ignore[misc]
+            dwords = a.dword_range()
+            assert dwords is not None  # only CONSTANT and INCREMENTING_CONSTANT target 32BIT_CONSTANTS parameters
+            start, end = dwords
             if end > size:
                 sink.arg(a.index, _v(14), f"DWORDs [{start}, {end}) exceed the {size} constants of parameter {rpi}",
                          f"{a.info.union_member}.DestOffsetIn32BitValues")

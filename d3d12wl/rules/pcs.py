@@ -326,7 +326,7 @@ def _check_rule_24(sink: Sink, args: list[Arg]) -> None:
                 sink.arg(group[1].index, "rule 24(c)", f"args updating constants slot ({scope}, {rpi}) (pArgumentDescs "
                          f"{[a.index for a in group]}, DWORD ranges {ranges}) must be adjacent, in ascending "
                          "DestOffsetIn32BitValues order, without overlap",
-                         f"{group[1].info.union_member}.DestOffsetIn32BitValues")  # type: ignore[union-attr]
+                         group[1].payload_member("DestOffsetIn32BitValues"))
 
 
 def check_root_targets(args: list[Arg], params: list[RootParameter1], what: str,

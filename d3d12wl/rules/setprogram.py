@@ -58,11 +58,11 @@ def _check_binding(sink: Sink, binding: WorkListBinding, wls: WorkListSignature 
                  f"{member}.Type")
         return
     cls = _signature_class(wls) if wls is not None else None
-    if cls is not None:
+    if wls is not None and cls is not None:
         want = "RAYTRACING" if cls is ExecutableClass.RAYTRACING else "PROGRAM_TABLE"
         if kind != want:
             sink.add("rule 17", f"binding Type {kind} does not match the {cls.value.lower()}-class signature "
-                     f"{wls.name!r} (needs {want})", f"{member}.Type")  # type: ignore[union-attr]
+                     f"{wls.name!r} (needs {want})", f"{member}.Type")
     if kind == "RAYTRACING":
         if not caps.DispatchRaysSupported:
             sink.add("rule 16", "a RAYTRACING binding requires D3D12_FEATURE_DATA_WORK_LISTS::DispatchRaysSupported",

@@ -46,8 +46,8 @@ def _binding_set(cls: ExecutableClass) -> str:
 def updated_global_parameters(pcs: ProgramCommandSignature) -> frozenset[int]:
     """RootParameterIndex values of the global root signature this PCS updates (rule 8)."""
     args = decode_args(pcs.pArgumentDescs, Sink(PCS_KIND, pcs.name))
-    return frozenset(a.root_parameter_index for a in args  # type: ignore[misc]
-                     if a.has_root_parameter and a.binding == "GLOBAL_ROOT_SIGNATURE")
+    return frozenset(rpi for a in args
+                     if a.binding == "GLOBAL_ROOT_SIGNATURE" and (rpi := a.root_parameter_index) is not None)
 
 
 def touched_ia(pcs: ProgramCommandSignature) -> tuple[frozenset[int], bool]:
@@ -59,15 +59,13 @@ def touched_ia(pcs: ProgramCommandSignature) -> tuple[frozenset[int], bool]:
 
 def check_uniformity(sink: Sink, members: Sequence[tuple[str, ProgramCommandSignature]]) -> None:
     """Rules 7, 8 and 9 over the PCSes ``members`` (member path, PCS) used together in one DispatchList call."""
-    grs_members = [(m, p) for m, p in members if p.pGlobalRootSignature is not None]
+    grs_members = [(m, p, p.pGlobalRootSignature) for m, p in members if p.pGlobalRootSignature is not None]
     if grs_members:
-        ref_member, ref = grs_members[0]
-        shared = ref.pGlobalRootSignature
-        assert shared is not None
-        for member, pcs in grs_members[1:]:
-            if pcs.pGlobalRootSignature is not shared:
+        ref_member, ref, shared = grs_members[0]
+        for member, pcs, grs in grs_members[1:]:
+            if grs is not shared:
                 sink.add("rule 7", f"program command signature {pcs.name!r} references global root signature "
-                         f"{pcs.pGlobalRootSignature.name!r}, but the shared one (from {ref_member}, "  # type: ignore[union-attr]
+                         f"{grs.name!r}, but the shared one (from {ref_member}, "
                          f"{ref.name!r}) is {shared.name!r}", member)
     first: dict[str, tuple[str, ProgramCommandSignature, frozenset[int]]] = {}
     first_ia: tuple[str, ProgramCommandSignature, tuple[frozenset[int], bool]] | None = None
