@@ -178,9 +178,12 @@ class _Packer:
         self.pos = start
         self.fields: list[LayoutField] = []
 
-    def place(self, name: str, payload: Payload, role: str, **kw: object) -> None:
+    def place(self, name: str, payload: Payload, role: str, *, arg: int | None = None, parameter: int | None = None,
+              source: str | None = None, dword_offset: int | None = None, arg_type: str | None = None) -> None:
         offset = round_up(self.pos, payload.align)
-        self.fields.append(LayoutField(name, offset, payload.size, payload.ctype, role, payload.count, **kw))  # type: ignore[arg-type]
+        self.fields.append(LayoutField(name, offset, payload.size, payload.ctype, role, payload.count, arg=arg,
+                                       parameter=parameter, source=source, dword_offset=dword_offset,
+                                       arg_type=arg_type))
         self.pos = offset + payload.size
 
 

@@ -136,10 +136,13 @@ def check_silent_when_not_enabled(factory: DriverFactory) -> CheckResult:
     """"If the runtime does not enable the extended feature on a device, the driver must not generate
     driver-reported messages on that device" -- app off, debug layer off, registry force-off."""
     name, section = "silent_when_not_enabled", "Enabling the feature"
-    cases = {"toggle off": {"toggle": False}, "debug layer off": {"debug": False},
-             "registry force-off": {"registry": RegistryOverlay.force_off()}}
-    for label, kwargs in cases.items():
-        device = _device(factory, **kwargs)  # type: ignore[arg-type]
+    cases: dict[str, Callable[[], Device]] = {
+        "toggle off": lambda: _device(factory, toggle=False),
+        "debug layer off": lambda: _device(factory, debug=False),
+        "registry force-off": lambda: _device(factory, registry=RegistryOverlay.force_off()),
+    }
+    for label, make_device in cases.items():
+        device = make_device()
         _workload(device)
         if device.reports:
             return CheckResult(name, section, "fail", f"{label}: {len(device.reports)} report call(s)")
