@@ -27,7 +27,8 @@ from d3d12wl.trace import Trace
 ADDRESS_TYPES = frozenset({"D3D12_GPU_VIRTUAL_ADDRESS", "D3D12_GPU_DESCRIPTOR_HANDLE"})
 #: Members shown in hex whatever their declared type (GPU VAs spelled UINT64 in some structs).
 ADDRESS_MEMBERS = frozenset({"StartAddress", "BufferLocation", "NextDispatchList", "SecondaryRecords", "ptr",
-                             "DispatchListInput", "ArgumentBuffer", "CountBuffer"})
+                             "DispatchListInput", "ArgumentBuffer", "CountBuffer",
+                             "next"})  # the trace's continuation: the NextDispatchList it read
 HEX_BYTES_PER_LINE = 16
 
 
@@ -41,8 +42,21 @@ def as_float(dword: int) -> float:
     return float(f"{struct.unpack('<f', struct.pack('<I', dword & 0xFFFFFFFF))[0]:.7g}")
 
 
+def looks_like_floats(values: Sequence[int]) -> bool:
+    """DWORDs worth reading as IEEE-754 singles: each is +-0 or a normal float (a small integer such as a counter
+    or an index is a denormal, a reading of which would only mislead), and not all are zero."""
+    def normal_or_zero(v: int) -> bool:
+        exponent = (v >> 23) & 0xFF
+        return v & 0x7FFFFFFF == 0 or 0 < exponent < 0xFF
+
+    return bool(values) and all(normal_or_zero(v) for v in values) and any(v & 0x7FFFFFFF for v in values)
+
+
 def _float_text(values: Sequence[int]) -> str:
-    return "(" + ", ".join(f"{as_float(v):g}" for v in values) + ")"
+    """``  = float (1, 0.5)`` when :func:`looks_like_floats`, else nothing."""
+    if not looks_like_floats(values):
+        return ""
+    return "  = float (" + ", ".join(f"{as_float(v):g}" for v in values) + ")"
 
 
 def _is_enum(ctype: str) -> bool:
@@ -93,7 +107,7 @@ def format_value(value: Any, ctype: str | None = None, name: str = "") -> str:
         return "{" + ", ".join(f"{k}={format_value(v, subs.get(k), k)}" for k, v in value.items()) + "}"
     if isinstance(value, list | tuple):
         if all(isinstance(v, int) for v in value) and (ctype in (None, "UINT", "uint32_t")):
-            return " ".join(f"0x{v:08x}" for v in value) + f"  = float {_float_text(value)}"
+            return " ".join(f"0x{v:08x}" for v in value) + _float_text(value)
         return "[" + ", ".join(format_value(v, ctype) for v in value) + "]"
     if isinstance(value, bool) or not isinstance(value, int):
         return str(value)
@@ -227,7 +241,7 @@ def _tail_rows(tail: dict[str, Any], layout: RecordLayout | None) -> list[dict[s
         v = row["value"]
         if isinstance(v, list) and all(isinstance(x, int) for x in v):
             row["dwords"] = [f"0x{x:08x}" for x in v]
-            row["floats"] = [as_float(x) for x in v]
+            row["floats"] = [as_float(x) for x in v] if looks_like_floats(v) else None
     return rows
 
 
@@ -393,13 +407,14 @@ def _execution_view(ex: dict[str, Any]) -> dict[str, Any]:
             text = " ".join("?" if v is None else f"0x{v:08x}" for v in values)
             known = [v for v in values if v is not None]
             if len(known) == len(values) and values:
-                text += f"  = float {_float_text(known)}"
+                text += _float_text(known)
         elif ra.get("value") is not None:
             text = f"0x{ra['value']:x}"
         else:
             text = "-"
         ras.append({**{k: ra.get(k) for k in ("binding", "parameter", "kind", "register", "value", "values")},
-                    "floats": [as_float(v) for v in values] if values and None not in values else None,
+                    "floats": [as_float(v) for v in values] if values and None not in values
+                    and looks_like_floats(values) else None,
                     "text": text, "origin": _source_text(ra.get("sources", []))})
     ev["root_arguments"] = ras
     ev["ia"] = [{"slot": ia.get("slot"), "fields": ia.get("fields"),

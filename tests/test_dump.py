@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from d3d12wl import render
 from d3d12wl.capture import load_capture
 from d3d12wl.cli import main
 from d3d12wl.executor import execute
@@ -168,6 +169,16 @@ def test_unmapped_bytes_show_as_question_marks(capsys: pytest.CaptureFixture[str
 def test_as_float_prints_float32_values_readably() -> None:
     assert as_float(0x3F333333) == 0.7
     assert as_float(0x3F800000) == 1.0
+
+
+def test_dwords_read_as_floats_only_when_they_look_like_floats() -> None:
+    """The tint's DWORDs (the culling example's float4) read as floats; integers such as an incrementing
+    constant's 0, 1, 2 or a root constant 100 are denormals as floats and are shown as DWORDs only."""
+    assert render.looks_like_floats([0x3F800000, 0, 0, 0x3F800000])
+    assert not render.looks_like_floats([0, 1, 2]) and not render.looks_like_floats([100])
+    assert not render.looks_like_floats([0, 0]) and not render.looks_like_floats([0x7F800000])  # zeros, infinity
+    assert render.format_value([0, 1, 2]) == "0x00000000 0x00000001 0x00000002"
+    assert render.format_value([0x3F000000]).endswith("= float (0.5)")
 
 
 def test_missing_capture_is_an_error_not_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
