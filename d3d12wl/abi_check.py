@@ -28,6 +28,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 from d3d12wl.abi import ABI
 from d3d12wl.errors import ABIError
@@ -122,7 +123,7 @@ def compile_headers(headers: dict[str, str], workdir: Path) -> ABI:
     return _compiled[key]
 
 
-def _import_build_ffi():  # noqa: ANN202 - a module
+def _import_build_ffi() -> ModuleType:
     from d3d12wl import _ffi_builder
 
     return _ffi_builder

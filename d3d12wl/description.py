@@ -369,7 +369,7 @@ class _Loader:
 _BAD = object()
 
 
-def _read(data: dict | str | Path) -> dict:
+def _read(data: dict[str, Any] | str | Path) -> dict[str, Any]:
     if isinstance(data, dict):
         return data
     if isinstance(data, str) and data.lstrip().startswith("{"):
@@ -389,7 +389,7 @@ def _read(data: dict | str | Path) -> dict:
     return parsed
 
 
-def load(data: dict | str | Path, *, ignore_keys: Collection[str] = ()) -> ObjectSet:
+def load(data: dict[str, Any] | str | Path, *, ignore_keys: Collection[str] = ()) -> ObjectSet:
     """An :class:`ObjectSet` from a JSON description (a dict, JSON text, or a file path).
 
     ``ignore_keys``: top-level keys that are not description collections (a capture's ``memory``, ``state``, ...).

@@ -17,7 +17,7 @@ from pathlib import Path
 from d3d12wl import abi, abi_check, abi_report
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "abi",
         help="ABI report of the compiled headers; `abi check` runs the ABI truth checks",

@@ -23,7 +23,7 @@ from d3d12wl.layout import RecordLayout, command_layout, pcs_layout, program_tab
 from d3d12wl.model import ObjectSet
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("codegen", help="C / HLSL structs for the records of a description",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("description", metavar="SIG.json", help="a JSON description (design.md format)")

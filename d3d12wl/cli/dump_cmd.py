@@ -29,7 +29,7 @@ from d3d12wl.render import dump_view, render_text
 EXAMPLE = "examples/culling_capture.json"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("dump", help="print what a captured call executes (headers, records, executions, "
                                            "findings)", description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -33,7 +33,7 @@ from d3d12wl.layout import (
 from d3d12wl.model import ObjectSet
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("layout", help="byte layout of every record a description implies",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("description", metavar="SIG.json", help="a JSON description (design.md format)")

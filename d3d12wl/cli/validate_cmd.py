@@ -12,7 +12,7 @@ from d3d12wl.state import DeviceCaps
 _TIERS = {"1": "D3D12_WORK_LISTS_TIER_1", "2": "D3D12_WORK_LISTS_TIER_2"}
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "validate", help="check a JSON description against the creation-time rules",
         description="Check every object of a JSON description (design.md, 'The JSON description of objects') against "

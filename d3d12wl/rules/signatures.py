@@ -12,6 +12,7 @@ Signature array: Tier 2 only, NumSignatures >= 1, rules 7-9 across the union of 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from d3d12wl.model import ExecutableClass, ProgramCommandSignature, WorkListSignature, WorkListSignatureArray
 from d3d12wl.rules._common import (
@@ -27,8 +28,10 @@ from d3d12wl.rules._common import (
 from d3d12wl.rules.pcs import check_program_command_signature
 from d3d12wl.state import DeviceCaps
 
+_T = TypeVar("_T")
 
-def _distinct(items: Sequence[object]) -> list:
+
+def _distinct(items: Sequence[_T]) -> list[_T]:
     seen: set[int] = set()
     out = []
     for item in items:
