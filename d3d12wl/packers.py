@@ -429,6 +429,8 @@ def _count(rows: list[tuple[str, int | None]], count: int | None, what: str) -> 
                 raise PackError(f"column {path!r} has {r} values, expected {n}", where=what)
     if n is None:
         raise PackError("every column is a single value: pass count= to say how many records", where=what)
+    if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 0:
+        raise PackError(f"count must be a non-negative integer, not {n!r}", where=what)
     return int(n)
 
 
@@ -500,7 +502,7 @@ def _scatter(plan: _Plan, stride: int, n: int, kernel_columns: list[Any], arrays
              values: list[Any], out: np.ndarray | None, what: str) -> np.ndarray:
     """The one kernel call: ``kernel_columns`` (then the plan's zeroing columns) into ``n`` records of ``stride``
     bytes, with the plan's checks; the first failure raises PackError."""
-    buf = np.empty(n * stride, dtype=np.uint8) if out is None else _output(out, n * stride, what)
+    buf = _allocate(n * stride, what, zeroed=False) if out is None else _output(out, n * stride, what)
     if n == 0:
         return buf
     kernel_columns.extend(plan.zeros)
@@ -565,9 +567,18 @@ def _bad_rows(path: str, got: int, n: int, what: str) -> np.ndarray:
     raise PackError(f"column {path!r} has {got} values, expected {n}", where=what)
 
 
+def _allocate(nbytes: int, what: str, *, zeroed: bool) -> np.ndarray:
+    """A new output buffer; a count too large to allocate (a hostile or corrupt count) is a PackError naming the
+    size, not a bare MemoryError."""
+    try:
+        return np.zeros(nbytes, dtype=np.uint8) if zeroed else np.empty(nbytes, dtype=np.uint8)
+    except (MemoryError, ValueError) as exc:
+        raise PackError(f"cannot allocate {nbytes:,} bytes of output ({exc})", where=what) from None
+
+
 def _output(out: np.ndarray | None, nbytes: int, what: str) -> np.ndarray:
     if out is None:
-        return np.zeros(nbytes, dtype=np.uint8)
+        return _allocate(nbytes, what, zeroed=True)
     if not isinstance(out, np.ndarray) or out.dtype != np.uint8 or out.ndim != 1 or not out.flags.c_contiguous:
         raise PackError("out= must be a 1-D C-contiguous uint8 array", where=what)
     if not out.flags.writeable:

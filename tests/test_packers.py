@@ -721,3 +721,12 @@ def test_kernel_is_compiled_into_the_extension_not_the_headers() -> None:
     assert hasattr(abi.default.lib, "d3d12wl_scatter_columns")
     assert hasattr(abi.default.lib, "d3d12wl_gather_columns")
     assert not any("d3d12wl_column" in text for text in abi.header_texts().values())
+
+
+@pytest.mark.parametrize("count", [10**15, 10**30, -1, 2.5, True])
+def test_hostile_or_malformed_count_is_a_pack_error(count: object) -> None:
+    """Bad input gets a clear error naming where and why: a count read from a corrupt buffer (too large to
+    allocate, negative, not an integer) raises PackError, never a bare MemoryError or ValueError."""
+    columns = {"arg0_ShaderResourceView": 0, "arg1_Draw": bytes(16)}
+    with pytest.raises(PackError, match="secondary records of 'PCS'"):
+        pack_secondary_records(culling(), columns, count=count)  # type: ignore[arg-type]
