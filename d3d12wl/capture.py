@@ -27,12 +27,15 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import mmap
 import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+import numpy as np
 
 from d3d12wl import abi
 from d3d12wl.errors import CaptureError, D3D12WLError
@@ -290,9 +293,21 @@ def _read_memory(value: Any, where: str, base_dir: Path | None) -> GpuMemory:
             if source == "file":
                 _map_file_region(memory, r, rw, name, base, writable, base_dir)
                 continue
+            if source == "zeros":
+                size = _uint(r["zeros"], _member(rw, "zeros"), 64)
+                if base + size > VA_LIMIT:
+                    raise _fail(_member(rw, "base"), f"region {name!r} (+{size} bytes) leaves the 64-bit VA space")
+                # anonymous memory is zero-filled and committed page by page as it is touched, so a large scratch
+                # region costs only what a validator writes
+                try:
+                    zeros: mmap.mmap | bytearray = mmap.mmap(-1, size) if size else bytearray()
+                except (OSError, OverflowError, ValueError) as exc:
+                    raise _fail(_member(rw, "zeros"), f"cannot reserve {size:,} bytes: {exc}") from None
+                memory.map(base, zeros, name=name, writable=writable)
+                continue
             if source == "hex":
                 data = _hex_bytes(r["hex"], _member(rw, "hex"))
-            elif source == "base64":
+            else:
                 text = r["base64"]
                 if not isinstance(text, str):
                     raise _fail(_member(rw, "base64"), f"expected a base64 string, got {_kind(text)}")
@@ -300,8 +315,6 @@ def _read_memory(value: Any, where: str, base_dir: Path | None) -> GpuMemory:
                     data = base64.b64decode(text, validate=True)
                 except (binascii.Error, ValueError):
                     raise _fail(_member(rw, "base64"), "not valid base64") from None
-            else:
-                data = bytes(_uint(r["zeros"], _member(rw, "zeros"), 32))
             if base + len(data) > VA_LIMIT:
                 raise _fail(_member(rw, "base"), f"region {name!r} (+{len(data)} bytes) leaves the 64-bit VA space")
             memory.map(base, bytearray(data) if writable else data, name=name, writable=writable)
@@ -690,17 +703,23 @@ def _file_stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "region"
 
 
+def _all_zero(data: memoryview, chunk: int = 1 << 24) -> bool:
+    """Every byte zero, checked a chunk at a time (regions may be gigabytes of lazily committed pages)."""
+    flat = np.frombuffer(data, dtype=np.uint8)
+    return all(not flat[i:i + chunk].any() for i in range(0, flat.size, chunk))
+
+
 def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, copy_files: bool,
                  written: set[str]) -> dict[str, Any]:
     out: dict[str, Any] = {"name": region.name, "base": _hex_va(region.base)}
     if region.writable:
         out["writable"] = True
     data = region.data
+    if region.size and region.source == "inline" and _all_zero(data):
+        out["zeros"] = region.size  # scratch memory of any size stays one member (and loads as lazy pages)
+        return out
     if region.size <= inline_limit:
-        if region.size and not any(data):
-            out["zeros"] = region.size
-        else:
-            out["hex"] = [data[i:i + HEX_LINE_BYTES].hex(" ") for i in range(0, region.size, HEX_LINE_BYTES)]
+        out["hex"] = [data[i:i + HEX_LINE_BYTES].hex(" ") for i in range(0, region.size, HEX_LINE_BYTES)]
         return out
     source = Path(region.source) if region.source != "inline" else None
     if source is not None and source.is_file() and not copy_files:

@@ -469,3 +469,21 @@ def test_memory_type_of_a_loaded_capture() -> None:
     c = load_capture(example_dict())
     assert isinstance(c.memory, GpuMemory)
     assert c.memory.read_u32(0x10000) == 3  # NumProgramInputs: Opaque, Transparent, Shadow
+
+
+def test_large_zeros_region_is_reserved_lazily_and_saved_as_zeros(tmp_path: Path) -> None:
+    """A multi-GB scratch region (``"zeros"``) loads without committing its pages and saves back as one member;
+    a size the machine cannot reserve is a CaptureError with the path, not a MemoryError."""
+    doc = example_dict()
+    doc["memory"].append({"name": "scratch", "base": "0x100000000", "zeros": 3 << 30, "writable": True})
+    capture = load_capture(doc)
+    capture.memory.write_u32(0x100000000 + (2 << 30), 7)
+    assert capture.memory.read_u32(0x100000000 + (2 << 30)) == 7
+    out = tmp_path / "c.json"
+    doc["memory"][-1]["zeros"] = 1 << 30
+    save_capture(load_capture(doc), out)
+    saved = json.loads(out.read_text())["memory"][-1]
+    assert saved["zeros"] == 1 << 30 and "hex" not in saved and not list(tmp_path.glob("*.bin"))
+    doc["memory"][-1]["zeros"] = 1 << 62
+    with pytest.raises(CaptureError, match="zeros"):
+        load_capture(doc)
