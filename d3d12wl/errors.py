@@ -82,3 +82,9 @@ class CaptureError(D3D12WLError):
 
 class ExecutionError(D3D12WLError):
     """The executor could not run a call at all (as opposed to findings, which it reports in the Trace)."""
+
+
+class ValidatorSpecError(D3D12WLError):
+    """A ``--validators`` spec (``module:attr`` or ``path/to/file.py:attr``) names no module, file or attribute, or
+    names something that is not a ValidationRunner, a Validator, an iterable of Validators or a zero-argument
+    factory of one of those; ``where`` is the spec."""

@@ -32,6 +32,10 @@ the validation program table").  Per list, in the spec's order ("Validator invoc
    all examined first and the validators then dispatched, as the spec's "all primary records in parallel" has it
    (steps 8-10, barrier, re-reads and record processing, are the executor's).
 
+Validators are Python, so a capture cannot carry them: :func:`load_validators` builds a runner from
+``module:attr`` / ``path/to/file.py:attr`` specs (what ``d3d12wl exec --validators`` and ``d3d12wl dump
+--validators`` take); ``d3d12wl/examples/validators.py`` is a worked example.
+
 A slot index >= the table's SlotCount, an identifier of no registered validator, a validator without a program
 command signature or without a grid is a finding and no dispatch; a declared pointer arg the area does not bind is
 a finding and the arg is bound null; a fault while a validator reads or writes is a ``validator-fault`` finding.
@@ -39,8 +43,15 @@ a finding and the arg is bound null; a fault while a validator reads or writes i
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
+import os
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from d3d12wl import abi
@@ -50,7 +61,7 @@ from d3d12wl.argtypes import (
     ROLE_SIGNATURE_SELECTION_VALIDATOR,
     arg_type_info,
 )
-from d3d12wl.errors import ExecutionError, LayoutError, MemoryAccessError
+from d3d12wl.errors import ExecutionError, LayoutError, MemoryAccessError, ValidatorSpecError
 from d3d12wl.executor.context import Loc
 from d3d12wl.executor.dispatch_list import ListRun
 from d3d12wl.memory import VA_LIMIT, GpuMemory
@@ -77,6 +88,7 @@ __all__ = [
     "Validator",
     "ValidatorCall",
     "ValidatorFn",
+    "load_validators",
     "validation_program_table",
     "validator_pcs",
 ]
@@ -421,6 +433,123 @@ class ValidationRunner:
             assert info.union_member is not None
             roots[getattr(a, info.union_member).RootParameterIndex] = value
         return pointers, roots
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Loading validators named on the command line
+# --------------------------------------------------------------------------------------------------------------
+
+_SPEC_FORMS = "module:attr or path/to/file.py:attr"
+_WANTED = "a ValidationRunner, a Validator, an iterable of Validators or a zero-argument factory returning one"
+
+
+def load_validators(specs: str | Iterable[str]) -> ValidationRunner:
+    """One :class:`ValidationRunner` from validator specs, each ``module:attr`` (an importable module) or
+    ``path/to/file.py:attr`` (a Python file, relative to the working directory; ``attr`` may be dotted).  The
+    attribute is a :class:`ValidationRunner`, a :class:`Validator`, an iterable of :class:`Validator` or a
+    zero-argument factory returning one of those.  A single spec naming a runner gives that runner itself (a
+    subclass keeps its behaviour); otherwise the validators of every spec are registered, in order, with one new
+    runner.
+
+    Loading runs the module's code.  A missing module, file or attribute, a module that fails to import, a factory
+    that raises, a value of the wrong type or an identifier registered twice is a :class:`ValidatorSpecError` whose
+    ``where`` names the spec."""
+    spec_list = [specs] if isinstance(specs, str) else list(specs)
+    resolved = [(spec, _resolve_spec(spec)) for spec in spec_list]
+    if len(resolved) == 1 and isinstance(resolved[0][1], ValidationRunner):
+        return resolved[0][1]
+    runner = ValidationRunner()
+    for spec, value in resolved:
+        for v in value.validators.values() if isinstance(value, ValidationRunner) else value:
+            try:
+                runner.register(v)
+            except ExecutionError as exc:
+                raise _spec_error(spec, exc.message) from None
+    return runner
+
+
+def _spec_error(spec: str, message: str) -> ValidatorSpecError:
+    return ValidatorSpecError(message, where=f"validator spec {spec!r}")
+
+
+def _resolve_spec(spec: str) -> ValidationRunner | list[Validator]:
+    if not isinstance(spec, str) or ":" not in spec:
+        raise _spec_error(str(spec), f"expected {_SPEC_FORMS}")
+    target, attr = spec.rsplit(":", 1)  # rsplit: a Windows path keeps its drive letter
+    if not target or not attr or not all(part.isidentifier() for part in attr.split(".")):
+        raise _spec_error(spec, f"expected {_SPEC_FORMS} (attr a Python name, dotted for a nested one)")
+    module = _load_file(spec, target) if _is_path(target) else _import_module(spec, target)
+    value: Any = module
+    for i, part in enumerate(attr.split(".")):
+        if not hasattr(value, part):
+            owner = module.__name__ if i == 0 else ".".join(attr.split(".")[:i])
+            raise _spec_error(spec, f"{owner!r} has no attribute {part!r}")
+        value = getattr(value, part)
+    got = _as_validators(spec, attr, value)
+    if got is None and callable(value):
+        try:
+            made = value()
+        except (Exception, SystemExit) as exc:  # the factory is user code: any failure is the spec's
+            raise _spec_error(spec, f"factory {attr}() raised {type(exc).__name__}: {exc}") from exc
+        got = _as_validators(spec, f"{attr}()", made)
+        if got is None:
+            raise _spec_error(spec, f"factory {attr}() returned {type(made).__name__}, not {_WANTED}")
+    if got is None:
+        raise _spec_error(spec, f"{attr} is {type(value).__name__}, not {_WANTED}")
+    return got
+
+
+def _as_validators(spec: str, what: str, value: Any) -> ValidationRunner | list[Validator] | None:
+    """``value`` as a runner or a list of validators; None if it is neither (it may be a factory)."""
+    if isinstance(value, ValidationRunner):
+        return value
+    if isinstance(value, Validator):
+        return [value]
+    if callable(value) or isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        return None
+    items = list(value)
+    for i, item in enumerate(items):
+        if not isinstance(item, Validator):
+            raise _spec_error(spec, f"{what}[{i}] is {type(item).__name__}, not a Validator")
+    return items
+
+
+def _is_path(target: str) -> bool:
+    return target.endswith(".py") or "/" in target or os.sep in target
+
+
+def _import_module(spec: str, name: str) -> ModuleType:
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise _spec_error(spec, f"{name!r} is not a module name (a file needs its .py suffix)")
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
+            raise _spec_error(spec, f"no module named {name!r} (not installed or not on PYTHONPATH; name a file "
+                                    "as path/to/file.py:attr)") from None
+        raise _spec_error(spec, f"importing {name!r} failed: ModuleNotFoundError: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # the module's own code failed
+        raise _spec_error(spec, f"importing {name!r} failed: {type(exc).__name__}: {exc}") from exc
+
+
+def _load_file(spec: str, target: str) -> ModuleType:
+    path = Path(target).expanduser()
+    if not path.is_file():
+        raise _spec_error(spec, f"no such file {str(path)!r}" if not path.exists() else f"{str(path)!r} is not a file")
+    resolved = path.resolve()
+    # a private, stable module name per file (dataclasses and pickling look modules up in sys.modules)
+    name = f"_d3d12wl_validators_{resolved.stem}_{hashlib.sha1(str(resolved).encode()).hexdigest()[:12]}"
+    loader_spec = importlib.util.spec_from_file_location(name, resolved)
+    if loader_spec is None or loader_spec.loader is None:
+        raise _spec_error(spec, f"{str(path)!r} cannot be loaded as a Python module")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:  # the file's own code failed
+        sys.modules.pop(name, None)
+        raise _spec_error(spec, f"loading {str(path)!r} failed: {type(exc).__name__}: {exc}") from exc
+    return module
 
 
 # --------------------------------------------------------------------------------------------------------------
