@@ -10,6 +10,14 @@ secondary list, each part starting at an 8-byte-aligned VA as the spec requires:
 * program table ``Table.StartAddress``: 8-byte aligned, stride 0 or a multiple of 8 (spec
   ``D3D12_WORK_LIST_PROGRAM_TABLE_BINDING``).
 
+One program table bound to every signature (``program_table=``), or one binding per signature index
+(``bindings=``, spec "Binding via SetProgram", ``D3D12_SET_WORK_LIST_DESC1::pBindings``): a program table for a
+graphics- or compute-class signature, each placed in the buffer with its own stride and slot count and checked
+against the programs it holds (spec "Program table slot layout", rule 6), or the caller's
+``D3D12_WORK_LIST_RAYTRACING_BINDING`` for a raytracing-class one (its RTPSO and shader tables live outside the work
+list).  :meth:`BuiltWorkList.set_program_desc` and :meth:`BuiltWorkList.command_list_state` give the SetProgram
+state for either bind path, so a capture never needs it built by hand.
+
 Tier 2 lists are chained in the order given through ``NextDispatchList`` (spec "Dispatch List Continuations"),
 with ``_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION`` set on every list but the last.  Every record is packed by the
 vectorized packers of :mod:`d3d12wl.packers`; the builder only computes addresses (``SecondaryRecords`` from a
@@ -19,7 +27,7 @@ prefix sum of the per-primary-record counts) and places the parts.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,8 +54,18 @@ from d3d12wl.packers import (
     resolve_stride,
 )
 from d3d12wl.packers import _layout_of as _record_layout
+from d3d12wl.state import (
+    CommandListState,
+    GpuVirtualAddressRangeAndStride,
+    ProgramTableBinding,
+    RaytracingBinding,
+    SetProgramDesc,
+    SetWorkListDesc,
+    SetWorkListDesc1,
+    WorkListBinding,
+)
 
-__all__ = ["DispatchListSpec", "ProgramTableSpec", "Part", "BuiltWorkList", "build_work_list"]
+__all__ = ["DispatchListSpec", "ProgramTableSpec", "BindingSpec", "Part", "BuiltWorkList", "build_work_list"]
 
 
 @dataclass
@@ -98,9 +116,20 @@ class Part:
     count: int = 0
 
 
+#: One signature index's binding for :func:`build_work_list`'s ``bindings``: a program table to place (graphics- or
+#: compute-class signature), the caller's raytracing binding (raytracing-class signature: RTPSO name and shader-table
+#: ranges, outside the work list), or None (an empty program-table binding, for a signature no list selects).
+BindingSpec = ProgramTableSpec | RaytracingBinding | None
+
+
 @dataclass(frozen=True)
 class BuiltWorkList:
-    """The bytes of a work list at ``base_va`` and where each part is."""
+    """The bytes of a work list at ``base_va`` and where each part is.
+
+    ``bindings`` holds the ``D3D12_WORK_LIST_BINDING`` of each signature index (``shared_binding``: the one binding
+    of ``program_table=``, paired with every signature); ``program_tables`` the program-table part of each signature
+    index (None for a raytracing or empty binding).  ``program_table`` and ``slot_count`` are those of the head
+    list's signature index."""
 
     base_va: int
     data: np.ndarray
@@ -112,6 +141,11 @@ class BuiltWorkList:
     program_table: Part | None
     slot_count: int
     graphics_lists: tuple[bool, ...] = field(default=())
+    bindings: tuple[WorkListBinding, ...] = field(default=())
+    program_tables: tuple[Part | None, ...] = field(default=())
+    shared_binding: bool = True
+    signature_indices: tuple[int, ...] = field(default=())
+    signature: WorkListSignature | SignatureArray | None = None
 
     @property
     def dispatch_input(self) -> int:
@@ -131,14 +165,73 @@ class BuiltWorkList:
         memory.map(self.base_va, self.data, name=name)
         return memory
 
-    def program_table_binding(self) -> Any:
-        """``D3D12_WORK_LIST_PROGRAM_TABLE_BINDING`` for the table (a :class:`d3d12wl.state.ProgramTableBinding`)."""
-        from d3d12wl.state import GpuVirtualAddressRangeAndStride, ProgramTableBinding
+    def program_table_binding(self, signature_index: int | None = None) -> ProgramTableBinding:
+        """``D3D12_WORK_LIST_PROGRAM_TABLE_BINDING`` of the head list's table, or of ``signature_index``'s."""
+        if signature_index is None:
+            t = self.program_table
+            if t is None:
+                return ProgramTableBinding()
+            return ProgramTableBinding(GpuVirtualAddressRangeAndStride(t.va, t.size, t.stride), self.slot_count)
+        binding = self.work_list_binding(signature_index)
+        if binding.Type != _binding_type("PROGRAM_TABLE"):
+            raise PackError(f"signature index {signature_index} has a raytracing binding, not a program table",
+                            where=f"bindings[{signature_index}]", rule="Binding via SetProgram")
+        return binding.ProgramTable
 
-        t = self.program_table
-        if t is None:
-            return ProgramTableBinding()
-        return ProgramTableBinding(GpuVirtualAddressRangeAndStride(t.va, t.size, t.stride), self.slot_count)
+    def work_list_binding(self, signature_index: int = 0) -> WorkListBinding:
+        """``D3D12_WORK_LIST_BINDING`` paired with the signature at ``signature_index`` (spec "Signature
+        Selection": SignatureIndex selects the signature and its binding together)."""
+        if self.shared_binding:
+            return self.bindings[0] if self.bindings else _empty_binding()
+        if not 0 <= signature_index < len(self.bindings):
+            raise PackError(f"signature index {signature_index} has no binding ({len(self.bindings)} given)",
+                            rule="Signature Selection")
+        return self.bindings[signature_index]
+
+    def set_program_desc(self, signature: WorkListSignature | SignatureArray | None = None) -> SetProgramDesc:
+        """``D3D12_SET_PROGRAM_DESC`` binding ``signature`` (default: the one given to :func:`build_work_list`):
+        a work list signature binds directly (``D3D12_PROGRAM_TYPE_WORK_LIST``, one binding; on Tier 2 every list's
+        SignatureIndex must be 0), a signature array through ``D3D12_PROGRAM_TYPE_WORK_LIST1`` with ``pBindings``
+        parallel to its ``pSignatures`` (Tier 2 only; spec "Binding via SetProgram")."""
+        signature = self.signature if signature is None else signature
+        if signature is None:
+            raise PackError("SetProgram needs the bound signature: give it to build_work_list or here")
+        if isinstance(signature, WorkListSignature):
+            if not self.shared_binding and len(self.bindings) != 1:
+                raise PackError(f"a direct bind (D3D12_SET_WORK_LIST_DESC) carries one binding, {len(self.bindings)} "
+                                "were built; bind a signature array", rule="Binding via SetProgram")
+            if self.tier == 2 and any(self.signature_indices):
+                raise PackError(f"a direct bind needs SignatureIndex 0 in every list, the lists select "
+                                f"{list(self.signature_indices)}", rule="Compatibility of bind type with dispatch "
+                                "method")
+            binding = self.work_list_binding(0)
+            if not self.shared_binding:
+                _check_classes([signature], [binding])
+            return SetProgramDesc(_program_type("WORK_LIST"), WorkList=SetWorkListDesc(signature, binding))
+        if self.tier == 1:
+            raise PackError("tier 1 binds a work list signature directly (D3D12_SET_WORK_LIST_DESC); the array bind "
+                            "(D3D12_SET_WORK_LIST_DESC1) is Tier 2 only", rule="Binding via SetProgram")
+        n = len(signature.pSignatures)
+        if self.shared_binding:
+            bindings = [self.work_list_binding()] * n
+        else:
+            if len(self.bindings) != n:
+                raise PackError(f"NumBindings ({len(self.bindings)}) must equal pSignatureArray->NumSignatures ({n}) "
+                                f"of {signature.name!r}", rule="D3D12_SET_WORK_LIST_DESC1")
+            bindings = list(self.bindings)
+            _check_classes(signature.pSignatures, bindings)
+        return SetProgramDesc(_program_type("WORK_LIST1"), WorkList1=SetWorkListDesc1(signature, bindings))
+
+    def command_list_state(self, signature: WorkListSignature | SignatureArray | None = None,
+                           **state: Any) -> CommandListState:
+        """The command-list state before the call: SetProgram as :meth:`set_program_desc`, plus any other
+        :class:`d3d12wl.state.CommandListState` member given by keyword (root signatures and arguments, IA, heaps)."""
+        return CommandListState(program=self.set_program_desc(signature), **state)
+
+    @property
+    def raytracing(self) -> bool:
+        """Whether a raytracing binding was built (the device then needs DispatchRaysSupported, rule 16)."""
+        return any(b.Type == _binding_type("RAYTRACING") for b in self.bindings)
 
     @property
     def max_graphics_primary_lists(self) -> int:
@@ -152,50 +245,63 @@ class BuiltWorkList:
         return max((p.count for p, g in zip(self.primary_lists, self.graphics_lists) if g), default=0)
 
     def to_capture(self, objects: ObjectSet, signature: WorkListSignature | SignatureArray | None = None, *,
-                   state: Any = None, device: Any = None) -> Any:
+                   state: CommandListState | None = None, device: Any = None) -> Any:
         """A :class:`d3d12wl.capture.Capture` of the DispatchList (tier 1) or DispatchList1 (tier 2) call on this
-        buffer.  Without ``state``, SetProgram binds ``signature`` (a work list signature for tier 1, a signature
-        array for tier 2, every slot bound to this program table) and nothing else is set on the command list."""
+        buffer.  Without ``state``, the state is :meth:`command_list_state` of ``signature`` (default: the one
+        given to :func:`build_work_list`) and nothing else is set on the command list.  Without ``device``, the
+        device has this tier and DispatchRaysSupported when a raytracing binding was built."""
         from d3d12wl.capture import CAPTURE_VERSION, Capture
-        from d3d12wl.state import (
-            CommandListState,
-            DeviceCaps,
-            DispatchListCall,
-            SetProgramDesc,
-            SetWorkListDesc,
-            SetWorkListDesc1,
-            WorkListBinding,
-        )
+        from d3d12wl.state import DeviceCaps, DispatchListCall
 
         if state is None:
-            if signature is None:
+            if signature is None and self.signature is None:
                 raise PackError("to_capture needs the bound signature (or a full command-list state)")
-            binding = WorkListBinding(abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE"),
-                                      self.program_table_binding())
-            if self.tier == 1:
-                if not isinstance(signature, WorkListSignature):
-                    raise PackError("tier 1 binds a work list signature directly (D3D12_SET_WORK_LIST_DESC)")
-                program = SetProgramDesc(abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST"),
-                                         WorkList=SetWorkListDesc(signature, binding))
-            else:
-                if not isinstance(signature, SignatureArray):
-                    raise PackError("tier 2 binds a work list signature array (D3D12_SET_WORK_LIST_DESC1)")
-                program = SetProgramDesc(abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1"),
-                                         WorkList1=SetWorkListDesc1(signature, [binding] * len(signature.pSignatures)))
-            state = CommandListState(program=program)
+            state = self.command_list_state(signature)
         if device is None:
-            device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", f"TIER_{self.tier}"))
+            device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", f"TIER_{self.tier}"),
+                                DispatchRaysSupported=self.raytracing)
         call = DispatchListCall(self.dispatch_input, self.max_graphics_program_inputs_per_primary_list,
                                 self.max_graphics_primary_lists if self.tier == 2 else 0, tier2=self.tier == 2)
         return Capture(CAPTURE_VERSION, device, objects, self.memory(), state, call)
 
     def write_capture(self, path: str | os.PathLike[str], objects: ObjectSet,
-                      signature: WorkListSignature | SignatureArray | None = None, *, state: Any = None,
-                      device: Any = None) -> Path:
+                      signature: WorkListSignature | SignatureArray | None = None, *,
+                      state: CommandListState | None = None, device: Any = None) -> Path:
         """Write :meth:`to_capture` with :func:`d3d12wl.capture.save_capture`; returns the path written."""
         from d3d12wl.capture import save_capture
 
         return save_capture(self.to_capture(objects, signature, state=state, device=device), path)
+
+
+def _binding_type(name: str) -> int:
+    return abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", name)
+
+
+def _program_type(name: str) -> int:
+    return abi.enum_value("D3D12_PROGRAM_TYPE", name)
+
+
+def _empty_binding() -> WorkListBinding:
+    return WorkListBinding(_binding_type("PROGRAM_TABLE"), ProgramTableBinding())
+
+
+def _signature_class(wls: WorkListSignature) -> ExecutableClass:
+    """A work list signature's executable class (its PCSes share one, rule 20 / "Uniformity constraints")."""
+    if not wls.pProgramCommandSignatures:
+        raise PackError(f"work list signature {wls.name!r} has no program command signature",
+                        rule="D3D12_WORK_LIST_SIGNATURE_DESC")
+    return pcs_layout(wls.pProgramCommandSignatures[0]).executable_class
+
+
+def _check_classes(signatures: Sequence[WorkListSignature], bindings: Sequence[WorkListBinding]) -> None:
+    """Rule 17: each binding's Type matches its signature's class (PROGRAM_TABLE for graphics and compute,
+    RAYTRACING for raytracing)."""
+    for i, (wls, binding) in enumerate(zip(signatures, bindings)):
+        raytracing = _signature_class(wls) is ExecutableClass.RAYTRACING
+        if raytracing != (binding.Type == _binding_type("RAYTRACING")):
+            want = "a raytracing binding" if raytracing else "a program table"
+            raise PackError(f"signature index {i} ({wls.name!r}) is {_signature_class(wls).value.lower()}-class and "
+                            f"pairs with {want}", where=f"bindings[{i}]", rule="rule 17")
 
 
 def _secondary_addresses(spec: DispatchListSpec, layout: PCSLayout, n_primary: int, va: int,
@@ -224,12 +330,23 @@ def _secondary_addresses(spec: DispatchListSpec, layout: PCSLayout, n_primary: i
 
 
 def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_table: ProgramTableSpec | None = None,
-                    tier: int = 1, align: int = VA_ALIGN) -> BuiltWorkList:
+                    tier: int = 1, align: int = VA_ALIGN, bindings: Sequence[BindingSpec] | None = None,
+                    signature: WorkListSignature | SignatureArray | None = None,
+                    objects: ObjectSet | None = None) -> BuiltWorkList:
     """Pack and place every part of a work list in one buffer starting at ``base_va``.
 
-    Order: dispatch list input(s), program table, then for each list its primary list and secondary list.  Each
-    part starts at a VA that is a multiple of ``align`` (at least 8, a power of two).  Tier 1 takes exactly one
-    list; tier 2 chains the lists in order."""
+    Order: dispatch list input(s), program table(s) (in signature-index order), then for each list its primary list
+    and secondary list.  Each part starts at a VA that is a multiple of ``align`` (at least 8, a power of two).
+    Tier 1 takes exactly one list; tier 2 chains the lists in order.
+
+    ``program_table``: one table, paired with every signature.  ``bindings`` (instead): one :data:`BindingSpec` per
+    signature index (``D3D12_SET_WORK_LIST_DESC1::pBindings``; exactly one for a direct bind or tier 1), each
+    program table placed with its own stride and slot count (the same :class:`ProgramTableSpec` at several indices
+    is placed once).  Each list's binding must match its PCS's class (rule 17).  ``signature``: the work list
+    signature or signature array SetProgram binds; with it the bindings are checked against its signatures (count,
+    class, each list's PCS in the signature it selects) and :meth:`BuiltWorkList.set_program_desc` needs no
+    argument.  ``objects``: with it, each table's stride is checked against the program-table layout of every
+    program whose identifier it holds (rule 6)."""
     if tier not in (1, 2):
         raise PackError(f"tier must be 1 or 2, not {tier}")
     if align < VA_ALIGN or align & (align - 1):
@@ -258,17 +375,38 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
 
     table_part: Part | None = None
     slot_count = 0
+    built_bindings: list[WorkListBinding] = []
+    table_parts: list[Part | None] = []
     if program_table is not None:
-        table = pack_program_table(program_table.layout, program_table.slots, stride=program_table.stride)
-        rows = count_records(_table_layout(program_table.layout), program_table.slots)
-        table_stride = table.nbytes // max(rows, 1) if program_table.stride is None else program_table.stride
-        slot_count = rows if program_table.slot_count is None else program_table.slot_count
-        if table_stride and slot_count > rows:
-            # Table.SizeInBytes must be at least SlotCount * StrideInBytes (spec
-            # D3D12_WORK_LIST_PROGRAM_TABLE_BINDING); the slots past the given rows are zero
-            table = np.concatenate([table, np.zeros((slot_count - rows) * table_stride, dtype=np.uint8)])
-        table_part = Part("program table", place(table.nbytes), table.nbytes, table_stride, rows)
+        if bindings is not None:
+            raise PackError("give one program table for every signature (program_table) or one binding per signature "
+                            "index (bindings), not both")
+        table, table_part, slot_count = _place_table(program_table, "program table", "program_table", objects, place)
         blocks.append((table_part.va, table))
+        built_bindings.append(_table_binding(table_part, slot_count))
+        table_parts.append(table_part)
+    elif bindings is not None:
+        _check_bindings(lists, bindings, tier, signature)
+        placed: dict[int, tuple[Part, int]] = {}
+        for i, wanted in enumerate(bindings):
+            if isinstance(wanted, RaytracingBinding):
+                built_bindings.append(WorkListBinding(_binding_type("RAYTRACING"), pRaytracing=wanted))
+                table_parts.append(None)
+            elif wanted is None:
+                built_bindings.append(_empty_binding())
+                table_parts.append(None)
+            else:
+                if id(wanted) not in placed:
+                    table, part, count = _place_table(wanted, f"program table {i}",
+                                                      f"bindings[{i}] (SignatureIndex {i})", objects, place)
+                    blocks.append((part.va, table))
+                    placed[id(wanted)] = part, count
+                part, count = placed[id(wanted)]
+                built_bindings.append(_table_binding(part, count))
+                table_parts.append(part)
+        head = 0 if tier == 1 else lists[0].signature_index
+        table_part = table_parts[head]
+        slot_count = built_bindings[head].ProgramTable.SlotCount if table_part is not None else 0
 
     primary_parts: list[Part] = []
     secondary_parts: list[Part | None] = []
@@ -332,8 +470,7 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
     for i, va in enumerate(input_vas):
         parts.append(Part(f"{input_name} {i}", va, input_size))
         blocks.append((va, packed_inputs[i * input_size:(i + 1) * input_size]))
-    if table_part is not None:
-        parts.append(table_part)
+    parts.extend({id(t): t for t in table_parts if t is not None}.values())
     for p, s in zip(primary_parts, secondary_parts):
         parts.append(p)
         if s is not None:
@@ -343,7 +480,106 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
     for va, block in blocks:
         data[va - base_va:va - base_va + block.nbytes] = block
     return BuiltWorkList(base_va, data, tier, tuple(sorted(parts, key=lambda p: p.va)), tuple(input_vas),
-                         tuple(primary_parts), tuple(secondary_parts), table_part, slot_count, tuple(graphics))
+                         tuple(primary_parts), tuple(secondary_parts), table_part, slot_count, tuple(graphics),
+                         bindings=tuple(built_bindings), program_tables=tuple(table_parts),
+                         shared_binding=bindings is None, signature_indices=tuple(s.signature_index for s in lists),
+                         signature=signature)
+
+
+def _table_binding(part: Part, slot_count: int) -> WorkListBinding:
+    return WorkListBinding(_binding_type("PROGRAM_TABLE"), ProgramTableBinding(
+        GpuVirtualAddressRangeAndStride(part.va, part.size, part.stride), slot_count))
+
+
+def _place_table(spec: ProgramTableSpec, name: str, where: str, objects: ObjectSet | None,
+                 place: Callable[[int], int]) -> tuple[np.ndarray, Part, int]:
+    """Pack one program table (``where`` names it in errors), check its stride against the programs it holds, and
+    place it: (bytes, part, SlotCount)."""
+    try:
+        table = pack_program_table(spec.layout, spec.slots, stride=spec.stride)
+        rows = count_records(_table_layout(spec.layout), spec.slots)
+    except PackError as exc:
+        raise PackError(exc.message, where=f"{where}: {exc.where}" if exc.where else where, rule=exc.rule) from exc
+    table_stride = table.nbytes // max(rows, 1) if spec.stride is None else spec.stride
+    slot_count = rows if spec.slot_count is None else spec.slot_count
+    if objects is not None:
+        _check_programs(table, rows, table_stride or table.nbytes, where, objects)
+    if table_stride and slot_count > rows:
+        # Table.SizeInBytes must be at least SlotCount * StrideInBytes (spec
+        # D3D12_WORK_LIST_PROGRAM_TABLE_BINDING); the slots past the given rows are zero
+        table = np.concatenate([table, np.zeros((slot_count - rows) * table_stride, dtype=np.uint8)])
+    return table, Part(name, place(table.nbytes), table.nbytes, table_stride, rows), slot_count
+
+
+def _check_programs(table: np.ndarray, rows: int, slot_bytes: int, where: str, objects: ObjectSet) -> None:
+    """Rule 6 / "Program table slot layout": every program whose identifier a slot holds fits the slot (its
+    32-byte identifier plus its program-table local-root-argument tail); a raytracing-class program has no slot."""
+    size = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+    by_id = {bytes(p.Identifier): p for p in objects.programs.values()}
+    step = slot_bytes if rows > 1 else 0
+    for row in range(rows):
+        program = by_id.get(table[row * step:row * step + size].tobytes())
+        if program is None:
+            continue  # not a program of ``objects``: only the GPU-timeline check can size it
+        record = program_table_layout(program)
+        if record is None:
+            raise PackError(f"slot {row} holds raytracing-class program {program.name!r}, which has no program-table "
+                            "slot (raytracing-class programs are reached through shader tables)", where=where,
+                            rule="rule 6")
+        if record.min_stride > slot_bytes:
+            raise PackError(f"slot {row} holds program {program.name!r}, which needs {record.min_stride} bytes per "
+                            f"slot ({size}-byte identifier + {record.tail_size}-byte local root argument tail), above "
+                            f"the stride {slot_bytes}", where=where, rule="rule 6")
+
+
+def _check_bindings(lists: Sequence[DispatchListSpec], bindings: Sequence[BindingSpec], tier: int,
+                    signature: WorkListSignature | SignatureArray | None) -> None:
+    """The shape of per-signature bindings: one per signature of the bound array (one for a direct bind or tier 1),
+    each list's SignatureIndex in range, and each binding's kind matching the class of the PCS (rule 17) and of the
+    signature that index selects."""
+    if not bindings:
+        raise PackError("bindings needs at least one binding (one per signature index)",
+                        rule="D3D12_SET_WORK_LIST_DESC1")
+    for i, given in enumerate(bindings):
+        if given is not None and not isinstance(given, ProgramTableSpec | RaytracingBinding):
+            raise PackError(f"a binding is a ProgramTableSpec, a RaytracingBinding or None, not "
+                            f"{type(given).__name__}", where=f"bindings[{i}]")
+    direct = tier == 1 or isinstance(signature, WorkListSignature)
+    if direct and len(bindings) != 1:
+        raise PackError(f"a direct bind (D3D12_SET_WORK_LIST_DESC) pairs one signature with one binding, "
+                        f"{len(bindings)} given", rule="Binding via SetProgram")
+    signatures: Sequence[WorkListSignature] | None = None
+    if isinstance(signature, SignatureArray):
+        if tier == 1:
+            raise PackError("the array bind (D3D12_SET_WORK_LIST_DESC1) is Tier 2 only", rule="Binding via SetProgram")
+        signatures = signature.pSignatures
+        if len(bindings) != len(signatures):
+            raise PackError(f"NumBindings ({len(bindings)}) must equal pSignatureArray->NumSignatures "
+                            f"({len(signatures)}) of {signature.name!r}", rule="D3D12_SET_WORK_LIST_DESC1")
+    elif signature is not None:
+        signatures = [signature]
+    if signatures is not None:
+        for i, (wls, given) in enumerate(zip(signatures, bindings)):
+            cls = _signature_class(wls)
+            if given is not None and (cls is ExecutableClass.RAYTRACING) != isinstance(given, RaytracingBinding):
+                want = "a RaytracingBinding" if cls is ExecutableClass.RAYTRACING else "a program table"
+                raise PackError(f"signature index {i} ({wls.name!r}) is {cls.value.lower()}-class and pairs with "
+                                f"{want}", where=f"bindings[{i}]", rule="rule 17")
+    for n, spec in enumerate(lists):
+        index = 0 if tier == 1 else spec.signature_index
+        if not 0 <= index < len(bindings):
+            raise PackError(f"SignatureIndex {index} is out of range for {len(bindings)} binding(s)",
+                            where=f"lists[{n}]", rule="Signature Selection")
+        layout = spec.layout
+        if signatures is not None and all(p is not layout.pcs for p in signatures[index].pProgramCommandSignatures):
+            raise PackError(f"program command signature {layout.name!r} is not in signature index {index} "
+                            f"({signatures[index].name!r})", where=f"lists[{n}]", rule="Signature Selection")
+        binding = bindings[index]
+        raytracing = layout.executable_class is ExecutableClass.RAYTRACING
+        if binding is not None and raytracing != isinstance(binding, RaytracingBinding):
+            want = "a RaytracingBinding" if raytracing else "a program table"
+            raise PackError(f"{layout.name!r} is {layout.executable_class.value.lower()}-class, so signature index "
+                            f"{index} pairs with {want}", where=f"lists[{n}]", rule="rule 17")
 
 
 def _table_layout(layout: RecordLayout | PCSLayout | Program) -> RecordLayout:
