@@ -287,6 +287,10 @@ def dump_view(capture: Capture, trace: Trace | dict[str, Any], *, with_hex: bool
         stride = (lst.get("header") or {}).get("ProgramInputs", {}).get("StrideInBytes")
         lv["primary_records"] = [_primary_view(capture, cache, p, stride, lst.get("binding"), with_hex)
                                  for p in lst.get("primary_records", [])]
+        # the validators dispatched for this list, in the spec's step order (1, 4, 7; "Validator invocation order
+        # and barriers"), each with the pointer values it was bound
+        lv["validators"] = sorted((v for v in t.get("validator_invocations", []) if v["list_index"] == lst["index"]),
+                                  key=lambda v: (v["step"], v["sequence"]))
         view["lists"].append(lv)
     for ex in t.get("executions", []):
         view["executions"].append(_execution_view(ex))
@@ -471,6 +475,8 @@ def render_text(view: dict[str, Any]) -> str:
             out.append(f"  binding  {format_value(lst['binding'], 'D3D12_WORK_LIST_BINDING')}")
         if "hex" in lst:
             out += _hex_lines(lst["hex"], "  ")
+        if lst.get("validators") or view.get("validators") is not None:
+            out += _validators_text(lst.get("validators") or [])
         for p in lst["primary_records"]:
             out += _primary_text(p)
         if lst.get("continuation"):
@@ -524,6 +530,19 @@ def render_text(view: dict[str, Any]) -> str:
         out.append("")
         out += render_info_queue(view["info_queue"])
     return "\n".join(out) + "\n"
+
+
+def _validators_text(invocations: list[dict[str, Any]]) -> list[str]:
+    """A list's validator invocations (``dump --validators``): step, area, primary record, slot, validator and the
+    pointer values it was bound."""
+    if not invocations:
+        return ["  validators: none dispatched"]
+    rows = [(f"#{v['sequence']}", v["step"], v["area"], "-" if v.get("primary_index") is None else v["primary_index"],
+             v["slot"], v.get("validator") or "-",
+             " ".join(f"{k}={'NULL' if p is None else _va(p)}" for k, p in (v.get("pointers") or {}).items()))
+            for v in invocations]
+    return [f"  validators ({len(invocations)})"] + table(("#", "step", "area", "primary", "slot", "validator",
+                                                          "pointers"), rows, "    ")
 
 
 def _primary_text(p: dict[str, Any]) -> list[str]:

@@ -9,6 +9,13 @@ d3d12wl dump [CAPTURE]          the call; each dispatch list header; each primar
 d3d12wl dump CAPTURE --hex      adds annotated hex dumps: every byte range labelled with the field it belongs
                                 to, padding marked
 d3d12wl dump CAPTURE --json     the same view as JSON
+d3d12wl dump CAPTURE --validators SPEC
+                                runs GPU-timeline validators (repeatable; SPEC is module:attr or
+                                path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of
+                                Validators or a zero-argument factory; d3d12wl.validation.load_validators) and
+                                shows, under each list, the validators dispatched for it in the spec's step order
+                                (step, area, primary record, slot, validator, pointer values); the headers and
+                                records shown are as the executor re-read them after the validators wrote
 
 Without CAPTURE: the bundled example, the spec's "GPU culling and work list emission" (d3d12wl/examples/
 culling_capture.json).  The exit code is 0, or 1 when the trace has error findings (undefined behaviour).
@@ -36,13 +43,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("capture", metavar="CAPTURE", nargs="?", help="a capture file (default: the bundled example)")
     p.add_argument("--hex", action="store_true", help="add annotated hex dumps of every record")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--validators", action="append", metavar="SPEC", default=None,
+                   help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
+                        "iterable of Validators or zero-argument factory); repeatable")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from d3d12wl.cli.exec_cmd import load_hooks
     from d3d12wl.driver_channel import info_queue_view, run_in_info_queue
     from d3d12wl.executor import execute
 
+    hooks = load_hooks(args.validators)
     with ExitStack() as stack:
         if args.capture is None:
             # as_file: a real path even when the package is installed zipped
@@ -50,8 +62,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             path = Path(args.capture)
         capture = load_capture(path)
-        trace = execute(capture)
+        trace = execute(capture, hooks=hooks)
         view = dump_view(capture, trace, with_hex=args.hex)
+        if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)
+            view["validators"] = [v.name or v.identifier.hex() for v in hooks.validators.values()]
         view["info_queue"] = info_queue_view(run_in_info_queue(trace=trace).messages)
     if args.json:
         json.dump(view, sys.stdout, indent=1)

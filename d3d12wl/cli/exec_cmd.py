@@ -1,8 +1,16 @@
-"""``d3d12wl exec [CAPTURE] [--json] [--max-lists N ...]``: run the reference executor on a capture.
+"""``d3d12wl exec [CAPTURE] [--json] [--validators SPEC ...] [--max-lists N ...]``: run the reference executor on a
+capture.
 
 With no CAPTURE it runs the bundled example (``d3d12wl/examples/culling_capture.json``, the spec's GPU culling
-example).  Human output: one line per list, one line per execution, the end-of-call reset, then the findings;
-``--json`` prints :meth:`d3d12wl.trace.Trace.to_dict`.
+example).  Human output: one line per list, one line per validator invocation (when there are any), one line per
+execution, the end-of-call reset, then the findings; ``--json`` prints :meth:`d3d12wl.trace.Trace.to_dict`
+(``validator_invocations`` included).
+
+``--validators SPEC`` (repeatable) runs GPU-timeline validators (spec "GPU Timeline Validation Hooks"): SPEC is
+``module:attr`` or ``path/to/file.py:attr`` naming a ValidationRunner, a Validator, an iterable of Validators or
+a zero-argument factory returning one (:func:`d3d12wl.validation.load_validators`; the bundled example is
+``d3d12wl.examples.validators:VALIDATORS``).  Validators run only where the capture binds a signature array with a
+non-null ValidationProgramTable; its slots' identifiers select them.  A SPEC that cannot be loaded exits 2.
 
 Exit status: 0 when the trace has no error findings, 1 when it has (undefined behaviour, invalid call, a limit
 reached), 2 when the capture cannot be used at all.
@@ -16,10 +24,13 @@ import json
 import sys
 from contextlib import ExitStack
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.trace import Execution, Limits, Trace
+from d3d12wl.trace import Execution, Limits, Trace, ValidatorInvocation
+
+if TYPE_CHECKING:
+    from d3d12wl.validation import ValidationRunner
 
 EXAMPLE = "culling_capture.json"
 
@@ -29,11 +40,24 @@ def register(sub: Any) -> None:
                                     "the trace", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
     p.add_argument("--json", action="store_true", help="print the trace as JSON")
+    p.add_argument("--validators", action="append", metavar="SPEC", default=None,
+                   help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
+                        "iterable of Validators or zero-argument factory); repeatable")
     defaults = Limits()
     for f in dataclasses.fields(Limits):
         p.add_argument(Limits.flag(f.name), type=int, metavar="N", default=getattr(defaults, f.name),
                        dest=f.name, help=f"executor limit {f.name} (default {getattr(defaults, f.name)})")
     p.set_defaults(func=run)
+
+
+def load_hooks(specs: list[str] | None) -> ValidationRunner | None:
+    """The runner for ``--validators`` (None without any); a spec that cannot be loaded raises
+    :class:`~d3d12wl.errors.ValidatorSpecError`, which the CLI turns into exit 2."""
+    if not specs:
+        return None
+    from d3d12wl.validation import load_validators
+
+    return load_validators(specs)
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
@@ -49,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if bad:
         print(f"d3d12wl exec: error: limits must be >= 0: {', '.join(bad)}", file=sys.stderr)
         return 2
+    hooks = load_hooks(args.validators)
     with ExitStack() as stack:
         path = args.capture
         if path is None:
@@ -61,12 +86,12 @@ def run(args: argparse.Namespace) -> int:
         except (ValueError, D3D12WLError) as exc:
             print(f"d3d12wl exec: error: {exc}", file=sys.stderr)
             return 2
-        trace = execute(capture, limits)
+        trace = execute(capture, limits, hooks=hooks)
     if args.json:
         json.dump(trace.to_dict(), sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(trace))
+        sys.stdout.write(render_text(trace, validators=hooks is not None))
     return 1 if trace.errors else 0
 
 
@@ -108,13 +133,23 @@ def execution_line(e: Execution) -> str:
             f"{_root_args(e)}").rstrip()
 
 
+def validator_line(v: ValidatorInvocation) -> str:
+    """One validator invocation: sequence, area and step, list and primary record, slot, validator, pointers."""
+    where = f"list {v.list_index}" + (f" primary {v.primary_index}" if v.primary_index is not None else "")
+    pointers = " ".join(f"{k}={_hex(p) if p is not None else 'NULL'}" for k, p in v.pointers.items())
+    return (f"  #{v.sequence:<4} {v.area:<19} step {v.step}  {where:<20} slot {v.slot:<3} {v.validator or '-':<20} "
+            f"{pointers}").rstrip()
+
+
 def _arg(key: str, value: Any) -> str:
     if isinstance(value, int) and key.endswith(("Input", "Buffer", "Address")):
         return f"{key}=0x{value:x}"
     return f"{key}={'NULL' if value is None else value}"
 
 
-def render_text(trace: Trace) -> str:
+def render_text(trace: Trace, *, validators: bool | None = None) -> str:
+    """The human trace.  ``validators``: print the validator invocations block (None: only when there are
+    invocations; ``exec --validators`` prints it, empty or not)."""
     lines = [f"{trace.call}({', '.join(_arg(k, v) for k, v in trace.call_args.items())})"]
     for lt in trace.lists:
         cont = ""
@@ -125,6 +160,9 @@ def render_text(trace: Trace) -> str:
                      f"{lt.header.get('NumProgramInputs')}  flags={'|'.join(lt.flags) or 'NONE'}  signature "
                      f"{lt.signature_index} {lt.signature or '-'}  {lt.executable_class or '-'}  "
                      f"{lt.ordering or ''}{cont}{'  stopped: ' + lt.stopped if lt.stopped else ''}")
+    if validators or (validators is None and trace.validator_invocations):
+        lines.append(f"validator invocations ({len(trace.validator_invocations)})")
+        lines.extend(validator_line(v) for v in trace.validator_invocations)
     lines.append(f"executions ({len(trace.executions)})")
     lines.extend(execution_line(e) for e in trace.executions)
     lines.append("end-of-call reset" + ("" if trace.end_of_call_reset else ": nothing"))
