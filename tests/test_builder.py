@@ -160,3 +160,231 @@ def test_alignment_option_and_errors() -> None:
     owned.primary = {**owned.primary, "SecondaryRecords": [8]}  # type: ignore[dict-item]
     with pytest.raises(PackError, match="written by the builder"):
         build_work_list([owned], base_va=BASE)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# one binding per signature index (spec "Binding via SetProgram", "Signature Selection", D3D12_SET_WORK_LIST_DESC1)
+# ----------------------------------------------------------------------------------------------------------------
+
+TINTS = {"Opaque": (1.0, 1.0, 1.0, 1.0), "AlphaTested": (0.5, 0.75, 0.25, 1.0)}
+
+
+def chain_objects() -> ObjectSet:
+    """examples/tier2_chain.json: compute WLS_Cull (identifier-only slots) and graphics WLS_Draw (48-byte slots,
+    a float4 tint) in the array ARR, one shared GRS."""
+    return description.load(EXAMPLES / "tier2_chain.json")
+
+
+def cull_list(objs: ObjectSet, groups: list[int], signature_index: int = 0) -> DispatchListSpec:
+    n = len(groups)
+    return DispatchListSpec(objs.program_command_signatures["PCS_Cull"],
+                            {"ProgramTableIndex": np.zeros(n, dtype=np.uint32),
+                             "arg1_ShaderResourceView": 0x100000 + 0x1000 * np.arange(n, dtype=np.uint64),
+                             "arg2_Dispatch.ThreadGroupCountX": np.array(groups, dtype=np.uint32),
+                             "arg2_Dispatch.ThreadGroupCountY": 1, "arg2_Dispatch.ThreadGroupCountZ": 1},
+                            signature_index=signature_index)
+
+
+def draw_list(objs: ObjectSet, counts: list[int], signature_index: int = 1) -> DispatchListSpec:
+    n = sum(counts)
+    return DispatchListSpec(objs.program_command_signatures["PCS_Draw"],
+                            {"ProgramTableIndex": np.arange(len(counts), dtype=np.uint32)},
+                            {"arg0_ShaderResourceView": 0x200000 + 0x1000 * np.arange(n, dtype=np.uint64),
+                             "arg2_Draw.VertexCountPerInstance": np.arange(n, dtype=np.uint32) + 3,
+                             "arg2_Draw.InstanceCount": 1, "arg2_Draw.StartVertexLocation": 0,
+                             "arg2_Draw.StartInstanceLocation": 0},
+                            np.array(counts), signature_index=signature_index)
+
+
+def cull_table(objs: ObjectSet) -> ProgramTableSpec:
+    """32-byte identifier-only slots (the Cull program has no local root arguments)."""
+    return ProgramTableSpec(objs.programs["Cull"], {"ProgramIdentifier": [objs.programs["Cull"].Identifier]})
+
+
+def draw_table(objs: ObjectSet, stride: int | None = None, slot_count: int | None = None) -> ProgramTableSpec:
+    """Opaque and AlphaTested, identifier + float4 tint (48 bytes minimum)."""
+    tints = np.array([TINTS["Opaque"], TINTS["AlphaTested"]], dtype=np.float32)
+    return ProgramTableSpec(pcs_layout(objs.program_command_signatures["PCS_Draw"]),
+                            {"ProgramIdentifier": [objs.programs[n].Identifier for n in TINTS],
+                             "arg3_InlineRootParameter": tints.view(np.uint32)}, stride=stride, slot_count=slot_count)
+
+
+def floats(values: list[int]) -> tuple[float, ...]:
+    return tuple(np.array(values, dtype=np.uint32).view(np.float32).tolist())
+
+
+def assert_aligned_and_disjoint(wl: BuiltWorkList) -> None:
+    end = wl.base_va
+    for part in wl.parts:
+        assert part.va % 8 == 0 and part.stride % 8 == 0, part
+        assert part.va >= end, part
+        end = part.va + part.size
+    assert end <= wl.base_va + wl.size
+
+
+def test_two_signatures_two_tables_of_different_strides() -> None:
+    """A compute list (SignatureIndex 0, a 32-byte identifier-only table) continuing into a graphics list
+    (SignatureIndex 1, a 64-byte-stride table: identifier + tint + app padding, 4 slots): each table is placed in
+    the buffer with its own stride and slot count, SetProgram binds ARR with pBindings parallel to pSignatures, and
+    each list executes its own programs with its own tints."""
+    from d3d12wl.executor import execute
+
+    objs = chain_objects()
+    array = objs.work_list_signature_arrays["ARR"]
+    wl = build_work_list([cull_list(objs, [2, 1]), draw_list(objs, [3, 2])], base_va=BASE, tier=2,
+                         bindings=[cull_table(objs), draw_table(objs, stride=64, slot_count=4)], signature=array,
+                         objects=objs)
+    assert_aligned_and_disjoint(wl)
+    cull, draw = wl.program_tables
+    assert cull is not None and draw is not None and cull in wl.parts and draw in wl.parts
+    assert (cull.stride, cull.size, draw.stride, draw.size) == (32, 32, 64, 4 * 64)
+    assert wl.program_table == cull  # the head list's signature index
+
+    desc = wl.set_program_desc()
+    assert desc.Type == abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1")
+    assert desc.WorkList1.pSignatureArray is array
+    tables = [b.ProgramTable for b in desc.WorkList1.pBindings]
+    assert [b.Type for b in desc.WorkList1.pBindings] == [abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE",
+                                                                         "PROGRAM_TABLE")] * 2
+    assert [(t.Table.StartAddress, t.Table.SizeInBytes, t.Table.StrideInBytes, t.SlotCount) for t in tables] == [
+        (cull.va, 32, 32, 1), (draw.va, 256, 64, 4)]
+    assert wl.program_table_binding(1) == tables[1]
+    slots = read_program_table(pcs_layout(objs.program_command_signatures["PCS_Draw"]), view(wl, draw.va),
+                               stride=64, count=2)
+    assert slots["ProgramIdentifier"][1].tobytes() == objs.programs["AlphaTested"].Identifier
+
+    grs = objs.root_signatures["GRS"]
+    state = wl.command_list_state(graphics_root_signature=grs, compute_root_signature=grs)
+    assert state.program == desc and state.compute_root_signature is grs
+    trace = execute(wl.to_capture(objs, state=state))
+    assert not trace.findings
+    assert [(x.signature_index, x.signature) for x in trace.lists] == [(0, "WLS_Cull"), (1, "WLS_Draw")]
+    assert [(e.list_index, e.program) for e in trace.executions] == [
+        (0, "Cull"), (0, "Cull"), (1, "Opaque"), (1, "Opaque"), (1, "Opaque"), (1, "AlphaTested"), (1, "AlphaTested")]
+    for e in trace.executions[2:]:
+        tint = e.root_argument("local", 0)
+        assert tint is not None and floats(tint.values) == TINTS[e.program]
+        slot = 0 if e.program == "Opaque" else 1
+        assert tint.sources[0].va == draw.va + slot * 64 + 32
+    assert trace.executions[0].root_argument("local", 0) is None  # identifier-only slot: no tail
+
+
+def test_direct_bind_state() -> None:
+    """D3D12_PROGRAM_TYPE_WORK_LIST / D3D12_SET_WORK_LIST_DESC: one signature, one binding; valid with DispatchList
+    and, with every SignatureIndex 0, with DispatchList1 (spec "Compatibility of bind type with dispatch method")."""
+    from d3d12wl.executor import execute
+
+    objs = objects()
+    wls = objs.work_list_signatures["WLS"]
+    wl = build_work_list([culling_list(objs, [2, 0, 3])], base_va=BASE, program_table=table(objs), signature=wls)
+    desc = wl.set_program_desc()
+    assert desc.Type == abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST") and desc.WorkList.pSignature is wls
+    assert desc.WorkList.Binding.Type == abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
+    assert desc.WorkList.Binding.ProgramTable == wl.program_table_binding()
+    state = wl.command_list_state(graphics_root_signature=objs.root_signatures["GRS"])
+    assert state.program == desc and state.graphics_root_signature is objs.root_signatures["GRS"]
+    assert not execute(wl.to_capture(objs)).findings
+    with pytest.raises(PackError, match="Tier 2 only"):
+        wl.set_program_desc(WorkListSignatureArray("ARR", [wls]))
+
+    # tier 2, direct bind: one binding, SignatureIndex 0 in every list
+    lists = [culling_list(objs, [1]), culling_list(objs, [2])]
+    wl2 = build_work_list(lists, base_va=BASE, tier=2, bindings=[table(objs)], signature=wls)
+    desc2 = wl2.set_program_desc()
+    assert desc2.Type == abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST")
+    assert desc2.WorkList.Binding.ProgramTable.SlotCount == 64
+    trace = execute(wl2.to_capture(objs))
+    assert not trace.findings and len(trace.lists) == 2
+    lists[1].signature_index = 1
+    with pytest.raises(PackError, match="SignatureIndex 1 is out of range"):
+        build_work_list(lists, base_va=BASE, tier=2, bindings=[table(objs)], signature=wls)
+
+
+def rays_objects() -> tuple[ObjectSet, WorkListSignatureArray]:
+    """tier2_chain.json plus a raytracing-class signature WLS_Rays (PCS_Cull's global args, _DISPATCH_RAYS_DIMENSIONS
+    from the primary record), in the array [WLS_Cull, WLS_Rays]."""
+    from d3d12wl.model import WorkListSignature
+
+    objs = chain_objects()
+    pcs = copy.deepcopy(objs.program_command_signatures["PCS_Cull"])
+    pcs.name = "PCS_Rays"
+    pcs.pGlobalRootSignature = objs.root_signatures["GRS"]
+    pcs.pArgumentDescs[2].Type = abi.enum_value("D3D12_INDIRECT_ARGUMENT_TYPE", "DISPATCH_RAYS_DIMENSIONS")
+    objs.program_command_signatures["PCS_Rays"] = pcs
+    wls = WorkListSignature("WLS_Rays", [pcs])
+    objs.work_list_signatures["WLS_Rays"] = wls
+    array = WorkListSignatureArray("ARR_RT", [objs.work_list_signatures["WLS_Cull"], wls])
+    objs.work_list_signature_arrays["ARR_RT"] = array
+    return objs, array
+
+
+def test_raytracing_binding_slot() -> None:
+    """A raytracing-class signature pairs with D3D12_WORK_LIST_RAYTRACING_BINDING (rule 17): the caller's RTPSO and
+    shader-table ranges (outside the work list) go into pBindings[1] as given; no program table is placed for it."""
+    from d3d12wl.executor import execute
+    from d3d12wl.state import GpuVirtualAddressRange, GpuVirtualAddressRangeAndStride, RaytracingBinding
+
+    objs, array = rays_objects()
+    rt = RaytracingBinding("RTPSO", GpuVirtualAddressRange(0x900000, 64),
+                           GpuVirtualAddressRangeAndStride(0x901000, 128, 64),
+                           GpuVirtualAddressRangeAndStride(0x902000, 256, 64))
+    rays = DispatchListSpec(objs.program_command_signatures["PCS_Rays"],
+                            {"arg1_ShaderResourceView": [0x300000],
+                             "arg2_DispatchRaysDimensions.Width": [640], "arg2_DispatchRaysDimensions.Height": 480,
+                             "arg2_DispatchRaysDimensions.Depth": 1}, signature_index=1)
+    wl = build_work_list([cull_list(objs, [1]), rays], base_va=BASE, tier=2, bindings=[cull_table(objs), rt],
+                         signature=array, objects=objs)
+    assert_aligned_and_disjoint(wl)
+    assert wl.program_tables[1] is None and len([p for p in wl.parts if "program table" in p.name]) == 1
+    desc = wl.set_program_desc()
+    binding = desc.WorkList1.pBindings[1]
+    assert binding.Type == abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING") and binding.pRaytracing is rt
+    assert wl.raytracing
+    capture = wl.to_capture(objs)
+    assert capture.device.DispatchRaysSupported  # rule 16
+    trace = execute(capture)
+    assert not trace.findings
+    assert [e.program for e in trace.executions] == ["Cull", "RTPSO"]
+    assert trace.lists[1].binding["Type"] == "RAYTRACING"
+    assert trace.executions[1].trigger.fields == {"Width": 640, "Height": 480, "Depth": 1}
+
+    with pytest.raises(PackError, match=r"rule 17.*raytracing-class and pairs with a RaytracingBinding"):
+        build_work_list([cull_list(objs, [1]), rays], base_va=BASE, tier=2,
+                        bindings=[cull_table(objs), cull_table(objs)], signature=array)
+    with pytest.raises(PackError, match=r"lists\[0\].*rule 17.*pairs with a program table"):
+        build_work_list([cull_list(objs, [1])], base_va=BASE, tier=2, bindings=[rt, rt])
+
+
+def test_stride_too_small_names_the_signature_index() -> None:
+    """Rule 6 / "Program table slot layout": a non-zero stride must hold 32 + each present program's tail; the error
+    names the signature index whose table is short."""
+    objs = chain_objects()
+    lists = [cull_list(objs, [1]), draw_list(objs, [1, 1])]
+    array = objs.work_list_signature_arrays["ARR"]
+    with pytest.raises(PackError, match=r"bindings\[1\] \(SignatureIndex 1\).*stride 40"):
+        build_work_list(lists, base_va=BASE, tier=2, bindings=[cull_table(objs), draw_table(objs, stride=40)],
+                        signature=array)
+    # packed with the identifier-only layout, the slot holds Opaque, whose tint needs 48 bytes: only the programs
+    # (objects) can tell
+    short = ProgramTableSpec(objs.programs["Cull"], {"ProgramIdentifier": [objs.programs["Opaque"].Identifier]})
+    build_work_list(lists[:1], base_va=BASE, tier=2, bindings=[cull_table(objs), short])
+    with pytest.raises(PackError, match=r"bindings\[1\] \(SignatureIndex 1\) \[rule 6\].*'Opaque'.*48"):
+        build_work_list(lists, base_va=BASE, tier=2, bindings=[cull_table(objs), short], signature=array, objects=objs)
+
+
+def test_bindings_shape_errors() -> None:
+    objs = chain_objects()
+    array = objs.work_list_signature_arrays["ARR"]
+    lists = [cull_list(objs, [1]), draw_list(objs, [1, 1])]
+    with pytest.raises(PackError, match="not both"):
+        build_work_list(lists, base_va=BASE, tier=2, program_table=draw_table(objs), bindings=[cull_table(objs)])
+    with pytest.raises(PackError, match=r"NumBindings \(1\) must equal"):
+        build_work_list(lists, base_va=BASE, tier=2, bindings=[cull_table(objs)], signature=array)
+    swapped = [cull_list(objs, [1], signature_index=1), draw_list(objs, [1, 1], signature_index=0)]
+    with pytest.raises(PackError, match=r"lists\[0\].*'PCS_Cull' is not in signature index 1"):
+        build_work_list(swapped, base_va=BASE, tier=2, bindings=[cull_table(objs), draw_table(objs)], signature=array)
+    # the same table at two indices is placed once
+    shared = draw_table(objs)
+    wl = build_work_list(lists[1:], base_va=BASE, tier=2, bindings=[shared, shared])
+    assert wl.program_tables[0] is wl.program_tables[1]
+    assert len([p for p in wl.parts if "program table" in p.name]) == 1
