@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 from d3d12wl import abi, description, packers
-from d3d12wl.builder import DispatchListSpec, ProgramTableSpec, build_work_list
+from d3d12wl.builder import BindingSpec, DispatchListSpec, ProgramTableSpec, build_work_list
 from d3d12wl.capture import CAPTURE_VERSION, Capture, capture_to_dict
 from d3d12wl.layout import LayoutField, pcs_layout, program_table_layout
 from d3d12wl.memory import GpuMemory
@@ -62,7 +62,6 @@ from d3d12wl.state import (
     RootArgument,
     SetProgramDesc,
     SetWorkListDesc,
-    SetWorkListDesc1,
     VertexBufferView,
     WorkListBinding,
 )
@@ -305,8 +304,7 @@ def build_execute_indirect() -> Capture:
 TIER2_OUT = OUT.parent / "tier2_chain_capture.json"
 TIER2_OBJECTS = OUT.parent / "tier2_chain.json"
 
-TIER2_WORK_LIST_VA = 0x10000  # the builder's buffer: both D3D12_DISPATCH_LIST_INPUT1s, the draw table, the lists
-TIER2_CULL_TABLE_VA = 0x20000  # the compute signature's program table (pBindings[0])
+TIER2_WORK_LIST_VA = 0x10000  # the builder's buffer: both D3D12_DISPATCH_LIST_INPUT1s, both program tables, the lists
 TIER2_FRAME_CONSTANTS_VA = 0x50000  # GRS parameter 0, a root CBV (b0), set in both binding sets
 THREADS_PER_GROUP = 64  # the culling shader's [numthreads(64, 1, 1)]
 
@@ -340,10 +338,10 @@ def build_tier2_chain() -> Capture:
       ``AlphaTested``; a float4 tint each in the program table), a material SRV and ``_DRAW`` per secondary record,
       an incrementing constant in GRS parameter 5; ``NextDispatchList`` 0 ends the call.
 
-    SetProgram binds the array ``ARR`` (``D3D12_PROGRAM_TYPE_WORK_LIST1``) with two bindings: pBindings[0] the
-    culling program table (packed by :func:`d3d12wl.packers.pack_program_table`, 32-byte slots), pBindings[1] the
-    draw program table (placed by the builder, 48-byte slots).  The capture holds the memory as each list reads it:
-    the draw list as the culling pass publishes it (the executor runs no shaders)."""
+    SetProgram binds the array ``ARR`` (``D3D12_PROGRAM_TYPE_WORK_LIST1``) with two bindings, a program table each,
+    both placed by the builder (``bindings``) with their own strides: pBindings[0] the culling table (32-byte
+    identifier-only slots), pBindings[1] the draw table (48-byte slots, identifier + tint).  The capture holds the
+    memory as each list reads it: the draw list as the culling pass publishes it (the executor runs no shaders)."""
     objects = description.load(json.loads(TIER2_OBJECTS.read_text(encoding="utf-8")))
     pcs_cull = objects.program_command_signatures["PCS_Cull"]
     pcs_draw = objects.program_command_signatures["PCS_Draw"]
@@ -377,32 +375,24 @@ def build_tier2_chain() -> Capture:
         {"ProgramIdentifier": [objects.programs[name].Identifier for name, *_ in DRAW_PROGRAMS],
          "arg3_InlineRootParameter": np.array([tint for _, _, tint, _ in DRAW_PROGRAMS], dtype=np.float32)
          .view(np.uint32)})
-    wl = build_work_list([cull, draw], base_va=TIER2_WORK_LIST_VA, program_table=draw_table, tier=2)
+    cull_table = ProgramTableSpec(objects.programs["Cull"], {"ProgramIdentifier": [objects.programs["Cull"].Identifier]})
+    bindings: list[BindingSpec] = [None] * len(array.pSignatures)
+    bindings[cull_index], bindings[draw_index] = cull_table, draw_table
+    wl = build_work_list([cull, draw], base_va=TIER2_WORK_LIST_VA, tier=2, bindings=bindings, signature=array,
+                         objects=objects)
 
-    cull_table = packers.pack_program_table(objects.programs["Cull"],
-                                            {"ProgramIdentifier": [objects.programs["Cull"].Identifier]})
-    cull_binding = ProgramTableBinding(
-        GpuVirtualAddressRangeAndStride(TIER2_CULL_TABLE_VA, cull_table.nbytes, cull_table.nbytes), 1)
-    table_type = abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
-    bindings = [WorkListBinding(table_type, ProgramTableBinding()) for _ in array.pSignatures]
-    bindings[cull_index] = WorkListBinding(table_type, cull_binding)
-    bindings[draw_index] = WorkListBinding(table_type, wl.program_table_binding())
     grs = pcs_cull.pGlobalRootSignature
     assert grs is not None and grs is pcs_draw.pGlobalRootSignature  # Uniformity constraint 1
     frame = RootArgument("descriptor", value=TIER2_FRAME_CONSTANTS_VA)
-    state = CommandListState(
-        program=SetProgramDesc(Type=abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1"),
-                               WorkList1=SetWorkListDesc1(array, bindings)),
+    state = wl.command_list_state(
         graphics_root_signature=grs,
         compute_root_signature=grs,
         # GRS parameter 3 (u0): the buffer the culling shaders write the draw list into
         compute_root_arguments={0: frame, 3: RootArgument("descriptor", value=wl.base_va)},
         graphics_root_arguments={0: frame},
     )
-    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_2"), DispatchRaysSupported=False)
-    capture = wl.to_capture(objects, state=state, device=device)
-    capture.memory = wl.memory(name="work list (DispatchList1 inputs, draw program table, lists)")
-    capture.memory.map(TIER2_CULL_TABLE_VA, cull_table.tobytes(), name="culling program table")
+    capture = wl.to_capture(objects, state=state)  # a Tier 2 device, DispatchRaysSupported FALSE (no raytracing)
+    capture.memory = wl.memory(name="work list (DispatchList1 inputs, program tables, lists)")
     assert capture.call.MaxGraphicsPrimaryLists == 1  # one graphics-class list in the chain
     return capture
 
