@@ -9,9 +9,12 @@ Payloads are the headers' own types (``D3D12_DRAW_ARGUMENTS``, ``D3D12_GPU_VIRTU
 :func:`c_source` includes ``headers/`` and compiles standalone with ``-I headers``.
 
 HLSL: the shape of the spec's culling-example ``SecondaryRecord``: ``uint64_t`` for VAs and handles, ``uint`` for
-DWORDs, payload structs flattened into their members, explicit ``uint`` padding.  A ``uint64_t`` at an offset that
-is not a multiple of 8 (a buffer view at 4) is split into ``_lo``/``_hi`` uints so that no HLSL packing rule can
-move it.
+DWORDs, payload structs flattened into their members, explicit ``uint`` padding.  A ``uint64_t`` is 8-aligned in a
+structured buffer and makes its struct's size (the buffer's stride) a multiple of 8 (the std430-like SPIR-V layout
+glslc gives a ``StructuredBuffer``; tests/test_codegen_hlsl.py checks every offset), so a ``uint64_t`` at an offset
+that is not a multiple of 8 (a buffer view at 4), and every ``uint64_t`` of a record whose stride is not a multiple
+of 8 (an ExecuteIndirect command of a CBV and a DRAW_INDEXED: 28 bytes), is split into ``_lo``/``_hi`` uints (a
+``uint64_t[n]``: ``uint _dw[2n]``, low DWORD first), so that no HLSL packing rule can move a byte.
 """
 
 from __future__ import annotations
@@ -141,7 +144,13 @@ _HLSL_SCALAR = {"uint32_t": "uint", "int32_t": "int", "uint64_t": "uint64_t", "f
 
 @dataclass(frozen=True)
 class HlslMember:
-    """One flattened HLSL member: ``type name[count]`` at ``offset``."""
+    """One flattened HLSL member: ``type name[count]`` at ``offset``.
+
+    Where it comes from, for checking it against the layout without trusting ``offset``: ``field`` is the name of
+    its :class:`~d3d12wl.layout.LayoutField` (``None`` for padding), ``path`` the dotted member path inside the
+    field's C type (``""`` for the field itself) and ``part`` the byte offset inside that C member (4 for the
+    ``_hi`` half of a split ``uint64_t``, else 0).
+    """
 
     name: str
     hlsl_type: str
@@ -149,10 +158,13 @@ class HlslMember:
     size: int
     count: int = 1
     comment: str = ""
+    field: str | None = None
+    path: str = ""
+    part: int = 0
 
 
-def _leaves(ctype: str, offset: int, prefix: str) -> list[tuple[str, str, int, int, int]]:
-    """(name, scalar C type, offset, element size, count) of every scalar inside ``ctype``."""
+def _leaves(ctype: str, offset: int, prefix: str) -> list[tuple[str, str, str, int, int, int]]:
+    """(name, dotted path, scalar C type, offset, element size, count) of every scalar inside ``ctype``."""
     resolved = abi.default.resolve(ctype)
     if resolved in abi.default.decls.aggregates:
         out = []
@@ -160,24 +172,25 @@ def _leaves(ctype: str, offset: int, prefix: str) -> list[tuple[str, str, int, i
             if f.nested is None:
                 scalar = abi.default.resolve(re.sub(r"\[\d+\]$", "", f.type).strip())
                 count = f.array_length or 1
-                out.append((path.replace(".", "_"), scalar, offset + off, f.size // count, count))
+                out.append((path.replace(".", "_"), path, scalar, offset + off, f.size // count, count))
         return out
     if resolved in abi.default.decls.enums:
         resolved = "uint32_t"
-    return [(prefix, resolved, offset, abi.sizeof(resolved), 1)]
+    return [(prefix, "", resolved, offset, abi.sizeof(resolved), 1)]
 
 
 def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMember]:
     """The flattened members of a record's HLSL struct, padding included."""
     stride = _stride(layout, stride)
-    raw: list[tuple[LayoutField | None, str, str, int, int, int]] = []  # (field, leaf, scalar, offset, size, count)
+    # (field, leaf name, path in the field's C type, scalar, offset, element size, count)
+    raw: list[tuple[LayoutField | None, str, str, str, int, int, int]] = []
     for slot in _slots(layout, stride):
         f = slot.field
         if f is None:
             assert slot.size % 4 == 0 and slot.offset % 4 == 0, "records are built of DWORDs"
-            raw.append((None, "", "uint32_t", slot.offset, 4, slot.size // 4))
+            raw.append((None, "", "", "uint32_t", slot.offset, 4, slot.size // 4))
         elif f.count > 1:
-            raw.append((f, f.name, f.ctype, f.offset, f.size // f.count, f.count))
+            raw.append((f, f.name, "", f.ctype, f.offset, f.size // f.count, f.count))
         else:
             leaves = _leaves(f.ctype, f.offset, f.name)
             if len(leaves) == 1:  # D3D12_GPU_DESCRIPTOR_HANDLE {ptr}, D3D12_PROGRAM_IDENTIFIER: keep the field's name
@@ -187,18 +200,25 @@ def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMe
     names = [leaf for _, leaf, *_ in raw]
     out: list[HlslMember] = []
     pad = 0
-    for f, leaf, scalar, off, size, count in raw:
+    for f, leaf, path, scalar, off, size, count in raw:
         if f is None:
             out.append(HlslMember(f"_pad{pad}", "uint", off, 4 * count, count, "padding"))
             pad += 1
             continue
         name = f"{f.name}_{leaf}" if leaf != f.name and names.count(leaf) > 1 else leaf
-        if scalar == "uint64_t" and off % 8:
+        if scalar == "uint64_t" and (off % 8 or stride % 8):
+            why = "at a 4-byte offset" if off % 8 else f"in a record of stride {stride}, not a multiple of 8"
+            if count > 1:
+                out.append(HlslMember(f"{name}_dw", "uint", off, size * count, 2 * count,
+                                      f"{_describe(f)} (uint64_t[{count}] {why}, as low/high DWORD pairs)",
+                                      f.name, path))
+                continue
             for half, delta in (("lo", 0), ("hi", 4)):
                 out.append(HlslMember(f"{name}_{half}", "uint", off + delta, 4, 1,
-                                      f"{_describe(f)} (uint64_t at a 4-byte offset, split)"))
+                                      f"{_describe(f)} (uint64_t {why}, split)", f.name, path, delta))
             continue
-        out.append(HlslMember(name, _HLSL_SCALAR.get(scalar, "uint"), off, size * count, count, _describe(f)))
+        out.append(HlslMember(name, _HLSL_SCALAR.get(scalar, "uint"), off, size * count, count, _describe(f),
+                              f.name, path))
     return out
 
 
