@@ -18,6 +18,13 @@ against the programs it holds (spec "Program table slot layout", rule 6), or the
 list).  :meth:`BuiltWorkList.set_program_desc` and :meth:`BuiltWorkList.command_list_state` give the SetProgram
 state for either bind path, so a capture never needs it built by hand.
 
+A validation program table (``validation_table=``, :class:`ValidationTableSpec`; spec "Validation program table",
+"Binding the validation program table") is placed in the same buffer after the program tables: validator
+identifiers, slot 0 the zero "no validator" sentinel, ``Table.StartAddress`` 8-byte aligned and the stride a
+multiple of 8 as for a program table.  Only the Tier 2 array bind carries it
+(``D3D12_SET_WORK_LIST_DESC1::ValidationProgramTable`` and ``SignatureSelectionValidationProgramTableIndex``); the
+direct bind (``D3D12_SET_WORK_LIST_DESC``) has no such field, so the builder rejects the pair.
+
 Tier 2 lists are chained in the order given through ``NextDispatchList`` (spec "Dispatch List Continuations"),
 with ``_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION`` set on every list but the last.  Every record is packed by the
 vectorized packers of :mod:`d3d12wl.packers`; the builder only computes addresses (``SecondaryRecords`` from a
@@ -65,7 +72,8 @@ from d3d12wl.state import (
     WorkListBinding,
 )
 
-__all__ = ["DispatchListSpec", "ProgramTableSpec", "BindingSpec", "Part", "BuiltWorkList", "build_work_list"]
+__all__ = ["DispatchListSpec", "ProgramTableSpec", "ValidationTableSpec", "BindingSpec", "Part", "BuiltWorkList",
+           "build_work_list"]
 
 
 @dataclass
@@ -103,6 +111,27 @@ class ProgramTableSpec:
     slots: RecordData
     stride: int | None = None
     slot_count: int | None = None
+
+
+@dataclass
+class ValidationTableSpec:
+    """The validation program table (spec "Validation program table"): ``validators[i]`` is the program identifier
+    of slot ``i`` (32 bytes, or anything with an ``identifier`` such as a :class:`d3d12wl.validation.Validator`;
+    None for an empty slot), so the validation index fields (``ListValidationProgramTableIndex``,
+    ``RecordValidationProgramTableIndex``, ``signature_selection_index``) index it directly.  Slot 0 is the
+    reserved "no validator" sentinel: give None there (the builder writes it zero).
+
+    ``stride``: each slot's bytes, identifier first and the rest zero (default: one ``D3D12_PROGRAM_IDENTIFIER``);
+    a multiple of 8 and at most ``D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE`` as for a program table, and not 0 (a
+    broadcast stride would make every slot the sentinel).  ``slot_count``: the ``SlotCount`` to bind (default: the
+    number of slots given; the slots past them are zero).  ``signature_selection_index``:
+    ``D3D12_SET_WORK_LIST_DESC1::SignatureSelectionValidationProgramTableIndex`` (0 = no signature-selection
+    validator)."""
+
+    validators: Sequence[Any]
+    stride: int | None = None
+    slot_count: int | None = None
+    signature_selection_index: int = 0
 
 
 @dataclass(frozen=True)
@@ -146,6 +175,9 @@ class BuiltWorkList:
     shared_binding: bool = True
     signature_indices: tuple[int, ...] = field(default=())
     signature: WorkListSignature | SignatureArray | None = None
+    validation_table: Part | None = None
+    validation_binding: ProgramTableBinding = field(default_factory=ProgramTableBinding)
+    signature_selection_index: int = 0
 
     @property
     def dispatch_input(self) -> int:
@@ -192,11 +224,16 @@ class BuiltWorkList:
         """``D3D12_SET_PROGRAM_DESC`` binding ``signature`` (default: the one given to :func:`build_work_list`):
         a work list signature binds directly (``D3D12_PROGRAM_TYPE_WORK_LIST``, one binding; on Tier 2 every list's
         SignatureIndex must be 0), a signature array through ``D3D12_PROGRAM_TYPE_WORK_LIST1`` with ``pBindings``
-        parallel to its ``pSignatures`` (Tier 2 only; spec "Binding via SetProgram")."""
+        parallel to its ``pSignatures`` (Tier 2 only; spec "Binding via SetProgram").  A built validation table
+        fills ``ValidationProgramTable`` and ``SignatureSelectionValidationProgramTableIndex`` of the array bind;
+        with a direct bind it is an error (``D3D12_SET_WORK_LIST_DESC`` has no such field)."""
         signature = self.signature if signature is None else signature
         if signature is None:
             raise PackError("SetProgram needs the bound signature: give it to build_work_list or here")
         if isinstance(signature, WorkListSignature):
+            if self.validation_table is not None:
+                raise PackError(_DIRECT_BIND_NO_VALIDATION.format(name=signature.name),
+                                rule="Binding the validation program table")
             if not self.shared_binding and len(self.bindings) != 1:
                 raise PackError(f"a direct bind (D3D12_SET_WORK_LIST_DESC) carries one binding, {len(self.bindings)} "
                                 "were built; bind a signature array", rule="Binding via SetProgram")
@@ -220,7 +257,8 @@ class BuiltWorkList:
                                 f"of {signature.name!r}", rule="D3D12_SET_WORK_LIST_DESC1")
             bindings = list(self.bindings)
             _check_classes(signature.pSignatures, bindings)
-        return SetProgramDesc(_program_type("WORK_LIST1"), WorkList1=SetWorkListDesc1(signature, bindings))
+        return SetProgramDesc(_program_type("WORK_LIST1"), WorkList1=SetWorkListDesc1(
+            signature, bindings, self.validation_binding, self.signature_selection_index))
 
     def command_list_state(self, signature: WorkListSignature | SignatureArray | None = None,
                            **state: Any) -> CommandListState:
@@ -271,6 +309,12 @@ class BuiltWorkList:
         from d3d12wl.capture import save_capture
 
         return save_capture(self.to_capture(objects, signature, state=state, device=device), path)
+
+
+_DIRECT_BIND_NO_VALIDATION = (
+    "a validation program table was built, but a direct bind of {name!r} (D3D12_SET_WORK_LIST_DESC) has no "
+    "ValidationProgramTable field and runs no validators: bind a signature array (D3D12_SET_WORK_LIST_DESC1, Tier 2; "
+    "an array of one signature for a single-signature setup)")
 
 
 def _binding_type(name: str) -> int:
@@ -332,11 +376,12 @@ def _secondary_addresses(spec: DispatchListSpec, layout: PCSLayout, n_primary: i
 def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_table: ProgramTableSpec | None = None,
                     tier: int = 1, align: int = VA_ALIGN, bindings: Sequence[BindingSpec] | None = None,
                     signature: WorkListSignature | SignatureArray | None = None,
-                    objects: ObjectSet | None = None) -> BuiltWorkList:
+                    objects: ObjectSet | None = None,
+                    validation_table: ValidationTableSpec | None = None) -> BuiltWorkList:
     """Pack and place every part of a work list in one buffer starting at ``base_va``.
 
-    Order: dispatch list input(s), program table(s) (in signature-index order), then for each list its primary list
-    and secondary list.  Each part starts at a VA that is a multiple of ``align`` (at least 8, a power of two).
+    Order: dispatch list input(s), program table(s) (in signature-index order), the validation program table, then
+    for each list its primary list and secondary list.  Each part starts at a VA that is a multiple of ``align`` (at least 8, a power of two).
     Tier 1 takes exactly one list; tier 2 chains the lists in order.
 
     ``program_table``: one table, paired with every signature.  ``bindings`` (instead): one :data:`BindingSpec` per
@@ -346,7 +391,10 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
     signature or signature array SetProgram binds; with it the bindings are checked against its signatures (count,
     class, each list's PCS in the signature it selects) and :meth:`BuiltWorkList.set_program_desc` needs no
     argument.  ``objects``: with it, each table's stride is checked against the program-table layout of every
-    program whose identifier it holds (rule 6)."""
+    program whose identifier it holds (rule 6).  ``validation_table``: a :class:`ValidationTableSpec` to place
+    (Tier 2 array bind only: an error with tier 1 or a work list ``signature``); with ``signature`` every non-zero
+    validation index field of its signatures and their program command signatures must name a filled slot below
+    SlotCount."""
     if tier not in (1, 2):
         raise PackError(f"tier must be 1 or 2, not {tier}")
     if align < VA_ALIGN or align & (align - 1):
@@ -407,6 +455,17 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
         head = 0 if tier == 1 else lists[0].signature_index
         table_part = table_parts[head]
         slot_count = built_bindings[head].ProgramTable.SlotCount if table_part is not None else 0
+
+    validation_part: Part | None = None
+    validation_binding = ProgramTableBinding()
+    if validation_table is not None:
+        _check_validation_bind(tier, signature)
+        vt, validation_part, vt_slots = _pack_validation_table(validation_table, place)
+        blocks.append((validation_part.va, vt))
+        validation_binding = ProgramTableBinding(GpuVirtualAddressRangeAndStride(
+            validation_part.va, validation_part.size, validation_part.stride), vt_slots)
+        if isinstance(signature, SignatureArray):
+            _check_validation_indices(signature, vt, validation_part.stride, vt_slots)
 
     primary_parts: list[Part] = []
     secondary_parts: list[Part | None] = []
@@ -471,6 +530,8 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
         parts.append(Part(f"{input_name} {i}", va, input_size))
         blocks.append((va, packed_inputs[i * input_size:(i + 1) * input_size]))
     parts.extend({id(t): t for t in table_parts if t is not None}.values())
+    if validation_part is not None:
+        parts.append(validation_part)
     for p, s in zip(primary_parts, secondary_parts):
         parts.append(p)
         if s is not None:
@@ -483,7 +544,106 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
                          tuple(primary_parts), tuple(secondary_parts), table_part, slot_count, tuple(graphics),
                          bindings=tuple(built_bindings), program_tables=tuple(table_parts),
                          shared_binding=bindings is None, signature_indices=tuple(s.signature_index for s in lists),
-                         signature=signature)
+                         signature=signature, validation_table=validation_part,
+                         validation_binding=validation_binding,
+                         signature_selection_index=validation_table.signature_selection_index
+                         if validation_table is not None else 0)
+
+
+_VALIDATION_BIND = "Binding the validation program table"
+_VALIDATION_TABLE = "Validation program table"
+
+
+def _check_validation_bind(tier: int, signature: WorkListSignature | SignatureArray | None) -> None:
+    """Only D3D12_SET_WORK_LIST_DESC1 (the Tier 2 array bind) carries a ValidationProgramTable."""
+    if tier == 1:
+        raise PackError("a validation program table binds only through the array bind (D3D12_SET_WORK_LIST_DESC1), "
+                        "which is Tier 2 only; tier 1 binds directly (D3D12_SET_WORK_LIST_DESC, no "
+                        "ValidationProgramTable field) and runs no validators", where="validation_table",
+                        rule=_VALIDATION_BIND)
+    if isinstance(signature, WorkListSignature):
+        raise PackError(_DIRECT_BIND_NO_VALIDATION.format(name=signature.name), where="validation_table",
+                        rule=_VALIDATION_BIND)
+
+
+def _identifier_bytes(value: Any, slot: int) -> bytes | None:
+    """A slot's 32-byte program identifier: bytes-like, or an object with an ``identifier`` (a Validator)."""
+    if value is None:
+        return None
+    raw = getattr(value, "identifier", value)
+    try:
+        if isinstance(raw, int | str):  # bytes(7) would be seven zero bytes, bytes("x") a TypeError
+            raise TypeError
+        ident = bytes(raw)
+    except TypeError:
+        raise PackError(f"slot {slot} is {type(value).__name__}, not a program identifier, a Validator or None",
+                        where=f"validation_table.validators[{slot}]", rule=_VALIDATION_TABLE) from None
+    size = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+    if len(ident) != size:
+        raise PackError(f"slot {slot}: a D3D12_PROGRAM_IDENTIFIER is {size} bytes, got {len(ident)}",
+                        where=f"validation_table.validators[{slot}]", rule=_VALIDATION_TABLE)
+    return ident
+
+
+def _pack_validation_table(spec: ValidationTableSpec, place: Callable[[int], int]) -> tuple[np.ndarray, Part, int]:
+    """Pack and place the validation program table: (bytes, part, SlotCount).  Slot 0 stays the zero sentinel;
+    the stride follows the program-table rules (multiple of 8, at least one identifier, at most the maximum)."""
+    where = "validation_table"
+    size = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+    ids = [_identifier_bytes(v, i) for i, v in enumerate(spec.validators)]
+    if not ids:
+        raise PackError("a validation program table needs at least slot 0 (the \"no validator\" sentinel); leave "
+                        "validation_table out for no validation (StartAddress 0)", where=where, rule=_VALIDATION_TABLE)
+    if ids[0] is not None and any(ids[0]):
+        raise PackError("slot 0 is reserved as the \"no validator\" sentinel (an index field of 0 disables its "
+                        "validator): give None there and the validators from slot 1", where=f"{where}.validators[0]",
+                        rule=_VALIDATION_TABLE)
+    stride = size if spec.stride is None else spec.stride
+    limit = abi.constant("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")
+    if stride == 0:
+        raise PackError("stride 0 (broadcast) would make every slot slot 0, the \"no validator\" sentinel; give a "
+                        f"stride of at least {size}", where=where, rule=_VALIDATION_TABLE)
+    if stride % VA_ALIGN or stride < size or stride > limit:
+        raise PackError(f"stride {stride} must be a multiple of {VA_ALIGN}, at least one D3D12_PROGRAM_IDENTIFIER "
+                        f"({size}) and at most D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE ({limit}), as for a program "
+                        "table", where=where, rule="D3D12_WORK_LIST_PROGRAM_TABLE_BINDING")
+    slot_count = len(ids) if spec.slot_count is None else spec.slot_count
+    if slot_count < len(ids):
+        raise PackError(f"slot_count {slot_count} leaves slots {slot_count}..{len(ids) - 1} of the {len(ids)} given "
+                        "out of the table", where=where, rule=_VALIDATION_TABLE)
+    index = spec.signature_selection_index
+    if index and (not 0 < index < len(ids) or ids[index] is None):
+        raise PackError(f"signature_selection_index {index} names no validator (SignatureSelectionValidation"
+                        f"ProgramTableIndex must be 0 or a filled slot of the {len(ids)} given)", where=where,
+                        rule="D3D12_SET_WORK_LIST_DESC1")
+    table = np.zeros(slot_count * stride, dtype=np.uint8)
+    for i, ident in enumerate(ids):
+        if ident is not None:
+            table[i * stride:i * stride + size] = np.frombuffer(ident, dtype=np.uint8)
+    part = Part("validation program table", place(table.nbytes), table.nbytes, stride, len(ids))
+    return table, part, slot_count
+
+
+def _check_validation_indices(array: SignatureArray, table: np.ndarray, stride: int, slot_count: int) -> None:
+    """Every non-zero validation index field of the bound array's signatures and of their program command
+    signatures is interpreted against the validation table (spec "Binding the validation program table"): it must
+    name a slot below SlotCount that holds a validator."""
+    size = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+    fields: list[tuple[str, int]] = []
+    for wls in array.pSignatures:
+        fields.append((f"work list signature {wls.name!r} ListValidationProgramTableIndex",
+                       wls.ListValidationProgramTableIndex))
+        fields.extend((f"program command signature {pcs.name!r} RecordValidationProgramTableIndex",
+                       pcs.RecordValidationProgramTableIndex) for pcs in wls.pProgramCommandSignatures)
+    for what, index in fields:
+        if index == 0:
+            continue
+        if index >= slot_count:
+            raise PackError(f"{what} {index} >= the validation table's SlotCount {slot_count}",
+                            where="validation_table", rule=_VALIDATION_BIND)
+        if not table[index * stride:index * stride + size].any():
+            raise PackError(f"{what} {index} names an empty slot of the validation table (no validator identifier)",
+                            where="validation_table", rule=_VALIDATION_BIND)
 
 
 def _table_binding(part: Part, slot_count: int) -> WorkListBinding:

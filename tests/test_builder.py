@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from d3d12wl import abi, description
-from d3d12wl.builder import BuiltWorkList, DispatchListSpec, ProgramTableSpec, build_work_list
+from d3d12wl.builder import BuiltWorkList, DispatchListSpec, ProgramTableSpec, ValidationTableSpec, build_work_list
 from d3d12wl.errors import PackError
 from d3d12wl.layout import pcs_layout
 from d3d12wl.model import ObjectSet, WorkListSignatureArray
@@ -388,3 +388,167 @@ def test_bindings_shape_errors() -> None:
     wl = build_work_list(lists[1:], base_va=BASE, tier=2, bindings=[shared, shared])
     assert wl.program_tables[0] is wl.program_tables[1]
     assert len([p for p in wl.parts if "program table" in p.name]) == 1
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the validation program table (spec "Validation program table", "Binding the validation program table",
+# D3D12_SET_WORK_LIST_DESC1::ValidationProgramTable / SignatureSelectionValidationProgramTableIndex)
+# ----------------------------------------------------------------------------------------------------------------
+
+SIGSEL_ID = b"SignatureSelectionCheck".ljust(32, b"\0")
+
+
+def validated_chain(objs: ObjectSet, **spec: object) -> tuple[BuiltWorkList, WorkListSignatureArray]:
+    """The cull + draw chain on ARR, the validation index fields set (list validator slot 1, record validator slot
+    2), with a validation table [sentinel, PrimaryListCheck, SecondaryListCheck, a signature-selection check]."""
+    from d3d12wl.examples import validators
+
+    array = objs.work_list_signature_arrays["ARR"]
+    for wls in array.pSignatures:
+        wls.ListValidationProgramTableIndex = validators.PRIMARY_LIST_SLOT
+    objs.program_command_signatures["PCS_Draw"].RecordValidationProgramTableIndex = validators.SECONDARY_LIST_SLOT
+    vt = ValidationTableSpec([*validators.table_slots(), SIGSEL_ID], **spec)  # type: ignore[arg-type]
+    wl = build_work_list([cull_list(objs, [2]), draw_list(objs, [1, 2])], base_va=BASE, tier=2,
+                         bindings=[cull_table(objs), draw_table(objs)], signature=array, objects=objs,
+                         validation_table=vt)
+    return wl, array
+
+
+def test_validation_table_placement_and_set_program_desc() -> None:
+    """The table is placed 8-byte aligned after the program tables and before the lists: slot 0 zero (the "no
+    validator" sentinel), slot i the identifier of validators[i] at i * stride, zero past the identifier and past
+    the slots given; the array bind carries it in ValidationProgramTable with the signature-selection index."""
+    from d3d12wl.examples.validators import PRIMARY_LIST_CHECK, SECONDARY_LIST_CHECK
+    from d3d12wl.state import GpuVirtualAddressRangeAndStride, ProgramTableBinding
+
+    objs = chain_objects()
+    wl, array = validated_chain(objs, stride=48, slot_count=6, signature_selection_index=3)
+    assert_aligned_and_disjoint(wl)
+    vt = wl.validation_table
+    assert vt is not None and vt in wl.parts and vt.va % 8 == 0
+    assert (vt.stride, vt.size, vt.count) == (48, 6 * 48, 4)
+    assert all(t is not None and t.va + t.size <= vt.va for t in wl.program_tables)
+    assert vt.va + vt.size <= wl.primary_lists[0].va
+    raw = view(wl, vt.va)[:vt.size].tobytes()
+    slots = [raw[i * 48:(i + 1) * 48] for i in range(6)]
+    assert slots[0] == bytes(48) and slots[4] == slots[5] == bytes(48)
+    for i, ident in ((1, PRIMARY_LIST_CHECK.identifier), (2, SECONDARY_LIST_CHECK.identifier), (3, SIGSEL_ID)):
+        assert slots[i] == ident + bytes(16)
+
+    desc = wl.set_program_desc()
+    assert desc.Type == abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1") and desc.WorkList1.pSignatureArray is array
+    assert desc.WorkList1.ValidationProgramTable == wl.validation_binding == ProgramTableBinding(
+        GpuVirtualAddressRangeAndStride(vt.va, 6 * 48, 48), 6)
+    assert desc.WorkList1.SignatureSelectionValidationProgramTableIndex == 3
+    assert wl.command_list_state().program == desc
+
+    # the defaults: one identifier per slot, SlotCount = the slots given, no signature-selection validator
+    wl2, _ = validated_chain(chain_objects())
+    d2 = wl2.set_program_desc().WorkList1
+    assert wl2.validation_table is not None and wl2.validation_table.va % 8 == 0
+    assert (d2.ValidationProgramTable.Table.StrideInBytes, d2.ValidationProgramTable.Table.SizeInBytes,
+            d2.ValidationProgramTable.SlotCount, d2.SignatureSelectionValidationProgramTableIndex) == (32, 128, 4, 0)
+    # placed at the builder's alignment like every part
+    objs3 = chain_objects()
+    wl3 = build_work_list([cull_list(objs3, [1])], base_va=BASE, tier=2, align=256,
+                          bindings=[cull_table(objs3), None], validation_table=ValidationTableSpec([None, SIGSEL_ID]))
+    assert wl3.validation_table is not None and wl3.validation_table.va % 256 == 0
+    # without a validation table nothing changes: StartAddress 0, stride and SlotCount 0
+    plain = build_work_list([cull_list(objs3, [1])], base_va=BASE, tier=2, bindings=[cull_table(objs3), None],
+                            signature=objs3.work_list_signature_arrays["ARR"])
+    assert plain.validation_table is None
+    assert plain.set_program_desc().WorkList1.ValidationProgramTable == ProgramTableBinding()
+    assert plain.set_program_desc().WorkList1.SignatureSelectionValidationProgramTableIndex == 0
+
+
+def test_validation_table_runs_the_validators() -> None:
+    """The built state drives the runner: per list the signature-selection check (step 1), the primary-list check
+    (step 4), and the secondary-list check for each hybrid record (step 7), each from its slot."""
+    from d3d12wl.examples.validators import VALIDATORS
+    from d3d12wl.executor import execute
+    from d3d12wl.validation import AREA_SIGNATURE_SELECTION, ValidationRunner, Validator, validator_pcs
+
+    objs = chain_objects()
+    wl, _ = validated_chain(objs, signature_selection_index=3)
+    sigsel = Validator(SIGSEL_ID, lambda call: None, "SigSel", validator_pcs("SigSel_PCS", AREA_SIGNATURE_SELECTION))
+    grs = objs.root_signatures["GRS"]
+    trace = execute(wl.to_capture(objs, state=wl.command_list_state(graphics_root_signature=grs,
+                                                                     compute_root_signature=grs)),
+                    hooks=ValidationRunner([*VALIDATORS, sigsel]))
+    assert not trace.findings
+    assert [(v.list_index, v.step, v.slot, v.validator, v.primary_index) for v in trace.validator_invocations] == [
+        (0, 1, 3, "SigSel", None), (0, 4, 1, "PrimaryListCheck", None),
+        (1, 1, 3, "SigSel", None), (1, 4, 1, "PrimaryListCheck", None),
+        (1, 7, 2, "SecondaryListCheck", 0), (1, 7, 2, "SecondaryListCheck", 1)]
+    vt = wl.validation_table
+    assert vt is not None and all(v.slot_va == vt.va + v.slot * vt.stride for v in trace.validator_invocations)
+    assert [e.list_index for e in trace.executions] == [0, 1, 1, 1]
+
+
+def test_validation_table_rejected_on_a_direct_bind() -> None:
+    """Only D3D12_SET_WORK_LIST_DESC1 carries ValidationProgramTable: a direct bind (D3D12_SET_WORK_LIST_DESC, and
+    tier 1, which has only the direct bind) with a validation table is an error that says why."""
+    objs = chain_objects()
+    wls = objs.work_list_signatures["WLS_Cull"]
+    vt = ValidationTableSpec([None, SIGSEL_ID])
+    wl = build_work_list([cull_list(objs, [1])], base_va=BASE, tier=2, bindings=[cull_table(objs)],
+                         validation_table=vt)
+    for call in (wl.set_program_desc, wl.command_list_state):
+        with pytest.raises(PackError, match=r"Binding the validation program table.*direct bind of 'WLS_Cull' "
+                                            r"\(D3D12_SET_WORK_LIST_DESC\) has no ValidationProgramTable"):
+            call(wls)
+    # the array of that one signature carries it
+    single = WorkListSignatureArray("ARR1", [wls])
+    assert wl.set_program_desc(single).WorkList1.ValidationProgramTable.SlotCount == 2
+    with pytest.raises(PackError, match=r"validation_table.*direct bind of 'WLS_Cull'"):
+        build_work_list([cull_list(objs, [1])], base_va=BASE, tier=2, bindings=[cull_table(objs)], signature=wls,
+                        validation_table=vt)
+    with pytest.raises(PackError, match=r"validation_table.*Tier 2 only"):
+        build_work_list([culling_list(objects(), [1])], base_va=BASE, program_table=table(objects()),
+                        validation_table=vt)
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    (dict(validators=[SIGSEL_ID]), r"validators\[0\].*slot 0 is reserved"),
+    (dict(validators=[]), "at least slot 0"),
+    (dict(validators=[None, b"short"]), r"validators\[1\].*32 bytes, got 5"),
+    (dict(validators=[None, 7]), r"validators\[1\].*int, not a program identifier"),
+    (dict(validators=[None, SIGSEL_ID], stride=0), "stride 0 .*sentinel"),
+    (dict(validators=[None, SIGSEL_ID], stride=36), "stride 36 must be a multiple of 8"),
+    (dict(validators=[None, SIGSEL_ID], stride=24), "at least one D3D12_PROGRAM_IDENTIFIER"),
+    (dict(validators=[None, SIGSEL_ID, SIGSEL_ID], slot_count=2), "slot_count 2 leaves slots 2..2"),
+    (dict(validators=[None, SIGSEL_ID, None], signature_selection_index=2), "signature_selection_index 2 names no"),
+    (dict(validators=[None, SIGSEL_ID], signature_selection_index=5), "signature_selection_index 5 names no"),
+], ids=["slot0", "empty", "short-id", "not-id", "stride0", "stride36", "stride24", "slot-count", "sigsel-empty",
+        "sigsel-range"])
+def test_validation_table_spec_errors(spec: dict, message: str) -> None:
+    objs = chain_objects()
+    with pytest.raises(PackError, match=message):
+        build_work_list([cull_list(objs, [1])], base_va=BASE, tier=2, bindings=[cull_table(objs), None],
+                        validation_table=ValidationTableSpec(**spec))
+
+
+def test_validation_index_fields_checked_against_the_table() -> None:
+    """With the bound array, every non-zero validation index field (ListValidationProgramTableIndex of each
+    signature, RecordValidationProgramTableIndex of each of their PCSes) names a filled slot below SlotCount."""
+    from d3d12wl.examples.validators import PRIMARY_LIST_CHECK
+
+    objs = chain_objects()
+    array = objs.work_list_signature_arrays["ARR"]
+    for wls in array.pSignatures:
+        wls.ListValidationProgramTableIndex = 1
+    objs.program_command_signatures["PCS_Draw"].RecordValidationProgramTableIndex = 2
+    lists = [cull_list(objs, [1]), draw_list(objs, [1])]
+    bindings = [cull_table(objs), draw_table(objs)]
+    with pytest.raises(PackError, match=r"'PCS_Draw' RecordValidationProgramTableIndex 2 >= the validation table's "
+                                        r"SlotCount 2"):
+        build_work_list(lists, base_va=BASE, tier=2, bindings=bindings, signature=array,
+                        validation_table=ValidationTableSpec([None, PRIMARY_LIST_CHECK]))
+    with pytest.raises(PackError, match=r"RecordValidationProgramTableIndex 2 names an empty slot"):
+        build_work_list(lists, base_va=BASE, tier=2, bindings=bindings, signature=array,
+                        validation_table=ValidationTableSpec([None, PRIMARY_LIST_CHECK, None]))
+    # without the signature the builder cannot see the index fields; with it and a filled slot 2 all is well
+    build_work_list(lists, base_va=BASE, tier=2, bindings=bindings,
+                    validation_table=ValidationTableSpec([None, PRIMARY_LIST_CHECK, None]))
+    build_work_list(lists, base_va=BASE, tier=2, bindings=bindings, signature=array,
+                    validation_table=ValidationTableSpec([None, PRIMARY_LIST_CHECK, SIGSEL_ID]))

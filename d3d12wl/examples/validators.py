@@ -40,7 +40,7 @@ from d3d12wl.validation import (
 )
 
 __all__ = ["PRIMARY_LIST_CHECK", "SECONDARY_LIST_CHECK", "VALIDATORS", "PRIMARY_LIST_SLOT", "SECONDARY_LIST_SLOT",
-           "make_runner", "table_bytes", "tracked_range"]
+           "make_runner", "table_bytes", "table_slots", "tracked_range"]
 
 _INPUT1 = "D3D12_DISPATCH_LIST_INPUT1"  # validation runs only on the DispatchList1 array-bind path
 _VA_ALIGN = 8  # ProgramInputs.StartAddress / StrideInBytes and SecondaryRecords (spec D3D12_DISPATCH_LIST_INPUT)
@@ -120,9 +120,15 @@ def make_runner() -> ValidationRunner:
     return ValidationRunner(VALIDATORS)
 
 
+def table_slots() -> list[Validator | None]:
+    """The validation program table's slots these validators expect: slot 0 the "no validator" sentinel (None),
+    then the two validators (what :class:`d3d12wl.builder.ValidationTableSpec` takes)."""
+    slots: list[Validator | None] = [None, None, None]
+    slots[PRIMARY_LIST_SLOT] = PRIMARY_LIST_CHECK
+    slots[SECONDARY_LIST_SLOT] = SECONDARY_LIST_CHECK
+    return slots
+
+
 def table_bytes() -> bytes:
     """The validation program table these validators expect: slot 0 none, then the two identifiers."""
-    slots: list[bytes | None] = [None, None, None]
-    slots[PRIMARY_LIST_SLOT] = PRIMARY_LIST_CHECK.identifier
-    slots[SECONDARY_LIST_SLOT] = SECONDARY_LIST_CHECK.identifier
-    return validation_program_table(slots)
+    return validation_program_table([None if v is None else v.identifier for v in table_slots()])
