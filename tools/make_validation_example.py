@@ -8,12 +8,14 @@ validators of ``d3d12wl/examples/validators.py``::
 The objects are those of the Tier 2 chain example (``d3d12wl/examples/tier2_chain.json``: ``GRS``, the compute
 ``WLS_Cull`` and graphics ``WLS_Draw`` in the array ``ARR``, programs ``Cull``, ``Opaque``, ``AlphaTested``) with
 the validation index fields set: both work list signatures' ``ListValidationProgramTableIndex`` = the primary-list
-check's slot, ``PCS_Draw``'s ``RecordValidationProgramTableIndex`` = the secondary-list check's slot.  SetProgram
-binds the array (``D3D12_PROGRAM_TYPE_WORK_LIST1``) with a non-null ``ValidationProgramTable`` (slot 0 none, then
-the validators' identifiers, :func:`validators.table_bytes`), so the array-bind path runs validators.
+check's slot, ``PCS_Draw``'s ``RecordValidationProgramTableIndex`` = the secondary-list check's slot.
 
 The chain, laid out by :func:`d3d12wl.builder.build_work_list` (tier 2) in one writable buffer (validators write
-back through UAVs):
+back through UAVs), which also holds the culling and draw program tables (``bindings=``, one per signature index
+of ``ARR``) and the validation program table (``validation_table=``: slot 0 the "no validator" sentinel, then the
+validators' identifiers, :func:`validators.table_slots`).  SetProgram, :meth:`BuiltWorkList.command_list_state`,
+binds the array (``D3D12_PROGRAM_TYPE_WORK_LIST1``) with pBindings parallel to its signatures and a non-null
+``ValidationProgramTable``, so the array-bind path runs validators:
 
 * list 0, ``WLS_Cull``: two fully-inline culling dispatches; valid;
 * list 1, ``WLS_Draw``: two hybrid draw records, but the producer wrote the culling pass's *input* object count
@@ -39,31 +41,22 @@ from pathlib import Path
 
 import numpy as np
 
-from d3d12wl import abi, description, packers
-from d3d12wl.builder import DispatchListSpec, ProgramTableSpec, build_work_list
+from d3d12wl import abi, description
+from d3d12wl.builder import BindingSpec, DispatchListSpec, ProgramTableSpec, ValidationTableSpec, build_work_list
 from d3d12wl.capture import Capture, capture_to_dict
 from d3d12wl.examples import validators
 from d3d12wl.layout import pcs_layout
 from d3d12wl.memory import GpuMemory
 from d3d12wl.model import ProgramCommandSignature
-from d3d12wl.state import (
-    CommandListState,
-    DeviceCaps,
-    GpuVirtualAddressRangeAndStride,
-    ProgramTableBinding,
-    RootArgument,
-    SetProgramDesc,
-    SetWorkListDesc1,
-    WorkListBinding,
-)
+from d3d12wl.state import RootArgument
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 OUT = EXAMPLES / "validation_chain_capture.json"
 OBJECTS = EXAMPLES / "tier2_chain.json"
 
-WORK_LIST_VA = 0x10000  # the builder's buffer: the three D3D12_DISPATCH_LIST_INPUT1s, the draw table, the lists
-CULL_TABLE_VA = 0x20000  # WLS_Cull's program table (pBindings[0])
-VALIDATION_TABLE_VA = 0x30000  # D3D12_SET_WORK_LIST_DESC1::ValidationProgramTable
+#: the builder's buffer: the three D3D12_DISPATCH_LIST_INPUT1s, both program tables, the validation program table,
+#: the lists
+WORK_LIST_VA = 0x10000
 FRAME_CONSTANTS_VA = 0x50000  # GRS parameter 0, a root CBV, set in both binding sets
 THREADS_PER_GROUP = 64
 
@@ -122,9 +115,14 @@ def build() -> Capture:
         pcs_layout(pcs_draw),
         {"ProgramIdentifier": [objects.programs[name].Identifier for name, _ in DRAW_PROGRAMS],
          "arg3_InlineRootParameter": np.array([tint for _, tint in DRAW_PROGRAMS], dtype=np.float32).view(np.uint32)})
+    cull_table = ProgramTableSpec(objects.programs["Cull"], {"ProgramIdentifier": [objects.programs["Cull"].Identifier]})
+    bindings: list[BindingSpec] = [None] * len(array.pSignatures)
+    bindings[cull_index] = cull_table
+    bindings[draw_index] = draw_table
     wl = build_work_list([cull, _draw_list(pcs_draw, slots, LIST1_DRAWS, draw_index),
                           _draw_list(pcs_draw, slots, LIST2_DRAWS, draw_index)],
-                         base_va=WORK_LIST_VA, program_table=draw_table, tier=2)
+                         base_va=WORK_LIST_VA, tier=2, bindings=bindings, signature=array, objects=objects,
+                         validation_table=ValidationTableSpec(validators.table_slots()))
 
     # the corruption, written where the headers and the layout say the fields are
     data = bytearray(wl.bytes())
@@ -136,31 +134,16 @@ def build() -> Capture:
     last_secondary = wl.secondary_lists[2]
     assert last_secondary is not None and last_secondary.va + last_secondary.size == wl.base_va + wl.size
 
-    cull_table = packers.pack_program_table(objects.programs["Cull"],
-                                            {"ProgramIdentifier": [objects.programs["Cull"].Identifier]})
-    table_type = abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
-    bindings = [WorkListBinding(table_type, ProgramTableBinding()) for _ in array.pSignatures]
-    bindings[cull_index] = WorkListBinding(table_type, ProgramTableBinding(
-        GpuVirtualAddressRangeAndStride(CULL_TABLE_VA, cull_table.nbytes, cull_table.nbytes), 1))
-    bindings[draw_index] = WorkListBinding(table_type, wl.program_table_binding())
-    vt = validators.table_bytes()
-    vt_stride = len(vt) // 3
-    validation_table = ProgramTableBinding(GpuVirtualAddressRangeAndStride(VALIDATION_TABLE_VA, len(vt), vt_stride),
-                                           len(vt) // vt_stride)
     grs = pcs_cull.pGlobalRootSignature
     frame = RootArgument("descriptor", value=FRAME_CONSTANTS_VA)
-    state = CommandListState(
-        program=SetProgramDesc(Type=abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1"),
-                               WorkList1=SetWorkListDesc1(array, bindings, validation_table)),
+    state = wl.command_list_state(  # SetProgram: ARR, pBindings, ValidationProgramTable
         graphics_root_signature=grs, compute_root_signature=grs,
         compute_root_arguments={0: frame, 3: RootArgument("descriptor", value=wl.base_va)},
         graphics_root_arguments={0: frame})
-    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_2"))
-    capture = wl.to_capture(objects, state=state, device=device)
+    capture = wl.to_capture(objects, state=state)  # a Tier 2 device
     memory = GpuMemory()
-    memory.map(wl.base_va, data, name="work list (DispatchList1 inputs, draw program table, lists)", writable=True)
-    memory.map(CULL_TABLE_VA, cull_table.tobytes(), name="culling program table")
-    memory.map(VALIDATION_TABLE_VA, vt, name="validation program table")
+    memory.map(wl.base_va, data, name="work list (DispatchList1 inputs, program tables, validation program table, "
+               "lists)", writable=True)
     capture.memory = memory
     return capture
 
