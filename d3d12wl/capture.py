@@ -77,9 +77,6 @@ CAPTURE_MEMBERS = ("version", "device", *OBJECT_COLLECTIONS, "memory", "state", 
 #: Regions up to this many bytes are written inline by :func:`save_capture`; larger ones go to files.
 INLINE_LIMIT = 4096
 
-#: ``D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT`` (d3d12.h): vertex buffer slots are 0..31.
-VERTEX_BUFFER_SLOTS = 32
-
 #: Bytes per line of an inline ``hex`` region as :func:`save_capture` writes it.
 HEX_LINE_BYTES = 32
 
@@ -503,8 +500,8 @@ def _read_state(value: Any, where: str, objects: ObjectSet) -> CommandListState:
         setattr(st, key, rs)
         args_key = f"{which}_root_arguments"
         setattr(st, args_key, _root_arguments(d.get(args_key, {}), _member(where, args_key), rs, which))
-    st.vertex_buffers = _indexed(d.get("vertex_buffers", {}), _member(where, "vertex_buffers"), VERTEX_BUFFER_SLOTS,
-                                 _vertex_buffer)
+    st.vertex_buffers = _indexed(d.get("vertex_buffers", {}), _member(where, "vertex_buffers"),
+                                 abi.constant("D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT"), _vertex_buffer)
     st.index_buffer = _index_buffer(d.get("index_buffer"), _member(where, "index_buffer"))
     heaps = _object(d.get("descriptor_heaps", {}), _member(where, "descriptor_heaps"), ("CBV_SRV_UAV", "SAMPLER"))
     st.descriptor_heaps = DescriptorHeaps(

@@ -201,10 +201,12 @@ def validator_pcs(name: str, area: str, pointers: Sequence[str] | None = None,
     return ProgramCommandSignature(name, args, pGlobalRootSignature=grs)
 
 
-def validation_program_table(identifiers: Sequence[bytes | None], stride: int = 32) -> bytes:
+def validation_program_table(identifiers: Sequence[bytes | None], stride: int | None = None) -> bytes:
     """The bytes of a validation program table: slot i holds ``identifiers[i]`` (None: zero bytes, e.g. the
-    reserved slot 0), each slot ``stride`` bytes (identifier + zero local-root tail)."""
+    reserved slot 0), each slot ``stride`` bytes (default: one identifier; else identifier + zero local-root
+    tail)."""
     size = abi.sizeof(_IDENTIFIER)
+    stride = size if stride is None else stride
     if stride < size:
         raise ExecutionError(f"validation program table stride {stride} < {size} (one D3D12_PROGRAM_IDENTIFIER)")
     out = bytearray()
