@@ -37,9 +37,12 @@ SECONDARY = "secondary"
 PROGRAM_TABLE = "program_table"
 COMMAND = "command"
 
-#: Work Lists strides round up to 8 (spec "Stride derivation"); ExecuteIndirect ByteStride is a multiple of 4
-#: (IndirectDrawing.md "Validation").
-WL_STRIDE_ALIGN = 8
+#: Work Lists GPU-resident addresses and strides are 8-byte aligned: DispatchListInput and NextDispatchList,
+#: ProgramInputs.StartAddress / StrideInBytes, SecondaryRecords, SecondaryRecordByteStride, a program table's
+#: Table.StartAddress / StrideInBytes (spec API sections), and every minimum stride rounds up to it (spec "Stride
+#: derivation").  ExecuteIndirect's ByteStride is a multiple of 4 (IndirectDrawing.md "Validation").
+WL_ALIGN = 8
+WL_STRIDE_ALIGN = WL_ALIGN
 EI_STRIDE_ALIGN = 4
 
 #: The fixed primary-record header per (class, kind) (spec "Primary record layout", first table).  The

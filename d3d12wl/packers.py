@@ -50,6 +50,7 @@ from d3d12wl.layout import (
     PRIMARY,
     PROGRAM_TABLE,
     SECONDARY,
+    WL_ALIGN,
     PCSLayout,
     RecordLayout,
     command_layout,
@@ -90,9 +91,8 @@ Buffer = Union[bytes, bytearray, memoryview, np.ndarray]
 
 DISPATCH_LIST_INPUT = "D3D12_DISPATCH_LIST_INPUT"
 DISPATCH_LIST_INPUT1 = "D3D12_DISPATCH_LIST_INPUT1"
-#: Alignment the spec requires of every GPU VA the records and inputs carry (dispatch input, ProgramInputs
-#: StartAddress and stride, SecondaryRecords, program table StartAddress).
-VA_ALIGN = 8
+#: Alignment the spec requires of every GPU VA the records and inputs carry (:data:`d3d12wl.layout.WL_ALIGN`).
+VA_ALIGN = WL_ALIGN
 
 
 # --- the shape of a dtype: leaves and struct-level nodes -----------------------------------------------------

@@ -28,6 +28,7 @@ is the reserved "no validator" sentinel, slot :data:`PRIMARY_LIST_SLOT` and :dat
 from __future__ import annotations
 
 from d3d12wl import abi
+from d3d12wl.layout import WL_ALIGN
 from d3d12wl.memory import GpuMemory
 from d3d12wl.validation import (
     AREA_PRIMARY_LIST,
@@ -43,7 +44,7 @@ __all__ = ["PRIMARY_LIST_CHECK", "SECONDARY_LIST_CHECK", "VALIDATORS", "PRIMARY_
            "make_runner", "table_bytes", "table_slots", "tracked_range"]
 
 _INPUT1 = "D3D12_DISPATCH_LIST_INPUT1"  # validation runs only on the DispatchList1 array-bind path
-_VA_ALIGN = 8  # ProgramInputs.StartAddress / StrideInBytes and SecondaryRecords (spec D3D12_DISPATCH_LIST_INPUT)
+_VA_ALIGN = WL_ALIGN  # ProgramInputs.StartAddress / StrideInBytes and SecondaryRecords (spec D3D12_DISPATCH_LIST_INPUT)
 
 PRIMARY_LIST_SLOT = 1
 SECONDARY_LIST_SLOT = 2

@@ -40,7 +40,6 @@ from d3d12wl.errors import LayoutError
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
 from d3d12wl.executor.decode import (
     binding_name,
-    constant,
     ctype_size,
     decode,
     decode_record,
@@ -51,9 +50,11 @@ from d3d12wl.executor.decode import (
     type_name,
 )
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext, root_index
-from d3d12wl.layout import PCSLayout
+from d3d12wl.layout import WL_ALIGN, PCSLayout
 from d3d12wl.memory import GpuMemory
 from d3d12wl.model import ExecutableClass, ObjectSet, ProgramCommandSignature, RecordKind, WorkListSignature
+from d3d12wl.rules._common import Sink
+from d3d12wl.rules.setprogram import check_program_table_binding
 from d3d12wl.state import CommandListState, DeviceCaps, DispatchListCall, WorkListBinding
 from d3d12wl.trace import (
     Execution,
@@ -203,7 +204,7 @@ def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: V
             ctx.stop("max_lists", "too many lists in one continuation chain", loc=loc, va=va)
         what = f"list {index} {struct_name}"
         rule = "DispatchList1" if call.tier2 else "DispatchList"
-        if not ctx.aligned(va, 8, what, rule, loc):
+        if not ctx.aligned(va, WL_ALIGN, what, rule, loc):
             ctx.trace.stopped_reason = f"list {index}: misaligned {struct_name}"
             return
         data = ctx.read(va, size, what, rule, loc)
@@ -388,22 +389,13 @@ def _binding_summary(binding: WorkListBinding) -> dict[str, Any]:
 
 
 def _check_program_table_binding(run: ListRun, index: int, binding: WorkListBinding) -> None:
-    """D3D12_WORK_LIST_PROGRAM_TABLE_BINDING member rules (reported once per binding)."""
-    pt = binding.ProgramTable
-    table = pt.Table
-    problems = []
-    if table.StartAddress % 8:
-        problems.append(f"Table.StartAddress 0x{table.StartAddress:x} is not 8-byte aligned")
-    stride = table.StrideInBytes
-    max_stride = constant("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")
-    ident = ctype_size(PROGRAM_IDENTIFIER)
-    if stride and (stride < ident or stride % 8 or stride > max_stride):
-        problems.append(f"Table.StrideInBytes {stride} must be 0 or a multiple of 8 in [{ident}, {max_stride}]")
-    if stride and table.SizeInBytes < pt.SlotCount * stride:
-        problems.append(f"Table.SizeInBytes {table.SizeInBytes} < SlotCount {pt.SlotCount} * stride {stride}")
-    for p in problems:
-        run.ctx.finding("program-table-binding-invalid", "D3D12_WORK_LIST_PROGRAM_TABLE_BINDING",
-                        f"binding {index}: {p}", loc=run.loc, va=table.StartAddress, key=("ptb", index, p))
+    """D3D12_WORK_LIST_PROGRAM_TABLE_BINDING member rules (the same checks ``d3d12wl validate`` makes at
+    SetProgram, :func:`d3d12wl.rules.setprogram.check_program_table_binding`), reported once per binding."""
+    sink = Sink("binding", str(index))
+    check_program_table_binding(sink, binding.ProgramTable, "ProgramTable")
+    for v in sink.out:
+        run.ctx.finding("program-table-binding-invalid", v.rule, f"binding {index}: {v.message}", loc=run.loc,
+                        va=binding.ProgramTable.Table.StartAddress, key=("ptb", index, v.message))
 
 
 def _check_counts(run: ListRun, call: DispatchListCall) -> None:
@@ -444,7 +436,7 @@ def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
         cont["note"] = "no _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION: NextDispatchList is ignored; the call ends"
         return None
     field_va = run.va + offsetof(INPUT1, "NextDispatchList")
-    data = ctx.read(field_va, 8, f"list {run.index} NextDispatchList", "Next-list pointer semantics", run.loc)
+    data = ctx.read(field_va, ctype_size("D3D12_GPU_VIRTUAL_ADDRESS"), f"list {run.index} NextDispatchList", "Next-list pointer semantics", run.loc)
     if data is None:
         ctx.trace.stopped_reason = f"list {run.index}: NextDispatchList unreadable"
         return None
@@ -453,7 +445,7 @@ def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
     if nxt == 0:
         cont["note"] = "NextDispatchList is null: the call ends after this list"
         return None
-    if not ctx.aligned(nxt, 8, f"list {run.index} NextDispatchList", "D3D12_DISPATCH_LIST_INPUT1::NextDispatchList",
+    if not ctx.aligned(nxt, WL_ALIGN, f"list {run.index} NextDispatchList", "D3D12_DISPATCH_LIST_INPUT1::NextDispatchList",
                        run.loc):
         ctx.trace.stopped_reason = f"list {run.index}: misaligned NextDispatchList"
         return None
@@ -474,11 +466,11 @@ def _walk_primary_records(run: ListRun) -> None:
     start = h["ProgramInputs"]["StartAddress"]
     stride = h["ProgramInputs"]["StrideInBytes"]
     rule = "rule 25(e)"
-    if not ctx.aligned(start, 8, f"list {run.index} ProgramInputs.StartAddress", lt.input_struct, run.loc):
+    if not ctx.aligned(start, WL_ALIGN, f"list {run.index} ProgramInputs.StartAddress", lt.input_struct, run.loc):
         lt.stopped = "misaligned ProgramInputs.StartAddress"
         return
-    if stride % 8:
-        ctx.finding("stride-misaligned", rule, f"ProgramInputs.StrideInBytes {stride} is not a multiple of 8",
+    if stride % WL_ALIGN:
+        ctx.finding("stride-misaligned", rule, f"ProgramInputs.StrideInBytes {stride} is not a multiple of {WL_ALIGN}",
                     loc=run.loc, va=run.va + offsetof(lt.input_struct, "ProgramInputs.StrideInBytes"))
         lt.stopped = "misaligned ProgramInputs.StrideInBytes"
         return
@@ -665,18 +657,18 @@ def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prim
     if n == 0:
         return
     header_field = layout.primary.field("SecondaryRecords")
-    if not ctx.aligned(base, 8, f"primary record {prt.index} SecondaryRecords", f"{layout.primary.header}",
+    if not ctx.aligned(base, WL_ALIGN, f"primary record {prt.index} SecondaryRecords", f"{layout.primary.header}",
                        loc):
         prt.skipped = "misaligned SecondaryRecords"
         return
     sec = layout.secondary
     assert sec is not None
     stride = layout.pcs.SecondaryRecordByteStride
-    if stride and (stride < sec.min_stride or stride % 8):
-        kind = "stride-misaligned" if stride % 8 else "stride-below-minimum"
+    if stride and (stride < sec.min_stride or stride % WL_ALIGN):
+        kind = "stride-misaligned" if stride % WL_ALIGN else "stride-below-minimum"
         ctx.finding(kind, "rule 25(e)",
-                    f"PCS {layout.pcs.name!r} SecondaryRecordByteStride {stride} must be 0 or a multiple of 8 >= "
-                    f"{sec.min_stride}: secondary records not executed", loc=loc,
+                    f"PCS {layout.pcs.name!r} SecondaryRecordByteStride {stride} must be 0 or a multiple of "
+                    f"{WL_ALIGN} >= {sec.min_stride}: secondary records not executed", loc=loc,
                     va=prt.va + header_field.offset, key=("secstride", layout.pcs.name))
         prt.skipped = "secondary stride invalid"
         return

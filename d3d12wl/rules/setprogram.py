@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from d3d12wl import abi
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.layout import program_table_layout
+from d3d12wl.layout import WL_ALIGN, program_table_layout
 from d3d12wl.model import ExecutableClass, ObjectSet, WorkListSignature
 from d3d12wl.rules._common import (
     SET_PROGRAM_KIND,
@@ -34,14 +34,15 @@ def check_program_table_binding(sink: Sink, table: ProgramTableBinding, member: 
     t = table.Table
     identifier = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
     max_stride = abi.constant("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")
-    if t.StartAddress % 8:
-        sink.add(rule, f"Table.StartAddress 0x{t.StartAddress:x} must be 8-byte aligned",
+    if t.StartAddress % WL_ALIGN:
+        sink.add(rule, f"Table.StartAddress 0x{t.StartAddress:x} must be {WL_ALIGN}-byte aligned",
                  f"{member}.Table.StartAddress")
     stride = t.StrideInBytes
     if stride != 0:
-        if stride < identifier or stride > max_stride or stride % 8:
+        if stride < identifier or stride > max_stride or stride % WL_ALIGN:
             sink.add(rule, f"Table.StrideInBytes {stride} must be 0 or in [{identifier}, {max_stride}] "
-                     "(D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE) and a multiple of 8", f"{member}.Table.StrideInBytes")
+                     f"(D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE) and a multiple of {WL_ALIGN}",
+                     f"{member}.Table.StrideInBytes")
         if t.SizeInBytes < table.SlotCount * stride:
             sink.add(rule, f"Table.SizeInBytes {t.SizeInBytes} is below SlotCount * StrideInBytes = "
                      f"{table.SlotCount * stride}", f"{member}.Table.SizeInBytes")
