@@ -664,12 +664,12 @@ def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prim
     sec = layout.secondary
     assert sec is not None
     stride = layout.pcs.SecondaryRecordByteStride
-    if stride and (stride < sec.min_stride or stride % WL_ALIGN):
-        kind = "stride-misaligned" if stride % WL_ALIGN else "stride-below-minimum"
+    problems = sec.stride_problems(stride)  # 0 is the broadcast form
+    if problems:
+        kind = "stride-misaligned" if stride % sec.stride_align else "stride-below-minimum"
         ctx.finding(kind, "rule 25(e)",
-                    f"PCS {layout.pcs.name!r} SecondaryRecordByteStride {stride} must be 0 or a multiple of "
-                    f"{WL_ALIGN} >= {sec.min_stride}: secondary records not executed", loc=loc,
-                    va=prt.va + header_field.offset, key=("secstride", layout.pcs.name))
+                    f"PCS {layout.pcs.name!r} SecondaryRecordByteStride: {'; '.join(problems)}: secondary records "
+                    "not executed", loc=loc, va=prt.va + header_field.offset, key=("secstride", layout.pcs.name))
         prt.skipped = "secondary stride invalid"
         return
     reset = ctx.memo(layout.pcs, "ic-reset", _ic_resets_per_secondary_list)
