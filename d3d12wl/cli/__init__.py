@@ -12,6 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from d3d12wl import __version__
 from d3d12wl.errors import D3D12WLError
 
 #: subcommand modules, in the order ``--help`` lists them
@@ -23,16 +24,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="d3d12wl",
         description="Binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"d3d12wl.cli.{name}_cmd")
-        except ModuleNotFoundError as exc:  # a command not built yet must not break the others
-            if exc.name != f"d3d12wl.cli.{name}_cmd":
-                raise
-            continue
-        module.register(sub)
+        importlib.import_module(f"d3d12wl.cli.{name}_cmd").register(sub)
     return parser
 
 
