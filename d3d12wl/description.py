@@ -84,7 +84,6 @@ ROOT_PARAMETER_UNION_MEMBER = {
     "UAV": "Descriptor",
 }
 
-IDENTIFIER_HEX_DIGITS = 64
 SCHEMA_RESOURCE = "schemas/description.schema.json"
 
 
@@ -525,8 +524,10 @@ def build_schema() -> dict[str, Any]:
                 elif m.kind == STR:
                     props[m.name] = {"type": ["string", "null"]}
                 elif m.kind == HEX:
-                    props[m.name] = {"type": "string", "pattern": f"^[0-9a-fA-F]{{{IDENTIFIER_HEX_DIGITS}}}$",
-                                     "description": "the 32-byte D3D12_PROGRAM_IDENTIFIER as 64 hex digits"}
+                    size = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+                    props[m.name] = {"type": "string", "pattern": f"^[0-9a-fA-F]{{{2 * size}}}$",
+                                     "description": f"the {size}-byte D3D12_PROGRAM_IDENTIFIER as {2 * size} hex "
+                                                    "digits"}
                 elif m.kind == STRUCT:
                     props[m.name] = obj_ref(m.model_class, m.cinfo)
                 elif m.kind == LIST:
