@@ -1,6 +1,6 @@
 """``--validators SPEC`` on ``d3d12wl exec`` and ``d3d12wl dump`` and :func:`d3d12wl.validation.load_validators`.
 
-The capture is ``d3d12wl/examples/validation_chain_capture.json`` (``tools/make_validation_example.py``): a Tier 2
+The capture is ``d3d12wl/examples/validation_chain_capture.json`` (``tools/make_example_capture.py``): a Tier 2
 chain bound through the array-bind path with a non-null ValidationProgramTable, whose second list's
 NumProgramInputs runs far past its buffer and whose third list's only record claims 8 secondary records of 3.  The
 validators are ``d3d12wl/examples/validators.py``.
@@ -224,8 +224,9 @@ def test_the_capture_binds_a_validation_table_on_the_array_bind_path(capture_pat
 
 
 def test_validation_example_is_up_to_date_with_its_generator():
-    tool = ROOT / "tools" / "make_validation_example.py"
+    tool = ROOT / "tools" / "make_example_capture.py"
     if not tool.exists():
         pytest.skip("source checkout only")
-    result = subprocess.run([sys.executable, str(tool), "--check"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, str(tool), "--check", "--example", "validation_chain"],
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -4,7 +4,9 @@
 * ``culling_capture.json``: ``DispatchList`` (Tier 1), the spec's "GPU culling and work list emission";
 * ``execute_indirect_capture.json``: ``ExecuteIndirect`` with a count buffer (:func:`build_execute_indirect`);
 * ``tier2_chain_capture.json``: a ``DispatchList1`` continuation chain, compute into graphics
-  (:func:`build_tier2_chain`).
+  (:func:`build_tier2_chain`);
+* ``validation_chain_capture.json``: a ``DispatchList1`` chain with GPU timeline validation hooks on and corrupted
+  lists for ``examples/validators.py`` to neutralize (:func:`build_validation_chain`).
 
 The culling example (seed 000, section "Example") is captured right after CullAndEmit ran, just before
 ``DispatchList``.
@@ -30,7 +32,7 @@ Every byte offset comes from the compiled headers (:mod:`d3d12wl.abi`), the layo
 (:mod:`d3d12wl.layout`), the packers (:mod:`d3d12wl.packers`) and the work-list builder
 (:func:`d3d12wl.builder.build_work_list`); none is typed here.  Each example's objects come from one JSON
 description next to it (``culling.json``, ``execute_indirect.json``, ``tier2_chain.json``).  Run
-``python tools/make_example_capture.py`` to write all three (``--example NAME`` for one, ``--check`` to verify the
+``python tools/make_example_capture.py`` to write all four (``--example NAME`` for one, ``--check`` to verify the
 committed files are up to date).
 """
 
@@ -41,17 +43,26 @@ import json
 import struct
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from d3d12wl import abi, description, packers
-from d3d12wl.builder import BindingSpec, DispatchListSpec, ProgramTableSpec, build_work_list
+from d3d12wl.builder import (
+    BindingSpec,
+    BuiltWorkList,
+    DispatchListSpec,
+    ProgramTableSpec,
+    ValidationTableSpec,
+    build_work_list,
+)
 from d3d12wl.capture import CAPTURE_VERSION, Capture, capture_to_dict
+from d3d12wl.examples import validators
 from d3d12wl.layout import LayoutField, pcs_layout, program_table_layout
 from d3d12wl.memory import GpuMemory
+from d3d12wl.model import ObjectSet, ProgramCommandSignature, WorkListSignatureArray
 from d3d12wl.state import (
     CommandListState,
     DeviceCaps,
@@ -326,6 +337,84 @@ def _flags(enum: str, *members: str) -> int:
     return value
 
 
+@dataclass(frozen=True)
+class Tier2Objects:
+    """The Tier 2 examples' objects (``tier2_chain.json``) and where their two signatures sit in ``ARR``."""
+
+    objects: ObjectSet
+    pcs_cull: ProgramCommandSignature
+    pcs_draw: ProgramCommandSignature
+    array: WorkListSignatureArray
+    cull_index: int
+    draw_index: int
+
+
+def _tier2_objects() -> Tier2Objects:
+    objects = description.load(json.loads(TIER2_OBJECTS.read_text(encoding="utf-8")))
+    pcs_cull = objects.program_command_signatures["PCS_Cull"]
+    pcs_draw = objects.program_command_signatures["PCS_Draw"]
+    array = objects.work_list_signature_arrays["ARR"]
+    cull_index = next(i for i, s in enumerate(array.pSignatures) if pcs_cull in s.pProgramCommandSignatures)
+    draw_index = next(i for i, s in enumerate(array.pSignatures) if pcs_draw in s.pProgramCommandSignatures)
+    return Tier2Objects(objects, pcs_cull, pcs_draw, array, cull_index, draw_index)
+
+
+def _cull_list(t: Tier2Objects, batches: Sequence[tuple[int, int]], flags: int) -> DispatchListSpec:
+    """A compute-class culling list: one inline ``Cull`` record per (object batch SRV, object count), dispatching
+    enough thread groups for the batch."""
+    batch_srv, batch_objects = (np.array(c, dtype=np.uint64) for c in zip(*batches, strict=True))
+    return DispatchListSpec(
+        t.pcs_cull,
+        {"ProgramTableIndex": np.zeros(len(batches), dtype=np.uint32),  # slot 0 of the culling table: Cull
+         "arg1_ShaderResourceView": batch_srv,
+         "arg2_Dispatch.ThreadGroupCountX": (batch_objects + THREADS_PER_GROUP - 1) // THREADS_PER_GROUP,
+         "arg2_Dispatch.ThreadGroupCountY": 1, "arg2_Dispatch.ThreadGroupCountZ": 1},
+        flags=flags, signature_index=t.cull_index)
+
+
+def _draw_list(t: Tier2Objects, records: Sequence[tuple[int, Sequence[tuple[int, int, int]]]]) -> DispatchListSpec:
+    """A graphics-class draw list: one hybrid record per (draw-table slot, draws), each draw (material SRV,
+    VertexCountPerInstance, StartVertexLocation) one secondary record."""
+    draws = [d for _, ds in records for d in ds]
+    material, vertex_count, start_vertex = (np.array(c, dtype=np.uint64) for c in zip(*draws, strict=True))
+    return DispatchListSpec(
+        t.pcs_draw,
+        {"ProgramTableIndex": np.array([slot for slot, _ in records], dtype=np.uint32)},
+        {"arg0_ShaderResourceView": material, "arg2_Draw.VertexCountPerInstance": vertex_count,
+         "arg2_Draw.InstanceCount": 1, "arg2_Draw.StartVertexLocation": start_vertex,
+         "arg2_Draw.StartInstanceLocation": 0},
+        np.array([len(ds) for _, ds in records], dtype=np.uint32),
+        signature_index=t.draw_index)
+
+
+def _tier2_bindings(t: Tier2Objects, draw_programs: Sequence[tuple[str, tuple[float, ...]]]) -> list[BindingSpec]:
+    """pBindings parallel to ``ARR``: the culling table (32-byte identifier-only slots) and the draw table (one slot
+    per (program, tint), identifier + float4 tint)."""
+    programs = t.objects.programs
+    draw_table = ProgramTableSpec(
+        pcs_layout(t.pcs_draw),
+        {"ProgramIdentifier": [programs[name].Identifier for name, _ in draw_programs],
+         "arg3_InlineRootParameter": np.array([tint for _, tint in draw_programs], dtype=np.float32).view(np.uint32)})
+    cull_table = ProgramTableSpec(programs["Cull"], {"ProgramIdentifier": [programs["Cull"].Identifier]})
+    bindings: list[BindingSpec] = [None] * len(t.array.pSignatures)
+    bindings[t.cull_index], bindings[t.draw_index] = cull_table, draw_table
+    return bindings
+
+
+def _tier2_state(t: Tier2Objects, wl: BuiltWorkList) -> CommandListState:
+    """SetProgram from the builder, the shared GRS bound in both binding sets, parameter 0 the per-frame CBV and
+    (compute) parameter 3 the buffer the culling shaders write the draw list into."""
+    grs = t.pcs_cull.pGlobalRootSignature
+    assert grs is not None and grs is t.pcs_draw.pGlobalRootSignature  # Uniformity constraint 1
+    frame = RootArgument("descriptor", value=TIER2_FRAME_CONSTANTS_VA)
+    return wl.command_list_state(
+        graphics_root_signature=grs,
+        compute_root_signature=grs,
+        compute_root_arguments={0: frame, 3: RootArgument("descriptor", value=wl.base_va)},
+        graphics_root_arguments={0: frame},
+    )
+
+
 def build_tier2_chain() -> Capture:
     """``DispatchList1(input, MaxGraphicsPrimaryLists = 1, MaxGraphicsProgramInputsPerPrimaryList = 2)`` over a
     two-list chain laid out by :func:`d3d12wl.builder.build_work_list` (tier 2):
@@ -342,58 +431,89 @@ def build_tier2_chain() -> Capture:
     both placed by the builder (``bindings``) with their own strides: pBindings[0] the culling table (32-byte
     identifier-only slots), pBindings[1] the draw table (48-byte slots, identifier + tint).  The capture holds the
     memory as each list reads it: the draw list as the culling pass publishes it (the executor runs no shaders)."""
-    objects = description.load(json.loads(TIER2_OBJECTS.read_text(encoding="utf-8")))
-    pcs_cull = objects.program_command_signatures["PCS_Cull"]
-    pcs_draw = objects.program_command_signatures["PCS_Draw"]
-    array = objects.work_list_signature_arrays["ARR"]
-    cull_index = next(i for i, s in enumerate(array.pSignatures) if pcs_cull in s.pProgramCommandSignatures)
-    draw_index = next(i for i, s in enumerate(array.pSignatures) if pcs_draw in s.pProgramCommandSignatures)
-
-    batch_srv, batch_objects = (np.array(c, dtype=np.uint64) for c in zip(*CULL_BATCHES))
-    cull = DispatchListSpec(
-        pcs_cull,
-        {"ProgramTableIndex": np.zeros(len(CULL_BATCHES), dtype=np.uint32),  # slot 0 of the culling table: Cull
-         "arg1_ShaderResourceView": batch_srv,
-         "arg2_Dispatch.ThreadGroupCountX": (batch_objects + THREADS_PER_GROUP - 1) // THREADS_PER_GROUP,
-         "arg2_Dispatch.ThreadGroupCountY": 1, "arg2_Dispatch.ThreadGroupCountZ": 1},
-        flags=_flags("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION",
-                     "END_WITH_WAIT_FOR_COMPLETION", "END_WITH_MEMORY_FLUSH"),
-        signature_index=cull_index)
-    draws = [d for *_, ds in DRAW_PROGRAMS for d in ds]
-    material, vertex_count, start_vertex = (np.array(c, dtype=np.uint64) for c in zip(*draws))
-    draw = DispatchListSpec(
-        pcs_draw,
-        {"ProgramTableIndex": np.array([slot for _, slot, _, _ in DRAW_PROGRAMS], dtype=np.uint32)},
-        {"arg0_ShaderResourceView": material, "arg2_Draw.VertexCountPerInstance": vertex_count,
-         "arg2_Draw.InstanceCount": 1, "arg2_Draw.StartVertexLocation": start_vertex,
-         "arg2_Draw.StartInstanceLocation": 0},
-        np.array([len(ds) for *_, ds in DRAW_PROGRAMS], dtype=np.uint32),
-        signature_index=draw_index)
+    t = _tier2_objects()
+    cull = _cull_list(t, CULL_BATCHES, _flags("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION",
+                                              "END_WITH_WAIT_FOR_COMPLETION", "END_WITH_MEMORY_FLUSH"))
     assert [slot for _, slot, _, _ in DRAW_PROGRAMS] == list(range(len(DRAW_PROGRAMS)))
-    draw_table = ProgramTableSpec(
-        pcs_layout(pcs_draw),
-        {"ProgramIdentifier": [objects.programs[name].Identifier for name, *_ in DRAW_PROGRAMS],
-         "arg3_InlineRootParameter": np.array([tint for _, _, tint, _ in DRAW_PROGRAMS], dtype=np.float32)
-         .view(np.uint32)})
-    cull_table = ProgramTableSpec(objects.programs["Cull"], {"ProgramIdentifier": [objects.programs["Cull"].Identifier]})
-    bindings: list[BindingSpec] = [None] * len(array.pSignatures)
-    bindings[cull_index], bindings[draw_index] = cull_table, draw_table
-    wl = build_work_list([cull, draw], base_va=TIER2_WORK_LIST_VA, tier=2, bindings=bindings, signature=array,
-                         objects=objects)
-
-    grs = pcs_cull.pGlobalRootSignature
-    assert grs is not None and grs is pcs_draw.pGlobalRootSignature  # Uniformity constraint 1
-    frame = RootArgument("descriptor", value=TIER2_FRAME_CONSTANTS_VA)
-    state = wl.command_list_state(
-        graphics_root_signature=grs,
-        compute_root_signature=grs,
-        # GRS parameter 3 (u0): the buffer the culling shaders write the draw list into
-        compute_root_arguments={0: frame, 3: RootArgument("descriptor", value=wl.base_va)},
-        graphics_root_arguments={0: frame},
-    )
-    capture = wl.to_capture(objects, state=state)  # a Tier 2 device, DispatchRaysSupported FALSE (no raytracing)
+    draw = _draw_list(t, [(slot, ds) for _, slot, _, ds in DRAW_PROGRAMS])
+    bindings = _tier2_bindings(t, [(name, tint) for name, _, tint, _ in DRAW_PROGRAMS])
+    wl = build_work_list([cull, draw], base_va=TIER2_WORK_LIST_VA, tier=2, bindings=bindings, signature=t.array,
+                         objects=t.objects)
+    capture = wl.to_capture(t.objects, state=_tier2_state(t, wl))  # a Tier 2 device, no raytracing
     capture.memory = wl.memory(name="work list (DispatchList1 inputs, program tables, lists)")
     assert capture.call.MaxGraphicsPrimaryLists == 1  # one graphics-class list in the chain
+    return capture
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# DispatchList1 with GPU timeline validation hooks: a chain with corrupted lists, for examples/validators.py
+# ----------------------------------------------------------------------------------------------------------------
+
+VALIDATION_OUT = OUT.parent / "validation_chain_capture.json"
+
+#: list 0: (object batch SRV, objects in it)
+VALIDATION_CULL_BATCHES = ((0x100000, 100), (0x101000, 64))
+#: the draw table's slots: (program, tint)
+VALIDATION_DRAW_PROGRAMS = (("Opaque", (1.0, 1.0, 1.0, 1.0)), ("AlphaTested", (0.5, 0.75, 0.25, 1.0)))
+#: lists 1 and 2: per record (draw-table slot, draws), each draw (material SRV, VertexCountPerInstance,
+#: StartVertexLocation)
+VALIDATION_LIST1 = ((0, ((0x200000, 36, 0), (0x201000, 24, 36))), (1, ((0x210000, 6, 60),)))
+VALIDATION_LIST2 = ((0, ((0x220000, 36, 66), (0x221000, 12, 102), (0x222000, 48, 114))),)
+#: what the producer wrote into list 1's NumProgramInputs: the culling pass's input object count
+CORRUPT_NUM_PROGRAM_INPUTS = sum(n for _, n in VALIDATION_CULL_BATCHES)
+#: what list 2's record claims (3 secondary records exist)
+CORRUPT_NUM_SECONDARY_RECORDS = 8
+
+
+def build_validation_chain() -> Capture:
+    """A Tier 2 ``DispatchList1`` chain with the GPU timeline validation hooks on (spec "GPU Timeline Validation
+    Hooks"), for the validators of ``d3d12wl/examples/validators.py``::
+
+        d3d12wl exec d3d12wl/examples/validation_chain_capture.json --validators d3d12wl.examples.validators:VALIDATORS
+
+    The objects of the Tier 2 chain example with the validation index fields set: both work list signatures'
+    ``ListValidationProgramTableIndex`` = the primary-list check's slot, ``PCS_Draw``'s
+    ``RecordValidationProgramTableIndex`` = the secondary-list check's slot.  One writable buffer (validators write
+    back through UAVs) holds the lists, both program tables and the validation program table (slot 0 the "no
+    validator" sentinel, then the validators' identifiers); SetProgram binds ``ARR`` with a non-null
+    ``ValidationProgramTable``, so the array-bind path runs validators:
+
+    * list 0, ``WLS_Cull``: two fully-inline culling dispatches; valid;
+    * list 1, ``WLS_Draw``: two hybrid draw records, but the producer wrote the culling pass's *input* object count
+      into ``NumProgramInputs`` (:data:`CORRUPT_NUM_PROGRAM_INPUTS`) instead of the 2 survivors: the records run far
+      past the buffer.  The primary-list check zeroes ``NumProgramInputs`` and the list executes nothing (its
+      ``NextDispatchList`` is still followed);
+    * list 2, ``WLS_Draw``: one hybrid record with 3 secondary records whose ``NumSecondaryRecords`` says
+      :data:`CORRUPT_NUM_SECONDARY_RECORDS`; its secondary list is the last part of the buffer, so the
+      secondary-list check truncates the count to the 3 that exist.
+
+    Without validators the executor runs what the bytes say (list 1's garbage records, list 2's reads past the
+    buffer) and reports it."""
+    t = _tier2_objects()
+    for wls in t.array.pSignatures:  # the validation index fields (slot 0 = no validator)
+        wls.ListValidationProgramTableIndex = validators.PRIMARY_LIST_SLOT
+    t.pcs_draw.RecordValidationProgramTableIndex = validators.SECONDARY_LIST_SLOT
+    cull = _cull_list(t, VALIDATION_CULL_BATCHES,
+                      _flags("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION", "END_WITH_MEMORY_FLUSH"))
+    wl = build_work_list([cull, _draw_list(t, VALIDATION_LIST1), _draw_list(t, VALIDATION_LIST2)],
+                         base_va=TIER2_WORK_LIST_VA, tier=2, bindings=_tier2_bindings(t, VALIDATION_DRAW_PROGRAMS),
+                         signature=t.array, objects=t.objects,
+                         validation_table=ValidationTableSpec(validators.table_slots()))
+
+    # the corruption, written where the headers and the layout say the fields are
+    data = bytearray(wl.bytes())
+    header = wl.dispatch_inputs[1] - wl.base_va + abi.offsetof("D3D12_DISPATCH_LIST_INPUT1", "NumProgramInputs")
+    data[header:header + 4] = CORRUPT_NUM_PROGRAM_INPUTS.to_bytes(4, "little")
+    count = wl.primary_lists[2].va - wl.base_va + pcs_layout(t.pcs_draw).primary.field("NumSecondaryRecords").offset
+    data[count:count + 4] = CORRUPT_NUM_SECONDARY_RECORDS.to_bytes(4, "little")
+    last_secondary = wl.secondary_lists[2]
+    assert last_secondary is not None and last_secondary.va + last_secondary.size == wl.base_va + wl.size
+
+    capture = wl.to_capture(t.objects, state=_tier2_state(t, wl))  # SetProgram: ARR, pBindings, validation table
+    memory = GpuMemory()
+    memory.map(wl.base_va, data, name="work list (DispatchList1 inputs, program tables, validation program table, "
+               "lists)", writable=True)
+    capture.memory = memory
     return capture
 
 
@@ -401,6 +521,7 @@ EXAMPLES: dict[str, tuple[Callable[[], Capture], Path]] = {
     "culling": (build, OUT),
     "execute_indirect": (build_execute_indirect, EI_OUT),
     "tier2_chain": (build_tier2_chain, TIER2_OUT),
+    "validation_chain": (build_validation_chain, VALIDATION_OUT),
 }
 
 
