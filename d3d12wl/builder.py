@@ -44,7 +44,15 @@ from numpy.typing import ArrayLike
 
 from d3d12wl import abi
 from d3d12wl.errors import PackError
-from d3d12wl.layout import PCSLayout, RecordLayout, pcs_layout, program_table_layout, round_up
+from d3d12wl.layout import (
+    PROGRAM_TABLE,
+    SECONDARY,
+    PCSLayout,
+    RecordLayout,
+    pcs_layout,
+    program_table_layout,
+    round_up,
+)
 from d3d12wl.memory import GpuMemory
 from d3d12wl.model import ExecutableClass, ObjectSet, Program, ProgramCommandSignature, WorkListSignature
 from d3d12wl.model import WorkListSignatureArray as SignatureArray
@@ -58,9 +66,9 @@ from d3d12wl.packers import (
     pack_primary_records,
     pack_program_table,
     pack_secondary_records,
+    record_layout,
     resolve_stride,
 )
-from d3d12wl.packers import _layout_of as _record_layout
 from d3d12wl.state import (
     CommandListState,
     GpuVirtualAddressRangeAndStride,
@@ -364,7 +372,7 @@ def _secondary_addresses(spec: DispatchListSpec, layout: PCSLayout, n_primary: i
     if counts.dtype.kind not in "ui" or (counts.size and (counts.min() < 0 or counts.max() > 0xFFFFFFFF)):
         raise PackError("secondary_counts must be UINT32 values", where=where)
     if stride == 0:  # broadcast: one physical record per primary record
-        step = _record_layout(layout, "secondary").min_stride
+        step = record_layout(layout, SECONDARY).min_stride
         addresses = va + np.arange(n_primary, dtype=np.uint64) * np.uint64(step)
     else:
         first = np.zeros(n_primary, dtype=np.uint64)
@@ -657,7 +665,7 @@ def _place_table(spec: ProgramTableSpec, name: str, where: str, objects: ObjectS
     place it: (bytes, part, SlotCount)."""
     try:
         table = pack_program_table(spec.layout, spec.slots, stride=spec.stride)
-        rows = count_records(_table_layout(spec.layout), spec.slots)
+        rows = count_records(record_layout(spec.layout, PROGRAM_TABLE), spec.slots)
     except PackError as exc:
         raise PackError(exc.message, where=f"{where}: {exc.where}" if exc.where else where, rule=exc.rule) from exc
     table_stride = table.nbytes // max(rows, 1) if spec.stride is None else spec.stride
@@ -741,15 +749,6 @@ def _check_bindings(lists: Sequence[DispatchListSpec], bindings: Sequence[Bindin
             raise PackError(f"{layout.name!r} is {layout.executable_class.value.lower()}-class, so signature index "
                             f"{index} pairs with {want}", where=f"lists[{n}]", rule="rule 17")
 
-
-def _table_layout(layout: RecordLayout | PCSLayout | Program) -> RecordLayout:
-    if isinstance(layout, Program):
-        table = program_table_layout(layout)
-        if table is None:
-            raise PackError(f"program {layout.name!r} is raytracing-class: it has no program table",
-                            rule="Program Table")
-        return table
-    return _record_layout(layout, "program_table")
 
 
 def _pack_broadcast(layout: PCSLayout, spec: DispatchListSpec) -> np.ndarray:

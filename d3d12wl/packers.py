@@ -637,7 +637,15 @@ def _record_dtype(layout: RecordLayout, stride: int) -> np.dtype:
     return dtype
 
 
-def _layout_of(layout: PCSLayout | RecordLayout, kind: str) -> RecordLayout:
+def record_layout(layout: PCSLayout | RecordLayout | Program, kind: str) -> RecordLayout:
+    """The ``kind`` (``layout.PRIMARY`` / ``SECONDARY`` / ``PROGRAM_TABLE``) record layout a packer works on: the
+    layout itself, that record class of a PCS's layouts, or a program's program-table record."""
+    if isinstance(layout, Program):
+        table = program_table_layout(layout) if kind == PROGRAM_TABLE else None
+        if table is None:
+            raise PackError(f"program {layout.name!r} has no {kind} record layout (a raytracing-class program has no "
+                            "program table)", rule="Program Table")
+        return table
     if isinstance(layout, RecordLayout):
         if layout.record != kind:
             raise PackError(f"expected a {kind} record layout, got a {layout.record} layout of {layout.owner!r}")
@@ -664,7 +672,7 @@ def pack_primary_records(layout: PCSLayout | RecordLayout, data: RecordData, *, 
     ``stride`` is the dispatch's ``ProgramInputs.StrideInBytes`` (default: the minimum).  With ``validate``,
     ``SecondaryRecords`` must be 8-byte aligned where ``NumSecondaryRecords`` > 0 (spec
     ``D3D12_WORK_LIST_PRIMARY_RECORD``) and the raytracing header's ``ReservedPadding`` 0."""
-    rec = _layout_of(layout, PRIMARY)
+    rec = record_layout(layout, PRIMARY)
     stride = resolve_stride(rec, stride)
     return _pack(_record_dtype(rec, stride), data, what=_what(rec), count=count, out=out,
                  checks=_PRIMARY_CHECKS if validate else ())
@@ -675,7 +683,7 @@ def pack_secondary_records(layout: PCSLayout | RecordLayout, data: RecordData, *
     """A secondary list (spec "Record byte layouts").  ``stride`` defaults to the PCS's
     ``SecondaryRecordByteStride`` when a :class:`PCSLayout` is given (0 there is the broadcast form: one record),
     else to the minimum."""
-    rec = _layout_of(layout, SECONDARY)
+    rec = record_layout(layout, SECONDARY)
     if stride is None and isinstance(layout, PCSLayout):
         stride = layout.pcs.SecondaryRecordByteStride
     return pack_records(rec, data, stride=stride, count=count, out=out)
@@ -687,13 +695,7 @@ def pack_program_table(layout: RecordLayout | PCSLayout | Program, data: RecordD
     (32-byte values, uint8 rows, or ``ProgramIdentifier.OpaqueData`` as uint64[n, 4]) plus the local-root-argument
     tail columns.  ``stride``: 0 (broadcast, one slot) or at least the minimum, a multiple of 8, at most
     ``D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE``."""
-    if isinstance(layout, Program):
-        rec = program_table_layout(layout)
-        if rec is None:
-            raise PackError(f"program {layout.name!r} is raytracing-class: it has no program table",
-                            rule="Program Table")
-    else:
-        rec = _layout_of(layout, PROGRAM_TABLE)
+    rec = record_layout(layout, PROGRAM_TABLE)
     limit = abi.constant("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")
     if stride is not None and stride > limit:
         raise PackError(f"stride {stride} exceeds D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE ({limit})", where=_what(rec),
@@ -794,17 +796,17 @@ def read_records(layout: RecordLayout, data: Buffer, *, stride: int | None = Non
 
 
 def read_primary_records(layout: PCSLayout | RecordLayout, data: Buffer, **kw: Any) -> np.ndarray:
-    return read_records(_layout_of(layout, PRIMARY), data, **kw)
+    return read_records(record_layout(layout, PRIMARY), data, **kw)
 
 
 def read_secondary_records(layout: PCSLayout | RecordLayout, data: Buffer, **kw: Any) -> np.ndarray:
     if kw.get("stride") is None and isinstance(layout, PCSLayout):
         kw["stride"] = layout.pcs.SecondaryRecordByteStride
-    return read_records(_layout_of(layout, SECONDARY), data, **kw)
+    return read_records(record_layout(layout, SECONDARY), data, **kw)
 
 
 def read_program_table(layout: RecordLayout | PCSLayout, data: Buffer, **kw: Any) -> np.ndarray:
-    return read_records(_layout_of(layout, PROGRAM_TABLE), data, **kw)
+    return read_records(record_layout(layout, PROGRAM_TABLE), data, **kw)
 
 
 def read_execute_indirect(layout: RecordLayout | CommandSignature, data: Buffer, **kw: Any) -> np.ndarray:
