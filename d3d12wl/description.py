@@ -388,6 +388,10 @@ def _read(data: dict[str, Any] | str | Path) -> dict[str, Any]:
     return parsed
 
 
+#: top-level key naming the engine struct of each record class (read by d3d12wl.header_records)
+RECORD_STRUCTS = "record_structs"
+
+
 def load(data: dict[str, Any] | str | Path, *, ignore_keys: Collection[str] = ()) -> ObjectSet:
     """An :class:`ObjectSet` from a JSON description (a dict, JSON text, or a file path).
 
@@ -545,6 +549,12 @@ def build_schema() -> dict[str, Any]:
 
     props = {key: {"type": "object", "additionalProperties": obj_ref(cls, _desc_info(cls))}
              for key, cls in COLLECTIONS.items()}
+    props[RECORD_STRUCTS] = {
+        "type": "object", "additionalProperties": {"type": "string", "minLength": 1},
+        "description": "optional: record class ('PCS.secondary', 'Opaque.program_table', 'EI.command') -> the "
+                       "C/C++ struct an engine declares for it, checked by `d3d12wl abi check --header H "
+                       "--signature THIS`; not an object collection",
+    }
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://d3d12wl.invalid/description.schema.json",

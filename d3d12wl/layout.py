@@ -467,3 +467,34 @@ class LayoutCache:
             hit = (program, program_table_layout(program))
             self._programs[id(program)] = hit
         return hit[1]
+
+
+def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[RecordLayout]:
+    """Every record class a description implies, in description order: each program command signature's primary,
+    secondary and implicit-path program-table records; each program whose program-table record differs from its
+    PCS's (the explicit local-root-signature path); each ExecuteIndirect command signature.  ``pcs_name``
+    restricts it to that program command signature's records."""
+    if pcs_name is not None and pcs_name not in objects.program_command_signatures:
+        known = ", ".join(objects.program_command_signatures) or "none"
+        raise LayoutError(f"no program command signature named {pcs_name!r}; known: {known}", where="--pcs")
+    out: list[RecordLayout] = []
+    for name, pcs in objects.program_command_signatures.items():
+        if pcs_name is None or name == pcs_name:
+            pl = pcs_layout(pcs)
+            out += [r for r in (pl.primary, pl.secondary, pl.program_table) if r is not None]
+    for program in objects.programs.values():
+        program_pcs = program.ProgramCommandSignature
+        if program_pcs is None or (pcs_name is not None and program_pcs.name != pcs_name):
+            continue
+        own, implicit = program_table_layout(program), pcs_layout(program_pcs).program_table
+        if own is not None and (implicit is None or own.fields != implicit.fields):
+            out.append(own)
+    if pcs_name is None:
+        out += [command_layout(cs) for cs in objects.command_signatures.values()]
+    return out
+
+
+def record_id(layout: RecordLayout) -> str:
+    """``<owner>.<record>``: ``PCS.secondary``, ``Opaque.program_table``, ``EI.command`` (how a user names one
+    record class of a description, e.g. ``abi check --record PCS.secondary=SecondaryRecord``)."""
+    return f"{layout.owner}.{layout.record}"

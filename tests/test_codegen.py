@@ -23,8 +23,7 @@ from hypothesis import strategies as st
 
 from d3d12wl import codegen, description
 from d3d12wl.cli import main
-from d3d12wl.cli.codegen_cmd import record_layouts
-from d3d12wl.layout import RecordLayout, command_layout, pcs_layout
+from d3d12wl.layout import RecordLayout, command_layout, pcs_layout, record_layouts
 
 HEADERS = Path(__file__).resolve().parent.parent / "headers"
 EXAMPLES = resources.files("d3d12wl").joinpath("examples")

@@ -18,8 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from test_codegen import signature_doc
 
 from d3d12wl import codegen, description
-from d3d12wl.cli.codegen_cmd import record_layouts
-from d3d12wl.layout import RecordLayout, command_layout, pcs_layout
+from d3d12wl.layout import RecordLayout, command_layout, pcs_layout, record_layouts
 
 EXAMPLES = resources.files("d3d12wl").joinpath("examples")
 

@@ -4,6 +4,15 @@ d3d12wl abi [NAME ...]         pahole-style report of all (or the named) types, 
 d3d12wl abi --json [NAME ...]  the same as JSON (shape documented in d3d12wl.abi_report)
 d3d12wl abi check [--json]     run the ABI truth checks this machine can run; exit 1 on any
                                disagreement (each printed, naming type and field), listing what was skipped
+d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
+                  [--lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
+                  [--signature SIG.json [--record ID=STRUCT ...]] [--json]
+                               compile anyone's headers for the Windows x64 ABI (clang -target
+                               x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
+                               typedef and callback they share with d3d12wl's; with --signature, also the
+                               engine's own record structs against the layout calculator.  Exit 1 on any
+                               difference; missing and extra names are listed, provisional values reported
+                               with the header's value.
 """
 
 from __future__ import annotations
@@ -14,7 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from d3d12wl import abi, abi_check, abi_report
+from d3d12wl import abi, abi_check, abi_report, header_check, header_probe, header_records, header_report
+from d3d12wl.errors import ABIError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +39,49 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--headers", metavar="DIR", help="with `check`: check the headers in DIR instead of the installed ones"
     )
+    g = p.add_argument_group("abi check --header: check anyone's header against the spec")
+    g.add_argument("--header", action="append", metavar="FILE", help="a C/C++ header to check (repeatable)")
+    g.add_argument("--include", action="append", default=[], metavar="DIR", help="an include directory")
+    g.add_argument("--define", action="append", default=[], metavar="NAME[=VALUE]", help="a preprocessor define")
+    g.add_argument("--lang", choices=("c", "c++"), default="c++", help="compile as C11 or C++17 (default c++)")
+    g.add_argument("--prelude", default="auto", metavar="auto|none|FILE",
+                   help="included first: auto = <wsl/winadapter.h> when directx-headers-dev is installed")
+    g.add_argument("--map", action="append", default=[], metavar="NAME=HEADER_NAME",
+                   help="the header's name for one of d3d12wl's types, enums, constants or callbacks")
+    g.add_argument("--signature", metavar="SIG.json", help="a description whose record classes the engine's "
+                   "structs are checked against")
+    g.add_argument("--record", action="append", default=[], metavar="ID=STRUCT",
+                   help="bind a record class (PCS.secondary, Opaque.program_table, EI.command) to a struct")
     p.set_defaults(func=run)
+
+
+def _pairs(values: list[str], option: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in values:
+        key, sep, value = v.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ABIError(f"{v!r} is not NAME=VALUE", where=option)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _check_header(args: argparse.Namespace) -> int:
+    records = _pairs(args.record, "--record")
+    if records and not args.signature:
+        raise ABIError("--record needs --signature (the description the record classes come from)", where="--record")
+    options = header_probe.HeaderOptions(
+        tuple(Path(h) for h in args.header), tuple(Path(d) for d in args.include), tuple(args.define),
+        args.lang, args.prelude)
+    bindings = header_records.bind(args.signature, records) if args.signature else []
+    with tempfile.TemporaryDirectory(prefix="d3d12wl-header-") as tmp:
+        compiled = header_probe.compile_headers(options, Path(tmp))
+        report = header_check.check(compiled, abi.default, mapping=_pairs(args.map, "--map"), records=bindings)
+    if args.json:
+        json.dump(header_report.to_json(report), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(header_report.format_text(report))
+    return 0 if report.ok else 1
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +90,14 @@ def run(args: argparse.Namespace) -> int:
         if len(names) > 1:
             print("d3d12wl abi check: takes no names", file=sys.stderr)
             return 2
+        if args.header:
+            if args.headers:
+                raise ABIError("--header and --headers are two different checks; give one", where="--header")
+            return _check_header(args)
+        header_only = [o for o, v in (("--include", args.include), ("--define", args.define), ("--map", args.map),
+                                      ("--signature", args.signature), ("--record", args.record)) if v]
+        if header_only:
+            raise ABIError(f"{', '.join(header_only)} only apply with --header FILE", where=header_only[0])
         if args.headers:
             from d3d12wl import _ffi_builder
 

@@ -18,9 +18,7 @@ import json
 import sys
 
 from d3d12wl import codegen, description
-from d3d12wl.errors import DescriptionError
-from d3d12wl.layout import RecordLayout, command_layout, pcs_layout, program_table_layout
-from d3d12wl.model import ObjectSet
+from d3d12wl.layout import record_layouts
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,28 +29,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--pcs", metavar="NAME", help="only this program command signature's records")
     p.add_argument("--json", action="store_true", help="the generated source and each struct as JSON")
     p.set_defaults(func=run)
-
-
-def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[RecordLayout]:
-    """Every record layout of a set, in description order (see the module docstring)."""
-    if pcs_name is not None and pcs_name not in objects.program_command_signatures:
-        known = ", ".join(objects.program_command_signatures) or "none"
-        raise DescriptionError(f"no program command signature named {pcs_name!r}; known: {known}", where="--pcs")
-    out: list[RecordLayout] = []
-    for name, pcs in objects.program_command_signatures.items():
-        if pcs_name is None or name == pcs_name:
-            pl = pcs_layout(pcs)
-            out += [r for r in (pl.primary, pl.secondary, pl.program_table) if r is not None]
-    for program in objects.programs.values():
-        program_pcs = program.ProgramCommandSignature
-        if program_pcs is None or (pcs_name is not None and program_pcs.name != pcs_name):
-            continue
-        own, implicit = program_table_layout(program), pcs_layout(program_pcs).program_table
-        if own is not None and (implicit is None or own.fields != implicit.fields):
-            out.append(own)
-    if pcs_name is None:
-        out += [command_layout(cs) for cs in objects.command_signatures.values()]
-    return out
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,273 @@
+"""Compile foreign C/C++ headers for the Windows x64 ABI and read back what they declare and its numbers.
+
+Two clang runs, both ``-target x86_64-pc-windows-msvc -ffreestanding`` (clang's own ``stdint.h`` and
+``stddef.h``, never glibc's, whose types are the Linux ABI's):
+
+1. ``-fsyntax-only -Xclang -ast-dump=json``: the declarations (:mod:`d3d12wl.header_ast`);
+2. ``-S``: a translation unit that includes the headers and then initializes one ``long long`` array with a
+   probe expression per line (``sizeof``, ``_Alignof``, ``__builtin_offsetof``, member ``sizeof``, enumerator
+   and constant values).  The numbers are read off the emitted assembly, so they are the Windows target's
+   own, with nothing run.  A probe the compiler rejects is dropped and named, never guessed.
+
+Includes, in order: the user's ``--include`` directories; d3d12wl's Windows-target stubs (``windows.h``,
+``string.h``, ...; see ``winstubs/README.md``); ``directx-headers-dev``'s ``directx``, ``wsl/stubs`` and
+``wsl`` directories when installed (also reachable as ``<directx/...>`` and ``<wsl/...>``); and d3d12wl's own
+headers last, so an engine header may ``#include "d3d12wl_work_lists.h"``.  With ``directx-headers-dev``
+installed, ``<wsl/winadapter.h>`` is included before the headers (``prelude="auto"``), as DirectX-Headers
+require off Windows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from d3d12wl import header_ast
+from d3d12wl.abi_check import D3D12_INCLUDE_ROOT, WINDOWS_TARGET, find_clang, find_d3d12_headers
+from d3d12wl.errors import ABIError
+
+STUBS = Path(str(resources.files("d3d12wl") / "winstubs"))
+LANGS = {"c": ("c", "-std=c11"), "c++": ("c++", "-std=c++17")}
+PROBE_ARRAY = "d3d12wl_probe"
+_MAX_DIAGNOSTICS = 30
+
+
+@dataclass(frozen=True)
+class HeaderOptions:
+    """What to compile: ``headers`` (paths), extra include directories, ``NAME[=VALUE]`` defines, the language,
+    and the prelude: ``'auto'`` (``<wsl/winadapter.h>`` when installed), ``'none'``, or a header path."""
+
+    headers: tuple[Path, ...]
+    includes: tuple[Path, ...] = ()
+    defines: tuple[str, ...] = ()
+    lang: str = "c++"
+    prelude: str = "auto"
+
+    def __post_init__(self) -> None:
+        if not self.headers:
+            raise ABIError("no header to check", where="--header")
+        if self.lang not in LANGS:
+            raise ABIError(f"unknown language {self.lang!r}; use one of {', '.join(LANGS)}", where="--lang")
+        for h in self.headers:
+            if not Path(h).is_file():
+                raise ABIError("no such file", where=str(h))
+        for d in self.includes:
+            if not Path(d).is_dir():
+                raise ABIError("no such directory", where=str(d))
+        for define in self.defines:
+            if not re.fullmatch(r"[A-Za-z_]\w*(=.*)?", define):
+                raise ABIError(f"bad define {define!r}; use NAME or NAME=VALUE", where="--define")
+
+    @property
+    def cplusplus(self) -> bool:
+        return self.lang == "c++"
+
+
+@dataclass
+class CompiledHeaders:
+    """The declarations of the headers, and how they were compiled."""
+
+    options: HeaderOptions
+    decls: header_ast.HeaderDecls
+    compiler: str  # clang's version line
+    command: list[str]  # the arguments every run used (without the source file)
+    source: str  # the translation unit's text without probes
+    workdir: Path
+    main_files: frozenset[str] = field(default_factory=frozenset)
+
+    def declared_by_headers(self, name: str) -> bool:
+        """Whether ``name`` is declared in one of the checked headers themselves (not in what they include)."""
+        return self.decls.declared_in.get(name) in self.main_files
+
+
+def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired as exc:
+        raise ABIError(f"clang did not finish in {exc.timeout:.0f} s", where=" ".join(cmd[:3])) from exc
+
+
+def _d3d12wl_headers(workdir: Path) -> Path:
+    """d3d12wl's own headers, written out (an installed package has them embedded, not on disk)."""
+    from d3d12wl import abi
+
+    out = workdir / "d3d12wl-headers"
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in abi.header_texts().items():
+        (out / name).write_text("#pragma once\n#include <stdint.h>\n#include <stddef.h>\n" + text)
+    return out
+
+
+def _command(options: HeaderOptions, workdir: Path, clang: str) -> list[str]:
+    lang, std = LANGS[options.lang]
+    cmd = [clang, "-target", WINDOWS_TARGET, "-ffreestanding", "-fgnuc-version=4.2.1", "-x", lang, std,
+           "-ferror-limit=0", "-Wno-pragma-once-outside-header", "-Wno-microsoft-anon-tag"]
+    cmd += [f"-D{d}" for d in options.defines]
+    cmd += [f"-I{Path(d).resolve()}" for d in options.includes]
+    cmd.append(f"-I{STUBS}")
+    root = find_d3d12_headers()
+    if root is not None:
+        # <directx/...> and <wsl/...> without the rest of /usr/include (glibc's headers are the Linux ABI)
+        links = workdir / "dx-root"
+        links.mkdir(exist_ok=True)
+        for sub in ("directx", "wsl", "dxguids"):
+            if (root / sub).is_dir() and not (links / sub).exists():
+                (links / sub).symlink_to(root / sub)
+        cmd += [f"-I{root / 'directx'}", f"-I{root / 'wsl' / 'stubs'}", f"-I{root / 'wsl'}", f"-I{links}"]
+    cmd += ["-idirafter", str(_d3d12wl_headers(workdir))]
+    return cmd
+
+
+def _prelude(options: HeaderOptions) -> str:
+    if options.prelude == "none":
+        return ""
+    if options.prelude == "auto":
+        return "#include <wsl/winadapter.h>\n" if find_d3d12_headers() is not None else ""
+    path = Path(options.prelude)
+    if not path.is_file():
+        raise ABIError("no such file", where=f"--prelude {options.prelude}")
+    return f'#include "{path.resolve()}"\n'
+
+
+def _source(options: HeaderOptions) -> str:
+    lines = ["/* d3d12wl abi check --header: the headers under test */", "#include <stddef.h>",
+             "#include <stdint.h>", _prelude(options).rstrip("\n")]
+    lines += [f'#include "{Path(h).resolve()}"' for h in options.headers]
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def _diagnostics(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if ": error:" in line or ": fatal error:" in line]
+    more = f"\n  ... and {len(lines) - _MAX_DIAGNOSTICS} more" if len(lines) > _MAX_DIAGNOSTICS else ""
+    return "\n  ".join(lines[:_MAX_DIAGNOSTICS]) + more if lines else stderr.strip()[:4000]
+
+
+def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clang: str | None = None
+                    ) -> CompiledHeaders:
+    """Compile the headers for the Windows x64 target and read their declarations.
+
+    Raises :class:`ABIError` when clang is missing or the headers do not compile (with clang's errors)."""
+    clang = clang or find_clang()
+    if clang is None:
+        raise ABIError("clang not found (apt-get install clang); the header check compiles for "
+                       f"{WINDOWS_TARGET} with it", where="--header")
+    work = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="d3d12wl-header-"))
+    work.mkdir(parents=True, exist_ok=True)
+    cmd = _command(options, work, clang)
+    source = _source(options)
+    tu = work / "header_check.cpp"
+    tu.write_text(source)
+    proc = _run([*cmd, "-fsyntax-only", "-Xclang", "-ast-dump=json", tu.name], work)
+    if proc.returncode != 0:
+        hint = ""
+        if "file not found" in proc.stderr and find_d3d12_headers() is None:
+            hint = (f"\n  (directx-headers-dev is not installed, so <d3d12.h> and <windows.h>'s COM types are not "
+                    f"available; apt-get install directx-headers-dev, or pass --include DIR; looked in "
+                    f"{D3D12_INCLUDE_ROOT})")
+        raise ABIError(f"the headers do not compile for {WINDOWS_TARGET} ({options.lang}):\n  "
+                       f"{_diagnostics(proc.stderr)}{hint}", where=", ".join(str(h) for h in options.headers))
+    try:
+        ast = json.loads(proc.stdout)
+    except json.JSONDecodeError as exc:
+        raise ABIError(f"clang's JSON AST could not be read: {exc}", where=clang) from exc
+    decls = header_ast.read(ast, cplusplus=options.cplusplus)
+    version = _run([clang, "--version"], work).stdout.splitlines()
+    mains = frozenset(str(Path(h).resolve()) for h in options.headers) | frozenset(str(h) for h in options.headers)
+    return CompiledHeaders(options, decls, version[0] if version else clang, cmd, source, work, mains)
+
+
+# --- probes -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Probes:
+    """Named integer expressions to evaluate on the Windows target; ``guards`` wraps one in ``#ifdef``."""
+
+    exprs: dict[str, str] = field(default_factory=dict)
+    guards: dict[str, str] = field(default_factory=dict)  # key -> macro that must be defined
+
+    def add(self, key: str, expr: str, *, ifdef: str | None = None) -> None:
+        self.exprs[key] = expr
+        if ifdef is not None:
+            self.guards[key] = ifdef
+
+
+@dataclass
+class ProbeResult:
+    values: dict[str, int]
+    rejected: dict[str, str]  # key -> the compiler's reason
+    undefined: set[str]  # keys whose #ifdef macro is not defined
+
+
+_VALUE_RE = re.compile(r"^\s*\.(quad|zero|space)\s+(-?\d+)", re.M)
+
+
+def _probe_source(compiled: CompiledHeaders, keys: Sequence[str], probes: Probes) -> tuple[str, dict[int, str]]:
+    """The translation unit: the headers, then one line per probe, ``value, 1,`` (``0, 0,`` when its
+    ``#ifdef`` macro is not defined); returns the text and which key each line number holds."""
+    lines = compiled.source.rstrip("\n").split("\n")
+    extern = 'extern "C" ' if compiled.options.cplusplus else ""
+    lines.append(f"{extern}const long long {PROBE_ARRAY}[] = {{")
+    at: dict[int, str] = {}
+    for key in keys:
+        guard = probes.guards.get(key)
+        if guard:
+            lines.append(f"#ifdef {guard}")
+        at[len(lines) + 1] = key
+        lines.append(f"    (long long)({probes.exprs[key]}), 1,")
+        if guard:
+            lines += ["#else", "    0, 0,", "#endif"]
+    lines.append("    0 };")
+    return "\n".join(lines) + "\n", at
+
+
+def run_probes(compiled: CompiledHeaders, probes: Probes, *, clang: str | None = None) -> ProbeResult:
+    """Evaluate every probe for the Windows target; a probe clang rejects is named in ``rejected``."""
+    keys = list(probes.exprs)
+    rejected: dict[str, str] = {}
+    tu = compiled.workdir / "header_probe.cpp"
+    for _attempt in range(4):
+        text, at = _probe_source(compiled, keys, probes)
+        tu.write_text(text)
+        asm = compiled.workdir / "header_probe.s"
+        proc = _run([*compiled.command, "-S", "-o", asm.name, tu.name], compiled.workdir)
+        if proc.returncode == 0:
+            return _read_values(asm.read_text(), keys, rejected, probes)
+        lost = False
+        for m in re.finditer(rf"^{re.escape(tu.name)}:(\d+):\d+: (?:fatal )?error: (.*)$", proc.stderr, re.M):
+            key = at.get(int(m.group(1)))
+            if key is not None and key not in rejected:
+                rejected[key] = m.group(2)
+                lost = True
+        if not lost:
+            raise ABIError(f"the probes do not compile:\n  {_diagnostics(proc.stderr)}", where=str(tu))
+        keys = [k for k in keys if k not in rejected]
+    raise ABIError("the probes still do not compile after dropping the rejected ones", where=str(tu))
+
+
+def _read_values(asm: str, keys: list[str], rejected: dict[str, str], probes: Probes) -> ProbeResult:
+    start = asm.find(f"\n{PROBE_ARRAY}:")
+    if start < 0:
+        raise ABIError(f"no {PROBE_ARRAY} in clang's assembly output", where="header_probe.s")
+    body = asm[start + len(PROBE_ARRAY) + 2:]
+    end = re.search(r"^\S", body, re.M)
+    words: list[int] = []
+    for m in _VALUE_RE.finditer(body[: end.start()] if end else body):
+        words.extend([int(m.group(2))] if m.group(1) == "quad" else [0] * (int(m.group(2)) // 8))
+    if len(words) != 2 * len(keys) + 1:
+        raise ABIError(f"expected {2 * len(keys) + 1} probe values, read {len(words)}", where="header_probe.s")
+    values: dict[str, int] = {}
+    undefined: set[str] = set()
+    for i, key in enumerate(keys):
+        value, present = words[2 * i], words[2 * i + 1]
+        if present:
+            values[key] = value
+        else:
+            undefined.add(key)
+    return ProbeResult(values, dict(rejected), undefined)
