@@ -20,6 +20,7 @@ the verdict fail.  Record structs an engine declares for its own records are che
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,24 @@ def spec_category(abi: ABI, f: FieldInfo) -> str:
     if base in abi.decls.functions or base.endswith("*"):
         return "pointer"
     return "float" if base in _FLOATS else "integer"
+
+
+_INITIALIZER_RE = re.compile(r"^\s*(\w+)\s*=\s*(\w+)\s*,?\s*(?:/\*.*)?$", re.M)
+
+
+def provisional_values(abi: ABI) -> dict[str, str]:
+    """Every provisional enumerator and constant, with why: those marked in the headers, and those defined as one
+    of them (``D3D12DDI_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH = D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH``)."""
+    out = {p.name: p.why for p in abi.provisional() if p.kind != "type"}
+    aliases = [(m.group(1), m.group(2)) for text in abi.headers.values() for m in _INITIALIZER_RE.finditer(text)]
+    grew = True
+    while grew:
+        grew = False
+        for name, source in aliases:
+            if source in out and name not in out:
+                out[name] = f"defined as {source}, which is provisional: {out[source]}"
+                grew = True
+    return out
 
 
 def same_bits(a: int, b: int, size: int) -> bool:
@@ -223,7 +242,7 @@ def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None
     """Compare the compiled headers with ``abi``'s declarations (and the engine ``records``, see
     :mod:`d3d12wl.header_records`) in one probe run."""
     c = Checker(compiled, abi, mapping)
-    provisional = {p.name: p for p in abi.provisional()}
+    provisional = provisional_values(abi)
     plans: list[tuple[Entry, Any]] = []
 
     for name in abi.type_names():
@@ -290,20 +309,20 @@ def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None
         elif kind == "alias":
             _compare_alias(c, entry, plan[1], plan[2])
         elif kind == "callback":
-            _compare_callback(c, entry, plan[1], plan[2], provisional)
+            _compare_callback(c, entry, plan[1], plan[2])
     entries += header_records.compare(c, bound)
     return HeaderReport([str(h) for h in compiled.options.headers], compiled.compiler, compiled.options.lang,
                         entries, _extra(c, entries))
 
 
-def _compare_enum(c: Checker, entry: Entry, ename: str, hname: str, provisional: dict[str, Any]) -> None:
+def _compare_enum(c: Checker, entry: Entry, ename: str, hname: str, provisional: dict[str, str]) -> None:
     size = c.abi.ffi.sizeof(ename)
     c.measure(entry, f"E:{ename}", "sizeof", ename, "size", size, None)
     header_members = {_short(m): c.value(f"E:{ename}|{_short(m)}") for m in c.decls.enums[hname].members}
     ours = c.abi.enum_members(ename)
     for member, value in ours.items():
         where = f"{ename}.{member}"
-        why = provisional[member].why if member in provisional else None
+        why = provisional.get(member)
         if member not in header_members:
             entry.lacks.append(member)
             if why is not None:  # the value d3d12wl assumes may be the header's name for something else
@@ -323,14 +342,14 @@ def _compare_enum(c: Checker, entry: Entry, ename: str, hname: str, provisional:
     entry.extra = [m for m in header_members if m not in ours]
 
 
-def _compare_constant(c: Checker, entry: Entry, cname: str, value: int, provisional: dict[str, Any]) -> None:
+def _compare_constant(c: Checker, entry: Entry, cname: str, value: int, provisional: dict[str, str]) -> None:
     key = f"C:{cname}"
     assert c.result is not None
     if key in c.result.undefined:
         entry.header_name = None
         return
     got = c.value(key)
-    why = provisional[cname].why if cname in provisional else None
+    why = provisional.get(cname)
     entry.compared = 1
     if got is None:
         if key in c.result.rejected and entry.header_name not in c.decls.variables | c.decls.enumerators:
@@ -354,8 +373,8 @@ def _compare_alias(c: Checker, entry: Entry, alias: str, td: Any) -> None:
         entry.differences.append(Difference(alias, "kind", f"{theirs} ({td.desugared})", ours))
 
 
-def _compare_callback(c: Checker, entry: Entry, fn: str, td: Any, provisional: dict[str, Any]) -> None:
-    why = provisional[fn].why if fn in provisional else None
+def _compare_callback(c: Checker, entry: Entry, fn: str, td: Any) -> None:
+    why = next((p.why for p in c.abi.provisional() if p.name == fn), None)  # a provisional declaration
     if td.callback is None:
         entry.differences.append(Difference(fn, "kind", f"not a function pointer ({td.desugared})",
                                             "a function pointer", why))

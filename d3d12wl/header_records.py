@@ -34,6 +34,9 @@ from d3d12wl.model import ObjectSet
 if TYPE_CHECKING:  # (header_check imports this module)
     from d3d12wl.header_check import Checker
 
+LAYOUT = "the layout"  # what a record struct's differences are measured against
+
+
 @dataclass(frozen=True)
 class RecordBinding:
     """An engine struct (``struct``, as given) bound to one record class of a description."""
@@ -115,13 +118,14 @@ def compare(checker: Checker, bound: list[_Bound]) -> list[Entry]:
         entries.append(entry)
         size = checker.value(f"R:{b.record}|sizeof")
         if size is None:
-            entry.differences.append(Difference(b.struct, "size", "unmeasurable", layout.min_stride))
+            entry.differences.append(Difference(b.struct, "size", "unmeasurable", layout.min_stride, reference=LAYOUT))
             continue
         members: list[tuple[str, int, int]] = []
         for path, key in item.fields:
             off, sz = checker.value(f"{key}|offset"), checker.value(f"{key}|size")
             if off is None or sz is None:
-                entry.differences.append(Difference(f"{b.struct}.{path}", "offset", "unmeasurable", None))
+                entry.differences.append(Difference(f"{b.struct}.{path}", "offset", "unmeasurable", None,
+                                                    reference=LAYOUT))
                 continue
             members.append((path, off, sz))
         entry.compared = len(members)
@@ -149,7 +153,7 @@ def _cover(entry: Entry, b: RecordBinding, layout: RecordLayout, members: list[t
             continue
         entry.differences.append(Difference(
             where, "placement", f"[{off}..{end - 1}] ({size} bytes)",
-            "; ".join(_span(f) for f in overlapping),
+            "; ".join(_span(f) for f in overlapping), reference=LAYOUT,
         ))
     for f in layout.fields:
         covered = sorted((max(off, f.offset), min(off + size, f.end)) for _p, off, size in members
@@ -166,18 +170,21 @@ def _cover(entry: Entry, b: RecordBinding, layout: RecordLayout, members: list[t
                 f"{b.struct} bytes [{lo}..{hi - 1}]", "coverage", "no member",
                 f"{f.name} ({f.ctype}{'[%d]' % f.count if f.count > 1 else ''}, {f.role}"
                 f"{', pArgumentDescs[%d] %s' % (f.arg, f.arg_type) if f.arg is not None else ''})",
+                reference=LAYOUT,
             ))
 
 
 def _stride(entry: Entry, b: RecordBinding, layout: RecordLayout, size: int) -> None:
     if size < layout.size:
-        entry.differences.append(Difference(b.struct, "size", size, f"at least {layout.size} (bytes used)"))
+        entry.differences.append(Difference(b.struct, "size", size, f"at least {layout.size} (bytes used)",
+                                            reference=LAYOUT))
         return
     for problem in layout.stride_problems(size):
-        entry.differences.append(Difference(b.struct, "size as stride", size, problem))
+        entry.differences.append(Difference(b.struct, "size as stride", size, problem, reference=LAYOUT))
     what = "SecondaryRecordByteStride" if layout.record == SECONDARY else "ByteStride"
     if b.declared_stride is not None and size > b.declared_stride:
-        entry.differences.append(Difference(b.struct, f"size vs the declared {what}", size, b.declared_stride))
+        entry.differences.append(Difference(b.struct, f"size vs the declared {what}", size, b.declared_stride,
+                                            reference="the description"))
     elif b.declared_stride is not None and size < b.declared_stride:
         entry.notes.append(f"sizeof {size} is less than the declared {what} {b.declared_stride}: records are "
                            f"{b.declared_stride} bytes apart, so an array of {b.struct} is not an array of records")

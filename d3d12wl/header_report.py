@@ -31,10 +31,11 @@ class Difference:
     header: Any
     d3d12wl: Any
     provisional: str | None = None  # why d3d12wl's value is provisional, when it is
+    reference: str = "d3d12wl"  # what ``d3d12wl`` is: d3d12wl's declarations, or 'the layout' for a record
 
     @property
     def message(self) -> str:
-        text = f"{self.what}: {_show(self.header)} in the header, {_show(self.d3d12wl)} in d3d12wl"
+        text = f"{self.what}: {_show(self.header)} in the header, {_show(self.d3d12wl)} in {self.reference}"
         if self.provisional is not None:
             text += f" (provisional: {self.provisional}; adopt the header's {_show(self.header)})"
         return text
@@ -109,37 +110,50 @@ def _label(e: Entry) -> str:
     return f"{e.kind} {e.name}{named}"
 
 
+def _details(e: Entry) -> list[str]:
+    out = [f"    {d.where}: {d.message}\n" for d in e.differences]
+    out += [f"    note: {n}\n" for n in e.notes]
+    if e.lacks:
+        out.append(f"    the header lacks: {', '.join(e.lacks)}\n")
+    return out
+
+
 def format_text(report: HeaderReport) -> str:
+    """Records first (one line each), then d3d12wl's declarations by status, what the header has in extra, and
+    the verdict line ``verdict: PASS|FAIL: n different, n provisional, n missing, n equal``."""
     out = [f"abi check --header {' '.join(report.headers)}\n",
            f"  {report.compiler}, -target {WINDOWS_TARGET}, {report.lang}\n"]
+    records = [e for e in report.entries if e.kind == "record"]
+    declarations = [e for e in report.entries if e.kind != "record"]
+    if records:
+        out.append(f"\nrecord structs against the layout calculator: {len(records)}\n")
+        width = max(len(e.name) for e in records)
+        for e in records:
+            out.append(f"  {e.name:<{width}}  {e.header_name}: {e.status}\n")
+            out += _details(e)
     for status in (DIFFERENT, PROVISIONAL):
-        entries = report.by_status(status)
-        if not entries:
-            continue
-        out.append(f"\n{_TITLES[status]}: {len(entries)}\n")
-        for e in entries:
-            out.append(f"  {_label(e)}\n")
-            out += [f"    {d.where}: {d.message}\n" for d in e.differences]
-            out += [f"    note: {n}\n" for n in e.notes]
-            if e.lacks:
-                out.append(f"    the header lacks: {', '.join(e.lacks)}\n")
-    partial = [e for e in report.by_status(EQUAL) if e.lacks or e.notes]
+        entries = [e for e in declarations if e.status == status]
+        if entries:
+            out.append(f"\n{_TITLES[status]}: {len(entries)}\n")
+            for e in entries:
+                out.append(f"  {_label(e)}\n")
+                out += _details(e)
+    equal = [e for e in declarations if e.status == EQUAL]
+    partial = [e for e in equal if e.lacks or e.notes]
     if partial:
         out.append(f"\nequal, with notes or with names the header lacks: {len(partial)}\n")
         for e in partial:
             out.append(f"  {_label(e)}\n")
-            out += [f"    note: {n}\n" for n in e.notes]
-            if e.lacks:
-                out.append(f"    the header lacks: {', '.join(e.lacks)}\n")
-    whole = [e for e in report.by_status(EQUAL) if not (e.lacks or e.notes)]
+            out += _details(e)
+    whole = [e for e in equal if not (e.lacks or e.notes)]
     if whole:
         out.append(f"\nequal: {len(whole)}\n")
         out.append(_wrap([e.name for e in whole], "  "))
-    missing = report.by_status(MISSING)
+    missing = [e for e in declarations if e.status == MISSING]
     if missing:
         out.append(f"\n{_TITLES[MISSING]}: {len(missing)}\n")
         out.append(_wrap([e.name for e in missing], "  "))
-    extra_members = [e for e in report.entries if e.extra]
+    extra_members = [e for e in declarations if e.extra]
     if extra_members or any(report.extra.values()):
         out.append("\nextra in the header (informational; --json lists every name):\n")
         for e in extra_members:

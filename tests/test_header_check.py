@@ -1,0 +1,405 @@
+"""`d3d12wl abi check --header`: anyone's header against the spec, on the Windows x64 ABI (issue 7).
+
+The headers under test are (a) d3d12wl's own, which must come out equal in C and in C++; (b) Debian's real
+``d3d12.h`` (``directx-headers-dev``), which must pass for everything it shares and list what it lacks; (c) copies
+of d3d12wl's headers altered one way each (a moved field, a changed enum value, a different padding, a float for
+an integer, a changed callback parameter, a provisional value assigned differently), each caught and named by
+type and field; (d) engine record structs against the layout calculator, starting from the Work Lists spec's
+own culling example ("GPU culling and work list emission", ``struct SecondaryRecord``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from d3d12wl import abi, abi_check, header_check, header_records
+from d3d12wl.cli import main
+from d3d12wl.errors import ABIError
+from d3d12wl.header_probe import HeaderOptions, compile_headers
+from d3d12wl.header_report import DIFFERENT, EQUAL, MISSING, PROVISIONAL, Entry, HeaderReport
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
+CULLING = EXAMPLES / "culling.json"
+D3D12_H = Path("/usr/include/directx/d3d12.h")
+
+
+def _require(ok: bool, why: str) -> None:
+    if not ok:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"cannot run under CI: {why}")
+        pytest.skip(why)
+
+
+@pytest.fixture(autouse=True)
+def _clang() -> None:
+    _require(abi_check.find_clang() is not None, "clang not found (apt-get install clang)")
+
+
+def _d3d12h() -> None:
+    _require(abi_check.find_d3d12_headers() is not None, "directx-headers-dev not installed")
+
+
+def own_headers(tmp: Path, edit: dict[str, tuple[str, str]] | None = None) -> list[Path]:
+    """d3d12wl's headers written to ``tmp`` as a user would have them (each includes what it needs), with
+    ``edit``: file -> (old, new) replaced exactly once."""
+    paths = []
+    for name, text in abi.header_texts().items():
+        for old, new in [v for k, v in (edit or {}).items() if k == name]:
+            assert text.count(old) == 1, f"{old!r} is not unique in {name}"
+            text = text.replace(old, new)
+        path = tmp / name
+        path.write_text("#pragma once\n#include <stdint.h>\n#include <stddef.h>\n" + text)
+        paths.append(path)
+    return paths
+
+
+def run(tmp: Path, headers: list[Path], *, lang: str = "c++", mapping: dict[str, str] | None = None,
+        records: list[header_records.RecordBinding] | None = None, prelude: str = "auto") -> HeaderReport:
+    compiled = compile_headers(HeaderOptions(tuple(headers), lang=lang, prelude=prelude), tmp / "work")
+    return header_check.check(compiled, abi.default, mapping=mapping, records=records or [])
+
+
+def entry(report: HeaderReport, name: str) -> Entry:
+    return next(e for e in report.entries if e.name == name)
+
+
+def declaration_count() -> int:
+    a = abi.default
+    return (len(a.type_names()) + len(a.enum_names()) + len(a.constants()) + len(a.decls.aliases)
+            + len(a.decls.functions))
+
+
+# --- (a) d3d12wl's own headers ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["c", "c++"])
+def test_own_headers_are_equal_in_every_declaration(tmp_path: Path, lang: str) -> None:
+    """Every struct, union, enum, constant, typedef and callback d3d12wl declares is found and equal, in C and
+    C++: the probes measure what cffi measured."""
+    report = run(tmp_path, own_headers(tmp_path), lang=lang)
+    assert report.ok
+    assert [e.name for e in report.entries if e.status != EQUAL] == []
+    assert len(report.entries) == declaration_count()
+    fields = sum(e.compared for e in report.entries if e.kind in ("struct", "union"))
+    assert fields == sum(len(abi.type_info(n).walk()) for n in abi.default.type_names())
+    assert all(not e.lacks and not e.extra for e in report.entries)
+
+
+# --- (b) the real d3d12.h ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def d3d12h_report(tmp_path_factory: pytest.TempPathFactory) -> HeaderReport:
+    if abi_check.find_clang() is None or abi_check.find_d3d12_headers() is None:
+        pytest.skip("needs clang and directx-headers-dev")  # the tests using it re-check and fail under CI
+    tmp = tmp_path_factory.mktemp("d3d12h")
+    return run(tmp, [D3D12_H])
+
+
+def test_real_d3d12h_passes_for_everything_it_shares(d3d12h_report: HeaderReport) -> None:
+    """Debian's d3d12.h agrees with d3d12wl on every pre-existing struct, field and enumerator it declares."""
+    _d3d12h()
+    report = d3d12h_report
+    assert report.ok, [d.message for e in report.by_status(DIFFERENT) for d in e.differences]
+    equal = {e.name for e in report.by_status(EQUAL)}
+    for name in ("D3D12_DRAW_ARGUMENTS", "D3D12_DRAW_INDEXED_ARGUMENTS", "D3D12_DISPATCH_ARGUMENTS",
+                 "D3D12_VERTEX_BUFFER_VIEW", "D3D12_INDEX_BUFFER_VIEW", "D3D12_DISPATCH_RAYS_DESC",
+                 "D3D12_COMMAND_SIGNATURE_DESC", "D3D12_INDIRECT_ARGUMENT_DESC", "D3D12_INDIRECT_ARGUMENT_TYPE",
+                 "D3D12_ROOT_PARAMETER1", "D3D12_GPU_VIRTUAL_ADDRESS"):
+        assert name in equal
+    assert entry(report, "D3D12_DISPATCH_RAYS_DESC").compared >= 15  # nested ranges, at every depth
+
+
+def test_real_d3d12h_report_lists_what_it_lacks(d3d12h_report: HeaderReport) -> None:
+    """What the 1.606 SDK headers predate is listed as missing (types) or lacked (fields, enumerators), and the
+    header's own newer enumerators are listed as extra, none of it failing the verdict."""
+    _d3d12h()
+    report = d3d12h_report
+    missing = {e.name for e in report.by_status(MISSING)}
+    assert {"D3D12_WORK_LIST_PRIMARY_RECORD", "D3D12_DISPATCH_LIST_INPUT1", "D3D12_PROGRAM_IDENTIFIER",
+            "D3D12DDI_DRIVER_REPORTED_MESSAGE_0126", "PFND3D12DDI_DISPATCHLIST"} <= missing
+    assert "IncrementingConstant" in entry(report, "D3D12_INDIRECT_ARGUMENT_DESC").lacks
+    lacks = entry(report, "D3D12_INDIRECT_ARGUMENT_TYPE").lacks
+    assert "D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH" in lacks
+    assert "D3D12_INDIRECT_ARGUMENT_TYPE_DRAW" not in lacks
+    assert "D3D12_FEATURE_ARCHITECTURE" in entry(report, "D3D12_FEATURE").extra
+    assert "D3D12_RESOURCE_DESC" in report.extra["structs"] and "D3D12_HEAP_TYPE" in report.extra["enums"]
+    assert not any(n.startswith("ID3D12") for n in report.extra["structs"])  # COM interfaces are not data
+
+
+def test_real_d3d12h_cli_prints_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    """The command a user runs: exit 0, the verdict line, and the lacked Work Lists enumerators named."""
+    _d3d12h()
+    assert main(["abi", "check", "--header", str(D3D12_H), "--lang", "c"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^verdict: PASS: 0 different, 0 provisional, \d+ missing, \d+ equal$", out, re.M)
+    assert "D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH" in out
+
+
+# --- (c) altered copies of d3d12wl's headers ------------------------------------------------------------------
+
+WL = "d3d12wl_work_lists.h"
+EI = "d3d12wl_execute_indirect.h"
+BASE = "d3d12wl_base.h"
+DDI = "d3d12wl_work_lists_ddi.h"
+
+
+def differences(report: HeaderReport, name: str) -> dict[tuple[str, str], header_check.Difference]:
+    return {(d.where, d.what): d for d in entry(report, name).differences}
+
+
+def test_moved_field_is_named_with_both_offsets(tmp_path: Path) -> None:
+    """ProgramTableIndex and NumSecondaryRecords swapped ("Primary record layout": [0..3] ProgramTableIndex)."""
+    edit = {WL: ("    uint32_t ProgramTableIndex;\n    uint32_t NumSecondaryRecords;\n    D3D12_GPU_VIRTUAL_ADDRESS "
+                 "SecondaryRecords;\n} D3D12_WORK_LIST_PRIMARY_RECORD;",
+                 "    uint32_t NumSecondaryRecords;\n    uint32_t ProgramTableIndex;\n    D3D12_GPU_VIRTUAL_ADDRESS "
+                 "SecondaryRecords;\n} D3D12_WORK_LIST_PRIMARY_RECORD;")}
+    report = run(tmp_path, own_headers(tmp_path, edit))
+    assert not report.ok
+    diffs = differences(report, "D3D12_WORK_LIST_PRIMARY_RECORD")
+    moved = diffs[("D3D12_WORK_LIST_PRIMARY_RECORD.ProgramTableIndex", "offset")]
+    assert (moved.header, moved.d3d12wl) == (4, 0)
+    assert ("D3D12_WORK_LIST_PRIMARY_RECORD", "field order") in diffs
+    assert entry(report, "D3D12_WORK_LIST_PRIMARY_RECORD").status == DIFFERENT
+    assert "D3D12_WORK_LIST_PRIMARY_RECORD.ProgramTableIndex: offset: 4 in the header, 0 in d3d12wl" in \
+        f"{moved.where}: {moved.message}"
+
+
+def test_changed_enum_value_is_named(tmp_path: Path) -> None:
+    edit = {WL: ("D3D12_DISPATCH_LIST_FLAG1_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION = 0x2,",
+                 "D3D12_DISPATCH_LIST_FLAG1_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION = 0x20,")}
+    report = run(tmp_path, own_headers(tmp_path, edit))
+    assert not report.ok
+    d = differences(report, "D3D12_DISPATCH_LIST_FLAGS1")[
+        ("D3D12_DISPATCH_LIST_FLAGS1.D3D12_DISPATCH_LIST_FLAG1_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION", "value")]
+    assert (d.header, d.d3d12wl, d.provisional) == (0x20, 0x2, None)
+
+
+def test_different_padding_is_caught(tmp_path: Path) -> None:
+    """D3D12_DISPATCH_LIST_INPUT1 under pack(4) without its ReservedPadding: ProgramInputs moves from 16 to 12, the
+    size from 40 to 36 and the alignment from 8 to 4 (the spec's 40-byte, 8-aligned input)."""
+    edit = {WL: ("typedef struct D3D12_DISPATCH_LIST_INPUT1\n{",
+                 "#pragma pack(push, 4)\ntypedef struct D3D12_DISPATCH_LIST_INPUT1\n{"),
+            }
+    headers = own_headers(tmp_path, edit)
+    text = (tmp_path / WL).read_text()
+    text = text.replace("    uint32_t ReservedPadding;\n", "", 1).replace(
+        "} D3D12_DISPATCH_LIST_INPUT1;", "} D3D12_DISPATCH_LIST_INPUT1;\n#pragma pack(pop)", 1)
+    (tmp_path / WL).write_text(text)
+    report = run(tmp_path, headers)
+    assert not report.ok
+    e = entry(report, "D3D12_DISPATCH_LIST_INPUT1")
+    diffs = differences(report, "D3D12_DISPATCH_LIST_INPUT1")
+    assert (diffs[("D3D12_DISPATCH_LIST_INPUT1.ProgramInputs", "offset")].header,
+            diffs[("D3D12_DISPATCH_LIST_INPUT1.ProgramInputs", "offset")].d3d12wl) == (12, 16)
+    assert (diffs[("D3D12_DISPATCH_LIST_INPUT1", "size")].header,
+            diffs[("D3D12_DISPATCH_LIST_INPUT1", "size")].d3d12wl) == (36, 40)
+    assert diffs[("D3D12_DISPATCH_LIST_INPUT1", "alignment")].header == 4
+    assert e.lacks == ["ReservedPadding"]
+
+
+def test_float_for_an_integer_and_a_changed_callback_parameter(tmp_path: Path) -> None:
+    """Same bytes, different meaning: a UINT declared float is a 'kind' difference; a callback parameter widened
+    from 4 to 8 bytes is named by position."""
+    edit = {EI: ("    uint32_t VertexCountPerInstance;\n    uint32_t InstanceCount;\n    uint32_t StartVertexLocation;",
+                 "    float VertexCountPerInstance;\n    uint32_t InstanceCount;\n    uint32_t StartVertexLocation;"),
+            DDI: ("DispatchListInput,\n    uint32_t MaxGraphicsProgramInputsPerPrimaryList);",
+                  "DispatchListInput,\n    uint64_t MaxGraphicsProgramInputsPerPrimaryList);")}
+    headers = own_headers(tmp_path, edit)
+    report = run(tmp_path, headers)
+    kind = differences(report, "D3D12_DRAW_ARGUMENTS")[("D3D12_DRAW_ARGUMENTS.VertexCountPerInstance", "kind")]
+    assert kind.header.startswith("float") and kind.d3d12wl.startswith("integer")
+    param = differences(report, "PFND3D12DDI_DISPATCHLIST")[("PFND3D12DDI_DISPATCHLIST.parameter 3", "size")]
+    assert (param.header, param.d3d12wl) == (8, 4)
+
+
+def test_provisional_value_assigned_differently_is_reported_with_the_headers_value(tmp_path: Path) -> None:
+    """design.md: the 11 Work Lists argument types' values are provisional.  A header that assigns
+    _FIXED_DISPATCH 40 is not an error; the report gives 40 to adopt, and the verdict passes.  The DDI enumerator
+    defined as the API one (D3D12DDI_..._FIXED_DISPATCH = D3D12_..._FIXED_DISPATCH) is provisional with it."""
+    edit = {EI: ("D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH = 12,", "D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH = 40,")}
+    report = run(tmp_path, own_headers(tmp_path, edit))
+    assert report.ok
+    e = entry(report, "D3D12_INDIRECT_ARGUMENT_TYPE")
+    assert e.status == PROVISIONAL
+    (d,) = e.differences
+    assert (d.where, d.header, d.d3d12wl) == ("D3D12_INDIRECT_ARGUMENT_TYPE.D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH",
+                                              40, 12)
+    assert d.provisional and "adopt the header's 40" in d.message
+    (ddi,) = entry(report, "D3D12DDI_INDIRECT_ARGUMENT_TYPE").differences
+    assert (ddi.header, ddi.d3d12wl) == (40, 12) and "D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH" in ddi.provisional
+    assert entry(report, "D3D12DDI_INDIRECT_ARGUMENT_TYPE").status == PROVISIONAL
+
+
+def test_provisional_value_taken_by_another_name_is_reported(tmp_path: Path) -> None:
+    """A header that lacks _FIXED_DISPATCH but gives its provisional value 12 to another enumerator: the report
+    says whose value it is (a collision a user must resolve before adopting the header)."""
+    edit = {EI: ("D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH = 12,", "D3D12_INDIRECT_ARGUMENT_TYPE_SOMETHING_NEW = 12,")}
+    headers = own_headers(tmp_path, edit)
+    report = run(tmp_path, [h for h in headers if h.name in (BASE, EI)])  # an SDK header without the DDI
+    e = entry(report, "D3D12_INDIRECT_ARGUMENT_TYPE")
+    assert e.status == PROVISIONAL and "D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH" in e.lacks
+    assert e.extra == ["D3D12_INDIRECT_ARGUMENT_TYPE_SOMETHING_NEW"]
+    assert "12 is D3D12_INDIRECT_ARGUMENT_TYPE_SOMETHING_NEW" in e.differences[0].message
+
+
+def test_changed_constant_and_renamed_field(tmp_path: Path) -> None:
+    """A constant with another value is a difference; a field renamed in place (same offset and size) is a note,
+    not a difference: the bytes agree."""
+    edit = {WL: ("#define D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE 4096", "#define D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE 2048"),
+            BASE: ("typedef struct D3D12_GPU_DESCRIPTOR_HANDLE\n{\n    uint64_t ptr;",
+                   "typedef struct D3D12_GPU_DESCRIPTOR_HANDLE\n{\n    uint64_t Pointer;")}
+    report = run(tmp_path, own_headers(tmp_path, edit))
+    d = differences(report, "D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")[("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE", "value")]
+    assert (d.header, d.d3d12wl) == (2048, 4096)
+    handle = entry(report, "D3D12_GPU_DESCRIPTOR_HANDLE")
+    assert handle.status == EQUAL and handle.notes == ["ptr: named Pointer in the header"]
+
+
+def test_cli_mutation_exits_1_and_names_type_and_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit = {EI: ("    int32_t BaseVertexLocation;", "    uint32_t Pad;\n    int32_t BaseVertexLocation;")}
+    args = ["abi", "check"] + [a for h in own_headers(tmp_path, edit) for a in ("--header", str(h))]
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "D3D12_DRAW_INDEXED_ARGUMENTS.BaseVertexLocation: offset: 16 in the header, 12 in d3d12wl" in out
+    assert "verdict: FAIL" in out
+    assert main([*args, "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["ok"] is False and doc["counts"][DIFFERENT] >= 1
+
+
+def test_map_names_a_type_the_header_calls_otherwise(tmp_path: Path) -> None:
+    header = tmp_path / "engine_types.h"
+    header.write_text("#include <stdint.h>\nstruct DrawArgs { uint32_t v, i, sv, si; };\n")
+    report = run(tmp_path, [header], mapping={"D3D12_DRAW_ARGUMENTS": "DrawArgs"}, prelude="none")
+    e = entry(report, "D3D12_DRAW_ARGUMENTS")
+    assert e.header_name == "DrawArgs" and e.status == EQUAL
+    assert e.notes == ["VertexCountPerInstance: named v in the header", "InstanceCount: named i in the header",
+                       "StartVertexLocation: named sv in the header", "StartInstanceLocation: named si in the header"]
+
+
+# --- (d) engine record structs ---------------------------------------------------------------------------------
+
+#: The Work Lists spec's culling example, "GPU culling and work list emission": its HLSL SecondaryRecord,
+#: declared in C (uint64_t MaterialBufferSRV; then the four _DRAW arguments as uints).
+SPEC_SECONDARY = """
+struct SecondaryRecord
+{
+    uint64_t MaterialBufferSRV;
+    uint32_t VertexCountPerInstance;
+    uint32_t InstanceCount;
+    uint32_t StartVertexLocation;
+    uint32_t StartInstanceLocation;
+};
+"""
+
+
+def engine_header(tmp: Path, body: str, name: str = "engine.h") -> Path:
+    path = tmp / name
+    path.write_text("#pragma once\n#include <stdint.h>\n" + body)
+    return path
+
+
+def records(names: dict[str, str], signature: Path = CULLING) -> list[header_records.RecordBinding]:
+    return header_records.bind(signature, names)
+
+
+def test_spec_culling_secondary_record_matches_the_layout(tmp_path: Path) -> None:
+    """The spec's own SecondaryRecord (Root SRV 8 bytes + _DRAW 16 bytes, stride 24) fits the layout calculator's
+    secondary record of the culling PCS: the four uints lie inside the _DRAW payload."""
+    header = engine_header(tmp_path, SPEC_SECONDARY)
+    report = run(tmp_path, [header], records=records({"PCS.secondary": "SecondaryRecord"}), prelude="none")
+    e = entry(report, "PCS.secondary")
+    assert (e.kind, e.header_name, e.status, e.compared) == ("record", "SecondaryRecord", EQUAL, 5)
+    assert report.ok
+
+
+def test_secondary_record_with_the_srv_at_offset_4_is_caught(tmp_path: Path) -> None:
+    """An 8-byte SRV placed at offset 4 (a leading uint under pack(4)) straddles the SRV and _DRAW payloads."""
+    header = engine_header(tmp_path, """
+#pragma pack(push, 4)
+struct SecondaryRecord { uint32_t flags; uint64_t srv; uint32_t vertexCount, instanceCount, startVertex; };
+#pragma pack(pop)
+""")
+    report = run(tmp_path, [header], records=records({"PCS.secondary": "SecondaryRecord"}), prelude="none")
+    assert not report.ok
+    e = entry(report, "PCS.secondary")
+    d = differences(report, "PCS.secondary")[("SecondaryRecord.srv", "placement")]
+    assert d.header == "[4..11] (8 bytes)"
+    assert "arg0_ShaderResourceView [0..7]" in d.d3d12wl and "arg1_Draw [8..23]" in d.d3d12wl
+    assert e.status == DIFFERENT
+
+
+def test_record_gap_and_overlong_stride_are_caught(tmp_path: Path) -> None:
+    """A _DRAW payload one uint short leaves bytes 20..23 uncovered; a struct wider than the declared
+    SecondaryRecordByteStride (24) would overwrite the next record."""
+    header = engine_header(tmp_path, """
+struct Short { uint64_t srv; uint32_t a, b, c; };
+struct Long { uint64_t srv; uint32_t a, b, c, d; uint64_t tag; };
+""")
+    report = run(tmp_path, [header], prelude="none", records=[
+        *records({"PCS.secondary": "Short"}), *[
+            header_records.RecordBinding("PCS.secondary#2", "Long", b.layout, b.declared_stride)
+            for b in records({"PCS.secondary": "Long"})]])
+    short = {(d.where, d.what): d for d in entry(report, "PCS.secondary").differences}
+    assert ("Short bytes [20..23]", "coverage") in short
+    long_ = {(d.where, d.what): d for d in entry(report, "PCS.secondary#2").differences}
+    d = long_[("Long", "size vs the declared SecondaryRecordByteStride")]
+    assert (d.header, d.d3d12wl) == (32, 24)
+
+
+def test_header_struct_spanning_whole_fields_and_namespaced_structs(tmp_path: Path) -> None:
+    """A primary record declared with the fixed header as one D3D12_WORK_LIST_PRIMARY_RECORD member spans the
+    three header fields exactly; a C++ struct in a namespace is found by its unqualified name."""
+    header = engine_header(tmp_path, """
+#include "d3d12wl_base.h"
+#include "d3d12wl_execute_indirect.h"
+#include "d3d12wl_work_lists.h"
+namespace engine {
+struct Primary { D3D12_WORK_LIST_PRIMARY_RECORD header; };
+struct ProgramTableRecord { D3D12_PROGRAM_IDENTIFIER id; float tint[4]; };
+}
+""")
+    report = run(tmp_path, [header], prelude="none",
+                 records=records({"PCS.primary": "Primary", "PCS.program_table": "ProgramTableRecord"}))
+    assert entry(report, "PCS.primary").status == EQUAL
+    table = entry(report, "PCS.program_table")
+    assert (table.header_name, table.status) == ("engine::ProgramTableRecord", EQUAL)
+
+
+def test_codegen_structs_bind_by_default_and_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`d3d12wl codegen --lang c` output, checked with only --signature: every record struct binds by its
+    generated name and agrees with the layout calculator (the two views of one layout)."""
+    for example in ("culling", "tier2_chain", "gpu_resident_diagram"):
+        assert main(["codegen", str(EXAMPLES / f"{example}.json"), "--lang", "c"]) == 0
+        header = tmp_path / f"{example}_records.h"
+        header.write_text(capsys.readouterr().out)
+        assert main(["abi", "check", "--header", str(header), "--signature", str(EXAMPLES / f"{example}.json"),
+                     "--lang", "c", "--prelude", "none", "--json"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        recs = [e for e in doc["entries"] if e["kind"] == "record"]
+        assert recs and all(e["status"] == EQUAL for e in recs), example
+
+
+def test_record_structs_key_of_the_description(tmp_path: Path) -> None:
+    """The binding may live in the description itself (`record_structs`), which still validates."""
+    doc = json.loads(CULLING.read_text())
+    doc["record_structs"] = {"PCS.secondary": "SecondaryRecord"}
+    sig = tmp_path / "culling_with_structs.json"
+    sig.write_text(json.dumps(doc))
+    (binding,) = header_records.bind(sig, {})
+    assert (binding.record, binding.struct, binding.declared_stride) == ("PCS.secondary", "SecondaryRecord", 24)
+    assert main(["validate", str(sig)]) == 0
+
+
+def test_unknown_record_class_and_undeclared_struct_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(ABIError, match="PCS.tertiary.*record classes: PCS.primary, PCS.secondary, PCS.program_table"):
+        header_records.bind(CULLING, {"PCS.tertiary": "X"})
+    header = engine_header(tmp_path, SPEC_SECONDARY)
+    with pytest.raises(ABIError, match="declare no struct or class 'Nope'"):
+        run(tmp_path, [header], records=records({"PCS.secondary": "Nope"}), prelude="none")
