@@ -44,6 +44,9 @@ class HeaderRecord:
     kind: str  # 'struct' | 'union' | 'class'
     fields: list[HeaderField] = field(default_factory=list)
     file: str | None = None
+    bases: tuple[str, ...] = ()  # C++ base classes, as written (their fields come first)
+    virtual_bases: bool = False
+    polymorphic: bool = False  # has a vtable pointer (C++ virtual functions or virtual bases)
 
 
 @dataclass(frozen=True)
@@ -244,7 +247,11 @@ class _Reader:
         if not node.get("completeDefinition"):
             self.files.skip({"inner": node.get("inner", [])})
             return None
-        rec = HeaderRecord(node["id"], qualified, node.get("tagUsed", "struct"), file=file)
+        bases = node.get("bases") or []
+        rec = HeaderRecord(node["id"], qualified, node.get("tagUsed", "struct"), file=file,
+                           bases=tuple(b.get("type", {}).get("qualType", "") for b in bases),
+                           virtual_bases=any(b.get("isVirtual") for b in bases),
+                           polymorphic=bool(node.get("definitionData", {}).get("isPolymorphic")))
         self.out.records[rec.id] = rec
         if qualified:
             spelled = qualified if self.cxx else f"{rec.kind} {qualified}"
@@ -285,7 +292,7 @@ class _Reader:
             desugared=desugared,
             bitfield=bool(node.get("isBitfield")),
             record=last_anonymous if unnamed else None,
-            array_length=array_length(qual),
+            array_length=array_length(qual) or array_length(desugared),
         )
 
     def enum(self, node: Node, scope: str) -> None:

@@ -88,6 +88,10 @@ def header_paths(decls: HeaderDecls, record: HeaderRecord, prefix: str = "", dep
     out: list[HeaderPath] = []
     if depth > 16:  # a record cannot contain itself; this bounds a malformed AST
         return out
+    for base in record.bases:  # a C++ base's members are the derived struct's first members
+        nested = decls.record_of_type(base)
+        if nested is not None:
+            out += header_paths(decls, nested, prefix, depth + 1)
     for f in record.fields:
         if f.name is None:
             nested = decls.records.get(f.record) if f.record else decls.record_of_type(f.type)

@@ -29,7 +29,7 @@ from importlib import resources
 from pathlib import Path
 
 from d3d12wl import header_ast
-from d3d12wl.abi_check import D3D12_INCLUDE_ROOT, WINDOWS_TARGET, find_clang, find_d3d12_headers
+from d3d12wl.abi_check import WINDOWS_TARGET, find_clang, find_d3d12_headers
 from d3d12wl.errors import ABIError
 
 STUBS = Path(str(resources.files("d3d12wl") / "winstubs"))
@@ -166,10 +166,11 @@ def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clan
     proc = _run([*cmd, "-fsyntax-only", "-Xclang", "-ast-dump=json", tu.name], work)
     if proc.returncode != 0:
         hint = ""
-        if "file not found" in proc.stderr and find_d3d12_headers() is None:
-            hint = (f"\n  (directx-headers-dev is not installed, so <d3d12.h> and <windows.h>'s COM types are not "
-                    f"available; apt-get install directx-headers-dev, or pass --include DIR; looked in "
-                    f"{D3D12_INCLUDE_ROOT})")
+        if "file not found" in proc.stderr:
+            hint = ("\n  (the headers are compiled for Windows with no system headers: d3d12wl's stubs stand in for "
+                    "windows.h basics and the C library, directx-headers-dev provides <d3d12.h>"
+                    f"{'' if find_d3d12_headers() else ' (not installed here: apt-get install directx-headers-dev)'}"
+                    "; anything else, such as the C++ standard library or the WDK, needs --include DIR)")
         raise ABIError(f"the headers do not compile for {WINDOWS_TARGET} ({options.lang}):\n  "
                        f"{_diagnostics(proc.stderr)}{hint}", where=", ".join(str(h) for h in options.headers))
     try:

@@ -86,6 +86,7 @@ class _Bound:
     binding: RecordBinding
     spelled: str  # the header's name for the struct
     fields: list[tuple[str, str]]  # (top-level member path, probe key prefix)
+    hidden: str | None = None  # bytes the compiler adds that no member names (a vtable pointer), if any
 
 
 def plan(checker: Checker, bindings: list[RecordBinding]) -> list[_Bound]:
@@ -105,7 +106,9 @@ def plan(checker: Checker, bindings: list[RecordBinding]) -> list[_Bound]:
         record = checker.decls.records[checker.decls.names[spelled]]
         key = f"R:{b.record}"
         paths = [hp for hp in checker.plan_record(key, spelled, record) if hp.parent == ""]
-        out.append(_Bound(b, spelled, [(hp.path, f"{key}|{hp.path}") for hp in paths]))
+        hidden = ("a vtable pointer (virtual functions)" if record.polymorphic else
+                  "virtual base classes" if record.virtual_bases else None)
+        out.append(_Bound(b, spelled, [(hp.path, f"{key}|{hp.path}") for hp in paths], hidden))
     return out
 
 
@@ -116,6 +119,9 @@ def compare(checker: Checker, bound: list[_Bound]) -> list[Entry]:
         layout = b.layout
         entry = Entry("record", b.record, item.spelled)
         entries.append(entry)
+        if item.hidden is not None:
+            entry.differences.append(Difference(b.struct, "hidden bytes", item.hidden, "none: a record is plain data",
+                                                reference=LAYOUT))
         size = checker.value(f"R:{b.record}|sizeof")
         if size is None:
             entry.differences.append(Difference(b.struct, "size", "unmeasurable", layout.min_stride, reference=LAYOUT))

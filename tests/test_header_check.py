@@ -403,3 +403,26 @@ def test_unknown_record_class_and_undeclared_struct_are_errors(tmp_path: Path) -
     header = engine_header(tmp_path, SPEC_SECONDARY)
     with pytest.raises(ABIError, match="declare no struct or class 'Nope'"):
         run(tmp_path, [header], records=records({"PCS.secondary": "Nope"}), prelude="none")
+
+
+def test_cpp_base_class_array_typedef_and_vtable(tmp_path: Path) -> None:
+    """C++ engines derive from the header struct and name arrays by typedef: both bind; a struct with virtual
+    functions carries a vtable pointer no record has, named as such."""
+    header = engine_header(tmp_path, """
+#include "d3d12wl_base.h"
+#include "d3d12wl_execute_indirect.h"
+#include "d3d12wl_work_lists.h"
+struct Primary : D3D12_WORK_LIST_PRIMARY_RECORD {};
+typedef float Tint[4];
+struct Slot { D3D12_PROGRAM_IDENTIFIER id; Tint tint; };
+struct Virtual { virtual ~Virtual(); D3D12_WORK_LIST_PRIMARY_RECORD header; };
+""")
+    report = run(tmp_path, [header], prelude="none", records=[
+        *records({"PCS.primary": "Primary", "PCS.program_table": "Slot"}),
+        *[header_records.RecordBinding("PCS.primary#virtual", "Virtual", b.layout, b.declared_stride)
+          for b in records({"PCS.primary": "Virtual"})]])
+    assert entry(report, "PCS.primary").status == EQUAL
+    assert entry(report, "PCS.program_table").status == EQUAL
+    virtual = differences(report, "PCS.primary#virtual")
+    assert virtual[("Virtual", "hidden bytes")].header.startswith("a vtable pointer")
+    assert ("Virtual bytes [0..3]", "coverage") in virtual
