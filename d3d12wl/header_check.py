@@ -27,6 +27,7 @@ from typing import Any
 
 from d3d12wl import header_records
 from d3d12wl.abi import ABI, FieldInfo
+from d3d12wl.abi_check import WINDOWS_TARGET
 from d3d12wl.header_ast import HeaderDecls, HeaderField, HeaderRecord
 from d3d12wl.header_probe import CompiledHeaders, ProbeResult, Probes, run_probes
 from d3d12wl.header_report import Difference, Entry, HeaderReport
@@ -315,8 +316,8 @@ def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None
         elif kind == "callback":
             _compare_callback(c, entry, plan[1], plan[2])
     entries += header_records.compare(c, bound)
-    return HeaderReport([str(h) for h in compiled.options.headers], compiled.compiler, compiled.options.lang,
-                        entries, _extra(c, entries))
+    return HeaderReport([str(h) for h in compiled.options.headers], f"{compiled.compiler}, -target {WINDOWS_TARGET}",
+                        compiled.options.lang, entries, _extra(c, entries))
 
 
 def _compare_enum(c: Checker, entry: Entry, ename: str, hname: str, provisional: dict[str, str]) -> None:

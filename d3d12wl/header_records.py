@@ -1,6 +1,6 @@
 """Engine record structs against the layout calculator.
 
-An engine declares C/C++ structs for the records it writes (the spec's culling example declares
+An engine declares C/C++ (or HLSL, see :func:`check_hlsl`) structs for the records it writes (the spec's culling example declares
 ``struct SecondaryRecord { D3D12_GPU_VIRTUAL_ADDRESS srv; D3D12_DRAW_ARGUMENTS draw; }``).  Each struct is
 bound to one record class of a description (``PCS.secondary``; :func:`d3d12wl.layout.record_id`) and compared
 with its :class:`~d3d12wl.layout.RecordLayout` on the Windows x64 ABI:
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from d3d12wl import codegen, description
+from d3d12wl import codegen, description, hlsl_probe
 from d3d12wl.errors import ABIError
-from d3d12wl.header_report import Difference, Entry
+from d3d12wl.header_report import RECORD_KINDS, Difference, Entry
 from d3d12wl.layout import COMMAND, SECONDARY, LayoutField, RecordLayout, record_id, record_layouts
 from d3d12wl.model import ObjectSet
 
@@ -117,7 +117,7 @@ def compare(checker: Checker, bound: list[_Bound]) -> list[Entry]:
     for item in bound:
         b = item.binding
         layout = b.layout
-        entry = Entry("record", b.record, item.spelled)
+        entry = Entry(RECORD_KINDS[0], b.record, item.spelled)
         entries.append(entry)
         if item.hidden is not None:
             entry.differences.append(Difference(b.struct, "hidden bytes", item.hidden, "none: a record is plain data",
@@ -134,9 +134,47 @@ def compare(checker: Checker, bound: list[_Bound]) -> list[Entry]:
                                                     reference=LAYOUT))
                 continue
             members.append((path, off, sz))
-        entry.compared = len(members)
-        _cover(entry, b, layout, members)
-        _stride(entry, b, layout, size)
+        _verdict(entry, b, members, size)
+    return entries
+
+
+def _verdict(entry: Entry, b: RecordBinding, members: list[tuple[str, int, int]], size: int) -> None:
+    """The comparison every record struct gets, C or HLSL: coverage and placement, then sizeof as a stride."""
+    entry.compared = len(members)
+    _cover(entry, b, b.layout, members)
+    _stride(entry, b, b.layout, size)
+
+
+def check_hlsl(files: list[Path], bindings: list[RecordBinding], workdir: Path, *, defines: tuple[str, ...] = (),
+               includes: tuple[Path, ...] = ()) -> list[Entry]:
+    """HLSL record structs (``--hlsl``) against the layout calculator, at D3D12's structured-buffer layout
+    (:mod:`d3d12wl.hlsl_probe`).  Structs bound by the user must exist; those bound by codegen's default name
+    are checked when the HLSL declares them."""
+    def probe(names: list[str]) -> dict[str, hlsl_probe.HlslStruct]:
+        return hlsl_probe.probe_structs(files, names, workdir, defines=defines, includes=includes)
+
+    probe([])  # the HLSL compiles on its own: a failure below is then about a struct name
+    found = probe(sorted({b.struct for b in bindings if not b.optional}))
+    for b in bindings:
+        if b.optional and b.struct not in found:
+            try:
+                found.update(probe([b.struct]))
+            except ABIError:
+                continue  # the HLSL does not declare codegen's name for this record
+    entries: list[Entry] = []
+    for b in bindings:
+        got = found.get(b.struct)
+        if got is None:
+            continue
+        entry = Entry(RECORD_KINDS[1], b.record, got.name)
+        entries.append(entry)
+        _verdict(entry, b, [(m.name, m.offset, m.size) for m in got.members], got.size)
+        vulkan = [f"{m.name} at {m.vulkan_offset}" for m in got.members
+                  if m.vulkan_offset is not None and m.vulkan_offset != m.offset]
+        if vulkan or (got.vulkan_stride is not None and got.vulkan_stride != got.size):
+            entry.notes.append(f"under Vulkan's std430 rules (glslang) the layout differs: "
+                               f"{', '.join(vulkan) or 'members agree'}, stride {got.vulkan_stride} "
+                               f"(D3D12's structured-buffer stride is {got.size})")
     return entries
 
 

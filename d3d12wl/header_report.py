@@ -20,6 +20,7 @@ from d3d12wl.abi_check import WINDOWS_TARGET
 
 EQUAL, DIFFERENT, PROVISIONAL, MISSING = "equal", "different", "provisional", "missing"
 STATUSES = (DIFFERENT, PROVISIONAL, MISSING, EQUAL)
+RECORD_KINDS = ("record", "hlsl record")  # engine record structs (C/C++, HLSL) against the layout calculator
 
 
 @dataclass(frozen=True)
@@ -121,15 +122,15 @@ def _details(e: Entry) -> list[str]:
 def format_text(report: HeaderReport) -> str:
     """Records first (one line each), then d3d12wl's declarations by status, what the header has in extra, and
     the verdict line ``verdict: PASS|FAIL: n different, n provisional, n missing, n equal``."""
-    out = [f"abi check --header {' '.join(report.headers)}\n",
-           f"  {report.compiler}, -target {WINDOWS_TARGET}, {report.lang}\n"]
-    records = [e for e in report.entries if e.kind == "record"]
-    declarations = [e for e in report.entries if e.kind != "record"]
+    out = [f"abi check: {' '.join(report.headers)}\n", f"  {report.compiler}; {report.lang}\n"]
+    records = [e for e in report.entries if e.kind in RECORD_KINDS]
+    declarations = [e for e in report.entries if e.kind not in RECORD_KINDS]
     if records:
         out.append(f"\nrecord structs against the layout calculator: {len(records)}\n")
         width = max(len(e.name) for e in records)
         for e in records:
-            out.append(f"  {e.name:<{width}}  {e.header_name}: {e.status}\n")
+            lang = " (HLSL)" if e.kind == "hlsl record" else ""
+            out.append(f"  {e.name:<{width}}  {e.header_name}{lang}: {e.status}\n")
             out += _details(e)
     for status in (DIFFERENT, PROVISIONAL):
         entries = [e for e in declarations if e.status == status]
@@ -173,7 +174,7 @@ def to_json(report: HeaderReport) -> dict[str, Any]:
         "ok": report.ok,
         "headers": report.headers,
         "compiler": report.compiler,
-        "target": WINDOWS_TARGET,
+        "target": WINDOWS_TARGET if report.lang != "hlsl" else None,
         "lang": report.lang,
         "counts": report.counts(),
         "entries": [

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from d3d12wl import abi, codegen
+from d3d12wl import abi, codegen, hlsl_probe
 from d3d12wl.layout import RecordLayout
 
 #: Debian package providing each tool (what CI must install).
@@ -115,40 +115,22 @@ def compile_hlsl(source: str) -> str:
 
 
 def parse_spirv(text: str) -> dict[str, StructLayout]:
-    """Struct name -> :class:`StructLayout`, for every ``OpTypeStruct`` with an ``OpName``."""
-    names: dict[str, str] = {}
-    member_names: dict[str, dict[int, str]] = {}
-    offsets: dict[str, dict[int, int]] = {}
-    strides: dict[str, int] = {}
-    structs: dict[str, list[str]] = {}
-    runtime_arrays: dict[str, str] = {}  # runtime array id -> element type id
-    for line in text.splitlines():
-        t = line.split()
-        if not t:
-            continue
-        if t[0] == "OpName":
-            names[t[1]] = t[2].strip('"')
-        elif t[0] == "OpMemberName":
-            member_names.setdefault(t[1], {})[int(t[2])] = t[3].strip('"')
-        elif t[0] == "OpMemberDecorate" and t[3] == "Offset":
-            offsets.setdefault(t[1], {})[int(t[2])] = int(t[4])
-        elif t[0] == "OpDecorate" and t[2] == "ArrayStride":
-            strides[t[1]] = int(t[3])
-        elif len(t) > 2 and t[1] == "=" and t[2] == "OpTypeStruct":
-            structs[t[0]] = t[3:]
-        elif len(t) > 3 and t[1] == "=" and t[2] == "OpTypeRuntimeArray":
-            runtime_arrays[t[0]] = t[3]
+    """Struct name -> :class:`StructLayout`, for every ``OpTypeStruct`` with an ``OpName`` (glslang's own
+    ``Offset`` / ``ArrayStride`` decorations, read by the package's SPIR-V reader)."""
+    m = hlsl_probe.parse_spirv(text)
+    runtime_arrays = {tid: op[1] for tid, op in m.types.items() if op[0] == "OpTypeRuntimeArray"}
     out: dict[str, StructLayout] = {}
-    for sid, member_types in structs.items():
-        if sid not in names:
+    for sid, op in m.types.items():
+        if op[0] != "OpTypeStruct" or sid not in m.names:
             continue
-        got = StructLayout(members=[member_names.get(sid, {}).get(i, "") for i in range(len(member_types))],
-                           offsets=offsets.get(sid, {}))
-        got.array_strides = {i: strides[tid] for i, tid in enumerate(member_types) if tid in strides}
+        member_types = op[1:]
+        got = StructLayout(members=[m.member_names.get(sid, {}).get(i, "") for i in range(len(member_types))],
+                           offsets=m.offsets.get(sid, {}))
+        got.array_strides = {i: m.array_strides[tid] for i, tid in enumerate(member_types) if tid in m.array_strides}
         for rid, element in runtime_arrays.items():
             if element == sid:
-                got.buffer_stride = strides.get(rid)
-        out[names[sid]] = got
+                got.buffer_stride = m.array_strides.get(rid)
+        out[m.names[sid]] = got
     return out
 
 

@@ -6,11 +6,12 @@ d3d12wl abi check [--json]     run the ABI truth checks this machine can run; ex
                                disagreement (each printed, naming type and field), listing what was skipped
 d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
                   [--lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
-                  [--signature SIG.json [--record ID=STRUCT ...]] [--json]
+                  [--signature SIG.json [--record ID=STRUCT ...] [--hlsl FILE ...]] [--json]
                                compile anyone's headers for the Windows x64 ABI (clang -target
                                x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
                                typedef and callback they share with d3d12wl's; with --signature, also the
-                               engine's own record structs against the layout calculator.  Exit 1 on any
+                               engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
+                               calculator.  Exit 1 on any
                                difference; missing and extra names are listed, provisional values reported
                                with the header's value.
 """
@@ -52,6 +53,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    "structs are checked against")
     g.add_argument("--record", action="append", default=[], metavar="ID=STRUCT",
                    help="bind a record class (PCS.secondary, Opaque.program_table, EI.command) to a struct")
+    g.add_argument("--hlsl", action="append", metavar="FILE", help="HLSL declaring record structs (repeatable): "
+                   "checked at D3D12's structured-buffer layout (needs --signature; glslc and spirv-dis)")
     p.set_defaults(func=run)
 
 
@@ -69,13 +72,29 @@ def _check_header(args: argparse.Namespace) -> int:
     records = _pairs(args.record, "--record")
     if records and not args.signature:
         raise ABIError("--record needs --signature (the description the record classes come from)", where="--record")
-    options = header_probe.HeaderOptions(
-        tuple(Path(h) for h in args.header), tuple(Path(d) for d in args.include), tuple(args.define),
-        args.lang, args.prelude)
+    if args.hlsl and not args.signature:
+        raise ABIError("--hlsl checks record structs, so it needs --signature", where="--hlsl")
     bindings = header_records.bind(args.signature, records) if args.signature else []
+    defines, includes = tuple(args.define), tuple(Path(d) for d in args.include)
     with tempfile.TemporaryDirectory(prefix="d3d12wl-header-") as tmp:
-        compiled = header_probe.compile_headers(options, Path(tmp))
-        report = header_check.check(compiled, abi.default, mapping=_pairs(args.map, "--map"), records=bindings)
+        if args.header:
+            options = header_probe.HeaderOptions(tuple(Path(h) for h in args.header), includes, defines, args.lang,
+                                                 args.prelude)
+            compiled = header_probe.compile_headers(options, Path(tmp))
+            report = header_check.check(compiled, abi.default, mapping=_pairs(args.map, "--map"), records=bindings)
+        else:
+            report = header_report.HeaderReport([], "", "", [], {})
+        if args.hlsl:
+            hlsl = [Path(h) for h in args.hlsl]
+            report.entries += header_records.check_hlsl(hlsl, bindings, Path(tmp), defines=defines, includes=includes)
+            report.headers += [str(h) for h in hlsl]
+            report.compiler = "; ".join(c for c in (report.compiler, "glslc -x hlsl, D3D12 structured-buffer layout")
+                                        if c)
+            report.lang = " + ".join(lang for lang in (report.lang, "hlsl") if lang)
+    if bindings and not any(e.kind in header_report.RECORD_KINDS for e in report.entries):
+        names = ", ".join(f"{b.record}={b.struct}" for b in bindings)
+        raise ABIError(f"no record struct to check: the headers declare none of d3d12wl codegen's names ({names}); "
+                       "bind them with --record ID=STRUCT or the description's record_structs", where="--signature")
     if args.json:
         json.dump(header_report.to_json(report), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -90,14 +109,15 @@ def run(args: argparse.Namespace) -> int:
         if len(names) > 1:
             print("d3d12wl abi check: takes no names", file=sys.stderr)
             return 2
-        if args.header:
+        if args.header or args.hlsl:
             if args.headers:
                 raise ABIError("--header and --headers are two different checks; give one", where="--header")
             return _check_header(args)
         header_only = [o for o, v in (("--include", args.include), ("--define", args.define), ("--map", args.map),
                                       ("--signature", args.signature), ("--record", args.record)) if v]
         if header_only:
-            raise ABIError(f"{', '.join(header_only)} only apply with --header FILE", where=header_only[0])
+            raise ABIError(f"{', '.join(header_only)} only apply with --header FILE or --hlsl FILE",
+                           where=header_only[0])
         if args.headers:
             from d3d12wl import _ffi_builder
 
