@@ -21,14 +21,14 @@ the verdict fail.  Record structs an engine declares for its own records are che
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
 
 from d3d12wl import header_records
 from d3d12wl.abi import ABI, FieldInfo
 from d3d12wl.abi_check import WINDOWS_TARGET
-from d3d12wl.header_ast import HeaderDecls, HeaderField, HeaderRecord
+from d3d12wl.header_ast import HeaderDecls, HeaderField, HeaderRecord, HeaderTypedef
 from d3d12wl.header_probe import CompiledHeaders, ProbeResult, Probes, run_probes
 from d3d12wl.header_report import Difference, Entry, HeaderReport
 
@@ -243,79 +243,62 @@ def _short(member: str) -> str:
 
 
 def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None = None,
-          records: Iterable[Any] = ()) -> HeaderReport:
+          records: Iterable[header_records.RecordBinding] = ()) -> HeaderReport:
     """Compare the compiled headers with ``abi``'s declarations (and the engine ``records``, see
-    :mod:`d3d12wl.header_records`) in one probe run."""
+    :mod:`d3d12wl.header_records`) in one probe run: every probe is planned first, clang runs once, then each
+    declaration's comparison reads the values."""
     c = Checker(compiled, abi, mapping)
     provisional = provisional_values(abi)
-    plans: list[tuple[Entry, Any]] = []
+    compares: list[tuple[Entry, Callable[[], None] | None]] = []
 
     for name in abi.type_names():
-        info = abi.type_info(name)
-        hname = c.record_name(name)
-        entry = Entry(info.kind, name, hname)
-        if hname is not None:
-            record = c.decls.records[c.decls.names[hname]]
-            plans.append((entry, ("record", name, c.plan_record(f"T:{name}", hname, record))))
-        else:
-            plans.append((entry, None))
+        entry = Entry(abi.type_info(name).kind, name, c.record_name(name))
+        if entry.header_name is None:
+            compares.append((entry, None))
+            continue
+        paths = c.plan_record(f"T:{name}", entry.header_name, c.decls.records[c.decls.names[entry.header_name]])
+        compares.append((entry, partial(c.compare_record, entry, f"T:{name}", paths, name)))
 
     for ename in abi.enum_names():
-        hname = c.enum_name(ename)
-        entry = Entry("enum", ename, hname)
-        if hname is not None:
-            henum = c.decls.enums[hname]
-            c.probes.add(f"E:{ename}|sizeof", f"sizeof({c.spell_enum(hname)})")
-            for m in henum.members:
-                c.probes.add(f"E:{ename}|{_short(m)}", m)
-        plans.append((entry, ("enum", ename, hname) if hname else None))
+        entry = Entry("enum", ename, c.enum_name(ename))
+        if entry.header_name is None:
+            compares.append((entry, None))
+            continue
+        c.probes.add(f"E:{ename}|sizeof", f"sizeof({c.spell_enum(entry.header_name)})")
+        for m in c.decls.enums[entry.header_name].members:
+            c.probes.add(f"E:{ename}|{_short(m)}", m)
+        compares.append((entry, partial(_compare_enum, c, entry, ename, entry.header_name, provisional)))
 
     for cname, value in abi.constants().items():
-        hname = c.mapping.get(cname, cname)
-        known = hname in c.decls.variables or hname in c.decls.enumerators
-        c.probes.add(f"C:{cname}", hname, ifdef=None if known else hname)
-        plans.append((Entry("constant", cname, hname), ("constant", cname, value)))
+        entry = Entry("constant", cname, c.mapping.get(cname, cname))
+        known = entry.header_name in c.decls.variables or entry.header_name in c.decls.enumerators
+        c.probes.add(f"C:{cname}", str(entry.header_name), ifdef=None if known else entry.header_name)
+        compares.append((entry, partial(_compare_constant, c, entry, cname, value, provisional)))
 
     for alias in abi.decls.aliases:
-        hname = c.mapping.get(alias, alias)
-        td = c.decls.typedefs.get(hname)
-        entry = Entry("typedef", alias, hname if td is not None else None)
+        td = c.decls.typedefs.get(c.mapping.get(alias, alias))
+        entry = Entry("typedef", alias, td.name if td is not None else None)
         if td is not None:
-            size, align = _sizeof(hname, c.cxx)
+            size, align = _sizeof(td.name, c.cxx)
             c.probes.add(f"A:{alias}|sizeof", size)
             c.probes.add(f"A:{alias}|alignof", align)
-        plans.append((entry, ("alias", alias, td) if td is not None else None))
+        compares.append((entry, partial(_compare_alias, c, entry, alias, td) if td is not None else None))
 
     for fn in abi.decls.functions:
-        hname = c.mapping.get(fn, fn)
-        td = c.decls.typedefs.get(hname)
-        entry = Entry("callback", fn, hname if td is not None else None)
+        td = c.decls.typedefs.get(c.mapping.get(fn, fn))
+        entry = Entry("callback", fn, td.name if td is not None else None)
         if td is not None and td.callback is not None:
             for i, t in enumerate((td.callback.result, *td.callback.params)):
                 if t.strip() != "void":
                     c.probes.add(f"F:{fn}|{i}", f"sizeof({t})")
-        plans.append((entry, ("callback", fn, td) if td is not None else None))
+        compares.append((entry, partial(_compare_callback, c, entry, fn, td) if td is not None else None))
 
     bound = header_records.plan(c, list(records))
     c.run()
-
-    entries: list[Entry] = []
-    for entry, plan in plans:
-        entries.append(entry)
-        if plan is None:
-            continue
-        kind = plan[0]
-        if kind == "record":
-            c.compare_record(entry, f"T:{plan[1]}", plan[2], plan[1])
-        elif kind == "enum":
-            _compare_enum(c, entry, plan[1], plan[2], provisional)
-        elif kind == "constant":
-            _compare_constant(c, entry, plan[1], plan[2], provisional)
-        elif kind == "alias":
-            _compare_alias(c, entry, plan[1], plan[2])
-        elif kind == "callback":
-            _compare_callback(c, entry, plan[1], plan[2])
-    entries += header_records.compare(c, bound)
+    for _entry, compare in compares:
+        if compare is not None:
+            compare()
+    entries = [entry for entry, _compare in compares] + header_records.compare(c, bound)
     return HeaderReport([str(h) for h in compiled.options.headers], f"{compiled.compiler}, -target {WINDOWS_TARGET}",
                         compiled.options.lang, entries, _extra(c, entries))
 
@@ -357,17 +340,15 @@ def _compare_constant(c: Checker, entry: Entry, cname: str, value: int, provisio
     why = provisional.get(cname)
     entry.compared = 1
     if got is None:
-        if key in c.result.rejected and entry.header_name not in c.decls.variables | c.decls.enumerators:
-            entry.differences.append(Difference(cname, "value", f"not an integer ({c.rejected(key)})", value, why))
-        else:
-            entry.header_name = None
+        reason = c.rejected(key) or "not measured"
+        entry.differences.append(Difference(cname, "value", f"not an integer constant ({reason})", value, why))
         return
     size = 4 if -(1 << 31) <= got < (1 << 32) and -(1 << 31) <= value < (1 << 32) else 8
     if not same_bits(got, value, size):
         entry.differences.append(Difference(cname, "value", got, value, why))
 
 
-def _compare_alias(c: Checker, entry: Entry, alias: str, td: Any) -> None:
+def _compare_alias(c: Checker, entry: Entry, alias: str, td: HeaderTypedef) -> None:
     key = f"A:{alias}"
     entry.compared = 1
     c.measure(entry, key, "sizeof", alias, "size", c.abi.ffi.sizeof(alias), None)
@@ -378,7 +359,7 @@ def _compare_alias(c: Checker, entry: Entry, alias: str, td: Any) -> None:
         entry.differences.append(Difference(alias, "kind", f"{theirs} ({td.desugared})", ours))
 
 
-def _compare_callback(c: Checker, entry: Entry, fn: str, td: Any) -> None:
+def _compare_callback(c: Checker, entry: Entry, fn: str, td: HeaderTypedef) -> None:
     why = next((p.why for p in c.abi.provisional() if p.name == fn), None)  # a provisional declaration
     if td.callback is None:
         entry.differences.append(Difference(fn, "kind", f"not a function pointer ({td.desugared})",
@@ -415,8 +396,7 @@ def _extra(c: Checker, entries: list[Entry]) -> dict[str, list[str]]:
     known = {e.header_name for e in entries if e.header_name} | {e.name for e in entries}
     known |= {f"struct {n}" for n in known} | {f"union {n}" for n in known}
     structs = sorted({n.split(" ", 1)[-1] for n in c.decls.names
-                      if n not in known and c.compiled.declared_by_headers(n) and _is_data(c.decls, n)})
-    structs = [n for n in structs if n not in known]
+                      if n not in known and c.compiled.declared_by_headers(n) and _is_data(c.decls, n)} - known)
     enums = sorted(n for n in c.decls.enums if n not in known and c.compiled.declared_by_headers(n))
     callbacks = sorted(n for n, td in c.decls.typedefs.items()
                        if td.callback is not None and n not in known and c.compiled.declared_by_headers(n))

@@ -1,9 +1,10 @@
 """Engine record structs against the layout calculator.
 
-An engine declares C/C++ (or HLSL, see :func:`check_hlsl`) structs for the records it writes (the spec's culling example declares
-``struct SecondaryRecord { D3D12_GPU_VIRTUAL_ADDRESS srv; D3D12_DRAW_ARGUMENTS draw; }``).  Each struct is
-bound to one record class of a description (``PCS.secondary``; :func:`d3d12wl.layout.record_id`) and compared
-with its :class:`~d3d12wl.layout.RecordLayout` on the Windows x64 ABI:
+An engine declares C/C++ structs (or HLSL ones, :func:`check_hlsl`) for the records it writes: the spec's culling
+example declares ``struct SecondaryRecord { uint64_t MaterialBufferSRV; uint VertexCountPerInstance; ... }``,
+the root SRV and then the four ``_DRAW`` arguments.  Each struct is bound to one record class of a description
+(``PCS.secondary``; :func:`d3d12wl.layout.record_id`) and compared with its :class:`~d3d12wl.layout.RecordLayout`
+on the Windows x64 ABI (for HLSL, at D3D12's structured-buffer layout):
 
 - every layout field's bytes are covered by the struct's fields, with no gap;
 - every struct field either lies inside one layout field (a payload split into parts: four ``UINT`` s for a

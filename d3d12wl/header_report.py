@@ -2,9 +2,11 @@
 
 JSON shape (``to_json``)::
 
-    {"ok": bool, "headers": [path, ...], "compiler": "...", "target": "x86_64-pc-windows-msvc", "lang": "c++",
-     "counts": {"equal": n, "different": n, "provisional": n, "missing": n},
-     "entries": [{"kind", "name", "header_name", "status", "compared",
+    {"ok": bool, "headers": [path, ...], "compiler": "...", "target": "x86_64-pc-windows-msvc" (null for HLSL
+     alone), "lang": "c++" | "c" | "hlsl" | "c++ + hlsl" | ...,
+     "counts": {"different": n, "provisional": n, "missing": n, "equal": n},
+     "entries": [{"kind" ('struct', 'union', 'enum', 'constant', 'typedef', 'callback', 'record', 'hlsl record'),
+                  "name" (d3d12wl's name, or the record class 'PCS.secondary'), "header_name", "status", "compared",
                   "differences": [{"where", "what", "header", "d3d12wl", "provisional", "message"}],
                   "lacks": [...], "extra": [...], "notes": [...]}],
      "extra": {"structs": [...], "enums": [...], "callbacks": [...]}}
@@ -52,7 +54,7 @@ def _show(value: Any) -> str:
 class Entry:
     """The verdict on one d3d12wl declaration (or one engine record struct)."""
 
-    kind: str  # 'struct' | 'union' | 'enum' | 'constant' | 'typedef' | 'callback' | 'record'
+    kind: str  # 'struct' | 'union' | 'enum' | 'constant' | 'typedef' | 'callback' | 'record' | 'hlsl record'
     name: str
     header_name: str | None
     differences: list[Difference] = field(default_factory=list)
