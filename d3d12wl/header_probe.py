@@ -80,6 +80,7 @@ class CompiledHeaders:
     source: str  # the translation unit's text without probes
     workdir: Path
     main_files: frozenset[str] = field(default_factory=frozenset)
+    owned_workdir: tempfile.TemporaryDirectory[str] | None = None  # removed with this object when we made it
 
     def declared_by_headers(self, name: str) -> bool:
         """Whether ``name`` is declared in one of the checked headers themselves (not in what they include)."""
@@ -88,7 +89,7 @@ class CompiledHeaders:
 
 def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as exc:
         raise ABIError(f"clang did not finish in {exc.timeout:.0f} s", where=" ".join(cmd[:3])) from exc
 
@@ -152,12 +153,15 @@ def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clan
                     ) -> CompiledHeaders:
     """Compile the headers for the Windows x64 target and read their declarations.
 
-    Raises :class:`ABIError` when clang is missing or the headers do not compile (with clang's errors)."""
+    ``workdir`` holds the intermediate files (the translation units, the assembly); without one, a temporary
+    directory lives as long as the result.  Raises :class:`ABIError` when clang is missing or the headers do not
+    compile (with clang's errors)."""
     clang = clang or find_clang()
     if clang is None:
         raise ABIError("clang not found (apt-get install clang); the header check compiles for "
                        f"{WINDOWS_TARGET} with it", where="--header")
-    work = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="d3d12wl-header-"))
+    owned = tempfile.TemporaryDirectory(prefix="d3d12wl-header-") if workdir is None else None
+    work = Path(owned.name if owned is not None else str(workdir))
     work.mkdir(parents=True, exist_ok=True)
     cmd = _command(options, work, clang)
     source = _source(options)
@@ -180,7 +184,7 @@ def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clan
     decls = header_ast.read(ast, cplusplus=options.cplusplus)
     version = _run([clang, "--version"], work).stdout.splitlines()
     mains = frozenset(str(Path(h).resolve()) for h in options.headers) | frozenset(str(h) for h in options.headers)
-    return CompiledHeaders(options, decls, version[0] if version else clang, cmd, source, work, mains)
+    return CompiledHeaders(options, decls, version[0] if version else clang, cmd, source, work, mains, owned)
 
 
 # --- probes -----------------------------------------------------------------------------------------------

@@ -186,7 +186,7 @@ def wrapper_source(files: Sequence[Path], structs: Sequence[str]) -> str:
 
 def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as exc:
         raise ABIError(f"{cmd[0]} did not finish in {exc.timeout:.0f} s", where="--hlsl") from exc
 
