@@ -34,7 +34,7 @@ from d3d12wl.errors import ABIError
 
 STUBS = Path(str(resources.files("d3d12wl") / "winstubs"))
 LANGS = {"c": ("c", "-std=c11"), "c++": ("c++", "-std=c++17")}
-PROBE_ARRAY = "d3d12wl_probe"
+PROBE_ARRAY = "d3d12wl_probe"  # prefix of the probe constants
 _MAX_DIAGNOSTICS = 30
 
 
@@ -57,6 +57,9 @@ class HeaderOptions:
         for h in self.headers:
             if not Path(h).is_file():
                 raise ABIError("no such file", where=str(h))
+            if any(c in str(Path(h).resolve()) for c in '"\n'):
+                raise ABIError("a path with a double quote or a line break cannot be #included; rename it",
+                               where=str(h))
         for d in self.includes:
             if not Path(d).is_dir():
                 raise ABIError("no such directory", where=str(d))
@@ -210,40 +213,46 @@ class ProbeResult:
     undefined: set[str]  # keys whose #ifdef macro is not defined
 
 
-_VALUE_RE = re.compile(r"^\s*\.(quad|zero|space)\s+(-?\d+)", re.M)
+#: each probe's variable in the assembly, and the one value it holds
+_VALUE_RE = re.compile(rf"^{PROBE_ARRAY}(\d+):[^\n]*\n\s*\.(quad|zero)\s+(\S+)", re.M)
+#: names the probe lines use, freed from any macro a header may have given them
+_PROBE_WORDS = ("long", "const", "extern", "constexpr", "sizeof", "alignof", "_Alignof", "__builtin_offsetof")
 
 
 def _probe_source(compiled: CompiledHeaders, keys: Sequence[str], probes: Probes) -> tuple[str, dict[int, str]]:
-    """The translation unit: the headers, then one line per probe, ``value, 1,`` (``0, 0,`` when its
-    ``#ifdef`` macro is not defined); returns the text and which key each line number holds."""
+    """The translation unit: the headers, then one constant per probe (``d3d12wl_probe<i>``, ``constexpr`` in
+    C++ so that a probe that is not a constant is an error on its own line, not a silent run-time initializer),
+    each inside ``#ifdef`` when guarded; returns the text and which key each line number holds."""
     lines = compiled.source.rstrip("\n").split("\n")
-    extern = 'extern "C" ' if compiled.options.cplusplus else ""
-    lines.append(f"{extern}const long long {PROBE_ARRAY}[] = {{")
+    lines += [f"#undef {word}" for word in _PROBE_WORDS]
+    decl = 'extern "C" constexpr long long' if compiled.options.cplusplus else "const long long"
     at: dict[int, str] = {}
-    for key in keys:
+    for i, key in enumerate(probes.exprs):
+        if key not in keys:
+            continue
         guard = probes.guards.get(key)
         if guard:
             lines.append(f"#ifdef {guard}")
         at[len(lines) + 1] = key
-        lines.append(f"    (long long)({probes.exprs[key]}), 1,")
+        lines.append(f"{decl} {PROBE_ARRAY}{i} = (long long)({probes.exprs[key]});")
         if guard:
-            lines += ["#else", "    0, 0,", "#endif"]
-    lines.append("    0 };")
+            lines.append("#endif")
     return "\n".join(lines) + "\n", at
 
 
-def run_probes(compiled: CompiledHeaders, probes: Probes, *, clang: str | None = None) -> ProbeResult:
-    """Evaluate every probe for the Windows target; a probe clang rejects is named in ``rejected``."""
+def run_probes(compiled: CompiledHeaders, probes: Probes) -> ProbeResult:
+    """Evaluate every probe for the Windows target.  A probe clang rejects (or that is an address, not an integer)
+    is named in ``rejected`` with the reason; one whose ``#ifdef`` macro is not defined is in ``undefined``."""
     keys = list(probes.exprs)
     rejected: dict[str, str] = {}
     tu = compiled.workdir / "header_probe.cpp"
+    asm = compiled.workdir / "header_probe.s"
     for _attempt in range(4):
         text, at = _probe_source(compiled, keys, probes)
         tu.write_text(text)
-        asm = compiled.workdir / "header_probe.s"
         proc = _run([*compiled.command, "-S", "-o", asm.name, tu.name], compiled.workdir)
         if proc.returncode == 0:
-            return _read_values(asm.read_text(), keys, rejected, probes)
+            return _read_values(asm.read_text(), probes, keys, rejected)
         lost = False
         for m in re.finditer(rf"^{re.escape(tu.name)}:(\d+):\d+: (?:fatal )?error: (.*)$", proc.stderr, re.M):
             key = at.get(int(m.group(1)))
@@ -251,28 +260,29 @@ def run_probes(compiled: CompiledHeaders, probes: Probes, *, clang: str | None =
                 rejected[key] = m.group(2)
                 lost = True
         if not lost:
-            raise ABIError(f"the probes do not compile:\n  {_diagnostics(proc.stderr)}", where=str(tu))
+            raise ABIError("the probe constants appended after the headers do not compile (does a header #define "
+                           f"a keyword?):\n  {_diagnostics(proc.stderr)}", where=str(tu))
         keys = [k for k in keys if k not in rejected]
     raise ABIError("the probes still do not compile after dropping the rejected ones", where=str(tu))
 
 
-def _read_values(asm: str, keys: list[str], rejected: dict[str, str], probes: Probes) -> ProbeResult:
-    start = asm.find(f"\n{PROBE_ARRAY}:")
-    if start < 0:
-        raise ABIError(f"no {PROBE_ARRAY} in clang's assembly output", where="header_probe.s")
-    body = asm[start + len(PROBE_ARRAY) + 2:]
-    end = re.search(r"^\S", body, re.M)
-    words: list[int] = []
-    for m in _VALUE_RE.finditer(body[: end.start()] if end else body):
-        words.extend([int(m.group(2))] if m.group(1) == "quad" else [0] * (int(m.group(2)) // 8))
-    if len(words) != 2 * len(keys) + 1:
-        raise ABIError(f"expected {2 * len(keys) + 1} probe values, read {len(words)}", where="header_probe.s")
+def _read_values(asm: str, probes: Probes, keys: list[str], rejected: dict[str, str]) -> ProbeResult:
+    index = {key: i for i, key in enumerate(probes.exprs)}
+    found: dict[int, str] = {}
+    for m in _VALUE_RE.finditer(asm):
+        found[int(m.group(1))] = "0" if m.group(2) == "zero" else m.group(3)
     values: dict[str, int] = {}
     undefined: set[str] = set()
-    for i, key in enumerate(keys):
-        value, present = words[2 * i], words[2 * i + 1]
-        if present:
-            values[key] = value
-        else:
+    out_rejected = dict(rejected)
+    for key in keys:
+        word = found.get(index[key])
+        if word is None:
+            if key not in probes.guards:
+                raise ABIError(f"no {PROBE_ARRAY}{index[key]} ({key}) in clang's assembly output",
+                               where="header_probe.s")
             undefined.add(key)
-    return ProbeResult(values, dict(rejected), undefined)
+        elif re.fullmatch(r"-?\d+", word):
+            values[key] = int(word)
+        else:
+            out_rejected[key] = f"not an integer constant (the address {word})"
+    return ProbeResult(values, out_rejected, undefined)

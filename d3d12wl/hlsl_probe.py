@@ -198,6 +198,8 @@ def probe_structs(files: Sequence[Path], structs: Sequence[str], workdir: Path, 
     for f in files:
         if not Path(f).is_file():
             raise ABIError("no such file", where=str(f))
+        if any(c in str(Path(f).resolve()) for c in '"\n'):
+            raise ABIError("a path with a double quote or a line break cannot be #included; rename it", where=str(f))
     source = workdir / "d3d12wl_hlsl_probe.hlsl"
     source.write_text(wrapper_source(files, structs))
     spv = workdir / "d3d12wl_hlsl_probe.spv"

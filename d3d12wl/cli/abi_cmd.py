@@ -69,7 +69,7 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
 
 
 def _check_header(args: argparse.Namespace) -> int:
-    records = _pairs(args.record, "--record")
+    records, mapping = _pairs(args.record, "--record"), _pairs(args.map, "--map")  # checked before any compile
     if records and not args.signature:
         raise ABIError("--record needs --signature (the description the record classes come from)", where="--record")
     if args.hlsl and not args.signature:
@@ -81,7 +81,7 @@ def _check_header(args: argparse.Namespace) -> int:
             options = header_probe.HeaderOptions(tuple(Path(h) for h in args.header), includes, defines, args.lang,
                                                  args.prelude)
             compiled = header_probe.compile_headers(options, Path(tmp))
-            report = header_check.check(compiled, abi.default, mapping=_pairs(args.map, "--map"), records=bindings)
+            report = header_check.check(compiled, abi.default, mapping=mapping, records=bindings)
         else:
             report = header_report.HeaderReport([], "", "", [], {})
         if args.hlsl:
