@@ -285,18 +285,10 @@ def test_map_names_a_type_the_header_calls_otherwise(tmp_path: Path) -> None:
 
 # --- (d) engine record structs ---------------------------------------------------------------------------------
 
-#: The Work Lists spec's culling example, "GPU culling and work list emission": its HLSL SecondaryRecord,
-#: declared in C (uint64_t MaterialBufferSRV; then the four _DRAW arguments as uints).
-SPEC_SECONDARY = """
-struct SecondaryRecord
-{
-    uint64_t MaterialBufferSRV;
-    uint32_t VertexCountPerInstance;
-    uint32_t InstanceCount;
-    uint32_t StartVertexLocation;
-    uint32_t StartInstanceLocation;
-};
-"""
+#: The Work Lists spec's culling example, "GPU culling and work list emission": its HLSL SecondaryRecord declared in
+#: C (uint64_t MaterialBufferSRV; then the four _DRAW arguments as uints), with a primary record and a
+#: program-table slot, as the package bundles it.
+SPEC_RECORDS = EXAMPLES / "culling_records.h"
 
 
 def engine_header(tmp: Path, body: str, name: str = "engine.h") -> Path:
@@ -312,8 +304,7 @@ def records(names: dict[str, str], signature: Path = CULLING) -> list[header_rec
 def test_spec_culling_secondary_record_matches_the_layout(tmp_path: Path) -> None:
     """The spec's own SecondaryRecord (Root SRV 8 bytes + _DRAW 16 bytes, stride 24) fits the layout calculator's
     secondary record of the culling PCS: the four uints lie inside the _DRAW payload."""
-    header = engine_header(tmp_path, SPEC_SECONDARY)
-    report = run(tmp_path, [header], records=records({"PCS.secondary": "SecondaryRecord"}), prelude="none")
+    report = run(tmp_path, [SPEC_RECORDS], records=records({"PCS.secondary": "SecondaryRecord"}), prelude="none")
     e = entry(report, "PCS.secondary")
     assert (e.kind, e.header_name, e.status, e.compared) == ("record", "SecondaryRecord", EQUAL, 5)
     assert report.ok
@@ -400,9 +391,8 @@ def test_record_structs_key_of_the_description(tmp_path: Path) -> None:
 def test_unknown_record_class_and_undeclared_struct_are_errors(tmp_path: Path) -> None:
     with pytest.raises(ABIError, match="PCS.tertiary.*record classes: PCS.primary, PCS.secondary, PCS.program_table"):
         header_records.bind(CULLING, {"PCS.tertiary": "X"})
-    header = engine_header(tmp_path, SPEC_SECONDARY)
     with pytest.raises(ABIError, match="declare no struct or class 'Nope'"):
-        run(tmp_path, [header], records=records({"PCS.secondary": "Nope"}), prelude="none")
+        run(tmp_path, [SPEC_RECORDS], records=records({"PCS.secondary": "Nope"}), prelude="none")
 
 
 def test_cpp_base_class_array_typedef_and_vtable(tmp_path: Path) -> None:
