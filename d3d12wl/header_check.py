@@ -169,6 +169,9 @@ class Checker:
     def compare_record(self, entry: Entry, key: str, paths: list[HeaderPath], name: str) -> None:
         info = self.abi.type_info(name)
         why = info.provisional_why
+        record = self.decls.record(str(entry.header_name))
+        if record is not None and (record.kind == "union") != (info.kind == "union"):
+            entry.differences.append(Difference(entry.name, "aggregate", record.kind, info.kind, why))
         self.measure(entry, key, "sizeof", entry.name, "size", info.size, why)
         self.measure(entry, key, "alignof", entry.name, "alignment", info.align, why)
         ours = {p: (f, off) for p, f, off in info.walk()}
@@ -308,6 +311,9 @@ def _compare_enum(c: Checker, entry: Entry, ename: str, hname: str, provisional:
     c.measure(entry, f"E:{ename}", "sizeof", ename, "size", size, None)
     header_members = {_short(m): c.value(f"E:{ename}|{_short(m)}") for m in c.decls.enums[hname].members}
     ours = c.abi.enum_members(ename)
+    prefix = c.abi.enum_prefix(ename)
+    if not any(m in header_members for m in ours):  # a C++ enum class may spell its enumerators short: DRAW
+        header_members = {f"{prefix}{m}" if f"{prefix}{m}" in ours else m: v for m, v in header_members.items()}
     for member, value in ours.items():
         where = f"{ename}.{member}"
         why = provisional.get(member)

@@ -416,3 +416,23 @@ struct Virtual { virtual ~Virtual(); D3D12_WORK_LIST_PRIMARY_RECORD header; };
     virtual = differences(report, "PCS.primary#virtual")
     assert virtual[("Virtual", "hidden bytes")].header.startswith("a vtable pointer")
     assert ("Virtual bytes [0..3]", "coverage") in virtual
+
+
+def test_cpp_enum_class_with_short_enumerators_and_a_union_for_a_struct(tmp_path: Path) -> None:
+    """A C++ engine's `enum class` may spell the enumerators short (DRAW for D3D12_INDIRECT_ARGUMENT_TYPE_DRAW):
+    they match, values compared; a union declared where the spec has a struct is a difference even when the
+    bytes happen to agree."""
+    header = engine_header(tmp_path, """
+enum class D3D12_INDIRECT_ARGUMENT_SOURCE : uint32_t {
+    PRIMARY_RECORD = 1, SECONDARY_RECORD = 2, SYSTEM = 3, PROGRAM_TABLE_RECORD = 4, STATIC = 6 };
+union D3D12_GPU_DESCRIPTOR_HANDLE { uint64_t ptr; };
+""")
+    report = run(tmp_path, [header], prelude="none")
+    source = entry(report, "D3D12_INDIRECT_ARGUMENT_SOURCE")
+    assert source.compared == len(abi.enum_members("D3D12_INDIRECT_ARGUMENT_SOURCE")) and not source.extra
+    (d,) = source.differences
+    assert (d.where, d.header, d.d3d12wl) == ("D3D12_INDIRECT_ARGUMENT_SOURCE.D3D12_INDIRECT_ARGUMENT_SOURCE_STATIC",
+                                              6, 5)
+    handle = differences(report, "D3D12_GPU_DESCRIPTOR_HANDLE")
+    assert (handle[("D3D12_GPU_DESCRIPTOR_HANDLE", "aggregate")].header,
+            handle[("D3D12_GPU_DESCRIPTOR_HANDLE", "aggregate")].d3d12wl) == ("union", "struct")
