@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from d3d12wl import abi, abi_check, header_check, header_records
+from d3d12wl import abi, abi_check, header_check, header_probe, header_records
 from d3d12wl.cli import main
 from d3d12wl.errors import ABIError
 from d3d12wl.header_probe import HeaderOptions, compile_headers
@@ -436,3 +436,25 @@ union D3D12_GPU_DESCRIPTOR_HANDLE { uint64_t ptr; };
     handle = differences(report, "D3D12_GPU_DESCRIPTOR_HANDLE")
     assert (handle[("D3D12_GPU_DESCRIPTOR_HANDLE", "aggregate")].header,
             handle[("D3D12_GPU_DESCRIPTOR_HANDLE", "aggregate")].d3d12wl) == ("union", "struct")
+
+
+def test_windows_h_stub_serves_without_directx_headers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only Linux, clang and this package: a header written against <windows.h> types compiles through d3d12wl's
+    own Windows-target stub (UINT, UINT64, FLOAT with their Windows widths), and <d3d12.h> missing is said with
+    what to install."""
+    monkeypatch.setattr(header_probe, "find_d3d12_headers", lambda: None)
+    header = engine_header(tmp_path, """
+#include <windows.h>
+typedef UINT64 D3D12_GPU_VIRTUAL_ADDRESS;
+typedef struct D3D12_VERTEX_BUFFER_VIEW { D3D12_GPU_VIRTUAL_ADDRESS BufferLocation; UINT SizeInBytes;
+                                          UINT StrideInBytes; } D3D12_VERTEX_BUFFER_VIEW;
+typedef struct D3D12_DISPATCH_ARGUMENTS { UINT ThreadGroupCountX; UINT ThreadGroupCountY; LONG ThreadGroupCountZ; }
+    D3D12_DISPATCH_ARGUMENTS;
+""")
+    report = run(tmp_path, [header])
+    assert entry(report, "D3D12_VERTEX_BUFFER_VIEW").status == EQUAL
+    assert entry(report, "D3D12_GPU_VIRTUAL_ADDRESS").status == EQUAL
+    assert entry(report, "D3D12_DISPATCH_ARGUMENTS").status == EQUAL  # LONG is 32-bit on Windows
+    needs_sdk = engine_header(tmp_path, "#include <d3d12.h>\n", "needs_sdk.h")
+    with pytest.raises(ABIError, match="apt-get install directx-headers-dev"):
+        run(tmp_path, [needs_sdk])
