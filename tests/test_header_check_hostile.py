@@ -374,3 +374,11 @@ def test_headers_that_define_keywords_do_not_break_the_probes(
     for lang in ("c", "c++"):
         rc, data = _json(capsys, "--header", h, "--prelude", "none", "--lang", lang)
         assert rc == 0 and _entry(data, "D3D12_DRAW_ARGUMENTS")["status"] == "equal", lang
+
+
+def test_header_options_without_check_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """`d3d12wl abi --header X` (no `check`) does not silently print the ABI report: it says where --header
+    belongs."""
+    assert main(["abi", "--header", "x.h"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "belong to `d3d12wl abi check`" in captured.err

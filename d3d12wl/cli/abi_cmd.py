@@ -11,9 +11,8 @@ d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--defin
                                x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
                                typedef and callback they share with d3d12wl's; with --signature, also the
                                engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
-                               calculator.  Exit 1 on any
-                               difference; missing and extra names are listed, provisional values reported
-                               with the header's value.
+                               calculator.  Exit 1 on any difference; missing and extra names are listed,
+                               provisional values reported with the header's value (docs/header-check.md).
 """
 
 from __future__ import annotations
@@ -103,8 +102,16 @@ def _check_header(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _header_options(args: argparse.Namespace) -> list[str]:
+    return [o for o, v in (("--include", args.include), ("--define", args.define), ("--map", args.map),
+                           ("--signature", args.signature), ("--record", args.record)) if v]
+
+
 def run(args: argparse.Namespace) -> int:
     names: list[str] = list(args.names)
+    if names[:1] != ["check"] and (args.header or args.hlsl or args.headers or _header_options(args)):
+        raise ABIError("--header, --hlsl, --headers and their options belong to `d3d12wl abi check`",
+                       where="d3d12wl abi")
     if names[:1] == ["check"]:
         if len(names) > 1:
             print("d3d12wl abi check: takes no names", file=sys.stderr)
@@ -113,8 +120,7 @@ def run(args: argparse.Namespace) -> int:
             if args.headers:
                 raise ABIError("--header and --headers are two different checks; give one", where="--header")
             return _check_header(args)
-        header_only = [o for o, v in (("--include", args.include), ("--define", args.define), ("--map", args.map),
-                                      ("--signature", args.signature), ("--record", args.record)) if v]
+        header_only = _header_options(args)
         if header_only:
             raise ABIError(f"{', '.join(header_only)} only apply with --header FILE or --hlsl FILE",
                            where=header_only[0])
