@@ -22,7 +22,9 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -146,10 +148,56 @@ def _source(options: HeaderOptions) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
-def _diagnostics(stderr: str) -> str:
+def _diagnostics(stderr: str, returncode: int = 1) -> str:
     lines = [line for line in stderr.splitlines() if ": error:" in line or ": fatal error:" in line]
     more = f"\n  ... and {len(lines) - _MAX_DIAGNOSTICS} more" if len(lines) > _MAX_DIAGNOSTICS else ""
-    return "\n  ".join(lines[:_MAX_DIAGNOSTICS]) + more if lines else stderr.strip()[:4000]
+    if lines:
+        return "\n  ".join(lines[:_MAX_DIAGNOSTICS]) + more
+    if returncode < 0 or returncode > 128:
+        signal = -returncode if returncode < 0 else returncode - 128
+        return f"clang stopped on signal {signal} (a crash: a header nested too deeply for it?) {stderr.strip()[:2000]}"
+    return stderr.strip()[:4000] or f"clang exited with {returncode} and no message"
+
+
+#: bytes of JSON AST, indentation removed, that a check reads at most (d3d12.h's is 37 MB as printed)
+AST_BYTES_LIMIT = 1 << 30
+_CHUNK = 1 << 22
+_INDENT_RE = re.compile(rb"\n[ ]+")
+
+
+def _ast_dump(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run clang's JSON AST dump, dropping its indentation as it streams: clang indents two spaces per level,
+    so a deeply nested initializer (``1 + 1 + ...``) prints quadratically many spaces (gigabytes for a few
+    thousand terms).  Past ``AST_BYTES_LIMIT`` of JSON, clang is stopped and the check fails by name."""
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        parts: list[bytes] = []
+        size, carry = 0, b""
+        try:
+            while chunk := proc.stdout.read(_CHUNK):
+                text = _INDENT_RE.sub(b"\n", carry + chunk)
+                cut = text.rfind(b"\n")  # keep the last (maybe partly indented) line for the next chunk
+                carry, text = (text[cut:], text[:cut]) if cut >= 0 else (text, b"")
+                parts.append(text)
+                size += len(text)
+                if size > AST_BYTES_LIMIT:
+                    proc.kill()
+                    raise ABIError(f"clang's JSON AST of the headers exceeds {AST_BYTES_LIMIT >> 20} MiB",
+                                   where=str(cmd[-1]))
+            parts.append(_INDENT_RE.sub(b"\n", carry))
+            returncode = proc.wait(timeout=300)
+        except subprocess.TimeoutExpired as exc:
+            proc.kill()
+            raise ABIError("clang did not finish in 300 s", where=str(cmd[-1])) from exc
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdout.close()
+            proc.wait()
+        err.seek(0)
+        stderr = err.read().decode("utf-8", "replace")
+    return subprocess.CompletedProcess(cmd, returncode, b"".join(parts).decode("utf-8", "replace"), stderr)
 
 
 def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clang: str | None = None
@@ -170,7 +218,7 @@ def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clan
     source = _source(options)
     tu = work / "header_check.cpp"
     tu.write_text(source)
-    proc = _run([*cmd, "-fsyntax-only", "-Xclang", "-ast-dump=json", tu.name], work)
+    proc = _ast_dump([*cmd, "-fsyntax-only", "-Xclang", "-ast-dump=json", tu.name], work)
     if proc.returncode != 0:
         hint = ""
         if "file not found" in proc.stderr:
@@ -179,15 +227,48 @@ def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clan
                     f"{'' if find_d3d12_headers() else ' (not installed here: apt-get install directx-headers-dev)'}"
                     "; anything else, such as the C++ standard library or the WDK, needs --include DIR)")
         raise ABIError(f"the headers do not compile for {WINDOWS_TARGET} ({options.lang}):\n  "
-                       f"{_diagnostics(proc.stderr)}{hint}", where=", ".join(str(h) for h in options.headers))
-    try:
-        ast = json.loads(proc.stdout)
-    except json.JSONDecodeError as exc:
-        raise ABIError(f"clang's JSON AST could not be read: {exc}", where=clang) from exc
-    decls = header_ast.read(ast, cplusplus=options.cplusplus)
+                       f"{_diagnostics(proc.stderr, proc.returncode)}{hint}",
+                       where=", ".join(str(h) for h in options.headers))
+    decls = _read_deep(proc.stdout, options)
     version = _run([clang, "--version"], work).stdout.splitlines()
     mains = frozenset(str(Path(h).resolve()) for h in options.headers) | frozenset(str(h) for h in options.headers)
     return CompiledHeaders(options, decls, version[0] if version else clang, cmd, source, work, mains, owned)
+
+
+#: how deep clang's JSON AST may nest (a long `a + b + ...` initializer nests one level per operator)
+AST_DEPTH_LIMIT = 100_000
+_DEEP_STACK = 512 << 20  # bytes of stack for the thread that reads it
+
+
+def _read_deep(text: str, options: HeaderOptions) -> header_ast.HeaderDecls:
+    """Parse and read the JSON AST in a thread with a deep stack and recursion limit: json and the reader recurse
+    once per level, and a header's initializer can nest thousands deep.  Beyond ``AST_DEPTH_LIMIT`` it is an
+    :class:`ABIError`, never a crash."""
+    result: list[header_ast.HeaderDecls] = []
+    failure: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(header_ast.read(json.loads(text), cplusplus=options.cplusplus))
+        except (RecursionError, json.JSONDecodeError, MemoryError) as exc:
+            failure.append(exc)
+
+    limit = sys.getrecursionlimit()
+    old_stack = threading.stack_size(_DEEP_STACK)
+    sys.setrecursionlimit(max(limit, AST_DEPTH_LIMIT))
+    try:
+        thread = threading.Thread(target=work, name="d3d12wl-ast")
+        thread.start()
+        thread.join()
+    finally:
+        sys.setrecursionlimit(limit)
+        threading.stack_size(old_stack)
+    if failure:
+        exc = failure[0]
+        why = (f"nests deeper than {AST_DEPTH_LIMIT} levels" if isinstance(exc, RecursionError)
+               else "is too large to hold" if isinstance(exc, MemoryError) else f"could not be read: {exc}")
+        raise ABIError(f"clang's JSON AST of the headers {why}", where=", ".join(str(h) for h in options.headers))
+    return result[0]
 
 
 # --- probes -----------------------------------------------------------------------------------------------

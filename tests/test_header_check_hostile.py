@@ -382,3 +382,19 @@ def test_header_options_without_check_are_refused(capsys: pytest.CaptureFixture[
     assert main(["abi", "--header", "x.h"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "belong to `d3d12wl abi check`" in captured.err
+
+
+def test_deeply_nested_initializer_is_read_and_a_clang_crash_is_named(
+    clang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 2,000-term `1 + 1 + ...` initializer nests clang's JSON AST 4,000 deep (past Python's default recursion
+    limit) and prints it with quadratically many indentation spaces: the check still reads it, in bounded memory.
+    200,000 terms crash clang itself: exit 2 naming the signal, not a traceback."""
+    deep = _header(tmp_path, "deep.h", "#include <stdint.h>\n" + DRAW_ARGUMENTS
+                   + "static const int deep = " + "+".join(["1"] * 2000) + ";\n")
+    rc, data = _json(capsys, "--header", deep, "--prelude", "none")
+    assert rc == 0 and _entry(data, "D3D12_DRAW_ARGUMENTS")["status"] == "equal"
+    crash = _header(tmp_path, "crash.h", "static const int deep = " + "+".join(["1"] * 200_000) + ";\n")
+    rc, out, err = _run(capsys, "--header", crash, "--prelude", "none")
+    assert rc == 2 and out == "" and err.startswith("d3d12wl abi: error: ")
+    assert any(why in err for why in ("clang stopped on signal", "nests deeper than", "exceeds")), err
