@@ -86,7 +86,6 @@ class HeaderDecls:
     enumerators: dict[str, str] = field(default_factory=dict)  # spelled enumerator -> its enum's name
     typedefs: dict[str, HeaderTypedef] = field(default_factory=dict)
     variables: dict[str, str] = field(default_factory=dict)  # spelled name -> type (constants declared as vars)
-    spelling: dict[str, str] = field(default_factory=dict)  # record name -> how a probe spells it (C: 'struct T')
     declared_in: dict[str, str] = field(default_factory=dict)  # name -> file it was declared in
 
     def record(self, name: str) -> HeaderRecord | None:
@@ -104,6 +103,13 @@ class HeaderDecls:
                 return self.records.get(td.record)
             base = _QUALIFIERS_RE.sub("", _ARRAY_RE.sub("", td.type)).strip()
         return self.record(base)
+
+    def field_record(self, f: HeaderField) -> HeaderRecord | None:
+        """The struct/union a member's type is: its unnamed record, or the record its type names as written
+        (``struct Inner``) or fully qualified (``ns::Outer::Inner``)."""
+        if f.record is not None:
+            return self.records.get(f.record)
+        return self.record_of_type(f.type) or self.record_of_type(f.desugared)
 
     def matching(self, name: str) -> list[str]:
         """Spelled record names equal to ``name`` or ending in ``::name`` (for a name given unqualified)."""
@@ -238,7 +244,7 @@ class _Reader:
         if file is not None and name:
             self.out.declared_in.setdefault(name, file)
 
-    def record(self, node: Node, scope: str, parent: HeaderRecord | None = None) -> HeaderRecord | None:
+    def record(self, node: Node, scope: str) -> HeaderRecord | None:
         file = self.files.node(node)
         if node.get("isImplicit"):  # C++'s injected class name
             return None
@@ -256,7 +262,6 @@ class _Reader:
         if qualified:
             spelled = qualified if self.cxx else f"{rec.kind} {qualified}"
             self.out.names[spelled] = rec.id
-            self.out.spelling.setdefault(qualified if self.cxx else spelled, spelled)
             self._declared(spelled, file)
             if self.cxx:
                 self._declared(qualified, file)
@@ -264,7 +269,7 @@ class _Reader:
         for child in node.get("inner", []):
             kind = child.get("kind", "")
             if kind in ("RecordDecl", "CXXRecordDecl"):
-                nested = self.record(child, f"{qualified}::" if self.cxx and qualified else scope, rec)
+                nested = self.record(child, f"{qualified}::" if self.cxx and qualified else scope)
                 last_anonymous = nested.id if nested is not None and not nested.name else None
             elif kind == "FieldDecl":
                 self.files.node(child)
@@ -340,7 +345,6 @@ class _Reader:
         self._declared(name, file)
         if td.record is not None:
             self.out.names.setdefault(name, td.record)
-            self.out.spelling[name] = name
         if kind == "enum" and target in self.enum_ids:
             self.out.enums.setdefault(name, self.enum_ids[target])
 

@@ -95,14 +95,14 @@ def header_paths(decls: HeaderDecls, record: HeaderRecord, prefix: str = "", dep
             out += header_paths(decls, nested, prefix, depth + 1)
     for f in record.fields:
         if f.name is None:
-            nested = decls.records.get(f.record) if f.record else decls.record_of_type(f.type)
+            nested = decls.field_record(f)
             if nested is not None:
                 out += header_paths(decls, nested, prefix, depth + 1)
             continue
         path = f"{prefix}{f.name}"
         out.append(HeaderPath(path, f, prefix.rstrip(".")))
         if f.array_length is None and not f.bitfield:
-            nested = decls.records.get(f.record) if f.record else decls.record_of_type(f.type)
+            nested = decls.field_record(f)
             if nested is not None:
                 out += header_paths(decls, nested, path + ".", depth + 1)
     return out

@@ -458,3 +458,32 @@ typedef struct D3D12_DISPATCH_ARGUMENTS { UINT ThreadGroupCountX; UINT ThreadGro
     needs_sdk = engine_header(tmp_path, "#include <d3d12.h>\n", "needs_sdk.h")
     with pytest.raises(ABIError, match="apt-get install directx-headers-dev"):
         run(tmp_path, [needs_sdk])
+
+
+def test_namespaced_redeclaration_with_nested_types_is_compared_at_every_depth(tmp_path: Path) -> None:
+    """An engine's own C++ redeclaration in a namespace, mapped with --map: members whose types are written
+    unqualified (`Range`) or declared inline (`struct Table { ... } MissShaderTable`) are followed to every depth,
+    so a field moved inside a nested struct is named by its full path."""
+    header = engine_header(tmp_path, """
+namespace engine {
+struct Range { uint64_t StartAddress; uint64_t SizeInBytes; };
+struct RangeAndStride { uint64_t StartAddress; uint64_t SizeInBytes; uint64_t StrideInBytes; };
+struct DispatchRays {
+    Range RayGenerationShaderRecord;
+    struct Table { uint64_t StartAddress; uint64_t StrideInBytes; uint64_t SizeInBytes; } MissShaderTable;
+    RangeAndStride HitGroupTable;
+    RangeAndStride CallableShaderTable;
+    uint32_t Width; uint32_t Height; uint32_t Depth;
+};
+}
+""")
+    report = run(tmp_path, [header], prelude="none", mapping={"D3D12_DISPATCH_RAYS_DESC": "engine::DispatchRays"})
+    e = entry(report, "D3D12_DISPATCH_RAYS_DESC")
+    assert e.compared == len(abi.type_info("D3D12_DISPATCH_RAYS_DESC").walk())
+    diffs = differences(report, "D3D12_DISPATCH_RAYS_DESC")
+    moved = diffs[("D3D12_DISPATCH_RAYS_DESC.MissShaderTable.SizeInBytes", "offset")]
+    assert (moved.header, moved.d3d12wl) == (32, 24)
+    assert ("D3D12_DISPATCH_RAYS_DESC.MissShaderTable", "field order") in diffs
+    assert set(diffs) == {("D3D12_DISPATCH_RAYS_DESC.MissShaderTable.SizeInBytes", "offset"),
+                          ("D3D12_DISPATCH_RAYS_DESC.MissShaderTable.StrideInBytes", "offset"),
+                          ("D3D12_DISPATCH_RAYS_DESC.MissShaderTable", "field order")}
