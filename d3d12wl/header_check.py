@@ -21,16 +21,19 @@ the verdict fail.  Record structs an engine declares for its own records are che
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 
 from d3d12wl import header_records
 from d3d12wl.abi import ABI, FieldInfo
 from d3d12wl.abi_check import WINDOWS_TARGET
+from d3d12wl.errors import ABIError
 from d3d12wl.header_ast import HeaderDecls, HeaderField, HeaderRecord, HeaderTypedef
-from d3d12wl.header_probe import CompiledHeaders, ProbeResult, Probes, run_probes
-from d3d12wl.header_report import Difference, Entry, HeaderReport
+from d3d12wl.header_probe import CompiledHeaders, HeaderOptions, ProbeResult, Probes, compile_headers, run_probes
+from d3d12wl.header_report import RECORD_KINDS, Difference, Entry, HeaderReport
 
 _FLOATS = frozenset({"float", "double"})
 
@@ -407,3 +410,45 @@ def _extra(c: Checker, entries: list[Entry]) -> dict[str, list[str]]:
     callbacks = sorted(n for n, td in c.decls.typedefs.items()
                        if td.callback is not None and n not in known and c.compiled.declared_by_headers(n))
     return {"structs": structs, "enums": enums, "callbacks": callbacks}
+
+
+def check_files(headers: Sequence[Path | str] = (), *, hlsl: Sequence[Path | str] = (),
+                signature: Path | str | None = None, records: dict[str, str] | None = None,
+                mapping: dict[str, str] | None = None, includes: Sequence[Path | str] = (),
+                defines: Sequence[str] = (), lang: str = "c++", prelude: str = "auto",
+                abi: ABI | None = None) -> HeaderReport:
+    """The whole check, as ``d3d12wl abi check --header/--hlsl`` runs it: compile ``headers`` for the Windows
+    x64 target and compare them with ``abi`` (default: the installed headers); with ``signature``, bind the
+    engine's record structs (``records``: record id -> struct, merged over the description's
+    ``record_structs``; none: codegen's names) and check them in ``headers`` and in ``hlsl``.
+
+    Raises :class:`ABIError` for what cannot be checked: a missing file or tool, headers that do not compile,
+    an unknown record class or struct, a signature with no record struct found."""
+    from d3d12wl import abi as abi_module
+
+    if not headers and not hlsl:
+        raise ABIError("nothing to check: give a header (or HLSL)", where="--header")
+    if (records or hlsl) and signature is None:
+        raise ABIError("record structs are checked against a description: give --signature",
+                       where="--record" if records else "--hlsl")
+    bindings = header_records.bind(signature, dict(records or {})) if signature is not None else []
+    include_dirs, define_list = tuple(Path(d) for d in includes), tuple(defines)
+    report = HeaderReport([], "", "", [], {})
+    with tempfile.TemporaryDirectory(prefix="d3d12wl-header-") as tmp:
+        if headers:
+            options = HeaderOptions(tuple(Path(h) for h in headers), include_dirs, define_list, lang, prelude)
+            report = check(compile_headers(options, Path(tmp)), abi or abi_module.default, mapping=mapping,
+                           records=bindings)
+        if hlsl:
+            files = [Path(h) for h in hlsl]
+            report.entries += header_records.check_hlsl(files, bindings, Path(tmp), defines=define_list,
+                                                        includes=include_dirs)
+            report.headers += [str(h) for h in files]
+            report.compiler = "; ".join(c for c in (report.compiler, "glslc -x hlsl, D3D12 structured-buffer layout")
+                                        if c)
+            report.lang = " + ".join(x for x in (report.lang, "hlsl") if x)
+    if bindings and not any(e.kind in RECORD_KINDS for e in report.entries):
+        names = ", ".join(f"{b.record}={b.struct}" for b in bindings)
+        raise ABIError(f"no record struct to check: the headers declare none of d3d12wl codegen's names ({names}); "
+                       "bind them with --record ID=STRUCT or the description's record_structs", where="--signature")
+    return report

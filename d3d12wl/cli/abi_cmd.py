@@ -23,7 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from d3d12wl import abi, abi_check, abi_report, header_check, header_probe, header_records, header_report
+from d3d12wl import abi, abi_check, abi_report, header_check, header_report
 from d3d12wl.errors import ABIError
 
 
@@ -73,27 +73,9 @@ def _check_header(args: argparse.Namespace) -> int:
         raise ABIError("--record needs --signature (the description the record classes come from)", where="--record")
     if args.hlsl and not args.signature:
         raise ABIError("--hlsl checks record structs, so it needs --signature", where="--hlsl")
-    bindings = header_records.bind(args.signature, records) if args.signature else []
-    defines, includes = tuple(args.define), tuple(Path(d) for d in args.include)
-    with tempfile.TemporaryDirectory(prefix="d3d12wl-header-") as tmp:
-        if args.header:
-            options = header_probe.HeaderOptions(tuple(Path(h) for h in args.header), includes, defines, args.lang,
-                                                 args.prelude)
-            compiled = header_probe.compile_headers(options, Path(tmp))
-            report = header_check.check(compiled, abi.default, mapping=mapping, records=bindings)
-        else:
-            report = header_report.HeaderReport([], "", "", [], {})
-        if args.hlsl:
-            hlsl = [Path(h) for h in args.hlsl]
-            report.entries += header_records.check_hlsl(hlsl, bindings, Path(tmp), defines=defines, includes=includes)
-            report.headers += [str(h) for h in hlsl]
-            report.compiler = "; ".join(c for c in (report.compiler, "glslc -x hlsl, D3D12 structured-buffer layout")
-                                        if c)
-            report.lang = " + ".join(lang for lang in (report.lang, "hlsl") if lang)
-    if bindings and not any(e.kind in header_report.RECORD_KINDS for e in report.entries):
-        names = ", ".join(f"{b.record}={b.struct}" for b in bindings)
-        raise ABIError(f"no record struct to check: the headers declare none of d3d12wl codegen's names ({names}); "
-                       "bind them with --record ID=STRUCT or the description's record_structs", where="--signature")
+    report = header_check.check_files(args.header or (), hlsl=args.hlsl or (), signature=args.signature,
+                                      records=records, mapping=mapping, includes=args.include,
+                                      defines=args.define, lang=args.lang, prelude=args.prelude)
     if args.json:
         json.dump(header_report.to_json(report), sys.stdout, indent=2)
         sys.stdout.write("\n")
