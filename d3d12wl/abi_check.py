@@ -91,8 +91,18 @@ def find_d3d12_headers(root: Path = D3D12_INCLUDE_ROOT) -> Path | None:
     return None
 
 
-def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300)
+#: seconds any one compiler run may take
+TOOL_TIMEOUT = 300
+
+
+def run_tool(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a compiler or disassembler: output captured, no stdin (a header cannot make it wait on a terminal),
+    bounded by ``TOOL_TIMEOUT`` (an :class:`ABIError` naming the tool when exceeded)."""
+    try:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=TOOL_TIMEOUT,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise ABIError(f"did not finish in {TOOL_TIMEOUT} s", where=" ".join(cmd[:3])) from exc
 
 
 # --- compile a header set ---------------------------------------------------------------------------
@@ -240,7 +250,7 @@ def check_clang(abi: ABI, *, clang: str | None = None, workdir: Path | None = No
             "-Wno-microsoft-anon-tag",
             path.name,
         ]
-        proc = _run(cmd, Path(tmp))
+        proc = run_tool(cmd, Path(tmp))
     findings, missing = _compile_findings("clang", proc, asserts, path.name)
     result.findings = findings + [
         Finding("clang", w, f"{what}: not declared for the Windows target") for w, what in missing
@@ -666,7 +676,7 @@ def check_d3d12h(
             cmd.insert(1, "-ferror-limit=0")
         else:
             cmd.insert(1, "-fmax-errors=0")
-        proc = _run(cmd, Path(tmp))
+        proc = run_tool(cmd, Path(tmp))
     findings, missing = _compile_findings("d3d12h", proc, asserts, path.name)
     result.findings = findings
     result.lacks.extend(f"{where} ({what})" for where, what in missing)

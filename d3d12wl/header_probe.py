@@ -31,7 +31,7 @@ from importlib import resources
 from pathlib import Path
 
 from d3d12wl import header_ast
-from d3d12wl.abi_check import WINDOWS_TARGET, find_clang, find_d3d12_headers
+from d3d12wl.abi_check import TOOL_TIMEOUT, WINDOWS_TARGET, find_clang, find_d3d12_headers, run_tool
 from d3d12wl.errors import ABIError
 
 STUBS = Path(str(resources.files("d3d12wl") / "winstubs"))
@@ -91,12 +91,6 @@ class CompiledHeaders:
         """Whether ``name`` is declared in one of the checked headers themselves (not in what they include)."""
         return self.decls.declared_in.get(name) in self.main_files
 
-
-def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as exc:
-        raise ABIError(f"clang did not finish in {exc.timeout:.0f} s", where=" ".join(cmd[:3])) from exc
 
 
 def _d3d12wl_headers(workdir: Path) -> Path:
@@ -186,10 +180,10 @@ def _ast_dump(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
                     raise ABIError(f"clang's JSON AST of the headers exceeds {AST_BYTES_LIMIT >> 20} MiB",
                                    where=str(cmd[-1]))
             parts.append(_INDENT_RE.sub(b"\n", carry))
-            returncode = proc.wait(timeout=300)
+            returncode = proc.wait(timeout=TOOL_TIMEOUT)
         except subprocess.TimeoutExpired as exc:
             proc.kill()
-            raise ABIError("clang did not finish in 300 s", where=str(cmd[-1])) from exc
+            raise ABIError(f"clang did not finish in {TOOL_TIMEOUT} s", where=str(cmd[-1])) from exc
         finally:
             if proc.poll() is None:
                 proc.kill()
@@ -230,7 +224,7 @@ def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clan
                        f"{_diagnostics(proc.stderr, proc.returncode)}{hint}",
                        where=", ".join(str(h) for h in options.headers))
     decls = _read_deep(proc.stdout, options)
-    version = _run([clang, "--version"], work).stdout.splitlines()
+    version = run_tool([clang, "--version"], work).stdout.splitlines()
     mains = frozenset(str(Path(h).resolve()) for h in options.headers) | frozenset(str(h) for h in options.headers)
     return CompiledHeaders(options, decls, version[0] if version else clang, cmd, source, work, mains, owned)
 
@@ -331,7 +325,7 @@ def run_probes(compiled: CompiledHeaders, probes: Probes) -> ProbeResult:
     for _attempt in range(4):
         text, at = _probe_source(compiled, keys, probes)
         tu.write_text(text)
-        proc = _run([*compiled.command, "-S", "-o", asm.name, tu.name], compiled.workdir)
+        proc = run_tool([*compiled.command, "-S", "-o", asm.name, tu.name], compiled.workdir)
         if proc.returncode == 0:
             return _read_values(asm.read_text(), probes, keys, rejected)
         lost = False

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from d3d12wl.abi_check import run_tool
 from d3d12wl.errors import ABIError
 
 TOOLS = {"glslc": "glslc", "spirv-dis": "spirv-tools"}  # tool -> Debian package
@@ -184,12 +184,6 @@ def wrapper_source(files: Sequence[Path], structs: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def _run(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as exc:
-        raise ABIError(f"{cmd[0]} did not finish in {exc.timeout:.0f} s", where="--hlsl") from exc
-
 
 def probe_structs(files: Sequence[Path], structs: Sequence[str], workdir: Path, *, defines: Sequence[str] = (),
                   includes: Sequence[Path] = ()) -> dict[str, HlslStruct]:
@@ -206,12 +200,12 @@ def probe_structs(files: Sequence[Path], structs: Sequence[str], workdir: Path, 
     cmd = [tools["glslc"], "-x", "hlsl", "-fshader-stage=compute", f"-fentry-point={ENTRY}",
            *[f"-D{d}" for d in defines], *[f"-I{Path(d).resolve()}" for d in includes],
            source.name, "-o", spv.name]
-    proc = _run(cmd, workdir)
+    proc = run_tool(cmd, workdir)
     if proc.returncode != 0:
         errors = "\n  ".join(line for line in proc.stderr.splitlines() if line.strip())[:4000]
         raise ABIError(f"glslc could not compile the HLSL with StructuredBuffer<{'>, <'.join(structs)}>:\n  {errors}",
                        where=", ".join(str(f) for f in files))
-    dis = _run([tools["spirv-dis"], "--raw-id", spv.name], workdir)
+    dis = run_tool([tools["spirv-dis"], "--raw-id", spv.name], workdir)
     if dis.returncode != 0:
         raise ABIError(f"spirv-dis failed: {dis.stderr.strip()}", where=str(spv))
     return layouts(parse_spirv(dis.stdout), structs)

@@ -106,7 +106,8 @@ def test_bad_options_exit_2_naming_the_option_before_clang_runs(
     def no_clang(cmd: list[str], cwd: Path) -> None:
         raise AssertionError(f"clang ran for a bad option: {cmd}")
 
-    monkeypatch.setattr(header_probe, "_run", no_clang)
+    monkeypatch.setattr(header_probe, "run_tool", no_clang)
+    monkeypatch.setattr(header_probe, "_ast_dump", no_clang)
     monkeypatch.setattr(header_probe, "find_clang", lambda: "clang")  # the same verdicts on a machine without it
     ok = _header(tmp_path, "ok.h", "struct A { int a; };\n")
     _check_bad_option(tmp_path, capsys, ok, *{**BAD_OPTIONS, **BAD_MAPS}[case])
