@@ -11,9 +11,14 @@ import os
 import pytest
 
 
+def require(ok: bool, why: str) -> None:
+    """Skip with ``why`` when a tool a test needs is missing; under CI=true, fail instead (CI installs it)."""
+    if not ok:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"required under CI: {why}")
+        pytest.skip(why)
+
+
 def require_ran(result) -> None:  # noqa: ANN001 - an abi_check.CheckResult
     """Skip (or, under CI=true, fail) when a check could not run on this machine."""
-    if result.skipped:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{result.name} check cannot run under CI: {result.skipped}")
-        pytest.skip(f"{result.name} check skipped: {result.skipped}")
+    require(not result.skipped, f"{result.name} check cannot run: {result.skipped}")

@@ -21,31 +21,25 @@ skips without them, or fails under ``CI=true``.  Compiles are cached per source 
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
+from conftest import require
 
 from d3d12wl import abi, codegen, hlsl_probe
 from d3d12wl.layout import RecordLayout
 
 #: Debian package providing each tool (what CI must install).
-TOOLS = {"glslc": "glslc", "spirv-dis": "spirv-tools"}
+TOOLS = hlsl_probe.TOOLS
 
 
 def require_tools() -> None:
     """Skip (or, under CI=true, fail) when glslc or spirv-dis is missing."""
     missing = [f"{tool} (Debian package {pkg})" for tool, pkg in TOOLS.items() if shutil.which(tool) is None]
-    if not missing:
-        return
-    why = f"{', '.join(missing)} not installed: the HLSL -> SPIR-V layout check cannot run"
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"required under CI: {why}")
-    pytest.skip(why)
+    require(not missing, f"{', '.join(missing)} not installed: the HLSL -> SPIR-V layout check cannot run")
 
 
 @dataclass

@@ -11,11 +11,11 @@ own culling example ("GPU culling and work list emission", ``struct SecondaryRec
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 from d3d12wl import abi, abi_check, header_check, header_probe, header_records
 from d3d12wl.cli import main
@@ -28,20 +28,13 @@ CULLING = EXAMPLES / "culling.json"
 D3D12_H = Path("/usr/include/directx/d3d12.h")
 
 
-def _require(ok: bool, why: str) -> None:
-    if not ok:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"cannot run under CI: {why}")
-        pytest.skip(why)
-
-
 @pytest.fixture(autouse=True)
 def _clang() -> None:
-    _require(abi_check.find_clang() is not None, "clang not found (apt-get install clang)")
+    require(abi_check.find_clang() is not None, "clang not found (apt-get install clang)")
 
 
 def _d3d12h() -> None:
-    _require(abi_check.find_d3d12_headers() is not None, "directx-headers-dev not installed")
+    require(abi_check.find_d3d12_headers() is not None, "directx-headers-dev not installed")
 
 
 def own_headers(tmp: Path, edit: dict[str, tuple[str, str]] | None = None) -> list[Path]:

@@ -9,11 +9,11 @@ end produces; the tests pin those rules against clang's Windows-target layout of
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 from d3d12wl import abi_check, header_records, hlsl_probe
 from d3d12wl.cli import main
@@ -42,11 +42,7 @@ struct SecondaryRecord
 @pytest.fixture(autouse=True)
 def _tools() -> None:
     missing = [t for t in hlsl_probe.TOOLS if shutil.which(t) is None]
-    if missing:
-        why = f"{', '.join(missing)} not installed"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"cannot run under CI: {why}")
-        pytest.skip(why)
+    require(not missing, f"{', '.join(missing)} not installed")
 
 
 def hlsl(tmp: Path, text: str, name: str = "records.hlsl") -> Path:

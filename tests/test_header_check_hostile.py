@@ -9,12 +9,12 @@ the one that includes <directx/d3d12.h> does the same for directx-headers-dev.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 from d3d12wl import abi, abi_check, header_probe
 from d3d12wl.cli import main
@@ -29,18 +29,12 @@ DRAW_ARGUMENTS = """typedef struct D3D12_DRAW_ARGUMENTS {
 """
 
 
-def _required(why: str) -> None:
-    if os.environ.get("CI", "").lower() == "true":
-        pytest.fail(f"required under CI: {why}")
-    pytest.skip(why)
-
-
 @pytest.fixture
 def clang() -> str:
     """clang (the x86_64-pc-windows-msvc compile), or skip; under CI=true its absence fails."""
     found = abi_check.find_clang()
     if found is None:
-        _required("clang not installed: abi check --header cannot compile for x86_64-pc-windows-msvc")
+        require(False, "clang not installed: abi check --header cannot compile for x86_64-pc-windows-msvc")
     return found
 
 
@@ -353,7 +347,7 @@ def test_header_including_d3d12h_lists_only_its_own_extras(
     """An engine header that includes all of <directx/d3d12.h> is checked against it (its D3D12 types are equal,
     its record struct binds), and `extra` names only what the engine header itself declares."""
     if abi_check.find_d3d12_headers() is None:
-        _required("directx-headers-dev not installed: no /usr/include/directx/d3d12.h and wsl/winadapter.h")
+        require(False, "directx-headers-dev not installed: no /usr/include/directx/d3d12.h and wsl/winadapter.h")
     h = _header(tmp_path, "engine.h", "#pragma once\n#include <directx/d3d12.h>\n"
                 "struct SecondaryRecord { D3D12_GPU_VIRTUAL_ADDRESS srv; D3D12_DRAW_ARGUMENTS draw; };\n"
                 "struct EngineThing { UINT a; D3D12_GPU_VIRTUAL_ADDRESS va; };\n")

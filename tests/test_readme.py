@@ -4,7 +4,6 @@ README states (``# exit N`` after the command, default 0) and prints each output
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import shutil
@@ -13,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import require
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -51,10 +51,7 @@ _NEEDS = {"--header": ("clang",), "--hlsl": ("glslc", "spirv-dis")}
 
 def _require_tools(command: str) -> None:
     missing = [t for opt, tools in _NEEDS.items() if opt in shlex.split(command) for t in tools if not shutil.which(t)]
-    if missing:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{', '.join(missing)} required under CI")
-        pytest.skip(f"{', '.join(missing)} not installed")
+    require(not missing, f"{', '.join(missing)} not installed")
 
 
 @pytest.mark.parametrize(("command", "exit_code", "shown"), _console_examples(), ids=lambda v: str(v)[:60])
