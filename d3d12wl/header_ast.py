@@ -21,7 +21,8 @@ Node = dict[str, Any]
 
 _ARRAY_RE = re.compile(r"((?:\[\d+\])+)$")
 _QUALIFIERS_RE = re.compile(r"\b(?:const|volatile|struct|union|enum|class)\s+")
-_FLOATS = frozenset({"float", "double", "long double", "_Float16", "__fp16"})
+#: floating-point C types (a member of one of these is of kind "float")
+FLOAT_TYPES = frozenset({"float", "double", "long double", "_Float16", "__fp16"})
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ class HeaderDecls:
         text = _ARRAY_RE.sub("", desugared or type_text).strip()
         if text.endswith("*") or "(*)" in text or "*)" in text:
             return "pointer"
-        if text in _FLOATS:
+        if text in FLOAT_TYPES:
             return "float"
         if record is not None or self.record_of_type(text) is not None or self.record_of_type(type_text) is not None:
             return "record"

@@ -31,12 +31,9 @@ from d3d12wl import header_records
 from d3d12wl.abi import ABI, FieldInfo
 from d3d12wl.abi_check import WINDOWS_TARGET
 from d3d12wl.errors import ABIError
-from d3d12wl.header_ast import HeaderDecls, HeaderField, HeaderRecord, HeaderTypedef
+from d3d12wl.header_ast import FLOAT_TYPES, HeaderDecls, HeaderField, HeaderRecord, HeaderTypedef
 from d3d12wl.header_probe import CompiledHeaders, HeaderOptions, ProbeResult, Probes, compile_headers, run_probes
 from d3d12wl.header_report import RECORD_KINDS, Difference, Entry, HeaderReport
-
-_FLOATS = frozenset({"float", "double"})
-
 
 # --- the d3d12wl side ------------------------------------------------------------------------------------
 
@@ -50,7 +47,7 @@ def spec_category(abi: ABI, f: FieldInfo) -> str:
     base = abi.resolve(f.type.split("[", 1)[0].replace("const ", "").strip())
     if base in abi.decls.functions or base.endswith("*"):
         return "pointer"
-    return "float" if base in _FLOATS else "integer"
+    return "float" if base in FLOAT_TYPES else "integer"
 
 
 _INITIALIZER_RE = re.compile(r"^\s*(\w+)\s*=\s*(\w+)\s*,?\s*(?:/\*.*)?$", re.M)
@@ -362,7 +359,7 @@ def _compare_alias(c: Checker, entry: Entry, alias: str, td: HeaderTypedef) -> N
     entry.compared = 1
     c.measure(entry, key, "sizeof", alias, "size", c.abi.ffi.sizeof(alias), None)
     c.measure(entry, key, "alignof", alias, "alignment", c.abi.ffi.alignof(alias), None)
-    ours = "float" if c.abi.resolve(alias) in _FLOATS else "integer"
+    ours = "float" if c.abi.resolve(alias) in FLOAT_TYPES else "integer"
     theirs = c.decls.category(td.type, td.desugared)
     if theirs != ours:
         entry.differences.append(Difference(alias, "kind", f"{theirs} ({td.desugared})", ours))

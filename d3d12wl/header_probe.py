@@ -93,14 +93,25 @@ class CompiledHeaders:
 
 
 
+def write_headers(directory: Path, texts: dict[str, str]) -> list[Path]:
+    """Header texts (``abi.header_texts()`` or altered copies) as a user has them on disk: each file once-only
+    and including the fixed-width types it uses (the embedded texts are written for cffi's cdef, which has no
+    #include)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in texts.items():
+        path = directory / name
+        path.write_text("#pragma once\n#include <stdint.h>\n#include <stddef.h>\n" + text)
+        paths.append(path)
+    return paths
+
+
 def _d3d12wl_headers(workdir: Path) -> Path:
     """d3d12wl's own headers, written out (an installed package has them embedded, not on disk)."""
     from d3d12wl import abi
 
     out = workdir / "d3d12wl-headers"
-    out.mkdir(parents=True, exist_ok=True)
-    for name, text in abi.header_texts().items():
-        (out / name).write_text("#pragma once\n#include <stdint.h>\n#include <stddef.h>\n" + text)
+    write_headers(out, abi.header_texts())
     return out
 
 

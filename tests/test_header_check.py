@@ -38,17 +38,13 @@ def _d3d12h() -> None:
 
 
 def own_headers(tmp: Path, edit: dict[str, tuple[str, str]] | None = None) -> list[Path]:
-    """d3d12wl's headers written to ``tmp`` as a user would have them (each includes what it needs), with
-    ``edit``: file -> (old, new) replaced exactly once."""
-    paths = []
-    for name, text in abi.header_texts().items():
-        for old, new in [v for k, v in (edit or {}).items() if k == name]:
-            assert text.count(old) == 1, f"{old!r} is not unique in {name}"
-            text = text.replace(old, new)
-        path = tmp / name
-        path.write_text("#pragma once\n#include <stdint.h>\n#include <stddef.h>\n" + text)
-        paths.append(path)
-    return paths
+    """d3d12wl's headers written to ``tmp`` as a user would have them, with ``edit``: file -> (old, new) replaced
+    exactly once."""
+    texts = abi.header_texts()
+    for name, (old, new) in (edit or {}).items():
+        assert texts[name].count(old) == 1, f"{old!r} is not unique in {name}"
+        texts[name] = texts[name].replace(old, new)
+    return header_probe.write_headers(tmp, texts)
 
 
 def run(tmp: Path, headers: list[Path], *, lang: str = "c++", mapping: dict[str, str] | None = None,
