@@ -368,7 +368,8 @@ class _Loader:
 _BAD = object()
 
 
-def _read(data: dict[str, Any] | str | Path) -> dict[str, Any]:
+def read_document(data: dict[str, Any] | str | Path) -> dict[str, Any]:
+    """The JSON object of a description (a dict as is, JSON text, or a file path); errors name the file and line."""
     if isinstance(data, dict):
         return data
     if isinstance(data, str) and data.lstrip().startswith("{"):
@@ -398,7 +399,7 @@ def load(data: dict[str, Any] | str | Path, *, ignore_keys: Collection[str] = ()
     ``ignore_keys``: top-level keys that are not description collections (a capture's ``memory``, ``state``, ...).
     Raises :class:`DescriptionErrors` with every problem found.
     """
-    doc = {k: v for k, v in _read(data).items() if k not in ignore_keys}
+    doc = {k: v for k, v in read_document(data).items() if k not in ignore_keys}
     schema_errors = validate_schema(doc)
     if schema_errors:
         raise DescriptionErrors(schema_errors)

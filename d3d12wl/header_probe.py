@@ -19,6 +19,7 @@ require off Windows.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import subprocess
@@ -153,6 +154,12 @@ def _source(options: HeaderOptions) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
+@functools.cache
+def _version(clang: str) -> list[str]:
+    """clang's version lines, asked once per process."""
+    return run_tool([clang, "--version"], Path(tempfile.gettempdir())).stdout.splitlines()
+
+
 def _diagnostics(stderr: str, returncode: int = 1) -> str:
     lines = [line for line in stderr.splitlines() if ": error:" in line or ": fatal error:" in line]
     more = f"\n  ... and {len(lines) - _MAX_DIAGNOSTICS} more" if len(lines) > _MAX_DIAGNOSTICS else ""
@@ -235,7 +242,7 @@ def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clan
                        f"{_diagnostics(proc.stderr, proc.returncode)}{hint}",
                        where=", ".join(str(h) for h in options.headers))
     decls = _read_deep(proc.stdout, options)
-    version = run_tool([clang, "--version"], work).stdout.splitlines()
+    version = _version(clang)
     mains = frozenset(str(Path(h).resolve()) for h in options.headers) | frozenset(str(h) for h in options.headers)
     return CompiledHeaders(options, decls, version[0] if version else clang, cmd, source, work, mains, owned)
 

@@ -21,7 +21,6 @@ Names match by position and bytes, never by spelling: engines name their members
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,8 +65,8 @@ def bind(signature: str | Path, names: dict[str, str]) -> list[RecordBinding]:
     ``"record_structs"`` object.  With neither, every record class is bound to the name ``d3d12wl codegen``
     gives it (``PCS_SecondaryRecord``), and those the header does not declare are skipped."""
     path = Path(signature)
-    objects = description.load(path)  # validates the file, record_structs included, against the schema
-    raw = json.loads(path.read_text(encoding="utf-8"))
+    raw = description.read_document(path)
+    objects = description.load(raw)  # validates the document, record_structs included, against the schema
     given = raw.get(description.RECORD_STRUCTS, {})
     layouts = {record_id(layout): layout for layout in record_layouts(objects)}
     wanted = {**given, **names}
