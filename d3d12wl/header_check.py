@@ -425,9 +425,10 @@ def check_files(headers: Sequence[Path | str] = (), *, hlsl: Sequence[Path | str
 
     if not headers and not hlsl:
         raise ABIError("nothing to check: give a header (or HLSL)", where="--header")
-    if (records or hlsl) and signature is None:
-        raise ABIError("record structs are checked against a description: give --signature",
-                       where="--record" if records else "--hlsl")
+    if records and signature is None:
+        raise ABIError("--record needs --signature (the description the record classes come from)", where="--record")
+    if hlsl and signature is None:
+        raise ABIError("--hlsl checks record structs, so it needs --signature", where="--hlsl")
     bindings = header_records.bind(signature, dict(records or {})) if signature is not None else []
     include_dirs, define_list = tuple(Path(d) for d in includes), tuple(defines)
     report = HeaderReport([], "", "", [], {})

@@ -69,10 +69,6 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
 
 def _check_header(args: argparse.Namespace) -> int:
     records, mapping = _pairs(args.record, "--record"), _pairs(args.map, "--map")  # checked before any compile
-    if records and not args.signature:
-        raise ABIError("--record needs --signature (the description the record classes come from)", where="--record")
-    if args.hlsl and not args.signature:
-        raise ABIError("--hlsl checks record structs, so it needs --signature", where="--hlsl")
     report = header_check.check_files(args.header or (), hlsl=args.hlsl or (), signature=args.signature,
                                       records=records, mapping=mapping, includes=args.include,
                                       defines=args.define, lang=args.lang, prelude=args.prelude)
