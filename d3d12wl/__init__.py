@@ -1,3 +1,70 @@
-"""d3d12wl: binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages."""
+"""d3d12wl: binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages.
+
+The package is a pipeline of stages, one subpackage each, in the order data flows (``docs/ARCHITECTURE.md``):
+``abi`` (the compiled headers), ``model`` (the creation-time objects and their JSON), ``records`` (the bytes of
+every record), ``rules`` (creation-time validation), ``headercheck`` (anyone's headers against the spec),
+``capture`` (GPU memory, the builder, the capture file), ``executor``, ``messages`` and ``cli``.  The foundation
+below them all is ``errors`` (the exception hierarchy), ``tables`` (the one table renderer) and ``serialize`` (the
+one JSON serializer).
+
+The entry points a user starts from are here, imported on first use (``import d3d12wl`` stays cheap)::
+
+    import d3d12wl
+
+    objects = d3d12wl.load_description("culling.json")            # d3d12wl.model.description.load
+    records = d3d12wl.pcs_layout(objects.program_command_signatures["PCS"])
+    data = d3d12wl.pack_secondary_records(records, {...})          # numpy in, bytes out
+    trace = d3d12wl.execute(d3d12wl.load_capture("culling_capture.json"))
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+#: entry point -> "module:attribute"; the one table both ``__getattr__`` and the type-checking imports below follow
+#: (tests/test_layering.py checks that they agree)
+ENTRY_POINTS: dict[str, str] = {
+    "load_description": "d3d12wl.model.description:load",
+    "pcs_layout": "d3d12wl.records.layout:pcs_layout",
+    "program_table_layout": "d3d12wl.records.layout:program_table_layout",
+    "command_layout": "d3d12wl.records.layout:command_layout",
+    "pack_primary_records": "d3d12wl.records.packers:pack_primary_records",
+    "pack_secondary_records": "d3d12wl.records.packers:pack_secondary_records",
+    "pack_program_table": "d3d12wl.records.packers:pack_program_table",
+    "pack_execute_indirect": "d3d12wl.records.packers:pack_execute_indirect",
+    "build_work_list": "d3d12wl.capture.builder:build_work_list",
+    "load_capture": "d3d12wl.capture.file:load_capture",
+    "execute": "d3d12wl.executor:execute",
+}
+
+if TYPE_CHECKING:
+    from d3d12wl.capture.builder import build_work_list
+    from d3d12wl.capture.file import load_capture
+    from d3d12wl.executor import execute
+    from d3d12wl.model.description import load as load_description
+    from d3d12wl.records.layout import command_layout, pcs_layout, program_table_layout
+    from d3d12wl.records.packers import (
+        pack_execute_indirect,
+        pack_primary_records,
+        pack_program_table,
+        pack_secondary_records,
+    )
+
+__all__ = ["__version__", *ENTRY_POINTS]
+
+
+def __getattr__(name: str) -> Any:
+    target = ENTRY_POINTS.get(name)
+    if target is None:
+        raise AttributeError(f"module 'd3d12wl' has no attribute {name!r}")
+    module, attr = target.split(":")
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *ENTRY_POINTS})

@@ -1,7 +1,7 @@
 """Test support for the executor tests (and ``tools/executor_worst_cases.py``): build objects, pack records from
 layouts, map them into GPU memory, and the few scenes several of them start from.
 
-Every offset comes from :mod:`d3d12wl.layout` (records) or :mod:`d3d12wl.abi` (fixed structs); nothing here types
+Every offset comes from :mod:`d3d12wl.records.layout` (records) or :mod:`d3d12wl.abi` (fixed structs); nothing here types
 an offset.  Values are given by field name, as the executor's decoder returns them (structs as dicts, DWORD runs as
 lists).
 """
@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from d3d12wl import abi
-from d3d12wl.layout import RecordLayout, pcs_layout, program_table_layout
-from d3d12wl.memory import GpuMemory
-from d3d12wl.model import (
+from d3d12wl.capture.memory import GpuMemory
+from d3d12wl.model.objects import (
     CommandSignature,
     DescriptorRange1,
     IndirectArgumentDesc,
@@ -31,7 +30,7 @@ from d3d12wl.model import (
     WorkListSignature,
     WorkListSignatureArray,
 )
-from d3d12wl.state import (
+from d3d12wl.model.state import (
     CommandListState,
     DeviceCaps,
     GpuVirtualAddressRangeAndStride,
@@ -41,6 +40,7 @@ from d3d12wl.state import (
     SetWorkListDesc1,
     WorkListBinding,
 )
+from d3d12wl.records.layout import RecordLayout, pcs_layout, program_table_layout
 
 
 def E(enum: str, member: str) -> int:  # noqa: N802 - reads like the C enum

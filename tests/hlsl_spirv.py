@@ -12,7 +12,7 @@ glslang drops a buffer the shader never reads (with its struct type), but keeps 
 a struct it emits, read or not; every member is read anyway, so that no optimizer can drop a member.
 
 :func:`expected_offset` is where the layout calculator puts a member, computed from the member's
-:class:`~d3d12wl.layout.LayoutField` and the headers' ``offsetof`` (not from :attr:`HlslMember.offset`).
+:class:`~d3d12wl.records.layout.LayoutField` and the headers' ``offsetof`` (not from :attr:`HlslMember.offset`).
 
 ``glslc`` is Debian's ``glslc`` package (shaderc), ``spirv-dis`` Debian's ``spirv-tools``; :func:`require_tools`
 skips without them, or fails under ``CI=true``.  Compiles are cached per source text for the session.
@@ -29,8 +29,10 @@ from pathlib import Path
 
 from conftest import require
 
-from d3d12wl import abi, codegen, hlsl_probe
-from d3d12wl.layout import RecordLayout
+from d3d12wl import abi
+from d3d12wl.headercheck import hlsl as hlsl_probe
+from d3d12wl.records import codegen
+from d3d12wl.records.layout import RecordLayout
 
 #: Debian package providing each tool (what CI must install).
 TOOLS = hlsl_probe.TOOLS

@@ -28,11 +28,10 @@ from itertools import pairwise
 from hypothesis import strategies as st
 
 from d3d12wl import abi
-from d3d12wl.layout import pcs_layout
-from d3d12wl.model import (
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.objects import (
     CommandSignature,
     DescriptorRange1,
-    ExecutableClass,
     IndirectArgumentDesc,
     ProgramCommandSignature,
     RootConstants,
@@ -44,7 +43,8 @@ from d3d12wl.model import (
     WorkListArgumentDesc,
     WorkListSignature,
 )
-from d3d12wl.state import DeviceCaps
+from d3d12wl.model.state import DeviceCaps
+from d3d12wl.records.layout import pcs_layout
 
 # ------------------------------------------------------------------------------------------------------------------
 # Builders

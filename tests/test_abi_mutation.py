@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import require_ran
 
-from d3d12wl import abi, abi_check
-from d3d12wl.abi import ABI
+from d3d12wl import abi
+from d3d12wl.abi import check as abi_check
+from d3d12wl.abi.compiled import ABI
 from d3d12wl.cli import main
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from conftest import require_ran
 
-from d3d12wl import abi, abi_check
+from d3d12wl import abi
+from d3d12wl.abi import check as abi_check
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,7 @@ def test_mirrors_are_usable() -> None:
 
     import numpy as np
 
-    from d3d12wl import abi_mirrors
+    from d3d12wl.abi import mirrors as abi_mirrors
 
     dt = abi_mirrors.numpy_dtype("D3D12_WORK_LIST_PRIMARY_RECORD")
     arr = np.zeros(2, dtype=dt)

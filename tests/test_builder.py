@@ -10,12 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from d3d12wl import abi, description
-from d3d12wl.builder import BuiltWorkList, DispatchListSpec, ProgramTableSpec, ValidationTableSpec, build_work_list
+from d3d12wl import abi
+from d3d12wl.capture.builder import (
+    BuiltWorkList,
+    DispatchListSpec,
+    ProgramTableSpec,
+    ValidationTableSpec,
+    build_work_list,
+)
 from d3d12wl.errors import PackError
-from d3d12wl.layout import pcs_layout
-from d3d12wl.model import ObjectSet, WorkListSignatureArray
-from d3d12wl.packers import (
+from d3d12wl.model import description
+from d3d12wl.model.objects import ObjectSet, WorkListSignatureArray
+from d3d12wl.records.layout import pcs_layout
+from d3d12wl.records.packers import (
     read_dispatch_list_inputs,
     read_primary_records,
     read_program_table,
@@ -88,7 +95,7 @@ def test_culling_work_list_layout() -> None:
 def test_capture_executes_the_culling_list(tmp_path: Path) -> None:
     """What the builder lays out, the executor runs: one DRAW per secondary record, in order, reading the
     program-table slot of each primary record (spec "GPU culling and work list emission")."""
-    from d3d12wl.capture import load_capture
+    from d3d12wl.capture.file import load_capture
     from d3d12wl.executor import execute
 
     objs = objects()
@@ -303,7 +310,7 @@ def test_direct_bind_state() -> None:
 def rays_objects() -> tuple[ObjectSet, WorkListSignatureArray]:
     """tier2_chain.json plus a raytracing-class signature WLS_Rays (PCS_Cull's global args, _DISPATCH_RAYS_DIMENSIONS
     from the primary record), in the array [WLS_Cull, WLS_Rays]."""
-    from d3d12wl.model import WorkListSignature
+    from d3d12wl.model.objects import WorkListSignature
 
     objs = chain_objects()
     pcs = copy.deepcopy(objs.program_command_signatures["PCS_Cull"])
@@ -322,7 +329,7 @@ def test_raytracing_binding_slot() -> None:
     """A raytracing-class signature pairs with D3D12_WORK_LIST_RAYTRACING_BINDING (rule 17): the caller's RTPSO and
     shader-table ranges (outside the work list) go into pBindings[1] as given; no program table is placed for it."""
     from d3d12wl.executor import execute
-    from d3d12wl.state import GpuVirtualAddressRange, GpuVirtualAddressRangeAndStride, RaytracingBinding
+    from d3d12wl.model.state import GpuVirtualAddressRange, GpuVirtualAddressRangeAndStride, RaytracingBinding
 
     objs, array = rays_objects()
     rt = RaytracingBinding("RTPSO", GpuVirtualAddressRange(0x900000, 64),
@@ -419,7 +426,7 @@ def test_validation_table_placement_and_set_program_desc() -> None:
     validator" sentinel), slot i the identifier of validators[i] at i * stride, zero past the identifier and past
     the slots given; the array bind carries it in ValidationProgramTable with the signature-selection index."""
     from d3d12wl.examples.validators import PRIMARY_LIST_CHECK, SECONDARY_LIST_CHECK
-    from d3d12wl.state import GpuVirtualAddressRangeAndStride, ProgramTableBinding
+    from d3d12wl.model.state import GpuVirtualAddressRangeAndStride, ProgramTableBinding
 
     objs = chain_objects()
     wl, array = validated_chain(objs, stride=48, slot_count=6, signature_selection_index=3)
@@ -466,7 +473,7 @@ def test_validation_table_runs_the_validators() -> None:
     (step 4), and the secondary-list check for each hybrid record (step 7), each from its slot."""
     from d3d12wl.examples.validators import VALIDATORS
     from d3d12wl.executor import execute
-    from d3d12wl.validation import AREA_SIGNATURE_SELECTION, ValidationRunner, Validator, validator_pcs
+    from d3d12wl.executor.validation import AREA_SIGNATURE_SELECTION, ValidationRunner, Validator, validator_pcs
 
     objs = chain_objects()
     wl, _ = validated_chain(objs, signature_selection_index=3)

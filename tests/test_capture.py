@@ -1,4 +1,4 @@
-"""d3d12wl.capture: the versioned capture format (issue 5 item 2).
+"""d3d12wl.capture.file: the versioned capture format (issue 5 item 2).
 
 A capture holds the memory regions, device caps (spec "Feature Tiers and Capability Queries",
 D3D12_FEATURE_DATA_WORK_LISTS), the objects (design.md "The JSON description of objects"), the command-list state
@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from d3d12wl import abi, description
-from d3d12wl.capture import (
+from d3d12wl import abi
+from d3d12wl.capture.file import (
     CAPTURE_VERSION,
     Capture,
     capture_to_dict,
@@ -28,9 +28,10 @@ from d3d12wl.capture import (
     save_capture,
     schema_errors,
 )
+from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import CaptureError
-from d3d12wl.memory import GpuMemory
-from d3d12wl.state import DispatchListCall, ExecuteIndirectCall
+from d3d12wl.model import description
+from d3d12wl.model.state import DispatchListCall, ExecuteIndirectCall
 
 
 def example_dict() -> dict[str, Any]:

@@ -21,9 +21,10 @@ from conftest import require
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from d3d12wl import codegen, description
 from d3d12wl.cli import main
-from d3d12wl.layout import RecordLayout, command_layout, pcs_layout, record_layouts
+from d3d12wl.model import description
+from d3d12wl.records import codegen
+from d3d12wl.records.layout import RecordLayout, command_layout, pcs_layout, record_layouts
 
 HEADERS = Path(__file__).resolve().parent.parent / "headers"
 EXAMPLES = resources.files("d3d12wl").joinpath("examples")

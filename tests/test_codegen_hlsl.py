@@ -17,8 +17,9 @@ from hlsl_spirv import layout_mismatches, require_tools, shader_source, spirv_la
 from hypothesis import HealthCheck, given, settings
 from test_codegen import signature_doc
 
-from d3d12wl import codegen, description
-from d3d12wl.layout import RecordLayout, command_layout, pcs_layout, record_layouts
+from d3d12wl.model import description
+from d3d12wl.records import codegen
+from d3d12wl.records.layout import RecordLayout, command_layout, pcs_layout, record_layouts
 
 EXAMPLES = resources.files("d3d12wl").joinpath("examples")
 

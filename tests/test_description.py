@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from d3d12wl import abi, description
+from d3d12wl import abi
 from d3d12wl.cli import main
-from d3d12wl.description import DescriptionErrors
 from d3d12wl.errors import DescriptionError
+from d3d12wl.model import description
+from d3d12wl.model.description import DescriptionErrors
 
 EXAMPLES = ["culling.json", "gpu_resident_diagram.json"]
 

@@ -21,12 +21,11 @@ from typing import Any
 
 import pytest
 
-from d3d12wl import render
-from d3d12wl.capture import load_capture
-from d3d12wl.cli import main
+from d3d12wl.capture.file import load_capture
+from d3d12wl.cli import main, render
+from d3d12wl.cli.render import _layout_spans, as_float, dump_view, hex_block, render_text
 from d3d12wl.executor import execute
-from d3d12wl.layout import pcs_layout
-from d3d12wl.render import _layout_spans, as_float, dump_view, hex_block, render_text
+from d3d12wl.records.layout import pcs_layout
 
 TINTS = {"Opaque": (1.0, 1.0, 1.0, 1.0), "Transparent": (0.5, 0.7, 1.0, 0.5), "Shadow": (0.0, 0.0, 0.0, 1.0)}
 #: (program, material SRV, VertexCountPerInstance, StartVertexLocation) per execution, in execution order

@@ -25,12 +25,13 @@ from typing import Any
 
 import pytest
 
-from d3d12wl import abi, description
-from d3d12wl.capture import load_capture
+from d3d12wl import abi
+from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import main
 from d3d12wl.executor import execute
-from d3d12wl.layout import command_layout
-from d3d12wl.trace import Trace
+from d3d12wl.executor.trace import Trace
+from d3d12wl.model import description
+from d3d12wl.records.layout import command_layout
 
 TOOL = Path(__file__).resolve().parent.parent / "tools" / "make_example_capture.py"
 

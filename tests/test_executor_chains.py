@@ -26,15 +26,15 @@ from executor_builder import (
 )
 
 from d3d12wl.executor import ListRun, run_dispatch_list
-from d3d12wl.layout import pcs_layout
-from d3d12wl.model import (
+from d3d12wl.model.objects import (
     ConstantArg,
     IncrementingConstantArg,
     ProgramCommandSignature,
     RootParameterIndexArg,
     WorkListSignature,
 )
-from d3d12wl.state import DispatchListCall, RaytracingBinding
+from d3d12wl.model.state import DispatchListCall, RaytracingBinding
+from d3d12wl.records.layout import pcs_layout
 
 F1 = "D3D12_DISPATCH_LIST_FLAGS1"
 LIST_VA = 0x1000  # list i at LIST_VA + 0x100 * i

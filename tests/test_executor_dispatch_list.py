@@ -33,8 +33,7 @@ from executor_builder import (
 )
 
 from d3d12wl.executor import run_dispatch_list
-from d3d12wl.layout import pcs_layout, program_table_layout
-from d3d12wl.model import (
+from d3d12wl.model.objects import (
     ConstantArg,
     FixedDispatchArg,
     IncrementingConstantArg,
@@ -44,7 +43,7 @@ from d3d12wl.model import (
     VertexBufferArg,
     WorkListSignature,
 )
-from d3d12wl.state import (
+from d3d12wl.model.state import (
     DispatchListCall,
     GpuVirtualAddressRange,
     GpuVirtualAddressRangeAndStride,
@@ -53,6 +52,7 @@ from d3d12wl.state import (
     RootArgument,
     VertexBufferView,
 )
+from d3d12wl.records.layout import pcs_layout, program_table_layout
 
 # ----------------------------------------------------------------------------------------------------------------
 # The spec's culling example ("Example": GPU culling and work list emission)

@@ -9,15 +9,15 @@ import pytest
 from executor_builder import Scene, constants_param, draw, ei_arg, encode, root_signature, view_param
 
 from d3d12wl.executor import run_execute_indirect
-from d3d12wl.layout import command_layout
-from d3d12wl.model import (
+from d3d12wl.model.objects import (
     CommandSignature,
     EIConstantArg,
     EIIncrementingConstantArg,
     RootParameterIndexArg,
     VertexBufferArg,
 )
-from d3d12wl.state import ExecuteIndirectCall, RootArgument, VertexBufferView
+from d3d12wl.model.state import ExecuteIndirectCall, RootArgument, VertexBufferView
+from d3d12wl.records.layout import command_layout
 
 ARGS_VA = 0x10000
 COUNT_VA = 0x20000

@@ -28,9 +28,9 @@ from test_executor_chains import LIST_VA, Chain, ZeroingHooks
 
 import d3d12wl.executor
 from d3d12wl.executor import run_dispatch_list, run_execute_indirect
-from d3d12wl.model import CommandSignature, EIConstantArg, ProgramCommandSignature, WorkListSignature
-from d3d12wl.state import DispatchListCall, ExecuteIndirectCall
-from d3d12wl.trace import FINDING_KINDS
+from d3d12wl.executor.trace import FINDING_KINDS
+from d3d12wl.model.objects import CommandSignature, EIConstantArg, ProgramCommandSignature, WorkListSignature
+from d3d12wl.model.state import DispatchListCall, ExecuteIndirectCall
 
 TESTS = Path(__file__).parent
 SOURCES = Path(d3d12wl.executor.__file__).parent

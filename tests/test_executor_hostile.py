@@ -18,10 +18,10 @@ from executor_builder import (
     secondaries,
 )
 
+from d3d12wl.capture.memory import VA_LIMIT
 from d3d12wl.executor import run_dispatch_list
-from d3d12wl.memory import VA_LIMIT
-from d3d12wl.state import DispatchListCall
-from d3d12wl.trace import Limits
+from d3d12wl.executor.trace import Limits
+from d3d12wl.model.state import DispatchListCall
 
 
 def run(s: Scene, call: DispatchListCall, limits: Limits | None = None):

@@ -22,9 +22,9 @@ from executor_builder import (
 )
 
 from d3d12wl.executor import run_dispatch_list
-from d3d12wl.layout import pcs_layout
-from d3d12wl.model import IncrementingConstantArg, ProgramCommandSignature, WorkListSignature
-from d3d12wl.state import DispatchListCall
+from d3d12wl.model.objects import IncrementingConstantArg, ProgramCommandSignature, WorkListSignature
+from d3d12wl.model.state import DispatchListCall
+from d3d12wl.records.layout import pcs_layout
 
 GRS = root_signature("G", constants_param(2))
 RESET = flags("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST")

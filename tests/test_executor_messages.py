@@ -1,4 +1,4 @@
-"""The executor as a driver on the driver-reported-messages channel (issue 6 item 3; d3d12wl.driver_channel).
+"""The executor as a driver on the driver-reported-messages channel (issue 6 item 3; d3d12wl.messages.driver_channel).
 
 Spec (seed 003) sections proved: "pMessage->VendorMessageId" (a stable ID per logical message), "Message IDs"
 (``D3D12_MESSAGE_ID_DRIVER_REPORTED_MESSAGE`` = 1506), "Command list state correlation" (the index of the call
@@ -29,7 +29,10 @@ from executor_builder import (
 
 from d3d12wl import abi
 from d3d12wl.cli import main
-from d3d12wl.driver_channel import (
+from d3d12wl.executor import execute
+from d3d12wl.executor.trace import FINDING_KINDS, Finding
+from d3d12wl.messages import Runtime, values
+from d3d12wl.messages.driver_channel import (
     MESSAGE_CLASSES,
     UNASSIGNED_BIT,
     VENDOR_MESSAGE_ID_BASE,
@@ -39,13 +42,10 @@ from d3d12wl.driver_channel import (
     report_findings,
     run_in_info_queue,
 )
-from d3d12wl.executor import execute
-from d3d12wl.messages import Runtime, values
-from d3d12wl.model import ConstantArg, ProgramCommandSignature, WorkListSignature
-from d3d12wl.state import DispatchListCall
-from d3d12wl.trace import FINDING_KINDS, Finding
+from d3d12wl.model.objects import ConstantArg, ProgramCommandSignature, WorkListSignature
+from d3d12wl.model.state import DispatchListCall
 
-#: The assigned order of d3d12wl.driver_channel._ASSIGNED.  VendorMessageId = BASE + position (1-based): appending
+#: The assigned order of d3d12wl.messages.driver_channel._ASSIGNED.  VendorMessageId = BASE + position (1-based): appending
 #: is the only legal change; a reorder, removal or insertion renumbers a shipped ID and fails here.
 PINNED = [
     "initialization", "unmapped-va", "misaligned-va", "va-wrap", "no-work-list-bound",
@@ -205,10 +205,10 @@ def test_uncorrelated_report_surfaces_unannotated():
 
 
 def test_validator_findings_travel_too():
-    """Validation-hook findings (d3d12wl.validation) are findings like any other: a slot out of range reaches the
+    """Validation-hook findings (d3d12wl.executor.validation) are findings like any other: a slot out of range reaches the
     InfoQueue with its own stable ID."""
-    from d3d12wl.state import GpuVirtualAddressRangeAndStride, ProgramTableBinding
-    from d3d12wl.validation import ValidationRunner
+    from d3d12wl.executor.validation import ValidationRunner
+    from d3d12wl.model.state import GpuVirtualAddressRangeAndStride, ProgramTableBinding
 
     c = clean_capture()
     c.state.program.WorkList1.ValidationProgramTable = ProgramTableBinding(

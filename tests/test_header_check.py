@@ -17,11 +17,15 @@ from pathlib import Path
 import pytest
 from conftest import require
 
-from d3d12wl import abi, abi_check, header_check, header_probe, header_records
+from d3d12wl import abi
+from d3d12wl.abi import check as abi_check
 from d3d12wl.cli import main
 from d3d12wl.errors import ABIError
-from d3d12wl.header_probe import HeaderOptions, compile_headers
-from d3d12wl.header_report import DIFFERENT, EQUAL, MISSING, PROVISIONAL, Entry, HeaderReport
+from d3d12wl.headercheck import check as header_check
+from d3d12wl.headercheck import probe as header_probe
+from d3d12wl.headercheck import records as header_records
+from d3d12wl.headercheck.probe import HeaderOptions, compile_headers
+from d3d12wl.headercheck.report import DIFFERENT, EQUAL, MISSING, PROVISIONAL, Entry, HeaderReport
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 CULLING = EXAMPLES / "culling.json"

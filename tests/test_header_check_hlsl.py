@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 from conftest import require
 
-from d3d12wl import abi_check, header_records, hlsl_probe
+from d3d12wl.abi import check as abi_check
 from d3d12wl.cli import main
-from d3d12wl.header_probe import HeaderOptions, Probes, compile_headers, run_probes
-from d3d12wl.header_report import DIFFERENT, EQUAL
+from d3d12wl.headercheck import hlsl as hlsl_probe
+from d3d12wl.headercheck import records as header_records
+from d3d12wl.headercheck.probe import HeaderOptions, Probes, compile_headers, run_probes
+from d3d12wl.headercheck.report import DIFFERENT, EQUAL
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 CULLING = EXAMPLES / "culling.json"

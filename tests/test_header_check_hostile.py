@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 from conftest import require
 
-from d3d12wl import abi, abi_check, header_probe
+from d3d12wl import abi
+from d3d12wl.abi import check as abi_check
 from d3d12wl.cli import main
+from d3d12wl.headercheck import probe as header_probe
 
-SIGNATURE = Path(abi.__file__).parent / "examples" / "culling.json"
+SIGNATURE = Path(abi.__file__).parents[1] / "examples" / "culling.json"
 STATUSES = {"equal", "different", "provisional", "missing"}
 
 DRAW_ARGUMENTS = """typedef struct D3D12_DRAW_ARGUMENTS {

@@ -1,6 +1,6 @@
 """The layout calculator against the spec's own numbers, one test per layout rule.
 
-Every test names the spec section it proves; each would fail if the rule were missing from d3d12wl.layout.
+Every test names the spec section it proves; each would fail if the rule were missing from d3d12wl.records.layout.
 Fixtures are JSON descriptions (design.md format), the two spec examples are the shipped example files.
 """
 
@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
-from d3d12wl import abi, description
-from d3d12wl.layout import command_layout, pcs_layout, program_table_layout, signature_strides
-from d3d12wl.model import ExecutableClass, ObjectSet, RecordKind
+from d3d12wl import abi
+from d3d12wl.model import description
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.objects import ObjectSet, RecordKind
+from d3d12wl.records.layout import command_layout, pcs_layout, program_table_layout, signature_strides
 
 
 def example(name: str) -> ObjectSet:

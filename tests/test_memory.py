@@ -1,4 +1,4 @@
-"""d3d12wl.memory: the sparse GPU virtual address space (issue 5 item 1).
+"""d3d12wl.capture.memory: the sparse GPU virtual address space (issue 5 item 1).
 
 Spec anchors: "D3D12_DISPATCH_LIST_INPUT" (the input "must be 8-byte aligned"), "D3D12_WORK_LIST_PRIMARY_RECORD"
 (SecondaryRecords "must be 8-byte aligned"); design.md "Executor semantics checklist": an unmapped or misaligned VA
@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
 from d3d12wl.errors import D3D12WLError, MemoryAccessError
-from d3d12wl.memory import VA_LIMIT, GpuMemory
 
 
 @pytest.fixture

@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import command_signature, ei_arg, valid_pcs
 
-from d3d12wl import description
-from d3d12wl.dtypes import leaves, record_dtype, struct_dtype
 from d3d12wl.errors import PackError, ParseError
-from d3d12wl.layout import PCSLayout, RecordLayout, command_layout, pcs_layout
-from d3d12wl.packers import (
+from d3d12wl.model import description
+from d3d12wl.records.dtypes import leaves, record_dtype, struct_dtype
+from d3d12wl.records.layout import PCSLayout, RecordLayout, command_layout, pcs_layout
+from d3d12wl.records.packers import (
     count_records,
     pack_count_buffer,
     pack_dispatch_list_inputs,
@@ -41,7 +41,7 @@ from d3d12wl.packers import (
     read_secondary_records,
     to_columns,
 )
-from d3d12wl.schemas import record_schema, struct_schema
+from d3d12wl.records.schemas import record_schema, struct_schema
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 PROPERTY = settings(max_examples=30, derandomize=True, deadline=None,
@@ -327,7 +327,7 @@ def test_overlapping_and_bad_struct_columns() -> None:
 def _inline_pcs():  # noqa: ANN202
     from strategies import wl_arg
 
-    from d3d12wl.model import ProgramCommandSignature
+    from d3d12wl.model.objects import ProgramCommandSignature
 
     return ProgramCommandSignature("Inline", [wl_arg("DISPATCH", "PRIMARY_RECORD")])
 
@@ -360,7 +360,7 @@ def test_subarray_value_broadcasts_even_when_its_length_equals_the_count() -> No
     assert count_records(pl.program_table, {"ProgramIdentifier": ids, "arg2_InlineRootParameter": [1, 2, 3, 4]}) == 4
 
 
-# --- the record kernels (d3d12wl/_kernels.c): scatter and gather against construct ----------------------------
+# --- the record kernels (d3d12wl/records/_kernels.c): scatter and gather against construct ----------------------------
 
 _KERNEL = settings(max_examples=40, derandomize=True, deadline=None,
                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -452,7 +452,7 @@ def portable_kernels(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, 
 
     from cffi import FFI
 
-    from d3d12wl._ffi_builder import kernel_source
+    from d3d12wl.abi._ffi_builder import kernel_source
 
     cdef, source = kernel_source()
     builder = FFI()
@@ -471,7 +471,8 @@ def portable_kernels(tmp_path_factory: pytest.TempPathFactory) -> tuple[object, 
 def kernels(variant: str, portable: tuple[object, object]) -> Iterator[None]:
     """Run the packers and to_columns through the given kernel build ('simd': the extension's, with its SSE2
     paths on x86-64; 'portable': the -DD3D12WL_NO_SIMD build)."""
-    from d3d12wl import abi, packers
+    from d3d12wl import abi
+    from d3d12wl.records import packers
 
     if variant == "simd":
         if platform.machine().lower() in ("x86_64", "amd64"):
@@ -497,7 +498,7 @@ def assert_kernel_bytes(dtype: np.dtype, expected: bytes, columns: dict[str, np.
                         n: int) -> None:
     """Packing ``given_`` gives ``expected`` (construct's bytes), also into a dirty out= buffer, from a structured
     array, and the gather reads ``columns`` back from a contiguous and from a strided structured array."""
-    from d3d12wl.packers import _pack
+    from d3d12wl.records.packers import _pack
 
     assert _pack(dtype, given_, what="test", count=n).tobytes() == expected
     dirty = np.full(n * dtype.itemsize + 5, 0xA5, dtype=np.uint8)
@@ -614,7 +615,7 @@ def test_kernel_range_failure_names_column_and_first_record(kernel_variant: str,
                                                             data: st.DataObject) -> None:
     """A value outside its field's C type, given as a wider or differently-signed integer, raises PackError
     naming the column, the value and the first failing record (the lowest record over every column)."""
-    from d3d12wl.packers import _pack
+    from d3d12wl.records.packers import _pack
 
     dtype, _ = layout
     ints = [lf for lf in leaves(dtype) if lf.dtype.kind in "ui" and lf.dtype.itemsize < 8]

@@ -15,15 +15,15 @@ from strategies import (
     wl_arg,
 )
 
-from d3d12wl.argtypes import (
+from d3d12wl.model.argtypes import (
     ROLE_DATA,
     ROLE_PRIMARY_LIST_VALIDATOR,
     ROLE_SECONDARY_LIST_VALIDATOR,
     ROLE_SIGNATURE_SELECTION_VALIDATOR,
 )
-from d3d12wl.model import ProgramCommandSignature, RootSignature, WorkListArgumentDesc
+from d3d12wl.model.objects import ProgramCommandSignature, RootSignature, WorkListArgumentDesc
+from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules import Violation, check_program_command_signature
-from d3d12wl.state import DeviceCaps
 
 CAPS = PERMISSIVE_CAPS
 

@@ -22,9 +22,8 @@ from strategies import (
 from test_rules_pcs import pcs_of, rules_of
 
 from d3d12wl.cli import main
-from d3d12wl.model import ObjectSet, Program, WorkListSignature, WorkListSignatureArray
-from d3d12wl.rules import check_command_signature, check_set_program
-from d3d12wl.state import (
+from d3d12wl.model.objects import ObjectSet, Program, WorkListSignature, WorkListSignatureArray
+from d3d12wl.model.state import (
     DeviceCaps,
     GpuVirtualAddressRangeAndStride,
     ProgramTableBinding,
@@ -34,6 +33,7 @@ from d3d12wl.state import (
     SetWorkListDesc1,
     WorkListBinding,
 )
+from d3d12wl.rules import check_command_signature, check_set_program
 
 CAPS = PERMISSIVE_CAPS
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"

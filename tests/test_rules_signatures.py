@@ -20,7 +20,8 @@ from strategies import (
 from test_rules_pcs import grs4, pcs_of, rules_of
 
 from d3d12wl.errors import ValidationError
-from d3d12wl.model import ObjectSet, Program, ProgramCommandSignature, WorkListSignature, WorkListSignatureArray
+from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, WorkListSignature, WorkListSignatureArray
+from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules import (
     check_objects,
     check_program_command_signature,
@@ -29,7 +30,6 @@ from d3d12wl.rules import (
     check_work_list_signature,
     validate,
 )
-from d3d12wl.state import DeviceCaps
 
 CAPS = PERMISSIVE_CAPS
 

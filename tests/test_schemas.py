@@ -19,16 +19,17 @@ import construct as cs
 import numpy as np
 import pytest
 
-from d3d12wl import abi, description
-from d3d12wl.abi import TypeInfo
-from d3d12wl.dtypes import Scalar, classify, dtype_for, field_type, leaves, plain_data_types
+from d3d12wl import abi
+from d3d12wl.abi.compiled import TypeInfo
 from d3d12wl.errors import ABIError, ParseError
-from d3d12wl.layout import PCSLayout, RecordLayout, pcs_layout, program_table_layout
-from d3d12wl.packers import pack_records, pack_structs, read_records, to_columns
-from d3d12wl.schemas import STRUCTS, parse_record, parse_struct, record_schema
+from d3d12wl.model import description
+from d3d12wl.records.dtypes import Scalar, classify, dtype_for, field_type, leaves, plain_data_types
+from d3d12wl.records.layout import PCSLayout, RecordLayout, pcs_layout, program_table_layout
+from d3d12wl.records.packers import pack_records, pack_structs, read_records, to_columns
+from d3d12wl.records.schemas import STRUCTS, parse_record, parse_struct, record_schema
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
-#: members a capture adds to a description file (d3d12wl.capture); the object collections are the same
+#: members a capture adds to a description file (d3d12wl.capture.file); the object collections are the same
 CAPTURE_KEYS = ("version", "device", "memory", "state", "call")
 ffi = abi.ffi
 

@@ -1,4 +1,4 @@
-"""GPU Timeline Validation Hooks (d3d12wl.validation) in the reference executor.
+"""GPU Timeline Validation Hooks (d3d12wl.executor.validation) in the reference executor.
 
 Each test names the spec paragraph it proves: "Validator invocation order and barriers" (the ten steps per list),
 "Validator defensive neutralization patterns" (the four levels), "Binding the validation program table" (array
@@ -30,11 +30,8 @@ from executor_builder import (
 
 from d3d12wl import abi
 from d3d12wl.executor import run_dispatch_list
-from d3d12wl.layout import pcs_layout
-from d3d12wl.model import ConstantArg, ProgramCommandSignature, RootParameterIndexArg, WorkListSignature
-from d3d12wl.state import DispatchListCall, GpuVirtualAddressRangeAndStride, ProgramTableBinding
-from d3d12wl.trace import Trace
-from d3d12wl.validation import (
+from d3d12wl.executor.trace import Trace
+from d3d12wl.executor.validation import (
     AREA_POINTERS,
     AREA_PRIMARY_LIST,
     AREA_SECONDARY_LIST,
@@ -45,6 +42,9 @@ from d3d12wl.validation import (
     validation_program_table,
     validator_pcs,
 )
+from d3d12wl.model.objects import ConstantArg, ProgramCommandSignature, RootParameterIndexArg, WorkListSignature
+from d3d12wl.model.state import DispatchListCall, GpuVirtualAddressRangeAndStride, ProgramTableBinding
+from d3d12wl.records.layout import pcs_layout
 
 INPUT1 = "D3D12_DISPATCH_LIST_INPUT1"
 LIST_VA = 0x1000  # list i at LIST_VA + 0x100 * i
@@ -431,7 +431,7 @@ def test_raytracing_secondary_validator_fires_only_for_hybrid_records():
     """Area 3: "for raytracing-class ... the validator fires once per raytracing-class hybrid primary record over
     that record's secondary list"; a fully-inline raytracing signature can never invoke it (rule 27).  Area 2:
     PROGRAM_TABLE_POINTER applies to graphics/compute only; a raytracing list has no program table (bound null)."""
-    from d3d12wl.state import RaytracingBinding
+    from d3d12wl.model.state import RaytracingBinding
 
     t = Setup()
     rt_hybrid = ProgramCommandSignature("PCS_rt_hybrid", [

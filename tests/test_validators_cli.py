@@ -1,4 +1,4 @@
-"""``--validators SPEC`` on ``d3d12wl exec`` and ``d3d12wl dump`` and :func:`d3d12wl.validation.load_validators`.
+"""``--validators SPEC`` on ``d3d12wl exec`` and ``d3d12wl dump`` and :func:`d3d12wl.executor.validation.load_validators`.
 
 The capture is ``d3d12wl/examples/validation_chain_capture.json`` (``tools/make_example_capture.py``): a Tier 2
 chain bound through the array-bind path with a non-null ValidationProgramTable, whose second list's
@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from d3d12wl import abi
-from d3d12wl.capture import load_capture
+from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import main
 from d3d12wl.errors import ValidatorSpecError
 from d3d12wl.executor import execute
-from d3d12wl.validation import AREA_PRIMARY_LIST, AREA_SECONDARY_LIST, ValidationRunner, load_validators
+from d3d12wl.executor.validation import AREA_PRIMARY_LIST, AREA_SECONDARY_LIST, ValidationRunner, load_validators
 
 ROOT = Path(__file__).resolve().parent.parent
 MODULE_SPEC = "d3d12wl.examples.validators:VALIDATORS"
@@ -206,7 +206,7 @@ def test_load_validators_api(tmp_path, capture_path):
     trace = execute(load_capture(capture_path), hooks=runner)
     assert [(v.area, v.list_index) for v in trace.validator_invocations] == [(a, i) for a, i, _, _ in EXPECTED]
     # a single spec naming a runner gives that runner itself (a subclass keeps its behaviour)
-    path = _write(tmp_path, "runner.py", "from d3d12wl.validation import ValidationRunner\n"
+    path = _write(tmp_path, "runner.py", "from d3d12wl.executor.validation import ValidationRunner\n"
                                          "class Mine(ValidationRunner):\n    pass\nRUNNER = Mine()\n")
     mine = load_validators([f"{path}:RUNNER"])
     assert type(mine).__name__ == "Mine" and isinstance(mine, ValidationRunner)

@@ -36,16 +36,16 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl import description
-from d3d12wl.layout import PCSLayout, RecordLayout, pcs_layout
-from d3d12wl.packers import (
+from d3d12wl.model import description
+from d3d12wl.records.layout import PCSLayout, RecordLayout, pcs_layout
+from d3d12wl.records.packers import (
     pack_primary_records,
     pack_secondary_records,
     read_primary_records,
     read_secondary_records,
     to_columns,
 )
-from d3d12wl.schemas import record_schema
+from d3d12wl.records.schemas import record_schema
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples" / "culling.json"
 TARGET_CONSTRUCT = 200.0

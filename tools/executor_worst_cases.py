@@ -40,8 +40,8 @@ from executor_builder import (  # noqa: E402
 )
 
 from d3d12wl.executor import run_dispatch_list  # noqa: E402
-from d3d12wl.model import WorkListSignature  # noqa: E402
-from d3d12wl.state import DispatchListCall  # noqa: E402
+from d3d12wl.model.objects import WorkListSignature  # noqa: E402
+from d3d12wl.model.state import DispatchListCall  # noqa: E402
 
 HIGH = 1 << 32
 

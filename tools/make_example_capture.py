@@ -29,8 +29,8 @@ culled), the VAs (page-like, one region per buffer), GRS parameter 0 (a root CBV
 set on the command list), and program identifiers that read as their program's name in a hex dump.
 
 Every byte offset comes from the compiled headers (:mod:`d3d12wl.abi`), the layout calculator
-(:mod:`d3d12wl.layout`), the packers (:mod:`d3d12wl.packers`) and the work-list builder
-(:func:`d3d12wl.builder.build_work_list`); none is typed here.  Each example's objects come from one JSON
+(:mod:`d3d12wl.records.layout`), the packers (:mod:`d3d12wl.records.packers`) and the work-list builder
+(:func:`d3d12wl.capture.builder.build_work_list`); none is typed here.  Each example's objects come from one JSON
 description next to it (``culling.json``, ``execute_indirect.json``, ``tier2_chain.json``).  Run
 ``python tools/make_example_capture.py`` to write all four (``--example NAME`` for one, ``--check`` to verify the
 committed files are up to date).
@@ -49,8 +49,8 @@ from pathlib import Path
 
 import numpy as np
 
-from d3d12wl import abi, description, packers
-from d3d12wl.builder import (
+from d3d12wl import abi
+from d3d12wl.capture.builder import (
     BindingSpec,
     BuiltWorkList,
     DispatchListSpec,
@@ -58,12 +58,12 @@ from d3d12wl.builder import (
     ValidationTableSpec,
     build_work_list,
 )
-from d3d12wl.capture import CAPTURE_VERSION, Capture, capture_to_dict
+from d3d12wl.capture.file import CAPTURE_VERSION, Capture, capture_to_dict
+from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.examples import validators
-from d3d12wl.layout import LayoutField, pcs_layout, program_table_layout
-from d3d12wl.memory import GpuMemory
-from d3d12wl.model import ObjectSet, ProgramCommandSignature, WorkListSignatureArray
-from d3d12wl.state import (
+from d3d12wl.model import description
+from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature, WorkListSignatureArray
+from d3d12wl.model.state import (
     CommandListState,
     DeviceCaps,
     DispatchListCall,
@@ -76,6 +76,8 @@ from d3d12wl.state import (
     VertexBufferView,
     WorkListBinding,
 )
+from d3d12wl.records import packers
+from d3d12wl.records.layout import LayoutField, pcs_layout, program_table_layout
 
 OUT = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples" / "culling_capture.json"
 
@@ -274,7 +276,7 @@ def build_execute_indirect() -> Capture:
     """``ExecuteIndirect(RootConstantsAndVertexBuffers, MaxCommandCount = 4, args, 0, count, 0)`` with a count
     buffer holding 3 over 5 commands (IndirectDrawing.md "Drawing": ``min(CommandCount, MaxCommandCount)``).  The
     command signature and its root signature ``RS`` are the package's ``examples/execute_indirect.json``; the
-    commands are packed by :func:`d3d12wl.packers.pack_execute_indirect` at the signature's ByteStride (40)."""
+    commands are packed by :func:`d3d12wl.records.packers.pack_execute_indirect` at the signature's ByteStride (40)."""
     objects = description.load(json.loads(EI_OBJECTS.read_text(encoding="utf-8")))
     cs = objects.command_signatures[EI_SIGNATURE]
     object_id, material_id, vb, instances, vertex_count, start_vertex = (
@@ -417,7 +419,7 @@ def _tier2_state(t: Tier2Objects, wl: BuiltWorkList) -> CommandListState:
 
 def build_tier2_chain() -> Capture:
     """``DispatchList1(input, MaxGraphicsPrimaryLists = 1, MaxGraphicsProgramInputsPerPrimaryList = 2)`` over a
-    two-list chain laid out by :func:`d3d12wl.builder.build_work_list` (tier 2):
+    two-list chain laid out by :func:`d3d12wl.capture.builder.build_work_list` (tier 2):
 
     * list 0, ``SignatureIndex`` 0 (``WLS_Cull``, compute-class): fully-inline records (``Cull`` program, object
       batch SRV, ``_DISPATCH``), an incrementing constant in GRS parameter 1; flags

@@ -1,7 +1,7 @@
 """``d3d12wl abi``: the ABI of the compiled headers, and its truth checks.
 
 d3d12wl abi [NAME ...]         pahole-style report of all (or the named) types, enums, constants
-d3d12wl abi --json [NAME ...]  the same as JSON (shape documented in d3d12wl.abi_report)
+d3d12wl abi --json [NAME ...]  the same as JSON (shape documented in d3d12wl.abi.report)
 d3d12wl abi check [--json]     run the ABI truth checks this machine can run; exit 1 on any
                                disagreement (each printed, naming type and field), listing what was skipped
 d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
@@ -23,8 +23,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from d3d12wl import abi, abi_check, abi_report, header_check, header_report
+from d3d12wl import abi
+from d3d12wl.abi import check as abi_check
+from d3d12wl.abi import report as abi_report
 from d3d12wl.errors import ABIError
+from d3d12wl.headercheck import check as header_check
+from d3d12wl.headercheck import report as header_report
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             raise ABIError(f"{', '.join(header_only)} only apply with --header FILE or --hlsl FILE",
                            where=header_only[0])
         if args.headers:
-            from d3d12wl import _ffi_builder
+            from d3d12wl.abi import _ffi_builder
 
             with tempfile.TemporaryDirectory(prefix="d3d12wl-abi-") as tmp:
                 headers = _ffi_builder.read_headers(Path(args.headers))

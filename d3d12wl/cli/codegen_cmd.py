@@ -17,8 +17,9 @@ import argparse
 import json
 import sys
 
-from d3d12wl import codegen, description
-from d3d12wl.layout import record_layouts
+from d3d12wl.model import description
+from d3d12wl.records import codegen
+from d3d12wl.records.layout import record_layouts
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -5,14 +5,14 @@ d3d12wl dump [CAPTURE]          the call; each dispatch list header; each primar
                                 its secondary records; then the executions (program, trigger, every root
                                 argument with where it came from), the end-of-call reset and the findings,
                                 then the findings as an application sees them in its InfoQueue (the executor
-                                as a driver on the driver-reported-messages channel, d3d12wl.driver_channel)
+                                as a driver on the driver-reported-messages channel, d3d12wl.messages.driver_channel)
 d3d12wl dump CAPTURE --hex      adds annotated hex dumps: every byte range labelled with the field it belongs
                                 to, padding marked
 d3d12wl dump CAPTURE --json     the same view as JSON
 d3d12wl dump CAPTURE --validators SPEC
                                 runs GPU-timeline validators (repeatable; SPEC is module:attr or
                                 path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of
-                                Validators or a zero-argument factory; d3d12wl.validation.load_validators) and
+                                Validators or a zero-argument factory; d3d12wl.executor.validation.load_validators) and
                                 shows, under each list, the validators dispatched for it in the spec's step order
                                 (step, area, primary record, slot, validator, pointer values); the headers and
                                 records shown are as the executor re-read them after the validators wrote
@@ -30,8 +30,8 @@ from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
 
-from d3d12wl.capture import load_capture
-from d3d12wl.render import dump_view, render_text
+from d3d12wl.capture.file import load_capture
+from d3d12wl.cli.render import dump_view, render_text
 
 EXAMPLE = "examples/culling_capture.json"
 
@@ -51,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from d3d12wl.cli.exec_cmd import load_hooks
-    from d3d12wl.driver_channel import info_queue_view, run_in_info_queue
     from d3d12wl.executor import execute
+    from d3d12wl.messages.driver_channel import info_queue_view, run_in_info_queue
 
     hooks = load_hooks(args.validators)
     with ExitStack() as stack:

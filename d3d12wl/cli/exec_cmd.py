@@ -3,12 +3,12 @@ capture.
 
 With no CAPTURE it runs the bundled example (``d3d12wl/examples/culling_capture.json``, the spec's GPU culling
 example).  Human output: one line per list, one line per validator invocation (when there are any), one line per
-execution, the end-of-call reset, then the findings; ``--json`` prints :meth:`d3d12wl.trace.Trace.to_dict`
+execution, the end-of-call reset, then the findings; ``--json`` prints :meth:`d3d12wl.executor.trace.Trace.to_dict`
 (``validator_invocations`` included).
 
 ``--validators SPEC`` (repeatable) runs GPU-timeline validators (spec "GPU Timeline Validation Hooks"): SPEC is
 ``module:attr`` or ``path/to/file.py:attr`` naming a ValidationRunner, a Validator, an iterable of Validators or
-a zero-argument factory returning one (:func:`d3d12wl.validation.load_validators`; the bundled example is
+a zero-argument factory returning one (:func:`d3d12wl.executor.validation.load_validators`; the bundled example is
 ``d3d12wl.examples.validators:VALIDATORS``).  Validators run only where the capture binds a signature array with a
 non-null ValidationProgramTable; its slots' identifiers select them.  A SPEC that cannot be loaded exits 2.
 
@@ -27,10 +27,10 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.trace import Execution, Limits, Trace, ValidatorInvocation
+from d3d12wl.executor.trace import Execution, Limits, Trace, ValidatorInvocation
 
 if TYPE_CHECKING:
-    from d3d12wl.validation import ValidationRunner
+    from d3d12wl.executor.validation import ValidationRunner
 
 EXAMPLE = "culling_capture.json"
 
@@ -55,7 +55,7 @@ def load_hooks(specs: list[str] | None) -> ValidationRunner | None:
     :class:`~d3d12wl.errors.ValidatorSpecError`, which the CLI turns into exit 2."""
     if not specs:
         return None
-    from d3d12wl.validation import load_validators
+    from d3d12wl.executor.validation import load_validators
 
     return load_validators(specs)
 
@@ -65,7 +65,7 @@ def limits_from(args: argparse.Namespace) -> Limits:
 
 
 def run(args: argparse.Namespace) -> int:
-    from d3d12wl.capture import load_capture
+    from d3d12wl.capture.file import load_capture
     from d3d12wl.executor import execute
 
     limits = limits_from(args)

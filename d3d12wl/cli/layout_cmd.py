@@ -21,8 +21,9 @@ import json
 import sys
 from typing import Any
 
-from d3d12wl import description
-from d3d12wl.layout import (
+from d3d12wl.model import description
+from d3d12wl.model.objects import ObjectSet
+from d3d12wl.records.layout import (
     PROGRAM_TABLE,
     RecordLayout,
     command_layout,
@@ -30,7 +31,6 @@ from d3d12wl.layout import (
     program_table_layout,
     signature_strides,
 )
-from d3d12wl.model import ObjectSet
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

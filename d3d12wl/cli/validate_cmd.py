@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from d3d12wl import abi, description
+from d3d12wl import abi
+from d3d12wl.model import description
+from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules import check_objects
-from d3d12wl.state import DeviceCaps
 
 _TIERS = {"1": "D3D12_WORK_LISTS_TIER_1", "2": "D3D12_WORK_LISTS_TIER_2"}
 

@@ -28,9 +28,8 @@ is the reserved "no validator" sentinel, slot :data:`PRIMARY_LIST_SLOT` and :dat
 from __future__ import annotations
 
 from d3d12wl import abi
-from d3d12wl.layout import WL_ALIGN
-from d3d12wl.memory import GpuMemory
-from d3d12wl.validation import (
+from d3d12wl.capture.memory import GpuMemory
+from d3d12wl.executor.validation import (
     AREA_PRIMARY_LIST,
     AREA_SECONDARY_LIST,
     ValidationRunner,
@@ -39,6 +38,7 @@ from d3d12wl.validation import (
     validation_program_table,
     validator_pcs,
 )
+from d3d12wl.records.layout import WL_ALIGN
 
 __all__ = ["PRIMARY_LIST_CHECK", "SECONDARY_LIST_CHECK", "VALIDATORS", "PRIMARY_LIST_SLOT", "SECONDARY_LIST_SLOT",
            "make_runner", "table_bytes", "table_slots", "tracked_range"]
@@ -123,7 +123,7 @@ def make_runner() -> ValidationRunner:
 
 def table_slots() -> list[Validator | None]:
     """The validation program table's slots these validators expect: slot 0 the "no validator" sentinel (None),
-    then the two validators (what :class:`d3d12wl.builder.ValidationTableSpec` takes)."""
+    then the two validators (what :class:`d3d12wl.capture.builder.ValidationTableSpec` takes)."""
     slots: list[Validator | None] = [None, None, None]
     slots[PRIMARY_LIST_SLOT] = PRIMARY_LIST_CHECK
     slots[SECONDARY_LIST_SLOT] = SECONDARY_LIST_CHECK

@@ -1,14 +1,14 @@
 """The reference executor: ``DispatchList``, ``DispatchList1`` and ``ExecuteIndirect`` over raw GPU memory.
 
-Feed it the bytes a GPU would read (a :class:`~d3d12wl.memory.GpuMemory`), the objects, the command-list state
-and the call; it returns a :class:`~d3d12wl.trace.Trace`: every execution with every binding resolved and where
+Feed it the bytes a GPU would read (a :class:`~d3d12wl.capture.memory.GpuMemory`), the objects, the command-list state
+and the call; it returns a :class:`~d3d12wl.executor.trace.Trace`: every execution with every binding resolved and where
 each value came from, every list header, the end-of-call reset, and findings where the bytes lead into undefined
 behaviour.  Every read is a read the hardware would make, in the spec's order, through ``GpuMemory``; records are
-interpreted only through :mod:`d3d12wl.layout`.
+interpreted only through :mod:`d3d12wl.records.layout`.
 
 ::
 
-    trace = execute(capture)                                  # a d3d12wl.capture.Capture
+    trace = execute(capture)                                  # a d3d12wl.capture.file.Capture
     trace = run_dispatch_list(memory, device, objects, state, call, Limits(max_lists=16))
     trace = run_execute_indirect(memory, device, objects, state, ei_call)
 """
@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import ExecutionError
 from d3d12wl.executor.dispatch_list import ListRun, Selection, ValidationHooks, run_dispatch_list
 from d3d12wl.executor.execute_indirect import run_execute_indirect
-from d3d12wl.memory import GpuMemory
-from d3d12wl.model import ObjectSet
-from d3d12wl.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
-from d3d12wl.trace import Limits, Trace
+from d3d12wl.executor.trace import Limits, Trace
+from d3d12wl.model.objects import ObjectSet
+from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
 
 __all__ = ["Limits", "ListRun", "Selection", "Trace", "ValidationHooks", "execute", "run", "run_dispatch_list",
            "run_execute_indirect"]
@@ -41,6 +41,6 @@ def run(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: Comman
 
 
 def execute(capture: Any, limits: Limits | None = None, hooks: ValidationHooks | None = None) -> Trace:
-    """Execute the call of a :class:`d3d12wl.capture.Capture` (anything with ``memory``, ``device``,
+    """Execute the call of a :class:`d3d12wl.capture.file.Capture` (anything with ``memory``, ``device``,
     ``objects``, ``state`` and ``call``)."""
     return run(capture.memory, capture.device, capture.objects, capture.state, capture.call, limits, hooks)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
 from d3d12wl.errors import MemoryAccessError
-from d3d12wl.layout import LayoutCache
-from d3d12wl.memory import VA_LIMIT, GpuMemory
-from d3d12wl.model import ObjectSet, Program
-from d3d12wl.state import CommandListState, DeviceCaps
-from d3d12wl.trace import Execution, Finding, Limits, Trace
+from d3d12wl.executor.trace import Execution, Finding, Limits, Trace
+from d3d12wl.model.objects import ObjectSet, Program
+from d3d12wl.model.state import CommandListState, DeviceCaps
+from d3d12wl.records.layout import LayoutCache
 
 
 class StopCall(Exception):

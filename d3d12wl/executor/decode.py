@@ -12,7 +12,7 @@ from typing import Any
 
 from d3d12wl import abi
 from d3d12wl.errors import ABIError
-from d3d12wl.layout import LayoutField, RecordLayout
+from d3d12wl.records.layout import LayoutField, RecordLayout
 
 _UNSIGNED = {1: "B", 2: "H", 4: "I", 8: "Q"}
 _SIGNED = {1: "b", 2: "h", 4: "i", 8: "q"}

@@ -27,7 +27,7 @@ Bounds and policy on undefined behaviour (each case ends in a finding, never an 
 * a record address that leaves the 64-bit VA space is a ``va-wrap`` finding and ends the walk;
 * a continuation that revisits a list VA whose header bytes are unchanged would repeat for ever (nothing in the
   model writes memory between lists unless a hook does): ``chain-cycle`` finding, chain stopped;
-* :class:`~d3d12wl.trace.Limits` bounds lists, records and executions; counts read from memory are never used to
+* :class:`~d3d12wl.executor.trace.Limits` bounds lists, records and executions; counts read from memory are never used to
   size an allocation.
 """
 
@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import LayoutError
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
 from d3d12wl.executor.decode import (
@@ -50,13 +51,7 @@ from d3d12wl.executor.decode import (
     type_name,
 )
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext, root_index
-from d3d12wl.layout import WL_ALIGN, PCSLayout
-from d3d12wl.memory import GpuMemory
-from d3d12wl.model import ExecutableClass, ObjectSet, ProgramCommandSignature, RecordKind, WorkListSignature
-from d3d12wl.rules._common import Sink
-from d3d12wl.rules.setprogram import check_program_table_binding
-from d3d12wl.state import CommandListState, DeviceCaps, DispatchListCall, WorkListBinding
-from d3d12wl.trace import (
+from d3d12wl.executor.trace import (
     Execution,
     Limits,
     ListTrace,
@@ -66,6 +61,12 @@ from d3d12wl.trace import (
     ResetEntry,
     Trace,
 )
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature, RecordKind, WorkListSignature
+from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, WorkListBinding
+from d3d12wl.records.layout import WL_ALIGN, PCSLayout
+from d3d12wl.rules._common import Sink
+from d3d12wl.rules.setprogram import check_program_table_binding
 
 INPUT = "D3D12_DISPATCH_LIST_INPUT"
 INPUT1 = "D3D12_DISPATCH_LIST_INPUT1"

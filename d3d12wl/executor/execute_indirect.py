@@ -3,7 +3,7 @@
 
 * command count: ``min(*CountBuffer, MaxCommandCount)`` with a count buffer (a UINT32 read at the count buffer VA),
   ``MaxCommandCount`` without;
-* commands at ``ArgumentBuffer + k * ByteStride``, each decoded by the tightly packed :func:`~d3d12wl.layout.
+* commands at ``ArgumentBuffer + k * ByteStride``, each decoded by the tightly packed :func:`~d3d12wl.records.layout.
   command_layout` of the command signature;
 * the incrementing constant is ``k`` (0 for the first command, +1 per command);
 * after the call, every binding the command signature sets is reset (VB slots and IB to NULL, root constants to
@@ -14,16 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from d3d12wl.argtypes import arg_type_info
+from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
 from d3d12wl.executor.decode import decode_record, type_name
 from d3d12wl.executor.dispatch_list import _reset_entry, _reset_order
 from d3d12wl.executor.resolve import RecordData, resolve_command
-from d3d12wl.layout import command_layout
-from d3d12wl.memory import GpuMemory
-from d3d12wl.model import ExecutableClass, ObjectSet
-from d3d12wl.state import CommandListState, DeviceCaps, ExecuteIndirectCall
-from d3d12wl.trace import Execution, Limits, ResetEntry, Trace
+from d3d12wl.executor.trace import Execution, Limits, ResetEntry, Trace
+from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
+from d3d12wl.model.objects import ObjectSet
+from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall
+from d3d12wl.records.layout import command_layout
 
 
 def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,

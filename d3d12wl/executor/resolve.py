@@ -13,20 +13,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from d3d12wl.argtypes import arg_type_info
 from d3d12wl.executor.context import ExecContext, Loc
 from d3d12wl.executor.decode import binding_name, enum_value, parameter_type_name, source_name, type_name
-from d3d12wl.layout import PCSLayout, RecordLayout, inline_local_slots, uses_inline_local_root_signature
-from d3d12wl.model import (
-    ExecutableClass,
+from d3d12wl.executor.trace import IABinding, RootArgumentValue, Trigger, ValueSource
+from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
+from d3d12wl.model.objects import (
     Program,
     ProgramCommandSignature,
     RootParameter1,
     RootSignature,
     WorkListArgumentDesc,
 )
-from d3d12wl.state import CommandListState, RootArgument
-from d3d12wl.trace import IABinding, RootArgumentValue, Trigger, ValueSource
+from d3d12wl.model.state import CommandListState, RootArgument
+from d3d12wl.records.layout import PCSLayout, RecordLayout, inline_local_slots, uses_inline_local_root_signature
 
 #: Root-parameter kinds by D3D12_ROOT_PARAMETER_TYPE short name.
 _PARAM_KIND = {"32BIT_CONSTANTS": "constants", "CBV": "CBV", "SRV": "SRV", "UAV": "UAV",

@@ -31,21 +31,21 @@ consequence is rule 21.
 
 from __future__ import annotations
 
-from d3d12wl.argtypes import (
+from d3d12wl.errors import ValidationError
+from d3d12wl.model.argtypes import (
     ROLE_DATA,
     ROLE_PRIMARY_LIST_VALIDATOR,
     ROLE_SECONDARY_LIST_VALIDATOR,
     ROLE_SIGNATURE_SELECTION_VALIDATOR,
 )
-from d3d12wl.errors import ValidationError
-from d3d12wl.model import ObjectSet, ProgramCommandSignature
+from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature
+from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules._common import DEVICE_KIND, Sink, Violation, decode_args, tier1
 from d3d12wl.rules.execute_indirect import check_command_signature
 from d3d12wl.rules.pcs import check_program_command_signature
 from d3d12wl.rules.programs import check_programs
 from d3d12wl.rules.setprogram import check_set_program
 from d3d12wl.rules.signatures import check_signature_array, check_work_list_signature
-from d3d12wl.state import DeviceCaps
 
 __all__ = [
     "Violation",

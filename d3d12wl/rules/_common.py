@@ -10,16 +10,15 @@ from functools import cache
 from itertools import pairwise
 
 from d3d12wl import abi
-from d3d12wl.argtypes import ArgTypeInfo, arg_type_info
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.model import (
-    ExecutableClass,
+from d3d12wl.model.argtypes import ArgTypeInfo, ExecutableClass, arg_type_info
+from d3d12wl.model.objects import (
     IndirectArgumentDesc,
     ProgramCommandSignature,
     RootParameter1,
     WorkListArgumentDesc,
 )
-from d3d12wl.state import DeviceCaps
+from d3d12wl.model.state import DeviceCaps
 
 #: Collections of an :class:`~d3d12wl.model.ObjectSet` (the first part of every violation path).
 PCS_KIND = "program_command_signatures"

@@ -18,8 +18,9 @@ signature Creation": argument types outside the ExecuteIndirect set are rejected
 from __future__ import annotations
 
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.layout import command_layout
-from d3d12wl.model import CommandSignature, ExecutableClass
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.objects import CommandSignature
+from d3d12wl.records.layout import command_layout
 from d3d12wl.rules._common import (
     CS_KIND,
     Arg,

@@ -17,10 +17,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
-from d3d12wl.argtypes import ALL_ROLES, ROLE_DATA
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.layout import pcs_layout
-from d3d12wl.model import ExecutableClass, ProgramCommandSignature, RootParameter1, StaticSamplerDesc1
+from d3d12wl.model.argtypes import ALL_ROLES, ROLE_DATA, ExecutableClass
+from d3d12wl.model.objects import ProgramCommandSignature, RootParameter1, StaticSamplerDesc1
+from d3d12wl.model.state import DeviceCaps
+from d3d12wl.records.layout import pcs_layout
 from d3d12wl.rules._common import (
     PCS_KIND,
     Arg,
@@ -37,7 +38,6 @@ from d3d12wl.rules._common import (
     short_name,
     single_trigger_class,
 )
-from d3d12wl.state import DeviceCaps
 
 #: Where a per-type Source requirement is stated, when not in the type's own per-argument-type section.
 _SOURCE_RULE = {"INLINE_STATIC_SAMPLER": "rule 23(d)"}

@@ -19,8 +19,8 @@ checks it against the known programs; against the programs actually present in a
 
 from __future__ import annotations
 
-from d3d12wl.argtypes import PROGRAM_KINDS
-from d3d12wl.model import ExecutableClass, ObjectSet
+from d3d12wl.model.argtypes import PROGRAM_KINDS, ExecutableClass
+from d3d12wl.model.objects import ObjectSet
 from d3d12wl.rules._common import PROGRAM_KIND, WLS_KIND, Arg, Sink, Violation, enum_value, pcs_class, pcs_trigger
 from d3d12wl.rules.pcs import check_local_root_targets, has_explicit_local_args, uses_inline_local_root_signature
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from d3d12wl import abi
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.layout import WL_ALIGN, program_table_layout
-from d3d12wl.model import ExecutableClass, ObjectSet, WorkListSignature
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.objects import ObjectSet, WorkListSignature
+from d3d12wl.model.state import DeviceCaps, ProgramTableBinding, SetProgramDesc, WorkListBinding
+from d3d12wl.records.layout import WL_ALIGN, program_table_layout
 from d3d12wl.rules._common import (
     SET_PROGRAM_KIND,
     Sink,
@@ -20,7 +22,6 @@ from d3d12wl.rules._common import (
     short_name,
     tier1,
 )
-from d3d12wl.state import DeviceCaps, ProgramTableBinding, SetProgramDesc, WorkListBinding
 
 
 def _signature_class(wls: WorkListSignature) -> ExecutableClass | None:

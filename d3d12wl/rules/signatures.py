@@ -14,7 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from d3d12wl.model import ExecutableClass, ProgramCommandSignature, WorkListSignature, WorkListSignatureArray
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.objects import ProgramCommandSignature, WorkListSignature, WorkListSignatureArray
+from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules._common import (
     ARRAY_KIND,
     PCS_KIND,
@@ -26,7 +28,6 @@ from d3d12wl.rules._common import (
     pcs_class,
 )
 from d3d12wl.rules.pcs import check_program_command_signature
-from d3d12wl.state import DeviceCaps
 
 _T = TypeVar("_T")
 

@@ -1,0 +1,823 @@
+"""The capture file: everything one DispatchList / DispatchList1 / ExecuteIndirect call needs, on disk.
+
+A capture is one JSON file (documented by ``d3d12wl/capture/capture.schema.json`` and ``docs/capture.md``):
+
+* the object collections (``root_signatures``, ``program_command_signatures``, ``work_list_signatures``,
+  ``work_list_signature_arrays``, ``command_signatures``, ``programs``) exactly as :mod:`d3d12wl.model.description`
+  reads them (design.md, "The JSON description of objects": "A capture adds its own collections (memory, device,
+  state, call) to the same file");
+* ``version``: the capture format version (:data:`CAPTURE_VERSION`);
+* ``device``: ``D3D12_FEATURE_DATA_WORK_LISTS`` (``Tier``, ``DispatchRaysSupported``) and ``Max1DDispatchSize``;
+* ``memory``: the GPU virtual address space, a list of regions, each at a ``base`` VA with its bytes inline
+  (``hex``, ``base64``, ``zeros``) or in a file next to the capture (``file`` + optional ``offset``/``size``),
+  which is memory-mapped (:meth:`GpuMemory.map_file`), never read whole;
+* ``state``: the command-list state before the call (SetProgram desc, root signatures and root arguments,
+  IA bindings, descriptor heaps);
+* ``call``: ``{"DispatchList": {...}}``, ``{"DispatchList1": {...}}`` or ``{"ExecuteIndirect": {...}}`` with the
+  C parameter names.
+
+A malformed capture is rejected with :class:`~d3d12wl.errors.CaptureError` whose ``where`` is the JSON path of
+what is wrong (``memory[2].base``, ``state.program.WorkList.Binding.ProgramTable.Table.StrideInBytes``).  Load
+checks the shape of the data and that every name refers to an object; what the call would *do* with it (a tier
+mismatch, an out-of-range index in GPU memory) is the executor's to report as a finding.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import mmap
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from d3d12wl import abi
+from d3d12wl.capture.memory import VA_LIMIT, GpuMemory, Region
+from d3d12wl.errors import CaptureError, D3D12WLError
+from d3d12wl.model import description
+from d3d12wl.model.objects import ObjectSet, RootSignature
+from d3d12wl.model.state import (
+    CommandListState,
+    DescriptorHeaps,
+    DeviceCaps,
+    DispatchListCall,
+    ExecuteIndirectCall,
+    GpuVirtualAddressRange,
+    GpuVirtualAddressRangeAndStride,
+    IndexBufferView,
+    ProgramTableBinding,
+    RaytracingBinding,
+    RootArgument,
+    SetProgramDesc,
+    SetWorkListDesc,
+    SetWorkListDesc1,
+    VertexBufferView,
+    WorkListBinding,
+)
+
+#: The capture format version this module reads and writes.
+CAPTURE_VERSION = 1
+
+#: The object collections, read and written by :mod:`d3d12wl.model.description`.
+OBJECT_COLLECTIONS = (
+    "root_signatures",
+    "program_command_signatures",
+    "work_list_signatures",
+    "work_list_signature_arrays",
+    "command_signatures",
+    "programs",
+)
+CAPTURE_MEMBERS = ("version", "device", *OBJECT_COLLECTIONS, "memory", "state", "call")
+
+#: Regions up to this many bytes are written inline by :func:`save_capture`; larger ones go to files.
+INLINE_LIMIT = 4096
+
+#: Bytes per line of an inline ``hex`` region as :func:`save_capture` writes it.
+HEX_LINE_BYTES = 32
+
+_U32 = (1 << 32) - 1
+_U64 = (1 << 64) - 1
+
+
+@dataclass
+class Capture:
+    """One captured call: device caps, objects, GPU memory, command-list state and the call itself."""
+
+    version: int
+    device: DeviceCaps
+    objects: ObjectSet
+    memory: GpuMemory
+    state: CommandListState
+    call: DispatchListCall | ExecuteIndirectCall
+    path: Path | None = None
+
+    @property
+    def call_name(self) -> str:
+        """``'DispatchList'``, ``'DispatchList1'`` or ``'ExecuteIndirect'``."""
+        if isinstance(self.call, ExecuteIndirectCall):
+            return "ExecuteIndirect"
+        return "DispatchList1" if self.call.tier2 else "DispatchList"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Reading helpers: every one takes the JSON path of the value it reads and raises CaptureError with it
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _member(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _fail(where: str, message: str) -> CaptureError:
+    return CaptureError(message, where=where or "(capture)")
+
+
+def _object(value: Any, where: str, allowed: tuple[str, ...], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(where, f"expected a JSON object, got {_kind(value)}")
+    for key in value:
+        if key not in allowed:
+            raise _fail(_member(where, key), f"unknown member {key!r}; expected one of: {', '.join(allowed)}")
+    for key in required:
+        if key not in value:
+            raise _fail(_member(where, key), "required member is missing")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null",
+            int: "an integer", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _uint(value: Any, where: str, bits: int = 32) -> int:
+    """An unsigned integer: a JSON integer or a string (``"0x10000"``, ``"65536"``)."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise _fail(where, f"expected an unsigned {bits}-bit integer (or a hex string), got {_kind(value)}")
+    if isinstance(value, str):
+        try:
+            number = int(value.replace("_", ""), 0)
+        except ValueError:
+            raise _fail(where, f"{value!r} is not an integer (write hex as \"0x10000\")") from None
+    else:
+        number = value
+    if not 0 <= number < (1 << bits):
+        raise _fail(where, f"{value!r} is outside the unsigned {bits}-bit range")
+    return number
+
+
+def _va(value: Any, where: str) -> int:
+    return _uint(value, where, 64)
+
+
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(where, f"expected true or false, got {_kind(value)}")
+    return value
+
+
+def _string(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise _fail(where, f"expected a non-empty string, got {_kind(value)}")
+    return value
+
+
+def _enum(value: Any, enum_name: str, where: str) -> int:
+    """An enum value by name (full, without the enum's prefix, or any unique tail) or by integer."""
+    members = abi.enum_members(enum_name)
+    if isinstance(value, str):
+        try:
+            return abi.enum_value(enum_name, value)
+        except D3D12WLError as exc:
+            raise _fail(where, exc.message) from None
+    if isinstance(value, int) and not isinstance(value, bool) and value in members.values():
+        return value
+    raise _fail(where, f"expected a {enum_name} member name, one of: "
+                       f"{', '.join(m[len(abi.default.enum_prefix(enum_name)):] for m in members)}")
+
+
+T = TypeVar("T")
+
+
+def _ref(value: Any, collection: Mapping[str, T], where: str, what: str) -> T | None:
+    """A reference to a named object (``null`` for none)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _fail(where, f"expected the name of a {what} (or null), got {_kind(value)}")
+    if value not in collection:
+        known = ", ".join(collection) or "none"
+        raise _fail(where, f"no {what} named {value!r} (known: {known})")
+    return collection[value]
+
+
+def _indexed(value: Any, where: str, limit: int | None, read: Callable[[Any, str, int], T]) -> dict[int, T]:
+    """A JSON object keyed by decimal indices (root parameter index, vertex buffer slot)."""
+    if not isinstance(value, dict):
+        raise _fail(where, f"expected an object keyed by index, got {_kind(value)}")
+    out: dict[int, T] = {}
+    for key, item in value.items():
+        member = _member(where, key)
+        if not re.fullmatch(r"0|[1-9][0-9]*", key):
+            raise _fail(member, f"key {key!r} is not a decimal index")
+        index = int(key)
+        if limit is not None and index >= limit:
+            raise _fail(member, f"index {index} is out of range [0, {limit})")
+        out[index] = read(item, member, index)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Sections
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _read_device(value: Any, where: str) -> DeviceCaps:
+    d = _object(value, where, ("Tier", "DispatchRaysSupported", "Max1DDispatchSize"), ("Tier",))
+    caps = DeviceCaps(Tier=_enum(d["Tier"], "D3D12_WORK_LISTS_TIER", _member(where, "Tier")))
+    if "DispatchRaysSupported" in d:
+        caps.DispatchRaysSupported = _bool(d["DispatchRaysSupported"], _member(where, "DispatchRaysSupported"))
+    if "Max1DDispatchSize" in d:
+        caps.Max1DDispatchSize = _uint(d["Max1DDispatchSize"], _member(where, "Max1DDispatchSize"))
+    return caps
+
+
+def _read_objects(data: dict[str, Any]) -> ObjectSet:
+    from d3d12wl.model import description
+
+    collections = {k: data[k] for k in OBJECT_COLLECTIONS if k in data}
+    try:
+        return description.load(collections)
+    except CaptureError:
+        raise
+    except D3D12WLError as exc:
+        # description.DescriptionErrors holds every problem; ``where`` names the first one's member path.
+        errors = getattr(exc, "errors", None) or [exc]
+        where = exc.where or errors[0].where or "(objects)"
+        raise CaptureError(str(exc) if len(errors) > 1 else exc.message, where=where, rule=exc.rule) from None
+
+
+_SOURCES = ("hex", "base64", "zeros", "file")
+_REGION_MEMBERS = ("name", "base", "writable", *_SOURCES, "offset", "size")
+
+
+def _hex_bytes(value: Any, where: str) -> bytes:
+    if isinstance(value, list):
+        for i, line in enumerate(value):
+            if not isinstance(line, str):
+                raise _fail(_member(where, i), f"expected a string of hex digits, got {_kind(line)}")
+        text = "".join(value)
+    elif isinstance(value, str):
+        text = value
+    else:
+        raise _fail(where, f"expected a string (or array of strings) of hex digits, got {_kind(value)}")
+    digits = re.sub(r"\s+", "", text)
+    try:
+        return bytes.fromhex(digits)
+    except ValueError:
+        raise _fail(where, "not an even number of hex digits (whitespace is allowed between bytes)") from None
+
+
+def _read_memory(value: Any, where: str, base_dir: Path | None) -> GpuMemory:
+    if not isinstance(value, list):
+        raise _fail(where, f"expected an array of regions, got {_kind(value)}")
+    memory = GpuMemory()
+    names: dict[str, int] = {}
+    for i, item in enumerate(value):
+        rw = _member(where, i)
+        r = _object(item, rw, _REGION_MEMBERS, ("name", "base"))
+        name = _string(r["name"], _member(rw, "name"))
+        if name in names:
+            raise _fail(_member(rw, "name"), f"region name {name!r} is already used by {where}[{names[name]}]")
+        names[name] = i
+        base = _va(r["base"], _member(rw, "base"))
+        writable = _bool(r["writable"], _member(rw, "writable")) if "writable" in r else False
+        sources = [k for k in _SOURCES if k in r]
+        if len(sources) != 1:
+            raise _fail(rw, f"a region needs exactly one of {', '.join(_SOURCES)}; got {sources or 'none'}")
+        source = sources[0]
+        if source != "file":
+            for key in ("offset", "size"):
+                if key in r:
+                    raise _fail(_member(rw, key), f"{key!r} applies only to a \"file\" region")
+        try:
+            if source == "file":
+                _map_file_region(memory, r, rw, name, base, writable, base_dir)
+                continue
+            if source == "zeros":
+                size = _uint(r["zeros"], _member(rw, "zeros"), 64)
+                if base + size > VA_LIMIT:
+                    raise _fail(_member(rw, "base"), f"region {name!r} (+{size} bytes) leaves the 64-bit VA space")
+                # anonymous memory is zero-filled and committed page by page as it is touched, so a large scratch
+                # region costs only what a validator writes
+                try:
+                    zeros: mmap.mmap | bytearray = mmap.mmap(-1, size) if size else bytearray()
+                except (OSError, OverflowError, ValueError) as exc:
+                    raise _fail(_member(rw, "zeros"), f"cannot reserve {size:,} bytes: {exc}") from None
+                memory.map(base, zeros, name=name, writable=writable)
+                continue
+            if source == "hex":
+                data = _hex_bytes(r["hex"], _member(rw, "hex"))
+            else:
+                text = r["base64"]
+                if not isinstance(text, str):
+                    raise _fail(_member(rw, "base64"), f"expected a base64 string, got {_kind(text)}")
+                try:
+                    data = base64.b64decode(text, validate=True)
+                except (binascii.Error, ValueError):
+                    raise _fail(_member(rw, "base64"), "not valid base64") from None
+            if base + len(data) > VA_LIMIT:
+                raise _fail(_member(rw, "base"), f"region {name!r} (+{len(data)} bytes) leaves the 64-bit VA space")
+            memory.map(base, bytearray(data) if writable else data, name=name, writable=writable)
+        except ValueError as exc:  # overlap: GpuMemory names both regions
+            raise _fail(rw, str(exc)) from None
+    return memory
+
+
+def _map_file_region(memory: GpuMemory, r: dict[str, Any], rw: str, name: str, base: int, writable: bool,
+                     base_dir: Path | None) -> None:
+    file_name = _string(r["file"], _member(rw, "file"))
+    path = Path(file_name)
+    if not path.is_absolute():
+        path = (base_dir or Path.cwd()) / path
+    if not path.is_file():
+        raise _fail(_member(rw, "file"), f"region file {str(path)!r} does not exist")
+    file_size = path.stat().st_size
+    offset = _uint(r.get("offset", 0), _member(rw, "offset"), 64)
+    if offset > file_size:
+        raise _fail(_member(rw, "offset"), f"offset {offset} is past the end of {file_name!r} ({file_size} bytes)")
+    size = _uint(r["size"], _member(rw, "size"), 64) if "size" in r else file_size - offset
+    if offset + size > file_size:
+        raise _fail(_member(rw, "size"), f"offset {offset} + size {size} runs past the end of {file_name!r} "
+                                         f"({file_size} bytes)")
+    if base + size > VA_LIMIT:
+        raise _fail(_member(rw, "base"), f"region {name!r} (+{size} bytes) leaves the 64-bit VA space")
+    memory.map_file(base, path, name=name, writable=writable, offset=offset, size=size)
+
+
+def _range(value: Any, where: str) -> GpuVirtualAddressRange:
+    d = _object(value, where, ("StartAddress", "SizeInBytes"))
+    return GpuVirtualAddressRange(_va(d.get("StartAddress", 0), _member(where, "StartAddress")),
+                                  _uint(d.get("SizeInBytes", 0), _member(where, "SizeInBytes"), 64))
+
+
+def _range_stride(value: Any, where: str) -> GpuVirtualAddressRangeAndStride:
+    d = _object(value, where, ("StartAddress", "SizeInBytes", "StrideInBytes"))
+    return GpuVirtualAddressRangeAndStride(
+        _va(d.get("StartAddress", 0), _member(where, "StartAddress")),
+        _uint(d.get("SizeInBytes", 0), _member(where, "SizeInBytes"), 64),
+        _uint(d.get("StrideInBytes", 0), _member(where, "StrideInBytes"), 64))
+
+
+def _program_table(value: Any, where: str) -> ProgramTableBinding:
+    d = _object(value, where, ("Table", "SlotCount"))
+    table = _range_stride(d.get("Table", {}), _member(where, "Table"))
+    return ProgramTableBinding(table, _uint(d.get("SlotCount", 0), _member(where, "SlotCount")))
+
+
+def _raytracing(value: Any, where: str) -> RaytracingBinding:
+    d = _object(value, where, ("pRaytracingStateObject", "RayGenerationShaderRecord", "MissShaderTable",
+                               "HitGroupTable", "CallableShaderTable"))
+    rt = RaytracingBinding()
+    if d.get("pRaytracingStateObject") is not None:
+        rt.pRaytracingStateObject = _string(d["pRaytracingStateObject"], _member(where, "pRaytracingStateObject"))
+    rt.RayGenerationShaderRecord = _range(d.get("RayGenerationShaderRecord", {}),
+                                          _member(where, "RayGenerationShaderRecord"))
+    for key in ("MissShaderTable", "HitGroupTable", "CallableShaderTable"):
+        setattr(rt, key, _range_stride(d.get(key, {}), _member(where, key)))
+    return rt
+
+
+def _binding(value: Any, where: str) -> WorkListBinding:
+    d = _object(value, where, ("Type", "ProgramTable", "pRaytracing"))
+    b = WorkListBinding(Type=_enum(d.get("Type", 0), "D3D12_WORK_LIST_BINDING_TYPE", _member(where, "Type")))
+    selected = "pRaytracing" if b.Type == abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING") \
+        else "ProgramTable"
+    other = "ProgramTable" if selected == "pRaytracing" else "pRaytracing"
+    if d.get(other) is not None:
+        raise _fail(_member(where, other), f"union member {other} is not the one Type "
+                                           f"{abi.enum_short_name('D3D12_WORK_LIST_BINDING_TYPE', b.Type)} selects "
+                                           f"({selected})")
+    if selected == "ProgramTable":
+        b.ProgramTable = _program_table(d.get("ProgramTable", {}), _member(where, "ProgramTable"))
+    elif d.get("pRaytracing") is not None:
+        b.pRaytracing = _raytracing(d["pRaytracing"], _member(where, "pRaytracing"))
+    return b
+
+
+def _program(value: Any, where: str, objects: ObjectSet) -> SetProgramDesc | None:
+    if value is None:
+        return None
+    d = _object(value, where, ("Type", "WorkList", "WorkList1"), ("Type",))
+    ptype = _enum(d["Type"], "D3D12_PROGRAM_TYPE", _member(where, "Type"))
+    kinds = {abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST"): "WorkList",
+             abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1"): "WorkList1"}
+    if ptype not in kinds:
+        raise _fail(_member(where, "Type"), "a capture models only the Work Lists program types WORK_LIST and "
+                                            "WORK_LIST1")
+    selected = kinds[ptype]
+    other = "WorkList1" if selected == "WorkList" else "WorkList"
+    if d.get(other) is not None:
+        raise _fail(_member(where, other), f"union member {other} is not the one Type "
+                                           f"{abi.enum_short_name('D3D12_PROGRAM_TYPE', ptype)} selects ({selected})")
+    desc = SetProgramDesc(Type=ptype)
+    w = _member(where, selected)
+    body = d.get(selected, {})
+    if selected == "WorkList":
+        wl = _object(body, w, ("pSignature", "Binding"))
+        desc.WorkList = SetWorkListDesc(
+            _ref(wl.get("pSignature"), objects.work_list_signatures, _member(w, "pSignature"), "work list signature"),
+            _binding(wl.get("Binding", {}), _member(w, "Binding")))
+    else:
+        wl = _object(body, w, ("pSignatureArray", "NumBindings", "pBindings", "ValidationProgramTable",
+                               "SignatureSelectionValidationProgramTableIndex"))
+        bindings_json = wl.get("pBindings", [])
+        if not isinstance(bindings_json, list):
+            raise _fail(_member(w, "pBindings"), f"expected an array of bindings, got {_kind(bindings_json)}")
+        bindings = [_binding(b, _member(_member(w, "pBindings"), i)) for i, b in enumerate(bindings_json)]
+        if "NumBindings" in wl and _uint(wl["NumBindings"], _member(w, "NumBindings")) != len(bindings):
+            raise _fail(_member(w, "NumBindings"), f"NumBindings {wl['NumBindings']} differs from the "
+                                                   f"{len(bindings)} entries of pBindings")
+        desc.WorkList1 = SetWorkListDesc1(
+            _ref(wl.get("pSignatureArray"), objects.work_list_signature_arrays, _member(w, "pSignatureArray"),
+                 "work list signature array"),
+            bindings,
+            _program_table(wl.get("ValidationProgramTable", {}), _member(w, "ValidationProgramTable")),
+            _uint(wl.get("SignatureSelectionValidationProgramTableIndex", 0),
+                  _member(w, "SignatureSelectionValidationProgramTableIndex")))
+    return desc
+
+
+_ROOT_ARGUMENT_KINDS = {"Constants": "constants", "Descriptor": "descriptor", "DescriptorTable": "table"}
+_PARAMETER_KIND = {"32BIT_CONSTANTS": "constants", "CBV": "descriptor", "SRV": "descriptor", "UAV": "descriptor",
+                   "DESCRIPTOR_TABLE": "table"}
+
+
+def _root_arguments(value: Any, where: str, rs: RootSignature | None, which: str) -> dict[int, RootArgument]:
+    if value and rs is None:
+        raise _fail(where, f"root arguments are set but no {which} root signature is bound")
+    limit = len(rs.pParameters) if rs is not None else 0
+
+    def read(item: Any, w: str, index: int) -> RootArgument:
+        d = _object(item, w, tuple(_ROOT_ARGUMENT_KINDS))
+        if len(d) != 1:
+            raise _fail(w, f"a root argument is exactly one of {', '.join(_ROOT_ARGUMENT_KINDS)}")
+        key = next(iter(d))
+        kind = _ROOT_ARGUMENT_KINDS[key]
+        assert rs is not None
+        param = rs.pParameters[index]
+        expected = _PARAMETER_KIND[param.parameter_type_name]
+        if kind != expected:
+            wanted = next(k for k, v in _ROOT_ARGUMENT_KINDS.items() if v == expected)
+            raise _fail(_member(w, key), f"root parameter is {param.parameter_type_name} in {rs.name!r}: "
+                                         f"write it as {wanted!r}")
+        if kind != "constants":
+            return RootArgument(kind, value=_va(d[key], _member(w, key)))
+        values = d[key]
+        if not isinstance(values, list):
+            raise _fail(_member(w, key), f"expected an array of 32-bit values, got {_kind(values)}")
+        if len(values) != param.Constants.Num32BitValues:
+            raise _fail(_member(w, key), f"{len(values)} values for a root-constants parameter of "
+                                         f"{param.Constants.Num32BitValues} DWORDs (give the slot's full width)")
+        return RootArgument(kind, values=[_uint(v, _member(_member(w, key), i)) for i, v in enumerate(values)])
+
+    return _indexed(value, where, limit, read)
+
+
+def _vertex_buffer(value: Any, where: str, slot: int = 0) -> VertexBufferView:
+    d = _object(value, where, ("BufferLocation", "SizeInBytes", "StrideInBytes"))
+    return VertexBufferView(_va(d.get("BufferLocation", 0), _member(where, "BufferLocation")),
+                            _uint(d.get("SizeInBytes", 0), _member(where, "SizeInBytes")),
+                            _uint(d.get("StrideInBytes", 0), _member(where, "StrideInBytes")))
+
+
+def _index_buffer(value: Any, where: str) -> IndexBufferView | None:
+    if value is None:
+        return None
+    d = _object(value, where, ("BufferLocation", "SizeInBytes", "Format"))
+    return IndexBufferView(_va(d.get("BufferLocation", 0), _member(where, "BufferLocation")),
+                           _uint(d.get("SizeInBytes", 0), _member(where, "SizeInBytes")),
+                           _enum(d.get("Format", 0), "DXGI_FORMAT", _member(where, "Format")))
+
+
+_STATE_MEMBERS = ("program", "graphics_root_signature", "compute_root_signature", "graphics_root_arguments",
+                  "compute_root_arguments", "vertex_buffers", "index_buffer", "descriptor_heaps")
+
+
+def _read_state(value: Any, where: str, objects: ObjectSet) -> CommandListState:
+    d = _object(value, where, _STATE_MEMBERS)
+    st = CommandListState()
+    st.program = _program(d.get("program"), _member(where, "program"), objects)
+    for which in ("graphics", "compute"):
+        key = f"{which}_root_signature"
+        rs = _ref(d.get(key), objects.root_signatures, _member(where, key), "root signature")
+        setattr(st, key, rs)
+        args_key = f"{which}_root_arguments"
+        setattr(st, args_key, _root_arguments(d.get(args_key, {}), _member(where, args_key), rs, which))
+    st.vertex_buffers = _indexed(d.get("vertex_buffers", {}), _member(where, "vertex_buffers"),
+                                 abi.constant("D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT"), _vertex_buffer)
+    st.index_buffer = _index_buffer(d.get("index_buffer"), _member(where, "index_buffer"))
+    heaps = _object(d.get("descriptor_heaps", {}), _member(where, "descriptor_heaps"), ("CBV_SRV_UAV", "SAMPLER"))
+    st.descriptor_heaps = DescriptorHeaps(
+        *(_bool(heaps.get(k, False), _member(_member(where, "descriptor_heaps"), k)) for k in ("CBV_SRV_UAV",
+                                                                                               "SAMPLER")))
+    return st
+
+
+_CALLS = {
+    "DispatchList": ("DispatchListInput", "MaxGraphicsProgramInputsPerPrimaryList"),
+    "DispatchList1": ("DispatchListInput", "MaxGraphicsPrimaryLists", "MaxGraphicsProgramInputsPerPrimaryList"),
+    "ExecuteIndirect": ("pCommandSignature", "MaxCommandCount", "pArgumentBuffer", "ArgumentBufferOffset",
+                        "pCountBuffer", "CountBufferOffset"),
+}
+
+
+def _read_call(value: Any, where: str, objects: ObjectSet) -> DispatchListCall | ExecuteIndirectCall:
+    if not isinstance(value, dict) or len(value) != 1:
+        raise _fail(where, f"expected an object with exactly one of {', '.join(_CALLS)}")
+    kind, body = next(iter(value.items()))
+    if kind not in _CALLS:
+        raise _fail(_member(where, kind), f"unknown call {kind!r}; expected one of: {', '.join(_CALLS)}")
+    w = _member(where, kind)
+    d = _object(body, w, _CALLS[kind], ("pCommandSignature", "pArgumentBuffer") if kind == "ExecuteIndirect"
+                else ("DispatchListInput",))
+    if kind == "ExecuteIndirect":
+        cs = _ref(d["pCommandSignature"], objects.command_signatures, _member(w, "pCommandSignature"),
+                  "command signature")
+        if cs is None:
+            raise _fail(_member(w, "pCommandSignature"), "ExecuteIndirect needs a command signature")
+        argument = _va(d["pArgumentBuffer"], _member(w, "pArgumentBuffer"))
+        argument += _uint(d.get("ArgumentBufferOffset", 0), _member(w, "ArgumentBufferOffset"), 64)
+        count: int | None = None
+        if d.get("pCountBuffer") is not None:
+            count = _va(d["pCountBuffer"], _member(w, "pCountBuffer"))
+            count += _uint(d.get("CountBufferOffset", 0), _member(w, "CountBufferOffset"), 64)
+        elif d.get("CountBufferOffset", 0):
+            raise _fail(_member(w, "CountBufferOffset"), "CountBufferOffset without a pCountBuffer")
+        if argument > _U64 or (count is not None and count > _U64):
+            raise _fail(w, "buffer address + offset leaves the 64-bit VA space")
+        return ExecuteIndirectCall(cs, _uint(d.get("MaxCommandCount", 0), _member(w, "MaxCommandCount")),
+                                   argument, count)
+    return DispatchListCall(
+        DispatchListInput=_va(d["DispatchListInput"], _member(w, "DispatchListInput")),
+        MaxGraphicsProgramInputsPerPrimaryList=_uint(d.get("MaxGraphicsProgramInputsPerPrimaryList", 0),
+                                                     _member(w, "MaxGraphicsProgramInputsPerPrimaryList")),
+        MaxGraphicsPrimaryLists=_uint(d.get("MaxGraphicsPrimaryLists", 0), _member(w, "MaxGraphicsPrimaryLists")),
+        tier2=kind == "DispatchList1")
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# load / save
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def load_capture(source: str | os.PathLike[str] | Mapping[str, Any], *, base_dir: str | os.PathLike[str] | None = None
+                 ) -> Capture:
+    """Read a capture from a JSON file (region files relative to it) or from an already-parsed dict (region files
+    relative to ``base_dir``, default the current directory).  Raises :class:`CaptureError` with the JSON path."""
+    path: Path | None = None
+    if not isinstance(source, str | os.PathLike):
+        data: Any = dict(source) if isinstance(source, Mapping) else source
+        directory = Path(base_dir) if base_dir is not None else None
+    else:
+        path = Path(source)
+        directory = Path(base_dir) if base_dir is not None else path.parent
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CaptureError(f"cannot read capture: {exc.strerror}", where=str(path)) from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CaptureError(f"not valid JSON: {exc.msg}", where=f"{path}:{exc.lineno}:{exc.colno}") from None
+    try:
+        return _load(data, directory, path)
+    except CaptureError as exc:
+        if path is not None and exc.where and not exc.where.startswith(str(path)):
+            exc.args = (f"{path}: {exc.args[0]}",)
+        raise
+
+
+def _load(data: Any, directory: Path | None, path: Path | None) -> Capture:
+    d = _object(data, "", CAPTURE_MEMBERS, ("version", "device", "memory", "call"))
+    version = _uint(d["version"], "version") if not isinstance(d["version"], str) else None
+    if version != CAPTURE_VERSION:
+        raise _fail("version", f"unsupported capture version {d['version']!r}: this d3d12wl reads version "
+                               f"{CAPTURE_VERSION}")
+    device = _read_device(d["device"], "device")
+    objects = _read_objects(d)
+    memory = _read_memory(d["memory"], "memory", directory)
+    state = _read_state(d.get("state", {}), "state", objects)
+    call = _read_call(d["call"], "call", objects)
+    return Capture(version, device, objects, memory, state, call, path)
+
+
+def _hex_va(value: int) -> str:
+    return f"0x{value:x}"
+
+
+def _short(enum_name: str, value: int) -> str:
+    return abi.enum_short_name(enum_name, value)
+
+
+def _dump_range(r: GpuVirtualAddressRange) -> dict[str, Any]:
+    return {"StartAddress": _hex_va(r.StartAddress), "SizeInBytes": r.SizeInBytes}
+
+
+def _dump_range_stride(r: GpuVirtualAddressRangeAndStride) -> dict[str, Any]:
+    return {"StartAddress": _hex_va(r.StartAddress), "SizeInBytes": r.SizeInBytes, "StrideInBytes": r.StrideInBytes}
+
+
+def _dump_program_table(t: ProgramTableBinding) -> dict[str, Any]:
+    return {"Table": _dump_range_stride(t.Table), "SlotCount": t.SlotCount}
+
+
+def _dump_binding(b: WorkListBinding) -> dict[str, Any]:
+    out: dict[str, Any] = {"Type": _short("D3D12_WORK_LIST_BINDING_TYPE", b.Type)}
+    if b.Type == abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING"):
+        rt = b.pRaytracing
+        out["pRaytracing"] = None if rt is None else {
+            "pRaytracingStateObject": rt.pRaytracingStateObject or None,
+            "RayGenerationShaderRecord": _dump_range(rt.RayGenerationShaderRecord),
+            "MissShaderTable": _dump_range_stride(rt.MissShaderTable),
+            "HitGroupTable": _dump_range_stride(rt.HitGroupTable),
+            "CallableShaderTable": _dump_range_stride(rt.CallableShaderTable),
+        }
+    else:
+        out["ProgramTable"] = _dump_program_table(b.ProgramTable)
+    return out
+
+
+def _dump_program(p: SetProgramDesc | None) -> dict[str, Any] | None:
+    if p is None:
+        return None
+    out: dict[str, Any] = {"Type": _short("D3D12_PROGRAM_TYPE", p.Type)}
+    if p.Type == abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1"):
+        w1 = p.WorkList1
+        out["WorkList1"] = {
+            "pSignatureArray": w1.pSignatureArray.name if w1.pSignatureArray else None,
+            "pBindings": [_dump_binding(b) for b in w1.pBindings],
+            "ValidationProgramTable": _dump_program_table(w1.ValidationProgramTable),
+            "SignatureSelectionValidationProgramTableIndex": w1.SignatureSelectionValidationProgramTableIndex,
+        }
+    else:
+        out["WorkList"] = {"pSignature": p.WorkList.pSignature.name if p.WorkList.pSignature else None,
+                           "Binding": _dump_binding(p.WorkList.Binding)}
+    return out
+
+
+def _dump_root_argument(a: RootArgument) -> dict[str, Any]:
+    if a.kind == "constants":
+        return {"Constants": list(a.values)}
+    return {"Descriptor" if a.kind == "descriptor" else "DescriptorTable": _hex_va(a.value)}
+
+
+def _dump_state(st: CommandListState) -> dict[str, Any]:
+    return {
+        "program": _dump_program(st.program),
+        "graphics_root_signature": st.graphics_root_signature.name if st.graphics_root_signature else None,
+        "compute_root_signature": st.compute_root_signature.name if st.compute_root_signature else None,
+        "graphics_root_arguments": {str(i): _dump_root_argument(a) for i, a in
+                                    sorted(st.graphics_root_arguments.items())},
+        "compute_root_arguments": {str(i): _dump_root_argument(a) for i, a in
+                                   sorted(st.compute_root_arguments.items())},
+        "vertex_buffers": {str(s): {"BufferLocation": _hex_va(v.BufferLocation), "SizeInBytes": v.SizeInBytes,
+                                    "StrideInBytes": v.StrideInBytes} for s, v in sorted(st.vertex_buffers.items())},
+        "index_buffer": None if st.index_buffer is None else {
+            "BufferLocation": _hex_va(st.index_buffer.BufferLocation), "SizeInBytes": st.index_buffer.SizeInBytes,
+            "Format": _short("DXGI_FORMAT", st.index_buffer.Format)},
+        "descriptor_heaps": {"CBV_SRV_UAV": st.descriptor_heaps.CBV_SRV_UAV, "SAMPLER": st.descriptor_heaps.SAMPLER},
+    }
+
+
+def _dump_call(call: DispatchListCall | ExecuteIndirectCall) -> dict[str, Any]:
+    if isinstance(call, ExecuteIndirectCall):
+        return {"ExecuteIndirect": {
+            "pCommandSignature": call.pCommandSignature.name if call.pCommandSignature else None,
+            "MaxCommandCount": call.MaxCommandCount,
+            "pArgumentBuffer": _hex_va(call.ArgumentBuffer), "ArgumentBufferOffset": 0,
+            "pCountBuffer": None if call.CountBuffer is None else _hex_va(call.CountBuffer), "CountBufferOffset": 0}}
+    body: dict[str, Any] = {"DispatchListInput": _hex_va(call.DispatchListInput)}
+    if call.tier2:
+        body["MaxGraphicsPrimaryLists"] = call.MaxGraphicsPrimaryLists
+    body["MaxGraphicsProgramInputsPerPrimaryList"] = call.MaxGraphicsProgramInputsPerPrimaryList
+    return {"DispatchList1" if call.tier2 else "DispatchList": body}
+
+
+def _dump_device(device: DeviceCaps) -> dict[str, Any]:
+    tier = next(m for m, v in abi.enum_members("D3D12_WORK_LISTS_TIER").items() if v == device.Tier)
+    return {"Tier": tier.removeprefix("D3D12_WORK_LISTS_"), "DispatchRaysSupported": device.DispatchRaysSupported,
+            "Max1DDispatchSize": device.Max1DDispatchSize}
+
+
+def _file_stem(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "region"
+
+
+def _all_zero(data: memoryview, chunk: int = 1 << 24) -> bool:
+    """Every byte zero, checked a chunk at a time (regions may be gigabytes of lazily committed pages)."""
+    flat = np.frombuffer(data, dtype=np.uint8)
+    return all(not flat[i:i + chunk].any() for i in range(0, flat.size, chunk))
+
+
+def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, copy_files: bool,
+                 written: set[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": region.name, "base": _hex_va(region.base)}
+    if region.writable:
+        out["writable"] = True
+    data = region.data
+    if region.size and region.source == "inline" and _all_zero(data):
+        out["zeros"] = region.size  # scratch memory of any size stays one member (and loads as lazy pages)
+        return out
+    if region.size <= inline_limit:
+        out["hex"] = [data[i:i + HEX_LINE_BYTES].hex(" ") for i in range(0, region.size, HEX_LINE_BYTES)]
+        return out
+    source = Path(region.source) if region.source != "inline" else None
+    if source is not None and source.is_file() and not copy_files:
+        # Reference the file the region was mapped from: saving must not copy gigabytes.
+        try:
+            rel = os.path.relpath(source.resolve(), directory.resolve())
+        except ValueError:  # another drive on Windows
+            rel = str(source.resolve())
+        out["file"] = Path(rel).as_posix()
+        out["offset"] = region.offset
+        out["size"] = region.size
+        return out
+    file_name = f"{stem}.{_file_stem(region.name)}.bin"
+    n = 1
+    while file_name in written:
+        n += 1
+        file_name = f"{stem}.{_file_stem(region.name)}.{n}.bin"
+    written.add(file_name)
+    target = directory / file_name
+    if source is not None and target.exists() and target.resolve() == source.resolve():
+        raise CaptureError(f"saving would overwrite {target}, which region {region.name!r} is mapped from",
+                           where=f"memory.{region.name}")
+    with open(target, "wb") as f:
+        chunk = 1 << 20
+        for i in range(0, region.size, chunk):
+            f.write(data[i:i + chunk])
+    out["file"] = file_name
+    return out
+
+
+def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: str = "capture",
+                    inline_limit: int = INLINE_LIMIT, copy_files: bool = False) -> dict[str, Any]:
+    """The JSON form of ``capture``; regions above ``inline_limit`` bytes are written as files into ``directory``
+    (a region mapped from a file is referenced in place unless ``copy_files``).  Without a ``directory`` nothing is
+    written: every region is inline."""
+    from d3d12wl.model import description
+
+    if directory is None:
+        directory, inline_limit = Path.cwd(), VA_LIMIT
+    out: dict[str, Any] = {"version": CAPTURE_VERSION, "device": _dump_device(capture.device)}
+    objects = description.dump(capture.objects)
+    for key in OBJECT_COLLECTIONS:
+        if objects.get(key):
+            out[key] = objects[key]
+    written: set[str] = set()
+    out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written)
+                     for r in capture.memory.regions]
+    out["state"] = _dump_state(capture.state)
+    out["call"] = _dump_call(capture.call)
+    return out
+
+
+def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit: int = INLINE_LIMIT,
+                 copy_files: bool = False) -> Path:
+    """Write ``capture`` to ``path`` (JSON); regions larger than ``inline_limit`` bytes go to
+    ``<stem>.<region>.bin`` files next to it, except regions mapped from a file, which are referenced in place
+    unless ``copy_files``.  ``load_capture(save_capture(c, p))`` reads back the same capture."""
+    target = Path(path)
+    data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
+                           copy_files=copy_files)
+    target.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return target
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The JSON Schema (documentation of the format; the object collections refer to description.schema.json)
+# ----------------------------------------------------------------------------------------------------------------
+
+SCHEMA_RESOURCE = "capture.schema.json"
+
+
+def schema() -> dict[str, Any]:
+    """The capture JSON Schema shipped in the package."""
+    from importlib import resources
+
+    return json.loads(resources.files("d3d12wl.capture").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8"))
+
+
+def schema_errors(doc: Any) -> list[str]:
+    """Validate ``doc`` against the capture schema (with description.schema.json for the objects); each error as
+    ``"<json path>: <message>"``.  :func:`load_capture` checks more (names resolve, regions do not overlap, root
+    arguments fit the root signature); this is for tools that only want the schema's verdict."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    capture_schema = schema()
+    description_schema = description.schema()
+    registry = Registry().with_resources([
+        (capture_schema["$id"], Resource.from_contents(capture_schema)),
+        (description_schema["$id"], Resource.from_contents(description_schema)),
+    ])
+    validator = Draft202012Validator(capture_schema, registry=registry)
+    out = []
+    for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
+        path = ""
+        for part in error.absolute_path:
+            path = _member(path, part)
+        out.append(f"{path or '(capture)'}: {error.message}")
+    return out
+
+
+__all__ = ["CAPTURE_VERSION", "Capture", "capture_to_dict", "load_capture", "save_capture", "schema",
+           "schema_errors"]

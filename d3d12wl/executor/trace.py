@@ -1,0 +1,339 @@
+"""What the reference executor reports: the :class:`Trace` of one ``DispatchList`` / ``DispatchList1`` /
+``ExecuteIndirect`` call, with every execution, every list header, the end-of-call reset and the findings.
+
+Everything here is plain data (dataclasses of ints, strings, lists and dicts); :meth:`Trace.to_dict` gives the
+JSON form ``d3d12wl exec --json`` prints.  VAs are ints (JSON numbers); the human renderings print them in hex.
+
+Stable identifiers: :attr:`Finding.kind` is a stable id (``"unmapped-va"``, ``"stride-below-minimum"``, ...; the
+full list is :data:`FINDING_KINDS`), :attr:`Finding.rule` names the spec rule or section.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Severities, most severe first.  ``error``: undefined behaviour or an invalid call; ``warning``: legal but
+#: almost certainly not meant (e.g. flag bits the spec does not define); ``info``: notes.
+SEVERITIES = ("error", "warning", "info")
+
+#: Every finding kind the executor emits, with what it means.
+FINDING_KINDS: dict[str, str] = {
+    "unmapped-va": "a read the hardware would make touches no mapped GPU memory (or runs past a region's end)",
+    "misaligned-va": "a VA the spec requires aligned (8 bytes for headers, lists, tables; 4 for EI buffers) is not",
+    "va-wrap": "a record address computed from a base and a stride leaves the 64-bit VA space",
+    "no-work-list-bound": "DispatchList without a work list signature bound by SetProgram",
+    "bind-type-mismatch-dispatch-method": "array bind (WORK_LIST1) with DispatchList (Tier 1)",
+    "tier-not-supported": "the call or bind path needs a higher D3D12_WORK_LISTS_TIER than the device reports",
+    "dispatch-rays-not-supported": "a raytracing-class signature on a device without DispatchRaysSupported",
+    "num-bindings-mismatch": "D3D12_SET_WORK_LIST_DESC1: NumBindings != pSignatureArray->NumSignatures",
+    "signature-index-out-of-range": "SignatureIndex does not select a bound signature/binding pair",
+    "binding-type-mismatch": "D3D12_WORK_LIST_BINDING Type does not match the signature's executable class",
+    "reserved-padding-nonzero": "a ReservedPadding field that must be 0 is not",
+    "unknown-flag-bits": "flag bits the spec does not define are set",
+    "stride-below-minimum": "a record stride is below the minimum the record's layout needs",
+    "stride-misaligned": "a stride is not a multiple of what the spec requires",
+    "program-table-binding-invalid": "the bound D3D12_WORK_LIST_PROGRAM_TABLE_BINDING breaks its member rules",
+    "program-table-index-out-of-range": "ProgramTableIndex >= SlotCount",
+    "unknown-program-identifier": "a program-table slot holds an identifier of no known program",
+    "program-not-in-signature": "the program's PCS is not one of the selected work list signature's PCSes",
+    "program-class-mismatch": "a record's PCS is of another executable class than its list's signature",
+    "program-table-stride-too-small": "a program's program-table-record LRA does not fit Table.StrideInBytes - 32",
+    "program-table-mutated": "bound program-table bytes changed during the call",
+    "invalid-program-command-signature": "a PCS the executor must decode has no record layout",
+    "descriptor-heap-not-bound": "a descriptor-table argument executes with no heap of the required type bound",
+    "max-graphics-primary-lists-exceeded": "more graphics-class lists in the chain than MaxGraphicsPrimaryLists",
+    "max-graphics-program-inputs-exceeded":
+        "a graphics list's NumProgramInputs exceeds MaxGraphicsProgramInputsPerPrimaryList",
+    "chain-cycle": "a continuation chain revisits a list with the same bytes: it would never end",
+    "limit-exceeded": "an executor limit (Limits) was reached; the call was stopped there",
+    "root-signature-mismatch": "the command list's root signature is not the command signature's",
+    "missing-command-signature": "ExecuteIndirect without a command signature",
+    "no-dispatch-trigger": "an ExecuteIndirect command signature has no draw/dispatch argument",
+    # GPU Timeline Validation Hooks (d3d12wl.executor.validation)
+    "validator-index-out-of-range": "a validation index field is >= the bound ValidationProgramTable's SlotCount",
+    "unknown-validator-identifier": "a validation-program-table slot holds an identifier of no registered validator",
+    "validator-without-signature": "no program command signature is known for a validator program",
+    "validator-grid-missing": "a validator's program command signature has no _FIXED_DISPATCH grid",
+    "validator-pointer-arg-unavailable": "a validator declares a system pointer arg its validator area does not bind",
+    "validator-fault": "a validator's read or write of GPU memory faulted (unmapped VA or read-only region)",
+}
+
+
+@dataclass(slots=True)
+class Limits:
+    """Bounds that keep the executor's time and memory finite on hostile input (design.md checklist: "a chain that
+    does not end ... is found and stopped").  Reaching one stops the call with a ``limit-exceeded`` finding naming
+    the limit; raise it with ``Limits(max_...=N)`` or the matching ``d3d12wl exec --max-...`` flag.
+
+    Memory is bounded by ``max_executions`` and ``max_records`` (each execution and record is a few hundred bytes
+    to a few KB of Python objects); time by ``max_records`` + ``max_lists`` (every read is O(1)).  No limit ever
+    allocates in proportion to a count read from GPU memory: records are walked one by one.
+    """
+
+    #: lists in one call (the head list plus continuations)
+    max_lists: int = 1 << 16
+    #: primary records walked in one list
+    max_primary_records: int = 1 << 20
+    #: secondary records walked under one primary record
+    max_secondary_records: int = 1 << 20
+    #: executions (draws, dispatches, ray dispatches, EI commands) in one call
+    max_executions: int = 1 << 16
+    #: primary + secondary records (and EI commands) walked in one call, executed or not
+    max_records: int = 1 << 18
+    #: findings kept in the trace; further ones are counted in ``Trace.findings_suppressed``
+    max_findings: int = 1 << 12
+
+    #: CLI flag of each limit
+    @staticmethod
+    def flag(name: str) -> str:
+        return "--" + name.replace("_", "-")
+
+    def as_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(slots=True)
+class Finding:
+    """Undefined behaviour, an invalid call, or a suspicious value, found while executing.
+
+    ``kind``: stable id (:data:`FINDING_KINDS`); ``rule``: the spec rule or section (``"rule 25(e)"``,
+    ``"D3D12_DISPATCH_LIST_INPUT1"``); ``va``: the byte it concerns; indices say where in the call."""
+
+    kind: str
+    rule: str
+    message: str
+    severity: str = "error"
+    list_index: int | None = None
+    primary_index: int | None = None
+    secondary_index: int | None = None
+    command_index: int | None = None
+    va: int | None = None
+
+    def where(self) -> str:
+        parts = []
+        if self.list_index is not None:
+            parts.append(f"list {self.list_index}")
+        if self.primary_index is not None:
+            parts.append(f"primary {self.primary_index}")
+        if self.secondary_index is not None:
+            parts.append(f"secondary {self.secondary_index}")
+        if self.command_index is not None:
+            parts.append(f"command {self.command_index}")
+        if self.va is not None:
+            parts.append(f"@0x{self.va:x}")
+        return " ".join(parts)
+
+    def __str__(self) -> str:
+        where = self.where()
+        return f"{self.severity}: {self.kind} [{self.rule}]{' ' + where if where else ''}: {self.message}"
+
+
+@dataclass(slots=True)
+class ValueSource:
+    """Where (part of) a value came from.  ``origin`` is a readable description ("secondary record 2 @0x20010
+    +0", "program table slot 1 @0x30030 +32", "system: incrementing constant", "command-list state");
+    ``kind`` is one of ``primary``, ``secondary``, ``program-table``, ``system``, ``static``, ``command-list``,
+    ``command`` (an ExecuteIndirect argument record); ``va`` the first byte read (None for non-memory sources);
+    ``first_dword``/``num_dwords`` the DWORD sub-range of a constants slot this source supplied."""
+
+    kind: str
+    origin: str
+    va: int | None = None
+    first_dword: int | None = None
+    num_dwords: int | None = None
+    arg: int | None = None
+
+
+@dataclass(slots=True)
+class RootArgumentValue:
+    """The value one root parameter has when an execution runs.
+
+    ``binding``: ``"global"`` or ``"local"``; ``parameter``: root parameter index (global root signature,
+    explicit local root signature, or synthesized slot index on the implicit path); ``kind``: ``constants``,
+    ``CBV``, ``SRV``, ``UAV``, ``descriptor_table`` or ``static_sampler``.  ``value`` is a VA / descriptor handle
+    (None when nothing set it), ``values`` the DWORDs of a constants slot (None per unset DWORD)."""
+
+    binding: str
+    parameter: int
+    kind: str
+    value: int | None = None
+    values: list[int | None] | None = None
+    sources: list[ValueSource] = field(default_factory=list)
+    register: str | None = None
+
+
+@dataclass(slots=True)
+class Trigger:
+    """The dispatch trigger of an execution: ``type`` (``DRAW``, ``DISPATCH_RAYS_DIMENSIONS``, ...), its payload
+    ``fields`` by member name, and where they came from."""
+
+    type: str
+    fields: dict[str, Any]
+    source: ValueSource | None = None
+
+
+@dataclass(slots=True)
+class IABinding:
+    """One IA binding an execution sees: a vertex buffer slot or the index buffer."""
+
+    slot: int | None  # None for the index buffer
+    fields: dict[str, Any] | None  # None: nothing bound
+    source: ValueSource
+
+
+@dataclass(slots=True)
+class Execution:
+    """One draw / dispatch / ray dispatch / EI command as the hardware would run it."""
+
+    index: int
+    executable_class: str
+    trigger: Trigger
+    list_index: int | None = None
+    signature_index: int | None = None
+    primary_index: int | None = None
+    secondary_index: int | None = None
+    command_index: int | None = None
+    program: str | None = None
+    pcs: str | None = None
+    invocation: int = 0  # position in the list's linear invocation sequence (EI: the command index)
+    counter: int | None = None  # the incrementing-constant value this execution sees (None: no IC arg)
+    root_arguments: list[RootArgumentValue] = field(default_factory=list)
+    ia: list[IABinding] = field(default_factory=list)
+    system_pointers: dict[str, int | None] = field(default_factory=dict)
+    raytracing: dict[str, Any] | None = None
+    record_va: dict[str, int] = field(default_factory=dict)
+
+    def root_argument(self, binding: str, parameter: int) -> RootArgumentValue | None:
+        for ra in self.root_arguments:
+            if ra.binding == binding and ra.parameter == parameter:
+                return ra
+        return None
+
+
+@dataclass(slots=True)
+class RecordTrace:
+    """A decoded record: ``fields`` by layout field name (header members and ``arg{i}_...`` payloads)."""
+
+    index: int
+    va: int
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ProgramTableSlotTrace:
+    """The program-table slot a primary record selected."""
+
+    index: int
+    va: int
+    identifier: str  # hex
+    program: str | None
+    tail: dict[str, Any] = field(default_factory=dict)  # local-root-argument tail decoded by field name
+
+
+@dataclass(slots=True)
+class PrimaryRecordTrace(RecordTrace):
+    pcs: str | None = None
+    record_kind: str | None = None  # HYBRID / INLINE
+    header: str | None = None  # the fixed header struct name
+    program_table: ProgramTableSlotTrace | None = None
+    secondary_records: list[RecordTrace] = field(default_factory=list)
+    executions: list[int] = field(default_factory=list)  # Execution.index values
+    skipped: str | None = None  # why this record drove no executions (a finding says more)
+
+
+@dataclass(slots=True)
+class ListTrace:
+    """One dispatch list: its header as read, the signature it selected and its records."""
+
+    index: int
+    va: int
+    input_struct: str  # D3D12_DISPATCH_LIST_INPUT or D3D12_DISPATCH_LIST_INPUT1
+    header: dict[str, Any] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+    signature_index: int | None = None
+    signature: str | None = None
+    executable_class: str | None = None
+    binding: dict[str, Any] | None = None
+    ordering: str | None = None  # "in order" / "any order"
+    ordering_note: str | None = None
+    counts_as_graphics_list: bool = False
+    primary_records: list[PrimaryRecordTrace] = field(default_factory=list)
+    continuation: dict[str, Any] | None = None
+    stopped: str | None = None  # why record processing of this list stopped early
+
+
+@dataclass(slots=True)
+class ResetEntry:
+    """One binding the end-of-call reset sets (IndirectDrawing.md "State leakage"; spec "State leakage and
+    reset")."""
+
+    binding_set: str  # "graphics" / "compute" / "ia"
+    what: str  # "root constant", "root view", "descriptor table", "vertex buffer", "index buffer"
+    parameter: int | None = None
+    slot: int | None = None
+    dwords: list[int] | None = None
+    reset_to: str = "0"
+    touched_by: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ValidatorInvocation:
+    """One validator dispatch (spec "Validator invocation order and barriers"): its ``area``
+    (``signature-selection``, ``primary-list``, ``secondary-list``), the spec ``step`` (1, 4 or 7), the list and,
+    for the secondary-list area, the primary record it was dispatched against; the validation-program-table
+    ``slot`` and identifier; the system pointer values it was given by arg type (``pointers``; None = null) and by
+    root parameter (``root_arguments``); its ``grid`` (_FIXED_DISPATCH); ``executions_before``: how many
+    executions of the call had run when it was dispatched (order against record processing)."""
+
+    sequence: int
+    area: str
+    step: int
+    list_index: int
+    slot: int
+    slot_va: int
+    identifier: str  # hex
+    validator: str | None
+    primary_index: int | None = None
+    pointers: dict[str, int | None] = field(default_factory=dict)
+    root_arguments: dict[int, int | None] = field(default_factory=dict)
+    grid: list[int] = field(default_factory=list)
+    executions_before: int = 0
+
+
+@dataclass(slots=True)
+class Trace:
+    call: str  # "DispatchList", "DispatchList1", "ExecuteIndirect"
+    call_args: dict[str, Any] = field(default_factory=dict)
+    lists: list[ListTrace] = field(default_factory=list)
+    executions: list[Execution] = field(default_factory=list)
+    end_of_call_reset: list[ResetEntry] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    findings_suppressed: int = 0
+    stopped_reason: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    graphics_lists: int = 0
+    validator_invocations: list[ValidatorInvocation] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    def findings_of(self, kind: str) -> list[Finding]:
+        return [f for f in self.findings if f.kind == kind]
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+
+def _plain(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, bytes):
+        return obj.hex()
+    return obj

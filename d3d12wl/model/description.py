@@ -1,0 +1,825 @@
+"""The JSON description of objects (design.md, "The JSON description of objects") <-> :mod:`d3d12wl.model`
+<-> the real C desc structs through cffi.
+
+One generic walker drives every conversion.  For each model dataclass it pairs the dataclass fields (their type
+hints say: nested struct, array, reference to a named object, enum-typed int, float, identifier bytes) with the
+C struct's fields from :func:`d3d12wl.abi.type_info` (which say: the enum type of an int member, the ``Num...``
+count of an array, the anonymous-union group of a member).  Nothing here retypes a member name, an enum value or
+an offset.
+
+JSON rules (design.md):
+
+* member names exactly as in the C struct; an omitted member takes C's zero value;
+* an array member is a JSON array under its pointer member's name; its ``Num...`` count may be given and must
+  then equal the array's length;
+* a pointer to another object is that object's name (a list of names for arrays of pointers);
+* an enum value is a full or short member name, or an int; a flag enum a list of names, or an int;
+* the program ``Identifier`` is 64 hex digits (the 32 bytes in memory order);
+* a union member is written under its member name and must be the one the discriminator (``Type``,
+  ``ParameterType``) selects.
+
+Canonical form written by :func:`dump` (``dump(load(x))`` is the canonical form of ``x``; ``load(dump(o))``
+equals ``o``): collections and objects in the set's order; ``Num...`` counts omitted; a member equal to C's zero
+value omitted, except a plain enum member of an object that is written at all (``Type``, ``Source``,
+``ParameterType``, ... stay, because they discriminate); enums by short name (an int if the value has no name);
+flags as a list of short names (an int if some bit has no name); the identifier as lowercase hex.
+
+Every problem is a :class:`DescriptionError` whose ``where`` is the member path
+(``program_command_signatures.PCS.pArgumentDescs[1].Source``); :func:`load` collects them all and raises one
+:class:`DescriptionErrors` listing every one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from d3d12wl import abi
+from d3d12wl.errors import D3D12WLError, DescriptionError
+from d3d12wl.model import objects as model
+from d3d12wl.model.argtypes import arg_type_info
+from d3d12wl.model.objects import (
+    CommandSignature,
+    IndirectArgumentDesc,
+    ObjectSet,
+    Program,
+    ProgramCommandSignature,
+    RootParameter1,
+    RootSignature,
+    WorkListArgumentDesc,
+    WorkListSignature,
+    WorkListSignatureArray,
+)
+
+#: The collections of a description file: key -> class of its named objects (design.md).
+COLLECTIONS: dict[str, type] = {f.name: typing.get_type_hints(ObjectSet)[f.name].__args__[1]
+                                for f in dataclasses.fields(ObjectSet)}
+_COLLECTION_OF: dict[type, str] = {cls: key for key, cls in COLLECTIONS.items()}
+
+#: The C desc each named class mirrors (None: no C desc; a Program is state-object side).  Root signatures go to
+#: ``D3D12_ROOT_SIGNATURE_DESC2`` by default because the model's static samplers are ``_DESC1``.
+C_DESC: dict[type, str | None] = {
+    RootSignature: "D3D12_ROOT_SIGNATURE_DESC2",
+    ProgramCommandSignature: "D3D12_PROGRAM_COMMAND_SIGNATURE_DESC",
+    WorkListSignature: "D3D12_WORK_LIST_SIGNATURE_DESC",
+    WorkListSignatureArray: "D3D12_WORK_LIST_SIGNATURE_ARRAY_DESC",
+    CommandSignature: "D3D12_COMMAND_SIGNATURE_DESC",
+    Program: None,
+}
+_ALSO_ACCEPTED = {"D3D12_ROOT_SIGNATURE_DESC1": RootSignature}
+
+#: D3D12_ROOT_PARAMETER1's anonymous union, selected by ParameterType (short names; d3d12.h's documented use).
+ROOT_PARAMETER_UNION_MEMBER = {
+    "DESCRIPTOR_TABLE": "DescriptorTable",
+    "32BIT_CONSTANTS": "Constants",
+    "CBV": "Descriptor",
+    "SRV": "Descriptor",
+    "UAV": "Descriptor",
+}
+
+SCHEMA_RESOURCE = "description.schema.json"
+
+
+class DescriptionErrors(DescriptionError):
+    """Every problem found in one description; ``errors`` holds each as a :class:`DescriptionError`."""
+
+    def __init__(self, errors: list[DescriptionError]) -> None:
+        self.errors = list(errors)
+        lines = "\n".join(f"  {e}" for e in self.errors)
+        first = self.errors[0]
+        text = first.message if len(self.errors) == 1 else f"{len(self.errors)} errors in the description:\n{lines}"
+        super().__init__(text, where=first.where if len(self.errors) == 1 else None)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The member table: dataclass fields x C fields
+# ----------------------------------------------------------------------------------------------------------------
+
+INT, FLOAT, ENUM, FLAGS, HEX, STR, STRUCT, LIST, REF, REFLIST = (
+    "int", "float", "enum", "flags", "hex", "str", "struct", "list", "ref", "reflist")
+_SCALARS = (INT, FLOAT, ENUM, FLAGS)
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of a model class as the converters see it.
+
+    ``kind``: one of INT, FLOAT, ENUM, FLAGS, HEX, STR (an optional plain string), STRUCT, LIST, REF, REFLIST.
+    ``cls``: the nested/element dataclass (STRUCT, LIST) or the referenced named class (REF, REFLIST).
+    ``cinfo``: the :class:`abi.TypeInfo` of a nested struct or array element, if any.  ``enum``: the C enum
+    of an ENUM/FLAGS member.  ``count``: the C ``Num...`` member of an array.  ``union``: the anonymous-union group.
+    ``in_c``: the C desc has this member (``CommandSignature.pRootSignature`` and Program members have none).
+    ``ctext``: the declared C type text (for the value range of an int).
+    """
+
+    name: str
+    kind: str
+    cls: type | None = None
+    cinfo: abi.TypeInfo | None = None
+    enum: str | None = None
+    count: str | None = None
+    union: str | None = None
+    in_c: bool = False
+    ctext: str | None = None
+
+    # the Optional fields a member's kind guarantees, for the converters (asserted, not assumed)
+    @property
+    def enum_name(self) -> str:
+        """``enum`` of an ENUM or FLAGS member."""
+        assert self.enum is not None, (self.name, self.kind)
+        return self.enum
+
+    @property
+    def model_class(self) -> type[Any]:
+        """``cls`` of a STRUCT, LIST, REF or REFLIST member."""
+        assert self.cls is not None, (self.name, self.kind)
+        return self.cls
+
+    @property
+    def c_info(self) -> abi.TypeInfo:
+        """``cinfo`` of a STRUCT or LIST member the C desc has (``in_c``)."""
+        assert self.cinfo is not None, (self.name, self.kind)
+        return self.cinfo
+
+
+def _is_named(cls: type) -> bool:
+    return cls in _COLLECTION_OF
+
+
+def _element_info(ftype: str) -> abi.TypeInfo | None:
+    """TypeInfo of the pointee of a ``const T *`` member (None for opaque COM interfaces)."""
+    name = ftype.replace("const", "").replace("*", "").strip()
+    try:
+        return abi.type_info(name)
+    except abi.ABIError:
+        return None
+
+
+class _MemberBase(typing.TypedDict):
+    """The Member fields every kind shares (what _build_members reads off the C field)."""
+
+    name: str
+    in_c: bool
+    union: str | None
+    ctext: str | None
+
+
+_MEMBERS: dict[tuple[type, str | None], tuple[Member, ...]] = {}
+
+
+def members(cls: type, cinfo: abi.TypeInfo | None) -> tuple[Member, ...]:
+    """The member table of model class ``cls`` mirrored onto C type ``cinfo`` (None: no C counterpart)."""
+    key = (cls, cinfo.name if cinfo else None)
+    table = _MEMBERS.get(key)
+    if table is None:
+        table = _MEMBERS[key] = _build_members(cls, cinfo)
+    return table
+
+
+def _build_members(cls: type, cinfo: abi.TypeInfo | None) -> tuple[Member, ...]:
+    hints = typing.get_type_hints(cls, vars(model), vars(model))
+    cfields = {f.name: f for f in cinfo.fields} if cinfo else {}
+    enums = set(abi.default.enum_names())
+    out: list[Member] = []
+    covered: set[str] = set()
+    for f in dataclasses.fields(cls):
+        if f.name == "name":
+            continue
+        hint = hints[f.name]
+        cf = cfields.get(f.name)
+        covered.add(f.name)
+        base: _MemberBase = {"name": f.name, "in_c": cf is not None, "union": cf.union if cf else None,
+                             "ctext": cf.type if cf else None}
+        if typing.get_origin(hint) is list:
+            (elem,) = typing.get_args(hint)
+            count: str | None = "Num" + f.name[1:]
+            if count in cfields:
+                covered.add(count)
+            else:
+                count = None
+            if _is_named(elem):
+                out.append(Member(kind=REFLIST, cls=elem, count=count, **base))
+            else:
+                out.append(Member(kind=LIST, cls=elem, cinfo=_element_info(cf.type) if cf else None, count=count,
+                                  **base))
+        elif isinstance(hint, types.UnionType):
+            (target,) = [a for a in typing.get_args(hint) if a is not type(None)]
+            out.append(Member(kind=STR, **base) if target is str else Member(kind=REF, cls=target, **base))
+        elif isinstance(hint, type) and dataclasses.is_dataclass(hint):
+            nested = None
+            if cf is not None:
+                nested = cf.nested or abi.type_info(cf.type)
+            out.append(Member(kind=STRUCT, cls=hint, cinfo=nested, **base))
+        elif hint is bytes:
+            out.append(Member(kind=HEX, **base))
+        elif hint is float:
+            out.append(Member(kind=FLOAT, **base))
+        elif hint is int:
+            if cf is not None and cf.type in enums:
+                out.append(Member(kind=FLAGS if abi.is_flag_enum(cf.type) else ENUM, enum=cf.type, **base))
+            else:
+                out.append(Member(kind=INT, **base))
+        else:  # pragma: no cover - a model class with a member kind this module does not know
+            raise TypeError(f"{cls.__name__}.{f.name}: unsupported annotation {hint!r}")
+    missing = set(cfields) - covered
+    if missing:  # pragma: no cover - the model must mirror the C desc member for member
+        assert cinfo is not None  # (only a C type has fields)
+        raise D3D12WLError(f"model class {cls.__name__} lacks C members {sorted(missing)} of {cinfo.name}")
+    return tuple(out)
+
+
+def _desc_info(cls: type, ctype: str | None = None) -> abi.TypeInfo | None:
+    name = ctype or C_DESC.get(cls)
+    return abi.type_info(name) if name else None
+
+
+def selected_union_member(obj: object) -> str | None:
+    """The anonymous-union member the discriminator of ``obj`` selects, or None (none, or unknown discriminator)."""
+    try:
+        if isinstance(obj, WorkListArgumentDesc | IndirectArgumentDesc):
+            return arg_type_info(obj.type_name).union_member
+        if isinstance(obj, RootParameter1):
+            return ROOT_PARAMETER_UNION_MEMBER.get(obj.parameter_type_name)
+    except D3D12WLError:
+        return None
+    return None
+
+
+def _discriminator(obj: object) -> str:
+    return "ParameterType" if isinstance(obj, RootParameter1) else "Type"
+
+
+def _is_default(value: object) -> bool:
+    if _is_named(type(value)):
+        return False
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # (values are instances, never classes)
+        return value == type(value)()
+    return value is None or value in (0, b"", [], bytes(32))
+
+
+def _path(parent: str, name: str) -> str:
+    return f"{parent}.{name}" if parent else name
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# JSON -> model
+# ----------------------------------------------------------------------------------------------------------------
+
+
+class _Loader:
+    def __init__(self, objects: ObjectSet) -> None:
+        self.objects = objects
+        self.errors: list[DescriptionError] = []
+
+    def error(self, where: str, message: str) -> None:
+        self.errors.append(DescriptionError(message, where=where))
+
+    def fill(self, obj: object, cinfo: abi.TypeInfo | None, data: dict[str, Any], where: str) -> None:
+        table = members(type(obj), cinfo)
+        for m in table:
+            if m.count and m.count in data:
+                n = len(data.get(m.name, []))
+                if data[m.count] != n:
+                    self.error(_path(where, m.count), f"{m.count} is {data[m.count]} but {m.name} has {n} element(s)")
+            if m.name not in data:
+                continue
+            value = self.value(m, data[m.name], _path(where, m.name))
+            if value is not _BAD:
+                setattr(obj, m.name, value)
+        self.check_union(obj, table, where, set(data))
+
+    def check_union(self, obj: object, table: tuple[Member, ...], where: str, written: set[str]) -> None:
+        unions = [m for m in table if m.union]
+        if not unions:
+            return
+        selected = selected_union_member(obj)
+        disc = _discriminator(obj)
+        for m in unions:
+            if m.name in written and m.name != selected:
+                what = f"selects {selected}" if selected else "selects no union member"
+                self.error(_path(where, m.name), f"union member {m.name} is not the one {disc} "
+                                                 f"{getattr(obj, disc)!r} uses ({disc} {what})")
+
+    def value(self, m: Member, raw: Any, where: str) -> Any:
+        if m.kind in (INT, STR):
+            return raw
+        if m.kind == FLOAT:
+            return float(raw)
+        if m.kind == ENUM:
+            return self.enum_value(m.enum_name, raw, where)
+        if m.kind == FLAGS:
+            if isinstance(raw, int):
+                return raw
+            bits = 0
+            for i, name in enumerate(raw):
+                v = self.enum_value(m.enum_name, name, f"{where}[{i}]")
+                bits |= 0 if v is _BAD else v
+            return bits
+        if m.kind == HEX:
+            return bytes.fromhex(raw)
+        if m.kind == STRUCT:
+            obj = m.model_class()
+            self.fill(obj, m.cinfo, raw, where)
+            return obj
+        if m.kind == LIST:
+            out = []
+            for i, item in enumerate(raw):
+                obj = m.model_class()
+                self.fill(obj, m.cinfo, item, f"{where}[{i}]")
+                out.append(obj)
+            return out
+        if m.kind == REF:
+            return self.ref(m.model_class, raw, where)
+        if m.kind == REFLIST:
+            refs = [self.ref(m.model_class, name, f"{where}[{i}]") for i, name in enumerate(raw)]
+            return [r for r in refs if r is not _BAD]
+        raise AssertionError(m.kind)  # pragma: no cover
+
+    def enum_value(self, enum_name: str, raw: Any, where: str) -> Any:
+        if isinstance(raw, int):
+            return raw
+        try:
+            return abi.enum_value(enum_name, raw)
+        except D3D12WLError as exc:
+            self.error(where, exc.message)
+            return _BAD
+
+    def ref(self, cls: type, name: str | None, where: str) -> Any:
+        if name is None:
+            return None
+        coll = _COLLECTION_OF[cls]
+        target = getattr(self.objects, coll).get(name)
+        if target is None:
+            others = [k for k in COLLECTIONS if k != coll and name in getattr(self.objects, k)]
+            hint = f" ({name!r} is in {others[0]})" if others else ""
+            known = ", ".join(getattr(self.objects, coll)) or "none"
+            self.error(where, f"no object named {name!r} in {coll}{hint}; known: {known}")
+            return _BAD
+        return target
+
+
+_BAD = object()
+
+
+def read_document(data: dict[str, Any] | str | Path) -> dict[str, Any]:
+    """The JSON object of a description (a dict as is, JSON text, or a file path); errors name the file and line."""
+    if isinstance(data, dict):
+        return data
+    if isinstance(data, str) and data.lstrip().startswith("{"):
+        text, origin = data, "<string>"
+    else:
+        origin = str(data)
+        try:
+            text = Path(data).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise DescriptionError(f"cannot read the description: {exc.strerror}", where=origin) from None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DescriptionError(f"not valid JSON: {exc.msg}", where=f"{origin}:{exc.lineno}:{exc.colno}") from None
+    if not isinstance(parsed, dict):
+        raise DescriptionError("a description is a JSON object of collections", where=origin)
+    return parsed
+
+
+#: top-level key naming the engine struct of each record class (read by d3d12wl.headercheck.records)
+RECORD_STRUCTS = "record_structs"
+
+
+def load(data: dict[str, Any] | str | Path, *, ignore_keys: Collection[str] = ()) -> ObjectSet:
+    """An :class:`ObjectSet` from a JSON description (a dict, JSON text, or a file path).
+
+    ``ignore_keys``: top-level keys that are not description collections (a capture's ``memory``, ``state``, ...).
+    Raises :class:`DescriptionErrors` with every problem found.
+    """
+    doc = {k: v for k, v in read_document(data).items() if k not in ignore_keys}
+    schema_errors = validate_schema(doc)
+    if schema_errors:
+        raise DescriptionErrors(schema_errors)
+    objects = ObjectSet()
+    for key, cls in COLLECTIONS.items():  # every object exists before any reference is resolved
+        getattr(objects, key).update({name: cls(name=name) for name in doc.get(key, {})})
+    loader = _Loader(objects)
+    for key, cls in COLLECTIONS.items():
+        for name, body in doc.get(key, {}).items():
+            loader.fill(getattr(objects, key)[name], _desc_info(cls), body, f"{key}.{name}")
+    if loader.errors:
+        raise DescriptionErrors(loader.errors)
+    return objects
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# model -> JSON
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def _enum_json(enum_name: str, value: int) -> str | int:
+    try:
+        return abi.enum_short_name(enum_name, value)
+    except D3D12WLError:
+        return value
+
+
+def _flags_json(enum_name: str, value: int) -> list[str] | int:
+    names, rest = [], value
+    for bit in abi.enum_members(enum_name).values():
+        if bit and value & bit == bit:
+            names.append(abi.enum_short_name(enum_name, bit))
+            rest &= ~bit
+    return value if rest else names
+
+
+def _dump_obj(obj: object, cinfo: abi.TypeInfo | None, objects: ObjectSet, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for m in members(type(obj), cinfo):
+        value = getattr(obj, m.name)
+        if m.kind == ENUM:
+            out[m.name] = _enum_json(m.enum_name, value)
+            continue
+        if _is_default(value):
+            continue
+        path = _path(where, m.name)
+        if m.kind in (INT, FLOAT, STR):
+            out[m.name] = value
+        elif m.kind == FLAGS:
+            out[m.name] = _flags_json(m.enum_name, value)
+        elif m.kind == HEX:
+            out[m.name] = value.hex()
+        elif m.kind == STRUCT:
+            out[m.name] = _dump_obj(value, m.cinfo, objects, path)
+        elif m.kind == LIST:
+            out[m.name] = [_dump_obj(v, m.cinfo, objects, f"{path}[{i}]") for i, v in enumerate(value)]
+        elif m.kind == REF:
+            out[m.name] = _ref_name(value, objects, path)
+        elif m.kind == REFLIST:
+            out[m.name] = [_ref_name(v, objects, f"{path}[{i}]") for i, v in enumerate(value)]
+    return out
+
+
+def _ref_name(target: Any, objects: ObjectSet, where: str) -> str:
+    coll = _COLLECTION_OF[type(target)]
+    if getattr(objects, coll).get(target.name) is not target:
+        raise DescriptionError(f"refers to {target.name!r}, which is not the object of that name in {coll}",
+                               where=where)
+    return target.name
+
+
+def dump(objects: ObjectSet) -> dict[str, Any]:
+    """The canonical JSON description of ``objects`` (see the module docstring); empty collections omitted."""
+    doc: dict[str, Any] = {}
+    for key, cls in COLLECTIONS.items():
+        coll = getattr(objects, key)
+        if coll:
+            doc[key] = {name: _dump_obj(obj, _desc_info(cls), objects, f"{key}.{name}") for name, obj in coll.items()}
+    return doc
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The JSON Schema, generated from the same member tables; the shipped file is this function's output
+# ----------------------------------------------------------------------------------------------------------------
+
+_INT_RANGE = {"uint32_t": (0, 2**32 - 1), "int32_t": (-(2**31), 2**31 - 1), "uint64_t": (0, 2**64 - 1)}
+ENUM_KEYWORD = "x-d3d12wl-enum"
+
+
+def _int_schema(ctext: str | None) -> dict[str, Any]:
+    lo, hi = _INT_RANGE.get(abi.default.resolve(ctext) if ctext else "uint32_t", _INT_RANGE["uint32_t"])
+    return {"type": "integer", "minimum": lo, "maximum": hi}
+
+
+def _enum_def(enum_name: str) -> dict[str, Any]:
+    full = list(abi.enum_members(enum_name))
+    prefix = abi.default.enum_prefix(enum_name)
+    return {"description": f"{enum_name}: full or short member name, or an integer", ENUM_KEYWORD: enum_name,
+            "anyOf": [_int_schema("uint32_t"), {"enum": full + [n[len(prefix):] for n in full]}]}
+
+
+def build_schema() -> dict[str, Any]:
+    """The JSON Schema of a description, from the model classes and the compiled headers."""
+    defs: dict[str, Any] = {}
+
+    def enum_ref(enum_name: str) -> dict[str, Any]:
+        defs.setdefault(f"enum.{enum_name}", _enum_def(enum_name))
+        return {"$ref": f"#/$defs/enum.{enum_name}"}
+
+    def obj_ref(cls: type, cinfo: abi.TypeInfo | None) -> dict[str, Any]:
+        key = cls.__name__ if cinfo is None or cinfo.name.startswith("struct") else f"{cls.__name__}.{cinfo.name}"
+        if key not in defs:
+            defs[key] = {}
+            props: dict[str, Any] = {}
+            for m in members(cls, cinfo):
+                if m.count:
+                    props[m.count] = {**_int_schema("uint32_t"), "description": f"optional; must equal len({m.name})"}
+                if m.kind == INT:
+                    props[m.name] = _int_schema(m.ctext)
+                elif m.kind == FLOAT:
+                    props[m.name] = {"type": "number"}
+                elif m.kind == ENUM:
+                    props[m.name] = enum_ref(m.enum_name)
+                elif m.kind == FLAGS:
+                    props[m.name] = {"anyOf": [_int_schema("uint32_t"),
+                                               {"type": "array", "items": enum_ref(m.enum_name)}]}
+                elif m.kind == STR:
+                    props[m.name] = {"type": ["string", "null"]}
+                elif m.kind == HEX:
+                    size = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+                    props[m.name] = {"type": "string", "pattern": f"^[0-9a-fA-F]{{{2 * size}}}$",
+                                     "description": f"the {size}-byte D3D12_PROGRAM_IDENTIFIER as {2 * size} hex "
+                                                    "digits"}
+                elif m.kind == STRUCT:
+                    props[m.name] = obj_ref(m.model_class, m.cinfo)
+                elif m.kind == LIST:
+                    props[m.name] = {"type": "array", "items": obj_ref(m.model_class, m.cinfo)}
+                elif m.kind == REF:
+                    props[m.name] = {"type": ["string", "null"],
+                                     "description": f"name of an object in {_COLLECTION_OF[m.model_class]}"}
+                elif m.kind == REFLIST:
+                    props[m.name] = {"type": "array", "items": {"type": "string"},
+                                     "description": f"names of objects in {_COLLECTION_OF[m.model_class]}"}
+            defs[key] = {"type": "object", "additionalProperties": False, "properties": props}
+            if cinfo is not None and not cinfo.name.startswith("struct"):
+                defs[key]["description"] = cinfo.name
+        return {"$ref": f"#/$defs/{key}"}
+
+    props = {key: {"type": "object", "additionalProperties": obj_ref(cls, _desc_info(cls))}
+             for key, cls in COLLECTIONS.items()}
+    props[RECORD_STRUCTS] = {
+        "type": "object", "additionalProperties": {"type": "string", "minLength": 1},
+        "description": "optional: record class ('PCS.secondary', 'Opaque.program_table', 'EI.command') -> the "
+                       "C/C++ struct an engine declares for it, checked by `d3d12wl abi check --header H "
+                       "--signature THIS`; not an object collection",
+    }
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://d3d12wl.invalid/description.schema.json",
+        "title": "d3d12wl JSON description of Work Lists and ExecuteIndirect objects",
+        "description": "Generated by d3d12wl.model.description.build_schema() from the model and the compiled headers; "
+                       "members mirror the C desc structs (design.md, 'The JSON description of objects').",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": props,
+        "$defs": dict(sorted(defs.items())),
+    }
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The shipped schema (``d3d12wl/model/description.schema.json``)."""
+    text = resources.files("d3d12wl.model").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def write_schema(path: Path | None = None) -> Path:
+    """Regenerate the shipped schema file (run after changing the model or the headers)."""
+    target = path or Path(__file__).resolve().parent / SCHEMA_RESOURCE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(build_schema(), indent=1) + "\n", encoding="utf-8")
+    return target
+
+
+def _json_path(parts: Iterator[Any]) -> str:
+    out = ""
+    for p in parts:
+        out = f"{out}[{p}]" if isinstance(p, int) else _path(out, str(p))
+    return out
+
+
+def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
+    """Every schema violation of ``doc``, each with its member path."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = []
+    for err in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
+        while err.validator == "anyOf" and err.context and ENUM_KEYWORD not in err.schema:
+            err = max(err.context, key=lambda e: len(e.absolute_path))  # a flags list: blame the bad element
+        where = _json_path(iter(err.absolute_path)) or "<top level>"
+        enum_name = err.schema.get(ENUM_KEYWORD) if isinstance(err.schema, dict) else None
+        if enum_name:
+            prefix = abi.default.enum_prefix(enum_name)
+            names = ", ".join(n[len(prefix):] for n in abi.enum_members(enum_name))
+            message = f"{err.instance!r} is not a {enum_name} member (full or short name) or integer; valid: {names}"
+        elif err.validator == "additionalProperties":
+            message = err.message.replace("Additional properties are not allowed", "unknown member(s)")
+        else:
+            message = err.message
+        errors.append(DescriptionError(message, where=where))
+    return errors
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# model <-> cffi desc structs
+# ----------------------------------------------------------------------------------------------------------------
+
+_HANDLE_BASE = 0x7FF0_0000_0000
+_HANDLE_STEP = 0x100
+
+
+class HandleRegistry:
+    """Fake non-null COM interface pointers for objects (C descs hold ``ID3D12RootSignature *`` etc. opaquely)."""
+
+    def __init__(self) -> None:
+        self._objects: dict[int, object] = {}
+        self._handles: dict[int, int] = {}
+
+    def handle(self, obj: object) -> int:
+        h = self._handles.get(id(obj))
+        if h is None:
+            h = _HANDLE_BASE + _HANDLE_STEP * (len(self._objects) + 1)
+            self._handles[id(obj)] = h
+            self._objects[h] = obj
+        return h
+
+    def lookup(self, handle: int, where: str) -> object:
+        try:
+            return self._objects[handle]
+        except KeyError:
+            raise DescriptionError(f"interface pointer 0x{handle:x} is not a handle of this registry",
+                                   where=where) from None
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+
+@dataclass
+class CDesc:
+    """A C desc built by :func:`to_cffi`: ``cdata`` (a ``T *``) and everything it points to, kept alive here.
+
+    ``registry`` maps the fake interface pointers in it back to objects; ``extras`` holds the C values of model
+    members the desc struct has no member for (``CommandSignature.pRootSignature``, the CreateCommandSignature
+    argument).
+    """
+
+    cdata: Any
+    ctype: str
+    registry: HandleRegistry
+    keepalive: list[Any] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def struct(self) -> Any:
+        return self.cdata[0]
+
+
+def _ptr_type(cdata: Any, name: str) -> Any:
+    return abi.ffi.typeof(getattr(cdata, name))
+
+
+class _CWriter:
+    def __init__(self, registry: HandleRegistry, keepalive: list[Any]) -> None:
+        self.registry = registry
+        self.keepalive = keepalive
+
+    def ptr(self, ctype: Any, target: object | None) -> Any:
+        return abi.ffi.NULL if target is None else abi.ffi.cast(ctype, self.registry.handle(target))
+
+    def fill(self, c: Any, obj: object, cinfo: abi.TypeInfo, where: str) -> None:
+        table = members(type(obj), cinfo)
+        selected = selected_union_member(obj)
+        for m in table:
+            value = getattr(obj, m.name)
+            path = _path(where, m.name)
+            if m.union and m.name != selected:
+                if not _is_default(value):
+                    raise DescriptionError(f"union member {m.name} is set but {_discriminator(obj)} selects "
+                                           f"{selected or 'none'}; C holds only one", where=path)
+                continue
+            if not m.in_c:
+                if m.kind != REF and not _is_default(value):
+                    raise DescriptionError(f"{cinfo.name} has no member {m.name}; value {value!r} would be lost",
+                                           where=path)
+                continue
+            if m.kind in _SCALARS:
+                setattr(c, m.name, value)
+            elif m.kind == STRUCT:
+                self.fill(getattr(c, m.name), value, m.c_info, path)
+            elif m.kind == LIST:
+                arr = abi.ffi.new(abi.ffi.getctype(_ptr_type(c, m.name).item, "[]"), len(value))
+                self.keepalive.append(arr)
+                for i, item in enumerate(value):
+                    self.fill(arr[i], item, m.c_info, f"{path}[{i}]")
+                setattr(c, m.name, arr if value else abi.ffi.NULL)
+            elif m.kind == REF:
+                setattr(c, m.name, self.ptr(_ptr_type(c, m.name), value))
+            elif m.kind == REFLIST:
+                item = _ptr_type(c, m.name).item
+                arr = abi.ffi.new(abi.ffi.getctype(item, "[]"), [self.ptr(item, v) for v in value])
+                self.keepalive.append(arr)
+                setattr(c, m.name, arr if value else abi.ffi.NULL)
+            if m.count:
+                setattr(c, m.count, len(value))
+
+
+def to_cffi(obj: object, *, ctype: str | None = None, registry: HandleRegistry | None = None) -> CDesc:
+    """The C desc struct of a named model object (``D3D12_PROGRAM_COMMAND_SIGNATURE_DESC`` for a
+    :class:`ProgramCommandSignature`, ...).  ``ctype`` picks an alternative desc (``D3D12_ROOT_SIGNATURE_DESC1``,
+    whose static samplers have no Flags).  Referenced objects become fake interface pointers from ``registry``
+    (a new one if None)."""
+    cls = type(obj)
+    ctype = ctype or C_DESC.get(cls)
+    if ctype is None or (ctype not in (C_DESC.get(cls),) and _ALSO_ACCEPTED.get(ctype) is not cls):
+        raise DescriptionError(f"{cls.__name__} has no C desc {ctype or ''}".rstrip(), where=getattr(obj, "name", None))
+    registry = registry if registry is not None else HandleRegistry()
+    desc = CDesc(abi.ffi.new(f"{ctype} *"), ctype, registry)
+    writer = _CWriter(registry, desc.keepalive)
+    cinfo = abi.type_info(ctype)
+    where = f"{_COLLECTION_OF[cls]}.{getattr(obj, 'name', '')}"
+    writer.fill(desc.cdata[0], obj, cinfo, where)
+    for m in members(cls, cinfo):
+        if m.kind == REF and not m.in_c:
+            iface = {RootSignature: "ID3D12RootSignature *"}[m.model_class]
+            desc.extras[m.name] = writer.ptr(abi.ffi.typeof(iface), getattr(obj, m.name))
+    return desc
+
+
+class _CReader:
+    def __init__(self, registry: HandleRegistry) -> None:
+        self.registry = registry
+
+    def ref(self, ptr: Any, where: str) -> object | None:
+        if ptr == abi.ffi.NULL:
+            return None
+        return self.registry.lookup(int(abi.ffi.cast("uintptr_t", ptr)), where)
+
+    def read(self, c: Any, cls: type, cinfo: abi.TypeInfo, where: str, **init: Any) -> Any:
+        obj = cls(**init)
+        table = members(cls, cinfo)
+        for m in table:  # discriminators first: they decide which union member is read
+            if m.in_c and not m.union and m.kind in _SCALARS:
+                setattr(obj, m.name, getattr(c, m.name))
+        selected = selected_union_member(obj)
+        for m in table:
+            if not m.in_c or (m.union and m.name != selected) or m.kind in _SCALARS:
+                continue
+            path = _path(where, m.name)
+            if m.kind == STRUCT:
+                setattr(obj, m.name, self.read(getattr(c, m.name), m.model_class, m.c_info, path))
+                continue
+            if m.kind == REF:
+                setattr(obj, m.name, self.ref(getattr(c, m.name), path))
+                continue
+            n = getattr(c, m.count) if m.count else 0
+            arr = getattr(c, m.name)
+            if n and arr == abi.ffi.NULL:
+                raise DescriptionError(f"{m.count} is {n} but {m.name} is NULL", where=path)
+            if m.kind == LIST:
+                setattr(obj, m.name, [self.read(arr[i], m.model_class, m.c_info, f"{path}[{i}]")
+                                      for i in range(n)])
+            else:
+                setattr(obj, m.name, [self.ref(arr[i], f"{path}[{i}]") for i in range(n)])
+        return obj
+
+
+def from_cffi(cdata: Any, *, name: str, registry: HandleRegistry, **extras: Any) -> Any:
+    """The model object of a C desc (a struct or a pointer to one).  Interface pointers are resolved through
+    ``registry``; ``extras`` gives C values for model members the desc has no member for (``pRootSignature=``)."""
+    ctype = abi.ffi.typeof(cdata)
+    if ctype.kind == "pointer":
+        cdata, ctype = cdata[0], ctype.item
+    cname = ctype.cname.removeprefix("struct ")
+    cls = _ALSO_ACCEPTED.get(cname) or next((k for k, v in C_DESC.items() if v == cname), None)
+    if cls is None:
+        raise DescriptionError(f"no model class mirrors {cname}", where=name)
+    reader = _CReader(registry)
+    where = f"{_COLLECTION_OF[cls]}.{name}"
+    obj = reader.read(cdata, cls, abi.type_info(cname), where, name=name)
+    for key, ptr in extras.items():
+        setattr(obj, key, reader.ref(ptr, _path(where, key)))
+    return obj
+
+
+def to_cffi_all(objects: ObjectSet) -> dict[str, dict[str, CDesc]]:
+    """Every C desc of a set, sharing one handle registry (so cross-references round-trip through from_cffi)."""
+    registry = HandleRegistry()
+    out: dict[str, dict[str, CDesc]] = {}
+    for key, cls in COLLECTIONS.items():
+        if C_DESC.get(cls):
+            out[key] = {name: to_cffi(obj, registry=registry) for name, obj in getattr(objects, key).items()}
+    return out
+
+
+__all__ = [
+    "COLLECTIONS",
+    "CDesc",
+    "DescriptionErrors",
+    "HandleRegistry",
+    "build_schema",
+    "dump",
+    "from_cffi",
+    "load",
+    "members",
+    "schema",
+    "selected_union_member",
+    "to_cffi",
+    "to_cffi_all",
+    "validate_schema",
+    "write_schema",
+]

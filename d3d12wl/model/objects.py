@@ -1,0 +1,358 @@
+"""Python mirror of the Work Lists and ExecuteIndirect creation-time descs.
+
+Every class mirrors one C desc struct of ``headers/`` member for member, with the spec's member names
+(design.md, "Interfaces users touch"): a user who knows the C API knows these objects.  Differences from C,
+all mechanical:
+
+* an array member is a Python list under its pointer member's name (``pArgumentDescs``); its ``Num...``
+  count is ``len()`` of that list and is not stored;
+* a pointer to another object (``pGlobalRootSignature``, ``pProgramCommandSignatures``) holds the object itself;
+* union members are all present as attributes holding C's zero value unless written; which one is meaningful
+  is decided, as in C, by the discriminator (``Type``, ``ParameterType``);
+* enum-typed members hold ints (``IntEnum``/``IntFlag`` values from :mod:`d3d12wl.abi`).
+
+Objects are named (``name``): JSON descriptions and captures refer to objects by name.
+
+This module holds structure only.  What an argument type *means* (its record payload, its executable class)
+lives in :mod:`d3d12wl.model.argtypes`; creation-time rules in :mod:`d3d12wl.rules`; byte layouts in
+:mod:`d3d12wl.records.layout`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from d3d12wl import abi
+from d3d12wl.model.argtypes import arg_type_info
+
+
+class RecordKind(str, Enum):
+    """Spec "Primary record layout": hybrid iff any arg has Source == SOURCE_SECONDARY_RECORD."""
+
+    HYBRID = "HYBRID"
+    INLINE = "INLINE"
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Root signatures (pre-existing D3D12 types: D3D12_ROOT_SIGNATURE_DESC1 / D3D12_ROOT_PARAMETER1 / ...)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DescriptorRange1:
+    """``D3D12_DESCRIPTOR_RANGE1``."""
+
+    RangeType: int = 0
+    NumDescriptors: int = 0
+    BaseShaderRegister: int = 0
+    RegisterSpace: int = 0
+    Flags: int = 0
+    OffsetInDescriptorsFromTableStart: int = 0
+
+
+@dataclass
+class RootDescriptorTable1:
+    """``D3D12_ROOT_DESCRIPTOR_TABLE1``."""
+
+    pDescriptorRanges: list[DescriptorRange1] = field(default_factory=list)
+
+
+@dataclass
+class RootConstants:
+    """``D3D12_ROOT_CONSTANTS``."""
+
+    ShaderRegister: int = 0
+    RegisterSpace: int = 0
+    Num32BitValues: int = 0
+
+
+@dataclass
+class RootDescriptor1:
+    """``D3D12_ROOT_DESCRIPTOR1``."""
+
+    ShaderRegister: int = 0
+    RegisterSpace: int = 0
+    Flags: int = 0
+
+
+@dataclass
+class RootParameter1:
+    """``D3D12_ROOT_PARAMETER1``; ``ParameterType`` selects which union member is meaningful."""
+
+    ParameterType: int = 0
+    DescriptorTable: RootDescriptorTable1 = field(default_factory=RootDescriptorTable1)
+    Constants: RootConstants = field(default_factory=RootConstants)
+    Descriptor: RootDescriptor1 = field(default_factory=RootDescriptor1)
+    ShaderVisibility: int = 0
+
+    @property
+    def parameter_type_name(self) -> str:
+        return abi.enum_short_name("D3D12_ROOT_PARAMETER_TYPE", self.ParameterType)
+
+
+@dataclass
+class StaticSamplerDesc1:
+    """``D3D12_STATIC_SAMPLER_DESC1``."""
+
+    Filter: int = 0
+    AddressU: int = 0
+    AddressV: int = 0
+    AddressW: int = 0
+    MipLODBias: float = 0.0
+    MaxAnisotropy: int = 0
+    ComparisonFunc: int = 0
+    BorderColor: int = 0
+    MinLOD: float = 0.0
+    MaxLOD: float = 0.0
+    ShaderRegister: int = 0
+    RegisterSpace: int = 0
+    ShaderVisibility: int = 0
+    Flags: int = 0
+
+
+@dataclass
+class RootSignature:
+    """A root signature object, from ``D3D12_ROOT_SIGNATURE_DESC1`` (static samplers as ``_DESC1``).
+
+    Global or local is the ``D3D12_ROOT_SIGNATURE_FLAG_LOCAL_ROOT_SIGNATURE`` bit of ``Flags``.
+    """
+
+    name: str
+    pParameters: list[RootParameter1] = field(default_factory=list)
+    pStaticSamplers: list[StaticSamplerDesc1] = field(default_factory=list)
+    Flags: int = 0
+
+    @property
+    def is_local(self) -> bool:
+        return bool(self.Flags & abi.enum_value("D3D12_ROOT_SIGNATURE_FLAGS", "LOCAL_ROOT_SIGNATURE"))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Work Lists argument descs (D3D12_WORK_LIST_ARGUMENT_DESC and its union members)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class VertexBufferArg:
+    Slot: int = 0
+
+
+@dataclass
+class ConstantArg:
+    RootParameterIndex: int = 0
+    DestOffsetIn32BitValues: int = 0
+    Num32BitValuesToSet: int = 0
+
+
+@dataclass
+class RootParameterIndexArg:
+    """The one-member payload shared by CBV/SRV/UAV, DescriptorTable and the six pointer arg types."""
+
+    RootParameterIndex: int = 0
+
+
+@dataclass
+class IncrementingConstantArg:
+    RootParameterIndex: int = 0
+    DestOffsetIn32BitValues: int = 0
+    Flags: int = 0
+
+
+@dataclass
+class FixedDispatchArg:
+    ThreadGroupCountX: int = 0
+    ThreadGroupCountY: int = 0
+    ThreadGroupCountZ: int = 0
+
+
+@dataclass
+class InlineRootParameter:
+    """``D3D12_WORK_LIST_INLINE_ROOT_PARAMETER``."""
+
+    RootParameter: RootParameter1 = field(default_factory=RootParameter1)
+    DestOffsetIn32BitValues: int = 0
+    Num32BitValuesToSet: int = 0
+
+
+@dataclass
+class WorkListArgumentDesc:
+    """``D3D12_WORK_LIST_ARGUMENT_DESC``: Type, Source, Binding and every per-type union member."""
+
+    Type: int = 0
+    Source: int = 0
+    Binding: int = 0
+    VertexBuffer: VertexBufferArg = field(default_factory=VertexBufferArg)
+    Constant: ConstantArg = field(default_factory=ConstantArg)
+    ConstantBufferView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    ShaderResourceView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    UnorderedAccessView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    IncrementingConstant: IncrementingConstantArg = field(default_factory=IncrementingConstantArg)
+    DescriptorTable: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    FixedDispatch: FixedDispatchArg = field(default_factory=FixedDispatchArg)
+    InlineRootParameter: InlineRootParameter = field(default_factory=InlineRootParameter)
+    InlineStaticSampler: StaticSamplerDesc1 = field(default_factory=StaticSamplerDesc1)
+    DispatchListHeaderPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    ProgramTablePointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    PrimaryListPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    PrimaryRecordPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    SecondaryListPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    SecondaryRecordPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+
+    @property
+    def type_name(self) -> str:
+        """Short ``D3D12_INDIRECT_ARGUMENT_TYPE`` member name (``'DRAW'``)."""
+        return abi.enum_short_name("D3D12_INDIRECT_ARGUMENT_TYPE", self.Type)
+
+    @property
+    def source_name(self) -> str:
+        return abi.enum_short_name("D3D12_INDIRECT_ARGUMENT_SOURCE", self.Source)
+
+    @property
+    def binding_name(self) -> str:
+        return abi.enum_short_name("D3D12_INDIRECT_ARGUMENT_BINDING", self.Binding)
+
+    @property
+    def payload(self) -> object | None:
+        """The union member this arg's Type selects, or None for types without one (DRAW, INDEX_BUFFER_VIEW, ...)."""
+        member = arg_type_info(self.type_name).union_member
+        return getattr(self, member) if member else None
+
+    @property
+    def root_parameter_index(self) -> int | None:
+        """RootParameterIndex of the payload, for arg types that have one."""
+        payload = self.payload
+        return getattr(payload, "RootParameterIndex", None)
+
+
+@dataclass
+class ProgramCommandSignature:
+    """``D3D12_PROGRAM_COMMAND_SIGNATURE_DESC``."""
+
+    name: str
+    pArgumentDescs: list[WorkListArgumentDesc] = field(default_factory=list)
+    SecondaryRecordByteStride: int = 0
+    pGlobalRootSignature: RootSignature | None = None
+    RecordValidationProgramTableIndex: int = 0
+
+
+@dataclass
+class WorkListSignature:
+    """``D3D12_WORK_LIST_SIGNATURE_DESC``."""
+
+    name: str
+    pProgramCommandSignatures: list[ProgramCommandSignature] = field(default_factory=list)
+    SubobjectMask: int = 0
+    ListValidationProgramTableIndex: int = 0
+
+
+@dataclass
+class WorkListSignatureArray:
+    """``D3D12_WORK_LIST_SIGNATURE_ARRAY_DESC``."""
+
+    name: str
+    pSignatures: list[WorkListSignature] = field(default_factory=list)
+
+
+@dataclass
+class Program:
+    """The state-object side of a program-table program (spec "State object integration for program-table
+    programs"): its name, its 32-byte ``D3D12_PROGRAM_IDENTIFIER``, the program command signature associated with it,
+    and, on the explicit local-root-signature path, the local root signature associated with it.
+
+    Raytracing-class shaders are reached through shader tables, not program tables; a ``Program`` whose PCS is
+    raytracing-class stands for a raytracing shader export (raygen, miss, hit group, callable) whose identifier
+    appears in a shader-table record.
+
+    ``ProgramKind`` (optional, ``None`` = not stated): what kind of program it is, one of
+    ``argtypes.PROGRAM_KINDS`` (``GRAPHICS`` for a VS-based graphics program, ``MESH``, ``COMPUTE``,
+    ``RAYTRACING`` for a raytracing shader export); rule 3 checks it against the PCS's dispatch trigger.
+    ``GlobalRootSignature`` (optional, ``None`` = none in scope or not stated): the global root signature in scope
+    for the program (an explicit ``D3D12_GLOBAL_ROOT_SIGNATURE`` subobject or a DXIL-embedded one); rules 2 and 26
+    check it against the PCS's ``pGlobalRootSignature``.
+    """
+
+    name: str
+    Identifier: bytes = bytes(32)
+    ProgramCommandSignature: ProgramCommandSignature | None = None
+    LocalRootSignature: RootSignature | None = None
+    ProgramKind: str | None = None
+    GlobalRootSignature: RootSignature | None = None
+
+
+# --------------------------------------------------------------------------------------------------------------
+# ExecuteIndirect (D3D12_INDIRECT_ARGUMENT_DESC / D3D12_COMMAND_SIGNATURE_DESC)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class EIConstantArg:
+    RootParameterIndex: int = 0
+    DestOffsetIn32BitValues: int = 0
+    Num32BitValuesToSet: int = 0
+
+
+@dataclass
+class EIIncrementingConstantArg:
+    RootParameterIndex: int = 0
+    DestOffsetIn32BitValues: int = 0
+
+
+@dataclass
+class IndirectArgumentDesc:
+    """``D3D12_INDIRECT_ARGUMENT_DESC`` (ExecuteIndirect)."""
+
+    Type: int = 0
+    VertexBuffer: VertexBufferArg = field(default_factory=VertexBufferArg)
+    Constant: EIConstantArg = field(default_factory=EIConstantArg)
+    ConstantBufferView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    ShaderResourceView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    UnorderedAccessView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    IncrementingConstant: EIIncrementingConstantArg = field(default_factory=EIIncrementingConstantArg)
+
+    @property
+    def type_name(self) -> str:
+        return abi.enum_short_name("D3D12_INDIRECT_ARGUMENT_TYPE", self.Type)
+
+    @property
+    def payload(self) -> object | None:
+        member = arg_type_info(self.type_name).union_member
+        return getattr(self, member, None) if member else None
+
+    @property
+    def root_parameter_index(self) -> int | None:
+        return getattr(self.payload, "RootParameterIndex", None)
+
+
+@dataclass
+class CommandSignature:
+    """``D3D12_COMMAND_SIGNATURE_DESC`` plus the root signature passed to CreateCommandSignature."""
+
+    name: str
+    ByteStride: int = 0
+    pArgumentDescs: list[IndirectArgumentDesc] = field(default_factory=list)
+    NodeMask: int = 0
+    pRootSignature: RootSignature | None = None
+
+
+# --------------------------------------------------------------------------------------------------------------
+# A set of named objects (what a JSON description file holds)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class ObjectSet:
+    """The named objects of one description file (design.md, "The JSON description of objects")."""
+
+    root_signatures: dict[str, RootSignature] = field(default_factory=dict)
+    program_command_signatures: dict[str, ProgramCommandSignature] = field(default_factory=dict)
+    work_list_signatures: dict[str, WorkListSignature] = field(default_factory=dict)
+    work_list_signature_arrays: dict[str, WorkListSignatureArray] = field(default_factory=dict)
+    command_signatures: dict[str, CommandSignature] = field(default_factory=dict)
+    programs: dict[str, Program] = field(default_factory=dict)
+
+    def program_by_identifier(self, identifier: bytes) -> Program | None:
+        for program in self.programs.values():
+            if program.Identifier == identifier:
+                return program
+        return None

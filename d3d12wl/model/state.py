@@ -1,0 +1,167 @@
+"""Command-list state before a call, the call itself, and the device caps: everything the executor cannot know
+from GPU memory and therefore takes as explicit input (design.md, "The shape": "everything it cannot know is an
+explicit input (captured state), never a default guessed silently").
+
+The SetProgram classes mirror ``D3D12_SET_PROGRAM_DESC`` / ``D3D12_SET_WORK_LIST_DESC(1)`` /
+``D3D12_WORK_LIST_BINDING`` member for member, with objects in place of interface pointers (see
+:mod:`d3d12wl.model`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from d3d12wl.model.objects import CommandSignature, RootSignature, WorkListSignature, WorkListSignatureArray
+
+
+@dataclass
+class DeviceCaps:
+    """``D3D12_FEATURE_DATA_WORK_LISTS`` plus the compute grid cap the ``_FIXED_DISPATCH`` rules read
+    (spec "_FIXED_DISPATCH": ``D3D12_FEATURE_DATA_D3D12_OPTIONS22::Max1DDispatchSize``, at least 65,535)."""
+
+    Tier: int = 0
+    DispatchRaysSupported: bool = False
+    Max1DDispatchSize: int = 65535
+
+
+@dataclass
+class GpuVirtualAddressRange:
+    StartAddress: int = 0
+    SizeInBytes: int = 0
+
+
+@dataclass
+class GpuVirtualAddressRangeAndStride:
+    StartAddress: int = 0
+    SizeInBytes: int = 0
+    StrideInBytes: int = 0
+
+
+@dataclass
+class ProgramTableBinding:
+    """``D3D12_WORK_LIST_PROGRAM_TABLE_BINDING``."""
+
+    Table: GpuVirtualAddressRangeAndStride = field(default_factory=GpuVirtualAddressRangeAndStride)
+    SlotCount: int = 0
+
+
+@dataclass
+class RaytracingBinding:
+    """``D3D12_WORK_LIST_RAYTRACING_BINDING``; ``pRaytracingStateObject`` is the RTPSO's name."""
+
+    pRaytracingStateObject: str = ""
+    RayGenerationShaderRecord: GpuVirtualAddressRange = field(default_factory=GpuVirtualAddressRange)
+    MissShaderTable: GpuVirtualAddressRangeAndStride = field(default_factory=GpuVirtualAddressRangeAndStride)
+    HitGroupTable: GpuVirtualAddressRangeAndStride = field(default_factory=GpuVirtualAddressRangeAndStride)
+    CallableShaderTable: GpuVirtualAddressRangeAndStride = field(default_factory=GpuVirtualAddressRangeAndStride)
+
+
+@dataclass
+class WorkListBinding:
+    """``D3D12_WORK_LIST_BINDING``: ``Type`` (``D3D12_WORK_LIST_BINDING_TYPE``) selects the member."""
+
+    Type: int = 0
+    ProgramTable: ProgramTableBinding = field(default_factory=ProgramTableBinding)
+    pRaytracing: RaytracingBinding | None = None
+
+
+@dataclass
+class SetWorkListDesc:
+    """``D3D12_SET_WORK_LIST_DESC`` (direct bind, Tier 1+)."""
+
+    pSignature: WorkListSignature | None = None
+    Binding: WorkListBinding = field(default_factory=WorkListBinding)
+
+
+@dataclass
+class SetWorkListDesc1:
+    """``D3D12_SET_WORK_LIST_DESC1`` (array bind, Tier 2)."""
+
+    pSignatureArray: WorkListSignatureArray | None = None
+    pBindings: list[WorkListBinding] = field(default_factory=list)
+    ValidationProgramTable: ProgramTableBinding = field(default_factory=ProgramTableBinding)
+    SignatureSelectionValidationProgramTableIndex: int = 0
+
+
+@dataclass
+class SetProgramDesc:
+    """``D3D12_SET_PROGRAM_DESC`` for the two Work Lists program types (``Type`` is a ``D3D12_PROGRAM_TYPE``)."""
+
+    Type: int = 0
+    WorkList: SetWorkListDesc = field(default_factory=SetWorkListDesc)
+    WorkList1: SetWorkListDesc1 = field(default_factory=SetWorkListDesc1)
+
+
+@dataclass
+class RootArgument:
+    """The value of one root parameter on the command list.
+
+    ``kind``: ``'constants'`` (``values``: one int per DWORD, the slot's full width), ``'descriptor'``
+    (``value``: a GPU VA for a root CBV/SRV/UAV) or ``'table'`` (``value``: a GPU descriptor handle ``ptr``).
+    """
+
+    kind: str
+    value: int = 0
+    values: list[int] = field(default_factory=list)
+
+
+@dataclass
+class VertexBufferView:
+    """``D3D12_VERTEX_BUFFER_VIEW``."""
+
+    BufferLocation: int = 0
+    SizeInBytes: int = 0
+    StrideInBytes: int = 0
+
+
+@dataclass
+class IndexBufferView:
+    """``D3D12_INDEX_BUFFER_VIEW`` (``Format`` is a ``DXGI_FORMAT`` value)."""
+
+    BufferLocation: int = 0
+    SizeInBytes: int = 0
+    Format: int = 0
+
+
+@dataclass
+class DescriptorHeaps:
+    """Which shader-visible descriptor heaps are bound (spec "_DESCRIPTOR_TABLE": a record that executes a
+    descriptor-table arg with no heap of the required type bound is undefined behaviour)."""
+
+    CBV_SRV_UAV: bool = False
+    SAMPLER: bool = False
+
+
+@dataclass
+class CommandListState:
+    """Command-list state before the call: what records do not override comes from here (spec "Binding sources
+    at record execution", "Input Assembler bindings")."""
+
+    program: SetProgramDesc | None = None
+    graphics_root_signature: RootSignature | None = None
+    compute_root_signature: RootSignature | None = None
+    graphics_root_arguments: dict[int, RootArgument] = field(default_factory=dict)
+    compute_root_arguments: dict[int, RootArgument] = field(default_factory=dict)
+    vertex_buffers: dict[int, VertexBufferView] = field(default_factory=dict)
+    index_buffer: IndexBufferView | None = None
+    descriptor_heaps: DescriptorHeaps = field(default_factory=DescriptorHeaps)
+
+
+@dataclass
+class DispatchListCall:
+    """``DispatchList`` (Tier 1) or ``DispatchList1`` (Tier 2, ``tier2=True``)."""
+
+    DispatchListInput: int = 0
+    MaxGraphicsProgramInputsPerPrimaryList: int = 0
+    MaxGraphicsPrimaryLists: int = 0
+    tier2: bool = False
+
+
+@dataclass
+class ExecuteIndirectCall:
+    """``ExecuteIndirect`` with buffers given as VAs (resource base + offset); ``CountBuffer`` None = NULL."""
+
+    pCommandSignature: CommandSignature | None = None
+    MaxCommandCount: int = 0
+    ArgumentBuffer: int = 0
+    CountBuffer: int | None = None

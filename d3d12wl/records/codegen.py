@@ -1,0 +1,239 @@
+"""C and HLSL struct text from a :class:`~d3d12wl.records.layout.RecordLayout` (design.md, "The shape": codegen is a view
+derived from the layout, never a second computation of it).
+
+C: one ``typedef struct`` per record, every byte explicit (``uint8_t _padN[k]`` for holes and the trailing pad up to
+the stride), packed to 4 so that a 16-byte vertex/index buffer view can sit at a 4-byte offset as the spec's
+"Per-arg natural alignment" table requires although C's ``alignof`` is 8; then ``_Static_assert`` on ``sizeof`` and
+on the ``offsetof`` of every member, and for the fixed header's members on their offset in the header struct itself.
+Payloads are the headers' own types (``D3D12_DRAW_ARGUMENTS``, ``D3D12_GPU_VIRTUAL_ADDRESS``), so
+:func:`c_source` includes ``headers/`` and compiles standalone with ``-I headers``.
+
+HLSL: the shape of the spec's culling-example ``SecondaryRecord``: ``uint64_t`` for VAs and handles, ``uint`` for
+DWORDs, payload structs flattened into their members, explicit ``uint`` padding.  A ``uint64_t`` is 8-aligned in a
+structured buffer and makes its struct's size (the buffer's stride) a multiple of 8 (the std430-like SPIR-V layout
+glslc gives a ``StructuredBuffer``; tests/test_codegen_hlsl.py checks every offset), so a ``uint64_t`` at an offset
+that is not a multiple of 8 (a buffer view at 4), and every ``uint64_t`` of a record whose stride is not a multiple
+of 8 (an ExecuteIndirect command of a CBV and a DRAW_INDEXED: 28 bytes), is split into ``_lo``/``_hi`` uints (a
+``uint64_t[n]``: ``uint _dw[2n]``, low DWORD first), so that no HLSL packing rule can move a byte.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from d3d12wl import abi
+from d3d12wl.records.layout import COMMAND, PRIMARY, PROGRAM_TABLE, SECONDARY, LayoutField, RecordLayout
+
+#: Headers a generated C file includes, in dependency order (they are cffi-cdef style: no #include of their own).
+C_HEADERS = ("d3d12wl_base.h", "d3d12wl_execute_indirect.h", "d3d12wl_work_lists.h")
+
+#: The C structs are packed to this: the largest alignment any Work Lists record payload has at a non-multiple of
+#: its C alignment (spec "Per-arg natural alignment": views at 4).  Every offset comes from explicit padding.
+C_PACK = 4
+
+_RECORD_SUFFIX = {PRIMARY: "PrimaryRecord", SECONDARY: "SecondaryRecord", PROGRAM_TABLE: "ProgramTableRecord",
+                  COMMAND: "Command"}
+_RECORD_TITLE = {PRIMARY: "primary record", SECONDARY: "secondary record", PROGRAM_TABLE: "program-table record",
+                 COMMAND: "ExecuteIndirect command"}
+
+
+def c_identifier(text: str) -> str:
+    ident = re.sub(r"\W", "_", text)
+    return f"_{ident}" if not ident or ident[0].isdigit() else ident
+
+
+def struct_name(layout: RecordLayout) -> str:
+    """``<owner>_<RecordKind>``: ``PCS_SecondaryRecord``, ``Opaque_ProgramTableRecord``, ``EI_Command``."""
+    return f"{c_identifier(layout.owner)}_{_RECORD_SUFFIX[layout.record]}"
+
+
+def _title(layout: RecordLayout, stride: int) -> str:
+    header = f", header {layout.header}" if layout.header else ""
+    return (f"{_RECORD_TITLE[layout.record]} of {layout.owner!r}{header}: {layout.size} bytes used, "
+            f"stride {stride} (minimum {layout.min_stride})")
+
+
+def _describe(f: LayoutField) -> str:
+    if f.role == "header":
+        return "header"
+    if f.role == "identifier":
+        return "program identifier"
+    if f.role == "local":
+        dw = f", DWORDs {f.dword_offset}..{f.dword_offset + f.count - 1}" if f.dword_offset is not None else ""
+        return f"local root parameter {f.parameter}{dw}"
+    dw = f", DWORD {f.dword_offset}+" if f.dword_offset is not None else ""
+    return f"pArgumentDescs[{f.arg}] {f.arg_type} from {f.source or 'record'}{dw}"
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """One C/HLSL member: a field or a run of padding."""
+
+    offset: int
+    size: int
+    field: LayoutField | None
+
+
+def _slots(layout: RecordLayout, stride: int) -> list[_Slot]:
+    fields = {f.offset: f for f in layout.fields if f.size > 0}
+    holes = {p.offset: p for p in layout.padding(stride)}
+    out = []
+    for offset in sorted({*fields, *holes}):
+        if offset in fields:
+            out.append(_Slot(offset, fields[offset].size, fields[offset]))
+        else:
+            out.append(_Slot(offset, holes[offset].size, None))
+    return out
+
+
+def _stride(layout: RecordLayout, stride: int | None) -> int:
+    if stride is None or stride == 0:
+        return layout.min_stride
+    problems = layout.stride_problems(stride)
+    if problems:
+        from d3d12wl.errors import LayoutError
+
+        raise LayoutError("; ".join(problems), where=f"{layout.record} record of {layout.owner!r}")
+    return stride
+
+
+def c_struct(layout: RecordLayout, stride: int | None = None) -> str:
+    """The C struct of one record (``stride``: sizeof; default the minimum stride).  Empty string for a record
+    with no bytes at all (a fully-inline raytracing record without primary args is not a C struct)."""
+    stride = _stride(layout, stride)
+    if stride == 0:
+        return f"/* {_title(layout, stride)}: no bytes, no struct */\n"
+    name = struct_name(layout)
+    lines = [f"/* {_title(layout, stride)} */", f"#pragma pack(push, {C_PACK})", f"typedef struct {name}", "{"]
+    asserts = [f'_Static_assert(sizeof({name}) == {stride}, "sizeof({name})");']
+    pad = 0
+    for slot in _slots(layout, stride):
+        f = slot.field
+        where = f"[{slot.offset}..{slot.offset + slot.size - 1}]"
+        if f is None:
+            lines.append(f"    {f'uint8_t _pad{pad}[{slot.size}];':<56}/* {where} padding */")
+            pad += 1
+            continue
+        decl = f"{f.ctype} {f.name}[{f.count}]" if f.count > 1 else f"{f.ctype} {f.name}"
+        lines.append(f"    {decl + ';':<56}/* {where} {_describe(f)} */")
+        asserts.append(f'_Static_assert(offsetof({name}, {f.name}) == {f.offset}, "{name}.{f.name}");')
+        asserts.append(f'_Static_assert(sizeof((({name} *)0)->{f.name}) == {f.size}, "sizeof {name}.{f.name}");')
+        if f.role == "header" and layout.header:
+            asserts.append(f'_Static_assert(offsetof({layout.header}, {f.name}) == {f.offset}, '
+                           f'"{layout.header}.{f.name}");')
+    lines += [f"}} {name};", "#pragma pack(pop)", *asserts, ""]
+    return "\n".join(lines)
+
+
+def c_source(layouts: list[RecordLayout], *, include_headers: bool = True) -> str:
+    """A standalone C11 translation unit: includes, then :func:`c_struct` of each layout."""
+    head = ["/* Generated by d3d12wl codegen from the layout calculator; do not edit. */",
+            "#include <stddef.h>", "#include <stdint.h>"]
+    if include_headers:
+        head += [f'#include "{h}"' for h in C_HEADERS]
+    return "\n".join(head) + "\n\n" + "\n".join(c_struct(layout) for layout in layouts)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# HLSL
+# ----------------------------------------------------------------------------------------------------------------
+
+_HLSL_SCALAR = {"uint32_t": "uint", "int32_t": "int", "uint64_t": "uint64_t", "float": "float"}
+
+
+@dataclass(frozen=True)
+class HlslMember:
+    """One flattened HLSL member: ``type name[count]`` at ``offset``.
+
+    Where it comes from, for checking it against the layout without trusting ``offset``: ``field`` is the name of
+    its :class:`~d3d12wl.records.layout.LayoutField` (``None`` for padding), ``path`` the dotted member path inside the
+    field's C type (``""`` for the field itself) and ``part`` the byte offset inside that C member (4 for the
+    ``_hi`` half of a split ``uint64_t``, else 0).
+    """
+
+    name: str
+    hlsl_type: str
+    offset: int
+    size: int
+    count: int = 1
+    comment: str = ""
+    field: str | None = None
+    path: str = ""
+    part: int = 0
+
+
+def _leaves(ctype: str, offset: int, prefix: str) -> list[tuple[str, str, str, int, int, int]]:
+    """(name, dotted path, scalar C type, offset, element size, count) of every scalar inside ``ctype``."""
+    resolved = abi.default.resolve(ctype)
+    if resolved in abi.default.decls.aggregates:
+        out = []
+        for path, f, off in abi.type_info(resolved).walk():
+            if f.nested is None:
+                scalar = abi.default.resolve(re.sub(r"\[\d+\]$", "", f.type).strip())
+                count = f.array_length or 1
+                out.append((path.replace(".", "_"), path, scalar, offset + off, f.size // count, count))
+        return out
+    if resolved in abi.default.decls.enums:
+        resolved = "uint32_t"
+    return [(prefix, "", resolved, offset, abi.sizeof(resolved), 1)]
+
+
+def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMember]:
+    """The flattened members of a record's HLSL struct, padding included."""
+    stride = _stride(layout, stride)
+    # (field, leaf name, path in the field's C type, scalar, offset, element size, count)
+    raw: list[tuple[LayoutField | None, str, str, str, int, int, int]] = []
+    for slot in _slots(layout, stride):
+        f = slot.field
+        if f is None:
+            assert slot.size % 4 == 0 and slot.offset % 4 == 0, "records are built of DWORDs"
+            raw.append((None, "", "", "uint32_t", slot.offset, 4, slot.size // 4))
+        elif f.count > 1:
+            raw.append((f, f.name, "", f.ctype, f.offset, f.size // f.count, f.count))
+        else:
+            leaves = _leaves(f.ctype, f.offset, f.name)
+            if len(leaves) == 1:  # D3D12_GPU_DESCRIPTOR_HANDLE {ptr}, D3D12_PROGRAM_IDENTIFIER: keep the field's name
+                leaves = [(f.name, *leaves[0][1:])]
+            raw.extend((f, *leaf) for leaf in leaves)
+    # a payload's own member names are kept when unique in the record, else prefixed with the field name
+    names = [leaf for _, leaf, *_ in raw]
+    out: list[HlslMember] = []
+    pad = 0
+    for f, leaf, path, scalar, off, size, count in raw:
+        if f is None:
+            out.append(HlslMember(f"_pad{pad}", "uint", off, 4 * count, count, "padding"))
+            pad += 1
+            continue
+        name = f"{f.name}_{leaf}" if leaf != f.name and names.count(leaf) > 1 else leaf
+        if scalar == "uint64_t" and (off % 8 or stride % 8):
+            why = "at a 4-byte offset" if off % 8 else f"in a record of stride {stride}, not a multiple of 8"
+            if count > 1:
+                out.append(HlslMember(f"{name}_dw", "uint", off, size * count, 2 * count,
+                                      f"{_describe(f)} (uint64_t[{count}] {why}, as low/high DWORD pairs)",
+                                      f.name, path))
+                continue
+            for half, delta in (("lo", 0), ("hi", 4)):
+                out.append(HlslMember(f"{name}_{half}", "uint", off + delta, 4, 1,
+                                      f"{_describe(f)} (uint64_t {why}, split)", f.name, path, delta))
+            continue
+        out.append(HlslMember(name, _HLSL_SCALAR.get(scalar, "uint"), off, size * count, count, _describe(f),
+                              f.name, path))
+    return out
+
+
+def hlsl_struct(layout: RecordLayout, stride: int | None = None) -> str:
+    """The HLSL struct of one record (the shape of the spec's culling-example ``SecondaryRecord``)."""
+    stride = _stride(layout, stride)
+    name = struct_name(layout)
+    lines = [f"// {_title(layout, stride)}", f"struct {name}", "{"]
+    for m in hlsl_members(layout, stride):
+        decl = f"{m.hlsl_type} {m.name}" + (f"[{m.count}]" if m.count > 1 else "")
+        lines.append(f"    {decl + ';':<44}// [{m.offset}..{m.offset + m.size - 1}] {m.comment}")
+    lines += ["};", ""]
+    return "\n".join(lines)
+
+
+def hlsl_source(layouts: list[RecordLayout]) -> str:
+    head = "// Generated by d3d12wl codegen from the layout calculator; do not edit.\n\n"
+    return head + "\n".join(hlsl_struct(layout) for layout in layouts if layout.min_stride)

@@ -1,0 +1,500 @@
+"""The layout calculator: the one source of truth for the bytes of every record class.
+
+Spec sections implemented here: "Primary record layout", "Record byte layouts" ("Per-arg natural alignment",
+"Stride derivation"), "Program table slot layout", "Program table record layout", "Local root signatures"
+("Storage of local root arguments"), and for ExecuteIndirect IndirectDrawing.md "Command signature Creation"
+(tightly packed arguments, ByteStride a multiple of 4).
+
+Every consumer (construct schemas, numpy dtypes, C/HLSL codegen, packers, the executor) derives its view of a
+record from a :class:`RecordLayout`; none computes an offset of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from d3d12wl import abi
+from d3d12wl.errors import LayoutError
+from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
+from d3d12wl.model.objects import (
+    CommandSignature,
+    IndirectArgumentDesc,
+    ObjectSet,
+    Program,
+    ProgramCommandSignature,
+    RecordKind,
+    RootSignature,
+    WorkListArgumentDesc,
+    WorkListSignature,
+    WorkListSignatureArray,
+)
+from d3d12wl.records.payloads import Payload, executable_class_of, payload_of, root_parameter_payload
+
+#: Record kinds
+PRIMARY = "primary"
+SECONDARY = "secondary"
+PROGRAM_TABLE = "program_table"
+COMMAND = "command"
+
+#: Work Lists GPU-resident addresses and strides are 8-byte aligned: DispatchListInput and NextDispatchList,
+#: ProgramInputs.StartAddress / StrideInBytes, SecondaryRecords, SecondaryRecordByteStride, a program table's
+#: Table.StartAddress / StrideInBytes (spec API sections), and every minimum stride rounds up to it (spec "Stride
+#: derivation").  ExecuteIndirect's ByteStride is a multiple of 4 (IndirectDrawing.md "Validation").
+WL_ALIGN = 8
+WL_STRIDE_ALIGN = WL_ALIGN
+EI_STRIDE_ALIGN = 4
+
+#: The fixed primary-record header per (class, kind) (spec "Primary record layout", first table).  The
+#: raytracing fully-inline record has no header: ``D3D12_WORK_LIST_INLINE_RAYTRACING_RECORD`` is "not a real
+#: struct" and has no C declaration (design.md, "ABI rules").
+INLINE_RAYTRACING_RECORD = "D3D12_WORK_LIST_INLINE_RAYTRACING_RECORD"
+_PRIMARY_HEADER = {
+    (False, RecordKind.HYBRID): "D3D12_WORK_LIST_PRIMARY_RECORD",
+    (False, RecordKind.INLINE): "D3D12_WORK_LIST_INLINE_PRIMARY_RECORD",
+    (True, RecordKind.HYBRID): "D3D12_WORK_LIST_RAYTRACING_RECORD",
+    (True, RecordKind.INLINE): INLINE_RAYTRACING_RECORD,
+}
+PROGRAM_IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
+
+#: Field name of a trigger or IA arg that has no union member of its own.
+_PAYLOAD_NAME = {
+    "DRAW": "Draw",
+    "DRAW_INDEXED": "DrawIndexed",
+    "DISPATCH": "Dispatch",
+    "DISPATCH_MESH": "DispatchMesh",
+    "DISPATCH_RAYS": "DispatchRays",
+    "DISPATCH_RAYS_DIMENSIONS": "DispatchRaysDimensions",
+    "INDEX_BUFFER_VIEW": "IndexBuffer",
+}
+
+
+def round_up(value: int, align: int) -> int:
+    return (value + align - 1) // align * align
+
+
+@dataclass(frozen=True)
+class LayoutField:
+    """One run of bytes in a record.
+
+    ``role``: ``'header'`` (a member of the fixed header struct), ``'identifier'`` (the program identifier of a
+    program-table slot), ``'arg'`` (the payload of ``pArgumentDescs[arg]``), or ``'local'`` (an explicit-path
+    local root argument not overridden per record, for root parameter ``parameter`` of the local root signature).
+    ``ctype`` is the C type of the bytes, ``count`` > 1 for DWORD arrays (``UINT[count]``).  ``dword_offset`` is
+    the first DWORD of a root-constants sub-range.
+    """
+
+    name: str
+    offset: int
+    size: int
+    ctype: str
+    role: str
+    count: int = 1
+    arg: int | None = None
+    parameter: int | None = None
+    source: str | None = None
+    dword_offset: int | None = None
+    arg_type: str | None = None
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.size
+
+
+@dataclass(frozen=True)
+class Padding:
+    offset: int
+    size: int
+    trailing: bool
+
+
+@dataclass(frozen=True)
+class RecordLayout:
+    """The bytes of one record class.
+
+    ``size`` is the end of the last byte used, measured from the record start (the header and, for a
+    program-table record, the 32-byte identifier included); ``min_stride`` is what a stride must be at least.
+    """
+
+    record: str
+    owner: str
+    header: str | None
+    header_size: int
+    fields: tuple[LayoutField, ...]
+    size: int
+    min_stride: int
+    stride_align: int
+    broadcast_ok: bool
+
+    def field(self, name: str) -> LayoutField:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise LayoutError(f"{self.record} record of {self.owner!r} has no field {name!r}; "
+                          f"fields: {[f.name for f in self.fields]}")
+
+    def arg_field(self, arg_index: int) -> LayoutField | None:
+        for f in self.fields:
+            if f.role == "arg" and f.arg == arg_index:
+                return f
+        return None
+
+    @property
+    def payload_fields(self) -> tuple[LayoutField, ...]:
+        return tuple(f for f in self.fields if f.role in ("arg", "local"))
+
+    @property
+    def tail_size(self) -> int:
+        """Bytes after the fixed header (for a program-table record: the local-root-argument tail)."""
+        return self.size - self.header_size
+
+    def padding(self, stride: int | None = None) -> list[Padding]:
+        """Holes between fields, and the trailing pad up to ``stride`` (default: ``min_stride``)."""
+        holes: list[Padding] = []
+        pos = 0
+        for f in sorted(self.fields, key=lambda f: f.offset):
+            if f.offset > pos:
+                holes.append(Padding(pos, f.offset - pos, False))
+            pos = max(pos, f.end)
+        end = self.min_stride if stride is None or stride == 0 else stride
+        if end > pos:
+            holes.append(Padding(pos, end - pos, True))
+        return holes
+
+    def stride_problems(self, stride: int) -> list[str]:
+        """Why ``stride`` cannot be used for this record (empty if it can).  Rule 25(e) / spec "Stride derivation"."""
+        if stride == 0 and self.broadcast_ok:
+            return []
+        problems = []
+        if stride < self.min_stride:
+            problems.append(f"stride {stride} is below the minimum {self.min_stride} for the {self.record} record "
+                            f"of {self.owner!r} ({self.size} bytes used)")
+        if stride % self.stride_align:
+            problems.append(f"stride {stride} is not a multiple of {self.stride_align}")
+        return problems
+
+
+class _Packer:
+    """Places payloads one after another at their natural alignment (spec "Stride derivation")."""
+
+    def __init__(self, start: int) -> None:
+        self.pos = start
+        self.fields: list[LayoutField] = []
+
+    def place(self, name: str, payload: Payload, role: str, *, arg: int | None = None, parameter: int | None = None,
+              source: str | None = None, dword_offset: int | None = None, arg_type: str | None = None) -> None:
+        offset = round_up(self.pos, payload.align)
+        self.fields.append(LayoutField(name, offset, payload.size, payload.ctype, role, payload.count, arg=arg,
+                                       parameter=parameter, source=source, dword_offset=dword_offset,
+                                       arg_type=arg_type))
+        self.pos = offset + payload.size
+
+
+def arg_field_name(index: int, arg: WorkListArgumentDesc | IndirectArgumentDesc) -> str:
+    """Field name of ``pArgumentDescs[index]``'s payload: ``arg{index}_{union member or trigger name}``."""
+    info = arg_type_info(arg.type_name)
+    return f"arg{index}_{info.union_member or _PAYLOAD_NAME.get(info.name, info.name)}"
+
+
+def _header_fields(header: str | None) -> tuple[list[LayoutField], int]:
+    if header is None or header == INLINE_RAYTRACING_RECORD:
+        return [], 0
+    ti = abi.type_info(header)
+    fields = [LayoutField(f.name, f.offset, f.size, f.type, "header") for f in ti.fields]
+    return fields, ti.size
+
+
+def _finish(record: str, owner: str, header: str | None, header_size: int, fields: list[LayoutField],
+            align: int, broadcast_ok: bool) -> RecordLayout:
+    size = max([header_size, *(f.end for f in fields)])
+    return RecordLayout(record, owner, header, header_size, tuple(fields), size, round_up(size, align), align,
+                        broadcast_ok)
+
+
+def _record(record: str, owner: str, header: str | None, args: list[WorkListArgumentDesc], source: str,
+            broadcast_ok: bool) -> RecordLayout:
+    header_fields, header_size = _header_fields(header)
+    packer = _Packer(header_size)
+    for i, arg in enumerate(args):
+        if arg.source_name != source:
+            continue
+        payload = payload_of(arg)
+        if payload is None:
+            continue
+        packer.place(arg_field_name(i, arg), payload, "arg", arg=i, source=source, arg_type=arg.type_name,
+                     dword_offset=_dword_offset(arg))
+    return _finish(record, owner, header, header_size, header_fields + packer.fields, WL_STRIDE_ALIGN, broadcast_ok)
+
+
+def _dword_offset(arg: WorkListArgumentDesc) -> int | None:
+    name = arg.type_name
+    if name == "CONSTANT":
+        return arg.Constant.DestOffsetIn32BitValues
+    if name == "INLINE_ROOT_PARAMETER" and arg.InlineRootParameter.RootParameter.parameter_type_name == "32BIT_CONSTANTS":
+        return arg.InlineRootParameter.DestOffsetIn32BitValues
+    return None
+
+
+def _program_table_header() -> tuple[list[LayoutField], int]:
+    size = abi.sizeof(PROGRAM_IDENTIFIER)
+    return [LayoutField("ProgramIdentifier", 0, size, PROGRAM_IDENTIFIER, "identifier")], size
+
+
+def inline_local_slots(args: list[WorkListArgumentDesc]) -> list[list[int]]:
+    """The synthesized local root signature's root-parameter slots, in first-appearance order (spec "Record byte
+    layouts"), each as the list of ``_INLINE_ROOT_PARAMETER`` arg indices that target it.  A slot is identified by
+    ShaderRegister + RegisterSpace + ParameterType (spec "_INLINE_ROOT_PARAMETER")."""
+    slots: dict[tuple[int, int, int], list[int]] = {}
+    for i, arg in enumerate(args):
+        if arg.type_name != "INLINE_ROOT_PARAMETER":
+            continue
+        rp = arg.InlineRootParameter.RootParameter
+        reg = rp.Constants if rp.parameter_type_name == "32BIT_CONSTANTS" else rp.Descriptor
+        if rp.parameter_type_name == "DESCRIPTOR_TABLE":
+            ranges = rp.DescriptorTable.pDescriptorRanges
+            key_reg = (ranges[0].BaseShaderRegister, ranges[0].RegisterSpace) if ranges else (0, 0)
+        else:
+            key_reg = (reg.ShaderRegister, reg.RegisterSpace)
+        slots.setdefault((*key_reg, rp.ParameterType), []).append(i)
+    return list(slots.values())
+
+
+def _implicit_tail(owner: str, args: list[WorkListArgumentDesc]) -> RecordLayout:
+    """Implicit path: the program-table tail holds exactly the DWORDs / slots sourced ``_PROGRAM_TABLE_RECORD``,
+    in synthesized-slot order (spec "_INLINE_ROOT_PARAMETER", "Program table record layout")."""
+    header_fields, header_size = _program_table_header()
+    packer = _Packer(header_size)
+    for slot, arg_indices in enumerate(inline_local_slots(args)):
+        for i in arg_indices:
+            arg = args[i]
+            if arg.source_name != "PROGRAM_TABLE_RECORD":
+                continue
+            payload = payload_of(arg)
+            if payload is not None:
+                packer.place(arg_field_name(i, arg), payload, "arg", arg=i, parameter=slot,
+                             source="PROGRAM_TABLE_RECORD", arg_type=arg.type_name, dword_offset=_dword_offset(arg))
+    return _finish(PROGRAM_TABLE, owner, PROGRAM_IDENTIFIER, header_size, header_fields + packer.fields,
+                   WL_STRIDE_ALIGN, True)
+
+
+def _overridden(args: list[WorkListArgumentDesc], parameter: int) -> tuple[bool, set[int]]:
+    """(whole slot overridden, overridden DWORDs) of local root parameter ``parameter`` by per-record args."""
+    whole = False
+    dwords: set[int] = set()
+    for arg in args:
+        if arg.binding_name != "LOCAL_ROOT_SIGNATURE" or arg.root_parameter_index != parameter:
+            continue
+        name = arg.type_name
+        if name == "CONSTANT":
+            start = arg.Constant.DestOffsetIn32BitValues
+            dwords.update(range(start, start + arg.Constant.Num32BitValuesToSet))
+        elif name == "INCREMENTING_CONSTANT":
+            dwords.add(arg.IncrementingConstant.DestOffsetIn32BitValues)
+        else:
+            whole = True
+    return whole, dwords
+
+
+def _runs(values: Iterable[int]) -> Iterator[tuple[int, int]]:
+    """Contiguous runs ``(start, length)`` of sorted integers."""
+    run: list[int] = []
+    for v in sorted(values):
+        if run and v != run[-1] + 1:
+            yield run[0], len(run)
+            run = []
+        run.append(v)
+    if run:
+        yield run[0], len(run)
+
+
+def _explicit_tail(owner: str, args: list[WorkListArgumentDesc], lrs: RootSignature) -> RecordLayout:
+    """Explicit path: the local root signature's slots in declared order, minus what the PCS overrides per
+    record, packed with no holes for overridden slots (spec "Storage of local root arguments", rule 6)."""
+    header_fields, header_size = _program_table_header()
+    packer = _Packer(header_size)
+    for p, param in enumerate(lrs.pParameters):
+        whole, dwords = _overridden(args, p)
+        if whole:
+            continue
+        kind = param.parameter_type_name
+        if kind == "32BIT_CONSTANTS":
+            remaining = set(range(param.Constants.Num32BitValues)) - dwords
+            for start, length in _runs(remaining):
+                payload = root_parameter_payload(kind, length)
+                assert payload is not None
+                name = f"param{p}" if length == param.Constants.Num32BitValues else f"param{p}_dw{start}"
+                packer.place(name, payload, "local", parameter=p, dword_offset=start)
+        else:
+            payload = root_parameter_payload(kind, 0)
+            assert payload is not None
+            packer.place(f"param{p}", payload, "local", parameter=p)
+    return _finish(PROGRAM_TABLE, owner, PROGRAM_IDENTIFIER, header_size, header_fields + packer.fields,
+                   WL_STRIDE_ALIGN, True)
+
+
+def uses_inline_local_root_signature(pcs: ProgramCommandSignature) -> bool:
+    return any(a.type_name in ("INLINE_ROOT_PARAMETER", "INLINE_STATIC_SAMPLER") for a in pcs.pArgumentDescs)
+
+
+@dataclass(frozen=True)
+class PCSLayout:
+    """Every record layout a program command signature implies."""
+
+    pcs: ProgramCommandSignature
+    executable_class: ExecutableClass
+    record_kind: RecordKind
+    primary: RecordLayout
+    secondary: RecordLayout | None
+    program_table: RecordLayout | None
+
+    @property
+    def name(self) -> str:
+        return self.pcs.name
+
+
+def pcs_layout(pcs: ProgramCommandSignature) -> PCSLayout:
+    """Layouts of ``pcs``'s primary, secondary and (implicit-path) program-table records.
+
+    Raises :class:`LayoutError` when the signature has no dispatch trigger (no executable class, so no header).
+    """
+    args = pcs.pArgumentDescs
+    cls = executable_class_of(args)
+    if cls is None:
+        raise LayoutError("no dispatch-trigger argument, so no executable class and no record layout",
+                          where=f"program_command_signatures.{pcs.name}", rule="Supported argument types")
+    hybrid = any(a.source_name == "SECONDARY_RECORD" for a in args)
+    kind = RecordKind.HYBRID if hybrid else RecordKind.INLINE
+    rt = cls is ExecutableClass.RAYTRACING
+    primary = _record(PRIMARY, pcs.name, _PRIMARY_HEADER[(rt, kind)], args, "PRIMARY_RECORD", broadcast_ok=False)
+    secondary = _record(SECONDARY, pcs.name, None, args, "SECONDARY_RECORD", broadcast_ok=True) if hybrid else None
+    table = None if rt else _implicit_tail(pcs.name, args)
+    return PCSLayout(pcs, cls, kind, primary, secondary, table)
+
+
+def program_table_layout(program: Program) -> RecordLayout | None:
+    """The program-table record of one program: its PCS's implicit-path tail, or on the explicit path its local
+    root signature's slots not overridden by the PCS.  None for raytracing-class programs (no program table)."""
+    pcs = program.ProgramCommandSignature
+    if pcs is None:
+        raise LayoutError("program has no associated program command signature", where=f"programs.{program.name}",
+                          rule="rule 1")
+    layout = pcs_layout(pcs)
+    if layout.program_table is None:
+        return None
+    if program.LocalRootSignature is None or uses_inline_local_root_signature(pcs):
+        return _rename(layout.program_table, program.name)
+    return _explicit_tail(program.name, pcs.pArgumentDescs, program.LocalRootSignature)
+
+
+def _rename(layout: RecordLayout, owner: str) -> RecordLayout:
+    return RecordLayout(layout.record, owner, layout.header, layout.header_size, layout.fields, layout.size,
+                        layout.min_stride, layout.stride_align, layout.broadcast_ok)
+
+
+@dataclass(frozen=True)
+class SignatureStrides:
+    """Minimum strides across the program command signatures (and programs) a work list signature reaches."""
+
+    min_primary_stride: int
+    min_program_table_stride: int | None
+
+    def merge(self, other: SignatureStrides) -> SignatureStrides:
+        tables = [t for t in (self.min_program_table_stride, other.min_program_table_stride) if t is not None]
+        return SignatureStrides(max(self.min_primary_stride, other.min_primary_stride),
+                                max(tables) if tables else None)
+
+
+def signature_strides(wls: WorkListSignature, objects: ObjectSet | None = None) -> SignatureStrides:
+    """Spec "Stride derivation" and "Program table slot layout": the primary stride must fit the worst-case
+    primary record of every PCS; the program-table stride must fit 32 + the largest program-table tail among the
+    PCSes' implicit tails and, given ``objects``, every program associated with one of them."""
+    primary = 0
+    tables: list[int] = []
+    for pcs in wls.pProgramCommandSignatures:
+        layout = pcs_layout(pcs)
+        primary = max(primary, layout.primary.min_stride)
+        if layout.program_table is not None:
+            tables.append(layout.program_table.min_stride)
+    if objects is not None:
+        members = {id(p) for p in wls.pProgramCommandSignatures}
+        for program in objects.programs.values():
+            if program.ProgramCommandSignature is not None and id(program.ProgramCommandSignature) in members:
+                table = program_table_layout(program)
+                if table is not None:
+                    tables.append(table.min_stride)
+    return SignatureStrides(primary, max(tables) if tables else None)
+
+
+def array_strides(array: WorkListSignatureArray, objects: ObjectSet | None = None) -> SignatureStrides:
+    strides = [signature_strides(w, objects) for w in array.pSignatures]
+    if not strides:
+        raise LayoutError("signature array has no signatures", where=f"work_list_signature_arrays.{array.name}")
+    result = strides[0]
+    for s in strides[1:]:
+        result = result.merge(s)
+    return result
+
+
+def command_layout(cs: CommandSignature) -> RecordLayout:
+    """ExecuteIndirect: arguments tightly packed in pArgumentDescs order, no padding; ByteStride a multiple of 4
+    (IndirectDrawing.md, "Command signature Creation" and "Validation")."""
+    packer = _Packer(0)
+    for i, arg in enumerate(cs.pArgumentDescs):
+        payload = payload_of(arg, tight=True)
+        if payload is not None:
+            packer.place(arg_field_name(i, arg), payload, "arg", arg=i, arg_type=arg.type_name,
+                         dword_offset=arg.Constant.DestOffsetIn32BitValues if arg.type_name == "CONSTANT" else None)
+    return _finish(COMMAND, cs.name, None, 0, packer.fields, EI_STRIDE_ALIGN, broadcast_ok=False)
+
+
+class LayoutCache:
+    """Memoizes layouts per object identity (objects are mutable dataclasses, so not hashable)."""
+
+    def __init__(self) -> None:
+        self._pcs: dict[int, tuple[ProgramCommandSignature, PCSLayout]] = {}
+        self._programs: dict[int, tuple[Program, RecordLayout | None]] = {}
+
+    def pcs(self, pcs: ProgramCommandSignature) -> PCSLayout:
+        hit = self._pcs.get(id(pcs))
+        if hit is None or hit[0] is not pcs:
+            hit = (pcs, pcs_layout(pcs))
+            self._pcs[id(pcs)] = hit
+        return hit[1]
+
+    def program(self, program: Program) -> RecordLayout | None:
+        hit = self._programs.get(id(program))
+        if hit is None or hit[0] is not program:
+            hit = (program, program_table_layout(program))
+            self._programs[id(program)] = hit
+        return hit[1]
+
+
+def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[RecordLayout]:
+    """Every record class a description implies, in description order: each program command signature's primary,
+    secondary and implicit-path program-table records; each program whose program-table record differs from its
+    PCS's (the explicit local-root-signature path); each ExecuteIndirect command signature.  ``pcs_name``
+    restricts it to that program command signature's records."""
+    if pcs_name is not None and pcs_name not in objects.program_command_signatures:
+        known = ", ".join(objects.program_command_signatures) or "none"
+        raise LayoutError(f"no program command signature named {pcs_name!r}; known: {known}", where="--pcs")
+    out: list[RecordLayout] = []
+    for name, pcs in objects.program_command_signatures.items():
+        if pcs_name is None or name == pcs_name:
+            pl = pcs_layout(pcs)
+            out += [r for r in (pl.primary, pl.secondary, pl.program_table) if r is not None]
+    for program in objects.programs.values():
+        program_pcs = program.ProgramCommandSignature
+        if program_pcs is None or (pcs_name is not None and program_pcs.name != pcs_name):
+            continue
+        own, implicit = program_table_layout(program), pcs_layout(program_pcs).program_table
+        if own is not None and (implicit is None or own.fields != implicit.fields):
+            out.append(own)
+    if pcs_name is None:
+        out += [command_layout(cs) for cs in objects.command_signatures.values()]
+    return out
+
+
+def record_id(layout: RecordLayout) -> str:
+    """``<owner>.<record>``: ``PCS.secondary``, ``Opaque.program_table``, ``EI.command`` (how a user names one
+    record class of a description, e.g. ``abi check --record PCS.secondary=SecondaryRecord``)."""
+    return f"{layout.owner}.{layout.record}"
