@@ -40,18 +40,18 @@ ENTRY_POINTS: dict[str, str] = {
     "execute": "d3d12wl.executor:execute",
 }
 
-if TYPE_CHECKING:
-    from d3d12wl.capture.builder import build_work_list
-    from d3d12wl.capture.file import load_capture
-    from d3d12wl.executor import execute
-    from d3d12wl.model.description import load as load_description
-    from d3d12wl.records.layout import command_layout, pcs_layout, program_table_layout
-    from d3d12wl.records.packers import (
-        pack_execute_indirect,
-        pack_primary_records,
-        pack_program_table,
-        pack_secondary_records,
-    )
+if TYPE_CHECKING:  # (the redundant aliases mark them as this package's re-exports)
+    from d3d12wl.capture.builder import build_work_list as build_work_list
+    from d3d12wl.capture.file import load_capture as load_capture
+    from d3d12wl.executor import execute as execute
+    from d3d12wl.model.description import load as load_description  # noqa: F401  (an entry point)
+    from d3d12wl.records.layout import command_layout as command_layout
+    from d3d12wl.records.layout import pcs_layout as pcs_layout
+    from d3d12wl.records.layout import program_table_layout as program_table_layout
+    from d3d12wl.records.packers import pack_execute_indirect as pack_execute_indirect
+    from d3d12wl.records.packers import pack_primary_records as pack_primary_records
+    from d3d12wl.records.packers import pack_program_table as pack_program_table
+    from d3d12wl.records.packers import pack_secondary_records as pack_secondary_records
 
 __all__ = ["__version__", *ENTRY_POINTS]
 

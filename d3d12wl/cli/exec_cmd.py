@@ -26,6 +26,7 @@ from contextlib import ExitStack
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from d3d12wl import tables
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.trace import Execution, Limits, Trace, ValidatorInvocation
 
@@ -125,20 +126,26 @@ def _root_args(e: Execution) -> str:
     return " ".join(out)
 
 
+#: the streamed rows of ``exec``'s text output (tables.Columns: fixed widths, a wider cell widens only its row)
+_EXECUTION_COLUMNS = tables.Columns(widths=(6, 28, 14, 0, 0), align=(">", "<", "<", "<", "<"), indent="  ")
+_VALIDATOR_COLUMNS = tables.Columns(widths=(6, 19, 7, 20, 8, 20, 0), align=(">", "<", "<", "<", "<", "<", "<"),
+                                    indent="  ")
+
+
 def execution_line(e: Execution) -> str:
     trigger = " ".join(f"{k}={v}" for k, v in e.trigger.fields.items() if not isinstance(v, dict))
     counter = f" counter={e.counter}" if e.counter is not None else ""
     program = e.program or "-"
-    return (f"  #{e.index:<4} {_where(e):<28} {program:<14} {e.trigger.type} {trigger}{counter}  "
-            f"{_root_args(e)}").rstrip()
+    return _EXECUTION_COLUMNS.row((f"#{e.index}", _where(e), program, f"{e.trigger.type} {trigger}{counter} ",
+                                   _root_args(e)))
 
 
 def validator_line(v: ValidatorInvocation) -> str:
     """One validator invocation: sequence, area and step, list and primary record, slot, validator, pointers."""
     where = f"list {v.list_index}" + (f" primary {v.primary_index}" if v.primary_index is not None else "")
     pointers = " ".join(f"{k}={_hex(p) if p is not None else 'NULL'}" for k, p in v.pointers.items())
-    return (f"  #{v.sequence:<4} {v.area:<19} step {v.step}  {where:<20} slot {v.slot:<3} {v.validator or '-':<20} "
-            f"{pointers}").rstrip()
+    return _VALIDATOR_COLUMNS.row((f"#{v.sequence}", v.area, f"step {v.step} ", where, f"slot {v.slot}",
+                                   v.validator, pointers))
 
 
 def _arg(key: str, value: Any) -> str:

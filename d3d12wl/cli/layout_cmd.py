@@ -21,6 +21,7 @@ import json
 import sys
 from typing import Any
 
+from d3d12wl import tables
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records.layout import (
@@ -31,6 +32,7 @@ from d3d12wl.records.layout import (
     program_table_layout,
     signature_strides,
 )
+from d3d12wl.tables import Align
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -74,6 +76,7 @@ def layout_json(objects: ObjectSet) -> dict[str, Any]:
 
 
 _COLUMNS = ("offset", "size", "arg", "type", "member", "source")
+_ALIGN: tuple[Align, ...] = (">", ">", ">", "<", "<", "<")
 
 
 def record_table(title: str, layout: RecordLayout, indent: str = "  ", stride: int | None = None) -> list[str]:
@@ -95,15 +98,12 @@ def record_table(title: str, layout: RecordLayout, indent: str = "  ", stride: i
         items.append((f.offset, (str(f.offset), str(f.size), arg, kind, member, f.source or "-")))
     for p in layout.padding(stride):
         items.append((p.offset, (str(p.offset), str(p.size), "", "padding", "(trailing)" if p.trailing else "", "")))
-    rows = [_COLUMNS] + [r for _, r in sorted(items, key=lambda i: i[0])]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(_COLUMNS))]
     head = f"{indent}{title}: {layout.size} bytes used, min stride {layout.min_stride}" + (
         f", stride {stride}" if stride is not None and stride != layout.min_stride else "") + (
         f", header {layout.header}" if layout.header else "")
     lines = [head] + [f"{indent}  (declared stride: {problem})" for problem in problems]
-    for r in rows:
-        cells = [c.rjust(w) if i < 3 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        lines.append(f"{indent}  " + "  ".join(cells).rstrip())
+    lines += tables.render(_COLUMNS, [r for _, r in sorted(items, key=lambda i: i[0])], indent=f"{indent}  ",
+                           align=_ALIGN)
     return lines
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from d3d12wl import abi
+from d3d12wl import abi, tables
 from d3d12wl.capture.file import Capture
 from d3d12wl.errors import D3D12WLError, MemoryAccessError
 from d3d12wl.executor.trace import Trace
@@ -431,23 +431,6 @@ def _execution_view(ex: dict[str, Any]) -> dict[str, Any]:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], indent: str = "") -> list[str]:
-    """Aligned columns (numbers right-aligned)."""
-    cells = [[str(c) for c in row] for row in rows]
-    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
-    numeric = [all(_numeric(r[i]) for r in cells) and cells for i in range(len(headers))]
-
-    def line(row: Sequence[str]) -> str:
-        return indent + "  ".join(c.rjust(w) if num else c.ljust(w)
-                                  for c, w, num in zip(row, widths, numeric, strict=True)).rstrip()
-
-    return [line(list(headers)), *(line(r) for r in cells)]
-
-
-def _numeric(text: str) -> bool:
-    return text.isdigit() or (text.startswith("0x") and len(text) > 2)
-
-
 def _hex_lines(block: dict[str, Any], indent: str) -> list[str]:
     out = [f"{indent}{block['title']}:"]
     for ln in block["lines"]:
@@ -470,7 +453,7 @@ def render_text(view: dict[str, Any]) -> str:
                    f"{lst.get('executable_class') or '-'}  {lst.get('ordering') or ''}".rstrip())
         if lst.get("ordering_note"):
             out.append(f"  ({lst['ordering_note']})")
-        out += table(("field", "value"), [(h["field"], h["text"]) for h in lst["header"]], "  ")
+        out += tables.render(("field", "value"), [(h["field"], h["text"]) for h in lst["header"]], indent="  ")
         if lst.get("binding"):
             out.append(f"  binding  {format_value(lst['binding'], 'D3D12_WORK_LIST_BINDING')}")
         if "hex" in lst:
@@ -499,18 +482,18 @@ def render_text(view: dict[str, Any]) -> str:
         rows = [(ra["binding"], ra["parameter"], ra["kind"], ra.get("register") or "", ra["text"], "<- " + ra["origin"])
                 for ra in ex["root_arguments"]]
         if rows:
-            out += table(("binding", "param", "kind", "register", "value", "from"), rows, "      ")
+            out += tables.render(("binding", "param", "kind", "register", "value", "from"), rows, indent="      ")
         for ia in ex["ia"]:
             what = "index buffer" if ia["slot"] is None else f"vertex buffer {ia['slot']}"
             out.append(f"      IA {what}: {format_value(ia['fields'])}  <- {ia['origin']}")
     if view["end_of_call_reset"]:
         out.append("")
         out.append("end-of-call reset")
-        out += table(("set", "what", "parameter/slot", "dwords", "reset to", "touched by"),
+        out += tables.render(("set", "what", "parameter/slot", "dwords", "reset to", "touched by"),
                      [(r["binding_set"], r["what"], r["parameter"] if r["parameter"] is not None else
                        (r["slot"] if r["slot"] is not None else "-"),
                        " ".join(map(str, r["dwords"])) if r.get("dwords") else "-", r["reset_to"],
-                       ", ".join(r.get("touched_by") or [])) for r in view["end_of_call_reset"]], "  ")
+                       ", ".join(r.get("touched_by") or [])) for r in view["end_of_call_reset"]], indent="  ")
     out.append("")
     findings = view["findings"]
     out.append(f"findings ({len(findings)})" + (":" if findings else ": none"))
@@ -541,15 +524,15 @@ def _validators_text(invocations: list[dict[str, Any]]) -> list[str]:
              v["slot"], v.get("validator") or "-",
              " ".join(f"{k}={'NULL' if p is None else _va(p)}" for k, p in (v.get("pointers") or {}).items()))
             for v in invocations]
-    return [f"  validators ({len(invocations)})"] + table(("#", "step", "area", "primary", "slot", "validator",
-                                                          "pointers"), rows, "    ")
+    return [f"  validators ({len(invocations)})"] + tables.render(("#", "step", "area", "primary", "slot", "validator",
+                                                          "pointers"), rows, indent="    ")
 
 
 def _primary_text(p: dict[str, Any]) -> list[str]:
     pcs = f"program command signature {p['pcs']!r}" if p.get("pcs") else "no program command signature"
     out = ["", f"  primary [{p['index']}] @0x{p['va']:x}  {p.get('header') or '-'}  "
                f"{(p.get('record_kind') or '-').lower()} record, {pcs}"]
-    out += table(("field", "value"), [(r["field"], r["text"]) for r in p["fields"]], "    ")
+    out += tables.render(("field", "value"), [(r["field"], r["text"]) for r in p["fields"]], indent="    ")
     if "hex" in p:
         out += _hex_lines(p["hex"], "    ")
     slot = p.get("program_table")
@@ -570,7 +553,7 @@ def _primary_text(p: dict[str, Any]) -> list[str]:
         rows = [[s["index"], f"0x{s['va']:x}",
                  *(format_value(values.get(n), None, n.rsplit(".", 1)[-1].split("_", 1)[-1]) for n in names)]
                 for s, values in flat]
-        out += table(("#", "va", *headers), rows, "      ")
+        out += tables.render(("#", "va", *headers), rows, indent="      ")
         for s in p["secondary_records"]:
             if "hex" in s:
                 out += _hex_lines(s["hex"], "      ")

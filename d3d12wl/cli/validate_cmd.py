@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from d3d12wl import abi
+from d3d12wl import abi, tables
 from d3d12wl.model import description
 from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules import check_objects
@@ -37,11 +37,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"violations": [v.to_dict() for v in violations], "count": len(violations)}, indent=2))
     elif violations:
-        rows = [(v.rule, v.path, v.message) for v in violations]
-        widths = [max(len(r[i]) for r in rows + [("rule", "path", "")]) for i in range(2)]
-        print(f"{'rule':<{widths[0]}}  {'path':<{widths[1]}}  message")
-        for rule, path, message in rows:
-            print(f"{rule:<{widths[0]}}  {path:<{widths[1]}}  {message}")
+        for line in tables.render(("rule", "path", "message"), [(v.rule, v.path, v.message) for v in violations],
+                                  align=("<", "<", "<")):
+            print(line)
         print(f"{len(violations)} violation(s)")
     else:
         print("no violations")

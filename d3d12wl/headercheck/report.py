@@ -18,6 +18,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from d3d12wl import tables
 from d3d12wl.abi.check import WINDOWS_TARGET
 
 EQUAL, DIFFERENT, PROVISIONAL, MISSING = "equal", "different", "provisional", "missing"
@@ -129,10 +130,10 @@ def format_text(report: HeaderReport) -> str:
     declarations = [e for e in report.entries if e.kind not in RECORD_KINDS]
     if records:
         out.append(f"\nrecord structs against the layout calculator: {len(records)}\n")
-        width = max(len(e.name) for e in records)
-        for e in records:
-            lang = " (HLSL)" if e.kind == "hlsl record" else ""
-            out.append(f"  {e.name:<{width}}  {e.header_name}{lang}: {e.status}\n")
+        rows = [(e.name, f"{e.header_name}{' (HLSL)' if e.kind == 'hlsl record' else ''}: {e.status}")
+                for e in records]
+        for e, line in zip(records, tables.render(None, rows, indent="  ", align=("<", "<")), strict=True):
+            out.append(line + "\n")
             out += _details(e)
     for status in (DIFFERENT, PROVISIONAL):
         entries = [e for e in declarations if e.status == status]
