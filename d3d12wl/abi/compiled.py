@@ -396,7 +396,9 @@ class ABI:
 
 def _load_native() -> ModuleType:
     try:
-        from d3d12wl import _native  # type: ignore[attr-defined]  # the cffi-built extension has no stub
+        import importlib
+
+        native = importlib.import_module("d3d12wl._native")  # the cffi-built extension (no stub)
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ABIError(
             f"the compiled headers (d3d12wl._native) are missing from {Path(__file__).resolve().parent.parent}: "
@@ -404,7 +406,7 @@ def _load_native() -> ModuleType:
             "package with `pip install .` (then run it from outside the source tree, which would shadow the "
             "installed package) or, in a source checkout, `pip install -e .`, which builds them in place"
         ) from exc
-    return _native
+    return native
 
 
 _native_module = _load_native()

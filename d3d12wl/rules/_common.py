@@ -19,6 +19,7 @@ from d3d12wl.model.objects import (
     WorkListArgumentDesc,
 )
 from d3d12wl.model.state import DeviceCaps
+from d3d12wl.serialize import to_jsonable
 
 #: Collections of an :class:`~d3d12wl.model.ObjectSet` (the first part of every violation path).
 PCS_KIND = "program_command_signatures"
@@ -52,8 +53,8 @@ class Violation:
         return f"{self.path or f'{self.kind}.{self.name}'}: [{self.rule}] {self.message}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"rule": self.rule, "kind": self.kind, "name": self.name, "arg": self.arg, "path": self.path,
-                "message": self.message}
+        out: dict[str, object] = to_jsonable(self)
+        return out
 
 
 @dataclass
