@@ -10,10 +10,15 @@ full list is :data:`FINDING_KINDS`), :attr:`Finding.rule` names the spec rule or
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar, overload
 
 from d3d12wl.serialize import to_jsonable
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 #: Severities, most severe first.  ``error``: undefined behaviour or an invalid call; ``warning``: legal but
 #: almost certainly not meant (e.g. flag bits the spec does not define); ``info``: notes.
@@ -60,6 +65,107 @@ FINDING_KINDS: dict[str, str] = {
     "validator-pointer-arg-unavailable": "a validator declares a system pointer arg its validator area does not bind",
     "validator-fault": "a validator's read or write of GPU memory faulted (unmapped VA or read-only region)",
 }
+
+
+class Batch(Protocol[T_co]):
+    """A block of trace items held as columns (numpy arrays), made into objects only when asked for: the
+    columnar path of the executor (:mod:`d3d12wl.executor.columnar`) adds these to a :class:`LazyList`."""
+
+    def __len__(self) -> int: ...
+
+    def item(self, i: int) -> T_co: ...  # 0 <= i < len(self)
+
+    def items(self, start: int, stop: int) -> Iterator[T_co]: ...  # item(start) .. item(stop - 1)
+
+
+class LazyList(Sequence[T]):
+    """A sequence of trace items: plain objects (``append``) and columnar :class:`Batch` es (``add_batch``), in
+    order.  Indexing, slicing and iteration make objects from a batch's columns on demand, so a trace of millions
+    of executions holds numpy columns, not millions of objects.  Compares equal to a list of the same items."""
+
+    __slots__ = ("_segments", "_starts", "_length")
+
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        self._segments: list[list[T] | Batch[T]] = []
+        self._starts: list[int] = []
+        self._length = 0
+        for x in items:
+            self.append(x)
+
+    def append(self, item: T) -> None:
+        if not self._segments or not isinstance(self._segments[-1], list):
+            self._starts.append(self._length)
+            self._segments.append([])
+        seg = self._segments[-1]
+        assert isinstance(seg, list)
+        seg.append(item)
+        self._length += 1
+
+    def add_batch(self, batch: Batch[T]) -> None:
+        if len(batch):
+            self._starts.append(self._length)
+            self._segments.append(batch)
+            self._length += len(batch)
+
+    @property
+    def segments(self) -> tuple[list[T] | Batch[T], ...]:
+        """The lists and batches in order (what streaming writers walk)."""
+        return tuple(self._segments)
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._length)
+            if step == 1:
+                return list(self.iter_range(start, stop))
+            return [self[i] for i in range(start, stop, step)]
+        i = index + self._length if index < 0 else index
+        if not 0 <= i < self._length:
+            raise IndexError("trace index out of range")
+        s = bisect.bisect_right(self._starts, i) - 1
+        seg = self._segments[s]
+        off = i - self._starts[s]
+        return seg[off] if isinstance(seg, list) else seg.item(off)
+
+    def iter_range(self, start: int, stop: int) -> Iterator[T]:
+        """Items ``start`` .. ``stop - 1``, made segment by segment."""
+        if start >= stop:
+            return
+        s = max(0, bisect.bisect_right(self._starts, start) - 1)
+        while s < len(self._segments) and self._starts[s] < stop:
+            seg, base = self._segments[s], self._starts[s]
+            a, b = max(start, base) - base, min(stop, base + len(seg)) - base
+            if isinstance(seg, list):
+                yield from seg[a:b]
+            else:
+                yield from seg.items(a, b)
+            s += 1
+
+    def __iter__(self) -> Iterator[T]:
+        return self.iter_range(0, self._length)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (list, tuple, LazyList)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:  # mutable, like a list
+        raise TypeError("unhashable type: 'LazyList'")
+
+    def __repr__(self) -> str:
+        return f"LazyList(len={self._length}, segments={len(self._segments)})"
+
+    def tolist(self) -> list[T]:
+        """Every item as a plain list (what :func:`d3d12wl.serialize.to_jsonable` writes)."""
+        return list(self)
 
 
 @dataclass(slots=True)
@@ -261,7 +367,7 @@ class ListTrace:
     ordering: str | None = None  # "in order" / "any order"
     ordering_note: str | None = None
     counts_as_graphics_list: bool = False
-    primary_records: list[PrimaryRecordTrace] = field(default_factory=list)
+    primary_records: LazyList[PrimaryRecordTrace] = field(default_factory=LazyList)
     continuation: dict[str, Any] | None = None
     stopped: str | None = None  # why record processing of this list stopped early
 
@@ -309,7 +415,7 @@ class Trace:
     call: str  # "DispatchList", "DispatchList1", "ExecuteIndirect"
     call_args: dict[str, Any] = field(default_factory=dict)
     lists: list[ListTrace] = field(default_factory=list)
-    executions: list[Execution] = field(default_factory=list)
+    executions: LazyList[Execution] = field(default_factory=LazyList)
     end_of_call_reset: list[ResetEntry] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     findings_suppressed: int = 0
