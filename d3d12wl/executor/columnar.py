@@ -1,0 +1,685 @@
+"""The columnar fast path of the executor: the same trace as the reference walk, in columns.
+
+Per list, primary records are read in chunks of :data:`CHUNK` records as numpy gathers over ``GpuMemory``'s
+regions, with no Python object per record:
+
+1. the ProgramTableIndex column (offset 0 of every record) is mapped through its unique values to the program-table
+   slot, identifier, program and PCS (:class:`_Group`, one per slot, checked once per list exactly as the reference
+   checks one record: index < SlotCount, slot address, identifier, program, PCS in the signature, layouts, strides);
+2. each group's records are copied with the group's structured dtype (:func:`d3d12wl.records.dtypes.record_dtype`);
+3. hybrid records' secondary lists are checked (alignment, stride, NumSecondaryRecords limit, VA wrap, mapping) and
+   expanded by index arithmetic (``repeat`` / ``cumsum``) into one gather of secondary-record bytes per group;
+4. the limits (records, executions) are applied to the cumulative counts.
+
+A mask per check marks every record the reference would report or treat specially; those records, and any chunk
+that wraps the VA space, go through the reference per-record walk (:func:`~d3d12wl.executor.dispatch_list.
+walk_primary_record`), so findings and their wording are the reference's.  Records no mask flags become a
+:class:`WorkListBatch`: numpy columns from which the :class:`~d3d12wl.executor.trace.PrimaryRecordTrace` and
+:class:`~d3d12wl.executor.trace.Execution` objects are made on demand by the reference's own resolution code
+(:func:`~d3d12wl.executor.dispatch_list.build_execution`), so both paths give identical traces.  ExecuteIndirect
+works the same way over its command records (:class:`CommandBatch`).
+
+Raytracing-class lists and calls with validation hooks (which write memory between steps) always take the
+reference walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
+from d3d12wl.errors import LayoutError, MemoryAccessError
+from d3d12wl.executor.context import ExecContext, Loc
+from d3d12wl.executor.decode import ctype_size, decode_record
+from d3d12wl.executor.dispatch_list import (
+    PROGRAM_IDENTIFIER,
+    ListRun,
+    Selection,
+    ValidationHooks,
+    _ic_resets_per_secondary_list,
+    build_execution,
+    primary_walk_setup,
+    run_dispatch_list,
+    walk_primary_record,
+)
+from d3d12wl.executor.execute_indirect import CommandPlan, build_command, run_execute_indirect, walk_command
+from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
+from d3d12wl.executor.trace import Execution, Limits, PrimaryRecordTrace, ProgramTableSlotTrace, RecordTrace, Trace
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, RecordKind
+from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.records.dtypes import record_dtype
+from d3d12wl.records.layout import PCSLayout, RecordLayout
+
+__all__ = ["CHUNK", "CommandBatch", "WorkListBatch", "run_columnar", "walk_commands_columnar",
+           "walk_primary_records_columnar"]
+
+#: primary records (or ExecuteIndirect commands) read per chunk
+CHUNK = 1 << 16
+
+_U64_MAX = (1 << 64) - 1
+
+
+def run_columnar(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
+                 call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
+                 hooks: ValidationHooks | None = None) -> Trace:
+    """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run)."""
+    if isinstance(call, DispatchListCall):
+        return run_dispatch_list(memory, device, objects, state, call, limits, hooks,
+                                 walker=walk_primary_records_columnar)
+    return run_execute_indirect(memory, device, objects, state, call, limits, walker=walk_commands_columnar)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Memory as arrays
+# --------------------------------------------------------------------------------------------------------------
+
+
+class _Regions:
+    """The mapped regions as arrays: vectorized "is ``[va, va + size)`` inside one region" and row gathers."""
+
+    def __init__(self, memory: GpuMemory) -> None:
+        regions = [r for r in memory.regions if r.size]
+        self.bases = np.array([r.base for r in regions], dtype=np.uint64)
+        self.lasts = np.array([r.end - 1 for r in regions], dtype=np.uint64)
+        self.bytes = [np.frombuffer(r.data, dtype=np.uint8) for r in regions]
+        self._windows: dict[tuple[int, int], np.ndarray] = {}
+
+    def locate(self, va: np.ndarray, size: int | np.ndarray) -> np.ndarray:
+        """Per VA, the index of the region holding all of ``[va, va + size)`` (``size`` >= 1), else -1."""
+        if not len(self.bases):
+            return np.full(va.shape, -1, dtype=np.int64)
+        idx = np.searchsorted(self.bases, va, side="right").astype(np.int64) - 1
+        safe = np.maximum(idx, 0)
+        span = np.asarray(size, dtype=np.uint64) - np.uint64(1)
+        ok = (idx >= 0) & (va <= np.uint64(_U64_MAX) - span)
+        last = va + np.where(ok, span, np.uint64(0))
+        ok &= last <= self.lasts[safe]
+        return np.where(ok, safe, -1)
+
+    def _window(self, r: int, size: int) -> np.ndarray:
+        w = self._windows.get((r, size))
+        if w is None:
+            b = self.bytes[r]
+            w = np.lib.stride_tricks.as_strided(b, shape=(max(b.size - size + 1, 0), size), strides=(1, 1),
+                                                writeable=False)
+            self._windows[(r, size)] = w
+        return w
+
+    def gather(self, ridx: np.ndarray, va: np.ndarray, size: int) -> np.ndarray:
+        """A copy of the ``size`` bytes at each VA (every one located in region ``ridx``): rows of a uint8 matrix."""
+        out = np.empty((len(va), size), dtype=np.uint8)
+        if not len(va) or not size:
+            return out
+        first = int(ridx[0])
+        if (ridx == first).all():
+            out[:] = self._window(first, size)[(va - self.bases[first]).astype(np.intp)]
+            return out
+        for r in np.unique(ridx):
+            m = ridx == r
+            out[m] = self._window(int(r), size)[(va[m] - self.bases[r]).astype(np.intp)]
+        return out
+
+
+def _regions(ctx: ExecContext) -> _Regions:
+    regions: _Regions = ctx.memo(ctx.memory, "columnar-regions", _Regions)
+    return regions
+
+
+def _packed_dtype(layout: RecordLayout) -> np.dtype:
+    """The layout's structured dtype (:func:`record_dtype`) narrowed to the bytes a record uses (``size``)."""
+    dt = record_dtype(layout)
+    names = list(dt.names or ())
+    assert dt.fields is not None
+    return np.dtype({"names": names, "formats": [dt.fields[n][0] for n in names],
+                     "offsets": [dt.fields[n][1] for n in names], "itemsize": layout.size})
+
+
+def _scratch(ctx: ExecContext) -> ExecContext:
+    """A context whose findings go nowhere: what the on-demand objects are resolved in (the columns hold only
+    records that the reference resolves without a finding)."""
+    scratch: ExecContext = ctx.memo(ctx, "columnar-scratch", lambda c: ExecContext(
+        c.memory, c.device, c.objects, c.state, c.limits, Trace(c.trace.call)))
+    return scratch
+
+
+# --------------------------------------------------------------------------------------------------------------
+# DispatchList: groups (one per program-table slot a list's records select)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Group:
+    """A program-table slot whose records the reference executes without a finding: everything its records
+    share."""
+
+    pt_index: int
+    program: Program
+    pcs: ProgramCommandSignature
+    layout: PCSLayout
+    table: RecordData
+    slot_trace: ProgramTableSlotTrace
+    hybrid: bool
+    psize: int
+    pdtype: np.dtype
+    ssize: int = 0
+    sstride: int = 0
+    sec_ok: bool = True  # SecondaryRecordByteStride usable
+    ic_reset: bool = False
+
+
+class _ListWalk:
+    """The columnar walk of one list."""
+
+    def __init__(self, run: ListRun, n: int, start: int, stride: int) -> None:
+        self.run = run
+        self.ctx = run.ctx
+        self.n = n
+        self.start = start
+        self.stride = stride
+        sel = run.selection
+        assert sel is not None
+        self.sel: Selection = sel
+        self.regions = _regions(run.ctx)
+        self.groups: list[_Group] = []
+        self._group_of: dict[int, int] = {}  # ProgramTableIndex -> index in groups, -1 flagged
+
+    # -- one slot, checked as the reference checks one record ---------------------------------------------------
+
+    def group_index(self, pt_index: int) -> int:
+        got = self._group_of.get(pt_index)
+        if got is None:
+            group = self._make_group(pt_index)
+            got = -1 if group is None else len(self.groups)
+            if group is not None:
+                self.groups.append(group)
+            self._group_of[pt_index] = got
+        return got
+
+    def _make_group(self, pt_index: int) -> _Group | None:
+        ctx, sel = self.ctx, self.sel
+        pt = sel.binding.ProgramTable
+        if pt_index >= pt.SlotCount:
+            return None
+        id_size = ctype_size(PROGRAM_IDENTIFIER)
+        slot_va = pt.Table.StartAddress + pt_index * pt.Table.StrideInBytes
+        if slot_va + id_size > VA_LIMIT:
+            return None
+        try:
+            ident = ctx.memory.read(slot_va, id_size)
+        except MemoryAccessError:
+            return None
+        program = ctx.program_by_identifier(ident)
+        if program is None:
+            return None
+        pcs = program.ProgramCommandSignature
+        if pcs is None or id(pcs) not in sel.members:
+            return None
+        try:
+            tail_layout = ctx.layouts.program(program)
+            layout = ctx.layouts.pcs(pcs)
+        except LayoutError:
+            return None
+        if tail_layout is None or (pt.Table.StrideInBytes and tail_layout.size > pt.Table.StrideInBytes):
+            return None
+        if slot_va + tail_layout.size > VA_LIMIT:
+            return None
+        try:
+            data = ctx.memory.read(slot_va, tail_layout.size)
+        except MemoryAccessError:
+            return None
+        if layout.executable_class is not sel.executable_class or self.stride < layout.primary.min_stride:
+            return None
+        tail = decode_record(tail_layout, data, skip_identifier=True)
+        slot_trace = ProgramTableSlotTrace(pt_index, slot_va, ident.hex(), program.name, tail)
+        table = RecordData(f"program table slot {pt_index}", "program-table", slot_va, tail_layout, tail)
+        hybrid = layout.record_kind is RecordKind.HYBRID
+        group = _Group(pt_index, program, pcs, layout, table, slot_trace, hybrid, layout.primary.size,
+                       _packed_dtype(layout.primary))
+        if hybrid:
+            sec = layout.secondary
+            assert sec is not None
+            group.ssize = sec.size
+            group.sstride = pcs.SecondaryRecordByteStride
+            group.sec_ok = not sec.stride_problems(group.sstride)
+            group.ic_reset = bool(ctx.memo(pcs, "ic-reset", _ic_resets_per_secondary_list))
+        if not self._resolves_quietly(group):
+            return None
+        return group
+
+    def _resolves_quietly(self, group: _Group) -> bool:
+        """Whether the reference resolves this group's executions without a finding (a descriptor table with no
+        heap of its type bound is one per record: such records take the reference walk)."""
+        ctx = self.ctx
+        probe = ExecContext(ctx.memory, ctx.device, ctx.objects, ctx.state, ctx.limits, Trace(ctx.trace.call))
+        layout = group.layout
+        zero = bytes(max(layout.primary.min_stride, layout.primary.size))
+        primary = RecordData("primary record 0", "primary", 0, layout.primary, decode_record(layout.primary, zero))
+        secondary = None
+        if group.hybrid:
+            assert layout.secondary is not None
+            secondary = RecordData("secondary record 0", "secondary", 0, layout.secondary,
+                                   decode_record(layout.secondary, bytes(layout.secondary.min_stride)))
+        rctx = WorkListRecordContext(probe, Loc(list_index=0, primary_index=0), self.sel.executable_class,
+                                     group.pcs, layout, group.program, primary, group.table, {})
+        rctx.resolve(secondary, 0)
+        return not probe.trace.findings and not probe.trace.findings_suppressed
+
+    # -- chunks ---------------------------------------------------------------------------------------------------
+
+    def walk(self) -> None:
+        i, n, limits = 0, self.n, self.ctx.limits
+        while i < n:
+            if i >= limits.max_primary_records:
+                walk_primary_record(self.run, i, n, self.start, self.stride)  # raises the limit
+                return
+            end = min(n, i + CHUNK, limits.max_primary_records)
+            if not self._chunk(i, end):
+                return
+            i = end
+
+    def _reference(self, i: int) -> bool:
+        return walk_primary_record(self.run, i, self.n, self.start, self.stride)
+
+    def _chunk(self, i0: int, i1: int) -> bool:
+        """Primary records ``i0 .. i1 - 1``; False when the list's walk ended."""
+        start, stride = self.start, self.stride
+        if start + (i1 - 1) * stride + 4 > VA_LIMIT:  # a record address wraps: the reference reports where
+            return all(self._reference(i) for i in range(i0, i1))
+        m = i1 - i0
+        vas = np.uint64(start + i0 * stride) + np.arange(m, dtype=np.uint64) * np.uint64(stride)
+        ridx = self.regions.locate(vas, 4)
+        gid = np.full(m, -1, dtype=np.int64)
+        head = ridx >= 0
+        if head.any():
+            pti = self.regions.gather(ridx[head], vas[head], 4).view("<u4").reshape(-1)
+            uniq, inv = np.unique(pti, return_inverse=True)
+            table = np.array([self.group_index(int(t)) for t in uniq], dtype=np.int64)
+            gid[head] = table[inv.reshape(-1)]
+        chunk = _Chunk(self, i0, vas, gid)
+        for g in np.unique(gid[gid >= 0]):
+            chunk.load_group(int(g))
+        clean = chunk.gid >= 0
+        flagged = np.flatnonzero(~clean)
+        pos = 0
+        for f in [*flagged.tolist(), m]:
+            if pos < f and not chunk.emit(pos, f):
+                return False
+            if f < m and not self._reference(i0 + f):
+                return False
+            pos = f + 1
+        return True
+
+
+@dataclass
+class _ChunkGroup:
+    """One group's records in one chunk: positions, copied bytes and (hybrid) their secondary lists."""
+
+    members: np.ndarray  # positions in the chunk
+    rows: np.ndarray  # (len(members), psize) uint8
+    ns: np.ndarray | None = None  # NumSecondaryRecords (int64)
+    base: np.ndarray | None = None  # SecondaryRecords (uint64)
+
+
+class _Chunk:
+    def __init__(self, walk: _ListWalk, i0: int, vas: np.ndarray, gid: np.ndarray) -> None:
+        self.walk = walk
+        self.i0 = i0
+        self.vas = vas
+        self.gid = gid
+        self.row = np.zeros(len(vas), dtype=np.int64)  # row of each record in its group's _ChunkGroup
+        self.parts: dict[int, _ChunkGroup] = {}
+
+    def load_group(self, g: int) -> None:
+        walk, group = self.walk, self.walk.groups[g]
+        members = np.flatnonzero(self.gid == g)
+        ridx = walk.regions.locate(self.vas[members], group.psize)
+        bad = ridx < 0
+        if bad.any():  # the record's bytes fault: the reference ends the list there
+            self.gid[members[bad]] = -1
+            members, ridx = members[~bad], ridx[~bad]
+        rows = walk.regions.gather(ridx, self.vas[members], group.psize)
+        part = _ChunkGroup(members, rows)
+        self.row[members] = np.arange(len(members))
+        if group.hybrid:
+            rec = rows.view(group.pdtype).reshape(-1)
+            ns = rec["NumSecondaryRecords"].astype(np.int64)
+            base = rec["SecondaryRecords"].astype(np.uint64)
+            flag = self._secondary_flags(group, ns, base)
+            self.gid[members[flag]] = -1
+            part.ns, part.base = ns, base
+        self.parts[g] = part
+
+    def _secondary_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray) -> np.ndarray:
+        """Records whose secondary list the reference reports or stops in (misaligned, bad stride, too many,
+        wrap, unmapped), or that a limit check inside the list would reach."""
+        walk = self.walk
+        some = ns > 0
+        flag = some & (base % np.uint64(8) != 0)
+        if not group.sec_ok:
+            flag |= some
+        flag |= ns > walk.ctx.limits.max_secondary_records
+        span = (np.maximum(ns, 1) - 1).astype(np.uint64) * np.uint64(group.sstride) + np.uint64(max(group.ssize, 1))
+        wraps = base > np.uint64(_U64_MAX) - span + np.uint64(1)
+        flag |= some & wraps
+        check = some & ~flag
+        if check.any():
+            ridx = walk.regions.locate(base[check], span[check])
+            flag[np.flatnonzero(check)[ridx < 0]] = True
+        return flag
+
+    # -- clean runs -------------------------------------------------------------------------------------------------
+
+    def emit(self, a: int, b: int) -> bool:
+        """Records ``a .. b - 1`` of the chunk (none flagged) as one batch, cut where a limit is reached (the
+        reference then walks the record that reaches it and stops the call)."""
+        walk, ctx = self.walk, self.walk.ctx
+        gid = self.gid[a:b]
+        row = self.row[a:b]
+        execs = np.ones(b - a, dtype=np.int64)
+        for g, part in self.parts.items():
+            if part.ns is not None:
+                m = gid == g
+                execs[m] = part.ns[row[m]]
+        hybrid = np.array([grp.hybrid for grp in walk.groups], dtype=bool)[gid]
+        records = 1 + np.where(hybrid, execs, 0)
+        limits = ctx.limits
+        over = (np.cumsum(records) > limits.max_records - ctx.records_walked) | \
+               (np.cumsum(execs) > limits.max_executions - len(ctx.trace.executions))
+        cut = int(np.argmax(over)) if over.any() else b - a
+        if cut:
+            self._batch(a, a + cut, gid[:cut], row[:cut], execs[:cut])
+            ctx.records_walked += int(records[:cut].sum())
+        if cut < b - a:
+            return walk._reference(self.i0 + a + cut)
+        return True
+
+    def _batch(self, a: int, b: int, gid: np.ndarray, row: np.ndarray, execs: np.ndarray) -> None:
+        walk, run = self.walk, self.walk.run
+        n = b - a
+        exec_off = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(execs, out=exec_off[1:])
+        prows: dict[int, np.ndarray] = {}
+        pbase: dict[int, np.ndarray] = {}
+        sec_rows: dict[int, np.ndarray] = {}
+        group_row = np.zeros(n, dtype=np.int64)  # row of each record in its group's arrays of this batch
+        sec_off = np.zeros(n, dtype=np.int64)  # first row of each record's secondaries in its group's sec_rows
+        for g, part in self.parts.items():
+            m = np.flatnonzero(gid == g)
+            if not len(m):
+                continue
+            group = walk.groups[g]
+            rows_g = row[m]
+            prows[g] = part.rows[rows_g]
+            group_row[m] = np.arange(len(m))
+            if part.ns is not None and part.base is not None:
+                ns, base = part.ns[rows_g], part.base[rows_g]
+                pbase[g] = base
+                off = np.zeros(len(m) + 1, dtype=np.int64)
+                np.cumsum(ns, out=off[1:])
+                sec_off[m] = off[:-1]
+                total = int(off[-1])
+                j = np.arange(total, dtype=np.int64) - np.repeat(off[:-1], ns)
+                sva = np.repeat(base, ns) + j.astype(np.uint64) * np.uint64(group.sstride)
+                ridx = walk.regions.locate(sva, max(group.ssize, 1))
+                sec_rows[g] = walk.regions.gather(ridx, sva, group.ssize)
+        batch = WorkListBatch(
+            walk=walk, first_execution=len(walk.ctx.trace.executions), first_invocation=run.counter,
+            primary_index=(self.i0 + a + np.arange(n)).astype(np.int64), primary_va=self.vas[a:b].copy(),
+            gid=gid.astype(np.int16 if len(walk.groups) < (1 << 15) else np.int64), group_row=group_row,
+            exec_off=exec_off, sec_off=sec_off, primary_rows=prows, secondary_base=pbase, secondary_rows=sec_rows)
+        walk.ctx.trace.executions.add_batch(batch.executions)
+        run.trace.primary_records.add_batch(batch.records)
+        run.counter += int(exec_off[-1])
+
+
+# --------------------------------------------------------------------------------------------------------------
+# DispatchList: the columnar trace of a run of records
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class WorkListBatch:
+    """A run of primary records of one list, and the executions they drive, as columns.
+
+    Per primary record: ``primary_index``, ``primary_va``, ``gid`` (its :class:`_Group`: slot, program, PCS),
+    ``group_row`` (its row in the group's arrays), ``exec_off`` (first execution, relative; n + 1 entries) and
+    ``sec_off`` (first row of its secondary records in the group's ``secondary_rows``).  Per group: the records'
+    bytes (``primary_rows``), SecondaryRecords (``secondary_base``) and every secondary record's bytes
+    (``secondary_rows``).  Executions are numbered ``first_execution + k``, invocations ``first_invocation + k``."""
+
+    walk: _ListWalk
+    first_execution: int
+    first_invocation: int
+    primary_index: np.ndarray
+    primary_va: np.ndarray
+    gid: np.ndarray
+    group_row: np.ndarray
+    exec_off: np.ndarray
+    sec_off: np.ndarray
+    primary_rows: dict[int, np.ndarray]
+    secondary_base: dict[int, np.ndarray]
+    secondary_rows: dict[int, np.ndarray]
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def executions(self) -> _Executions:
+        return _Executions(self)
+
+    @property
+    def records(self) -> _Records:
+        return _Records(self)
+
+    @property
+    def num_executions(self) -> int:
+        return int(self.exec_off[-1])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the columns."""
+        arrays = [self.primary_index, self.primary_va, self.gid, self.group_row, self.exec_off, self.sec_off,
+                  *self.primary_rows.values(), *self.secondary_base.values(), *self.secondary_rows.values()]
+        return sum(a.nbytes for a in arrays)
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Per execution: list, primary and secondary index (-1: none), invocation, program-table slot, record
+        VAs (0: none)."""
+        n = len(self.primary_index)
+        counts = np.diff(self.exec_off)
+        rec = np.repeat(np.arange(n), counts)
+        k = np.arange(self.num_executions, dtype=np.int64)
+        j = k - self.exec_off[rec]
+        hybrid = np.array([g.hybrid for g in self.walk.groups], dtype=bool)[self.gid[rec]]
+        sva = np.zeros(len(k), dtype=np.uint64)
+        for g, base in self.secondary_base.items():
+            m = self.gid[rec] == g
+            stride = np.uint64(self.walk.groups[g].sstride)
+            sva[m] = base[self.group_row[rec[m]]] + j[m].astype(np.uint64) * stride
+        slots = np.array([g.pt_index for g in self.walk.groups], dtype=np.int64)
+        return {
+            "index": self.first_execution + k, "list_index": np.full(len(k), self.walk.run.index, dtype=np.int64),
+            "primary_index": self.primary_index[rec], "secondary_index": np.where(hybrid, j, -1),
+            "invocation": self.first_invocation + k, "program_table_index": slots[self.gid[rec]],
+            "primary_va": self.primary_va[rec], "secondary_va": sva,
+        }
+
+    # -- objects on demand -----------------------------------------------------------------------------------------
+
+    def _record_context(self, r: int) -> tuple[_Group, WorkListRecordContext]:
+        hit = self._cache.get("rctx")
+        if hit is not None and hit[0] == r:
+            return hit[1], hit[2]
+        walk = self.walk
+        group = walk.groups[int(self.gid[r])]
+        i, va = int(self.primary_index[r]), int(self.primary_va[r])
+        fields = decode_record(group.layout.primary, self.primary_rows[int(self.gid[r])][self.group_row[r]].tobytes())
+        run = walk.run
+        system: dict[str, int | None] = {
+            "PRIMARY_RECORD_POINTER": va, "DISPATCH_LIST_HEADER_POINTER": run.va, "PRIMARY_LIST_POINTER": walk.start,
+            "PROGRAM_TABLE_POINTER": walk.sel.binding.ProgramTable.Table.StartAddress}
+        if group.hybrid:
+            system["SECONDARY_LIST_POINTER"] = fields["SecondaryRecords"]
+        primary = RecordData(f"primary record {i}", "primary", va, group.layout.primary, fields)
+        rctx = WorkListRecordContext(_scratch(walk.ctx), Loc(list_index=run.index, primary_index=i),
+                                     walk.sel.executable_class, group.pcs, group.layout, group.program, primary,
+                                     group.table, system)
+        self._cache["rctx"] = (r, group, rctx)
+        return group, rctx
+
+    def _secondary(self, group: _Group, r: int, j: int) -> RecordData:
+        g = int(self.gid[r])
+        va = int(self.secondary_base[g][self.group_row[r]]) + j * group.sstride
+        sec = group.layout.secondary
+        assert sec is not None
+        data = self.secondary_rows[g][self.sec_off[r] + j].tobytes()
+        return RecordData(f"secondary record {j}", "secondary", va, sec, decode_record(sec, data))
+
+    def execution(self, k: int) -> Execution:
+        r = int(np.searchsorted(self.exec_off, k, side="right")) - 1
+        group, rctx = self._record_context(r)
+        walk = self.walk
+        invocation = self.first_invocation + k
+        if not group.hybrid:
+            return build_execution(walk.sel, walk.run.index, self.first_execution + k, rctx, rctx.primary.va,
+                                   int(self.primary_index[r]), None, None, invocation, None)
+        j = k - int(self.exec_off[r])
+        secondary = self._secondary(group, r, j)
+        return build_execution(walk.sel, walk.run.index, self.first_execution + k, rctx, rctx.primary.va,
+                               int(self.primary_index[r]), secondary, j, invocation, j if group.ic_reset else None)
+
+    def record(self, r: int) -> PrimaryRecordTrace:
+        group, rctx = self._record_context(r)
+        layout = group.layout
+        prt = PrimaryRecordTrace(int(self.primary_index[r]), rctx.primary.va, dict(rctx.primary.fields),
+                                 pcs=group.pcs.name, record_kind=layout.record_kind.value,
+                                 header=layout.primary.header, program_table=group.slot_trace)
+        e0, e1 = int(self.exec_off[r]), int(self.exec_off[r + 1])
+        prt.executions = list(range(self.first_execution + e0, self.first_execution + e1))
+        if group.hybrid:
+            for j in range(e1 - e0):
+                s = self._secondary(group, r, j)
+                prt.secondary_records.append(RecordTrace(j, s.va, s.fields))
+        return prt
+
+
+class _Executions:
+    """A :class:`WorkListBatch`'s executions as a :class:`~d3d12wl.executor.trace.Batch`."""
+
+    def __init__(self, batch: WorkListBatch) -> None:
+        self.batch = batch
+
+    def __len__(self) -> int:
+        return self.batch.num_executions
+
+    def item(self, i: int) -> Execution:
+        return self.batch.execution(i)
+
+    def items(self, start: int, stop: int) -> Iterator[Execution]:
+        for k in range(start, stop):
+            yield self.batch.execution(k)
+
+
+class _Records:
+    """A :class:`WorkListBatch`'s primary records as a :class:`~d3d12wl.executor.trace.Batch`."""
+
+    def __init__(self, batch: WorkListBatch) -> None:
+        self.batch = batch
+
+    def __len__(self) -> int:
+        return len(self.batch.primary_index)
+
+    def item(self, i: int) -> PrimaryRecordTrace:
+        return self.batch.record(i)
+
+    def items(self, start: int, stop: int) -> Iterator[PrimaryRecordTrace]:
+        for r in range(start, stop):
+            yield self.batch.record(r)
+
+
+def walk_primary_records_columnar(run: ListRun) -> None:
+    """Step 10 of one list, in columns (the reference walk for raytracing-class lists)."""
+    sel = run.selection
+    if sel is None or sel.executable_class is ExecutableClass.RAYTRACING:
+        from d3d12wl.executor.dispatch_list import walk_primary_records
+
+        walk_primary_records(run)
+        return
+    setup = primary_walk_setup(run)
+    if setup is None:
+        return
+    _ListWalk(run, *setup).walk()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# ExecuteIndirect
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CommandBatch:
+    """Commands ``first_command ..`` of one ExecuteIndirect call as columns: their bytes (``rows``), VAs
+    ``ArgumentBuffer + k * ByteStride``."""
+
+    plan: CommandPlan
+    first_execution: int
+    first_command: int
+    rows: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows.nbytes
+
+    def va(self, i: int) -> int:
+        return self.plan.call.ArgumentBuffer + (self.first_command + i) * self.plan.stride
+
+    def columns(self) -> dict[str, np.ndarray]:
+        k = np.arange(len(self.rows), dtype=np.int64)
+        command = self.first_command + k
+        return {"index": self.first_execution + k, "command_index": command, "invocation": command,
+                "command_va": np.uint64(self.plan.call.ArgumentBuffer) + command.astype(np.uint64)
+                * np.uint64(self.plan.stride)}
+
+    def item(self, i: int) -> Execution:
+        fields = decode_record(self.plan.layout, self.rows[i].tobytes())
+        return build_command(self.plan, self.first_execution + i, self.first_command + i, self.va(i), fields)
+
+    def items(self, start: int, stop: int) -> Iterator[Execution]:
+        for i in range(start, stop):
+            yield self.item(i)
+
+
+def walk_commands_columnar(plan: CommandPlan) -> None:
+    """The command walk in chunks: each chunk's commands checked (VA wrap, mapping, limits) as arrays and copied
+    in one gather; the first command a check stops at takes the reference walk, which reports it."""
+    ctx, trace = plan.ctx, plan.ctx.trace
+    regions = _regions(ctx)
+    base, stride, size = plan.call.ArgumentBuffer, plan.stride, plan.layout.size
+    first_wrap = 0 if base + size > VA_LIMIT else (VA_LIMIT - size - base) // stride + 1
+    k = 0
+    while k < plan.count:
+        budget = min(ctx.limits.max_records - ctx.records_walked,
+                     ctx.limits.max_executions - len(trace.executions))
+        end = min(plan.count, k + CHUNK, first_wrap, k + max(budget, 0))
+        if end > k:
+            vas = np.uint64(base + k * stride) + np.arange(end - k, dtype=np.uint64) * np.uint64(stride)
+            ridx = regions.locate(vas, max(size, 1))
+            bad = np.flatnonzero(ridx < 0)
+            if len(bad):
+                end = k + int(bad[0])
+                vas, ridx = vas[: end - k], ridx[: end - k]
+        if end > k:
+            rows = regions.gather(ridx, vas, size)
+            trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k, rows))
+            ctx.records_walked += end - k
+            k = end
+            continue
+        if not walk_command(plan, k):  # the reference reports the wrap, fault or limit
+            return
+        k += 1
