@@ -101,28 +101,57 @@ class _Regions:
         ok &= last <= self.lasts[safe]
         return np.where(ok, safe, -1)
 
+    def region_of(self, va: int, end: int) -> int:
+        """The index of the region holding all of ``[va, end)`` (``end > va``), else -1."""
+        if not len(self.bases) or end > VA_LIMIT:
+            return -1
+        r = int(np.searchsorted(self.bases, np.uint64(va), side="right")) - 1
+        return r if r >= 0 and end - 1 <= int(self.lasts[r]) else -1
+
+    def strided(self, r: int, va: int, n: int, stride: int, size: int) -> np.ndarray:
+        """A read-only ``(n, size)`` uint8 view of ``n`` records ``stride`` bytes apart from ``va`` (all of them
+        inside region ``r``)."""
+        view = np.ndarray((n, size), dtype=np.uint8, buffer=self.bytes[r], offset=va - int(self.bases[r]),
+                          strides=(stride, 1))
+        view.flags.writeable = False
+        return view
+
     def _window(self, r: int, size: int) -> np.ndarray:
+        """Region ``r`` as overlapping ``size``-byte items, one starting at every byte: a row gather is one
+        fancy index."""
         w = self._windows.get((r, size))
         if w is None:
             b = self.bytes[r]
-            w = np.lib.stride_tricks.as_strided(b, shape=(max(b.size - size + 1, 0), size), strides=(1, 1),
-                                                writeable=False)
+            w = np.ndarray((max(b.size - size + 1, 0),), dtype=np.dtype((np.void, size)), buffer=b, strides=(1,))
             self._windows[(r, size)] = w
         return w
 
+    def gather_offsets(self, r: int, offsets: np.ndarray, size: int) -> np.ndarray:
+        """A copy of the ``size`` bytes at each byte offset into region ``r``: rows of a uint8 matrix."""
+        if not size or not len(offsets):
+            return np.empty((len(offsets), size), dtype=np.uint8)
+        return self._window(r, size)[offsets].view(np.uint8).reshape(len(offsets), size)
+
     def gather(self, ridx: np.ndarray, va: np.ndarray, size: int) -> np.ndarray:
         """A copy of the ``size`` bytes at each VA (every one located in region ``ridx``): rows of a uint8 matrix."""
-        out = np.empty((len(va), size), dtype=np.uint8)
         if not len(va) or not size:
-            return out
+            return np.empty((len(va), size), dtype=np.uint8)
         first = int(ridx[0])
         if (ridx == first).all():
-            out[:] = self._window(first, size)[(va - self.bases[first]).astype(np.intp)]
-            return out
+            return self.gather_offsets(first, (va - self.bases[first]).astype(np.intp), size)
+        out = np.empty((len(va), size), dtype=np.uint8)
         for r in np.unique(ridx):
             m = ridx == r
-            out[m] = self._window(int(r), size)[(va[m] - self.bases[r]).astype(np.intp)]
+            out[m] = self.gather_offsets(int(r), (va[m] - self.bases[r]).astype(np.intp), size)
         return out
+
+
+def _expand(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``starts[k] .. starts[k] + counts[k] - 1`` for every k, concatenated (index arithmetic, no loop)."""
+    total = int(counts.sum())
+    before = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=before[1:])
+    return np.repeat(starts.astype(np.int64) - before, counts) + np.arange(total, dtype=np.int64)
 
 
 def _regions(ctx: ExecContext) -> _Regions:
@@ -291,16 +320,22 @@ class _ListWalk:
         if start + (i1 - 1) * stride + 4 > VA_LIMIT:  # a record address wraps: the reference reports where
             return all(self._reference(i) for i in range(i0, i1))
         m = i1 - i0
-        vas = np.uint64(start + i0 * stride) + np.arange(m, dtype=np.uint64) * np.uint64(stride)
-        ridx = self.regions.locate(vas, 4)
+        va0 = start + i0 * stride
+        vas = np.uint64(va0) + np.arange(m, dtype=np.uint64) * np.uint64(stride)
         gid = np.full(m, -1, dtype=np.int64)
-        head = ridx >= 0
-        if head.any():
+        region = self.regions.region_of(va0, va0 + (m - 1) * stride + 4)  # the whole chunk's heads in one region
+        if region >= 0:
+            pti = self.regions.strided(region, va0, m, stride, 4).view("<u4").reshape(-1)
+            head = np.ones(m, dtype=bool)
+        else:
+            ridx = self.regions.locate(vas, 4)
+            head = ridx >= 0
             pti = self.regions.gather(ridx[head], vas[head], 4).view("<u4").reshape(-1)
+        if len(pti):
             uniq, inv = np.unique(pti, return_inverse=True)
             table = np.array([self.group_index(int(t)) for t in uniq], dtype=np.int64)
             gid[head] = table[inv.reshape(-1)]
-        chunk = _Chunk(self, i0, vas, gid)
+        chunk = _Chunk(self, i0, va0, stride, vas, gid)
         for g in np.unique(gid[gid >= 0]):
             chunk.load_group(int(g))
         clean = chunk.gid >= 0
@@ -323,12 +358,15 @@ class _ChunkGroup:
     rows: np.ndarray  # (len(members), psize) uint8
     ns: np.ndarray | None = None  # NumSecondaryRecords (int64)
     base: np.ndarray | None = None  # SecondaryRecords (uint64)
+    sreg: np.ndarray | None = None  # the region holding each record's secondary list
 
 
 class _Chunk:
-    def __init__(self, walk: _ListWalk, i0: int, vas: np.ndarray, gid: np.ndarray) -> None:
+    def __init__(self, walk: _ListWalk, i0: int, va0: int, stride: int, vas: np.ndarray, gid: np.ndarray) -> None:
         self.walk = walk
         self.i0 = i0
+        self.va0 = va0
+        self.stride = stride
         self.vas = vas
         self.gid = gid
         self.row = np.zeros(len(vas), dtype=np.int64)  # row of each record in its group's _ChunkGroup
@@ -337,26 +375,32 @@ class _Chunk:
     def load_group(self, g: int) -> None:
         walk, group = self.walk, self.walk.groups[g]
         members = np.flatnonzero(self.gid == g)
-        ridx = walk.regions.locate(self.vas[members], group.psize)
-        bad = ridx < 0
-        if bad.any():  # the record's bytes fault: the reference ends the list there
-            self.gid[members[bad]] = -1
-            members, ridx = members[~bad], ridx[~bad]
-        rows = walk.regions.gather(ridx, self.vas[members], group.psize)
+        m = len(self.vas)
+        region = walk.regions.region_of(self.va0, self.va0 + (m - 1) * self.stride + group.psize)
+        if region >= 0:  # every record of the chunk readable whole from one region
+            view = walk.regions.strided(region, self.va0, m, self.stride, group.psize)
+            rows = view.copy() if len(members) == m else view[members]
+        else:
+            ridx = walk.regions.locate(self.vas[members], group.psize)
+            bad = ridx < 0
+            if bad.any():  # the record's bytes fault: the reference ends the list there
+                self.gid[members[bad]] = -1
+                members, ridx = members[~bad], ridx[~bad]
+            rows = walk.regions.gather(ridx, self.vas[members], group.psize)
         part = _ChunkGroup(members, rows)
         self.row[members] = np.arange(len(members))
         if group.hybrid:
             rec = rows.view(group.pdtype).reshape(-1)
             ns = rec["NumSecondaryRecords"].astype(np.int64)
             base = rec["SecondaryRecords"].astype(np.uint64)
-            flag = self._secondary_flags(group, ns, base)
+            flag, sreg = self._secondary_flags(group, ns, base)
             self.gid[members[flag]] = -1
-            part.ns, part.base = ns, base
+            part.ns, part.base, part.sreg = ns, base, sreg
         self.parts[g] = part
 
-    def _secondary_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray) -> np.ndarray:
+    def _secondary_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Records whose secondary list the reference reports or stops in (misaligned, bad stride, too many,
-        wrap, unmapped), or that a limit check inside the list would reach."""
+        wrap, unmapped), and the region each (other) record's whole secondary list lies in."""
         walk = self.walk
         some = ns > 0
         flag = some & (base % np.uint64(8) != 0)
@@ -367,10 +411,12 @@ class _Chunk:
         wraps = base > np.uint64(_U64_MAX) - span + np.uint64(1)
         flag |= some & wraps
         check = some & ~flag
+        sreg = np.zeros(len(ns), dtype=np.int64)
         if check.any():
             ridx = walk.regions.locate(base[check], span[check])
             flag[np.flatnonzero(check)[ridx < 0]] = True
-        return flag
+            sreg[check] = ridx
+        return flag, sreg
 
     # -- clean runs -------------------------------------------------------------------------------------------------
 
@@ -398,6 +444,28 @@ class _Chunk:
             return walk._reference(self.i0 + a + cut)
         return True
 
+    def _secondaries(self, group: _Group, ns: np.ndarray, base: np.ndarray, sreg: np.ndarray,
+                     off: np.ndarray) -> np.ndarray:
+        """Every secondary record's bytes, by index arithmetic: record r's j-th at ``base[r] + j * stride``."""
+        regions, stride = self.walk.regions, group.sstride
+        total = int(off[-1])
+        used = ns > 0
+        regs = np.unique(sreg[used]) if used.any() else np.zeros(0, dtype=np.int64)
+        if len(regs) == 1:
+            r = int(regs[0])
+            # secondary j of record k: (base[k] - region base - off[k] * stride) + (off[k] + j) * stride
+            first = (base - regions.bases[r]).astype(np.int64) - off[:-1] * stride
+            offsets = np.repeat(first, ns) + np.arange(total, dtype=np.int64) * stride
+            return regions.gather_offsets(r, offsets.astype(np.intp), group.ssize)
+        out = np.empty((total, group.ssize), dtype=np.uint8)
+        for reg in regs:
+            m = used & (sreg == reg)
+            rows = _expand(off[:-1][m], ns[m])
+            first = (base[m] - regions.bases[reg]).astype(np.int64) - off[:-1][m] * stride
+            offsets = np.repeat(first, ns[m]) + rows * stride
+            out[rows] = regions.gather_offsets(int(reg), offsets.astype(np.intp), group.ssize)
+        return out
+
     def _batch(self, a: int, b: int, gid: np.ndarray, row: np.ndarray, execs: np.ndarray) -> None:
         walk, run = self.walk, self.walk.run
         n = b - a
@@ -416,17 +484,13 @@ class _Chunk:
             rows_g = row[m]
             prows[g] = part.rows[rows_g]
             group_row[m] = np.arange(len(m))
-            if part.ns is not None and part.base is not None:
-                ns, base = part.ns[rows_g], part.base[rows_g]
+            if part.ns is not None and part.base is not None and part.sreg is not None:
+                ns, base, sreg = part.ns[rows_g], part.base[rows_g], part.sreg[rows_g]
                 pbase[g] = base
                 off = np.zeros(len(m) + 1, dtype=np.int64)
                 np.cumsum(ns, out=off[1:])
                 sec_off[m] = off[:-1]
-                total = int(off[-1])
-                j = np.arange(total, dtype=np.int64) - np.repeat(off[:-1], ns)
-                sva = np.repeat(base, ns) + j.astype(np.uint64) * np.uint64(group.sstride)
-                ridx = walk.regions.locate(sva, max(group.ssize, 1))
-                sec_rows[g] = walk.regions.gather(ridx, sva, group.ssize)
+                sec_rows[g] = self._secondaries(group, ns, base, sreg, off)
         batch = WorkListBatch(
             walk=walk, first_execution=len(walk.ctx.trace.executions), first_invocation=run.counter,
             primary_index=(self.i0 + a + np.arange(n)).astype(np.int64), primary_va=self.vas[a:b].copy(),
@@ -667,15 +731,21 @@ def walk_commands_columnar(plan: CommandPlan) -> None:
         budget = min(ctx.limits.max_records - ctx.records_walked,
                      ctx.limits.max_executions - len(trace.executions))
         end = min(plan.count, k + CHUNK, first_wrap, k + max(budget, 0))
+        rows = None
         if end > k:
-            vas = np.uint64(base + k * stride) + np.arange(end - k, dtype=np.uint64) * np.uint64(stride)
-            ridx = regions.locate(vas, max(size, 1))
-            bad = np.flatnonzero(ridx < 0)
-            if len(bad):
-                end = k + int(bad[0])
-                vas, ridx = vas[: end - k], ridx[: end - k]
-        if end > k:
-            rows = regions.gather(ridx, vas, size)
+            va0 = base + k * stride
+            region = regions.region_of(va0, va0 + (end - k - 1) * stride + max(size, 1))
+            if region >= 0:  # the whole chunk in one region: one strided copy
+                rows = regions.strided(region, va0, end - k, stride, size).copy()
+            else:
+                vas = np.uint64(va0) + np.arange(end - k, dtype=np.uint64) * np.uint64(stride)
+                ridx = regions.locate(vas, max(size, 1))
+                bad = np.flatnonzero(ridx < 0)
+                if len(bad):
+                    end = k + int(bad[0])
+                    vas, ridx = vas[: end - k], ridx[: end - k]
+                rows = regions.gather(ridx, vas, size)
+        if end > k and rows is not None:
             trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k, rows))
             ctx.records_walked += end - k
             k = end
