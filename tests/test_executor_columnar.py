@@ -24,7 +24,7 @@ from test_executor_execute_indirect import ARGS_VA, COUNT_VA, ei_scene
 
 from d3d12wl.capture.file import load_capture
 from d3d12wl.executor import columnar, execute, run
-from d3d12wl.executor.columnar import CommandBatch
+from d3d12wl.executor.columnar import CommandBatch, execution_columns
 from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.objects import WorkListSignature
 from d3d12wl.model.state import DispatchListCall, ExecuteIndirectCall
@@ -139,3 +139,18 @@ def test_execute_indirect_in_columns(monkeypatch, count, max_count, limits):
     s.put(COUNT_VA, count.to_bytes(4, "little"))
     ref, fast = both(s, ExecuteIndirectCall(cs, max_count, ARGS_VA, COUNT_VA), limits)
     assert any(isinstance(seg, CommandBatch) for seg in fast.executions.segments)
+
+
+def test_execution_columns_are_the_trace_as_a_table():
+    s, prims = culling_scene(40, secondaries_each=2)
+    ref, fast = both(s, place(s, prims))
+    table = execution_columns(fast.executions)
+    cols = table.columns
+    assert len(table) == 80 and table.names["program"] == ["P0", "P1"] and table.names["trigger"] == ["DRAW"]
+    assert cols["primary_index"][:4].tolist() == [0, 0, 1, 1] and cols["secondary_index"][:4].tolist() == [0, 1, 0, 1]
+    assert cols["program"][:4].tolist() == [0, 0, 1, 1] and (cols["counter"] == -1).all()
+    assert cols["trigger.VertexCountPerInstance"].tolist() == [
+        e.trigger.fields["VertexCountPerInstance"] for e in ref.executions]
+    assert cols["secondary_va"].tolist() == [e.record_va["secondary"] for e in ref.executions]
+    part = execution_columns(fast.executions, 10, 13)
+    assert part.columns["index"].tolist() == [10, 11, 12]

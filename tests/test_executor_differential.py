@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from executor_builder import INPUT_VA, TABLE_VA, Scene, dispatch_input, dispatch_input1, program, program_table
 from hypothesis import HealthCheck, given, settings
@@ -21,6 +22,7 @@ from test_executor_execute_indirect import ARGS_VA, COUNT_VA, ei_scene
 from d3d12wl.capture.file import load_capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor import columnar, execute, run
+from d3d12wl.executor.columnar import execution_columns
 from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import RecordKind
@@ -38,7 +40,17 @@ def same(memory: GpuMemory, device: Any, objects: Any, state: Any, call: Any, li
     ref = run(memory, device, objects, state, call, limits, engine="reference")
     fast = run(memory, device, objects, state, call, limits)
     assert fast.to_dict() == ref.to_dict()
+    same_columns(fast, ref)
     return ref
+
+
+def same_columns(fast: Trace, ref: Trace) -> None:
+    """The columnar table of the executions (from the batches' arrays) is the one made from the reference's
+    objects."""
+    a, b = execution_columns(fast.executions), execution_columns(ref.executions)
+    assert a.names == b.names and a.columns.keys() == b.columns.keys()
+    for k in a.columns:
+        assert np.array_equal(a.columns[k], b.columns[k]), k
 
 
 def mutated(memory: GpuMemory, rng: random.Random, flips: int) -> GpuMemory:
@@ -56,7 +68,9 @@ def mutated(memory: GpuMemory, rng: random.Random, flips: int) -> GpuMemory:
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: Path(p).name)
 def test_bundled_capture(path):
     c = load_capture(path)
-    assert execute(c).to_dict() == execute(c, engine="reference").to_dict()
+    fast, ref = execute(c), execute(c, engine="reference")
+    assert fast.to_dict() == ref.to_dict()
+    same_columns(fast, ref)
 
 
 @pytest.mark.parametrize("seed", range(12))

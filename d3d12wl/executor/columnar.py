@@ -55,8 +55,8 @@ from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, 
 from d3d12wl.records.dtypes import record_dtype
 from d3d12wl.records.layout import PCSLayout, RecordLayout
 
-__all__ = ["CHUNK", "CommandBatch", "WorkListBatch", "run_columnar", "walk_commands_columnar",
-           "walk_primary_records_columnar"]
+__all__ = ["CHUNK", "CommandBatch", "ExecutionColumns", "WorkListBatch", "execution_columns", "run_columnar",
+           "walk_commands_columnar", "walk_primary_records_columnar"]
 
 #: primary records (or ExecuteIndirect commands) read per chunk
 CHUNK = 1 << 16
@@ -753,3 +753,177 @@ def walk_commands_columnar(plan: CommandPlan) -> None:
         if not walk_command(plan, k):  # the reference reports the wrap, fault or limit
             return
         k += 1
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The trace as a table
+# --------------------------------------------------------------------------------------------------------------
+
+#: per-execution integer columns of :func:`execution_columns` (-1 / 0 where an execution has no such value)
+INDEX_COLUMNS = ("index", "list_index", "signature_index", "primary_index", "secondary_index", "command_index",
+                 "invocation", "counter")
+VA_COLUMNS = ("primary_va", "secondary_va", "program_table_slot_va", "command_va")
+#: categorical columns: an int32 code per execution into ``ExecutionColumns.names[column]`` (-1: none)
+NAME_COLUMNS = ("program", "pcs", "trigger")
+
+
+@dataclass
+class ExecutionColumns:
+    """A trace's executions as a struct of numpy arrays (all of one length): :data:`INDEX_COLUMNS` (int64, -1 for
+    none), :data:`VA_COLUMNS` (uint64, 0 for none), :data:`NAME_COLUMNS` (int32 codes into ``names``) and
+    ``trigger.<member>`` (int64) for every member of every trigger payload (-1 where the execution's trigger has
+    no such member)."""
+
+    columns: dict[str, np.ndarray]
+    names: dict[str, list[str]]
+
+    def __len__(self) -> int:
+        return len(self.columns["index"])
+
+
+class _Codes:
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._of: dict[str, int] = {}
+
+    def code(self, name: str | None) -> int:
+        if name is None:
+            return -1
+        got = self._of.get(name)
+        if got is None:
+            got = self._of[name] = len(self.names)
+            self.names.append(name)
+        return got
+
+
+def execution_columns(executions: Any, start: int = 0, stop: int | None = None) -> ExecutionColumns:
+    """Executions ``start .. stop - 1`` of ``executions`` (a trace's :class:`~d3d12wl.executor.trace.LazyList`)
+    as columns, built from each batch's arrays (objects only for executions the reference walk made)."""
+    stop = len(executions) if stop is None else min(stop, len(executions))
+    codes = {name: _Codes() for name in NAME_COLUMNS}
+    parts: list[dict[str, np.ndarray]] = []
+    pos = 0
+    for seg in executions.segments:
+        a, b = max(start - pos, 0), min(stop - pos, len(seg))
+        if a < b:
+            if isinstance(seg, list):
+                parts.append(_object_columns(seg[a:b], codes))
+            elif isinstance(seg, _Executions):
+                parts.append(_slice(_worklist_columns(seg.batch, codes), a, b))
+            elif isinstance(seg, CommandBatch):
+                parts.append(_slice(_command_columns(seg, codes), a, b))
+            else:
+                parts.append(_object_columns(list(seg.items(a, b)), codes))
+        pos += len(seg)
+        if pos >= stop:
+            break
+    keys = [*INDEX_COLUMNS, *VA_COLUMNS, *NAME_COLUMNS]
+    keys += sorted({k for p in parts for k in p if k.startswith("trigger.")})
+    out: dict[str, np.ndarray] = {}
+    for k in keys:
+        dtype = np.uint64 if k in VA_COLUMNS else np.int32 if k in NAME_COLUMNS else np.int64
+        fill = 0 if k in VA_COLUMNS else -1
+        out[k] = np.concatenate([p[k].astype(dtype) if k in p else np.full(len(p["index"]), fill, dtype=dtype)
+                                 for p in parts]) if parts else np.zeros(0, dtype=dtype)
+    names: dict[str, list[str]] = {}
+    for name, c in codes.items():  # codes in name order, whatever order the segments met them in
+        order = sorted(range(len(c.names)), key=c.names.__getitem__)
+        remap = np.empty(len(order) + 1, dtype=np.int32)
+        remap[-1] = -1
+        remap[np.array(order, dtype=np.intp)] = np.arange(len(order), dtype=np.int32)
+        out[name] = remap[out[name]]
+        names[name] = [c.names[i] for i in order]
+    return ExecutionColumns(out, names)
+
+
+def _slice(cols: dict[str, np.ndarray], a: int, b: int) -> dict[str, np.ndarray]:
+    return {k: v[a:b] for k, v in cols.items()}
+
+
+def _object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    def ints(values: list[int | None]) -> np.ndarray:
+        return np.array([-1 if v is None else v for v in values], dtype=np.int64)
+
+    cols = {name: ints([getattr(e, name) for e in execs]) for name in INDEX_COLUMNS}
+    for name, key in zip(VA_COLUMNS, ("primary", "secondary", "program_table_slot", "command"), strict=True):
+        cols[name] = np.array([e.record_va.get(key, 0) for e in execs], dtype=np.uint64)
+    cols["program"] = np.array([codes["program"].code(e.program) for e in execs], dtype=np.int32)
+    cols["pcs"] = np.array([codes["pcs"].code(e.pcs) for e in execs], dtype=np.int32)
+    cols["trigger"] = np.array([codes["trigger"].code(e.trigger.type) for e in execs], dtype=np.int32)
+    members = sorted({k for e in execs for k, v in e.trigger.fields.items() if isinstance(v, int)})
+    for m in members:
+        cols[f"trigger.{m}"] = ints([e.trigger.fields.get(m) for e in execs])
+    return cols
+
+
+def _payload(rows: np.ndarray, dtype: np.dtype, field_name: str) -> dict[str, np.ndarray]:
+    """The int members of one payload field of records ``rows`` (uint8 matrix) read with the record's dtype."""
+    values = rows.view(dtype).reshape(-1)[field_name]
+    names = values.dtype.names
+    if names is None:
+        return {}
+    return {n: values[n] for n in names if values[n].dtype.kind in "iu" and values[n].ndim == 1}
+
+
+def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    walk = batch.walk
+    cols = batch.columns()
+    total = batch.num_executions
+    counts = np.diff(batch.exec_off)
+    rec = np.repeat(np.arange(len(batch.primary_index)), counts)
+    gid = batch.gid[rec]
+    j = cols["secondary_index"]
+    cols["signature_index"] = np.full(total, walk.sel.signature_index, dtype=np.int64)
+    cols["command_index"] = np.full(total, -1, dtype=np.int64)
+    cols["counter"] = np.full(total, -1, dtype=np.int64)
+    cols["program_table_slot_va"] = np.zeros(total, dtype=np.uint64)
+    for name in ("program", "pcs", "trigger"):
+        cols[name] = np.full(total, -1, dtype=np.int32)
+    for g, group in enumerate(walk.groups):
+        m = gid == g
+        if not m.any():
+            continue
+        first = batch.execution(int(np.flatnonzero(m)[0]))
+        cols["program"][m] = codes["program"].code(first.program)
+        cols["pcs"][m] = codes["pcs"].code(first.pcs)
+        cols["trigger"][m] = codes["trigger"].code(first.trigger.type)
+        cols["program_table_slot_va"][m] = group.table.va
+        if first.counter is not None:
+            cols["counter"][m] = j[m] if group.ic_reset else cols["invocation"][m]
+        src = first.trigger.source
+        f = group.layout.primary.arg_field(src.arg) if src is not None and src.arg is not None else None
+        payload: dict[str, np.ndarray] = {}
+        if src is not None and src.kind == "primary" and f is not None:
+            rows = batch.primary_rows[g][batch.group_row[rec[m]]]
+            payload = _payload(rows, group.pdtype, f.name)
+        elif src is not None and src.kind == "secondary" and src.arg is not None and group.layout.secondary:
+            sf = group.layout.secondary.arg_field(src.arg)
+            if sf is not None:
+                rows = batch.secondary_rows[g][batch.sec_off[rec[m]] + j[m]]
+                payload = _payload(rows, _packed_dtype(group.layout.secondary), sf.name)
+        else:  # static or program-table: the same for every execution of the group
+            payload = {k: np.full(int(m.sum()), v, dtype=np.int64)
+                       for k, v in first.trigger.fields.items() if isinstance(v, int)}
+        for k, v in payload.items():
+            col = cols.setdefault(f"trigger.{k}", np.full(total, -1, dtype=np.int64))
+            col[m] = v
+    cols["command_va"] = np.zeros(total, dtype=np.uint64)
+    return cols
+
+
+def _command_columns(batch: CommandBatch, codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    n = len(batch)
+    cols = batch.columns()
+    for name in ("list_index", "signature_index", "primary_index", "secondary_index"):
+        cols[name] = np.full(n, -1, dtype=np.int64)
+    first = batch.item(0)
+    cols["counter"] = cols["command_index"] if first.counter is not None else np.full(n, -1, dtype=np.int64)
+    cols["program"] = np.full(n, -1, dtype=np.int32)
+    cols["pcs"] = np.full(n, -1, dtype=np.int32)
+    cols["trigger"] = np.full(n, codes["trigger"].code(first.trigger.type), dtype=np.int32)
+    src = first.trigger.source
+    f = batch.plan.layout.arg_field(src.arg) if src is not None and src.arg is not None else None
+    if f is not None:
+        for k, v in _payload(batch.rows, _packed_dtype(batch.plan.layout), f.name).items():
+            cols[f"trigger.{k}"] = v
+    return cols
