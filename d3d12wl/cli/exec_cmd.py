@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from d3d12wl import tables
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.executor.trace import Execution, Limits, Trace, ValidatorInvocation
+from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Execution, Limits, Trace, ValidatorInvocation
 
 if TYPE_CHECKING:
     from d3d12wl.executor.validation import ValidationRunner
@@ -44,11 +44,24 @@ def register(sub: Any) -> None:
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
+    add_limit_flags(p)
+    p.set_defaults(func=run)
+
+
+def limit_value(text: str) -> int:
+    """A ``--max-...`` value: a count, or ``auto`` (scaled to the capture's mapped bytes)."""
+    return AUTO if text.strip().lower() == "auto" else int(text)
+
+
+def add_limit_flags(p: argparse.ArgumentParser) -> None:
+    """The ``--max-...`` flags of every :class:`~d3d12wl.executor.trace.Limits` field (``exec`` and ``dump``)."""
     defaults = Limits()
     for f in dataclasses.fields(Limits):
-        p.add_argument(Limits.flag(f.name), type=int, metavar="N", default=getattr(defaults, f.name),
-                       dest=f.name, help=f"executor limit {f.name} (default {getattr(defaults, f.name)})")
-    p.set_defaults(func=run)
+        default = getattr(defaults, f.name)
+        shown = ("auto: the records the capture's mapped bytes hold, at least "
+                 f"{SCALED_FLOORS[f.name]:,}") if default == AUTO else f"{default:,}"
+        p.add_argument(Limits.flag(f.name), type=limit_value, metavar="N", default=default, dest=f.name,
+                       help=f"executor limit {f.name} (default {shown})")
 
 
 def load_hooks(specs: list[str] | None) -> ValidationRunner | None:
@@ -70,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.executor import execute
 
     limits = limits_from(args)
-    bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0]
+    bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0
+           and not (getattr(limits, f.name) == AUTO and f.name in SCALED_FLOORS)]
     if bad:
         print(f"d3d12wl exec: error: limits must be >= 0: {', '.join(bad)}", file=sys.stderr)
         return 2

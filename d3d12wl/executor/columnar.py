@@ -45,6 +45,7 @@ from d3d12wl.executor.dispatch_list import (
     primary_walk_setup,
     run_dispatch_list,
     walk_primary_record,
+    walk_secondary_records,
 )
 from d3d12wl.executor.execute_indirect import CommandPlan, build_command, run_execute_indirect, walk_command
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
@@ -358,7 +359,8 @@ class _ChunkGroup:
     rows: np.ndarray  # (len(members), psize) uint8
     ns: np.ndarray | None = None  # NumSecondaryRecords (int64)
     base: np.ndarray | None = None  # SecondaryRecords (uint64)
-    sreg: np.ndarray | None = None  # the region holding each record's secondary list
+    sreg: np.ndarray | None = None  # the region holding each record's first secondary record
+    fit: np.ndarray | None = None  # leading secondary records readable whole from that region
 
 
 class _Chunk:
@@ -393,55 +395,110 @@ class _Chunk:
             rec = rows.view(group.pdtype).reshape(-1)
             ns = rec["NumSecondaryRecords"].astype(np.int64)
             base = rec["SecondaryRecords"].astype(np.uint64)
-            flag, sreg = self._secondary_flags(group, ns, base)
+            flag, sreg, fit = self._secondary_flags(group, ns, base)
             self.gid[members[flag]] = -1
-            part.ns, part.base, part.sreg = ns, base, sreg
+            part.ns, part.base, part.sreg, part.fit = ns, base, sreg, fit
         self.parts[g] = part
 
-    def _secondary_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Records whose secondary list the reference reports or stops in (misaligned, bad stride, too many,
-        wrap, unmapped), and the region each (other) record's whole secondary list lies in."""
+    def _secondary_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                                           np.ndarray]:
+        """Records whose secondary list the reference reports before walking it (misaligned SecondaryRecords, an
+        unusable stride), and for the others the region of the first secondary record and ``fit``: how many of
+        the leading secondary records lie whole in that region (the reference walks the rest, if any)."""
         walk = self.walk
         some = ns > 0
         flag = some & (base % np.uint64(8) != 0)
         if not group.sec_ok:
             flag |= some
-        flag |= ns > walk.ctx.limits.max_secondary_records
-        span = (np.maximum(ns, 1) - 1).astype(np.uint64) * np.uint64(group.sstride) + np.uint64(max(group.ssize, 1))
-        wraps = base > np.uint64(_U64_MAX) - span + np.uint64(1)
-        flag |= some & wraps
-        check = some & ~flag
         sreg = np.zeros(len(ns), dtype=np.int64)
+        fit = np.zeros(len(ns), dtype=np.int64)
+        check = some & ~flag
         if check.any():
-            ridx = walk.regions.locate(base[check], span[check])
-            flag[np.flatnonzero(check)[ridx < 0]] = True
-            sreg[check] = ridx
-        return flag, sreg
+            size = max(group.ssize, 1)
+            first = base[check]
+            ridx = walk.regions.locate(first, size)
+            ok = ridx >= 0
+            safe = np.maximum(ridx, 0)
+            if group.sstride == 0:
+                room = ns[check]
+            else:  # records j with base + j * stride + size <= region end
+                room_bytes = walk.regions.lasts[safe] + np.uint64(1) - first - np.uint64(size)
+                room = (np.where(ok, room_bytes, np.uint64(0)) // np.uint64(group.sstride)).astype(np.int64) + 1
+            fit[check] = np.where(ok, np.minimum(ns[check], room), 0)
+            sreg[check] = safe
+        return flag, sreg, fit
 
     # -- clean runs -------------------------------------------------------------------------------------------------
 
     def emit(self, a: int, b: int) -> bool:
-        """Records ``a .. b - 1`` of the chunk (none flagged) as one batch, cut where a limit is reached (the
-        reference then walks the record that reaches it and stops the call)."""
+        """Records ``a .. b - 1`` of the chunk (none flagged): runs of whole records as batches; a record whose
+        secondary list leaves its region or reaches a limit goes partly in columns and is handed to the reference
+        walk where the columns stop (:meth:`_partial`)."""
+        pos = a
+        while pos < b:
+            n_ok, execs, records, repeats = self._whole(pos, b)
+            if n_ok:
+                self._batch(pos, pos + n_ok, execs)
+                self.walk.ctx.records_walked += int(records.sum())
+                self.walk.ctx.records_repeated += int(repeats.sum())
+                pos += n_ok
+            if pos < b:
+                if not self._partial(pos):
+                    return False
+                pos += 1
+        return True
+
+    def _whole(self, a: int, b: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """How many records from ``a`` on the columns take whole (every secondary record readable, every limit
+        clear), and per record its executions, records walked and repeated records."""
         walk, ctx = self.walk, self.walk.ctx
-        gid = self.gid[a:b]
-        row = self.row[a:b]
+        gid, row = self.gid[a:b], self.row[a:b]
         execs = np.ones(b - a, dtype=np.int64)
+        fit = np.ones(b - a, dtype=np.int64)
+        broadcast = np.zeros(b - a, dtype=bool)
         for g, part in self.parts.items():
-            if part.ns is not None:
+            if part.ns is not None and part.fit is not None:
                 m = gid == g
                 execs[m] = part.ns[row[m]]
+                fit[m] = part.fit[row[m]]
+                broadcast[m] = walk.groups[g].sstride == 0
         hybrid = np.array([grp.hybrid for grp in walk.groups], dtype=bool)[gid]
+        fit = np.where(hybrid, fit, execs)
         records = 1 + np.where(hybrid, execs, 0)
+        repeats = np.where(hybrid & broadcast, np.maximum(execs - 1, 0), 0)
         limits = ctx.limits
-        over = (np.cumsum(records) > limits.max_records - ctx.records_walked) | \
-               (np.cumsum(execs) > limits.max_executions - len(ctx.trace.executions))
-        cut = int(np.argmax(over)) if over.any() else b - a
-        if cut:
-            self._batch(a, a + cut, gid[:cut], row[:cut], execs[:cut])
-            ctx.records_walked += int(records[:cut].sum())
-        if cut < b - a:
-            return walk._reference(self.i0 + a + cut)
+        over = (fit < execs) | (hybrid & (execs > limits.max_secondary_records))
+        over |= np.cumsum(records) > limits.max_records - ctx.records_walked
+        over |= np.cumsum(execs) > limits.max_executions - len(ctx.trace.executions)
+        over |= np.cumsum(repeats) > limits.max_repeated_records - ctx.records_repeated
+        n = int(np.argmax(over)) if over.any() else b - a
+        return n, execs[:n], records[:n], repeats[:n]
+
+    def _partial(self, pos: int) -> bool:
+        """Record ``pos``: the secondary records the columns can take (up to the first unreadable one or the
+        first limit), then the reference walk from there on, which reports what stops it."""
+        walk, ctx, run = self.walk, self.walk.ctx, self.walk.run
+        i = self.i0 + pos
+        g = int(self.gid[pos])
+        group, part = walk.groups[g], self.parts[g]
+        limits = ctx.limits
+        if not group.hybrid or part.ns is None or part.fit is None or ctx.records_walked >= limits.max_records:
+            return walk._reference(i)
+        r = int(self.row[pos])
+        q = min(int(part.ns[r]), int(part.fit[r]), limits.max_secondary_records,
+                limits.max_records - ctx.records_walked - 1, limits.max_executions - len(ctx.trace.executions))
+        if group.sstride == 0:
+            q = min(q, limits.max_repeated_records - ctx.records_repeated + 1)
+        if q <= 0:
+            return walk._reference(i)
+        batch = self._batch(pos, pos + 1, np.array([q], dtype=np.int64), records=False)
+        ctx.records_walked += 1 + q
+        if group.sstride == 0:
+            ctx.records_repeated += q - 1
+        prt = batch.partial_record()
+        run.trace.primary_records.append(prt)
+        rctx = batch.record_context(0, ctx)
+        walk_secondary_records(run, rctx, prt, group.layout, Loc(list_index=run.index, primary_index=i), start=q)
         return True
 
     def _secondaries(self, group: _Group, ns: np.ndarray, base: np.ndarray, sreg: np.ndarray,
@@ -466,8 +523,11 @@ class _Chunk:
             out[rows] = regions.gather_offsets(int(reg), offsets.astype(np.intp), group.ssize)
         return out
 
-    def _batch(self, a: int, b: int, gid: np.ndarray, row: np.ndarray, execs: np.ndarray) -> None:
+    def _batch(self, a: int, b: int, execs: np.ndarray, *, records: bool = True) -> WorkListBatch:
+        """Records ``a .. b - 1`` and their ``execs`` executions (for a hybrid record: its first ``execs``
+        secondary records) as a batch; ``records``: list the records in the list's trace too."""
         walk, run = self.walk, self.walk.run
+        gid, row = self.gid[a:b], self.row[a:b]
         n = b - a
         exec_off = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(execs, out=exec_off[1:])
@@ -485,7 +545,7 @@ class _Chunk:
             prows[g] = part.rows[rows_g]
             group_row[m] = np.arange(len(m))
             if part.ns is not None and part.base is not None and part.sreg is not None:
-                ns, base, sreg = part.ns[rows_g], part.base[rows_g], part.sreg[rows_g]
+                ns, base, sreg = execs[m], part.base[rows_g], part.sreg[rows_g]
                 pbase[g] = base
                 off = np.zeros(len(m) + 1, dtype=np.int64)
                 np.cumsum(ns, out=off[1:])
@@ -497,8 +557,10 @@ class _Chunk:
             gid=gid.astype(np.int16 if len(walk.groups) < (1 << 15) else np.int64), group_row=group_row,
             exec_off=exec_off, sec_off=sec_off, primary_rows=prows, secondary_base=pbase, secondary_rows=sec_rows)
         walk.ctx.trace.executions.add_batch(batch.executions)
-        run.trace.primary_records.add_batch(batch.records)
+        if records:
+            run.trace.primary_records.add_batch(batch.records)
         run.counter += int(exec_off[-1])
+        return batch
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -577,6 +639,13 @@ class WorkListBatch:
         hit = self._cache.get("rctx")
         if hit is not None and hit[0] == r:
             return hit[1], hit[2]
+        group, rctx = self.walk.groups[int(self.gid[r])], self.record_context(r, _scratch(self.walk.ctx))
+        self._cache["rctx"] = (r, group, rctx)
+        return group, rctx
+
+    def record_context(self, r: int, ctx: ExecContext) -> WorkListRecordContext:
+        """What record ``r``'s executions resolve in (``ctx``: the call's context, or one whose findings go
+        nowhere)."""
         walk = self.walk
         group = walk.groups[int(self.gid[r])]
         i, va = int(self.primary_index[r]), int(self.primary_va[r])
@@ -588,11 +657,8 @@ class WorkListBatch:
         if group.hybrid:
             system["SECONDARY_LIST_POINTER"] = fields["SecondaryRecords"]
         primary = RecordData(f"primary record {i}", "primary", va, group.layout.primary, fields)
-        rctx = WorkListRecordContext(_scratch(walk.ctx), Loc(list_index=run.index, primary_index=i),
-                                     walk.sel.executable_class, group.pcs, group.layout, group.program, primary,
-                                     group.table, system)
-        self._cache["rctx"] = (r, group, rctx)
-        return group, rctx
+        return WorkListRecordContext(ctx, Loc(list_index=run.index, primary_index=i), walk.sel.executable_class,
+                                     group.pcs, group.layout, group.program, primary, group.table, system)
 
     def _secondary(self, group: _Group, r: int, j: int) -> RecordData:
         g = int(self.gid[r])
@@ -622,12 +688,48 @@ class WorkListBatch:
                                  pcs=group.pcs.name, record_kind=layout.record_kind.value,
                                  header=layout.primary.header, program_table=group.slot_trace)
         e0, e1 = int(self.exec_off[r]), int(self.exec_off[r + 1])
-        prt.executions = list(range(self.first_execution + e0, self.first_execution + e1))
+        prt.executions.add_batch(_Range(self.first_execution + e0, e1 - e0))
         if group.hybrid:
-            for j in range(e1 - e0):
-                s = self._secondary(group, r, j)
-                prt.secondary_records.append(RecordTrace(j, s.va, s.fields))
+            prt.secondary_records.add_batch(_SecondaryRecords(self, group, r))
         return prt
+
+    def partial_record(self) -> PrimaryRecordTrace:
+        """Record 0 (the batch's only one) as the object the reference walk goes on filling."""
+        return self.record(0)
+
+
+class _Range:
+    """Consecutive execution indices as a :class:`~d3d12wl.executor.trace.Batch`."""
+
+    def __init__(self, start: int, n: int) -> None:
+        self.start, self.n = start, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def item(self, i: int) -> int:
+        return self.start + i
+
+    def items(self, start: int, stop: int) -> Iterator[int]:
+        return iter(range(self.start + start, self.start + stop))
+
+
+class _SecondaryRecords:
+    """One primary record's secondary records in a :class:`WorkListBatch`, as a Batch of RecordTrace."""
+
+    def __init__(self, batch: WorkListBatch, group: _Group, r: int) -> None:
+        self.batch, self.group, self.r = batch, group, r
+
+    def __len__(self) -> int:
+        return int(self.batch.exec_off[self.r + 1] - self.batch.exec_off[self.r])
+
+    def item(self, j: int) -> RecordTrace:
+        s = self.batch._secondary(self.group, self.r, j)
+        return RecordTrace(j, s.va, s.fields)
+
+    def items(self, start: int, stop: int) -> Iterator[RecordTrace]:
+        for j in range(start, stop):
+            yield self.item(j)
 
 
 class _Executions:

@@ -515,6 +515,8 @@ def walk_primary_record(run: ListRun, i: int, n: int, start: int, stride: int) -
         lt.stopped = f"primary record {i} address wraps"
         return False
     ctx.count_record(loc, va)
+    if stride == 0 and i:
+        ctx.count_repeated(loc, va)
     if not _primary_record(run, i, va, stride, loc):
         lt.stopped = f"primary record {i} unreadable"
         return False
@@ -583,7 +585,7 @@ def _primary_record(run: ListRun, i: int, va: int, stride: int, loc: Loc) -> boo
     if layout.record_kind is RecordKind.INLINE:
         _execute(run, rctx, prt, None, None)
         return True
-    _walk_secondary_records(run, rctx, prt, layout, loc)
+    walk_secondary_records(run, rctx, prt, layout, loc)
     return True
 
 
@@ -681,8 +683,10 @@ def _check_table_stable(run: ListRun, slot_va: int, data: bytes, loc: Loc) -> No
                         key=("mutated", slot_va))
 
 
-def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, layout: PCSLayout,
-                            loc: Loc) -> None:
+def walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, layout: PCSLayout,
+                            loc: Loc, start: int = 0) -> None:
+    """The secondary list of primary record ``prt`` from secondary record ``start`` on (the columnar walk hands a
+    record over after the secondary records it has walked itself)."""
     ctx = run.ctx
     n = prt.fields["NumSecondaryRecords"]
     base = prt.fields["SecondaryRecords"]
@@ -706,7 +710,7 @@ def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prim
         prt.skipped = "secondary stride invalid"
         return
     reset = ctx.memo(layout.pcs, "ic-reset", _ic_resets_per_secondary_list)
-    for j in range(n):
+    for j in range(start, n):
         sloc = loc.but(secondary_index=j)
         if j >= ctx.limits.max_secondary_records:
             ctx.stop("max_secondary_records", f"primary record {prt.index} has NumSecondaryRecords {n}", loc=sloc)
@@ -715,6 +719,8 @@ def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prim
             prt.skipped = f"secondary record {j} address wraps"
             return
         ctx.count_record(sloc, sva)
+        if stride == 0 and j:
+            ctx.count_repeated(sloc, sva)
         data = ctx.read(sva, sec.size, f"secondary record {j} of primary record {prt.index}",
                         "D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords", sloc)
         if data is None:

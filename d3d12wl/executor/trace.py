@@ -168,27 +168,43 @@ class LazyList(Sequence[T]):
         return list(self)
 
 
+#: the default of the limits that scale with the capture (:meth:`Limits.resolved`)
+AUTO = -1
+#: the scaled limits never go below these (the fixed defaults of earlier versions)
+SCALED_FLOORS = {"max_primary_records": 1 << 20, "max_secondary_records": 1 << 20, "max_executions": 1 << 16,
+                 "max_records": 1 << 18}
+#: bytes per record the scaled limits assume: the smallest Work Lists record stride (strides round up to 8)
+BYTES_PER_RECORD = 8
+
+
 @dataclass(slots=True)
 class Limits:
     """Bounds that keep the executor's time and memory finite on hostile input (design.md checklist: "a chain that
     does not end ... is found and stopped").  Reaching one stops the call with a ``limit-exceeded`` finding naming
     the limit; raise it with ``Limits(max_...=N)`` or the matching ``d3d12wl exec --max-...`` flag.
 
-    Memory is bounded by ``max_executions`` and ``max_records`` (each execution and record is a few hundred bytes
-    to a few KB of Python objects); time by ``max_records`` + ``max_lists`` (every read is O(1)).  No limit ever
-    allocates in proportion to a count read from GPU memory: records are walked one by one.
+    A real frame's records are bytes in the capture, so the record and execution limits default to :data:`AUTO`:
+    the number of records the capture's mapped bytes can hold as distinct records (``mapped bytes //``
+    :data:`BYTES_PER_RECORD`, never below :data:`SCALED_FLOORS`), resolved per call (:meth:`resolved`), which
+    lets every real capture run whole.  Records that do not occupy bytes of their own (a broadcast stride of 0: 12
+    bytes can drive 4 billion records) are bounded by ``max_repeated_records``, and chains by ``max_lists`` (chains
+    that revisit a list with unchanged bytes stop as ``chain-cycle``).  No limit ever allocates in proportion to a
+    count read from GPU memory.
     """
 
     #: lists in one call (the head list plus continuations)
     max_lists: int = 1 << 16
-    #: primary records walked in one list
-    max_primary_records: int = 1 << 20
-    #: secondary records walked under one primary record
-    max_secondary_records: int = 1 << 20
-    #: executions (draws, dispatches, ray dispatches, EI commands) in one call
-    max_executions: int = 1 << 16
-    #: primary + secondary records (and EI commands) walked in one call, executed or not
-    max_records: int = 1 << 18
+    #: primary records walked in one list (AUTO: scaled to the mapped bytes)
+    max_primary_records: int = AUTO
+    #: secondary records walked under one primary record (AUTO: scaled to the mapped bytes)
+    max_secondary_records: int = AUTO
+    #: executions (draws, dispatches, ray dispatches, EI commands) in one call (AUTO: scaled to the mapped bytes)
+    max_executions: int = AUTO
+    #: primary + secondary records (and EI commands, and records a validation-hook pre-pass reads) walked in one
+    #: call, executed or not (AUTO: scaled to the mapped bytes)
+    max_records: int = AUTO
+    #: records read from the bytes of the record before them (a broadcast stride of 0), in one call
+    max_repeated_records: int = 1 << 16
     #: findings kept in the trace; further ones are counted in ``Trace.findings_suppressed``
     max_findings: int = 1 << 12
 
@@ -196,6 +212,19 @@ class Limits:
     @staticmethod
     def flag(name: str) -> str:
         return "--" + name.replace("_", "-")
+
+    @staticmethod
+    def scaled(mapped_bytes: int, name: str) -> int:
+        """What an :data:`AUTO` limit ``name`` is for ``mapped_bytes`` of captured memory."""
+        return max(SCALED_FLOORS[name], mapped_bytes // BYTES_PER_RECORD)
+
+    def resolved(self, mapped_bytes: int) -> Limits:
+        """These limits with every :data:`AUTO` one scaled to ``mapped_bytes`` (a new object)."""
+        out = Limits(**self.as_dict())
+        for name in SCALED_FLOORS:
+            if getattr(out, name) == AUTO:
+                setattr(out, name, Limits.scaled(mapped_bytes, name))
+        return out
 
     def as_dict(self) -> dict[str, int]:
         out: dict[str, int] = to_jsonable(self)
@@ -346,8 +375,8 @@ class PrimaryRecordTrace(RecordTrace):
     record_kind: str | None = None  # HYBRID / INLINE
     header: str | None = None  # the fixed header struct name
     program_table: ProgramTableSlotTrace | None = None
-    secondary_records: list[RecordTrace] = field(default_factory=list)
-    executions: list[int] = field(default_factory=list)  # Execution.index values
+    secondary_records: LazyList[RecordTrace] = field(default_factory=LazyList)
+    executions: LazyList[int] = field(default_factory=LazyList)  # Execution.index values
     skipped: str | None = None  # why this record drove no executions (a finding says more)
 
 
