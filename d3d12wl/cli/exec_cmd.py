@@ -1,5 +1,5 @@
-"""``d3d12wl exec [CAPTURE] [--json] [--validators SPEC ...] [--max-lists N ...]``: run the reference executor on a
-capture.
+"""``d3d12wl exec [CAPTURE] [--json | --format text|json|jsonl|csv|npz] [-o PATH] [--validators SPEC ...]
+[--max-lists N ...]``: run the executor on a capture.
 
 With no CAPTURE it runs the bundled example (``d3d12wl/examples/culling_capture.json``, the spec's GPU culling
 example).  Human output: one line per list, one line per validator invocation (when there are any), one line per
@@ -20,14 +20,16 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
+import io
 import sys
+from collections.abc import Iterator
 from contextlib import ExitStack
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from d3d12wl import tables
 from d3d12wl.errors import D3D12WLError
+from d3d12wl.executor.output import FORMATS
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Execution, Limits, Trace, ValidatorInvocation
 
 if TYPE_CHECKING:
@@ -40,7 +42,12 @@ def register(sub: Any) -> None:
     p = sub.add_parser("exec", help="execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print "
                                     "the trace", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
-    p.add_argument("--json", action="store_true", help="print the trace as JSON")
+    p.add_argument("--json", action="store_true", help="print the trace as JSON (the same as --format json)")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="text (default), json (Trace.to_dict, streamed), jsonl (one record per line), csv or npz "
+                        "(the execution table); every format is written as the trace streams out of its columns")
+    p.add_argument("-o", "--output", metavar="PATH", default=None,
+                   help="write to PATH instead of standard output (npz: standard output gets the archive bytes)")
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
@@ -102,12 +109,48 @@ def run(args: argparse.Namespace) -> int:
             print(f"d3d12wl exec: error: {exc}", file=sys.stderr)
             return 2
         trace = execute(capture, limits, hooks=hooks)
-    if args.json:
-        json.dump(trace.to_dict(), sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(render_text(trace, validators=hooks is not None))
+    fmt = args.format or ("json" if args.json else "text")
+    if args.json and fmt != "json":
+        print(f"d3d12wl exec: error: --json and --format {fmt} disagree", file=sys.stderr)
+        return 2
+    write_trace(trace, fmt, args.output, validators=hooks is not None)
     return 1 if trace.errors else 0
+
+
+def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | None = None) -> None:
+    """Write ``trace`` in ``fmt`` (:data:`~d3d12wl.executor.output.FORMATS`) to ``path`` or standard output."""
+    from d3d12wl.executor import output
+
+    if fmt == "npz":
+        if path is not None:
+            output.write_npz(trace, path)
+        else:
+            buf = io.BytesIO()
+            output.write_npz(trace, buf)
+            sys.stdout.buffer.write(buf.getvalue())
+        return
+    with ExitStack() as stack:
+        out = sys.stdout if path is None else stack.enter_context(open(path, "w", encoding="utf-8", newline=""))
+        if fmt == "json":
+            output.write_json(trace, out)
+        elif fmt == "jsonl":
+            output.write_jsonl(trace, out)
+        elif fmt == "csv":
+            output.write_csv(trace, out)
+        else:
+            for chunk in _chunks(text_lines(trace, validators=validators)):
+                out.write(chunk)
+
+
+def _chunks(lines: Iterator[str], size: int = 4096) -> Iterator[str]:
+    batch: list[str] = []
+    for line in lines:
+        batch.append(line)
+        if len(batch) >= size:
+            yield "\n".join(batch) + "\n"
+            batch = []
+    if batch:
+        yield "\n".join(batch) + "\n"
 
 
 # -- human output ---------------------------------------------------------------------------------------------
@@ -171,29 +214,33 @@ def _arg(key: str, value: Any) -> str:
 def render_text(trace: Trace, *, validators: bool | None = None) -> str:
     """The human trace.  ``validators``: print the validator invocations block (None: only when there are
     invocations; ``exec --validators`` prints it, empty or not)."""
-    lines = [f"{trace.call}({', '.join(_arg(k, v) for k, v in trace.call_args.items())})"]
+    return "\n".join(text_lines(trace, validators=validators)) + "\n"
+
+
+def text_lines(trace: Trace, *, validators: bool | None = None) -> Iterator[str]:
+    """The lines of :func:`render_text`, one at a time (executions made from their columns as they are written)."""
+    yield f"{trace.call}({', '.join(_arg(k, v) for k, v in trace.call_args.items())})"
     for lt in trace.lists:
         cont = ""
         if lt.continuation is not None:
             nxt = lt.continuation.get("next")
             cont = f"  next={_hex(nxt)}{' (followed)' if lt.continuation.get('followed') else ''}"
-        lines.append(f"list {lt.index} @0x{lt.va:x}  {lt.input_struct}  NumProgramInputs="
-                     f"{lt.header.get('NumProgramInputs')}  flags={'|'.join(lt.flags) or 'NONE'}  signature "
-                     f"{lt.signature_index} {lt.signature or '-'}  {lt.executable_class or '-'}  "
-                     f"{lt.ordering or ''}{cont}{'  stopped: ' + lt.stopped if lt.stopped else ''}")
+        yield (f"list {lt.index} @0x{lt.va:x}  {lt.input_struct}  NumProgramInputs="
+               f"{lt.header.get('NumProgramInputs')}  flags={'|'.join(lt.flags) or 'NONE'}  signature "
+               f"{lt.signature_index} {lt.signature or '-'}  {lt.executable_class or '-'}  "
+               f"{lt.ordering or ''}{cont}{'  stopped: ' + lt.stopped if lt.stopped else ''}")
     if validators or (validators is None and trace.validator_invocations):
-        lines.append(f"validator invocations ({len(trace.validator_invocations)})")
-        lines.extend(validator_line(v) for v in trace.validator_invocations)
-    lines.append(f"executions ({len(trace.executions)})")
-    lines.extend(execution_line(e) for e in trace.executions)
-    lines.append("end-of-call reset" + ("" if trace.end_of_call_reset else ": nothing"))
+        yield f"validator invocations ({len(trace.validator_invocations)})"
+        yield from (validator_line(v) for v in trace.validator_invocations)
+    yield f"executions ({len(trace.executions)})"
+    yield from (execution_line(e) for e in trace.executions)
+    yield "end-of-call reset" + ("" if trace.end_of_call_reset else ": nothing")
     for r in trace.end_of_call_reset:
         what = f"slot {r.slot}" if r.slot is not None else f"parameter {r.parameter}" if r.parameter is not None else ""
         dwords = f" dwords {r.dwords}" if r.dwords else ""
-        lines.append(f"  {r.binding_set:<8} {r.what} {what}{dwords} -> {r.reset_to}")
+        yield f"  {r.binding_set:<8} {r.what} {what}{dwords} -> {r.reset_to}"
     more = f", {trace.findings_suppressed} more suppressed" if trace.findings_suppressed else ""
-    lines.append(f"findings ({len(trace.findings)}{more})")
-    lines.extend(f"  {f}" for f in trace.findings)
+    yield f"findings ({len(trace.findings)}{more})"
+    yield from (f"  {f}" for f in trace.findings)
     if trace.stopped_reason:
-        lines.append(f"stopped: {trace.stopped_reason}")
-    return "\n".join(lines) + "\n"
+        yield f"stopped: {trace.stopped_reason}"
