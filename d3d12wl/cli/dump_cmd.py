@@ -9,6 +9,13 @@ d3d12wl dump [CAPTURE]          the call; each dispatch list header; each primar
 d3d12wl dump CAPTURE --hex      adds annotated hex dumps: every byte range labelled with the field it belongs
                                 to, padding marked
 d3d12wl dump CAPTURE --json     the same view as JSON
+d3d12wl dump CAPTURE --list N --primary A:B --program NAME --limit N
+                                show one list, primary records A..B-1, one program's records and executions, at
+                                most N executions and N records per list (default 1,000; the output says how many
+                                it left out); a summary per program (executions, vertices, indices, instances,
+                                thread groups) and the findings by kind always cover the whole call
+d3d12wl dump CAPTURE --max-executions N ...
+                                the executor limits, as on exec
 d3d12wl dump CAPTURE --validators SPEC
                                 runs GPU-timeline validators (repeatable; SPEC is module:attr or
                                 path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of
@@ -31,7 +38,8 @@ from importlib import resources
 from pathlib import Path
 
 from d3d12wl.capture.file import load_capture
-from d3d12wl.cli.render import dump_view, render_text
+from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
+from d3d12wl.cli.render import DEFAULT_LIMIT, Selection, dump_view, parse_range, render_text, selected_trace
 
 EXAMPLE = "examples/culling_capture.json"
 
@@ -46,6 +54,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
+    p.add_argument("--list", type=int, metavar="N", default=None, dest="list_index",
+                   help="show only list N (its header, records and executions)")
+    p.add_argument("--primary", metavar="A:B", default=None, help="show only primary records A..B-1 (A:, :B and A "
+                                                                  "alone work too) and their executions")
+    p.add_argument("--program", metavar="NAME", default=None,
+                   help="show only the records and executions of program NAME")
+    p.add_argument("--limit", type=int, metavar="N", default=DEFAULT_LIMIT,
+                   help=f"show at most N executions and N primary records per list (default {DEFAULT_LIMIT:,}; "
+                        "0: all); the output says how many it left out")
+    add_limit_flags(p)
     p.set_defaults(func=run)
 
 
@@ -54,6 +72,16 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.executor import execute
     from d3d12wl.messages.driver_channel import info_queue_view, run_in_info_queue
 
+    try:
+        primary = parse_range(args.primary) if args.primary is not None else None
+    except ValueError:
+        print(f"d3d12wl dump: error: --primary {args.primary!r} is not A:B", file=sys.stderr)
+        return 2
+    if args.limit < 0:
+        print("d3d12wl dump: error: --limit must be >= 0", file=sys.stderr)
+        return 2
+    selection = Selection(args.list_index, primary, args.program, args.limit)
+    limits = limits_from(args)
     hooks = load_hooks(args.validators)
     with ExitStack() as stack:
         if args.capture is None:
@@ -62,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             path = Path(args.capture)
         capture = load_capture(path)
-        trace = execute(capture, hooks=hooks)
-        view = dump_view(capture, trace, with_hex=args.hex)
+        trace = execute(capture, limits, hooks=hooks)
+        view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)
             view["validators"] = [v.name or v.identifier.hex() for v in hooks.validators.values()]
         view["info_queue"] = info_queue_view(run_in_info_queue(trace=trace).messages)
