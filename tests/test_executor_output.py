@@ -90,3 +90,16 @@ def test_exec_format_flags(tmp_path):
     assert cli("--format", "npz", "-o", str(tmp_path / "x.npz")).returncode == 0
     assert np.load(tmp_path / "x.npz")["index"].tolist() == list(range(9))
     assert cli("--json", "--format", "csv").returncode == 2
+
+
+@pytest.mark.parametrize("command", ["exec", "dump"])
+def test_an_internal_error_exits_3(monkeypatch, capsys, command):
+    import d3d12wl.executor
+    from d3d12wl.cli import main
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(d3d12wl.executor, "execute", broken)
+    assert main([command]) == 3
+    assert "internal error" in capsys.readouterr().err

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import traceback
 from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
@@ -40,6 +41,7 @@ from pathlib import Path
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
 from d3d12wl.cli.render import DEFAULT_LIMIT, Selection, dump_view, parse_range, render_text, selected_trace
+from d3d12wl.errors import D3D12WLError
 
 EXAMPLE = "examples/culling_capture.json"
 
@@ -68,6 +70,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    """Exit status 0 (no error findings), 1 (error findings), 2 (unusable input or flags), 3 (internal error)."""
+    try:
+        return _run(args)
+    except (KeyboardInterrupt, SystemExit, BrokenPipeError, D3D12WLError):
+        raise  # D3D12WLError: unusable input, exit 2 (d3d12wl.cli.main)
+    except Exception:  # a bug, not the input: say so, with the traceback, and exit 3
+        traceback.print_exc()
+        print("d3d12wl dump: internal error (please report it with the capture)", file=sys.stderr)
+        return 3
+
+
+def _run(args: argparse.Namespace) -> int:
     from d3d12wl.cli.exec_cmd import load_hooks
     from d3d12wl.executor import execute
     from d3d12wl.messages.driver_channel import info_queue_view, run_in_info_queue
@@ -89,7 +103,14 @@ def run(args: argparse.Namespace) -> int:
             path = stack.enter_context(resources.as_file(resources.files("d3d12wl").joinpath(EXAMPLE)))
         else:
             path = Path(args.capture)
-        capture = load_capture(path)
+        try:
+            capture = load_capture(path)
+        except OSError as exc:
+            print(f"d3d12wl dump: error: cannot read capture {path}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except ValueError as exc:
+            print(f"d3d12wl dump: error: {exc}", file=sys.stderr)
+            return 2
         trace = execute(capture, limits, hooks=hooks)
         view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)

@@ -22,6 +22,7 @@ import argparse
 import dataclasses
 import io
 import sys
+import traceback
 from collections.abc import Iterator
 from contextlib import ExitStack
 from importlib import resources
@@ -86,6 +87,18 @@ def limits_from(args: argparse.Namespace) -> Limits:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Exit status 0 (no error findings), 1 (error findings), 2 (unusable input or flags), 3 (internal error)."""
+    try:
+        return _run(args)
+    except (KeyboardInterrupt, SystemExit, BrokenPipeError, D3D12WLError):
+        raise  # D3D12WLError: unusable input, exit 2 (d3d12wl.cli.main)
+    except Exception:  # a bug, not the input: say so, with the traceback, and exit 3
+        traceback.print_exc()
+        print("d3d12wl exec: internal error (please report it with the capture)", file=sys.stderr)
+        return 3
+
+
+def _run(args: argparse.Namespace) -> int:
     from d3d12wl.capture.file import load_capture
     from d3d12wl.executor import execute
 
