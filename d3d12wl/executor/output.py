@@ -11,7 +11,11 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import shutil
+import tempfile
+import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any, TextIO
 
 import numpy as np
@@ -127,10 +131,52 @@ def write_csv(trace: Trace, out: TextIO) -> None:
 
 
 def write_npz(trace: Trace, out: str | IO[bytes]) -> None:
-    """The execution table as an ``.npz``: one array per column, and ``names.<column>`` for the program, PCS and
-    trigger names the codes index."""
-    table = execution_columns(trace.executions)
-    arrays = dict(table.columns)
-    for name, values in table.names.items():
-        arrays[f"names.{name}"] = np.array(values, dtype=str)
-    np.savez(out, **arrays)  # type: ignore[arg-type]
+    """The execution table as an ``.npz`` (what ``numpy.load`` reads): one array per column, and
+    ``names.<column>`` for the program, PCS and trigger names the codes index (in the order the call first met
+    them).  Written in chunks of :data:`CHUNK_ROWS` executions through temporary files, so the memory it needs is
+    one chunk's columns, whatever the trace's length."""
+    n = len(trace.executions)
+    names: dict[str, list[str]] = {name: [] for name in NAME_COLUMNS}
+    with tempfile.TemporaryDirectory(prefix="d3d12wl-npz-") as tmp:
+        parts: dict[str, tuple[IO[bytes], np.dtype]] = {}
+        try:
+            for start in range(0, n, CHUNK_ROWS) if n else [0]:
+                table = execution_columns(trace.executions, start, start + CHUNK_ROWS)
+                rows = len(table)
+                for name, col in table.columns.items():
+                    if name in NAME_COLUMNS:  # chunk codes -> the call's codes
+                        known = names[name]
+                        for value in table.names[name]:
+                            if value not in known:
+                                known.append(value)
+                        remap = np.array([*(known.index(v) for v in table.names[name]), -1], dtype=np.int32)
+                        col = remap[col]
+                    if name not in parts:  # a column first met in this chunk: "none" for the rows before it
+                        new: IO[bytes] = open(Path(tmp) / f"{len(parts)}.bin", "w+b")  # noqa: SIM115 - closed below
+                        parts[name] = (new, col.dtype)
+                        _none(start, col.dtype).tofile(new)
+                    f, dtype = parts[name]
+                    col.astype(dtype, copy=False).tofile(f)
+                for name, (f, dtype) in parts.items():  # a column this chunk lacks
+                    if name not in table.columns:
+                        _none(rows, dtype).tofile(f)
+            arrays = {name: (f, dtype) for name, (f, dtype) in parts.items()}
+            with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
+                for name, (f, dtype) in arrays.items():
+                    f.flush()
+                    f.seek(0)
+                    with z.open(f"{name}.npy", "w", force_zip64=True) as entry:
+                        np.lib.format.write_array_header_1_0(entry, {"descr": np.lib.format.dtype_to_descr(dtype),
+                                                                     "fortran_order": False, "shape": (n,)})
+                        shutil.copyfileobj(f, entry, 1 << 20)
+                for name, values in names.items():
+                    with z.open(f"names.{name}.npy", "w", force_zip64=True) as entry:
+                        np.lib.format.write_array(entry, np.array(values, dtype=str))
+        finally:
+            for f, _ in parts.values():
+                f.close()
+
+
+def _none(n: int, dtype: np.dtype) -> np.ndarray:
+    """``n`` rows of what the execution table writes for "no value": 0 for VAs (unsigned), -1 otherwise."""
+    return np.full(n, 0 if dtype.kind == "u" else -1, dtype=dtype)
