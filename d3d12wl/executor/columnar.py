@@ -611,13 +611,15 @@ class WorkListBatch:
                   *self.primary_rows.values(), *self.secondary_base.values(), *self.secondary_rows.values()]
         return sum(a.nbytes for a in arrays)
 
-    def columns(self) -> dict[str, np.ndarray]:
-        """Per execution: list, primary and secondary index (-1: none), invocation, program-table slot, record
-        VAs (0: none)."""
-        n = len(self.primary_index)
-        counts = np.diff(self.exec_off)
-        rec = np.repeat(np.arange(n), counts)
-        k = np.arange(self.num_executions, dtype=np.int64)
+    def execution_records(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Executions ``a .. b - 1`` of the batch: their numbers in the batch and their primary records."""
+        k = np.arange(a, b, dtype=np.int64)
+        return k, np.searchsorted(self.exec_off, k, side="right") - 1
+
+    def columns(self, a: int = 0, b: int | None = None) -> dict[str, np.ndarray]:
+        """Per execution ``a .. b - 1`` (default: all): list, primary and secondary index (-1: none), invocation,
+        program-table slot, record VAs (0: none)."""
+        k, rec = self.execution_records(a, self.num_executions if b is None else b)
         j = k - self.exec_off[rec]
         hybrid = np.array([g.hybrid for g in self.walk.groups], dtype=bool)[self.gid[rec]]
         sva = np.zeros(len(k), dtype=np.uint64)
@@ -805,8 +807,8 @@ class CommandBatch:
     def va(self, i: int) -> int:
         return self.plan.call.ArgumentBuffer + (self.first_command + i) * self.plan.stride
 
-    def columns(self) -> dict[str, np.ndarray]:
-        k = np.arange(len(self.rows), dtype=np.int64)
+    def columns(self, a: int = 0, b: int | None = None) -> dict[str, np.ndarray]:
+        k = np.arange(a, len(self.rows) if b is None else b, dtype=np.int64)
         command = self.first_command + k
         return {"index": self.first_execution + k, "command_index": command, "invocation": command,
                 "command_va": np.uint64(self.plan.call.ArgumentBuffer) + command.astype(np.uint64)
@@ -911,9 +913,9 @@ def execution_columns(executions: Any, start: int = 0, stop: int | None = None) 
             if isinstance(seg, list):
                 parts.append(_object_columns(seg[a:b], codes))
             elif isinstance(seg, _Executions):
-                parts.append(_slice(_worklist_columns(seg.batch, codes), a, b))
+                parts.append(_worklist_columns(seg.batch, codes, a, b))
             elif isinstance(seg, CommandBatch):
-                parts.append(_slice(_command_columns(seg, codes), a, b))
+                parts.append(_command_columns(seg, codes, a, b))
             else:
                 parts.append(_object_columns(list(seg.items(a, b)), codes))
         pos += len(seg)
@@ -936,10 +938,6 @@ def execution_columns(executions: Any, start: int = 0, stop: int | None = None) 
         out[name] = remap[out[name]]
         names[name] = [c.names[i] for i in order]
     return ExecutionColumns(out, names)
-
-
-def _slice(cols: dict[str, np.ndarray], a: int, b: int) -> dict[str, np.ndarray]:
-    return {k: v[a:b] for k, v in cols.items()}
 
 
 def _object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
@@ -967,12 +965,11 @@ def _payload(rows: np.ndarray, dtype: np.dtype, field_name: str) -> dict[str, np
     return {n: values[n] for n in names if values[n].dtype.kind in "iu" and values[n].ndim == 1}
 
 
-def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b: int) -> dict[str, np.ndarray]:
     walk = batch.walk
-    cols = batch.columns()
-    total = batch.num_executions
-    counts = np.diff(batch.exec_off)
-    rec = np.repeat(np.arange(len(batch.primary_index)), counts)
+    cols = batch.columns(a, b)
+    total = b - a
+    _, rec = batch.execution_records(a, b)
     gid = batch.gid[rec]
     j = cols["secondary_index"]
     cols["signature_index"] = np.full(total, walk.sel.signature_index, dtype=np.int64)
@@ -985,7 +982,7 @@ def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes]) -> dict[st
         m = gid == g
         if not m.any():
             continue
-        first = batch.execution(int(np.flatnonzero(m)[0]))
+        first = batch.execution(a + int(np.flatnonzero(m)[0]))
         cols["program"][m] = codes["program"].code(first.program)
         cols["pcs"][m] = codes["pcs"].code(first.pcs)
         cols["trigger"][m] = codes["trigger"].code(first.trigger.type)
@@ -1013,12 +1010,12 @@ def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes]) -> dict[st
     return cols
 
 
-def _command_columns(batch: CommandBatch, codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
-    n = len(batch)
-    cols = batch.columns()
+def _command_columns(batch: CommandBatch, codes: dict[str, _Codes], a: int, b: int) -> dict[str, np.ndarray]:
+    n = b - a
+    cols = batch.columns(a, b)
     for name in ("list_index", "signature_index", "primary_index", "secondary_index"):
         cols[name] = np.full(n, -1, dtype=np.int64)
-    first = batch.item(0)
+    first = batch.item(a)
     cols["counter"] = cols["command_index"] if first.counter is not None else np.full(n, -1, dtype=np.int64)
     cols["program"] = np.full(n, -1, dtype=np.int32)
     cols["pcs"] = np.full(n, -1, dtype=np.int32)
@@ -1026,6 +1023,6 @@ def _command_columns(batch: CommandBatch, codes: dict[str, _Codes]) -> dict[str,
     src = first.trigger.source
     f = batch.plan.layout.arg_field(src.arg) if src is not None and src.arg is not None else None
     if f is not None:
-        for k, v in _payload(batch.rows, _packed_dtype(batch.plan.layout), f.name).items():
+        for k, v in _payload(batch.rows[a:b], _packed_dtype(batch.plan.layout), f.name).items():
             cols[f"trigger.{k}"] = v
     return cols
