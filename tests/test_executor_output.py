@@ -69,12 +69,15 @@ def test_csv_and_npz_hold_the_execution_table(tmp_path, monkeypatch):
     assert len(rows) == len(trace.executions) == 80
     assert [int(r["secondary_index"]) for r in rows] == table.columns["secondary_index"].tolist()
     assert {r["program"] for r in rows} == {e.program for e in trace.executions}
+    assert [int(r["root.G1"]) for r in rows] == [e.root_argument("global", 1).value for e in trace.executions]
+    assert {r["root.G1.source"] for r in rows} == {"secondary"}
     write_npz(trace, tmp_path / "t.npz")  # in chunks of 7 rows
     with np.load(tmp_path / "t.npz") as z:
-        assert set(z.files) == {*table.columns, "names.program", "names.pcs", "names.trigger"}
+        assert set(z.files) == {*table.columns, "names.program", "names.pcs", "names.trigger", "names.source"}
         for name, col in table.columns.items():
-            if name in ("program", "pcs", "trigger"):  # codes in first-met order: compare the names
-                assert [z[f"names.{name}"][c] for c in z[name]] == [table.names[name][c] for c in col]
+            if name in ("program", "pcs", "trigger") or name.endswith(".source"):  # codes in first-met order
+                key = "source" if name.endswith(".source") else name
+                assert [z[f"names.{key}"][c] for c in z[name]] == [table.names[key][c] for c in col]
             else:
                 assert np.array_equal(z[name], col), name
 

@@ -874,9 +874,12 @@ NAME_COLUMNS = ("program", "pcs", "trigger")
 @dataclass
 class ExecutionColumns:
     """A trace's executions as a struct of numpy arrays (all of one length): :data:`INDEX_COLUMNS` (int64, -1 for
-    none), :data:`VA_COLUMNS` (uint64, 0 for none), :data:`NAME_COLUMNS` (int32 codes into ``names``) and
+    none), :data:`VA_COLUMNS` (uint64, 0 for none), :data:`NAME_COLUMNS` (int32 codes into ``names``),
     ``trigger.<member>`` (int64) for every member of every trigger payload (-1 where the execution's trigger has
-    no such member)."""
+    no such member) and every resolved root argument (:data:`ROOT_PREFIX`): ``root.G1`` / ``root.L0`` (the VA or
+    descriptor handle, uint64) with ``.source`` (the ValueSource kind, a code into ``names["source"]``) and ``.va``
+    (the byte it was read from), or ``root.G0[3]`` per DWORD of a constants slot (int64, -1: not set; the
+    DWORDs' sources are in the Execution objects only)."""
 
     columns: dict[str, np.ndarray]
     names: dict[str, list[str]]
@@ -904,7 +907,7 @@ def execution_columns(executions: Any, start: int = 0, stop: int | None = None) 
     """Executions ``start .. stop - 1`` of ``executions`` (a trace's :class:`~d3d12wl.executor.trace.LazyList`)
     as columns, built from each batch's arrays (objects only for executions the reference walk made)."""
     stop = len(executions) if stop is None else min(stop, len(executions))
-    codes = {name: _Codes() for name in NAME_COLUMNS}
+    codes = {name: _Codes() for name in (*NAME_COLUMNS, "source")}
     parts: list[dict[str, np.ndarray]] = []
     pos = 0
     for seg in executions.segments:
@@ -923,10 +926,15 @@ def execution_columns(executions: Any, start: int = 0, stop: int | None = None) 
             break
     keys = [*INDEX_COLUMNS, *VA_COLUMNS, *NAME_COLUMNS]
     keys += sorted({k for p in parts for k in p if k.startswith("trigger.")})
+    keys += sorted({k for p in parts for k in p if k.startswith(ROOT_PREFIX)}, key=_root_order)
     out: dict[str, np.ndarray] = {}
     for k in keys:
-        dtype = np.uint64 if k in VA_COLUMNS else np.int32 if k in NAME_COLUMNS else np.int64
-        fill = 0 if k in VA_COLUMNS else -1
+        if k.startswith(ROOT_PREFIX):
+            dtype = _root_dtype(k)
+        else:
+            dtype = np.dtype(np.uint64) if k in VA_COLUMNS else np.dtype(np.int32) if k in NAME_COLUMNS \
+                else np.dtype(np.int64)
+        fill = 0 if dtype.kind == "u" else -1
         out[k] = np.concatenate([p[k].astype(dtype) if k in p else np.full(len(p["index"]), fill, dtype=dtype)
                                  for p in parts]) if parts else np.zeros(0, dtype=dtype)
     names: dict[str, list[str]] = {}
@@ -935,7 +943,8 @@ def execution_columns(executions: Any, start: int = 0, stop: int | None = None) 
         remap = np.empty(len(order) + 1, dtype=np.int32)
         remap[-1] = -1
         remap[np.array(order, dtype=np.intp)] = np.arange(len(order), dtype=np.int32)
-        out[name] = remap[out[name]]
+        for k in ([name] if name in NAME_COLUMNS else [k for k in out if k.endswith(".source")]):
+            out[k] = remap[out[k]]
         names[name] = [c.names[i] for i in order]
     return ExecutionColumns(out, names)
 
@@ -953,6 +962,7 @@ def _object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[st
     members = sorted({k for e in execs for k, v in e.trigger.fields.items() if isinstance(v, int)})
     for m in members:
         cols[f"trigger.{m}"] = ints([e.trigger.fields.get(m) for e in execs])
+    cols.update(_root_object_columns(execs, codes))
     return cols
 
 
@@ -1006,6 +1016,18 @@ def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b:
         for k, v in payload.items():
             col = cols.setdefault(f"trigger.{k}", np.full(total, -1, dtype=np.int64))
             col[m] = v
+        rm = rec[m]
+        records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]] = {
+            "primary": (group.layout.primary, batch.primary_rows[g][batch.group_row[rm]], cols["primary_va"][m])}
+        system = {"PRIMARY_RECORD_POINTER": cols["primary_va"][m], "SECONDARY_RECORD_POINTER": cols["secondary_va"][m]}
+        if group.hybrid and group.layout.secondary is not None:
+            records["secondary"] = (group.layout.secondary, batch.secondary_rows[g][batch.sec_off[rm] + j[m]],
+                                    cols["secondary_va"][m])
+            system["SECONDARY_LIST_POINTER"] = batch.secondary_base[g][batch.group_row[rm]]
+        for k, v in _root_columns(first, int(m.sum()), _field_reader(records), system, cols["counter"][m],
+                                  codes).items():
+            col = cols.setdefault(k, np.full(total, 0 if _root_dtype(k).kind == "u" else -1, dtype=_root_dtype(k)))
+            col[m] = v
     cols["command_va"] = np.zeros(total, dtype=np.uint64)
     return cols
 
@@ -1025,4 +1047,120 @@ def _command_columns(batch: CommandBatch, codes: dict[str, _Codes], a: int, b: i
     if f is not None:
         for k, v in _payload(batch.rows[a:b], _packed_dtype(batch.plan.layout), f.name).items():
             cols[f"trigger.{k}"] = v
+    reader = _field_reader({"command": (batch.plan.layout, batch.rows[a:b], cols["command_va"])})
+    cols.update(_root_columns(first, n, reader, {}, cols["counter"], codes))
     return cols
+
+
+# -- root arguments as columns --------------------------------------------------------------------------------------
+
+#: a root argument's columns are ``root.<G|L><parameter>`` (a VA / handle, uint64, 0: none) with ``.source`` (its
+#: ValueSource kind, an int32 code into ``names["source"]``) and ``.va`` (the byte it was read from, 0: none), or
+#: for a constants slot ``root.<G|L><parameter>[<dword>]`` (int64, -1: not set)
+ROOT_PREFIX = "root."
+
+#: ``_root_columns``' look-up of a record-sourced value: (values, VAs) of the field ``src`` names, or None
+FieldValues = Any
+
+
+def _root_order(key: str) -> tuple[str, int, int, str]:
+    """root.G2, root.G2.source, root.G2.va, root.G10[0], ... : by binding, parameter, DWORD."""
+    tag = key[len(ROOT_PREFIX):]
+    head = tag.split(".", 1)[0].split("[", 1)[0]
+    dword = int(tag.split("[", 1)[1].rstrip("]")) if "[" in tag else -1
+    return head[0], int(head[1:]), dword, tag
+
+
+def _root_tag(binding: str, parameter: int) -> str:
+    return f"{ROOT_PREFIX}{'G' if binding == 'global' else 'L'}{parameter}"
+
+
+def _root_object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    n = len(execs)
+    cols: dict[str, list[int]] = {}
+    for i, e in enumerate(execs):
+        for ra in e.root_arguments:
+            if ra.kind == "static_sampler":
+                continue
+            tag = _root_tag(ra.binding, ra.parameter)
+            if ra.kind == "constants":
+                for d, v in enumerate(ra.values or []):
+                    cols.setdefault(f"{tag}[{d}]", [-1] * n)[i] = -1 if v is None else v
+                continue
+            src = ra.sources[0] if ra.sources else None
+            cols.setdefault(tag, [0] * n)[i] = ra.value or 0
+            cols.setdefault(f"{tag}.source", [-1] * n)[i] = codes["source"].code(src.kind) if src else -1
+            cols.setdefault(f"{tag}.va", [0] * n)[i] = src.va if src is not None and src.va is not None else 0
+    return {k: np.array(v, dtype=_root_dtype(k)) for k, v in cols.items()}
+
+
+def _root_dtype(key: str) -> np.dtype:
+    if key.endswith(".source"):
+        return np.dtype(np.int32)
+    if key.endswith("]"):
+        return np.dtype(np.int64)
+    return np.dtype(np.uint64)
+
+
+def _root_columns(first: Execution, n: int, field_values: FieldValues, system: dict[str, np.ndarray],
+                  counter: np.ndarray, codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    """The root-argument columns of ``n`` executions that resolve like ``first`` (one program of one batch):
+    values from records come from the batch's columns (``field_values``), system pointers and the incrementing
+    constant from ``system`` / ``counter``, everything else is ``first``'s."""
+    out: dict[str, np.ndarray] = {}
+
+    def varying(src: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        if src.kind == "system":
+            name = src.origin.removeprefix("system: ")
+            if name == "incrementing constant":
+                return counter, np.zeros(n, dtype=np.uint64)
+            got = system.get(name)
+            return None if got is None else (got, np.zeros(n, dtype=np.uint64))
+        result: tuple[np.ndarray, np.ndarray] | None = field_values(src)
+        return result
+
+    for ra in first.root_arguments:
+        if ra.kind == "static_sampler":
+            continue
+        tag = _root_tag(ra.binding, ra.parameter)
+        if ra.kind == "constants":
+            for d, v in enumerate(ra.values or []):
+                out[f"{tag}[{d}]"] = np.full(n, -1 if v is None else v, dtype=np.int64)
+            for part in ra.sources:
+                got = varying(part)
+                if got is None or part.first_dword is None or part.num_dwords is None:
+                    continue
+                values = got[0]
+                for e in range(part.num_dwords):
+                    col = values[:, e] if values.ndim == 2 else values
+                    out[f"{tag}[{part.first_dword + e}]"] = col.astype(np.int64)
+            continue
+        src = ra.sources[0] if ra.sources else None
+        value = np.full(n, ra.value or 0, dtype=np.uint64)
+        va = np.full(n, src.va if src is not None and src.va is not None else 0, dtype=np.uint64)
+        got = varying(src) if src is not None else None
+        if got is not None:
+            value, va = got[0].astype(np.uint64), got[1]
+        out[tag] = value
+        out[f"{tag}.source"] = np.full(n, codes["source"].code(src.kind) if src else -1, dtype=np.int32)
+        out[f"{tag}.va"] = va
+    return out
+
+
+def _field_reader(layouts: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]]) -> FieldValues:
+    """``field_values`` over records by ValueSource kind: kind -> (layout, rows (uint8 matrix), record VAs)."""
+    def read(src: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        hit = layouts.get(src.kind)
+        if hit is None or src.arg is None:
+            return None
+        layout, rows, vas = hit
+        f = layout.arg_field(src.arg)
+        if f is None:
+            return None
+        values = rows.view(_packed_dtype(layout)).reshape(-1)[f.name]
+        if values.dtype.names is not None:  # a descriptor handle: its ptr
+            if "ptr" not in values.dtype.names:
+                return None
+            values = values["ptr"]
+        return values, vas + np.uint64(f.offset)
+    return read

@@ -122,8 +122,8 @@ def write_csv(trace: Trace, out: TextIO) -> None:
             col = table.columns.get(name)
             if col is None:
                 cols.append([""] * len(table))
-            elif name in NAME_COLUMNS:
-                names = np.array([*table.names[name], ""], dtype=object)
+            elif name in NAME_COLUMNS or name.endswith(".source"):
+                names = np.array([*table.names[_names_of(name)], ""], dtype=object)
                 cols.append(names[col].tolist())
             else:
                 cols.append(col.tolist())
@@ -132,11 +132,11 @@ def write_csv(trace: Trace, out: TextIO) -> None:
 
 def write_npz(trace: Trace, out: str | IO[bytes]) -> None:
     """The execution table as an ``.npz`` (what ``numpy.load`` reads): one array per column, and
-    ``names.<column>`` for the program, PCS and trigger names the codes index (in the order the call first met
+    ``names.<column>`` for the program, PCS, trigger and (``root.*.source``) source-kind names the codes index (in the order the call first met
     them).  Written in chunks of :data:`CHUNK_ROWS` executions through temporary files, so the memory it needs is
     one chunk's columns, whatever the trace's length."""
     n = len(trace.executions)
-    names: dict[str, list[str]] = {name: [] for name in NAME_COLUMNS}
+    names: dict[str, list[str]] = {name: [] for name in (*NAME_COLUMNS, "source")}
     with tempfile.TemporaryDirectory(prefix="d3d12wl-npz-") as tmp:
         parts: dict[str, tuple[IO[bytes], np.dtype]] = {}
         try:
@@ -144,12 +144,13 @@ def write_npz(trace: Trace, out: str | IO[bytes]) -> None:
                 table = execution_columns(trace.executions, start, start + CHUNK_ROWS)
                 rows = len(table)
                 for name, col in table.columns.items():
-                    if name in NAME_COLUMNS:  # chunk codes -> the call's codes
-                        known = names[name]
-                        for value in table.names[name]:
+                    if name in NAME_COLUMNS or name.endswith(".source"):  # chunk codes -> the call's codes
+                        chunk_names = table.names[_names_of(name)]
+                        known = names[_names_of(name)]
+                        for value in chunk_names:
                             if value not in known:
                                 known.append(value)
-                        remap = np.array([*(known.index(v) for v in table.names[name]), -1], dtype=np.int32)
+                        remap = np.array([*(known.index(v) for v in chunk_names), -1], dtype=np.int32)
                         col = remap[col]
                     if name not in parts:  # a column first met in this chunk: "none" for the rows before it
                         new: IO[bytes] = open(Path(tmp) / f"{len(parts)}.bin", "w+b")  # noqa: SIM115 - closed below
@@ -175,6 +176,11 @@ def write_npz(trace: Trace, out: str | IO[bytes]) -> None:
         finally:
             for f, _ in parts.values():
                 f.close()
+
+
+def _names_of(column: str) -> str:
+    """The name table a code column indexes: its own (program, pcs, trigger) or ``source`` (root.*.source)."""
+    return "source" if column.endswith(".source") else column
 
 
 def _none(n: int, dtype: np.dtype) -> np.ndarray:
