@@ -879,7 +879,7 @@ class ExecutionColumns:
     no such member) and every resolved root argument (:data:`ROOT_PREFIX`): ``root.G1`` / ``root.L0`` (the VA or
     descriptor handle, uint64) with ``.source`` (the ValueSource kind, a code into ``names["source"]``) and ``.va``
     (the byte it was read from), or ``root.G0[3]`` per DWORD of a constants slot (int64, -1: not set; the
-    DWORDs' sources are in the Execution objects only)."""
+    DWORDs' sources are in the Execution objects only); every IA binding (:data:`IA_PREFIX`)."""
 
     columns: dict[str, np.ndarray]
     names: dict[str, list[str]]
@@ -927,9 +927,10 @@ def execution_columns(executions: Any, start: int = 0, stop: int | None = None) 
     keys = [*INDEX_COLUMNS, *VA_COLUMNS, *NAME_COLUMNS]
     keys += sorted({k for p in parts for k in p if k.startswith("trigger.")})
     keys += sorted({k for p in parts for k in p if k.startswith(ROOT_PREFIX)}, key=_root_order)
+    keys += sorted({k for p in parts for k in p if k.startswith(IA_PREFIX)})
     out: dict[str, np.ndarray] = {}
     for k in keys:
-        if k.startswith(ROOT_PREFIX):
+        if k.startswith((ROOT_PREFIX, IA_PREFIX)):
             dtype = _root_dtype(k)
         else:
             dtype = np.dtype(np.uint64) if k in VA_COLUMNS else np.dtype(np.int32) if k in NAME_COLUMNS \
@@ -963,6 +964,7 @@ def _object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[st
     for m in members:
         cols[f"trigger.{m}"] = ints([e.trigger.fields.get(m) for e in execs])
     cols.update(_root_object_columns(execs, codes))
+    cols.update(_ia_object_columns(execs, codes))
     return cols
 
 
@@ -1024,8 +1026,9 @@ def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b:
             records["secondary"] = (group.layout.secondary, batch.secondary_rows[g][batch.sec_off[rm] + j[m]],
                                     cols["secondary_va"][m])
             system["SECONDARY_LIST_POINTER"] = batch.secondary_base[g][batch.group_row[rm]]
-        for k, v in _root_columns(first, int(m.sum()), _field_reader(records), system, cols["counter"][m],
-                                  codes).items():
+        got = _root_columns(first, int(m.sum()), _field_reader(records), system, cols["counter"][m], codes)
+        got.update(_ia_columns(first, int(m.sum()), records, codes))
+        for k, v in got.items():
             col = cols.setdefault(k, np.full(total, 0 if _root_dtype(k).kind == "u" else -1, dtype=_root_dtype(k)))
             col[m] = v
     cols["command_va"] = np.zeros(total, dtype=np.uint64)
@@ -1047,8 +1050,9 @@ def _command_columns(batch: CommandBatch, codes: dict[str, _Codes], a: int, b: i
     if f is not None:
         for k, v in _payload(batch.rows[a:b], _packed_dtype(batch.plan.layout), f.name).items():
             cols[f"trigger.{k}"] = v
-    reader = _field_reader({"command": (batch.plan.layout, batch.rows[a:b], cols["command_va"])})
-    cols.update(_root_columns(first, n, reader, {}, cols["counter"], codes))
+    records = {"command": (batch.plan.layout, batch.rows[a:b], cols["command_va"])}
+    cols.update(_root_columns(first, n, _field_reader(records), {}, cols["counter"], codes))
+    cols.update(_ia_columns(first, n, records, codes))
     return cols
 
 
@@ -1164,3 +1168,52 @@ def _field_reader(layouts: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]
             values = values["ptr"]
         return values, vas + np.uint64(f.offset)
     return read
+
+
+# -- IA bindings as columns ---------------------------------------------------------------------------------------
+
+#: an IA binding's columns: ``ia.vb<slot>.<member>`` / ``ia.ib.<member>`` (uint64, 0: nothing bound) with
+#: ``.source`` (its ValueSource kind, a code into ``names["source"]``) and ``.va`` (the byte it was read from)
+IA_PREFIX = "ia."
+
+
+def _ia_tag(slot: int | None) -> str:
+    return f"{IA_PREFIX}{'ib' if slot is None else f'vb{slot}'}"
+
+
+def _ia_object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    n = len(execs)
+    cols: dict[str, list[int]] = {}
+    for i, e in enumerate(execs):
+        for b in e.ia:
+            tag = _ia_tag(b.slot)
+            for member, value in (b.fields or {}).items():
+                if isinstance(value, int):
+                    cols.setdefault(f"{tag}.{member}", [0] * n)[i] = value
+            cols.setdefault(f"{tag}.source", [-1] * n)[i] = codes["source"].code(b.source.kind)
+            cols.setdefault(f"{tag}.va", [0] * n)[i] = b.source.va or 0
+    return {k: np.array(v, dtype=np.int32 if k.endswith(".source") else np.uint64) for k, v in cols.items()}
+
+
+def _ia_columns(first: Execution, n: int, records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]],
+                codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    """The IA columns of ``n`` executions that resolve like ``first``: record-sourced bindings from the records'
+    bytes, the rest (command-list state) ``first``'s."""
+    out: dict[str, np.ndarray] = {}
+    for b in first.ia:
+        tag, src = _ia_tag(b.slot), b.source
+        hit = records.get(src.kind) if src.arg is not None else None
+        f = hit[0].arg_field(src.arg) if hit is not None and src.arg is not None else None
+        if hit is not None and f is not None:
+            layout, rows, vas = hit
+            values = rows.view(_packed_dtype(layout)).reshape(-1)[f.name]
+            for member in values.dtype.names or ():
+                out[f"{tag}.{member}"] = values[member].astype(np.uint64)
+            out[f"{tag}.va"] = vas + np.uint64(f.offset)
+        else:
+            for member, value in (b.fields or {}).items():
+                if isinstance(value, int):
+                    out[f"{tag}.{member}"] = np.full(n, value, dtype=np.uint64)
+            out[f"{tag}.va"] = np.full(n, src.va or 0, dtype=np.uint64)
+        out[f"{tag}.source"] = np.full(n, codes["source"].code(src.kind), dtype=np.int32)
+    return out
