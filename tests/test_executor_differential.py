@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(glob.glob(str(ROOT / "d3d12wl" / "examples" / "*_capture.json")))
 PROPERTY = settings(max_examples=60, derandomize=True, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-PRIMARY_VA, SECONDARY_VA = 0x200000, 0x400000
+PRIMARY_VA, SECONDARY_VA, SECONDARY2_VA = 0x200000, 0x400000, 0x600000
 
 
 def same(memory: GpuMemory, device: Any, objects: Any, state: Any, call: Any, limits: Limits | None = None) -> Trace:
@@ -102,6 +102,7 @@ def work_lists(draw: st.DrawFn) -> tuple[Scene, DispatchListCall, Limits]:
     tails = [program_table_layout(p) for p in progs]
     table_stride = max(8, *(t.size for t in tails if t is not None))
     table_stride += -table_stride % 8
+    broadcast_table = len(progs) == 1 and draw(st.integers(0, 7)) == 0  # stride 0: every index, one slot
     slots = len(progs) + draw(st.integers(0, 1))  # an extra slot with an unknown identifier
     table = bytearray(program_table([(p, {}) for p in progs], table_stride))
     table += bytes(table_stride * (slots - len(progs)))
@@ -109,7 +110,8 @@ def work_lists(draw: st.DrawFn) -> tuple[Scene, DispatchListCall, Limits]:
         for b in range(32, table_stride):
             table[k * table_stride + b] = rng.randrange(256)
     s.put(TABLE_VA, bytes(table))
-    s.bind(gen.wls, TABLE_VA, table_stride, slots)
+    s.bind(gen.wls, TABLE_VA, 0 if broadcast_table else table_stride, slots + 3 * broadcast_table,
+           size=len(table))
     layouts = [pcs_layout(pcs) for pcs in gen.pcses]
     stride = max(lay.primary.min_stride for lay in layouts) + 8 * draw(st.integers(0, 2))
     if draw(st.integers(0, 9)) == 0:
@@ -129,13 +131,24 @@ def work_lists(draw: st.DrawFn) -> tuple[Scene, DispatchListCall, Limits]:
             sp = lay.primary.field("SecondaryRecords").offset
             count = rng.choice([0, 1, 2, 3, 5, 5, 5, 0xFFFFFFFF])
             pointer = rng.choice([SECONDARY_VA + 8 * rng.randrange(sec_size // 16)] * 12
+                                 + [SECONDARY2_VA + 8 * rng.randrange(sec_size // 16)] * 4
                                  + [SECONDARY_VA + 4, SECONDARY_VA + sec_size - 8, rng.randrange(2**64), 2**64 - 8])
+            if k == 0 and rng.randrange(4) == 0:
+                prim[rec: rec + 4] = rng.randrange(len(progs), len(progs) + 3).to_bytes(4, "little")
             prim[rec + ns: rec + ns + 4] = count.to_bytes(4, "little")
             prim[rec + sp: rec + sp + 8] = pointer.to_bytes(8, "little")
-    s.put(PRIMARY_VA, bytes(prim))
+    split = draw(st.sampled_from([None, None, rng.randrange(len(prim) + 1)]))
+    if split is None:
+        s.put(PRIMARY_VA, bytes(prim))
+    else:  # two adjacent regions: a record across the boundary is unmapped to the reference, chunks span both
+        s.memory.map(PRIMARY_VA, bytearray(prim[:split]), name="primary-a", writable=True)
+        s.memory.map(PRIMARY_VA + split, bytearray(prim[split:]), name="primary-b", writable=True)
     s.put(SECONDARY_VA, bytes(rng.randrange(256) for _ in range(sec_size)))
+    s.put(SECONDARY2_VA, bytes(rng.randrange(256) for _ in range(sec_size)))
     for _ in range(draw(st.integers(0, 6))):  # corruption
         va = rng.choice([PRIMARY_VA + rng.randrange(len(prim)), SECONDARY_VA + rng.randrange(sec_size)])
+        if s.memory.region_at(va) is None:
+            continue
         s.memory.write(va, bytes([rng.randrange(256)]))
     s.state.descriptor_heaps = DescriptorHeaps(CBV_SRV_UAV=draw(st.booleans()), SAMPLER=draw(st.booleans()))
     tier2 = draw(st.booleans())
@@ -149,9 +162,11 @@ def work_lists(draw: st.DrawFn) -> tuple[Scene, DispatchListCall, Limits]:
     else:
         s.put(INPUT_VA, dispatch_input(n, PRIMARY_VA, stride))
         call = DispatchListCall(INPUT_VA, MaxGraphicsProgramInputsPerPrimaryList=draw(st.sampled_from([0, n])))
-    limits = draw(st.sampled_from([Limits(max_executions=4096, max_records=16384), Limits(max_executions=97), Limits(max_records=211),
-                                   Limits(max_primary_records=150), Limits(max_secondary_records=2),
-                                   Limits(max_findings=3)]))
+    small = {"max_executions": 4096, "max_records": 16384, "max_repeated_records": 2048}  # fast either engine
+    limits = draw(st.sampled_from([Limits(**small), Limits(**{**small, "max_executions": 97}),
+                                   Limits(**{**small, "max_records": 211}), Limits(**{**small, "max_repeated_records": 5}),
+                                   Limits(**small, max_primary_records=150), Limits(**small, max_secondary_records=2),
+                                   Limits(**small, max_findings=3)]))
     return s, call, limits
 
 
