@@ -84,7 +84,7 @@ class ExecContext:
         """A limit was reached: record a ``limit-exceeded`` finding and end the call."""
         value = getattr(self.limits, limit)
         text = (f"{message}: limit {limit} = {value} reached; raise it with Limits({limit}=N) or "
-                f"`d3d12wl exec {Limits.flag(limit)} N`")
+                f"`{Limits.flag(limit)} N` on `d3d12wl exec` / `d3d12wl dump`")
         # a limit finding is never suppressed by max_findings
         self.trace.findings.append(Finding("limit-exceeded", "executor limits", text, "error", loc.list_index,
                                            loc.primary_index, loc.secondary_index, loc.command_index, va))

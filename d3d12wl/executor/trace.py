@@ -181,7 +181,7 @@ BYTES_PER_RECORD = 8
 class Limits:
     """Bounds that keep the executor's time and memory finite on hostile input (design.md checklist: "a chain that
     does not end ... is found and stopped").  Reaching one stops the call with a ``limit-exceeded`` finding naming
-    the limit; raise it with ``Limits(max_...=N)`` or the matching ``d3d12wl exec --max-...`` flag.
+    the limit; raise it with ``Limits(max_...=N)`` or the matching ``--max-...`` flag of ``d3d12wl exec`` / ``dump``.
 
     A real frame's records are bytes in the capture, so the record and execution limits default to :data:`AUTO`:
     the number of records the capture's mapped bytes can hold as distinct records (``mapped bytes //``
