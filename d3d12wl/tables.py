@@ -34,7 +34,7 @@ def cell(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, enum.Flag):
-        return value.name or ("NONE" if not value else str(int(value)))
+        return value.name or ("NONE" if not value else str(int(value.value)))
     if isinstance(value, enum.Enum):
         return str(value.name)
     if isinstance(value, bool):
@@ -48,7 +48,7 @@ def is_numeric(text: str) -> bool:
 
 
 def _aligns(cells: Sequence[Sequence[str]], ncols: int, align: Sequence[Align] | None) -> list[str]:
-    out = []
+    out: list[str] = []
     for i in range(ncols):
         wanted = align[i] if align is not None else None
         if wanted is None:

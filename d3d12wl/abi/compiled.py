@@ -396,7 +396,7 @@ class ABI:
 
 def _load_native() -> ModuleType:
     try:
-        from d3d12wl import _native  # type: ignore[attr-defined]  # the cffi-built extension has no stub
+        from d3d12wl import _native  # type: ignore[attr-defined, unused-ignore]  # the cffi-built extension has no stub
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ABIError(
             f"the compiled headers (d3d12wl._native) are missing from {Path(__file__).resolve().parent.parent}: "

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from d3d12wl import abi
-from d3d12wl.errors import D3D12WLError, DescriptionError
+from d3d12wl.errors import ABIError, D3D12WLError, DescriptionError
 from d3d12wl.model import objects as model
 from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.model.objects import (
@@ -159,7 +159,7 @@ def _element_info(ftype: str) -> abi.TypeInfo | None:
     name = ftype.replace("const", "").replace("*", "").strip()
     try:
         return abi.type_info(name)
-    except abi.ABIError:
+    except ABIError:
         return None
 
 
