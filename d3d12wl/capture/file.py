@@ -774,11 +774,19 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
                  copy_files: bool = False) -> Path:
     """Write ``capture`` to ``path`` (JSON); regions larger than ``inline_limit`` bytes go to
     ``<stem>.<region>.bin`` files next to it, except regions mapped from a file, which are referenced in place
-    unless ``copy_files``.  ``load_capture(save_capture(c, p))`` reads back the same capture."""
+    unless ``copy_files``.  The JSON is written to a temporary file next to ``path`` and renamed over it.
+    ``load_capture(save_capture(c, p))`` reads back the same capture."""
     target = Path(path)
     data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
                            copy_files=copy_files)
-    target.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    # atomically: a reader (or a crash) sees the old file or the new one, never half of one
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
     return target
 
 
