@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 
-from d3d12wl.model import description
+from d3d12wl.cli import inputs
 from d3d12wl.records import codegen
 from d3d12wl.records.layout import record_layouts
 
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    layouts = record_layouts(description.load(args.description), args.pcs)
+    layouts = record_layouts(inputs.load_description(args.description), args.pcs)
     text = codegen.c_source(layouts) if args.lang == "c" else codegen.hlsl_source(layouts)
     if not args.json:
         sys.stdout.write(text)

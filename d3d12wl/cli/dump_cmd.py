@@ -30,7 +30,7 @@ from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
 
-from d3d12wl.capture.file import load_capture
+from d3d12wl.cli.inputs import load_capture  # bounded reads, - for stdin
 from d3d12wl.cli.render import dump_view, render_text
 
 EXAMPLE = "examples/culling_capture.json"

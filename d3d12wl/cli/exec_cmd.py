@@ -66,7 +66,7 @@ def limits_from(args: argparse.Namespace) -> Limits:
 
 
 def run(args: argparse.Namespace) -> int:
-    from d3d12wl.capture.file import load_capture
+    from d3d12wl.cli.inputs import load_capture  # bounded reads, - for stdin
     from d3d12wl.executor import execute
 
     limits = limits_from(args)

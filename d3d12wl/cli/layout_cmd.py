@@ -22,7 +22,7 @@ import sys
 from typing import Any
 
 from d3d12wl import tables
-from d3d12wl.model import description
+from d3d12wl.cli import inputs
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records.layout import (
     PROGRAM_TABLE,
@@ -136,7 +136,7 @@ def layout_text(objects: ObjectSet) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    objects = description.load(args.description)
+    objects = inputs.load_description(args.description)
     if args.json:
         json.dump(layout_json(objects), sys.stdout, indent=2)
         sys.stdout.write("\n")

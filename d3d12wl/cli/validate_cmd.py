@@ -6,7 +6,7 @@ import argparse
 import json
 
 from d3d12wl import abi, tables
-from d3d12wl.model import description
+from d3d12wl.cli import inputs
 from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules import check_objects
 
@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    objects = description.load(args.description)
+    objects = inputs.load_description(args.description)
     caps = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", _TIERS[args.tier]),
                       DispatchRaysSupported=args.dispatch_rays)
     violations = check_objects(objects, caps)
