@@ -53,7 +53,7 @@ class Region:
     base: int
     entry: dict[str, Any]
     size: int
-    data: bytes | memoryview | None = None
+    data: bytes | bytearray | memoryview | None = None
 
     @property
     def end(self) -> int:
@@ -77,7 +77,8 @@ def _int(text: str, where: str) -> int:
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\[\]-]*")
 
 
-def parse_region(text: str, base_dir: Path | None = None, *, stdin: bytes | memoryview | None = None) -> Region:
+def parse_region(text: str, base_dir: Path | None = None, *, stdin: bytes | bytearray | memoryview | None = None
+                 ) -> Region:
     """A region from ``NAME=SOURCE@VA``.  SOURCE: a file path (``FILE,offset=N,size=N`` for part of it; a relative
     path is relative to ``base_dir``), ``hex:DIGITS``, ``base64:TEXT``, ``zeros:N`` or ``-`` (``stdin`` bytes).
     ``,writable`` after the source lets validators write it.  Raises :class:`CaptureError` naming the region."""

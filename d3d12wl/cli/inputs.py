@@ -3,7 +3,7 @@
 Every read is bounded.  A file that is not what the command expects is an :class:`InputError` naming the file (exit
 2), after at most a bounded read: a directory, a missing or unreadable file, binary bytes where JSON is expected
 (the first NUL byte or bytes that are not UTF-8), a stream (FIFO, character device such as ``/dev/zero``, stdin)
-that does not end within the limit, an empty file.  Regular binary files are memory-mapped, never read whole, so a
+that does not end within the limit, a character or block device (`/dev/zero`, a terminal), an empty file.  Regular binary files are memory-mapped, never read whole, so a
 readback of gigabytes costs only the pages a command touches.
 """
 
@@ -31,7 +31,7 @@ STDIN = "-"
 #: a JSON document (a description, a capture, a state file) is at most this large
 MAX_JSON_BYTES = 256 << 20
 #: bytes read from a stream (stdin, a FIFO, a character device) at most; regular files are mapped, not read
-MAX_STREAM_BYTES = 1 << 30
+MAX_STREAM_BYTES = 256 << 20
 _CHUNK = 1 << 20
 
 
@@ -60,26 +60,24 @@ def _check_path(path: Path, where: str, what: str) -> os.stat_result:
     return st
 
 
-def _read_stream(f: Any, limit: int, where: str, what: str, *, text: bool) -> bytes:
-    """At most ``limit`` bytes of a stream; more is an error.  For ``text``, a NUL byte in the first chunk read
-    stops at once (``/dev/zero``, a binary file)."""
-    chunks: list[bytes] = []
-    total = 0
+def _read_stream(f: Any, limit: int, where: str, what: str, *, text: bool) -> bytearray:
+    """At most ``limit`` bytes of a stream; more is an error.  For ``text``, a NUL byte stops at once (a binary
+    file, ``/dev/zero``)."""
+    data = bytearray()
     while True:
-        block = f.read(min(_CHUNK, limit + 1 - total))
+        block = f.read(min(_CHUNK, limit + 1 - len(data)))
         if not block:
             break
         nul = block.find(b"\0") if text else -1
         if nul >= 0:
-            raise InputError(f"holds binary data (a NUL byte at offset {total + nul}), not {what}", where=where)
-        chunks.append(block)
-        total += len(block)
-        if total > limit:
+            raise InputError(f"holds binary data (a NUL byte at offset {len(data) + nul}), not {what}", where=where)
+        data += block
+        if len(data) > limit:
             raise InputError(f"does not end within {limit:,} bytes: not {what}", where=where)
-    return b"".join(chunks)
+    return data
 
 
-def _open_bytes(name: str | os.PathLike[str], limit: int, what: str, flag: str | None, *, text: bool) -> bytes:
+def _open_bytes(name: str | os.PathLike[str], limit: int, what: str, flag: str | None, *, text: bool) -> bytearray:
     where = _where(name, flag)
     if str(name) == STDIN:
         stream = sys.stdin.buffer
@@ -87,7 +85,10 @@ def _open_bytes(name: str | os.PathLike[str], limit: int, what: str, flag: str |
             raise InputError(f"stdin is a terminal: pipe {what} in, or name a file", where=where)
         return _read_stream(stream, limit, where, what, text=text)
     path = Path(name)
-    _check_path(path, where, what)
+    st = _check_path(path, where, what)
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+        kind = "character" if stat.S_ISCHR(st.st_mode) else "block"
+        raise InputError(f"is a {kind} device, not {what}", where=where)
     try:
         with open(path, "rb") as f:
             return _read_stream(f, limit, where, what, text=text)
@@ -119,7 +120,7 @@ def read_json(name: str | os.PathLike[str], *, what: str = "a JSON document", fl
 
 
 def read_binary(name: str | os.PathLike[str], *, what: str = "binary data", flag: str | None = None,
-                limit: int = MAX_STREAM_BYTES) -> memoryview | bytes:
+                limit: int = MAX_STREAM_BYTES) -> memoryview | bytes | bytearray:
     """The bytes of a file (``-``: stdin).  A regular file is memory-mapped read-only (zero-copy, never read
     whole); a stream is read up to ``limit`` bytes."""
     where = _where(name, flag)
