@@ -34,7 +34,7 @@ from d3d12wl.records.dtypes import Leaf, classify, field_type, leaves, record_dt
 from d3d12wl.records.packers import resolve_stride
 from d3d12wl.records.schemas import missing_field
 
-__all__ = ["Decoded", "Format", "Partial", "Target", "FORMATS", "target", "view", "write"]
+__all__ = ["Decoded", "Format", "Partial", "Target", "FORMATS", "declared_stride", "target", "view", "write"]
 
 Format = Literal["text", "json", "csv"]
 FORMATS: tuple[str, ...] = ("text", "json", "csv")
@@ -214,15 +214,22 @@ def target(objects: ObjectSet, what: str) -> Target:
                       "(`d3d12wl abi` lists them)", where="WHAT")
 
 
-def _record_target(objects: ObjectSet, rec: L.RecordLayout) -> Target:
-    stride, stride_from = rec.min_stride, "the minimum stride"
-    if rec.record == L.SECONDARY:
+def declared_stride(objects: ObjectSet, rec: L.RecordLayout) -> tuple[int, str]:
+    """The stride the description declares for a record class, and where it comes from: a PCS's
+    ``SecondaryRecordByteStride`` (0: the broadcast form), a command signature's ``ByteStride`` (when set); for
+    primary and program-table records, whose stride the call or binding gives, the layout's minimum."""
+    if rec.record == L.SECONDARY and rec.owner in objects.program_command_signatures:
         pcs = objects.program_command_signatures[rec.owner]
-        stride, stride_from = pcs.SecondaryRecordByteStride, f"{rec.owner}.SecondaryRecordByteStride"
-    elif rec.record == L.COMMAND:
+        return pcs.SecondaryRecordByteStride, f"{rec.owner}.SecondaryRecordByteStride"
+    if rec.record == L.COMMAND and rec.owner in objects.command_signatures:
         cs = objects.command_signatures[rec.owner]
         if cs.ByteStride:
-            stride, stride_from = cs.ByteStride, f"{rec.owner}.ByteStride"
+            return cs.ByteStride, f"{rec.owner}.ByteStride"
+    return rec.min_stride, "the minimum stride"
+
+
+def _record_target(objects: ObjectSet, rec: L.RecordLayout) -> Target:
+    stride, stride_from = declared_stride(objects, rec)
     dtype = _used_dtype(record_dtype(rec), rec.size)
     programs = _program_ids(objects) if rec.record == L.PROGRAM_TABLE else ()
     return Target(L.record_id(rec), dtype, rec.size, stride, stride_from,
