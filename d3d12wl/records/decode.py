@@ -330,7 +330,7 @@ def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, co
 # --- formatting columns as character matrices --------------------------------------------------------------
 
 _HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
-_ZERO, _X, _MINUS, _SPACE = ord("0"), ord("x"), ord("-"), ord(" ")
+_ZERO, _X, _MINUS, _SPACE, _NEWLINE = ord("0"), ord("x"), ord("-"), ord(" "), ord("\n")
 
 
 def _leaf_values(d: Decoded, col: Column, lo: int, hi: int) -> np.ndarray:
@@ -347,16 +347,22 @@ def _leaf_values(d: Decoded, col: Column, lo: int, hi: int) -> np.ndarray:
 
 def _digits(mag: np.ndarray, base: int, width: int) -> np.ndarray:
     """Right-aligned digits of unsigned ``mag`` in ``width`` characters, NUL where there is no digit (a value of 0
-    is ``0``)."""
+    is ``0``).  32-bit arithmetic where the values fit (numpy's 64-bit division is much slower)."""
     out = np.zeros((mag.shape[0], width), dtype=np.uint8)
-    v = mag.astype(np.uint64, copy=True)
-    b = np.uint64(base)
+    if not mag.shape[0]:
+        return out
+    narrow = mag.dtype.itemsize <= 4 or int(mag.max()) <= 0xFFFFFFFF
+    v = mag.astype(np.uint32 if narrow else np.uint64, copy=True)
     for pos in range(width - 1, -1, -1):
-        chars = _HEX_DIGITS[(v % b).astype(np.intp)]
+        if base == 16:
+            digit = v & 15
+            v >>= 4
+        else:
+            v, digit = np.divmod(v, v.dtype.type(base))
+        chars = _HEX_DIGITS[digit]
         if pos < width - 1:
-            chars[v == 0] = 0
+            chars[(v == 0) & (digit == 0)] = 0
         out[:, pos] = chars
-        v //= b
         if not v.any():
             break
     return out
@@ -570,12 +576,15 @@ def _assemble(parts: list[bytes | tuple[_Formatter, int]], lo: int, hi: int, *, 
             out[:, pos:pos + mat.shape[1]] = mat
             pos += max(w, mat.shape[1])
     if text:
-        head = out[:, :last_cell]
-        head[head == 0] = _SPACE
+        # every character of a cell or a literal is printable (>= space) but the final newline: NUL padding
+        # becomes a space with one maximum, and the newline is put back
         last = next(p for p in reversed(parts) if isinstance(p, tuple))
         if last[0].right:
-            tail = out[:, last_cell:]
-            tail[tail == 0] = _SPACE
+            np.maximum(out, _SPACE, out=out)
+            out[:, -1] = _NEWLINE
+            return out.tobytes()
+        head = out[:, :last_cell]
+        np.maximum(head, _SPACE, out=head)  # a left-aligned last column is not padded: its NULs are dropped
     return out[out != 0].tobytes()
 
 
