@@ -163,8 +163,8 @@ def _call_text(capture: Capture) -> str:
 
 def run(args: argparse.Namespace) -> int:
     stdin_regions = [r for r in args.regions if r.partition("=")[2].rpartition("@")[0].split(",")[0] == "-"]
-    if len(stdin_regions) > 1 or (stdin_regions and args.description == "-"):
-        raise inputs.InputError("stdin can feed one file only", where="-")
+    if len(stdin_regions) + (args.description == "-") + (args.state == "-") > 1:
+        raise inputs.InputError("stdin can feed one of DESC.json, --state and a region, not several", where="-")
     objects = inputs.load_description(args.description)
     stdin = inputs.read_binary("-", what="region bytes") if stdin_regions else None
     regions = [asm.parse_region(text, stdin=stdin) for text in args.regions]
@@ -186,7 +186,11 @@ def run(args: argparse.Namespace) -> int:
         for line in _summary(capture, "<stdout>", reports):
             print(line, file=sys.stderr)
     else:
-        target = save_capture(capture, Path(args.output))
+        try:
+            target = save_capture(capture, Path(args.output))
+        except OSError as exc:
+            raise inputs.InputError(f"cannot write the capture: {exc.strerror or exc}",
+                                    where=f"{args.output} (-o)") from None
         for line in _summary(capture, str(target), reports):
             print(line)
     return 1 if any(rep.findings for rep in reports) else 0

@@ -355,8 +355,8 @@ def _digits(mag: np.ndarray, base: int, width: int) -> np.ndarray:
     v = mag.astype(np.uint32 if narrow else np.uint64, copy=True)
     for pos in range(width - 1, -1, -1):
         if base == 16:
-            digit = v & 15
-            v >>= 4
+            digit = np.bitwise_and(v, 15)
+            v = np.right_shift(v, 4)
         else:
             v, digit = np.divmod(v, v.dtype.type(base))
         chars = _HEX_DIGITS[digit]
