@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import IO, Any, Literal
 
@@ -274,7 +274,6 @@ class Decoded:
     partial: Partial | None
     va: int | None = None
     source: str = "-"
-    _cache: dict[str, Any] = field(default_factory=dict)
 
     def record_va(self, index: int) -> int | None:
         return None if self.va is None else self.va + self.offset + index * self.stride
@@ -520,10 +519,6 @@ class _Formatter:
 
 
 # --- writing -----------------------------------------------------------------------------------------------
-
-
-def _index_column() -> Column:
-    return Column("index", 0, np.dtype(np.int64), "dec")
 
 
 class _Synthetic(_Formatter):
