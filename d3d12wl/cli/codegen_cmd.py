@@ -34,7 +34,7 @@ from d3d12wl.records.layout import RecordLayout, record_id, record_layouts
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("codegen", help="C / HLSL structs for the records of a description",
+    p = subparsers.add_parser("codegen", help="C / HLSL structs and RenderDoc formats for the records of a description",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("description", metavar="SIG.json", help="a JSON description (design.md format)")
     p.add_argument("--lang", choices=("c", "hlsl", "renderdoc"), required=True)
