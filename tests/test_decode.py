@@ -258,3 +258,10 @@ def test_empty_and_short_files() -> None:
     assert d.count == 0 and d.partial is not None and d.partial.available == 5
     with pytest.raises(ParseError, match="past the end"):
         decode.view(t, bytes(5), offset=6)
+
+
+def test_readback_example_files_are_current() -> None:
+    """The bundled readback .bin files are the bundled culling capture's regions, byte for byte."""
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "make_readback_example.py"), "--check"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
