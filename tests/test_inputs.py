@@ -151,3 +151,16 @@ def test_decode_binary_file_that_is_a_directory(tmp_path: Path, capsys: pytest.C
     assert f"{tmp_path}: is a directory, not the bytes of PCS.primary" in capsys.readouterr().err
     assert main(["decode", str(CULLING), "PCS.primary", "/dev/zero"]) == 2
     assert "/dev/zero: is a character device" in capsys.readouterr().err
+
+
+def test_abi_check_files_go_through_the_bounded_reader(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`abi check --header/--hlsl/--signature`: a device, a directory or binary data exits 2 naming the flag before
+    clang or the loader opens it."""
+    for argv_, expected in [(["--header", "/dev/zero"], "/dev/zero (--header): is a character device"),
+                            (["--header", str(tmp_path)], f"{tmp_path} (--header): is a directory"),
+                            (["--header", str(BINARY)], f"{BINARY} (--header): holds binary data"),
+                            (["--hlsl", str(BINARY), "--signature", str(CULLING)], "(--hlsl): holds binary data"),
+                            (["--header", str(EXAMPLES / "culling_records.h"), "--signature", "/dev/zero"],
+                             "/dev/zero (--signature): is a character device")]:
+        assert main(["abi", "check", *argv_]) == 2
+        assert expected in capsys.readouterr().err

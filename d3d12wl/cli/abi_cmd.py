@@ -26,6 +26,7 @@ from pathlib import Path
 from d3d12wl import abi
 from d3d12wl.abi import check as abi_check
 from d3d12wl.abi import report as abi_report
+from d3d12wl.cli import inputs
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import check as header_check
 from d3d12wl.headercheck import report as header_report
@@ -73,9 +74,20 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
 
 def _check_header(args: argparse.Namespace) -> int:
     records, mapping = _pairs(args.record, "--record"), _pairs(args.map, "--map")  # checked before any compile
-    report = header_check.check_files(args.header or (), hlsl=args.hlsl or (), signature=args.signature,
-                                      records=records, mapping=mapping, includes=args.include,
-                                      defines=args.define, lang=args.lang, prelude=args.prelude)
+    given = [*(args.header or ()), *(args.hlsl or ()), *([args.signature] if args.signature else [])]
+    if given.count(inputs.STDIN) > 1:
+        raise inputs.InputError("stdin can feed one file only", where="-")
+    with tempfile.TemporaryDirectory(prefix="d3d12wl-abi-") as tmp:
+        # bounded reads, - for stdin: every file is checked (or copied) before clang or the loader opens it
+        def local(name: str, flag: str, what: str, suffix: str) -> Path:
+            return inputs.local_file(name, Path(tmp), what=what, flag=flag, suffix=suffix)
+
+        headers = [local(h, "--header", "a C/C++ header", ".h") for h in args.header or ()]
+        hlsl = [local(h, "--hlsl", "HLSL source", ".hlsl") for h in args.hlsl or ()]
+        signature = local(args.signature, "--signature", "a JSON description", ".json") if args.signature else None
+        report = header_check.check_files(headers, hlsl=hlsl, signature=signature, records=records,
+                                          mapping=mapping, includes=args.include, defines=args.define,
+                                          lang=args.lang, prelude=args.prelude)
     if args.json:
         json.dump(header_report.to_json(report), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from d3d12wl.model.objects import ObjectSet
 
 __all__ = ["InputError", "MAX_JSON_BYTES", "MAX_STREAM_BYTES", "STDIN", "label", "load_capture",
-           "load_description", "read_binary", "read_json", "read_text"]
+           "load_description", "local_file", "read_binary", "read_json", "read_text"]
 
 #: the name that means stdin
 STDIN = "-"
@@ -136,6 +136,19 @@ def read_binary(name: str | os.PathLike[str], *, what: str = "binary data", flag
             except (OSError, ValueError) as exc:
                 raise InputError(f"cannot map it: {exc}", where=where) from None
     return _open_bytes(name, limit, what, flag, text=False)
+
+
+def local_file(name: str | os.PathLike[str], directory: Path, *, what: str, flag: str | None = None,
+               suffix: str = "") -> Path:
+    """A path that a tool can open itself (clang, the header check), for a text file given to a command: a regular
+    file is checked with a bounded read (text, not binary) and given as is; stdin or a FIFO is read with the
+    bound into ``directory``."""
+    text = read_text(name, what=what, flag=flag)
+    if str(name) != STDIN and stat.S_ISREG(Path(name).stat().st_mode):
+        return Path(name)
+    target = directory / f"{'stdin' if str(name) == STDIN else Path(name).name}{suffix}"
+    target.write_text(text, encoding="utf-8")
+    return target
 
 
 def load_description(name: str | os.PathLike[str], *, flag: str | None = None) -> ObjectSet:
