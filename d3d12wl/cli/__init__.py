@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from d3d12wl._version import __version__
@@ -28,7 +30,7 @@ COMMANDS: dict[str, str] = {
 #: build_parser(command=ALL) registers every command in full
 ALL = "*"
 
-__all__ = ["ALL", "COMMANDS", "build_parser", "main", "summary"]
+__all__ = ["ALL", "COMMANDS", "EXIT_CODES", "build_parser", "main", "summary"]
 
 
 def summary(name: str) -> str:
@@ -42,6 +44,8 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="d3d12wl",
         description="Binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages.",
+        epilog=EXIT_CODES + "\n\n--debug (anywhere on the line) prints the traceback of an internal error.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -49,6 +53,9 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
     for name, text in COMMANDS.items():
         if command in (ALL, name):
             importlib.import_module(f"d3d12wl.cli.{name}_cmd").register(sub)
+            command_parser = sub.choices[name]
+            command_parser.epilog = EXIT_CODES
+            command_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         else:
             sub.add_parser(name, help=text, add_help=False)
     return parser
@@ -62,8 +69,31 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+#: what the exit codes mean (the same for every command)
+EXIT_CODES = """\
+exit status:
+  0  clean: nothing to report
+  1  error findings (undefined behaviour, violations, differences)
+  2  unusable input: a file, member or flag that cannot be used, named in the message
+  3  internal error in d3d12wl (please report it; --debug shows the traceback)"""
+
+
+def _survive_any_text() -> None:
+    """Output survives any string (a lone surrogate in a name, a terminal that is not UTF-8): what the stream
+    cannot encode is written as a backslash escape instead of raising."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns its exit code (:data:`EXIT_CODES`).  An exception d3d12wl did not expect is one
+    line on stderr and exit 3; ``--debug`` (before or after the command) adds the traceback."""
     words = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in words
+    words = [w for w in words if w != "--debug"]
+    _survive_any_text()
     parser = build_parser(_command_of(words))
     args = parser.parse_args(words)
     try:
@@ -72,7 +102,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"d3d12wl {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `d3d12wl dump | head`
+        _quiet_broken_pipe()
         return 0
+    except KeyboardInterrupt:
+        print(f"d3d12wl {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one top-level handler: no traceback without --debug
+        if debug:
+            traceback.print_exc()
+        print(f"d3d12wl {args.command}: internal error: {type(exc).__name__}: {exc}; please report it "
+              f"(run again with --debug for the traceback)", file=sys.stderr)
+        return 3
+
+
+def _quiet_broken_pipe() -> None:
+    """After a reader closed the pipe, let the interpreter's final flush of stdout go nowhere instead of raising."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (captured in tests)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover
