@@ -146,8 +146,7 @@ def test_lone_surrogate_names_print(tmp_path: Path) -> None:
 
 def test_an_internal_error_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from d3d12wl.cli import main
-    from d3d12wl.cli import layout_cmd
+    from d3d12wl.cli import layout_cmd, main
 
     def broken(_args: object) -> int:
         raise KeyError("boom")
