@@ -34,7 +34,7 @@ def cell(value: Any) -> str:
     if value is None:
         return "-"
     if isinstance(value, enum.Flag):
-        return value.name or ("NONE" if not value else str(int(value.value)))
+        return value.name or ("NONE" if not value else str(value.value))
     if isinstance(value, enum.Enum):
         return str(value.name)
     if isinstance(value, bool):

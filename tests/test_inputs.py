@@ -1,166 +1,110 @@
-"""Every command reads its files through one bounded reader (d3d12wl.cli.inputs; issue 13, item 4): ``-`` is
-stdin, and a file that is not what the command expects exits 2 with a message naming it, never a traceback and
-never an unbounded read (a directory, binary bytes where JSON is expected, a FIFO, ``/dev/zero``)."""
+"""``decode`` and ``capture`` read their files through the one bounded reader, d3d12wl.inputs (issue 13, item 4;
+tests/test_hostile_inputs.py covers the reader and the other commands): ``-`` is stdin, a readback file is
+memory-mapped, and what is not a regular file (a directory, a FIFO, ``/dev/zero``) or not what the command expects
+(binary data where JSON is expected) exits 2 naming the file, never with a traceback."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from d3d12wl.cli import inputs, main
+from d3d12wl import inputs
+from d3d12wl.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "d3d12wl" / "examples"
 CULLING = EXAMPLES / "culling.json"
 BINARY = EXAMPLES / "readback" / "primary.bin"
 
-#: each command that reads a JSON file, with the arguments around it ({} is the file)
-JSON_COMMANDS = {
-    "layout": ["layout", "{}"],
-    "validate": ["validate", "{}"],
-    "codegen": ["codegen", "{}", "--lang", "c"],
-    "dump": ["dump", "{}"],
-    "exec": ["exec", "{}"],
-    "decode": ["decode", "{}", "PCS.primary", str(BINARY)],
-    "capture": ["capture", "{}", "-o", "/nonexistent/never-written.json", "--dispatch-list", "0x10000"],
-}
-
-
-def argv(command: str, path: str) -> list[str]:
-    return [path if a == "{}" else a for a in JSON_COMMANDS[command]]
-
 
 @pytest.fixture
-def fifo(tmp_path: Path):  # noqa: ANN201 - a generator fixture
-    """A FIFO that a writer thread feeds with binary bytes."""
+def fifo(tmp_path: Path) -> Path:
     path = tmp_path / "fifo"
     os.mkfifo(path)
-
-    def feed() -> None:
-        try:
-            with open(path, "wb") as f:
-                f.write(b"{\x00\x01binary" * 1000)
-        except OSError:  # the reader stopped early
-            pass
-
-    t = threading.Thread(target=feed, daemon=True)
-    t.start()
-    yield path
-    t.join(timeout=5)
+    return path
 
 
-@pytest.mark.parametrize("command", sorted(JSON_COMMANDS))
-@pytest.mark.parametrize("kind", ["directory", "binary", "dev_zero", "missing", "not_utf8", "empty", "bad_json"])
-def test_wrong_file_exits_2_naming_it(command: str, kind: str, tmp_path: Path,
-                                      capsys: pytest.CaptureFixture[str]) -> None:
-    paths = {"directory": str(tmp_path), "binary": str(BINARY), "dev_zero": "/dev/zero",
-             "missing": str(tmp_path / "missing.json")}
-    if kind in ("not_utf8", "empty", "bad_json"):
-        p = tmp_path / f"{kind}.json"
-        p.write_bytes({"not_utf8": b'{"a": "\xff"}', "empty": b"  \n", "bad_json": b'{"a": 1,'}[kind])
-        paths[kind] = str(p)
-    path = paths[kind]
-    assert main(argv(command, path)) == 2
-    err = capsys.readouterr().err
-    assert path in err and err.startswith(f"d3d12wl {command}: error: ")
-    assert "Traceback" not in err
-    expected = {"directory": "is a directory", "binary": "holds binary data (a NUL byte at offset 0)",
-                "dev_zero": "is a character device", "missing": "no such file", "not_utf8": "is not UTF-8 text",
-                "empty": "is empty", "bad_json": "not valid JSON"}[kind]
-    assert expected in err
+def not_files(tmp_path: Path, fifo: Path) -> dict[str, tuple[str, str]]:
+    return {"directory": (str(tmp_path), "is a directory"), "device": ("/dev/zero", "is a device"),
+            "fifo": (str(fifo), "is a FIFO")}
 
 
-@pytest.mark.parametrize("command", ["layout", "dump"])
-def test_fifo_of_binary_bytes(command: str, fifo: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(argv(command, str(fifo))) == 2
-    err = capsys.readouterr().err
-    assert str(fifo) in err and "holds binary data (a NUL byte at offset 1)" in err
+@pytest.mark.parametrize("kind", ["directory", "device", "fifo"])
+def test_decode_refuses_what_is_not_a_file(kind: str, tmp_path: Path, fifo: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path, expected = not_files(tmp_path, fifo)[kind]
+    for argv in (["decode", str(CULLING), "PCS.primary", path], ["decode", path, "PCS.primary", str(BINARY)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: {expected}" in err and "Traceback" not in err
 
 
-def test_endless_stream_stops_at_the_bound(tmp_path: Path) -> None:
-    path = tmp_path / "fifo"
-    os.mkfifo(path)
-
-    def feed() -> None:
-        try:
-            with open(path, "wb") as f:
-                while True:
-                    f.write(b" " * 4096)
-        except OSError:  # BrokenPipe once the reader gave up
-            pass
-
-    t = threading.Thread(target=feed, daemon=True)
-    t.start()
-    with pytest.raises(inputs.InputError, match="does not end within 65,536 bytes"):
-        inputs.read_text(path, limit=1 << 16)
-    t.join(timeout=5)
+@pytest.mark.parametrize("kind", ["directory", "device", "fifo"])
+def test_capture_refuses_what_is_not_a_file(kind: str, tmp_path: Path, fifo: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path, expected = not_files(tmp_path, fifo)[kind]
+    out = str(tmp_path / "c.json")
+    for argv, message in [
+        (["capture", path, "-o", out, "--dispatch-list", "0x0"], f"{path}: {expected}"),
+        (["capture", str(CULLING), f"r={path}@0x1000", "-o", out, "--dispatch-list", "0x1000"], "not a regular file"),
+        (["capture", str(CULLING), "-o", out, "--dispatch-list", "0x0", "--state", path], f"{path}: {expected}"),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+    assert not Path(out).exists()
 
 
-def test_binary_stream_bound(tmp_path: Path) -> None:
-    path = tmp_path / "fifo"
-    os.mkfifo(path)
-    t = threading.Thread(target=lambda: open(path, "wb").write(bytes(5000)), daemon=True)
-    t.start()
-    with pytest.raises(inputs.InputError, match="does not end within 4,096 bytes"):
-        inputs.read_binary(path, limit=4096)
-    t.join(timeout=5)
+def test_binary_where_json_is_expected(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for argv in (["decode", str(BINARY), "PCS.primary", str(BINARY)],
+                 ["capture", str(BINARY), "-o", str(tmp_path / "c.json"), "--dispatch-list", "0x0"],
+                 ["capture", str(CULLING), "-o", str(tmp_path / "c.json"), "--dispatch-list", "0x0", "--state",
+                  str(BINARY)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert str(BINARY) in err and "Traceback" not in err
 
 
-def test_regular_binary_files_are_mapped(tmp_path: Path) -> None:
+def test_readback_files_are_mapped(tmp_path: Path) -> None:
     path = tmp_path / "data.bin"
     path.write_bytes(bytes(range(256)) * 16)
-    data = inputs.read_binary(path)
+    data = inputs.map_bytes(path)
     assert isinstance(data, memoryview) and bytes(data[:3]) == b"\x00\x01\x02" and len(data) == 4096
     empty = tmp_path / "empty.bin"
     empty.write_bytes(b"")
-    assert inputs.read_binary(empty) == b""
+    assert inputs.map_bytes(empty) == b""
 
 
-@pytest.mark.parametrize("command", ["layout", "validate", "codegen", "decode"])
-def test_description_from_stdin(command: str) -> None:
-    args = [a if a != "{}" else "-" for a in JSON_COMMANDS[command]]
-    result = subprocess.run([sys.executable, "-m", "d3d12wl", *args], input=CULLING.read_bytes(),
+def test_stdin_bound_for_readbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Stdin:
+        class buffer:  # noqa: N801 - mimics sys.stdin.buffer
+            @staticmethod
+            def read(n: int) -> bytes:
+                return bytes(min(n, 5000))
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    with pytest.raises(inputs.InputError, match="more than 4,096 bytes"):
+        inputs.map_bytes(inputs.STDIN, limit=4096, what="readback")
+
+
+def test_description_and_readback_from_stdin() -> None:
+    result = subprocess.run([sys.executable, "-m", "d3d12wl", "decode", "-", "PCS.primary", str(BINARY)],
+                            input=CULLING.read_bytes(), capture_output=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0 and b"3 record(s)" in result.stdout, result.stderr
+    result = subprocess.run([sys.executable, "-m", "d3d12wl", "decode", "-", "PCS.primary", "-"],
+                            input=CULLING.read_bytes(), capture_output=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2 and b"stdin can feed DESC.json or FILE, not both" in result.stderr
+
+
+def test_capture_state_from_stdin(tmp_path: Path) -> None:
+    out = tmp_path / "c.json"
+    result = subprocess.run([sys.executable, "-m", "d3d12wl", "capture", str(CULLING), "-o", str(out),
+                             "--dispatch-list", "0x10000", "--state", "-"],
+                            input=b'{"graphics_root_arguments": {"0": {"Descriptor": "0x50000"}}}',
                             capture_output=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
-
-
-@pytest.mark.parametrize("command", ["dump", "exec"])
-def test_capture_from_stdin(command: str) -> None:
-    result = subprocess.run([sys.executable, "-m", "d3d12wl", command, "-"],
-                            input=(EXAMPLES / "culling_capture.json").read_bytes(), capture_output=True, cwd=ROOT,
-                            timeout=60)
-    assert result.returncode == 0, result.stderr
-    assert b"executions (9)" in result.stdout
-
-
-def test_binary_on_stdin_where_json_is_expected() -> None:
-    result = subprocess.run([sys.executable, "-m", "d3d12wl", "layout", "-"], input=BINARY.read_bytes(),
-                            capture_output=True, cwd=ROOT, timeout=60)
-    assert result.returncode == 2
-    assert result.stderr.decode().strip() == ("d3d12wl layout: error: <stdin>: holds binary data (a NUL byte at "
-                                              "offset 0), not a JSON description")
-
-
-def test_decode_binary_file_that_is_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["decode", str(CULLING), "PCS.primary", str(tmp_path)]) == 2
-    assert f"{tmp_path}: is a directory, not the bytes of PCS.primary" in capsys.readouterr().err
-    assert main(["decode", str(CULLING), "PCS.primary", "/dev/zero"]) == 2
-    assert "/dev/zero: is a character device" in capsys.readouterr().err
-
-
-def test_abi_check_files_go_through_the_bounded_reader(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """`abi check --header/--hlsl/--signature`: a device, a directory or binary data exits 2 naming the flag before
-    clang or the loader opens it."""
-    for argv_, expected in [(["--header", "/dev/zero"], "/dev/zero (--header): is a character device"),
-                            (["--header", str(tmp_path)], f"{tmp_path} (--header): is a directory"),
-                            (["--header", str(BINARY)], f"{BINARY} (--header): holds binary data"),
-                            (["--hlsl", str(BINARY), "--signature", str(CULLING)], "(--hlsl): holds binary data"),
-                            (["--header", str(EXAMPLES / "culling_records.h"), "--signature", "/dev/zero"],
-                             "/dev/zero (--signature): is a character device")]:
-        assert main(["abi", "check", *argv_]) == 2
-        assert expected in capsys.readouterr().err
+    assert '"Descriptor": "0x50000"' in out.read_text()

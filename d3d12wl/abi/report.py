@@ -24,6 +24,7 @@ from typing import Any
 
 from d3d12wl.abi.check import CheckResult
 from d3d12wl.abi.compiled import ABI, FieldInfo, TypeInfo
+from d3d12wl.serialize import to_jsonable
 
 
 def field_json(f: FieldInfo) -> dict[str, Any]:
@@ -79,7 +80,7 @@ def abi_json(abi: ABI, names: list[str] | None = None) -> dict[str, Any]:
             {"name": n, "value": v, "provisional": abi.is_provisional(n)} for n, v in abi.constants().items()
         ],
         "functions": [{"name": n, "c": c} for n, c in abi.functions().items()],
-        "provisional": [p._asdict() for p in abi.provisional()],
+        "provisional": to_jsonable(abi.provisional()),
     }
 
 

@@ -26,17 +26,35 @@ from pathlib import Path
 from d3d12wl import abi
 from d3d12wl.abi import check as abi_check
 from d3d12wl.abi import report as abi_report
-from d3d12wl.cli import inputs
+from d3d12wl.cli import summary
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import check as header_check
 from d3d12wl.headercheck import report as header_report
+
+#: the plain-text --help description
+DESCRIPTION = """\
+The ABI of the compiled headers, and its truth checks.
+
+  d3d12wl abi [NAME ...]         pahole-style report of all (or the named) types, enums, constants
+  d3d12wl abi --json [NAME ...]  the same as JSON
+  d3d12wl abi check [--json]     run the ABI truth checks this machine can run; exit 1 on any
+                                 disagreement (each printed, naming type and field), listing what was skipped
+  d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
+                    [--lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
+                    [--signature SIG.json [--record ID=STRUCT ...] [--hlsl FILE ...]] [--json]
+                                 compile anyone's headers for the Windows x64 ABI (clang -target
+                                 x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
+                                 typedef and callback they share with d3d12wl's; with --signature, also the
+                                 engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
+                                 calculator.  Exit 1 on any difference; missing and extra names are listed,
+                                 provisional values reported with the header's value to adopt."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "abi",
-        help="ABI report of the compiled headers; `abi check` runs the ABI truth checks",
-        description=__doc__,
+        help=summary("abi"),
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="types, enums or constants to show; or `check`")
@@ -74,20 +92,9 @@ def _pairs(values: list[str], option: str) -> dict[str, str]:
 
 def _check_header(args: argparse.Namespace) -> int:
     records, mapping = _pairs(args.record, "--record"), _pairs(args.map, "--map")  # checked before any compile
-    given = [*(args.header or ()), *(args.hlsl or ()), *([args.signature] if args.signature else [])]
-    if given.count(inputs.STDIN) > 1:
-        raise inputs.InputError("stdin can feed one file only", where="-")
-    with tempfile.TemporaryDirectory(prefix="d3d12wl-abi-") as tmp:
-        # bounded reads, - for stdin: every file is checked (or copied) before clang or the loader opens it
-        def local(name: str, flag: str, what: str, suffix: str) -> Path:
-            return inputs.local_file(name, Path(tmp), what=what, flag=flag, suffix=suffix)
-
-        headers = [local(h, "--header", "a C/C++ header", ".h") for h in args.header or ()]
-        hlsl = [local(h, "--hlsl", "HLSL source", ".hlsl") for h in args.hlsl or ()]
-        signature = local(args.signature, "--signature", "a JSON description", ".json") if args.signature else None
-        report = header_check.check_files(headers, hlsl=hlsl, signature=signature, records=records,
-                                          mapping=mapping, includes=args.include, defines=args.define,
-                                          lang=args.lang, prelude=args.prelude)
+    report = header_check.check_files(args.header or (), hlsl=args.hlsl or (), signature=args.signature,
+                                      records=records, mapping=mapping, includes=args.include,
+                                      defines=args.define, lang=args.lang, prelude=args.prelude)
     if args.json:
         json.dump(header_report.to_json(report), sys.stdout, indent=2)
         sys.stdout.write("\n")

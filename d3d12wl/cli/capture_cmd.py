@@ -24,7 +24,7 @@ The binding (work lists):
                                                 array); default: the description's only one
 
 State (the root signatures default to those the call's class uses):
-  --state STATE.json              the capture's "state" member (docs/capture.md) as a base; the flags add to it
+  --state STATE.json              the capture's "state" member (the capture format) as a base; the flags add to it
   --root-arg [graphics:|compute:]P=VALUE
                                   root parameter P: a VA for a root CBV/SRV/UAV, a handle for a table, DWORDs
                                   (1,2,3) for root constants, as the bound root signature declares P
@@ -45,13 +45,53 @@ import os
 import sys
 from pathlib import Path
 
-from d3d12wl import tables
+from d3d12wl import inputs, tables
 from d3d12wl.capture import assemble as asm
-from d3d12wl.capture.file import Capture, capture_to_dict, save_capture
-from d3d12wl.cli import inputs
+from d3d12wl.capture.file import CAPTURE_MEMBERS, OBJECT_COLLECTIONS, Capture, capture_to_dict, save_capture
+from d3d12wl.cli import summary
 from d3d12wl.errors import CaptureError
+from d3d12wl.model import description
 from d3d12wl.model.state import ExecuteIndirectCall
 
+#: the plain-text --help description
+DESCRIPTION = """\
+d3d12wl capture DESC.json REGION... -o OUT.json --dispatch-list VA ...: assemble a capture from raw buffers.
+
+Regions (positional, one per buffer):
+  NAME=FILE@VA                    a readback file (memory-mapped; referenced from the capture if larger than 4 KiB,
+                                  else written inline), FILE,offset=N,size=N for part of it
+  NAME=hex:0011aabb@VA            bytes in hex
+  NAME=base64:AAEC@VA             bytes in base64
+  NAME=zeros:N@VA                 N zero bytes (scratch)
+  NAME=-@VA                       the bytes on stdin
+  ...,writable                    after the source: validators may write the region
+A VA anywhere below is a number (0x hex or decimal), a region's NAME (its base) or NAME+N.
+
+The call (one of):
+  --dispatch-list VA --max-inputs N                   DispatchList(DispatchListInput, MaxGraphicsProgramInputs...)
+  --dispatch-list1 VA --max-lists N --max-inputs N    DispatchList1 (Tier 2)
+  --execute-indirect SIG --args VA [--count VA] --max N
+
+The binding (work lists):
+  --program-table VA [--slots N] [--stride N]   SizeInBytes is the rest of the region VA lies in; the stride
+                                                defaults to the signature's minimum program-table stride,
+                                                SlotCount to what SizeInBytes holds.  Repeat for a signature
+                                                array (one per signature index; --slots/--stride repeat with it)
+  --signature NAME                              the work list signature (or, for DispatchList1, the signature
+                                                array); default: the description's only one
+
+State (the root signatures default to those the call's class uses):
+  --state STATE.json              the capture's "state" member (the capture format) as a base; the flags add to it
+  --root-arg [graphics:|compute:]P=VALUE
+                                  root parameter P: a VA for a root CBV/SRV/UAV, a handle for a table, DWORDs
+                                  (1,2,3) for root constants, as the bound root signature declares P
+  --vertex-buffer SLOT=VA,SIZE,STRIDE, --index-buffer VA,SIZE,FORMAT
+  --graphics-root-signature NAME, --compute-root-signature NAME, --tier 1|2, --dispatch-rays
+
+Program identifiers are read from the bound table's slots and matched to the description's programs.  The capture
+is written atomically (a temporary file renamed); -o - prints it (every region inline).  Exit status: 0 written,
+1 written with findings (an identifier that matches no program, a SlotCount the table does not hold), 2 unusable
+input (the message names the file or flag)."""
 
 def _int(text: str) -> int:
     try:
@@ -61,8 +101,7 @@ def _int(text: str) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("capture", help="assemble a capture from a description and raw buffers (.bin)",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("capture", help=summary("capture"), description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("description", metavar="DESC.json", help="the JSON description of objects; - for stdin")
     p.add_argument("regions", metavar="REGION", nargs="*", help="NAME=FILE@VA, NAME=hex:..@VA, NAME=base64:..@VA, "
                                                                 "NAME=zeros:N@VA, NAME=-@VA")
@@ -165,13 +204,13 @@ def run(args: argparse.Namespace) -> int:
     stdin_regions = [r for r in args.regions if r.partition("=")[2].rpartition("@")[0].split(",")[0] == "-"]
     if len(stdin_regions) + (args.description == "-") + (args.state == "-") > 1:
         raise inputs.InputError("stdin can feed one of DESC.json, --state and a region, not several", where="-")
-    objects = inputs.load_description(args.description)
-    stdin = inputs.read_binary("-", what="region bytes") if stdin_regions else None
+    capture_only = frozenset(CAPTURE_MEMBERS) - frozenset(OBJECT_COLLECTIONS)
+    objects = description.load(args.description, ignore_keys=capture_only | {description.RECORD_STRUCTS})
+    stdin = inputs.map_bytes(inputs.STDIN, what="region") if stdin_regions else None
     regions = [asm.parse_region(text, stdin=stdin) for text in args.regions]
-    state = inputs.read_json(args.state, what="a capture's state (JSON object)", flag="--state") if args.state \
-        else {}
+    state = inputs.load_json(args.state, what="state file (--state)") if args.state else {}
     if not isinstance(state, dict):
-        raise inputs.InputError('expected a JSON object, the capture\'s "state" member', where=args.state)
+        raise inputs.InputError('expected a JSON object, the capture\'s "state" member', where=inputs.label(args.state))
     spec = asm.AssembleSpec(
         regions=regions, call=_call(args), bindings=_bindings(args), signature=args.signature, tier=args.tier,
         dispatch_rays=args.dispatch_rays, state=state, root_arguments=args.root_arg,

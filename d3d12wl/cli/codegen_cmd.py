@@ -25,18 +25,41 @@ import json
 import sys
 
 from d3d12wl import abi
-from d3d12wl.cli import inputs
+from d3d12wl.cli import summary
 from d3d12wl.errors import LayoutError
+from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import codegen, renderdoc
 from d3d12wl.records.decode import declared_stride
 from d3d12wl.records.layout import RecordLayout, record_id, record_layouts
 
+#: the plain-text --help description
+DESCRIPTION = """\
+C, HLSL or RenderDoc structs for every record a description implies.
+
+  d3d12wl codegen SIG.json --lang c [--pcs NAME]     a standalone C11 file (compile it with the package's
+                                                     headers on the include path) with _Static_asserts on
+                                                     every sizeof and offsetof
+  d3d12wl codegen SIG.json --lang hlsl [--pcs NAME]  HLSL structs in the shape of the spec's culling example
+  d3d12wl codegen SIG.json --lang renderdoc          RenderDoc buffer-viewer formats: one self-contained format
+                                                     per record (at its declared stride), explicit [[offset]]s
+                                                     and [[pad]]s, enums declared, VAs [[hex]]
+  d3d12wl codegen SIG.json --lang renderdoc --struct D3D12_DISPATCH_LIST_INPUT1
+                                                     ... and for any declared struct (repeatable)
+  d3d12wl codegen SIG.json --lang c --json           {"lang", "source", "structs": [{"name", "record", "owner",
+                                                     "size", "stride", "text"}]} for tools
+
+Records: each program command signature's primary, secondary and implicit-path program-table records; each
+program whose program-table record differs from its PCS's (the explicit local-root-signature path); each
+ExecuteIndirect command signature.  --pcs NAME restricts the output to that program command signature's records,
+--record ID (PCS.secondary, as decode and abi check --record name them; repeatable) to those records; with
+--struct and no --record, only the structs are written."""
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("codegen", help="C / HLSL structs and RenderDoc formats for the records of a description",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("description", metavar="SIG.json", help="a JSON description (design.md format)")
+    p = subparsers.add_parser("codegen", help=summary("codegen"),
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("description", metavar="SIG.json", help="a JSON description of the objects (the C desc structs as JSON)")
     p.add_argument("--lang", choices=("c", "hlsl", "renderdoc"), required=True)
     p.add_argument("--pcs", metavar="NAME", help="only this program command signature's records")
     p.add_argument("--record", action="append", default=[], metavar="ID", help="only this record (PCS.secondary, "
@@ -62,7 +85,7 @@ def _select(objects: ObjectSet, args: argparse.Namespace) -> list[RecordLayout]:
 
 
 def run(args: argparse.Namespace) -> int:
-    objects = inputs.load_description(args.description)
+    objects = description.load(args.description)
     layouts = _select(objects, args)
     if args.struct and args.lang != "renderdoc":
         raise LayoutError("--struct applies to --lang renderdoc (the C and HLSL of declared structs are the "

@@ -10,9 +10,10 @@ full list is :data:`FINDING_KINDS`), :attr:`Finding.rule` names the spec rule or
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
+
+from d3d12wl.serialize import to_jsonable
 
 #: Severities, most severe first.  ``error``: undefined behaviour or an invalid call; ``warning``: legal but
 #: almost certainly not meant (e.g. flag bits the spec does not define); ``info``: notes.
@@ -91,7 +92,8 @@ class Limits:
         return "--" + name.replace("_", "-")
 
     def as_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)
+        out: dict[str, int] = to_jsonable(self)
+        return out
 
 
 @dataclass(slots=True)
@@ -324,16 +326,6 @@ class Trace:
         return [f for f in self.findings if f.kind == kind]
 
     def to_dict(self) -> dict[str, Any]:
-        return _plain(self)
-
-
-def _plain(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, bytes):
-        return obj.hex()
-    return obj
+        """The JSON form ``d3d12wl exec --json`` prints (through the one serializer, d3d12wl.serialize)."""
+        out: dict[str, Any] = to_jsonable(self)
+        return out

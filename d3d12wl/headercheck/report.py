@@ -20,6 +20,7 @@ from typing import Any
 
 from d3d12wl import tables
 from d3d12wl.abi.check import WINDOWS_TARGET
+from d3d12wl.serialize import NOT_JSON, to_jsonable
 
 EQUAL, DIFFERENT, PROVISIONAL, MISSING = "equal", "different", "provisional", "missing"
 STATUSES = (DIFFERENT, PROVISIONAL, MISSING, EQUAL)
@@ -35,7 +36,9 @@ class Difference:
     header: Any
     d3d12wl: Any
     provisional: str | None = None  # why d3d12wl's value is provisional, when it is
-    reference: str = "d3d12wl"  # what ``d3d12wl`` is: d3d12wl's declarations, or 'the layout' for a record
+    reference: str = field(default="d3d12wl", metadata=NOT_JSON)  # what ``d3d12wl`` is: d3d12wl's declarations, or 'the layout' for a record
+
+    JSON_PROPERTIES = ("message",)
 
     @property
     def message(self) -> str:
@@ -63,6 +66,8 @@ class Entry:
     extra: list[str] = field(default_factory=list)  # fields / enumerators only the header declares
     notes: list[str] = field(default_factory=list)
     compared: int = 0  # fields or enumerators compared
+
+    JSON_PROPERTIES = ("status",)
 
     @property
     def status(self) -> str:
@@ -180,13 +185,6 @@ def to_json(report: HeaderReport) -> dict[str, Any]:
         "target": WINDOWS_TARGET if report.lang != "hlsl" else None,
         "lang": report.lang,
         "counts": report.counts(),
-        "entries": [
-            {"kind": e.kind, "name": e.name, "header_name": e.header_name, "status": e.status,
-             "compared": e.compared,
-             "differences": [{"where": d.where, "what": d.what, "header": d.header, "d3d12wl": d.d3d12wl,
-                              "provisional": d.provisional, "message": d.message} for d in e.differences],
-             "lacks": e.lacks, "extra": e.extra, "notes": e.notes}
-            for e in report.entries
-        ],
+        "entries": to_jsonable(report.entries),
         "extra": report.extra,
     }

@@ -19,6 +19,7 @@ from d3d12wl.model.objects import (
     WorkListArgumentDesc,
 )
 from d3d12wl.model.state import DeviceCaps
+from d3d12wl.serialize import to_jsonable
 
 #: Collections of an :class:`~d3d12wl.model.ObjectSet` (the first part of every violation path).
 PCS_KIND = "program_command_signatures"
@@ -52,8 +53,21 @@ class Violation:
         return f"{self.path or f'{self.kind}.{self.name}'}: [{self.rule}] {self.message}"
 
     def to_dict(self) -> dict[str, object]:
-        return {"rule": self.rule, "kind": self.kind, "name": self.name, "arg": self.arg, "path": self.path,
-                "message": self.message}
+        out: dict[str, object] = to_jsonable(self)
+        return out
+
+
+class ValidationError(D3D12WLError):
+    """One or more creation-time validation rules are violated.
+
+    ``violations`` holds every violation found (not only the first).
+    """
+
+    def __init__(self, violations: list[Violation], *, where: str | None = None) -> None:
+        self.violations = list(violations)
+        lines = "\n".join(f"  {v}" for v in self.violations)
+        super().__init__(f"{len(self.violations)} validation error(s):\n{lines}", where=where)
+
 
 
 @dataclass
