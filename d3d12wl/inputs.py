@@ -131,17 +131,17 @@ def _no_constant(name: str) -> float:
 
 
 def json_depth(value: Any, limit: int = MAX_DEPTH) -> int:
-    """The nesting depth of parsed JSON (a scalar is 0), computed without recursion; stops counting past ``limit``."""
-    deepest, stack = 0, [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict | list):
-            depth += 1
-            deepest = max(deepest, depth)
-            if depth > limit:
-                return depth
-            stack.extend((child, depth) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
+    """The nesting depth of parsed JSON (a scalar is 0), level by level without recursion; stops past ``limit``."""
+    depth, level = 0, [value] if type(value) in (dict, list) else []
+    while level:
+        depth += 1
+        if depth > limit:
+            return depth
+        below: list[Any] = []
+        for item in level:
+            below += [c for c in (item.values() if type(item) is dict else item) if type(c) in (dict, list)]
+        level = below
+    return depth
 
 
 def parse_json(text: str, *, where: str) -> Any:

@@ -157,3 +157,33 @@ def test_an_internal_error_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPatc
     assert err.count("\n") == 1 and "internal error: KeyError: 'boom'; please report it" in err
     assert main(["--debug", "layout", str(EXAMPLES / "culling.json")]) == 3
     assert "Traceback" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("member", ["Num32BitValues", "Num32BitValuesToSet", "DestOffsetIn32BitValues"])
+def test_a_root_constant_range_larger_than_a_root_signature(member: str) -> None:
+    """Num32BitValues 0x7FFFFFFF is a valid UINT, but no root signature holds more than D3D12_MAX_ROOT_COST DWORDs
+    (the spec's "root-signature-budget accounting"): the description is refused with the member path, so nothing
+    downstream sizes an allocation by it (the executor once allocated 4 GB for it)."""
+    doc = json.loads((EXAMPLES / "culling.json").read_text(encoding="utf-8"))
+    inline = doc["program_command_signatures"]["PCS"]["pArgumentDescs"][2]["InlineRootParameter"]
+    target = inline["RootParameter"]["Constants"] if member == "Num32BitValues" else inline
+    target[member] = 0x7FFFFFFF
+    with pytest.raises(D3D12WLError, match=f"{member} 2147483647 is more DWORDs than a root signature holds"):
+        description.load(doc)
+
+
+def test_hex_dump_of_a_record_whose_stride_is_huge() -> None:
+    """dump --hex shows the start of padding up to a stride read from GPU memory, not 2^40 bytes of it."""
+    from d3d12wl import abi
+    from d3d12wl.cli import render
+    from d3d12wl.executor import execute
+
+    doc = culling_capture()
+    region = doc["memory"][0]  # pDispatchInputBuffer: the D3D12_DISPATCH_LIST_INPUT at DispatchListInput
+    data = bytearray(bytes.fromhex("".join(region["hex"]) if isinstance(region["hex"], list) else region["hex"]))
+    at = abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "ProgramInputs.StrideInBytes")
+    data[at:at + 8] = (0xFF00000010).to_bytes(8, "little")
+    region["hex"] = data.hex()
+    capture = load_capture(doc)
+    text = render.render_text(render.dump_view(capture, execute(capture), with_hex=True))
+    assert "more bytes not shown" in text and len(text) < 1 << 20

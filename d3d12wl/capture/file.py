@@ -258,9 +258,12 @@ def _hex_bytes(value: Any, where: str) -> bytes:
         text = value
     else:
         raise _fail(where, f"expected a string (or array of strings) of hex digits, got {_kind(value)}")
-    digits = re.sub(r"\s+", "", text)
-    try:
-        return bytes.fromhex(digits)
+    try:  # bytes.fromhex takes whitespace between bytes itself, in one pass
+        return bytes.fromhex(text)
+    except ValueError:
+        pass
+    try:  # whitespace inside a byte ("a b"): the slow path
+        return bytes.fromhex(re.sub(r"\s+", "", text))
     except ValueError:
         raise _fail(where, "not an even number of hex digits (whitespace is allowed between bytes)") from None
 

@@ -274,6 +274,11 @@ def _path(parent: str, name: str) -> str:
 # ----------------------------------------------------------------------------------------------------------------
 
 
+#: the root-signature budget in DWORDs (d3d12.h) and the members that count DWORDs of a root-constant range
+ROOT_BUDGET = "D3D12_MAX_ROOT_COST"
+DWORD_COUNTS = frozenset({"Num32BitValues", "Num32BitValuesToSet", "DestOffsetIn32BitValues"})
+
+
 class _Loader:
     def __init__(self, objects: ObjectSet) -> None:
         self.objects = objects
@@ -309,6 +314,12 @@ class _Loader:
                                                  f"{getattr(obj, disc)!r} uses ({disc} {what})")
 
     def value(self, m: Member, raw: Any, where: str) -> Any:
+        if m.kind == INT and m.name in DWORD_COUNTS and isinstance(raw, int) and raw > abi.constant(ROOT_BUDGET):
+            # a root-constant range larger than a whole root signature cannot be created; nothing sizes an
+            # allocation by it (a hostile 0x7FFFFFFF would be 8 GB of DWORDs per execution)
+            self.error(where, f"{m.name} {raw} is more DWORDs than a root signature holds ({ROOT_BUDGET} = "
+                              f"{abi.constant(ROOT_BUDGET)})")
+            return _BAD
         if m.kind in (INT, STR):
             return raw
         if m.kind == FLOAT:
