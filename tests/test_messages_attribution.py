@@ -94,3 +94,22 @@ def test_executor_driver_keeps_findings_of_a_reset_list__correlation() -> None:
     queue.wait()
     found = texts(device)
     assert len(found) == 4 and all("'Main' [DispatchList1 #0] " in t for t in found)
+
+
+# ---- item 2: queue destruction flushes unconditionally ------------------------------------------------------
+
+
+def test_queue_destruction_flushes_on_a_removed_device__flush() -> None:
+    """"Queue destruction flushes unconditionally, including for submissions the GPU has not finished": a removal
+    the runtime has not surfaced yet does not suppress it, so the message the driver captured is delivered."""
+    device = make_device()
+    queue, cl = device.create_command_queue(), device.create_command_list()
+    cl.draw(gpu_message=OLD)
+    cl.close()
+    queue.execute_command_lists([cl])
+    queue.gpu_run()
+    device.remove()
+    queue.destroy()
+    device.destroy()
+    assert [f.kind for f in device.flushes] == ["ExecuteCommandLists", "queue destruction"]
+    assert len(texts(device)) == 1 and texts(device)[0].endswith(OLD[3])

@@ -421,14 +421,15 @@ class CommandQueue:
                 items -= 1
 
     def destroy(self) -> None:
-        """Queue destruction: an unconditional flush, including submissions the GPU has not finished."""
+        """Queue destruction: an unconditional flush, including submissions the GPU has not finished -- also on a
+        removed device whose removal the runtime has not surfaced yet (once the removal flush has run, it carried
+        every submission and no flush of any kind follows it)."""
         if self._destroyed:
             return
-        if not self.device.removed:
-            self.device._flush("queue destruction", self, unconditional=self)
+        self.device._flush("queue destruction", self, unconditional=self)
         dev = self.device
         with dev._api:
-            for sub in self._outstanding:  # a removed device never flushes them: drop the references anyway
+            for sub in self._outstanding:  # left only after the removal flush or with the feature off
                 for rec in sub.recordings:
                     dev.indices.release(rec.table, sub.id)
             self._outstanding.clear()
