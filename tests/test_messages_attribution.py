@@ -113,3 +113,31 @@ def test_queue_destruction_flushes_on_a_removed_device__flush() -> None:
     device.destroy()
     assert [f.kind for f in device.flushes] == ["ExecuteCommandLists", "queue destruction"]
     assert len(texts(device)) == 1 and texts(device)[0].endswith(OLD[3])
+
+
+# ---- item 3: the device-removed reason ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reason", ["DXGI_ERROR_DEVICE_HUNG", "DXGI_ERROR_DEVICE_RESET",
+                                    "DXGI_ERROR_DRIVER_INTERNAL_ERROR", "DXGI_ERROR_INVALID_CALL"])
+def test_removal_reason_surfaces__device_removed(reason: str) -> None:
+    """"When the device is removed, the runtime calls pfnFlushDriverReportedMessages synchronously the first time it
+    surfaces DXGI_ERROR_DEVICE_REMOVED (or related error) to the app": GetDeviceRemovedReason, Signal and Wait
+    return the reason given, and the first of them flushes."""
+    device = make_device()
+    queue = device.create_command_queue()
+    device.remove(reason)
+    hr = values.hresult(reason)
+    assert values.failed(hr)
+    assert device.get_device_removed_reason() == hr
+    assert queue.signal() == hr and queue.wait() == hr
+    assert [f.kind for f in device.flushes].count("device removal") == 1
+
+
+def test_removal_reason_must_be_declared__device_removed() -> None:
+    device = make_device()
+    with pytest.raises(MessagesError):
+        device.remove("DXGI_ERROR_NOT_A_REASON")
+    with pytest.raises(MessagesError):
+        device.remove("S_OK")
+    assert not device.removed

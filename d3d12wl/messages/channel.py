@@ -200,7 +200,14 @@ class Device:
 
     # ---- device removal -------------------------------------------------------------------------------------------
     def remove(self, reason: str = "DXGI_ERROR_DEVICE_REMOVED") -> None:
-        """Model of a removal event (a hang, a fault): the runtime notices it at the next API call that surfaces it."""
+        """Model of a removal event (a hang, a fault): the runtime notices it at the next API call that surfaces it.
+
+        ``reason`` is the HRESULT GetDeviceRemovedReason will return, by name (``"DXGI_ERROR_DEVICE_HUNG"``); it
+        must be a failure HRESULT the compiled headers declare (:data:`values.REMOVAL_REASONS` are those the spec's
+        "DXGI_ERROR_DEVICE_REMOVED (or related error)" covers)."""
+        hr = values.hresult(reason)
+        if not values.failed(hr):
+            raise MessagesError(f"{reason} is not a failure HRESULT", where="device removal reason")
         with self._api:
             if self._removed_reason is None:
                 self._removed_reason = reason
@@ -213,18 +220,24 @@ class Device:
         """``GetDeviceRemovedReason``: S_OK, or the removal reason (and the removal flush, the first time)."""
         if self._removed_reason is None:
             return values.hresult("S_OK")
-        self._surface_removal()
-        return values.hresult(self._removed_reason)
+        return self._surface_removal()
+
+    @property
+    def removal_surfaced(self) -> bool:
+        """Whether the runtime has surfaced the removal to the application (and so made the removal flush)."""
+        return self._removal_surfaced
 
     def _surface_removal(self) -> int:
-        """Spec "Device removed behavior": the first time the runtime surfaces DXGI_ERROR_DEVICE_REMOVED it calls
-        the flush synchronously, at most once per device; no flush of any kind follows it."""
+        """Spec "Device removed behavior": the first time the runtime surfaces DXGI_ERROR_DEVICE_REMOVED (or the
+        related error the removal gave) it calls the flush synchronously, at most once per device; no flush of any
+        kind follows it.  Returns the removal reason's HRESULT."""
         with self._api:
             first = not self._removal_surfaced
             self._removal_surfaced = True
+            reason = self._removed_reason or "DXGI_ERROR_DEVICE_REMOVED"
         if first:
             self._flush("device removal", None, everything=True)
-        return values.hresult("DXGI_ERROR_DEVICE_REMOVED")
+        return values.hresult(reason)
 
     # ---- flush ----------------------------------------------------------------------------------------------------
     def _flush(self, kind: str, queue: CommandQueue | None, *, unconditional: CommandQueue | None = None,
