@@ -141,3 +141,29 @@ def test_removal_reason_must_be_declared__device_removed() -> None:
     with pytest.raises(MessagesError):
         device.remove("S_OK")
     assert not device.removed
+
+
+# ---- smaller items ----------------------------------------------------------------------------------------------
+
+
+def test_registry_lookups_ignore_case__enabling() -> None:
+    """The per-application subkey "under HKCU\\Software\\Microsoft\\Direct3D\\Direct3D12\\<AppName> (with an HKLM
+    fallback)": Windows registry key and value names are case-insensitive."""
+    key = f"{REGISTRY_KEY}\\Game.exe".upper()
+    overlay = read_registry("game.EXE", {key: {OR_VALUE.lower(): 1}},
+                            {f"{REGISTRY_KEY}\\GAME.exe".lower(): {AND_VALUE.upper(): 0}})
+    assert (overlay.EnableDriverReportedMessagesAnd, overlay.EnableDriverReportedMessagesOr) == (0, 1)
+
+
+def test_lone_surrogate_name_gives_an_hresult__object_identity() -> None:
+    """"The identity string is encoded as null-terminated UTF-8"; a name set through SetName (LPCWSTR) may hold an
+    unpaired UTF-16 surrogate, which UTF-8 cannot carry: the runtime converts it as Windows' UTF-16 -> UTF-8
+    conversion does (U+FFFD) and the two-call query returns S_OK with sizes that agree, instead of raising."""
+    device = make_device()
+    resource = device.create_resource("bad\ud800name")
+    identity = device.callbacks.query_identity(resource.handle_and_type())
+    assert identity.endswith(":'bad\ufffdname'")
+    ffi = values.ffi()
+    size = ffi.new("uint64_t *")
+    hr = device.callbacks.pfnQueryObjectIdentityCb(device.hRTDevice, resource.handle_and_type(), size, ffi.NULL)
+    assert hr == values.hresult("S_OK") and size[0] == len(identity.encode("utf-8")) + 1
