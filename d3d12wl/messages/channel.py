@@ -51,6 +51,8 @@ class ReportRecord:
     during_enable: bool  # inside pfnEnableExtendedFeature
     during_flush: str | None  # kind of the flush in progress on the device, if any
     index_state: str  # "none" (0xFFFFFFFF), "unknown", "live", "late" (its submissions all flushed), "dropped"
+    executed: bool | None = None  # whether the index's recording had run on the model GPU (None: no issued index)
+    removal_flushed: bool = False  # made after the device-removal flush returned
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class FlushRecord:
 class _Recording:
     table: StateTable
     submissions: list[Submission] = field(default_factory=list)
+    executions: int = 0  # submissions of it the model GPU has run
 
 
 @dataclass
@@ -129,6 +132,7 @@ class Device:
         self._feature_enabled = False
         self._removed_reason: str | None = None
         self._removal_surfaced = False
+        self._removal_flushed = False
         self._destroyed = False
         self.feature_version: int | None = None
         self.funcs: DeviceFuncs | None = None
@@ -236,7 +240,11 @@ class Device:
             self._removal_surfaced = True
             reason = self._removed_reason or "DXGI_ERROR_DEVICE_REMOVED"
         if first:
-            self._flush("device removal", None, everything=True)
+            try:
+                self._flush("device removal", None, everything=True)
+            finally:
+                with self._api:
+                    self._removal_flushed = True
         return values.hresult(reason)
 
     # ---- flush ----------------------------------------------------------------------------------------------------
@@ -318,8 +326,16 @@ class Device:
 
     def _log(self, hr: int, rejection: str | None, copy: DriverMessage | None, message: Message | None) -> int:
         self.reports.append(ReportRecord(hr, rejection, copy, message, threading.get_ident(), self._enabling,
-                                         self._flush_kind, self._index_state(copy)))
+                                         self._flush_kind, self._index_state(copy), self._index_executed(copy),
+                                         self._removal_flushed))
         return hr
+
+    def _index_executed(self, copy: DriverMessage | None) -> bool | None:
+        if copy is None or copy.command_list_state_index is None:
+            return None
+        with self._api:
+            rec = self._index_recording.get(copy.command_list_state_index)
+            return None if rec is None else rec.executions > 0
 
     def _index_state(self, copy: DriverMessage | None) -> str:
         if copy is None or copy.command_list_state_index is None:
@@ -426,6 +442,9 @@ class CommandQueue:
             with self.device._api:
                 item = self._gpu_pending.pop(0)
             if isinstance(item, Submission):
+                with self.device._api:
+                    for rec in item.recordings:  # running from here: a report made while it runs names it executed
+                        rec.executions += 1
                 self.device.driver_device.gpu_execute(self.handle, tuple(cl.handle for cl in item.lists))
                 item.gpu_done = True
             else:
