@@ -6,7 +6,9 @@ driver with the issue's attribution bug planted fails exactly ``attribution_acro
 
 from __future__ import annotations
 
+import json
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -20,11 +22,14 @@ if shutil.which("gcc") is None:
     pytest.skip("gcc not installed", allow_module_level=True)
 
 from d3d12wl import abi  # noqa: E402
+from d3d12wl.cli import main  # noqa: E402
 from d3d12wl.messages import Device, MessagesError, Runtime  # noqa: E402
 from d3d12wl.messages import c_driver as cd  # noqa: E402
 from d3d12wl.messages.conformance import NOT_DECIDABLE, run_conformance  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
+REAL_LAYOUT = ["--callback-offset", "pfnReportMessageCb=64", "--callback-offset", "pfnQueryObjectIdentityCb=0x48",
+               "--callback-table-size", "88"]
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +146,84 @@ def test_build_failure_names_the_compiler_output(tmp_path: Path) -> None:
     bad.write_text("this is not C\n")
     with pytest.raises(MessagesError, match="error"):
         cd.build_driver(bad, tmp_path / "bad.so")
+
+
+# ---- d3d12wl messages check -------------------------------------------------------------------------------------
+
+
+def test_cli_reference_driver_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("conformance: d3d12wl reference driver")
+    rows = [line for line in out if line.startswith(("pass ", "fail ", "skip "))]
+    assert len(rows) == 14 and all(line.startswith("pass ") for line in rows)
+    assert any("attribution_across_reset" in line and "must cache the most recent CommandListStateIndex" in line
+               for line in rows)
+    assert out[-1] == "verdict: PASS: 14 passed, 0 failed, 0 skipped"
+
+
+def test_cli_c_reference_driver_passes(libs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check", "--driver", str(libs["reference"])]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "verdict: PASS: 14 passed, 0 failed, 0 skipped"
+
+
+def test_cli_planted_bug_fails_naming_the_check(libs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check", "--driver", str(libs["bug"])]) == 1
+    out = capsys.readouterr().out.splitlines()
+    failed = [line.split()[1] for line in out if line.startswith("fail ")]
+    assert failed == ["attribution_across_reset"]
+    assert out[-1] == "verdict: FAIL: 13 passed, 1 failed, 0 skipped"
+    assert any(line.startswith("  attribution_across_reset ") for line in out)  # what it saw, under failures:
+
+
+def test_cli_json(libs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check", "--driver", str(libs["bug"]), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["passed"] is False and data["driver"] == str(libs["bug"])
+    by_name = {r["name"]: r for r in data["results"]}
+    assert by_name["attribution_across_reset"]["outcome"] == "fail"
+    assert all(set(r) >= {"name", "section", "outcome", "detail", "sentence"} for r in data["results"])
+
+
+def test_cli_junit(libs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "conformance.xml"
+    assert main(["messages", "check", "--driver", str(libs["bug"]), "--junit", str(report)]) == 1
+    assert "verdict: FAIL" in capsys.readouterr().out
+    suite = ET.parse(report).getroot()
+    assert (suite.tag, suite.get("tests"), suite.get("failures")) == ("testsuite", "14", "1")
+    failed = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
+    assert failed == ["attribution_across_reset"]
+
+
+def test_cli_real_layout_needs_the_offsets(libs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check", "--driver", str(libs["real"]), *REAL_LAYOUT]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("verdict: PASS")
+
+
+@pytest.mark.parametrize("argv", [
+    ["--driver", "/nonexistent/driver.so"],
+    ["--driver", "MISSING"],
+    ["--callback-offset", "pfnReportMessageCb=64"],  # offsets without --driver
+    ["--driver", "REFERENCE", "--callback-offset", "pfnReportMessageCb"],
+    ["--driver", "REFERENCE", "--callback-table-size", "lots"],
+])
+def test_cli_unusable_input_exits_2_without_traceback(argv: list[str], libs: dict[str, Path],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [{"MISSING": str(libs["missing"]), "REFERENCE": str(libs["reference"])}.get(a, a) for a in argv]
+    assert main(["messages", "check", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err
+
+
+def test_cli_internal_error_exits_3(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from d3d12wl.cli import messages_cmd
+
+    def broken(factory: object) -> object:
+        raise RuntimeError("suite bug")
+
+    monkeypatch.setattr(messages_cmd, "run_conformance", broken)
+    assert main(["messages", "check"]) == 3
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: suite bug" in err and "Traceback" not in err
+    with pytest.raises(RuntimeError, match="suite bug"):
+        main(["messages", "check", "--debug"])

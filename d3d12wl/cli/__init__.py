@@ -16,7 +16,7 @@ from d3d12wl import __version__
 from d3d12wl.errors import D3D12WLError
 
 #: subcommand modules, in the order ``--help`` lists them
-COMMANDS: tuple[str, ...] = ("abi", "layout", "validate", "codegen", "dump", "exec")
+COMMANDS: tuple[str, ...] = ("abi", "layout", "validate", "codegen", "dump", "exec", "messages")
 
 
 def build_parser() -> argparse.ArgumentParser:
