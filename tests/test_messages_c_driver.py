@@ -227,3 +227,17 @@ def test_cli_internal_error_exits_3(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     assert "internal error: RuntimeError: suite bug" in err and "Traceback" not in err
     with pytest.raises(RuntimeError, match="suite bug"):
         main(["messages", "check", "--debug"])
+
+
+def test_docs_messages_python_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/messages.md's ``python`` blocks run, in order, in one namespace (the C one builds and checks the C
+    reference driver)."""
+    import re
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "messages.md"
+    blocks = re.findall(r"^```python\n(.*?)^```", docs.read_text(encoding="utf-8"), re.S | re.M)
+    assert len(blocks) >= 2 and any("c_driver.build_driver" in b for b in blocks)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    for body in blocks:
+        exec(compile(body, str(docs), "exec"), namespace)  # noqa: S102 - the docs' own examples
