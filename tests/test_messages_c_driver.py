@@ -241,3 +241,16 @@ def test_docs_messages_python_examples_run(tmp_path: Path, monkeypatch: pytest.M
     namespace: dict[str, object] = {"__name__": "__docs__"}
     for body in blocks:
         exec(compile(body, str(docs), "exec"), namespace)  # noqa: S102 - the docs' own examples
+
+
+def test_cli_error_inside_the_runtime_callbacks_is_internal(libs: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A failure of the runtime model's own C callback is d3d12wl's error (exit 3), not a verdict on the driver."""
+
+    def broken(self: cd.CDriverDevice, hrt: object, p_message: object) -> int:
+        raise RuntimeError("callback bug")
+
+    monkeypatch.setattr(cd.CDriverDevice, "_report_message_cb", broken)
+    assert main(["messages", "check", "--driver", str(libs["reference"])]) == 3
+    err = capsys.readouterr().err
+    assert "internal error" in err and "RuntimeError: callback bug" in err and "Traceback" not in err

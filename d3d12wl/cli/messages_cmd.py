@@ -21,6 +21,7 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from d3d12wl import tables
 from d3d12wl.errors import D3D12WLError
@@ -63,8 +64,9 @@ def _number(text: str, what: str) -> int:
         raise UsageError(f"{text!r} is not a number", where=what) from None
 
 
-def _factory(args: argparse.Namespace) -> tuple[str, Callable[[], Driver]]:
-    """(the driver's name, a factory of it) from the options; raises a D3D12WLError on unusable input."""
+def _factory(args: argparse.Namespace, made: list[Any]) -> tuple[str, Callable[[], Driver]]:
+    """(the driver's name, a factory of it) from the options; raises a D3D12WLError on unusable input.  A driver
+    library's factory keeps every ``CDriver`` it makes in ``made``."""
     if args.driver is None:
         if args.callback_offset or args.callback_table_size:
             raise UsageError("--callback-offset and --callback-table-size apply to a driver library",
@@ -83,7 +85,12 @@ def _factory(args: argparse.Namespace) -> tuple[str, Callable[[], Driver]]:
     size = None if args.callback_table_size is None else _number(args.callback_table_size, "--callback-table-size")
     layout = CallbackLayout.compiled().with_offsets(offsets, size)
     library = CDriverLibrary(args.driver)
-    return str(args.driver), lambda: CDriver(library, layout)
+
+    def factory() -> Driver:
+        made.append(CDriver(library, layout))
+        return made[-1]
+
+    return str(args.driver), factory
 
 
 def _verdict(report: ConformanceReport) -> str:
@@ -122,16 +129,23 @@ def junit_xml(name: str, report: ConformanceReport) -> bytes:
     return ET.tostring(suite, encoding="utf-8", xml_declaration=True)
 
 
+def _internal(what: str) -> int:
+    print(f"d3d12wl messages check: internal error: {what}", file=sys.stderr)
+    return 3
+
+
 def run(args: argparse.Namespace) -> int:
-    name, factory = _factory(args)  # a D3D12WLError here is unusable input: main() prints it, exit 2
+    made: list[Any] = []
+    name, factory = _factory(args, made)  # a D3D12WLError here is unusable input: main() prints it, exit 2
     try:
         report = run_conformance(factory)
     except Exception as exc:  # noqa: BLE001 - the suite isolates driver errors; anything left is ours
         if args.debug:
             raise
-        print(f"d3d12wl messages check: internal error: {type(exc).__name__}: {exc} (--debug shows the traceback)",
-              file=sys.stderr)
-        return 3
+        return _internal(f"{type(exc).__name__}: {exc} (--debug shows the traceback)")
+    harness = [error for driver in made for error in driver.harness_errors()]
+    if harness:  # the runtime model's own C callbacks failed: the verdict cannot be trusted
+        return _internal(f"{len(harness)} error(s) in the runtime's C callbacks, the first: {harness[0]}")
     if args.json:
         json.dump({"driver": name, "passed": report.passed, "results": to_jsonable(list(report.results))},
                   sys.stdout, indent=2)

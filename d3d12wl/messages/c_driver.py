@@ -236,6 +236,11 @@ class CDriver(Driver):
         self.devices.append(device)
         return device
 
+    def harness_errors(self) -> list[str]:
+        """What the runtime model's C callbacks raised on any device (an error of d3d12wl, not of the driver: the
+        callback returned E_INVALIDARG to the driver)."""
+        return [error for device in self.devices for error in device.harness_errors]
+
 
 def _check(hr: int, what: str) -> None:
     if values.failed(hr):
