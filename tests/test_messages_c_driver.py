@@ -36,7 +36,8 @@ REAL_LAYOUT = ["--callback-offset", "pfnReportMessageCb=64", "--callback-offset"
 def libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("drivers")
     sources = {"reference": cd.REFERENCE_DRIVER_C, "bug": DATA / "attribution_bug_driver.c",
-               "real": DATA / "real_layout_driver.c", "missing": DATA / "missing_export_driver.c"}
+               "real": DATA / "real_layout_driver.c", "missing": DATA / "missing_export_driver.c",
+               "crash": DATA / "crash_on_reset_driver.c"}
     return {name: cd.build_driver(src, out / f"{name}.so") for name, src in sources.items()}
 
 
@@ -218,7 +219,7 @@ def test_cli_unusable_input_exits_2_without_traceback(argv: list[str], libs: dic
 def test_cli_internal_error_exits_3(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from d3d12wl.cli import messages_cmd
 
-    def broken(factory: object) -> object:
+    def broken(factory: object, **options: object) -> object:
         raise RuntimeError("suite bug")
 
     monkeypatch.setattr(messages_cmd, "run_conformance", broken)
@@ -254,3 +255,40 @@ def test_cli_error_inside_the_runtime_callbacks_is_internal(libs: dict[str, Path
     assert main(["messages", "check", "--driver", str(libs["reference"])]) == 3
     err = capsys.readouterr().err
     assert "internal error" in err and "RuntimeError: callback bug" in err and "Traceback" not in err
+
+
+def test_cli_a_crashing_driver_fails_the_checks_it_crashed(libs: dict[str, Path],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Each check of a driver library runs in its own process: a driver that crashes (here: SIGSEGV in
+    ResetCommandList) fails the checks whose workload reached the crash, and the others still run and pass."""
+    assert main(["messages", "check", "--driver", str(libs["crash"])]) == 1
+    out = capsys.readouterr().out.splitlines()
+    passed = {line.split()[1] for line in out if line.startswith("pass ")}
+    failed = {line.split()[1] for line in out if line.startswith("fail ")}
+    assert {"initialization_message", "registry_force_on"} <= passed
+    assert {"attribution_across_reset", "reports_valid"} <= failed
+    crashed = [line for line in out if line.startswith("  ") and "crashed the check process (SIGSEGV)" in line]
+    assert len(crashed) == len(failed)
+
+
+def test_isolated_check_that_hangs_is_killed() -> None:
+    """A check whose driver never returns fails after the timeout; the child is killed."""
+    import time
+
+    from d3d12wl.messages import conformance
+    from d3d12wl.messages.reference_driver import ReferenceDriver, ReferenceDriverDevice
+
+    class Hangs(ReferenceDriverDevice):
+        def reset_command_list(self, hcl: object) -> None:
+            time.sleep(60)
+
+    class Driver(ReferenceDriver):
+        device_class = Hangs
+
+    check = next(c for c in conformance.CHECKS if c.name == "reports_valid")
+    started = time.monotonic()
+    result, errors = conformance._run_forked(check, Driver, 0.5, None)
+    assert result.outcome == "fail" and "did not finish within 0.5 s" in result.detail and errors == ()
+    assert time.monotonic() - started < 10
+    healthy = next(c for c in conformance.CHECKS if c.name == "initialization_message")
+    assert conformance._run_forked(healthy, Driver, 30, None)[0].outcome == "pass"

@@ -6,6 +6,8 @@ d3d12wl messages check --driver LIB.so      a driver library exporting the entry
                                             laid out by the compiled headers
     [--callback-offset NAME=OFFSET ...]     where the driver reads a callback of D3D12DDI_CORELAYER_DEVICECALLBACKS_0126
     [--callback-table-size BYTES]           (its real d3d12umddi.h offsets; the spec elides members: docs/messages.md)
+    [--timeout SECONDS]                     each check of a driver library runs in its own process: a crash fails
+                                            that check, and so does running longer than SECONDS (default 60)
     [--json | --junit FILE]                 JSON on stdout, or a JUnit XML report written to FILE as well as the text
 
 One line per check: pass, fail or skip, its name and the spec sentence it tests; then what each failure saw.  Exit 0
@@ -25,7 +27,7 @@ from typing import Any
 
 from d3d12wl import tables
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.messages.conformance import ConformanceReport, run_conformance
+from d3d12wl.messages.conformance import ISOLATED_TIMEOUT_S, ConformanceReport, run_conformance
 from d3d12wl.messages.driver import Driver
 from d3d12wl.serialize import to_jsonable
 
@@ -53,6 +55,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     out = c.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="machine-readable output")
     out.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    c.add_argument("--timeout", metavar="SECONDS", type=float, default=ISOLATED_TIMEOUT_S,
+                   help="with --driver: how long one check may run before the driver counts as hung (default "
+                        f"{ISOLATED_TIMEOUT_S:g}); each check runs in its own process, so a crash fails that check")
     c.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     c.set_defaults(func=run)
 
@@ -137,15 +142,19 @@ def _internal(what: str) -> int:
 def run(args: argparse.Namespace) -> int:
     made: list[Any] = []
     name, factory = _factory(args, made)  # a D3D12WLError here is unusable input: main() prints it, exit 2
-    try:
-        report = run_conformance(factory)
+    if args.timeout <= 0:
+        raise UsageError(f"{args.timeout:g} is not a positive number of seconds", where="--timeout")
+    library = args.driver is not None
+    try:  # a driver library's checks each run in a child process: a crash or a hang fails that check
+        report = run_conformance(factory, isolate=library, timeout_s=args.timeout,
+                                 internal_errors=lambda: [e for driver in made for e in driver.harness_errors()])
     except Exception as exc:  # noqa: BLE001 - the suite isolates driver errors; anything left is ours
         if args.debug:
             raise
         return _internal(f"{type(exc).__name__}: {exc} (--debug shows the traceback)")
-    harness = [error for driver in made for error in driver.harness_errors()]
-    if harness:  # the runtime model's own C callbacks failed: the verdict cannot be trusted
-        return _internal(f"{len(harness)} error(s) in the runtime's C callbacks, the first: {harness[0]}")
+    if report.internal_errors:  # the runtime model's own C callbacks failed: the verdict cannot be trusted
+        return _internal(f"{len(report.internal_errors)} error(s) in the runtime's C callbacks, the first: "
+                         f"{report.internal_errors[0]}")
     if args.json:
         json.dump({"driver": name, "passed": report.passed, "results": to_jsonable(list(report.results))},
                   sys.stdout, indent=2)

@@ -14,14 +14,23 @@ itself, and the checks that need a finding pass, saying so in their detail.
 
 Each check is isolated: a driver that raises fails the check whose workload it raised in, and the others still run.
 A raise from ``pfnFlushDriverReportedMessages`` is held by the suite (the flush returns) and judged by
-``empty_flush_tolerated`` alone, so a driver that cannot take an empty flush fails that one check.
+``empty_flush_tolerated`` alone, so a driver that cannot take an empty flush fails that one check.  With
+``run_conformance(isolate=True)`` (what ``d3d12wl messages check --driver`` does) each check runs in a forked
+process: a driver that crashes or hangs fails the check it crashed or hung in.
 """
 
 from __future__ import annotations
 
+import faulthandler
+import os
+import pickle
+import select
+import signal
+import sys
 import threading
+import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +43,9 @@ DriverFactory = Callable[[], Driver]
 
 #: How long the lock check waits for a DDI call made from inside a report before calling it a deadlock.
 LOCK_TIMEOUT_S = 0.5
+
+#: How long an isolated check (``run_conformance(isolate=True)``) may run before it counts as hung.
+ISOLATED_TIMEOUT_S = 60.0
 
 #: The workload's probes: (VendorMessageId, severity, category, text).
 GPU_PROBE = (0x100, "ERROR", "EXECUTION", "conformance: GPU-timeline finding")
@@ -56,6 +68,7 @@ class CheckResult:
 @dataclass(frozen=True)
 class ConformanceReport:
     results: tuple[CheckResult, ...]
+    internal_errors: tuple[str, ...] = ()  # the harness's own errors (``run_conformance(internal_errors=...)``)
 
     @property
     def passed(self) -> bool:
@@ -500,8 +513,14 @@ def check_device_removal(factory: DriverFactory) -> CheckResult:
     return run_check("device_removal", factory)
 
 
-def run_conformance(factory: DriverFactory) -> ConformanceReport:
-    """Run every check, each isolated; a driver that does not advertise the feature skips them all."""
+def run_conformance(factory: DriverFactory, *, isolate: bool = False, timeout_s: float = ISOLATED_TIMEOUT_S,
+                    internal_errors: Callable[[], Sequence[str]] | None = None) -> ConformanceReport:
+    """Run every check, each isolated; a driver that does not advertise the feature skips them all.
+
+    ``isolate``: run each check in a forked child process (POSIX), so a driver that crashes the process or hangs
+    fails that check ("the driver crashed (SIGSEGV)", "did not finish within ``timeout_s``") and the others still
+    run -- for driver libraries, where a defect is a crash rather than an exception.  ``internal_errors``, called
+    after the checks (in the process that ran them), returns the harness's own errors for the report."""
     try:
         advertises = _advertises(factory)
     except Exception as exc:  # noqa: BLE001 - a driver that cannot even be asked fails every check
@@ -510,4 +529,58 @@ def run_conformance(factory: DriverFactory) -> ConformanceReport:
     if not advertises:
         return ConformanceReport(tuple(CheckResult(c.name, c.section, "skip", "driver does not advertise the feature",
                                                    c.sentence) for c in CHECKS))
-    return ConformanceReport(tuple(check.run(factory) for check in CHECKS))
+    if not isolate or not hasattr(os, "fork"):  # no fork (not POSIX): in this process
+        results = tuple(check.run(factory) for check in CHECKS)
+        return ConformanceReport(results, tuple(internal_errors() if internal_errors else ()))
+    runs = [_run_forked(check, factory, timeout_s, internal_errors) for check in CHECKS]
+    return ConformanceReport(tuple(r for r, _ in runs), tuple(e for _, errors in runs for e in errors))
+
+
+def _run_forked(check: Check, factory: DriverFactory, timeout_s: float,
+                internal_errors: Callable[[], Sequence[str]] | None) -> tuple[CheckResult, tuple[str, ...]]:
+    """``check`` in a forked child; its result comes back pickled through a pipe."""
+    def failed(detail: str) -> tuple[CheckResult, tuple[str, ...]]:
+        return CheckResult(check.name, check.section, "fail", detail, check.sentence), ()
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run the check, send the result, leave without running any cleanup of the parent's
+        code = 0
+        try:
+            faulthandler.disable()  # a crash is the parent's to report, not a traceback dump on stderr
+            os.close(read_end)
+            result = check.run(factory)
+            errors = tuple(internal_errors() if internal_errors else ())
+            data = pickle.dumps((result, errors))
+            with os.fdopen(write_end, "wb") as out:
+                out.write(data)
+        except BaseException:  # noqa: BLE001 - the parent reports a child that sent nothing
+            code = 70
+        os._exit(code)
+    os.close(write_end)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout_s
+    timed_out = False
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([pipe], [], [], left)[0]:
+                timed_out = True
+                break
+            chunk = pipe.read(1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    if timed_out:
+        os.kill(pid, signal.SIGKILL)
+    _, status = os.waitpid(pid, 0)
+    if timed_out:
+        return failed(f"did not finish within {timeout_s:g} s (the driver hung; the check process was killed)")
+    if os.WIFSIGNALED(status):
+        return failed(f"the driver crashed the check process ({signal.Signals(os.WTERMSIG(status)).name})")
+    if os.WEXITSTATUS(status) != 0 or not chunks:
+        return failed(f"the check process exited with status {os.WEXITSTATUS(status)} and no result")
+    result, errors = pickle.loads(b"".join(chunks))  # noqa: S301 - our own child's data
+    return result, errors
