@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from d3d12wl._version import __version__
 
 #: entry point -> "module:attribute"; the one table both ``__getattr__`` and the type-checking imports below follow
 #: (tests/test_layering.py checks that they agree)

@@ -26,16 +26,35 @@ from pathlib import Path
 from d3d12wl import abi
 from d3d12wl.abi import check as abi_check
 from d3d12wl.abi import report as abi_report
+from d3d12wl.cli import summary
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import check as header_check
 from d3d12wl.headercheck import report as header_report
+
+#: the plain-text --help description
+DESCRIPTION = """\
+The ABI of the compiled headers, and its truth checks.
+
+  d3d12wl abi [NAME ...]         pahole-style report of all (or the named) types, enums, constants
+  d3d12wl abi --json [NAME ...]  the same as JSON
+  d3d12wl abi check [--json]     run the ABI truth checks this machine can run; exit 1 on any
+                                 disagreement (each printed, naming type and field), listing what was skipped
+  d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
+                    [--lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
+                    [--signature SIG.json [--record ID=STRUCT ...] [--hlsl FILE ...]] [--json]
+                                 compile anyone's headers for the Windows x64 ABI (clang -target
+                                 x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
+                                 typedef and callback they share with d3d12wl's; with --signature, also the
+                                 engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
+                                 calculator.  Exit 1 on any difference; missing and extra names are listed,
+                                 provisional values reported with the header's value to adopt."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "abi",
-        help="ABI report of the compiled headers; `abi check` runs the ABI truth checks",
-        description=__doc__,
+        help=summary("abi"),
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="types, enums or constants to show; or `check`")

@@ -31,14 +31,39 @@ from importlib import resources
 from pathlib import Path
 
 from d3d12wl.capture.file import load_capture
+from d3d12wl.cli import summary
 from d3d12wl.cli.render import dump_view, render_text
 
 EXAMPLE = "examples/culling_capture.json"
 
 
+#: the plain-text --help description
+DESCRIPTION = """\
+What a captured call executes, as a person wants to read it.
+
+  d3d12wl dump [CAPTURE]          the call; each dispatch list header; each primary record decoded by field
+                                  name, its program-table slot (program name, local-root tail as DWORDs and
+                                  floats) and its secondary records; then the executions (program, trigger, every
+                                  root argument with where it came from), the end-of-call reset and the
+                                  findings, then the findings as an application sees them in its InfoQueue (the
+                                  executor as a driver on the driver-reported-messages channel)
+  d3d12wl dump CAPTURE --hex      adds annotated hex dumps: every byte range labelled with the field it belongs
+                                  to, padding marked
+  d3d12wl dump CAPTURE --json     the same view as JSON
+  d3d12wl dump CAPTURE --validators SPEC
+                                  runs GPU-timeline validators (repeatable; SPEC is module:attr or
+                                  path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of
+                                  Validators or a zero-argument factory) and shows, under each list, the
+                                  validators dispatched for it in the spec's step order (step, area, primary
+                                  record, slot, validator, pointer values); the headers and records shown are as
+                                  the executor re-read them after the validators wrote
+
+Without CAPTURE: the bundled example, the spec's "GPU culling and work list emission".  Exit status: 0, or 1
+when the trace has error findings (undefined behaviour), 2 when the capture cannot be used."""
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("dump", help="print what a captured call executes (headers, records, executions, "
-                                           "findings)", description=__doc__,
+    p = subparsers.add_parser("dump", help=summary("dump"), description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", metavar="CAPTURE", nargs="?", help="a capture file (default: the bundled example)")
     p.add_argument("--hex", action="store_true", help="add annotated hex dumps of every record")

@@ -27,6 +27,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from d3d12wl import tables
+from d3d12wl.cli import summary
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.trace import Execution, Limits, Trace, ValidatorInvocation
 
@@ -36,9 +37,26 @@ if TYPE_CHECKING:
 EXAMPLE = "culling_capture.json"
 
 
+#: the plain-text --help description
+DESCRIPTION = """\
+Run the reference executor on a capture and print the trace.
+
+With no CAPTURE it runs the bundled example (the spec's GPU culling example).  Human output: one line per list,
+one line per validator invocation (when there are any), one line per execution, the end-of-call reset, then the
+findings; --json prints the whole trace as JSON (validator_invocations included).
+
+--validators SPEC (repeatable) runs GPU-timeline validators (spec "GPU Timeline Validation Hooks"): SPEC is
+module:attr or path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of Validators or a
+zero-argument factory returning one (the bundled example is d3d12wl.examples.validators:VALIDATORS).  Validators
+run only where the capture binds a signature array with a non-null ValidationProgramTable; its slots'
+identifiers select them.  A SPEC that cannot be loaded exits 2.
+
+Exit status: 0 when the trace has no error findings, 1 when it has (undefined behaviour, invalid call, a limit
+reached), 2 when the capture cannot be used at all."""
+
+
 def register(sub: Any) -> None:
-    p = sub.add_parser("exec", help="execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print "
-                                    "the trace", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("exec", help=summary("exec"), description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
     p.add_argument("--json", action="store_true", help="print the trace as JSON")
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,

@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from d3d12wl import tables
+from d3d12wl.cli import summary
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records.layout import (
@@ -34,11 +35,30 @@ from d3d12wl.records.layout import (
 )
 from d3d12wl.tables import Align
 
+#: the plain-text --help description
+DESCRIPTION = """\
+The byte layout of every record class a description implies.
+
+  d3d12wl layout SIG.json          a table per record (offset, size, arg index, arg type, member, source),
+                                   padding rows
+  d3d12wl layout SIG.json --json   {"program_command_signatures": {NAME: {"class", "record_kind", "primary",
+                                   "secondary", "program_table_record"}}, "programs": {NAME:
+                                   {"program_table_record"}}, "work_list_signatures": {NAME:
+                                   {"min_primary_stride", "min_program_table_stride"}}, "command_signatures":
+                                   {NAME: REC}}
+                                   REC = {"header", "size", "min_stride", "fields": [{"arg" | "parameter",
+                                   "name", "offset", "size"}]}
+
+Offsets are relative to the record start (the program-table slot start for a program-table record, whose
+identifier takes bytes 0..31).  "fields" lists the payload fields; the fixed header is named by "header".  For a
+program-table record "size" counts the tail bytes after the 32-byte identifier and "min_stride" is 32 + that
+tail, rounded up to 8."""
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("layout", help="byte layout of every record a description implies",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("description", metavar="SIG.json", help="a JSON description (design.md format)")
+    p = subparsers.add_parser("layout", help=summary("layout"),
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("description", metavar="SIG.json", help="a JSON description of the objects (the C desc structs as JSON)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 

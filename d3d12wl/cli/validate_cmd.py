@@ -6,6 +6,7 @@ import argparse
 import json
 
 from d3d12wl import abi, tables
+from d3d12wl.cli import summary
 from d3d12wl.model import description
 from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules import check_objects
@@ -15,9 +16,9 @@ _TIERS = {"1": "D3D12_WORK_LISTS_TIER_1", "2": "D3D12_WORK_LISTS_TIER_2"}
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "validate", help="check a JSON description against the creation-time rules",
-        description="Check every object of a JSON description (design.md, 'The JSON description of objects') against "
-                    "the creation-time rules of the Work Lists spec and IndirectDrawing.md, and print every violation "
+        "validate", help=summary("validate"),
+        description="Check every object of a JSON description (the C desc structs as JSON) against "
+                    "the creation-time rules of the Work Lists and ExecuteIndirect specs, and print every violation "
                     "with its rule or section and member path.  Exit status: 0 no violation, 1 violations, 2 the "
                     "file could not be read.")
     p.add_argument("description", metavar="SIG.json", help="JSON description of objects")

@@ -42,7 +42,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from d3d12wl import abi
+from d3d12wl import abi, inputs
 from d3d12wl.errors import ABIError, D3D12WLError, DescriptionError
 from d3d12wl.model import objects as model
 from d3d12wl.model.argtypes import arg_type_info
@@ -370,21 +370,19 @@ _BAD = object()
 
 
 def read_document(data: dict[str, Any] | str | Path) -> dict[str, Any]:
-    """The JSON object of a description (a dict as is, JSON text, or a file path); errors name the file and line."""
+    """The JSON object of a description (a dict as is, JSON text, a file path, or ``-`` for stdin), read within the
+    bounds of :mod:`d3d12wl.inputs`; errors name the file and line."""
     if isinstance(data, dict):
         return data
-    if isinstance(data, str) and data.lstrip().startswith("{"):
-        text, origin = data, "<string>"
-    else:
-        origin = str(data)
-        try:
-            text = Path(data).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise DescriptionError(f"cannot read the description: {exc.strerror}", where=origin) from None
     try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DescriptionError(f"not valid JSON: {exc.msg}", where=f"{origin}:{exc.lineno}:{exc.colno}") from None
+        if isinstance(data, str) and data.lstrip().startswith("{"):
+            origin = "<string>"
+            parsed = inputs.parse_json(data, where=origin)
+        else:
+            origin = "<stdin>" if str(data) == inputs.STDIN else str(data)
+            parsed = inputs.load_json(data, what="description")
+    except inputs.InputError as exc:
+        raise DescriptionError(exc.message, where=exc.where) from None
     if not isinstance(parsed, dict):
         raise DescriptionError("a description is a JSON object of collections", where=origin)
     return parsed
@@ -594,9 +592,7 @@ def _json_path(parts: Iterator[Any]) -> str:
 
 def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
     """Every schema violation of ``doc``, each with its member path."""
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(schema())
+    validator = inputs.schema_validator(schema())
     errors = []
     for err in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
         while err.validator == "anyOf" and err.context and ENUM_KEYWORD not in err.schema:

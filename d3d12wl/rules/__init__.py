@@ -1,7 +1,7 @@
 """Creation-time validation: every rule the specs say is checked when an object is created or bound.
 
 Every entry point returns the list of ALL violations (a :class:`Violation` names the rule or section, the object,
-the argument index and the member path); :func:`validate` raises :class:`~d3d12wl.errors.ValidationError` with all
+the argument index and the member path); :func:`validate` raises :class:`~d3d12wl.rules.ValidationError` with all
 of them.
 
 ==========================================  ==========================================================================
@@ -31,7 +31,6 @@ consequence is rule 21.
 
 from __future__ import annotations
 
-from d3d12wl.errors import ValidationError
 from d3d12wl.model.argtypes import (
     ROLE_DATA,
     ROLE_PRIMARY_LIST_VALIDATOR,
@@ -40,7 +39,7 @@ from d3d12wl.model.argtypes import (
 )
 from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature
 from d3d12wl.model.state import DeviceCaps
-from d3d12wl.rules._common import DEVICE_KIND, Sink, Violation, decode_args, tier1
+from d3d12wl.rules._common import DEVICE_KIND, Sink, ValidationError, Violation, decode_args, tier1
 from d3d12wl.rules.execute_indirect import check_command_signature
 from d3d12wl.rules.pcs import check_program_command_signature
 from d3d12wl.rules.programs import check_programs
@@ -48,6 +47,8 @@ from d3d12wl.rules.setprogram import check_set_program
 from d3d12wl.rules.signatures import check_signature_array, check_work_list_signature
 
 __all__ = [
+    "Sink",
+    "ValidationError",
     "Violation",
     "check_command_signature",
     "check_objects",

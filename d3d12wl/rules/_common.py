@@ -57,6 +57,19 @@ class Violation:
         return out
 
 
+class ValidationError(D3D12WLError):
+    """One or more creation-time validation rules are violated.
+
+    ``violations`` holds every violation found (not only the first).
+    """
+
+    def __init__(self, violations: list[Violation], *, where: str | None = None) -> None:
+        self.violations = list(violations)
+        lines = "\n".join(f"  {v}" for v in self.violations)
+        super().__init__(f"{len(self.violations)} validation error(s):\n{lines}", where=where)
+
+
+
 @dataclass
 class Sink:
     """Collects the violations of one object, building each member path from the object's kind and name."""
