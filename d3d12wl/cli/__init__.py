@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "capture": "assemble a capture from a description and raw buffers (.bin)",
     "dump": "print what a captured call executes (headers, records, executions, findings)",
     "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
+    "messages": "driver-reported messages: 'messages check' runs the conformance suite against a driver",
 }
 
 #: build_parser(command=ALL) registers every command in full
