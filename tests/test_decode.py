@@ -265,3 +265,25 @@ def test_readback_example_files_are_current() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "tools" / "make_readback_example.py"), "--check"],
                             capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("distinct", [3, 20000])
+def test_floats_by_value_and_json_without_nan(distinct: int) -> None:
+    """Float members (a static sampler's MipLODBias, MinLOD, MaxLOD) print as numpy's shortest repr; JSON writes a
+    NaN or an infinity as null (JSON has neither), whether a few or many distinct values are shown."""
+    name = "D3D12_STATIC_SAMPLER_DESC"
+    n = distinct
+    data = np.zeros(n * abi.sizeof(name), dtype=np.uint8)
+    arr = np.ndarray((n,), dtype=decode.target(objects(), name).dtype, buffer=data)
+    arr["MaxLOD"] = np.arange(n, dtype=np.float32) / 4
+    arr["MaxLOD"][0] = np.inf
+    arr["MinLOD"][1] = np.nan
+    d = decode.view(decode.target(objects(), name), data)
+    buf = io.BytesIO()
+    decode.write(d, buf, "json")
+    records = json.loads(buf.getvalue())["records"]
+    assert records[0]["MaxLOD"] is None and records[1]["MinLOD"] is None and records[2]["MaxLOD"] == 0.5
+    buf = io.BytesIO()
+    decode.write(d, buf, "csv")
+    rows = list(csv.DictReader(io.StringIO(buf.getvalue().decode())))
+    assert rows[0]["MaxLOD"] == "inf" and rows[1]["MinLOD"] == "nan" and rows[2]["MaxLOD"] == "0.5"

@@ -452,8 +452,8 @@ class _Formatter:
     """Turns a column of a chunk of records into a (rows, width) character matrix.  ``width`` is fixed for the
     whole output (measured over every record up front, so text columns align across chunks)."""
 
-    def __init__(self, d: Decoded, col: Column) -> None:
-        self.d, self.col = d, col
+    def __init__(self, d: Decoded, col: Column, *, json: bool = False) -> None:
+        self.d, self.col, self.json = d, col, json
         self.table: _Table | None = None
         self.width = 1
         values = _leaf_values(d, col, 0, d.count)
@@ -488,11 +488,13 @@ class _Formatter:
             assert col.enum is not None
             texts = [_enum_text(col.enum, int(v)) for v in distinct]
         else:  # float: numpy's shortest repr of each distinct value
-            texts = [t.decode() for t in np.asarray(distinct).astype("S32").tolist()]
-            if distinct.size > _MAX_DISTINCT:
-                self.width = max([1, *(len(t) for t in texts)])
+            if distinct.size > _MAX_DISTINCT:  # formatted chunk by chunk; the widest text, measured vectorized
+                self.width = max(4, int(np.strings.str_len(np.asarray(distinct).astype("S32")).max()))
                 self.table = None
                 return
+            texts = [t.decode() for t in np.asarray(distinct).astype("S32").tolist()]
+            if self.json:  # JSON has no NaN or Infinity
+                texts = [t if np.isfinite(v) else "null" for t, v in zip(texts, distinct, strict=True)]
         self.table = _Table(distinct, _strings(texts))
         self.width = self.table.texts.shape[1]
 
@@ -511,7 +513,10 @@ class _Formatter:
             out[:, 1::2] = _HEX_DIGITS[values & 15]
             return out
         if self.table is None:  # many distinct floats
-            mat = np.asarray(values).astype(f"S{max(self.width, 32)}").view(np.uint8).reshape(hi - lo, -1)
+            text = np.asarray(values).astype("S32")
+            if self.json:
+                text[~np.isfinite(values)] = b"null"
+            mat = text.view(np.uint8).reshape(hi - lo, -1)
             return _right(mat, max(self.width, mat.shape[1]))
         keys = values.view(f"V{values.shape[1]}").reshape(-1) if col.kind == "program" else values
         cells = self.table.texts[np.searchsorted(self.table.values, keys)]
@@ -525,7 +530,7 @@ class _Synthetic(_Formatter):
     """The ``index`` and ``va`` columns, computed from the record number."""
 
     def __init__(self, d: Decoded, name: str) -> None:
-        self.d, self.name = d, name
+        self.d, self.name, self.json = d, name, False
         self.col = Column(name, 0, np.dtype(np.uint64), "hex" if name == "va" else "dec")
         self.table = None
         last = max(d.count - 1, 0)
@@ -540,11 +545,11 @@ class _Synthetic(_Formatter):
         return _format_int(base + idx * np.uint64(self.d.stride), self.width, True)
 
 
-def _formatters(d: Decoded) -> list[_Formatter]:
+def _formatters(d: Decoded, *, json: bool = False) -> list[_Formatter]:
     out: list[_Formatter] = [_Synthetic(d, "index")]
     if d.va is not None:
         out.append(_Synthetic(d, "va"))
-    out += [_Formatter(d, c) for c in d.target.columns]
+    out += [_Formatter(d, c, json=json) for c in d.target.columns]
     return out
 
 
@@ -655,7 +660,7 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
     partial record), ``csv`` (a header row, one row per record; the partial record goes to ``warn``) or ``json``
     (one object: the target, stride, count, fields, ``partial`` and ``records``, one object per record keyed by
     the packers' column names)."""
-    fs = _formatters(d)
+    fs = _formatters(d, json=fmt == "json")
     if fmt == "text":
         header, parts = _text_parts(fs)
         out.write((summary(d) + "\n" + header + "\n").encode())
