@@ -233,3 +233,27 @@ def test_region_bytes_from_stdin(tmp_path: Path) -> None:
                           cwd=ROOT, timeout=60)
     assert made.returncode == 0, made.stderr
     assert trace_of(load_capture(out)) == trace_of(load_capture(EXAMPLES / "culling_capture.json"))
+
+
+def test_a_large_program_table_is_matched_at_once(tmp_path: Path) -> None:
+    """100,000 slots: every slot's identifier is compared by numpy, unmatched ones counted, a few listed."""
+    objects = __import__("d3d12wl.model.description", fromlist=["load"]).load(CULLING)
+    n, stride = 100_000, 48
+    table = bytearray(n * stride)
+    ids = [objects.programs[p].Identifier for p in ("Opaque", "Transparent", "Shadow")]
+    for slot in range(0, n, 3):
+        table[slot * stride:slot * stride + 32] = ids[slot % 2]
+    for slot in range(1, n, 3000):
+        table[slot * stride] = 0x77
+    path = tmp_path / "table.bin"
+    path.write_bytes(bytes(table))
+    spec = asm.AssembleSpec(regions=[asm.parse_region(f"t={path}@0x100000"),
+                                     asm.parse_region("di=zeros:24@0x10000")],
+                            call=asm.CallSpec("DispatchList", input="di"), bindings=[asm.BindingSpec("t")])
+    (report,) = asm.program_table_slots(asm.assemble(objects, spec), max_listed=2)
+    assert report.table.SlotCount == n
+    assert len(report.programs["Opaque"]) + len(report.programs["Transparent"]) == len(range(0, n, 3))
+    assert len(report.unmatched) == 2 and report.unmatched[0][0] == 1
+    assert report.empty == n - len(range(0, n, 3)) - len(range(1, n, 3000))
+    assert report.findings[-1] == f"program table 0: {len(range(1, n, 3000)) - 2} more slots with identifiers that " \
+                                  "match no program"

@@ -430,9 +430,9 @@ class SlotReport:
 
     binding: int
     table: ProgramTableBinding
-    programs: dict[str, list[int]]  # program name -> slots
+    programs: dict[str, np.ndarray]  # program name -> its slots (ascending)
     empty: int  # all-zero identifiers
-    unmatched: list[tuple[int, str]]  # (slot, identifier hex)
+    unmatched: list[tuple[int, str]]  # (slot, identifier hex) of the first few slots whose identifier is no program
     findings: list[str]
 
 
@@ -472,26 +472,22 @@ def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotRe
         buf = np.frombuffer(raw, dtype=np.uint8)
         ids = np.ndarray((slots, ident_size), dtype=np.uint8, buffer=buf, strides=(stride, 1)) if slots else \
             np.zeros((0, ident_size), dtype=np.uint8)
-        keys = ids.view(f"V{ident_size}").reshape(-1)
-        distinct, inverse = np.unique(keys, return_inverse=True)
-        programs: dict[str, list[int]] = {}
-        unmatched: list[tuple[int, str]] = []
-        empty = 0
-        for k, value in enumerate(distinct):
-            ident = bytes(value.tobytes())
-            where = np.nonzero(inverse.reshape(-1) == k)[0]
-            if ident in known:
-                programs[known[ident]] = where.tolist()
-            elif not any(ident):
-                empty = int(where.size)
-            else:
-                unmatched += [(int(s), ident.hex()) for s in where]
-        unmatched.sort()
-        for slot, ident_hex in unmatched[:max_listed]:
+        # one comparison per program of the description over every slot at once (no Python object per slot)
+        which = np.full(slots, -1, dtype=np.int64)
+        names = list(known.values())
+        for k, ident in enumerate(known):
+            which[(ids == np.frombuffer(ident, dtype=np.uint8)).all(axis=1)] = k
+        empty_mask = (which < 0) & ~ids.any(axis=1)
+        programs = {names[k]: np.nonzero(which == k)[0] for k in range(len(names)) if (which == k).any()}
+        empty = int(empty_mask.sum())
+        unmatched_slots = np.nonzero((which < 0) & ~empty_mask)[0]
+        unmatched = [(int(slot), bytes(ids[slot]).hex()) for slot in unmatched_slots[:max_listed]]
+        unmatched_count = int(unmatched_slots.size)
+        for slot, ident_hex in unmatched:
             findings.append(f"program table {i} slot {slot} @0x{start + slot * stride:x}: identifier {ident_hex} "
                             "matches no program of the description")
-        if len(unmatched) > max_listed:
-            findings.append(f"program table {i}: {len(unmatched) - max_listed} more slots with identifiers that "
+        if unmatched_count > max_listed:
+            findings.append(f"program table {i}: {unmatched_count - max_listed} more slots with identifiers that "
                             "match no program")
         out.append(SlotReport(i, t, programs, empty, unmatched, findings))
     return out

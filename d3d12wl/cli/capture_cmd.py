@@ -43,7 +43,10 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+
+import numpy as np
 
 from d3d12wl import inputs, tables
 from d3d12wl.capture import assemble as asm
@@ -165,7 +168,8 @@ def _summary(capture: Capture, output: str, reports: list[asm.SlotReport]) -> li
     lines += tables.render(("region", "base", "bytes", "source"), rows, indent="  ")
     for rep in reports:
         t = rep.table
-        named = ", ".join(f"{name} {_slots(s)}" for name, s in sorted(rep.programs.items(), key=lambda kv: kv[1]))
+        by_first_slot = sorted(rep.programs.items(), key=lambda kv: int(kv[1][0]))
+        named = ", ".join(f"{name} {_slots(s)}" for name, s in by_first_slot)
         named = named or "no program"
         lines.append(f"  program table {rep.binding} @0x{t.Table.StartAddress:x}: {t.Table.SizeInBytes} bytes, "
                      f"stride {t.Table.StrideInBytes}, {t.SlotCount} slots: {named}, {rep.empty} empty")
@@ -183,7 +187,7 @@ def _relative(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def _slots(slots: list[int]) -> str:
+def _slots(slots: Sequence[int] | np.ndarray) -> str:
     shown = ",".join(str(s) for s in slots[:8])
     return f"slot{'s' if len(slots) > 1 else ''} {shown}{',...' if len(slots) > 8 else ''}"
 

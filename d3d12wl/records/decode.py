@@ -441,13 +441,6 @@ def _enum_text(enum_name: str, value: int) -> str:
     return next((m for m, v in members.items() if v == value), str(value))
 
 
-def _program_text(programs: tuple[tuple[bytes, str], ...], ident: bytes) -> str:
-    for key, name in programs:
-        if key == ident:
-            return name
-    return "-" if not any(ident) else "?"
-
-
 class _Formatter:
     """Turns a column of a chunk of records into a (rows, width) character matrix.  ``width`` is fixed for the
     whole output (measured over every record up front, so text columns align across chunks)."""
@@ -455,6 +448,7 @@ class _Formatter:
     def __init__(self, d: Decoded, col: Column, *, json: bool = False) -> None:
         self.d, self.col, self.json = d, col, json
         self.table: _Table | None = None
+        self.names = np.zeros((0, 1), dtype=np.uint8)
         self.width = 1
         values = _leaf_values(d, col, 0, d.count)
         if col.kind in ("dec", "hex"):
@@ -472,19 +466,17 @@ class _Formatter:
 
     def _make_table(self, values: np.ndarray) -> None:
         col = self.col
-        if col.kind == "program":
-            keys = values.view(f"V{values.shape[1]}").reshape(-1) if self.d.count else np.zeros(0, "V32")
-        else:
-            keys = values
-        distinct = np.unique(keys)
+        if col.kind == "program":  # the names of the description's programs, '-' (all zero) and '?' (no program)
+            self.names = _strings(["?", "-", *(name for _, name in self.d.target.programs)])
+            self.width = self.names.shape[1]
+            return
+        distinct = np.unique(values)
         if distinct.size > _MAX_DISTINCT and col.kind in ("enum", "float"):  # not an enum column after all
             self.col = Column(col.name, col.offset, col.dtype, "float" if col.kind == "float" else "dec")
             if col.kind == "enum":
                 self.width = max(len(str(int(values.min()))), len(str(int(values.max()))))
                 return
-        if col.kind == "program":
-            texts = [_program_text(self.d.target.programs, bytes(v.tobytes())) for v in distinct]
-        elif col.kind == "enum":
+        if col.kind == "enum":
             assert col.enum is not None
             texts = [_enum_text(col.enum, int(v)) for v in distinct]
         else:  # float: numpy's shortest repr of each distinct value
@@ -512,14 +504,18 @@ class _Formatter:
             out[:, 0::2] = _HEX_DIGITS[values >> 4]
             out[:, 1::2] = _HEX_DIGITS[values & 15]
             return out
+        if col.kind == "program":  # one comparison per program of the description, over every row at once
+            which = np.where(values.any(axis=1), 0, 1)
+            for k, (ident, _) in enumerate(self.d.target.programs):
+                which[(values == np.frombuffer(ident, dtype=np.uint8)).all(axis=1)] = k + 2
+            return self.names[which]
         if self.table is None:  # many distinct floats
             text = np.asarray(values).astype("S32")
             if self.json:
                 text[~np.isfinite(values)] = b"null"
             mat = text.view(np.uint8).reshape(hi - lo, -1)
             return _right(mat, max(self.width, mat.shape[1]))
-        keys = values.view(f"V{values.shape[1]}").reshape(-1) if col.kind == "program" else values
-        cells = self.table.texts[np.searchsorted(self.table.values, keys)]
+        cells = self.table.texts[np.searchsorted(self.table.values, values)]
         return _right(cells, self.width) if self.right else cells
 
 
