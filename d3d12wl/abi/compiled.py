@@ -434,12 +434,12 @@ def types() -> dict[str, TypeInfo]:
     return default.types()
 
 
-def sizeof(name: str) -> int:
-    return default.sizeof(name)
+#: (the installed ABI's bound method: no wrapper call on the per-record paths)
+sizeof = default.sizeof
 
 
-def offsetof(name: str, path: str) -> int:
-    return default.offsetof(name, path)
+#: (the installed ABI's bound method: no wrapper call on the per-record paths)
+offsetof = default.offsetof
 
 
 def enum(name: str) -> type[_enum.IntEnum] | type[_enum.IntFlag]:
@@ -458,12 +458,12 @@ def is_flag_enum(name: str) -> bool:
     return default.is_flag_enum(name)
 
 
-def enum_value(enum_name: str, member: str) -> int:
-    return default.enum_value(enum_name, member)
+#: (the installed ABI's bound method: no wrapper call on the per-record paths)
+enum_value = default.enum_value
 
 
-def enum_short_name(enum_name: str, value: int) -> str:
-    return default.enum_short_name(enum_name, value)
+#: (the installed ABI's bound method: no wrapper call on the per-record paths)
+enum_short_name = default.enum_short_name
 
 
 def constant(name: str) -> int:

@@ -234,7 +234,14 @@ def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None
         if entry.header_name is None:
             compares.append((entry, None))
             continue
-        paths = c.plan_record(f"T:{name}", entry.header_name, c.decls.records[c.decls.names[entry.header_name]])
+        record = c.decls.records.get(c.decls.names[entry.header_name])
+        if record is None:  # declared (`typedef struct X X;`) but never defined: an incomplete type
+            entry.notes.append(f"the header declares {entry.header_name} without defining it (an incomplete "
+                               "type): it has no layout to compare")
+            entry.header_name = None
+            compares.append((entry, None))
+            continue
+        paths = c.plan_record(f"T:{name}", entry.header_name, record)
         compares.append((entry, partial(c.compare_record, entry, f"T:{name}", paths, name)))
 
     for ename in abi.enum_names():

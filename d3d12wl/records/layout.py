@@ -371,14 +371,15 @@ def pcs_layout(pcs: ProgramCommandSignature) -> PCSLayout:
     return PCSLayout(pcs, cls, kind, primary, secondary, table)
 
 
-def program_table_layout(program: Program) -> RecordLayout | None:
+def program_table_layout(program: Program, pcs_records: PCSLayout | None = None) -> RecordLayout | None:
     """The program-table record of one program: its PCS's implicit-path tail, or on the explicit path its local
-    root signature's slots not overridden by the PCS.  None for raytracing-class programs (no program table)."""
+    root signature's slots not overridden by the PCS.  None for raytracing-class programs (no program table).
+    ``pcs_records``: the PCS's layout when the caller has it already (it is computed otherwise)."""
     pcs = program.ProgramCommandSignature
     if pcs is None:
         raise LayoutError("program has no associated program command signature", where=f"programs.{program.name}",
                           rule="rule 1")
-    layout = pcs_layout(pcs)
+    layout = pcs_records if pcs_records is not None and pcs_records.pcs is pcs else pcs_layout(pcs)
     if layout.program_table is None:
         return None
     if program.LocalRootSignature is None or uses_inline_local_root_signature(pcs):
@@ -468,7 +469,8 @@ class LayoutCache:
     def program(self, program: Program) -> RecordLayout | None:
         hit = self._programs.get(id(program))
         if hit is None or hit[0] is not program:
-            hit = (program, program_table_layout(program))
+            pcs = program.ProgramCommandSignature
+            hit = (program, program_table_layout(program, self.pcs(pcs) if pcs is not None else None))
             self._programs[id(program)] = hit
         return hit[1]
 
@@ -482,15 +484,17 @@ def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[Reco
         known = ", ".join(objects.program_command_signatures) or "none"
         raise LayoutError(f"no program command signature named {pcs_name!r}; known: {known}", where="--pcs")
     out: list[RecordLayout] = []
+    cache = LayoutCache()  # each PCS is laid out once, however many programs use it
     for name, pcs in objects.program_command_signatures.items():
         if pcs_name is None or name == pcs_name:
-            pl = pcs_layout(pcs)
+            pl = cache.pcs(pcs)
             out += [r for r in (pl.primary, pl.secondary, pl.program_table) if r is not None]
     for program in objects.programs.values():
         program_pcs = program.ProgramCommandSignature
         if program_pcs is None or (pcs_name is not None and program_pcs.name != pcs_name):
             continue
-        own, implicit = program_table_layout(program), pcs_layout(program_pcs).program_table
+        implicit = cache.pcs(program_pcs).program_table
+        own = program_table_layout(program, cache.pcs(program_pcs))
         if own is not None and (implicit is None or own.fields != implicit.fields):
             out.append(own)
     if pcs_name is None:

@@ -39,7 +39,7 @@ from d3d12wl.model.argtypes import (
 )
 from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature
 from d3d12wl.model.state import DeviceCaps
-from d3d12wl.rules._common import DEVICE_KIND, Sink, ValidationError, Violation, decode_args, tier1
+from d3d12wl.rules._common import DEVICE_KIND, Sink, ValidationError, Violation, decode_args, decoding_once, tier1
 from d3d12wl.rules.execute_indirect import check_command_signature
 from d3d12wl.rules.pcs import check_program_command_signature
 from d3d12wl.rules.programs import check_programs
@@ -85,6 +85,11 @@ def check_objects(objects: ObjectSet, caps: DeviceCaps, roles: dict[str, str] | 
     ``roles`` maps PCS names to their role (``argtypes.ROLE_*``); a PCS held by a work list signature is a data PCS,
     any other takes its role from ``roles`` or :func:`infer_role`.
     """
+    with decoding_once():
+        return _check_objects(objects, caps, roles)
+
+
+def _check_objects(objects: ObjectSet, caps: DeviceCaps, roles: dict[str, str] | None) -> list[Violation]:
     out: list[Violation] = []
     if caps.Tier < tier1():
         Sink(DEVICE_KIND, "caps", out).add("D3D12_WORK_LISTS_TIER", "the device does not support Work Lists (Tier "
