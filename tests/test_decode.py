@@ -287,3 +287,17 @@ def test_floats_by_value_and_json_without_nan(distinct: int) -> None:
     decode.write(d, buf, "csv")
     rows = list(csv.DictReader(io.StringIO(buf.getvalue().decode())))
     assert rows[0]["MaxLOD"] == "inf" and rows[1]["MinLOD"] == "nan" and rows[2]["MaxLOD"] == "0.5"
+
+
+def test_records_are_the_packers_readers_view() -> None:
+    """Where the bytes hold every stride, decode's array is packers.read_records' (same dtype, no copy); a last
+    record without its trailing padding still decodes (a strided view)."""
+    data = (READBACK / "secondary_opaque.bin").read_bytes()
+    rec = layout.pcs_layout(objects().program_command_signatures["PCS"])
+    d = decode.view(decode.target(objects(), "PCS.secondary"), data)
+    assert d.records.dtype == packers.read_secondary_records(rec, data).dtype
+    assert np.shares_memory(d.records, d.buffer)
+    s = decode.view(decode.target(objects(), "D3D12_DISPATCH_LIST_INPUT"),
+                    (READBACK / "dispatch_input.bin").read_bytes())
+    assert s.records.dtype == packers.read_dispatch_list_inputs((READBACK / "dispatch_input.bin").read_bytes()).dtype
+    assert int(s.records["NumProgramInputs"][0]) == 3

@@ -5,8 +5,9 @@
 ``Opaque.program_table`` for any program, ``EI.command``) or any declared struct (``D3D12_DISPATCH_LIST_INPUT1``,
 ``D3D12_DRAW_INDEXED_ARGUMENTS``).  ``view(target, data, ...)`` lays a zero-copy structured array over the bytes
 at a stride (default: the declared one: a PCS's ``SecondaryRecordByteStride``, a command signature's
-``ByteStride``, a struct's ``sizeof``; else the layout's minimum) and reports a trailing partial record instead of
-dropping it.  ``write(decoded, out, fmt)`` streams rows in chunks.
+``ByteStride``, a struct's ``sizeof``; else the layout's minimum; checked by the packers' ``resolve_stride``) and
+reports a trailing partial record instead of dropping it; the array is the packers' zero-copy reader's
+(``read_records``, ``read_structs``) where the bytes hold every stride.  ``write(decoded, out, fmt)`` streams rows in chunks.
 
 Nothing is formatted one record at a time: every column is turned into a matrix of characters by numpy (digits by
 division, hex digits by shifts, enum members and program names by table lookup over the distinct values), the
@@ -31,7 +32,7 @@ from d3d12wl.errors import LayoutError, ParseError
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import layout as L
 from d3d12wl.records.dtypes import Leaf, classify, field_type, leaves, record_dtype, struct_dtype
-from d3d12wl.records.packers import resolve_stride
+from d3d12wl.records.packers import read_records, read_structs, resolve_stride
 from d3d12wl.records.schemas import missing_field
 
 __all__ = ["Decoded", "Format", "Partial", "Target", "FORMATS", "declared_stride", "target", "view", "write"]
@@ -317,13 +318,22 @@ def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, co
             raise ParseError(f"{n} records of {size} bytes at stride {stride} from offset {offset} need "
                              f"{(n - 1) * stride + size} bytes; {source} holds {available} from there "
                              f"({fits} whole records)", where=f"{source} --count")
-    span = (n - 1) * stride + size if n else 0
-    if n:
-        records = np.ndarray((n,), dtype=t.dtype, buffer=buf, offset=offset, strides=(stride,))
-    else:
-        records = np.zeros(0, dtype=t.dtype)
-    assert span <= available or not n
-    return Decoded(t, buf, offset, stride, n, records, partial, va, source)
+    return Decoded(t, buf, offset, stride, n, _records(t, buf, offset, stride, n), partial, va, source)
+
+
+def _records(t: Target, buf: np.ndarray, offset: int, stride: int, n: int) -> np.ndarray:
+    """The records as a structured array without a copy: the packers' own readers where the bytes hold every
+    record's stride (the same dtype as :func:`~d3d12wl.records.packers.read_records` gives), else (the last record
+    without its trailing padding, or a struct at a stride other than its sizeof) a strided view with ``itemsize``
+    = the bytes a record uses."""
+    if stride and n * stride <= buf.nbytes - offset:
+        if t.record_layout is not None:
+            return read_records(t.record_layout, buf, stride=stride, count=n, offset=offset)
+        if t.struct is not None and stride == t.size:
+            return read_structs(t.struct, buf, count=n, offset=offset)
+    if not n:
+        return np.zeros(0, dtype=t.dtype)
+    return np.ndarray((n,), dtype=t.dtype, buffer=buf, offset=offset, strides=(stride,))
 
 
 # --- formatting columns as character matrices --------------------------------------------------------------
