@@ -7,11 +7,12 @@
 at a stride (default: the declared one: a PCS's ``SecondaryRecordByteStride``, a command signature's
 ``ByteStride``, a struct's ``sizeof``; else the layout's minimum; checked by the packers' ``resolve_stride``) and
 reports a trailing partial record instead of dropping it; the array is the packers' zero-copy reader's
-(``read_records``, ``read_structs``) where the bytes hold every stride.  ``write(decoded, out, fmt)`` streams rows in chunks.
+(``read_records``, ``read_structs``) where the bytes hold every stride.  ``write(decoded, out, fmt)`` streams rows
+in chunks.
 
 Nothing is formatted one record at a time: every column is turned into a matrix of characters by numpy (digits by
-division, hex digits by shifts, enum members by lookup over the distinct values, program names by one comparison per program), the
-cells of a chunk are placed into one matrix of lines, and the matrix is written as bytes.  Sizes, offsets and
+division, hex digits by shifts, enum members by lookup over the distinct values, program names by one comparison
+per program), the cells of a chunk are placed into one matrix of lines, and the matrix is written as bytes.  Sizes, offsets and
 types come from :mod:`d3d12wl.records.dtypes` (the compiled headers and the layout calculator); enum members from
 :mod:`d3d12wl.abi`; strides are checked by :func:`d3d12wl.records.packers.resolve_stride`.
 """
