@@ -104,7 +104,8 @@ def _int(text: str) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("capture", help=summary("capture"), description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("capture", help=summary("capture"), description=DESCRIPTION,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("description", metavar="DESC.json", help="the JSON description of objects; - for stdin")
     p.add_argument("regions", metavar="REGION", nargs="*", help="NAME=FILE@VA, NAME=hex:..@VA, NAME=base64:..@VA, "
                                                                 "NAME=zeros:N@VA, NAME=-@VA")

@@ -194,7 +194,8 @@ def _with_padding(members: list[tuple[int, int, str]], size: int) -> list[str]:
 
 
 def _header(title: str) -> list[str]:
-    return [f"// {title}", "// d3d12wl codegen --lang renderdoc: paste into RenderDoc's buffer viewer format", "#pack(scalar)"]
+    return [f"// {title}", "// d3d12wl codegen --lang renderdoc: paste into RenderDoc's buffer viewer format",
+            "#pack(scalar)"]
 
 
 def _finish(fmt: _Format, title: str, body: str, name: str) -> str:
