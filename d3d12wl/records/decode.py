@@ -13,8 +13,9 @@ in chunks.
 Nothing is formatted one record at a time: every column is turned into a matrix of characters by numpy (digits by
 division, hex digits by shifts, enum members by lookup over the distinct values, program names by one comparison
 per program), the cells of a chunk are placed into one matrix of lines, and the matrix is written as bytes.
-Sizes, offsets and types come from :mod:`d3d12wl.records.dtypes` (the compiled headers and the layout calculator); enum members from
-:mod:`d3d12wl.abi`; strides are checked by :func:`d3d12wl.records.packers.resolve_stride`.
+Sizes, offsets and types come from :mod:`d3d12wl.records.dtypes` (the compiled headers and the layout
+calculator); enum members from :mod:`d3d12wl.abi`; strides are checked by
+:func:`d3d12wl.records.packers.resolve_stride`.
 """
 
 from __future__ import annotations
