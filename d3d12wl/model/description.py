@@ -173,6 +173,17 @@ class _MemberBase(typing.TypedDict):
 
 
 _MEMBERS: dict[tuple[type, str | None], tuple[Member, ...]] = {}
+_INDEX: dict[int, tuple[dict[str, tuple[int, Member]], tuple[Member, ...], tuple[Member, ...]]] = {}
+
+
+def _member_index(table: tuple[Member, ...]) -> tuple[dict[str, tuple[int, Member]], tuple[Member, ...],
+                                                       tuple[Member, ...]]:
+    """For a member table: name -> (position, member), the members with a count member, the union members."""
+    hit = _INDEX.get(id(table))
+    if hit is None:
+        hit = _INDEX[id(table)] = ({m.name: (i, m) for i, m in enumerate(table)},
+                                   tuple(m for m in table if m.count), tuple(m for m in table if m.union))
+    return hit
 
 
 def members(cls: type, cinfo: abi.TypeInfo | None) -> tuple[Member, ...]:
@@ -289,22 +300,23 @@ class _Loader:
 
     def fill(self, obj: object, cinfo: abi.TypeInfo | None, data: dict[str, Any], where: str) -> None:
         table = members(type(obj), cinfo)
-        for m in table:
-            if m.count and m.count in data:
+        by_name, counted, unions = _member_index(table)
+        for m in counted:
+            if m.count in data:
                 n = len(data.get(m.name, []))
                 if data[m.count] != n:
                     self.error(_path(where, m.count), f"{m.count} is {data[m.count]} but {m.name} has {n} element(s)")
-            if m.name not in data:
-                continue
+        written = [by_name[k] for k in data if k in by_name]  # (count members were checked above)
+        if len(written) > 1:
+            written.sort(key=lambda hit: hit[0])  # in member order, as C declares them
+        for _, m in written:
             value = self.value(m, data[m.name], _path(where, m.name))
             if value is not _BAD:
                 setattr(obj, m.name, value)
-        self.check_union(obj, table, where, set(data))
+        if unions:
+            self.check_union(obj, unions, where, set(data))
 
-    def check_union(self, obj: object, table: tuple[Member, ...], where: str, written: set[str]) -> None:
-        unions = [m for m in table if m.union]
-        if not unions:
-            return
+    def check_union(self, obj: object, unions: tuple[Member, ...], where: str, written: set[str]) -> None:
         selected = selected_union_member(obj)
         disc = _discriminator(obj)
         for m in unions:
@@ -320,6 +332,9 @@ class _Loader:
             self.error(where, f"{m.name} {raw} is more DWORDs than a root signature holds ({ROOT_BUDGET} = "
                               f"{abi.constant(ROOT_BUDGET)})")
             return _BAD
+        if m.kind == INT and not isinstance(raw, int):  # 1.0 or -0.0: what JSON Schema calls an integer is not one
+            self.error(where, f"{raw!r} is not an integer")
+            return _BAD
         if m.kind in (INT, STR):
             return raw
         if m.kind == FLOAT:
@@ -329,6 +344,9 @@ class _Loader:
         if m.kind == FLAGS:
             if isinstance(raw, int):
                 return raw
+            if not isinstance(raw, list):
+                self.error(where, f"{raw!r} is neither an integer nor a list of {m.enum_name} member names")
+                return _BAD
             bits = 0
             for i, name in enumerate(raw):
                 v = self.enum_value(m.enum_name, name, f"{where}[{i}]")
@@ -357,6 +375,9 @@ class _Loader:
     def enum_value(self, enum_name: str, raw: Any, where: str) -> Any:
         if isinstance(raw, int):
             return raw
+        if not isinstance(raw, str):
+            self.error(where, f"{raw!r} is neither an integer nor a {enum_name} member name")
+            return _BAD
         try:
             return abi.enum_value(enum_name, raw)
         except D3D12WLError as exc:
@@ -601,8 +622,34 @@ def _json_path(parts: Iterator[Any]) -> str:
     return out
 
 
+@cache
+def _fast_validator() -> Any:
+    """jsonschema-rs's validator of the schema (Rust: 100,000 arguments in about 0.2 s, where the Python validator
+    takes about 40 s), or None where it is not installed.  It only says whether a document is valid; the messages of
+    an invalid one come from the Python validator, and the loader refuses the integer-valued floats it lets pass."""
+    try:
+        import jsonschema_rs
+    except ImportError:  # pragma: no cover - a platform without its wheel
+        return None
+    return jsonschema_rs.validator_for(schema())
+
+
+def fast_valid(doc: Any) -> bool:
+    """True when jsonschema-rs calls ``doc`` valid; False when it does not, is not installed, or cannot take the
+    document at all (a lone surrogate, an integer past 64 bits): the Python validator then decides."""
+    fast = _fast_validator()
+    if fast is None:
+        return False
+    try:
+        return bool(fast.is_valid(doc))
+    except (UnicodeError, ValueError, OverflowError, TypeError):
+        return False
+
+
 def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
     """Every schema violation of ``doc``, each with its member path."""
+    if fast_valid(doc):
+        return []
     validator = inputs.schema_validator(schema())
     errors = []
     for err in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
