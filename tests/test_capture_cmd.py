@@ -257,3 +257,10 @@ def test_a_large_program_table_is_matched_at_once(tmp_path: Path) -> None:
     assert report.empty == n - len(range(0, n, 3)) - len(range(1, n, 3000))
     assert report.findings[-1] == f"program table 0: {len(range(1, n, 3000)) - 2} more slots with identifiers that " \
                                   "match no program"
+
+
+def test_regions_by_option_anywhere(tmp_path: Path) -> None:
+    out = tmp_path / "capture.json"
+    regions = [a for r in CULLING_REGIONS for a in ("--region", r)]
+    assert main(["capture", str(CULLING), *CULLING_CALL, "-o", str(out), *regions]) == 0
+    assert trace_of(load_capture(out)) == trace_of(load_capture(EXAMPLES / "culling_capture.json"))

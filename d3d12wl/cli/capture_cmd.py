@@ -1,6 +1,6 @@
 """``d3d12wl capture DESC.json REGION... -o OUT.json --dispatch-list VA ...``: assemble a capture from raw buffers.
 
-Regions (positional, one per buffer):
+Regions (one per buffer; right after DESC.json, or anywhere as --region REGION):
   NAME=FILE@VA                    a readback file (memory-mapped; referenced from the capture if larger than 4 KiB,
                                   else written inline), FILE,offset=N,size=N for part of it
   NAME=hex:0011aabb@VA            bytes in hex
@@ -60,7 +60,7 @@ from d3d12wl.model.state import ExecuteIndirectCall
 DESCRIPTION = """\
 d3d12wl capture DESC.json REGION... -o OUT.json --dispatch-list VA ...: assemble a capture from raw buffers.
 
-Regions (positional, one per buffer):
+Regions (one per buffer; right after DESC.json, or anywhere as --region REGION):
   NAME=FILE@VA                    a readback file (memory-mapped; referenced from the capture if larger than 4 KiB,
                                   else written inline), FILE,offset=N,size=N for part of it
   NAME=hex:0011aabb@VA            bytes in hex
@@ -109,6 +109,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("description", metavar="DESC.json", help="the JSON description of objects; - for stdin")
     p.add_argument("regions", metavar="REGION", nargs="*", help="NAME=FILE@VA, NAME=hex:..@VA, NAME=base64:..@VA, "
                                                                 "NAME=zeros:N@VA, NAME=-@VA")
+    p.add_argument("--region", action="append", default=[], metavar="REGION", dest="more_regions",
+                   help="a region anywhere on the line (the positional REGIONs must follow DESC.json directly)")
     p.add_argument("-o", "--output", metavar="OUT.json", required=True, help="the capture to write; - for stdout")
     call = p.add_mutually_exclusive_group(required=True)
     call.add_argument("--dispatch-list", metavar="VA", help="DispatchList(DispatchListInput=VA, ...)")
@@ -206,6 +208,7 @@ def _call_text(capture: Capture) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.regions = [*args.regions, *args.more_regions]
     stdin_regions = [r for r in args.regions if r.partition("=")[2].rpartition("@")[0].split(",")[0] == "-"]
     if len(stdin_regions) + (args.description == "-") + (args.state == "-") > 1:
         raise inputs.InputError("stdin can feed one of DESC.json, --state and a region, not several", where="-")
