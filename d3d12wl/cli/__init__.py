@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "codegen": "C / HLSL structs for the records of a description",
     "dump": "print what a captured call executes (headers, records, executions, findings)",
     "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
+    "headers": "where the package's C headers are (the include directory of generated C)",
 }
 
 #: build_parser(command=ALL) registers every command in full
