@@ -53,10 +53,24 @@ def struct_name(layout: RecordLayout) -> str:
     return f"{c_identifier(layout.owner)}_{_RECORD_SUFFIX[layout.record]}"
 
 
+def declared_stride_note(layout: RecordLayout) -> str:
+    """The stride the description declares, when it is not the minimum: ``SecondaryRecordByteStride 0`` (the
+    broadcast form, spec "Stride derivation") or a larger one; '' otherwise."""
+    declared = layout.declared_stride
+    if declared is None or declared == layout.min_stride:
+        return ""
+    member = "SecondaryRecordByteStride" if layout.record == SECONDARY else "ByteStride"
+    if declared == 0:
+        return (f"declared {member} 0: broadcast, every secondary index reads the record at the list's start "
+                f"(minimum {layout.min_stride})")
+    return f"declared {member} {declared} (minimum {layout.min_stride})"
+
+
 def _title(layout: RecordLayout, stride: int) -> str:
     header = f", header {layout.header}" if layout.header else ""
+    declared = declared_stride_note(layout)
     return (f"{_RECORD_TITLE[layout.record]} of {layout.owner!r}{header}: {layout.size} bytes used, "
-            f"stride {stride} (minimum {layout.min_stride})")
+            f"stride {stride} (minimum {layout.min_stride})" + (f"; {declared}" if declared else ""))
 
 
 def _describe(f: LayoutField) -> str:
