@@ -18,7 +18,10 @@ structured buffer and makes its struct's size (the buffer's stride) a multiple o
 glslc gives a ``StructuredBuffer``; tests/test_codegen_hlsl.py checks every offset), so a ``uint64_t`` at an offset
 that is not a multiple of 8 (a buffer view at 4), and every ``uint64_t`` of a record whose stride is not a multiple
 of 8 (an ExecuteIndirect command of a CBV and a DRAW_INDEXED: 28 bytes), is split into ``_lo``/``_hi`` uints (a
-``uint64_t[n]``: ``uint _dw[2n]``, low DWORD first), so that no HLSL packing rule can move a byte.
+``uint64_t[n]``: ``uint _dw[2n]``, low DWORD first), so that no HLSL packing rule can move a byte.  A payload
+member keeps its own name (``BufferLocation``) in the field with the strongest claim on it (header, trigger, index
+buffer view, then the rest by argument index) and is prefixed with its field name elsewhere, so adding arguments
+never renames an existing member unless the new one claims it more strongly.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 
 from d3d12wl import abi
 from d3d12wl.abi.check import PRE_EXISTING_HEADERS
+from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.records.layout import COMMAND, PRIMARY, PROGRAM_TABLE, SECONDARY, LayoutField, RecordLayout
 
 #: Headers a generated C file includes, in dependency order (they are cffi-cdef style: no #include of their own).
@@ -307,6 +311,17 @@ def _leaves(ctype: str, offset: int, prefix: str) -> list[tuple[str, str, str, i
     return [(prefix, "", resolved, offset, abi.sizeof(resolved), 1)]
 
 
+def _name_claim(f: LayoutField) -> tuple[int, int, int]:
+    """How strongly a field claims its payload's bare member names (lowest wins), from the field alone: the fixed
+    header, then the dispatch trigger (one per signature, spec "exactly one dispatch trigger"), then the index
+    buffer view (at most one, rule 25(c)), then vertex buffer views and the rest, each by argument index."""
+    if f.role != "arg" or f.arg_type is None:
+        return (0, -1, f.offset)
+    info = arg_type_info(f.arg_type)
+    rank = 1 if info.is_trigger else 2 if info.name == "INDEX_BUFFER_VIEW" else 3
+    return (rank, f.arg if f.arg is not None else -1, f.offset)
+
+
 def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMember]:
     """The flattened members of a record's HLSL struct, padding included."""
     stride = _stride(layout, stride)
@@ -324,8 +339,15 @@ def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMe
             if len(leaves) == 1:  # D3D12_GPU_DESCRIPTOR_HANDLE {ptr}, D3D12_PROGRAM_IDENTIFIER: keep the field's name
                 leaves = [(f.name, *leaves[0][1:])]
             raw.extend((f, *leaf) for leaf in leaves)
-    # a payload's own member names are kept when unique in the record, else prefixed with the field name
-    names = [leaf for _, leaf, *_ in raw]
+    # A payload's own member name (VertexCountPerInstance, BufferLocation) goes to the field with the strongest
+    # claim on it (:func:`_name_claim`); every other field with that member is prefixed with its field name.  So a
+    # name depends only on the fields that claim it more strongly: adding vertex-buffer views (weaker than the index
+    # buffer view) or a later one of them never renames an existing member.
+    owner: dict[str, tuple[int, int, int]] = {}
+    for f, leaf, *_ in raw:
+        if f is not None and leaf != f.name:
+            claim = _name_claim(f)
+            owner[leaf] = min(owner.get(leaf, claim), claim)
     out: list[HlslMember] = []
     pad = 0
     for f, leaf, path, scalar, off, size, count in raw:
@@ -333,7 +355,7 @@ def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMe
             out.append(HlslMember(f"_pad{pad}", "uint", off, 4 * count, count, "padding"))
             pad += 1
             continue
-        name = f"{f.name}_{leaf}" if leaf != f.name and names.count(leaf) > 1 else leaf
+        name = f"{f.name}_{leaf}" if leaf != f.name and owner[leaf] != _name_claim(f) else leaf
         if scalar == "uint64_t" and (off % 8 or stride % 8):
             why = "at a 4-byte offset" if off % 8 else f"in a record of stride {stride}, not a multiple of 8"
             if count > 1:
