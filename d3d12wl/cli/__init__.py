@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 from collections.abc import Sequence
 
@@ -29,7 +30,7 @@ COMMANDS: dict[str, str] = {
 #: build_parser(command=ALL) registers every command in full
 ALL = "*"
 
-__all__ = ["ALL", "COMMANDS", "build_parser", "main", "summary"]
+__all__ = ["ALL", "COMMANDS", "EXIT_INTERNAL", "EXIT_UNUSABLE", "build_parser", "error_object", "main", "summary"]
 
 
 def summary(name: str) -> str:
@@ -63,17 +64,47 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+#: exit status of an input that cannot be used (a D3D12WLError) and of an internal error (any other exception)
+EXIT_UNUSABLE = 2
+EXIT_INTERNAL = 3
+
+
+def error_object(exc: BaseException) -> dict[str, object]:
+    """What ``--json`` prints for an error: its ``kind`` (the exception class: ``DescriptionError``,
+    ``CaptureError``, ... or ``InternalError``), ``message``, ``where`` and ``rule`` (None when not known)."""
+    from d3d12wl.serialize import to_jsonable
+
+    if isinstance(exc, D3D12WLError):
+        return dict(to_jsonable({"kind": type(exc).__name__, "message": exc.message, "where": exc.where,
+                                 "rule": exc.rule}))
+    return {"kind": "InternalError", "message": f"{type(exc).__name__}: {exc}", "where": None, "rule": None}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; the one place errors become exit statuses: 2 for an unusable input (with ``--json`` the
+    :func:`error_object` on stdout), 3 for an internal error (a bug: the traceback goes to stderr)."""
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command_of(words))
     args = parser.parse_args(words)
+    as_json = bool(getattr(args, "json", False))
     try:
         return int(args.func(args))
     except D3D12WLError as exc:
         print(f"d3d12wl {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        if as_json:
+            print(json.dumps(error_object(exc), indent=2))
+        return EXIT_UNUSABLE
     except BrokenPipeError:  # `d3d12wl dump | head`
         return 0
+    except Exception as exc:  # the top-level handler: anything else is a bug, reported as one
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        print(f"d3d12wl {args.command}: internal error (a bug in d3d12wl): {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        if as_json:
+            print(json.dumps(error_object(exc), indent=2))
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -115,8 +115,7 @@ def run(args: argparse.Namespace) -> int:
                        where="d3d12wl abi")
     if names[:1] == ["check"]:
         if len(names) > 1:
-            print("d3d12wl abi check: takes no names", file=sys.stderr)
-            return 2
+            raise ABIError(f"takes no names, got {' '.join(names[1:])}", where="d3d12wl abi check")
         if args.header or args.hlsl:
             if args.headers:
                 raise ABIError("--header and --headers are two different checks; give one", where="--header")
