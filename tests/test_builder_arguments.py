@@ -117,3 +117,13 @@ def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def test_save_capture_into_a_missing_folder(tmp_path: Path) -> None:
+    """docs/capture.md: a missing folder is a CaptureError naming the path, not a raw FileNotFoundError."""
+    objs = objects()
+    capture = culling(objs).to_capture(objs)
+    target = tmp_path / "copy" / "c.json"
+    with pytest.raises(capture_file.CaptureError, match="folder .*copy' does not exist") as info:
+        save_capture(capture, target)
+    assert info.value.where == str(target) and not (tmp_path / "copy").exists()

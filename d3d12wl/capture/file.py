@@ -821,6 +821,9 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
     ``.bin`` files first, the JSON last): a save that fails leaves neither a half-written file nor a capture that
     names missing ones."""
     target = Path(path)
+    if not target.parent.is_dir():
+        raise CaptureError(f"cannot save the capture: folder {str(target.parent)!r} does not exist (save_capture "
+                           "creates no folders; make it first)", where=str(target))
     staged = _StagedFiles()
     try:
         data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
