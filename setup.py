@@ -2,11 +2,16 @@
 
 ``build_py`` also copies ``headers/*.h`` into the package as ``d3d12wl/headers/`` (package data: generated C
 includes them, ``d3d12wl headers --path`` names the folder), so a plain ``pip install`` has them on disk.
+
+``bdist_wheel`` tags the wheel ``cp311-abi3`` when every extension is built for the limited API (cffi builds
+``d3d12wl._native`` that way on CPython unless the interpreter cannot use it, e.g. a free-threaded build), so one
+wheel serves every CPython >= 3.11 (the ``requires-python`` floor); otherwise the tag stays the interpreter's.
 """
 
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_py import build_py
 
 HEADERS = Path(__file__).resolve().parent / "headers"
@@ -23,4 +28,18 @@ class BuildPyWithHeaders(build_py):
             self.copy_file(str(header), str(target / header.name))
 
 
-setup(cffi_modules=["build_ffi.py:ffi"], cmdclass={"build_py": BuildPyWithHeaders})
+#: the stable-ABI tag: the oldest CPython requires-python allows
+LIMITED_API_TAG = "cp311"
+
+
+class BdistWheelAbi3(bdist_wheel):
+    """bdist_wheel with the abi3 tag when every extension module is built for the limited API."""
+
+    def finalize_options(self) -> None:
+        extensions = self.distribution.ext_modules or []
+        if not self.py_limited_api and extensions and all(getattr(e, "py_limited_api", False) for e in extensions):
+            self.py_limited_api = LIMITED_API_TAG
+        super().finalize_options()
+
+
+setup(cffi_modules=["build_ffi.py:ffi"], cmdclass={"build_py": BuildPyWithHeaders, "bdist_wheel": BdistWheelAbi3})
