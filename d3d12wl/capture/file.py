@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from d3d12wl import abi
+from d3d12wl import abi, inputs
 from d3d12wl.capture.memory import VA_LIMIT, GpuMemory, Region
 from d3d12wl.errors import CaptureError, D3D12WLError
 from d3d12wl.model import description
@@ -259,9 +259,12 @@ def _hex_bytes(value: Any, where: str) -> bytes:
         text = value
     else:
         raise _fail(where, f"expected a string (or array of strings) of hex digits, got {_kind(value)}")
-    digits = re.sub(r"\s+", "", text)
-    try:
-        return bytes.fromhex(digits)
+    try:  # bytes.fromhex takes whitespace between bytes itself, in one pass
+        return bytes.fromhex(text)
+    except ValueError:
+        pass
+    try:  # whitespace inside a byte ("a b"): the slow path
+        return bytes.fromhex(re.sub(r"\s+", "", text))
     except ValueError:
         raise _fail(where, "not an even number of hex digits (whitespace is allowed between bytes)") from None
 
@@ -328,9 +331,15 @@ def _map_file_region(memory: GpuMemory, r: dict[str, Any], rw: str, name: str, b
     path = Path(file_name)
     if not path.is_absolute():
         path = (base_dir or Path.cwd()) / path
-    if not path.is_file():
-        raise _fail(_member(rw, "file"), f"region file {str(path)!r} does not exist")
-    file_size = path.stat().st_size
+    try:
+        info = path.stat()
+    except OSError as exc:
+        why = "does not exist" if isinstance(exc, FileNotFoundError) else f"cannot be read: {exc.strerror or exc}"
+        raise _fail(_member(rw, "file"), f"region file {str(path)!r} {why}") from None
+    kind = inputs.file_kind(info.st_mode)
+    if kind is not None:
+        raise _fail(_member(rw, "file"), f"region file {str(path)!r} is {kind}, not a regular file")
+    file_size = info.st_size
     offset = _uint(r.get("offset", 0), _member(rw, "offset"), 64)
     if offset > file_size:
         raise _fail(_member(rw, "offset"), f"offset {offset} is past the end of {file_name!r} ({file_size} bytes)")
@@ -568,16 +577,12 @@ def load_capture(source: str | os.PathLike[str] | Mapping[str, Any], *, base_dir
         data: Any = dict(source) if isinstance(source, Mapping) else source
         directory = Path(base_dir) if base_dir is not None else None
     else:
-        path = Path(source)
-        directory = Path(base_dir) if base_dir is not None else path.parent
+        path = inputs.path_of(source)
+        directory = Path(base_dir) if base_dir is not None else path.parent if path is not None else None
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise CaptureError(f"cannot read capture: {exc.strerror}", where=str(path)) from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CaptureError(f"not valid JSON: {exc.msg}", where=f"{path}:{exc.lineno}:{exc.colno}") from None
+            data = inputs.load_json(source, what="capture")
+        except inputs.InputError as exc:
+            raise CaptureError(exc.message, where=exc.where) from None
     try:
         return _load(data, directory, path)
     except CaptureError as exc:
@@ -854,7 +859,6 @@ def schema_errors(doc: Any) -> list[str]:
     """Validate ``doc`` against the capture schema (with description.schema.json for the objects); each error as
     ``"<json path>: <message>"``.  :func:`load_capture` checks more (names resolve, regions do not overlap, root
     arguments fit the root signature); this is for tools that only want the schema's verdict."""
-    from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
     capture_schema = schema()
@@ -863,7 +867,7 @@ def schema_errors(doc: Any) -> list[str]:
         (capture_schema["$id"], Resource.from_contents(capture_schema)),
         (description_schema["$id"], Resource.from_contents(description_schema)),
     ])
-    validator = Draft202012Validator(capture_schema, registry=registry)
+    validator = inputs.schema_validator(capture_schema, registry=registry)
     out = []
     for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
         path = ""

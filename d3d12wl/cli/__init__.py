@@ -10,7 +10,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from d3d12wl._version import __version__
@@ -24,13 +26,15 @@ COMMANDS: dict[str, str] = {
     "codegen": "C / HLSL structs for the records of a description",
     "dump": "print what a captured call executes (headers, records, executions, findings)",
     "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
+    "messages": "driver-reported messages: 'messages check' runs the conformance suite against a driver",
     "headers": "where the package's C headers are (the include directory of generated C)",
 }
 
 #: build_parser(command=ALL) registers every command in full
 ALL = "*"
 
-__all__ = ["ALL", "COMMANDS", "EXIT_INTERNAL", "EXIT_UNUSABLE", "build_parser", "error_object", "main", "summary"]
+__all__ = ["ALL", "COMMANDS", "EXIT_CODES", "EXIT_INTERNAL", "EXIT_UNUSABLE", "build_parser", "error_object", "main",
+           "summary"]
 
 
 def summary(name: str) -> str:
@@ -44,6 +48,8 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="d3d12wl",
         description="Binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages.",
+        epilog=EXIT_CODES + "\n\n--debug (anywhere on the line) prints the traceback of an internal error.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -51,6 +57,9 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
     for name, text in COMMANDS.items():
         if command in (ALL, name):
             importlib.import_module(f"d3d12wl.cli.{name}_cmd").register(sub)
+            command_parser = sub.choices[name]
+            command_parser.epilog = EXIT_CODES
+            command_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         else:
             sub.add_parser(name, help=text, add_help=False)
     return parser
@@ -63,6 +72,14 @@ def _command_of(argv: Sequence[str]) -> str | None:
             return word if word in COMMANDS else None
     return None
 
+
+#: what the exit codes mean (the same for every command)
+EXIT_CODES = """\
+exit status:
+  0  clean: nothing to report
+  1  error findings (undefined behaviour, violations, differences)
+  2  unusable input: a file, member or flag that cannot be used, named in the message
+  3  internal error in d3d12wl (please report it; --debug shows the traceback)"""
 
 #: exit status of an input that cannot be used (a D3D12WLError) and of an internal error (any other exception)
 EXIT_UNUSABLE = 2
@@ -80,10 +97,24 @@ def error_object(exc: BaseException) -> dict[str, object]:
     return {"kind": "InternalError", "message": f"{type(exc).__name__}: {exc}", "where": None, "rule": None}
 
 
+def _survive_any_text() -> None:
+    """Output survives any string (a lone surrogate in a name, a terminal that is not UTF-8): what the stream
+    cannot encode is written as a backslash escape instead of raising."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; the one place errors become exit statuses: 2 for an unusable input (with ``--json`` the
-    :func:`error_object` on stdout), 3 for an internal error (a bug: the traceback goes to stderr)."""
+    """Run one command; returns its exit code (:data:`EXIT_CODES`).  The one place errors become exit statuses:
+    an unusable input is 2 (with ``--json`` also the :func:`error_object` on stdout); an exception d3d12wl did not
+    expect is one line on stderr and exit 3 (with ``--json`` also its error object); ``--debug`` (before or after
+    the command) adds the traceback."""
     words = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in words
+    words = [w for w in words if w != "--debug"]
+    _survive_any_text()
     parser = build_parser(_command_of(words))
     args = parser.parse_args(words)
     as_json = bool(getattr(args, "json", False))
@@ -95,16 +126,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps(error_object(exc), indent=2))
         return EXIT_UNUSABLE
     except BrokenPipeError:  # `d3d12wl dump | head`
+        _quiet_broken_pipe()
         return 0
-    except Exception as exc:  # the top-level handler: anything else is a bug, reported as one
-        import traceback
-
-        traceback.print_exc(file=sys.stderr)
-        print(f"d3d12wl {args.command}: internal error (a bug in d3d12wl): {type(exc).__name__}: {exc}",
-              file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"d3d12wl {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one top-level handler: no traceback without --debug
+        if debug:
+            traceback.print_exc()
+        print(f"d3d12wl {args.command}: internal error: {type(exc).__name__}: {exc}; please report it "
+              f"(run again with --debug for the traceback)", file=sys.stderr)
         if as_json:
             print(json.dumps(error_object(exc), indent=2))
         return EXIT_INTERNAL
+
+
+def _quiet_broken_pipe() -> None:
+    """After a reader closed the pipe, let the interpreter's final flush of stdout go nowhere instead of raising."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (captured in tests)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

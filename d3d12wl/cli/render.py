@@ -205,12 +205,18 @@ def _decode_span(data: bytes, span: _Span) -> Any:
     return None
 
 
+#: the most bytes of one padding span a hex dump shows
+HEX_PADDING_SHOWN = 256
+
+
 def hex_block(capture: Capture, title: str, va: int, spans: list[_Span]) -> dict[str, Any]:
     """An annotated hex dump of ``spans`` (offsets relative to ``va``), read through the capture's memory."""
     lines: list[dict[str, Any]] = []
     for span in spans:
+        # padding runs to a stride read from GPU memory, which can be ~2^40 bytes: show its start only
+        shown = min(span.size, HEX_PADDING_SHOWN) if span.padding else span.size
         try:
-            data: bytes | None = capture.memory.read(va + span.offset, span.size)
+            data: bytes | None = capture.memory.read(va + span.offset, shown)
         except MemoryAccessError:
             data = None
         value = None if data is None else _decode_span(data, span)
@@ -225,9 +231,9 @@ def hex_block(capture: Capture, title: str, va: int, spans: list[_Span]) -> dict
             text = data.rstrip(b"\0")
             if text and all(32 <= b < 127 for b in text):
                 label += f' "{text.decode("ascii")}"'
-        for start in range(0, span.size, HEX_BYTES_PER_LINE):
+        for start in range(0, shown, HEX_BYTES_PER_LINE):
             chunk = None if data is None else data[start:start + HEX_BYTES_PER_LINE]
-            n = min(HEX_BYTES_PER_LINE, span.size - start)
+            n = min(HEX_BYTES_PER_LINE, shown - start)
             lines.append({
                 "va": va + span.offset + start,
                 "offset": span.offset + start,
@@ -236,6 +242,10 @@ def hex_block(capture: Capture, title: str, va: int, spans: list[_Span]) -> dict
                 "padding": span.padding,
                 "label": label if start == 0 else f"  ...{span.label}",
             })
+        if shown < span.size:
+            lines.append({"va": va + span.offset + shown, "offset": span.offset + shown, "hex": "",
+                          "field": span.label, "padding": span.padding,
+                          "label": f"  ...{span.label}: {span.size - shown:,} more bytes not shown"})
     return {"title": title, "va": va, "size": max((s.offset + s.size for s in spans), default=0), "lines": lines}
 
 

@@ -42,7 +42,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from d3d12wl import abi
+from d3d12wl import abi, inputs
 from d3d12wl.errors import ABIError, D3D12WLError, DescriptionError
 from d3d12wl.model import objects as model
 from d3d12wl.model.argtypes import arg_type_info
@@ -274,6 +274,11 @@ def _path(parent: str, name: str) -> str:
 # ----------------------------------------------------------------------------------------------------------------
 
 
+#: the root-signature budget in DWORDs (d3d12.h) and the members that count DWORDs of a root-constant range
+ROOT_BUDGET = "D3D12_MAX_ROOT_COST"
+DWORD_COUNTS = frozenset({"Num32BitValues", "Num32BitValuesToSet", "DestOffsetIn32BitValues"})
+
+
 class _Loader:
     def __init__(self, objects: ObjectSet) -> None:
         self.objects = objects
@@ -309,6 +314,12 @@ class _Loader:
                                                  f"{getattr(obj, disc)!r} uses ({disc} {what})")
 
     def value(self, m: Member, raw: Any, where: str) -> Any:
+        if m.kind == INT and m.name in DWORD_COUNTS and isinstance(raw, int) and raw > abi.constant(ROOT_BUDGET):
+            # a root-constant range larger than a whole root signature cannot be created; nothing sizes an
+            # allocation by it (a hostile 0x7FFFFFFF would be 8 GB of DWORDs per execution)
+            self.error(where, f"{m.name} {raw} is more DWORDs than a root signature holds ({ROOT_BUDGET} = "
+                              f"{abi.constant(ROOT_BUDGET)})")
+            return _BAD
         if m.kind in (INT, STR):
             return raw
         if m.kind == FLOAT:
@@ -370,21 +381,19 @@ _BAD = object()
 
 
 def read_document(data: dict[str, Any] | str | Path) -> dict[str, Any]:
-    """The JSON object of a description (a dict as is, JSON text, or a file path); errors name the file and line."""
+    """The JSON object of a description (a dict as is, JSON text, a file path, or ``-`` for stdin), read within the
+    bounds of :mod:`d3d12wl.inputs`; errors name the file and line."""
     if isinstance(data, dict):
         return data
-    if isinstance(data, str) and data.lstrip().startswith("{"):
-        text, origin = data, "<string>"
-    else:
-        origin = str(data)
-        try:
-            text = Path(data).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise DescriptionError(f"cannot read the description: {exc.strerror}", where=origin) from None
     try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DescriptionError(f"not valid JSON: {exc.msg}", where=f"{origin}:{exc.lineno}:{exc.colno}") from None
+        if isinstance(data, str) and data.lstrip().startswith("{"):
+            origin = "<string>"
+            parsed = inputs.parse_json(data, where=origin)
+        else:
+            origin = "<stdin>" if str(data) == inputs.STDIN else str(data)
+            parsed = inputs.load_json(data, what="description")
+    except inputs.InputError as exc:
+        raise DescriptionError(exc.message, where=exc.where) from None
     if not isinstance(parsed, dict):
         raise DescriptionError("a description is a JSON object of collections", where=origin)
     return parsed
@@ -594,9 +603,7 @@ def _json_path(parts: Iterator[Any]) -> str:
 
 def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
     """Every schema violation of ``doc``, each with its member path."""
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(schema())
+    validator = inputs.schema_validator(schema())
     errors = []
     for err in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
         while err.validator == "anyOf" and err.context and ENUM_KEYWORD not in err.schema:

@@ -446,6 +446,10 @@ def command_layout(cs: CommandSignature) -> RecordLayout:
     (IndirectDrawing.md, "Command signature Creation" and "Validation")."""
     packer = _Packer(0)
     for i, arg in enumerate(cs.pArgumentDescs):
+        if not arg_type_info(arg.type_name).ei:
+            raise LayoutError(f"{arg.type_name} is a Work Lists argument type; an ExecuteIndirect command signature "
+                              "cannot hold it (IndirectDrawing.md, \"Command signature Creation\")",
+                              where=f"command_signatures.{cs.name}.pArgumentDescs[{i}]")
         payload = payload_of(arg, tight=True)
         if payload is not None:
             packer.place(arg_field_name(i, arg), payload, "arg", arg=i, arg_type=arg.type_name,
