@@ -55,6 +55,7 @@ def test_a_root_signature_name_that_resolves_is_the_object() -> None:
     ({"vertex_buffers": [VertexBufferView()]}, "vertex_buffers must be a dict of VertexBufferView, not list"),
     ({"index_buffer": "IB"}, "index_buffer must be an IndexBufferView or None, not str"),
     ({"root_signature": "GRS"}, "command_list_state.. has no member 'root_signature'"),
+    ({"program": None}, "program is SetProgram's state, made here from the signature"),
 ])
 def test_objects_and_names_of_the_wrong_kind_are_refused(state: dict, where: str) -> None:
     objs = objects()

@@ -287,6 +287,9 @@ class BuiltWorkList:
         objects = self.objects if objects is None else objects
         members = {f.name for f in dataclasses.fields(CommandListState)} - {"program"}
         for key in state:
+            if key == "program":
+                raise PackError("program is SetProgram's state, made here from the signature: give the signature "
+                                "(or build a CommandListState yourself)", where=key)
             if key not in members:
                 raise PackError(f"command_list_state() has no member {key!r}; the members are "
                                 f"{', '.join(sorted(members))}", where=key)
