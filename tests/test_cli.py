@@ -17,7 +17,8 @@ def test_every_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None
         main(["--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
-    assert set(COMMANDS) == {"abi", "layout", "validate", "codegen", "decode", "capture", "dump", "exec", "messages"}
+    assert set(COMMANDS) == {"abi", "layout", "validate", "codegen", "decode", "capture", "dump", "exec", "messages",
+                             "headers"}
     assert all(f"    {name} " in out for name in COMMANDS), out
 
 

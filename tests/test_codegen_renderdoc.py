@@ -238,7 +238,7 @@ def records() -> list[tuple[str, object, int]]:
     for name in DESCRIPTIONS:
         objects = description.load(EXAMPLES / name)
         for r in record_layouts(objects):
-            out.append((f"{name}:{record_id(r)}", r, declared_stride(objects, r)[0]))
+            out.append((f"{name}:{record_id(r)}", r, declared_stride(r)[0]))
     return out
 
 

@@ -11,6 +11,7 @@ Each case must end with a finding (``chain-cycle`` or ``limit-exceeded``) in bou
 
 from __future__ import annotations
 
+import argparse
 import resource
 import sys
 import time
@@ -44,6 +45,9 @@ from d3d12wl.model.objects import WorkListSignature  # noqa: E402
 from d3d12wl.model.state import DispatchListCall  # noqa: E402
 
 HIGH = 1 << 32
+
+#: the cases, in the order the docstring's loop runs them
+CASES = ("self-cycle", "two-cycle", "broadcast-flood", "primary-flood", "culling-flood", "long-chain")
 
 
 def build(case: str) -> tuple[Scene, DispatchListCall]:
@@ -86,8 +90,11 @@ def build(case: str) -> tuple[Scene, DispatchListCall]:
     raise SystemExit(f"unknown case {case!r}")
 
 
-def main() -> None:
-    case = sys.argv[1]
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     epilog="Run one case per process (peak RSS is per process).")
+    parser.add_argument("case", choices=CASES, help="the hostile input to run")
+    case = parser.parse_args(argv).case
     s, call = build(case)
     t = time.perf_counter()
     trace = run_dispatch_list(s.memory, s.device, s.objects, s.state, call)

@@ -30,6 +30,7 @@ import json
 import mmap
 import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -712,8 +713,38 @@ def _all_zero(data: memoryview, chunk: int = 1 << 24) -> bool:
     return all(not flat[i:i + chunk].any() for i in range(0, flat.size, chunk))
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+class _StagedFiles:
+    """Files written under temporary names in their final folder and renamed into place only by :meth:`commit`
+    (``os.replace``, atomic on one file system), so a save that fails part-way leaves none of them behind."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Path, Path]] = []  # (temporary, final)
+
+    def open(self, target: Path) -> Any:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        self.pending.append((Path(tmp), target))
+        os.chmod(tmp, 0o666 & ~_umask())  # the mode open() would give (mkstemp makes it private)
+        return os.fdopen(fd, "wb")
+
+    def commit(self) -> None:
+        for tmp, target in self.pending:
+            os.replace(tmp, target)
+        self.pending.clear()
+
+    def discard(self) -> None:
+        for tmp, _ in self.pending:
+            tmp.unlink(missing_ok=True)
+        self.pending.clear()
+
+
 def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, copy_files: bool,
-                 written: set[str]) -> dict[str, Any]:
+                 written: set[str], staged: _StagedFiles) -> dict[str, Any]:
     out: dict[str, Any] = {"name": region.name, "base": _hex_va(region.base)}
     if region.writable:
         out["writable"] = True
@@ -745,7 +776,7 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
     if source is not None and target.exists() and target.resolve() == source.resolve():
         raise CaptureError(f"saving would overwrite {target}, which region {region.name!r} is mapped from",
                            where=f"memory.{region.name}")
-    with open(target, "wb") as f:
+    with staged.open(target) as f:
         chunk = 1 << 20
         for i in range(0, region.size, chunk):
             f.write(data[i:i + chunk])
@@ -754,10 +785,12 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
 
 
 def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: str = "capture",
-                    inline_limit: int = INLINE_LIMIT, copy_files: bool = False) -> dict[str, Any]:
+                    inline_limit: int = INLINE_LIMIT, copy_files: bool = False,
+                    staged: _StagedFiles | None = None) -> dict[str, Any]:
     """The JSON form of ``capture``; regions above ``inline_limit`` bytes are written as files into ``directory``
     (a region mapped from a file is referenced in place unless ``copy_files``).  Without a ``directory`` nothing is
-    written: every region is inline."""
+    written: every region is inline.  The files appear (renamed from temporary names) only once the whole form is
+    made; with ``staged`` they wait for its ``commit``."""
     from d3d12wl.model import description
 
     if directory is None:
@@ -768,10 +801,18 @@ def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: st
         if objects.get(key):
             out[key] = objects[key]
     written: set[str] = set()
-    out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written)
-                     for r in capture.memory.regions]
-    out["state"] = _dump_state(capture.state)
-    out["call"] = _dump_call(capture.call)
+    own = staged is None
+    files = _StagedFiles() if staged is None else staged
+    try:
+        out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written, files)
+                         for r in capture.memory.regions]
+        out["state"] = _dump_state(capture.state)
+        out["call"] = _dump_call(capture.call)
+        if own:
+            files.commit()
+    finally:
+        if own:
+            files.discard()
     return out
 
 
@@ -779,19 +820,24 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
                  copy_files: bool = False) -> Path:
     """Write ``capture`` to ``path`` (JSON); regions larger than ``inline_limit`` bytes go to
     ``<stem>.<region>.bin`` files next to it, except regions mapped from a file, which are referenced in place
-    unless ``copy_files``.  The JSON is written to a temporary file next to ``path`` and renamed over it.
-    ``load_capture(save_capture(c, p))`` reads back the same capture."""
+    unless ``copy_files``.  ``load_capture(save_capture(c, p))`` reads back the same capture.
+
+    Every file is written under a temporary name and renamed into place once all of them are complete (the
+    ``.bin`` files first, the JSON last): a save that fails leaves neither a half-written file nor a capture that
+    names missing ones."""
     target = Path(path)
-    data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
-                           copy_files=copy_files)
-    # atomically: a reader (or a crash) sees the old file or the new one, never half of one
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    if not target.parent.is_dir():
+        raise CaptureError(f"cannot save the capture: folder {str(target.parent)!r} does not exist (save_capture "
+                           "creates no folders; make it first)", where=str(target))
+    staged = _StagedFiles()
     try:
-        temp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        os.replace(temp, target)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+        data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
+                               copy_files=copy_files, staged=staged)
+        with staged.open(target) as f:  # renamed last: the JSON never names a .bin that is not there
+            f.write((json.dumps(data, indent=1) + "\n").encode("utf-8"))
+        staged.commit()
+    finally:
+        staged.discard()
     return target
 
 

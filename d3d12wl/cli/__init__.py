@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import os
 import sys
 import traceback
@@ -28,12 +29,14 @@ COMMANDS: dict[str, str] = {
     "dump": "print what a captured call executes (headers, records, executions, findings)",
     "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
     "messages": "driver-reported messages: 'messages check' runs the conformance suite against a driver",
+    "headers": "where the package's C headers are (the include directory of generated C)",
 }
 
 #: build_parser(command=ALL) registers every command in full
 ALL = "*"
 
-__all__ = ["ALL", "COMMANDS", "EXIT_CODES", "build_parser", "main", "summary"]
+__all__ = ["ALL", "COMMANDS", "EXIT_CODES", "EXIT_INTERNAL", "EXIT_UNUSABLE", "build_parser", "error_object", "main",
+           "summary"]
 
 
 def summary(name: str) -> str:
@@ -80,6 +83,21 @@ exit status:
   2  unusable input: a file, member or flag that cannot be used, named in the message
   3  internal error in d3d12wl (please report it; --debug shows the traceback)"""
 
+#: exit status of an input that cannot be used (a D3D12WLError) and of an internal error (any other exception)
+EXIT_UNUSABLE = 2
+EXIT_INTERNAL = 3
+
+
+def error_object(exc: BaseException) -> dict[str, object]:
+    """What ``--json`` prints for an error: its ``kind`` (the exception class: ``DescriptionError``,
+    ``CaptureError``, ... or ``InternalError``), ``message``, ``where`` and ``rule`` (None when not known)."""
+    from d3d12wl.serialize import to_jsonable
+
+    if isinstance(exc, D3D12WLError):
+        return dict(to_jsonable({"kind": type(exc).__name__, "message": exc.message, "where": exc.where,
+                                 "rule": exc.rule}))
+    return {"kind": "InternalError", "message": f"{type(exc).__name__}: {exc}", "where": None, "rule": None}
+
 
 def _survive_any_text() -> None:
     """Output survives any string (a lone surrogate in a name, a terminal that is not UTF-8): what the stream
@@ -91,19 +109,24 @@ def _survive_any_text() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; returns its exit code (:data:`EXIT_CODES`).  An exception d3d12wl did not expect is one
-    line on stderr and exit 3; ``--debug`` (before or after the command) adds the traceback."""
+    """Run one command; returns its exit code (:data:`EXIT_CODES`).  The one place errors become exit statuses:
+    an unusable input is 2 (with ``--json`` also the :func:`error_object` on stdout); an exception d3d12wl did not
+    expect is one line on stderr and exit 3 (with ``--json`` also its error object); ``--debug`` (before or after
+    the command) adds the traceback."""
     words = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in words
     words = [w for w in words if w != "--debug"]
     _survive_any_text()
     parser = build_parser(_command_of(words))
     args = parser.parse_args(words)
+    as_json = bool(getattr(args, "json", False))
     try:
         return int(args.func(args))
     except D3D12WLError as exc:
         print(f"d3d12wl {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        if as_json:
+            print(json.dumps(error_object(exc), indent=2))
+        return EXIT_UNUSABLE
     except BrokenPipeError:  # `d3d12wl dump | head`
         _quiet_broken_pipe()
         return 0
@@ -115,7 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"d3d12wl {args.command}: internal error: {type(exc).__name__}: {exc}; please report it "
               f"(run again with --debug for the traceback)", file=sys.stderr)
-        return 3
+        if as_json:
+            print(json.dumps(error_object(exc), indent=2))
+        return EXIT_INTERNAL
 
 
 def _quiet_broken_pipe() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -62,6 +63,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--headers", metavar="DIR", help="with `check`: check the headers in DIR instead of the installed ones"
     )
+    p.add_argument("--directx-headers", metavar="DIR", default=None,
+                   help="with `check`: the DirectX-Headers include root (holding directx/d3d12.h and "
+                        f"wsl/winadapter.h; default ${abi_check.D3D12_INCLUDE_ENV} or "
+                        f"{abi_check.D3D12_INCLUDE_ROOT})")
     g = p.add_argument_group("abi check --header: check anyone's header against the spec")
     g.add_argument("--header", action="append", metavar="FILE", help="a C/C++ header to check (repeatable)")
     g.add_argument("--include", action="append", default=[], metavar="DIR", help="an include directory")
@@ -109,14 +114,32 @@ def _header_options(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``--directx-headers DIR`` holds for this run: it sets $D3D12WL_DIRECTX_HEADERS, restored afterwards."""
+    if args.directx_headers is None:
+        return _run(args)
+    root = Path(args.directx_headers)
+    if abi_check.find_d3d12_headers(root) is None:
+        raise ABIError(f"{root} holds no directx/d3d12.h and wsl/winadapter.h (give the folder that holds directx/ "
+                       "and wsl/, e.g. a DirectX-Headers checkout's include/)", where="--directx-headers")
+    before = os.environ.get(abi_check.D3D12_INCLUDE_ENV)
+    os.environ[abi_check.D3D12_INCLUDE_ENV] = str(root.resolve())
+    try:
+        return _run(args)
+    finally:
+        if before is None:
+            del os.environ[abi_check.D3D12_INCLUDE_ENV]
+        else:
+            os.environ[abi_check.D3D12_INCLUDE_ENV] = before
+
+
+def _run(args: argparse.Namespace) -> int:
     names: list[str] = list(args.names)
     if names[:1] != ["check"] and (args.header or args.hlsl or args.headers or _header_options(args)):
         raise ABIError("--header, --hlsl, --headers and their options belong to `d3d12wl abi check`",
                        where="d3d12wl abi")
     if names[:1] == ["check"]:
         if len(names) > 1:
-            print("d3d12wl abi check: takes no names", file=sys.stderr)
-            return 2
+            raise ABIError(f"takes no names, got {' '.join(names[1:])}", where="d3d12wl abi check")
         if args.header or args.hlsl:
             if args.headers:
                 raise ABIError("--header and --headers are two different checks; give one", where="--header")

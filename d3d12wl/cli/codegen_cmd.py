@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     for name in args.struct:
         if name not in abi.types():
             raise LayoutError(f"no declared struct named {name!r} (`d3d12wl abi` lists them)", where="--struct")
-    strides = {record_id(r): declared_stride(objects, r)[0] for r in layouts}
+    strides = {record_id(r): declared_stride(r)[0] for r in layouts}
     if args.lang == "c":
         text = codegen.c_source(layouts)
     elif args.lang == "hlsl":

@@ -90,21 +90,13 @@ def run(args: argparse.Namespace) -> int:
     limits = limits_from(args)
     bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0]
     if bad:
-        print(f"d3d12wl exec: error: limits must be >= 0: {', '.join(bad)}", file=sys.stderr)
-        return 2
+        raise D3D12WLError(f"limits must be >= 0: {', '.join(bad)}", where=" ".join(Limits.flag(b) for b in bad))
     hooks = load_hooks(args.validators)
     with ExitStack() as stack:
         path = args.capture
         if path is None:
             path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
-        try:
-            capture = load_capture(path)
-        except OSError as exc:
-            print(f"d3d12wl exec: error: cannot read capture {path}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        except (ValueError, D3D12WLError) as exc:
-            print(f"d3d12wl exec: error: {exc}", file=sys.stderr)
-            return 2
+        capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
         trace = execute(capture, limits, hooks=hooks)
     if args.json:
         json.dump(trace.to_dict(), sys.stdout, indent=1)

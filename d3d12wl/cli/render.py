@@ -90,6 +90,25 @@ def enum_text(ctype: str, value: int) -> str:
     return str(value)
 
 
+_MEMBER_ENUMS: dict[str, str] | None = None
+
+
+def _member_enum(name: str) -> str | None:
+    """The enum type of every declared struct member called ``name``, when they all agree (``Format``:
+    ``DXGI_FORMAT``, ``Flags`` does not: each struct has its own), so a value printed without its C type (an IA
+    binding's fields) still shows its member name."""
+    global _MEMBER_ENUMS
+    if _MEMBER_ENUMS is None:
+        seen: dict[str, set[str]] = {}
+        enums = _enum_names()
+        for type_name in abi.default.type_names():
+            for path, f, _ in abi.type_info(type_name).walk():
+                t = abi.default.resolve(f.type)
+                seen.setdefault(path.rsplit(".", 1)[-1], set()).add(t if t in enums else "")
+        _MEMBER_ENUMS = {member: next(iter(ts)) for member, ts in seen.items() if len(ts) == 1 and "" not in ts}
+    return _MEMBER_ENUMS.get(name)
+
+
 def _sub_ctypes(ctype: str) -> dict[str, str]:
     try:
         info = abi.type_info(ctype)
@@ -115,6 +134,9 @@ def format_value(value: Any, ctype: str | None = None, name: str = "") -> str:
         return f"0x{value:x}"
     if ctype and _is_enum(ctype):
         return enum_text(ctype, value)
+    member_enum = _member_enum(name) if ctype is None and name else None
+    if member_enum is not None:
+        return enum_text(member_enum, value)
     return str(value)
 
 

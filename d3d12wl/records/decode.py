@@ -217,22 +217,19 @@ def target(objects: ObjectSet, what: str) -> Target:
                       "(`d3d12wl abi` lists them)", where="WHAT")
 
 
-def declared_stride(objects: ObjectSet, rec: L.RecordLayout) -> tuple[int, str]:
-    """The stride the description declares for a record class, and where it comes from: a PCS's
-    ``SecondaryRecordByteStride`` (0: the broadcast form), a command signature's ``ByteStride`` (when set); for
-    primary and program-table records, whose stride the call or binding gives, the layout's minimum."""
-    if rec.record == L.SECONDARY and rec.owner in objects.program_command_signatures:
-        pcs = objects.program_command_signatures[rec.owner]
-        return pcs.SecondaryRecordByteStride, f"{rec.owner}.SecondaryRecordByteStride"
-    if rec.record == L.COMMAND and rec.owner in objects.command_signatures:
-        cs = objects.command_signatures[rec.owner]
-        if cs.ByteStride:
-            return cs.ByteStride, f"{rec.owner}.ByteStride"
+def declared_stride(rec: L.RecordLayout) -> tuple[int, str]:
+    """The stride a record class is read at by default, and where it comes from: the description's
+    (:attr:`RecordLayout.declared_stride`: a PCS's ``SecondaryRecordByteStride``, 0 the broadcast form; a command
+    signature's non-zero ``ByteStride``); for primary and program-table records, whose stride the call or binding
+    gives, the layout's minimum."""
+    if rec.declared_stride is not None:
+        member = "SecondaryRecordByteStride" if rec.record == L.SECONDARY else "ByteStride"
+        return rec.declared_stride, f"{rec.owner}.{member}"
     return rec.min_stride, "the minimum stride"
 
 
 def _record_target(objects: ObjectSet, rec: L.RecordLayout) -> Target:
-    stride, stride_from = declared_stride(objects, rec)
+    stride, stride_from = declared_stride(rec)
     dtype = _used_dtype(record_dtype(rec), rec.size)
     programs = _program_ids(objects) if rec.record == L.PROGRAM_TABLE else ()
     return Target(L.record_id(rec), dtype, rec.size, stride, stride_from,

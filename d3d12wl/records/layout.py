@@ -11,6 +11,7 @@ record from a :class:`RecordLayout`; none computes an offset of its own.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -125,6 +126,9 @@ class RecordLayout:
     min_stride: int
     stride_align: int
     broadcast_ok: bool
+    #: the stride the description declares for this record class, when it declares one: a secondary record's
+    #: ``SecondaryRecordByteStride`` (0: the broadcast form), an ExecuteIndirect command's non-zero ``ByteStride``
+    declared_stride: int | None = None
 
     def field(self, name: str) -> LayoutField:
         for f in self.fields:
@@ -367,6 +371,8 @@ def pcs_layout(pcs: ProgramCommandSignature) -> PCSLayout:
     rt = cls is ExecutableClass.RAYTRACING
     primary = _record(PRIMARY, pcs.name, _PRIMARY_HEADER[(rt, kind)], args, "PRIMARY_RECORD", broadcast_ok=False)
     secondary = _record(SECONDARY, pcs.name, None, args, "SECONDARY_RECORD", broadcast_ok=True) if hybrid else None
+    if secondary is not None:
+        secondary = dataclasses.replace(secondary, declared_stride=pcs.SecondaryRecordByteStride)
     table = None if rt else _implicit_tail(pcs.name, args)
     return PCSLayout(pcs, cls, kind, primary, secondary, table)
 
@@ -449,7 +455,8 @@ def command_layout(cs: CommandSignature) -> RecordLayout:
         if payload is not None:
             packer.place(arg_field_name(i, arg), payload, "arg", arg=i, arg_type=arg.type_name,
                          dword_offset=arg.Constant.DestOffsetIn32BitValues if arg.type_name == "CONSTANT" else None)
-    return _finish(COMMAND, cs.name, None, 0, packer.fields, EI_STRIDE_ALIGN, broadcast_ok=False)
+    layout = _finish(COMMAND, cs.name, None, 0, packer.fields, EI_STRIDE_ALIGN, broadcast_ok=False)
+    return dataclasses.replace(layout, declared_stride=cs.ByteStride or None)
 
 
 class LayoutCache:
