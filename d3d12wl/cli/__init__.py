@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "codegen": "C / HLSL structs for the records of a description",
     "dump": "print what a captured call executes (headers, records, executions, findings)",
     "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
+    "migrate": "move per-PSO ExecuteIndirect buckets to one work list and back, with the bytes and calls saved",
 }
 
 #: build_parser(command=ALL) registers every command in full

@@ -1,0 +1,595 @@
+"""``migrate ei-to-wl``: per-PSO ExecuteIndirect buckets into one work list (spec "Motivation": one call per
+possible PSO, many of them empty, becomes one DispatchList).
+
+Input: ExecuteIndirect calls in command-list order, each with the program (PSO) bound for it.  Every binding a
+shader sees in a call's draws (root parameter by register, vertex-buffer slot, index buffer) comes from the command
+signature (per command) or from the command-list state (per call); it is then classified over every draw of every
+call (spec "Per-binding source"):
+
+* the same in every draw: stays command-list state (a global root signature slot no PCS touches);
+* constant within each call but different between calls: per program, so it goes in the program table, as an
+  ``_INLINE_ROOT_PARAMETER`` with ``Source = _PROGRAM_TABLE_RECORD`` (implicit local root signature, same register);
+  it leaves the global root signature, so the shader reads it from its local root signature
+  (``bucket_constants="records"`` keeps it global and per record instead);
+* varying within a call: a per-record argument of the same global root parameter (or IA slot).
+
+One program command signature per ExecuteIndirect command signature, all in one work list signature; the uniformity
+constraints (1-3: one global root signature, the same updated root parameters and IA slots) hold because the
+classification is made over all calls together.  One program-table slot per call, in call order.  Per PCS, the
+records are laid out fully inline (one primary record per draw) or hybrid (one primary record per call, a
+secondary record per draw), whichever moves fewer bytes (spec "Primary record layout", "Stride derivation"); both
+totals are reported.  Every record is packed by :mod:`d3d12wl.records.packers` at offsets from
+:mod:`d3d12wl.records.layout`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from d3d12wl import abi
+from d3d12wl.capture.file import CAPTURE_VERSION, Capture
+from d3d12wl.capture.memory import GpuMemory
+from d3d12wl.migrate._columns import IB_BINDING, Binding, column_for, root_binding, rows_of, strided, vb_binding
+from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.objects import (
+    CommandSignature,
+    ConstantArg,
+    InlineRootParameter,
+    ObjectSet,
+    Program,
+    ProgramCommandSignature,
+    RootParameter1,
+    RootParameterIndexArg,
+    RootSignature,
+    VertexBufferArg,
+    WorkListArgumentDesc,
+    WorkListSignature,
+)
+from d3d12wl.model.state import (
+    CommandListState,
+    DeviceCaps,
+    DispatchListCall,
+    ExecuteIndirectCall,
+    GpuVirtualAddressRangeAndStride,
+    IndexBufferView,
+    ProgramTableBinding,
+    RootArgument,
+    SetProgramDesc,
+    SetWorkListDesc,
+    VertexBufferView,
+    WorkListBinding,
+)
+from d3d12wl.records.layout import PCSLayout, command_layout, pcs_layout, round_up
+from d3d12wl.records.packers import (
+    VA_ALIGN,
+    pack_dispatch_list_inputs,
+    pack_primary_records,
+    pack_program_table,
+    pack_secondary_records,
+)
+
+__all__ = ["Bucket", "EiToWl", "LayoutChoice", "identifier_for", "ei_to_wl", "read_buckets"]
+
+GRAPHICS_TRIGGERS = ("DRAW", "DRAW_INDEXED", "DISPATCH_MESH")
+TRIGGERS = (*GRAPHICS_TRIGGERS, "DISPATCH")
+IDENTIFIER_SIZE = 32
+
+
+def identifier_for(name: str) -> bytes:
+    """A program's 32-byte identifier when its capture gives none: its name, zero-padded (as the bundled examples
+    do, so a hex dump reads as the name); a longer name is a hash of it."""
+    raw = name.encode("utf-8")
+    if len(raw) <= IDENTIFIER_SIZE:
+        return raw.ljust(IDENTIFIER_SIZE, b"\0")
+    import hashlib
+
+    return hashlib.sha256(raw).digest()
+
+
+@dataclass
+class Bucket:
+    """The draws of one ExecuteIndirect call: its program, command signature, count and, per binding, the value
+    bytes of every draw (``(count, size)``; a command-list value is one row broadcast)."""
+
+    program: str
+    identifier: bytes
+    signature: CommandSignature
+    executable_class: ExecutableClass
+    count: int
+    max_count: int
+    count_buffer: bool
+    trigger: str
+    trigger_rows: np.ndarray
+    values: dict[str, np.ndarray]
+    bindings: dict[str, Binding]
+    per_command: set[str]
+    root_signature: RootSignature | None
+    state: CommandListState
+    fixed: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def call_value(self, key: str) -> bytes | None | bool:
+        """The one value ``key`` has in every draw of this call (bytes), None when no draw constrains it (an empty
+        call's per-command binding), False when it varies between draws."""
+        if key not in self.per_command:
+            return self.fixed[key].tobytes()
+        if self.count == 0:
+            return None
+        v = self.values[key]
+        return v[0].tobytes() if bool((v == v[0]).all()) else False
+
+    @property
+    def bytes_read(self) -> int:
+        """Argument-buffer bytes the call reads (count x ByteStride) plus its count buffer's 4 bytes."""
+        return self.count * self.signature.ByteStride + (4 if self.count_buffer else 0)
+
+
+def _root_arguments(state: CommandListState, cls: ExecutableClass) -> dict[int, RootArgument]:
+    return state.graphics_root_arguments if cls is ExecutableClass.GRAPHICS else state.compute_root_arguments
+
+
+def _command_list_bytes(arg: RootArgument, b: Binding) -> np.ndarray:
+    if arg.kind == "constants":
+        return np.array(arg.values, dtype="<u4").view(np.uint8)[None, :b.size]
+    return np.array([arg.value], dtype="<u8").view(np.uint8)[None, :]
+
+
+def _vb_bytes(v: VertexBufferView) -> np.ndarray:
+    return np.array([(v.BufferLocation, v.SizeInBytes, v.StrideInBytes)],
+                    dtype=[("a", "<u8"), ("b", "<u4"), ("c", "<u4")]).view(np.uint8).reshape(1, 16)
+
+
+def _ib_bytes(v: IndexBufferView) -> np.ndarray:
+    return np.array([(v.BufferLocation, v.SizeInBytes, v.Format)],
+                    dtype=[("a", "<u8"), ("b", "<u4"), ("c", "<u4")]).view(np.uint8).reshape(1, 16)
+
+
+def read_buckets(entries: Sequence[CallSequenceEntry]) -> list[Bucket]:
+    """Read every ExecuteIndirect call's draws as byte columns (one numpy gather per call, no object per draw)."""
+    buckets = []
+    for i, entry in enumerate(entries):
+        cap = entry.capture
+        where = str(cap.path) if cap.path else f"calls[{i}]"
+        call = cap.call
+        if not isinstance(call, ExecuteIndirectCall) or call.pCommandSignature is None:
+            raise MigrationError(f"not an ExecuteIndirect capture ({cap.call_name})", where=where)
+        buckets.append(_read_bucket(cap, call, entry.program or f"pso{i}", where))
+    return buckets
+
+
+def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: str) -> Bucket:
+    cs = call.pCommandSignature
+    assert cs is not None
+    triggers = [a.type_name for a in cs.pArgumentDescs if a.type_name in TRIGGERS]
+    if len(triggers) != 1:
+        raise MigrationError(f"command signature {cs.name!r} needs one DRAW, DRAW_INDEXED, DISPATCH_MESH or DISPATCH "
+                             "argument", where=where, rule="IndirectDrawing Validation 1")
+    cls = ExecutableClass.COMPUTE if triggers[0] == "DISPATCH" else ExecutableClass.GRAPHICS
+    layout = command_layout(cs)
+    count = call.MaxCommandCount
+    if call.CountBuffer is not None:
+        count = min(count, cap.memory.read_u32(call.CountBuffer, what="count buffer"))
+    records = strided(cap.memory, call.ArgumentBuffer, count, cs.ByteStride, layout.size, f"{where}: command")
+    state = cap.state
+    # the root arguments an ExecuteIndirect call changes and reports are those of its command signature's root
+    # signature (IndirectDrawing.md "Command signature Creation": none without one)
+    rs = cs.pRootSignature
+    bindings: dict[str, Binding] = {}
+    values: dict[str, np.ndarray] = {}
+    fixed: dict[str, np.ndarray] = {}
+    per_command: set[str] = set()
+    trigger, trigger_rows = "", np.zeros((count, 0), dtype=np.uint8)
+    params = rs.pParameters if rs is not None else []
+    root_bindings = [root_binding(p) for p in params]
+    cl = _root_arguments(state, cls)
+    for p, b in enumerate(root_bindings):
+        if p in cl:
+            bindings[b.key] = b
+            fixed[b.key] = _command_list_bytes(cl[p], b)[0]
+            values[b.key] = np.broadcast_to(fixed[b.key], (count, b.size))
+    if cls is ExecutableClass.GRAPHICS:
+        for slot, v in state.vertex_buffers.items():
+            b = vb_binding(slot)
+            fixed[b.key] = _vb_bytes(v)[0]
+            bindings[b.key], values[b.key] = b, np.broadcast_to(fixed[b.key], (count, 16))
+        if state.index_buffer is not None:
+            fixed["IB"] = _ib_bytes(state.index_buffer)[0]
+            bindings["IB"], values["IB"] = IB_BINDING, np.broadcast_to(fixed["IB"], (count, 16))
+    for i, arg in enumerate(cs.pArgumentDescs):
+        t = arg.type_name
+        f = layout.arg_field(i)
+        if t in TRIGGERS:
+            assert f is not None
+            trigger, trigger_rows = t, np.ascontiguousarray(rows_of(records, f))
+            continue
+        if t == "VERTEX_BUFFER_VIEW":
+            b = vb_binding(arg.VertexBuffer.Slot)
+            new = rows_of(records, f) if f is not None else None
+        elif t == "INDEX_BUFFER_VIEW":
+            b, new = IB_BINDING, rows_of(records, f) if f is not None else None
+        elif t in ("CONSTANT", "INCREMENTING_CONSTANT", "CONSTANT_BUFFER_VIEW", "SHADER_RESOURCE_VIEW",
+                   "UNORDERED_ACCESS_VIEW"):
+            rpi = arg.root_parameter_index or 0
+            if rpi >= len(root_bindings):
+                raise MigrationError(f"{cs.name!r} argument {i} targets root parameter {rpi}, outside root "
+                                     "signature", where=where)
+            b = root_binding(params[rpi])
+            if b.kind == "constants":
+                base = values.get(b.key)
+                full = np.zeros((count, b.size), dtype=np.uint8) if base is None else np.array(base)
+                if t == "CONSTANT":
+                    d, k = arg.Constant.DestOffsetIn32BitValues, arg.Constant.Num32BitValuesToSet
+                    assert f is not None
+                    full[:, 4 * d:4 * (d + k)] = rows_of(records, f)
+                    covered = base is not None or (d == 0 and k * 4 == b.size)
+                else:  # IndirectDrawing.md "Incrementing constant": the command's index within the call
+                    d = arg.IncrementingConstant.DestOffsetIn32BitValues
+                    full[:, 4 * d:4 * d + 4] = np.arange(count, dtype="<u4").view(np.uint8).reshape(count, 4)
+                    covered = base is not None or b.size == 4
+                if not covered:
+                    raise MigrationError(f"root constants {b.key} are only partly set per command and not set on "
+                                         "the command list", where=where)
+                new = full
+            else:
+                assert f is not None
+                new = rows_of(records, f)
+        else:
+            raise MigrationError(f"argument type {t} of {cs.name!r} is not migrated", where=where)
+        if new is not None:
+            bindings[b.key] = b
+            values[b.key] = new
+            per_command.add(b.key)
+    return Bucket(program, identifier_for(program), cs, cls, count, call.MaxCommandCount,
+                  call.CountBuffer is not None, trigger, trigger_rows, values, bindings, per_command, rs, state, fixed)
+
+
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class LayoutChoice:
+    """Bytes of the records of one PCS laid out each way, and the way chosen."""
+
+    pcs: str
+    inline_bytes: int
+    hybrid_bytes: int
+    chosen: str
+
+
+@dataclass
+class EiToWl:
+    """The migrated work list: ``capture`` (a DispatchList capture), the objects it made and the figures."""
+
+    capture: Capture
+    buckets: list[Bucket]
+    placement: dict[str, str]
+    layouts: list[LayoutChoice]
+    bytes_before: int
+    bytes_after: int
+    bytes_inline: int
+    bytes_hybrid: int
+    parts: dict[str, int] = field(default_factory=dict)
+
+    def report(self) -> dict[str, Any]:
+        calls = len(self.buckets)
+        return {
+            "before": {"calls": calls, "empty_calls": sum(b.count == 0 for b in self.buckets),
+                       "draws": sum(b.count for b in self.buckets), "bytes": self.bytes_before},
+            "after": {"calls": 1, "empty_calls": 0 if any(b.count for b in self.buckets) else 1,
+                      "draws": sum(b.count for b in self.buckets), "bytes": self.bytes_after, "parts": self.parts},
+            "layouts": [vars(c) for c in self.layouts],
+            "bytes_fully_inline": self.bytes_inline, "bytes_hybrid": self.bytes_hybrid,
+            "placement": self.placement,
+        }
+
+
+def _classify(buckets: list[Bucket], bucket_constants: str) -> tuple[dict[str, str], dict[str, Binding]]:
+    """binding key -> 'command-list' | 'program-table' | 'record'."""
+    keys: dict[str, Binding] = {}
+    for b in buckets:
+        keys.update(b.bindings)
+    out: dict[str, str] = {}
+    for key, binding in keys.items():
+        have = [b for b in buckets if key in b.values]
+        if len(have) != len(buckets):
+            missing = next(b.program for b in buckets if key not in b.values)
+            raise MigrationError(f"binding {key} is set for some calls but not for {missing!r}; a work list's "
+                                 "calls share one command-list state")
+        per_call = [b.call_value(key) for b in have]
+        per_call_const = all(v is not False for v in per_call)
+        firsts = [v for v in per_call if isinstance(v, bytes)]
+        if per_call_const and len(set(firsts)) <= 1:
+            out[key] = "command-list"
+        elif per_call_const and bucket_constants == "program-table" and binding.kind in ("constants", "CBV", "SRV",
+                                                                                          "UAV"):
+            out[key] = "program-table"
+        elif binding.kind == "table":
+            raise MigrationError(f"descriptor table {key} differs between calls; ExecuteIndirect cannot set it per "
+                                 "command and the migration does not move command-list tables")
+        else:
+            out[key] = "record"
+    return out, keys
+
+
+def _sort_key(b: Binding, index: dict[str, int]) -> tuple[int, int]:
+    if b.root:
+        return (0, index[b.key])
+    return (1, b.slot if b.slot is not None else 1 << 20)
+
+
+def _arg(kind: str, source: str, **payload: Any) -> WorkListArgumentDesc:
+    a = WorkListArgumentDesc(Type=abi.enum_value("D3D12_INDIRECT_ARGUMENT_TYPE", kind),
+                             Source=abi.enum_value("D3D12_INDIRECT_ARGUMENT_SOURCE", source),
+                             Binding=abi.enum_value("D3D12_INDIRECT_ARGUMENT_BINDING",
+                                                    "LOCAL_ROOT_SIGNATURE" if kind == "INLINE_ROOT_PARAMETER"
+                                                    else "GLOBAL_ROOT_SIGNATURE"))
+    for k, v in payload.items():
+        setattr(a, k, v)
+    return a
+
+
+def _record_arg(b: Binding, rpi: int | None, source: str) -> WorkListArgumentDesc:
+    if b.kind == "constants":
+        assert b.parameter is not None and rpi is not None
+        return _arg("CONSTANT", source, Constant=ConstantArg(rpi, 0, b.parameter.Constants.Num32BitValues))
+    if b.kind in ("CBV", "SRV", "UAV"):
+        member = {"CBV": "ConstantBufferView", "SRV": "ShaderResourceView", "UAV": "UnorderedAccessView"}[b.kind]
+        kind = {"CBV": "CONSTANT_BUFFER_VIEW", "SRV": "SHADER_RESOURCE_VIEW", "UAV": "UNORDERED_ACCESS_VIEW"}[b.kind]
+        return _arg(kind, source, **{member: RootParameterIndexArg(rpi or 0)})
+    if b.kind == "VB":
+        return _arg("VERTEX_BUFFER_VIEW", source, VertexBuffer=VertexBufferArg(b.slot or 0))
+    if b.kind == "IB":
+        return _arg("INDEX_BUFFER_VIEW", source)
+    raise MigrationError(f"binding {b.key} ({b.kind}) cannot be set per record")
+
+
+def _inline_arg(b: Binding) -> WorkListArgumentDesc:
+    assert b.parameter is not None
+    p = b.parameter
+    wrapped = RootParameter1(ParameterType=p.ParameterType, Constants=p.Constants, Descriptor=p.Descriptor,
+                             ShaderVisibility=p.ShaderVisibility)
+    n = p.Constants.Num32BitValues if b.kind == "constants" else 0
+    return _arg("INLINE_ROOT_PARAMETER", "PROGRAM_TABLE_RECORD",
+                InlineRootParameter=InlineRootParameter(wrapped, 0, n))
+
+
+def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "program-table",
+             layout: str = "auto", base_va: int = 0x10000, slot_stride: int | None = None) -> EiToWl:
+    """Migrate ExecuteIndirect calls (in command-list order) to one DispatchList capture.
+
+    ``bucket_constants``: ``"program-table"`` (per-call constants become local root arguments in the program table)
+    or ``"records"`` (they stay global and go in the records).  ``layout``: ``"auto"`` (per PCS, the fewer bytes),
+    ``"inline"`` or ``"hybrid"``."""
+    if bucket_constants not in ("program-table", "records"):
+        raise MigrationError(f"bucket_constants must be 'program-table' or 'records', not {bucket_constants!r}")
+    if layout not in ("auto", "inline", "hybrid"):
+        raise MigrationError(f"layout must be 'auto', 'inline' or 'hybrid', not {layout!r}")
+    if not entries:
+        raise MigrationError("no ExecuteIndirect call given")
+    buckets = read_buckets(entries)
+    classes = {b.executable_class for b in buckets}
+    if len(classes) != 1:
+        raise MigrationError("one work list signature holds one executable class; the calls mix graphics and "
+                             "compute", rule="Uniformity constraints across program command signatures")
+    cls = classes.pop()
+    signatures = [b.root_signature for b in buckets]
+    rs = signatures[0]
+    if any(s != rs for s in signatures):
+        raise MigrationError("the calls use different root signatures; a work list signature shares one global root "
+                             "signature", rule="Uniformity constraints across program command signatures (1)")
+    placement, keys = _classify(buckets, bucket_constants)
+
+    # the global root signature: the EI root signature without the per-program parameters (now local)
+    params = rs.pParameters if rs is not None else []
+    keep = [p for p in params if placement.get(root_binding(p).key) != "program-table"]
+    grs: RootSignature | None = None
+    if rs is not None:
+        grs = rs if len(keep) == len(params) else RootSignature(
+            name=rs.name + "_WL", pParameters=keep, pStaticSamplers=list(rs.pStaticSamplers), Flags=rs.Flags)
+    index = {root_binding(p).key: i for i, p in enumerate(keep)}
+    record_keys = sorted((k for k, w in placement.items() if w == "record"), key=lambda k: _sort_key(keys[k], index))
+    table_keys = [root_binding(p).key for p in params if placement.get(root_binding(p).key) == "program-table"]
+
+    # one PCS per command signature, each laid out inline and hybrid
+    by_cs: dict[str, CommandSignature] = {}
+    for b in buckets:
+        if by_cs.setdefault(b.signature.name, b.signature) != b.signature:
+            raise MigrationError(f"two different command signatures are named {b.signature.name!r}")
+
+    def make_pcs(cs: CommandSignature, trigger: str, hybrid: bool) -> ProgramCommandSignature:
+        source = "SECONDARY_RECORD" if hybrid else "PRIMARY_RECORD"
+        args = [_record_arg(keys[k], index.get(k), source) for k in record_keys]
+        args.append(_arg(trigger, source))
+        args += [_inline_arg(keys[k]) for k in table_keys]
+        pcs = ProgramCommandSignature(f"PCS_{cs.name}", args, 0, grs)
+        if hybrid:
+            sec = pcs_layout(pcs).secondary
+            assert sec is not None
+            pcs.SecondaryRecordByteStride = sec.min_stride
+        return pcs
+
+    triggers = {b.signature.name: b.trigger for b in buckets}
+    variants = {name: (make_pcs(cs, triggers[name], False), make_pcs(cs, triggers[name], True))
+                for name, cs in by_cs.items()}
+    layouts = {name: (pcs_layout(v[0]), pcs_layout(v[1])) for name, v in variants.items()}
+    names = list(by_cs)
+    draws = {name: sum(b.count for b in buckets if b.signature.name == name) for name in names}
+    calls_with_draws = {name: sum(1 for b in buckets if b.signature.name == name and b.count) for name in names}
+
+    def total(choice: tuple[bool, ...]) -> tuple[int, int]:
+        """(record bytes, primary stride) with PCS ``names[i]`` hybrid iff ``choice[i]``."""
+        stride = max([layouts[n][int(h)].primary.min_stride for n, h in zip(names, choice) if draws[n]], default=8)
+        size = 0
+        for n, h in zip(names, choice):
+            if h:
+                sec = layouts[n][1].secondary
+                assert sec is not None
+                size += calls_with_draws[n] * stride + draws[n] * sec.min_stride
+            else:
+                size += draws[n] * stride
+        return size, stride
+
+    all_inline, all_hybrid = (False,) * len(names), (True,) * len(names)
+    if layout == "inline":
+        choice = all_inline
+    elif layout == "hybrid":
+        choice = all_hybrid
+    elif len(names) <= 10:
+        choice = min(itertools.product((False, True), repeat=len(names)), key=lambda c: (total(c)[0], c))
+    else:
+        choice = tuple(total(all_inline[:i] + (True,) + all_inline[i + 1:])[0] < total(all_inline)[0]
+                       for i in range(len(names)))
+    chosen = {n: variants[n][int(h)] for n, h in zip(names, choice)}
+    choices = [LayoutChoice(f"PCS_{n}", _pcs_bytes(layouts[n][0], draws[n], calls_with_draws[n], False),
+                            _pcs_bytes(layouts[n][1], draws[n], calls_with_draws[n], True),
+                            "hybrid" if h else "inline") for n, h in zip(names, choice)]
+
+    capture, parts = _assemble(buckets, chosen, grs, index, record_keys, table_keys, keys, placement, cls, base_va,
+                               slot_stride, total(choice)[1])
+    program_table = parts["program_table"]
+    before = sum(b.bytes_read for b in buckets)
+    after = sum(parts.values())
+    return EiToWl(capture, buckets, placement, choices, before, after,
+                  total(all_inline)[0] + parts["dispatch_input"] + program_table,
+                  total(all_hybrid)[0] + parts["dispatch_input"] + program_table, parts)
+
+
+def _pcs_bytes(lay: PCSLayout, draws: int, calls: int, hybrid: bool) -> int:
+    """Record bytes of one PCS's draws laid out on their own: one primary record per draw (fully inline), or one
+    per non-empty call plus a secondary record per draw (hybrid)."""
+    if not hybrid:
+        return draws * lay.primary.min_stride
+    assert lay.secondary is not None
+    return calls * lay.primary.min_stride + draws * lay.secondary.min_stride
+
+
+def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature], grs: RootSignature | None,
+              index: dict[str, int], record_keys: list[str], table_keys: list[str], keys: dict[str, Binding],
+              placement: dict[str, str], cls: ExecutableClass, base_va: int, slot_stride: int | None,
+              stride: int) -> tuple[Capture, dict[str, int]]:
+    objects = ObjectSet()
+    if grs is not None:
+        objects.root_signatures[grs.name] = grs
+    for pcs in chosen.values():
+        objects.program_command_signatures[pcs.name] = pcs
+    pcs_list = list(dict.fromkeys(chosen[b.signature.name].name for b in buckets))
+    wls = WorkListSignature("WLS", [objects.program_command_signatures[n] for n in pcs_list])
+    objects.work_list_signatures["WLS"] = wls
+    for b in buckets:
+        pcs = chosen[b.signature.name]
+        if b.program in objects.programs:
+            if objects.programs[b.program].ProgramCommandSignature is not pcs:
+                raise MigrationError(f"program {b.program!r} is called with two command signatures; a program is "
+                                     "associated with one program command signature", rule="rule 1")
+            continue
+        objects.programs[b.program] = Program(b.program, b.identifier, pcs)
+
+    layouts = {n: pcs_layout(p) for n, p in chosen.items()}
+    table_layout = next(iter(layouts.values())).program_table
+    assert table_layout is not None
+    stride_pt = table_layout.min_stride if slot_stride is None else slot_stride
+    slots = len(buckets)
+    slot_cols: dict[str, Any] = {"ProgramIdentifier": np.frombuffer(b"".join(b.identifier for b in buckets),
+                                                                    dtype=np.uint8).reshape(slots, IDENTIFIER_SIZE)}
+    pt_fields = [f for f in table_layout.fields if f.role == "arg"]
+    first_pcs = next(iter(chosen.values()))
+    for f in pt_fields:
+        assert f.arg is not None
+        key = table_keys[f.arg - (len(first_pcs.pArgumentDescs) - len(table_keys))]
+        rows = [b.call_value(key) for b in buckets]
+        fill = next((r for r in rows if isinstance(r, bytes)), bytes(f.size))
+        slot_cols[f.name] = column_for(f, np.stack([np.frombuffer(r if isinstance(r, bytes) else fill,
+                                                                  dtype=np.uint8) for r in rows]))
+    table = pack_program_table(table_layout, slot_cols, stride=stride_pt)
+
+    input_size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT")
+    table_va = round_up(base_va + input_size, VA_ALIGN)
+    primary_va = round_up(table_va + table.nbytes, VA_ALIGN)
+    primaries: list[np.ndarray] = []
+    secondaries: list[np.ndarray] = []
+    n_primary = sum(b.count if not layouts[b.signature.name].secondary else int(b.count > 0) for b in buckets)
+    secondary_va = round_up(primary_va + n_primary * stride, VA_ALIGN)
+    cursor = secondary_va
+    for slot, b in enumerate(buckets):
+        if b.count == 0:
+            continue
+        lay = layouts[b.signature.name]
+        record = lay.secondary or lay.primary
+        cols: dict[str, Any] = {}
+        for f in record.fields:
+            if f.role != "arg":
+                continue
+            assert f.arg is not None
+            if f.arg < len(record_keys):
+                cols[f.name] = column_for(f, b.values[record_keys[f.arg]])
+            else:  # the trigger
+                cols[f.name] = column_for(f, b.trigger_rows)
+        if lay.secondary is not None:
+            sec = pack_secondary_records(lay.secondary, cols, stride=chosen[b.signature.name].SecondaryRecordByteStride)
+            secondaries.append(sec)
+            primaries.append(pack_primary_records(lay.primary, {
+                "ProgramTableIndex": np.array([slot], dtype=np.uint32),
+                "NumSecondaryRecords": np.array([b.count], dtype=np.uint32),
+                "SecondaryRecords": np.array([cursor], dtype=np.uint64)}, stride=stride))
+            cursor += sec.nbytes
+        else:
+            cols["ProgramTableIndex"] = np.full(b.count, slot, dtype=np.uint32)
+            primaries.append(pack_primary_records(lay.primary, cols, stride=stride))
+    primary = np.concatenate(primaries) if primaries else np.zeros(0, dtype=np.uint8)
+    secondary = np.concatenate(secondaries) if secondaries else np.zeros(0, dtype=np.uint8)
+    n_records = primary.nbytes // stride if stride else 0
+    graphics = cls is ExecutableClass.GRAPHICS
+    inputs = pack_dispatch_list_inputs({"NumProgramInputs": np.array([n_records], dtype=np.uint64),
+                                        "Flags": np.array([0], dtype=np.uint64),
+                                        "ProgramInputs.StartAddress": np.array([primary_va], dtype=np.uint64),
+                                        "ProgramInputs.StrideInBytes": np.array([stride], dtype=np.uint64)})
+    end = secondary_va + secondary.nbytes if secondary.nbytes else primary_va + primary.nbytes
+    data = np.zeros(end - base_va, dtype=np.uint8)
+    data[:inputs.nbytes] = inputs
+    data[table_va - base_va:table_va - base_va + table.nbytes] = table
+    data[primary_va - base_va:primary_va - base_va + primary.nbytes] = primary
+    data[secondary_va - base_va:secondary_va - base_va + secondary.nbytes] = secondary
+    memory = GpuMemory()
+    memory.map(base_va, data, name="work_list")
+
+    first = buckets[0]
+    state = CommandListState(descriptor_heaps=first.state.descriptor_heaps)
+    root_args: dict[int, RootArgument] = {}
+    for key, where in placement.items():
+        if where != "command-list":
+            continue
+        kb = keys[key]
+        value = next(v for v in (x.call_value(key) for x in buckets) if isinstance(v, bytes))
+        row = np.frombuffer(value, dtype=np.uint8)
+        if kb.root:
+            if kb.kind == "constants":
+                root_args[index[key]] = RootArgument("constants", values=[int(v) for v in row.view("<u4")])
+            else:
+                root_args[index[key]] = RootArgument("table" if kb.kind == "table" else "descriptor",
+                                                     value=int(row.view("<u8")[0]))
+        elif kb.kind == "VB":
+            loc, size, st = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
+            state.vertex_buffers[kb.slot or 0] = VertexBufferView(loc, size, st)
+        else:
+            loc, size, fmt = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
+            state.index_buffer = IndexBufferView(loc, size, fmt)
+    binding = WorkListBinding(abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE"), ProgramTableBinding(
+        GpuVirtualAddressRangeAndStride(table_va, table.nbytes, stride_pt), slots))
+    state.program = SetProgramDesc(abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST"), WorkList=SetWorkListDesc(
+        wls, binding))
+    if graphics:
+        state.graphics_root_signature = grs
+        state.graphics_root_arguments = root_args
+    else:
+        state.compute_root_signature = grs
+        state.compute_root_arguments = root_args
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"))
+    call = DispatchListCall(base_va, n_records if graphics else 0)
+    parts = {"dispatch_input": input_size, "program_table": int(table.nbytes), "primary": int(primary.nbytes),
+             "secondary": int(secondary.nbytes)}
+    return Capture(CAPTURE_VERSION, device, objects, memory, state, call), parts
