@@ -1,9 +1,12 @@
-"""``d3d12wl migrate ei-to-wl | scene``: move per-PSO ExecuteIndirect buckets to one work list, and back.
+"""``d3d12wl migrate ei-to-wl | wl-to-ei | scene``: move per-PSO ExecuteIndirect buckets to one work list, and back.
 
 * ``ei-to-wl INPUT... -o OUT.json``: INPUT is a call sequence file (``{"call_sequence": 1, "calls": [...]}``) or
   ExecuteIndirect captures as ``PROGRAM=PATH`` (or ``PATH``: the program is the file's stem), in command-list order.
   Writes a DispatchList capture and prints calls, empty calls and bytes before and after, and the bytes of each
   PCS laid out fully inline and hybrid (:func:`d3d12wl.migrate.ei_to_wl.ei_to_wl`).
+* ``wl-to-ei CAPTURE -o DIR``: lower a Tier 1 DispatchList to ExecuteIndirect calls, one per program-table slot
+  (per run of one slot where the spec orders the records), written as captures plus ``DIR/calls.json``; prints
+  calls, empty calls and bytes before and after (:func:`d3d12wl.migrate.wl_to_ei.wl_to_ei`).
 * ``scene -o DIR``: write the synthetic per-PSO bucket scene of :mod:`d3d12wl.migrate.scene` as captures plus a
   call sequence (the input of the measurements).
 
@@ -36,6 +39,11 @@ Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivat
       per-draw arguments in records, per-call constants in the program table (--bucket-constants records keeps
       them global, in the records), each PCS laid out fully inline or hybrid, whichever is smaller (--layout
       forces one).  Prints calls, empty calls and bytes before and after, and both layouts' bytes.
+  d3d12wl migrate wl-to-ei CAPTURE -o DIR [--no-empty] [--verify] [--json]
+      The lowering a runtime without Work Lists would do: per program-table slot an ExecuteIndirect command
+      signature, argument buffer and count (one call per run of one slot where the spec orders the records; a
+      call with count 0 for each program no record selects, unless --no-empty).  Writes the captures and
+      DIR/calls.json.  Prints calls, empty calls and bytes moved before and after.
   d3d12wl migrate scene -o DIR [--draws N] [--psos K] [--active F] [--seed S] [--mixed]
       Write a synthetic per-PSO bucket scene (captures + DIR/calls.json) to measure with.
 
@@ -68,11 +76,13 @@ def register(sub: Any) -> None:
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--mixed", action="store_true", help="every second PSO uses a DRAW command signature")
     s.set_defaults(func=_guard(run_scene))
-    extend(steps)
-
-
-def extend(steps: Any) -> None:
-    """Further directions (``wl-to-ei``) register here."""
+    w = steps.add_parser("wl-to-ei", help="a DispatchList capture -> ExecuteIndirect calls, one per program")
+    w.add_argument("capture", help="a Tier 1 DispatchList capture")
+    w.add_argument("-o", "--output", required=True, help="folder for the captures and calls.json")
+    w.add_argument("--no-empty", action="store_true", help="leave out the calls of programs no record selects")
+    w.add_argument("--verify", action="store_true", help="execute both sides and compare")
+    w.add_argument("--json", action="store_true", help="print the report as JSON")
+    w.set_defaults(func=_guard(run_wl_to_ei))
 
 
 def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
@@ -177,3 +187,39 @@ def run_scene(args: argparse.Namespace) -> int:
     path = save_call_sequence(folder / "calls.json", calls)
     print(f"scene: {len(entries)} ExecuteIndirect calls, {args.draws} draws -> {path}")
     return 0
+
+
+def run_wl_to_ei(args: argparse.Namespace) -> int:
+    from d3d12wl.capture.file import load_capture, save_capture
+    from d3d12wl.migrate.runs import save_call_sequence
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+    capture = load_capture(args.capture)
+    result = wl_to_ei(capture, include_empty=not args.no_empty)
+    folder = Path(args.output)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = []
+    for i, c in enumerate(result.calls):
+        name = f"call{i:03d}_{c.program}.json"
+        save_capture(c.capture, folder / name)
+        names.append((name, c.program))
+    path = save_call_sequence(folder / "calls.json", names)
+    report = result.report()
+    report["output"] = str(path)
+    code = _verify(capture, result.entries, report) if args.verify else 0
+    if args.json:
+        json.dump(report, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return code
+    lines = [f"wl-to-ei: 1 DispatchList -> {len(result.calls)} ExecuteIndirect calls ({path}); {report['ordering']}",
+             *_figures(report["before"], report["after"]), "calls:"]
+    lines += tables.render(("slot", "program", "command signature", "count", "bytes"),
+                           [(c["slot"], c["program"], c["command_signature"], c["count"], c["bytes"])
+                            for c in report["calls"]], indent="  ")
+    if "verify" in report:
+        v = report["verify"]
+        how = "in order" if v["ordered"] else "as multisets"
+        lines.append(f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {how})")
+        lines += [f"  {d}" for d in v["differences"]]
+    print("\n".join(lines))
+    return code

@@ -244,7 +244,9 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
             bindings[b.key] = b
             values[b.key] = new
             per_command.add(b.key)
-    return Bucket(program, identifier_for(program), cs, cls, count, call.MaxCommandCount,
+    known = cap.objects.programs.get(program)
+    identifier = known.Identifier if known is not None else identifier_for(program)
+    return Bucket(program, identifier, cs, cls, count, call.MaxCommandCount,
                   call.CountBuffer is not None, trigger, trigger_rows, values, bindings, per_command, rs, state, fixed)
 
 
