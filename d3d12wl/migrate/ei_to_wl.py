@@ -566,7 +566,9 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
         if where != "command-list":
             continue
         kb = keys[key]
-        value = next(v for v in (x.call_value(key) for x in buckets) if isinstance(v, bytes))
+        value = next((v for v in (x.call_value(key) for x in buckets) if isinstance(v, bytes)), None)
+        if value is None:
+            continue  # set only by commands of calls that have none: no draw sees it
         row = np.frombuffer(value, dtype=np.uint8)
         if kb.root:
             if kb.kind == "constants":

@@ -39,11 +39,12 @@ def _value(arg: Mapping[str, Any]) -> Any:
     return tuple(values) if values is not None else arg.get("value")
 
 
-def canonical(execution: Mapping[str, Any]) -> Canonical:
-    """What the shaders of one execution see, as a hashable tuple (program, trigger, bindings, IA)."""
+def canonical(execution: Mapping[str, Any], *, root_arguments: bool = True) -> Canonical:
+    """What the shaders of one execution see, as a hashable tuple (program, trigger, bindings, IA); without
+    ``root_arguments`` the bindings are left out (an empty tuple)."""
     trigger = execution.get("trigger") or {}
     fields = tuple(sorted((trigger.get("fields") or {}).items()))
-    bindings = tuple(sorted(
+    bindings = () if not root_arguments else tuple(sorted(
         (str(a.get("kind")), str(a.get("register") or f"{a.get('binding')}:{a.get('parameter')}"), _value(a))
         for a in execution.get("root_arguments") or [] if a.get("kind") != "static_sampler"))
     ia = tuple(sorted((str(v.get("slot")), tuple(sorted((v.get("fields") or {}).items())))
@@ -68,6 +69,7 @@ class Comparison:
     count_a: int
     count_b: int
     differences: list[str]
+    note: str = ""
 
     @property
     def same(self) -> bool:
@@ -75,7 +77,7 @@ class Comparison:
 
     def __str__(self) -> str:
         how = "in order" if self.ordered else "as multisets (the spec allows any order)"
-        head = f"{self.count_a} vs {self.count_b} executions, compared {how}"
+        head = f"{self.count_a} vs {self.count_b} executions, compared {how}" + (f" ({self.note})" if self.note else "")
         return head + ("" if self.same else ":\n  " + "\n  ".join(self.differences))
 
 
@@ -85,8 +87,11 @@ def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Com
     if order not in ("spec", "strict", "multiset"):
         raise MigrationError(f"order must be 'spec', 'strict' or 'multiset', not {order!r}")
     ra, rb = load_run(a, name="A"), load_run(b, name="B")
-    ca = [canonical(e) for e in ra.executions]
-    cb = [canonical(e) for e in rb.executions]
+    unreported = any(e.get("root_arguments_unreported") for e in (*ra.executions, *rb.executions))
+    note = ("root arguments not compared: an ExecuteIndirect command signature without a root signature draws with "
+            "the command list's root arguments, which its trace does not list") if unreported else ""
+    ca = [canonical(e, root_arguments=not unreported) for e in ra.executions]
+    cb = [canonical(e, root_arguments=not unreported) for e in rb.executions]
     ordered = order == "strict" or (order == "spec" and ra.in_order and rb.in_order)
     diffs: list[str] = []
     if ordered:
@@ -105,7 +110,7 @@ def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Com
         for c, n in (right - left).items():
             diffs.append(f"only in B ({n}x): {describe(c)}")
         diffs = sorted(diffs)[:limit]
-    return Comparison(ordered, len(ca), len(cb), diffs)
+    return Comparison(ordered, len(ca), len(cb), diffs, note)
 
 
 def assert_same_executions(a: Any, b: Any, *, order: str = "spec") -> Comparison:

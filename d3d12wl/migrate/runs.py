@@ -93,11 +93,29 @@ def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> 
     for i, entry in enumerate(entries):
         limits = Limits(max_executions=1 << 24, max_records=1 << 24)
         part = run_of_trace(execute(entry.capture, limits).to_dict(), program=entry.program, call=i)
+        if _unreported_root_arguments(entry.capture):
+            for e in part.executions:
+                e["root_arguments_unreported"] = True
         out.executions.extend(part.executions)
         out.findings.extend(part.findings)
         if not part.in_order:
             out.in_order, out.ordering = False, part.ordering
     return out
+
+
+def _unreported_root_arguments(capture: Capture) -> bool:
+    """An ExecuteIndirect whose command signature has no root signature (IndirectDrawing Validation 13: none when
+    no argument changes a root argument) still draws with the command list's root arguments, but its trace lists
+    none: such executions are marked so that comparisons leave root arguments out rather than call them different."""
+    from d3d12wl.model.state import ExecuteIndirectCall
+
+    call = capture.call
+    if not isinstance(call, ExecuteIndirectCall) or call.pCommandSignature is None:
+        return False
+    if call.pCommandSignature.pRootSignature is not None:
+        return False
+    st = capture.state
+    return any(rs is not None and rs.pParameters for rs in (st.graphics_root_signature, st.compute_root_signature))
 
 
 def _read_json(path: Path, what: str) -> Any:

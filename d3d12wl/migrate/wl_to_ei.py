@@ -256,16 +256,14 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
     slot_pcs = np.array([pcs_index.get(id(p.ProgramCommandSignature), -1) if p is not None else -1
                          for p in slot_program], dtype=np.int64)
 
-    # primary records in columns
-    record_size = max([lay.primary.size for lay in layouts], default=4)
-    if n and stride < max(lay.primary.min_stride for lay in layouts):
-        raise MigrationError(f"ProgramInputs.StrideInBytes {stride} is below a primary record's minimum",
-                             where=where, rule="rule 25(e)")
-    primary = strided(memory, start, n, stride, record_size, "primary record")
+    # primary records in columns: ProgramTableIndex (offset 0 of every non-raytracing header) selects the program and
+    # with it the PCS whose layout the rest of the record follows (spec "Primary record layout")
     index_field = layouts[0].primary.field("ProgramTableIndex") if layouts else None
-    pti = column_for(index_field, rows_of(primary, index_field)).astype(np.int64) if index_field and n else \
-        np.zeros(0, dtype=np.int64)
-    bad = np.flatnonzero((pti >= slots) | (slot_pcs[np.minimum(pti, max(slots - 1, 0))] < 0)) if n and slots else \
+    if index_field is None:
+        raise MigrationError("the bound signature has no program command signature", where=where)
+    head = strided(memory, start, n, stride, index_field.end, "primary record")
+    pti = column_for(index_field, rows_of(head, index_field)).astype(np.int64)
+    bad = np.flatnonzero((pti >= slots) | (slot_pcs[np.minimum(pti, max(slots - 1, 0))] < 0)) if slots else \
         np.arange(n)
     if len(bad):
         i = int(bad[0])
@@ -273,6 +271,12 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
                              "bound signature; `d3d12wl exec` reports what the call does with it",
                              where=f"primary record {i}")
     rec_pcs = slot_pcs[pti] if n else np.zeros(0, dtype=np.int64)
+    present = [layouts[k] for k in np.unique(rec_pcs)]
+    if n and stride < max(lay.primary.min_stride for lay in present):
+        raise MigrationError(f"ProgramInputs.StrideInBytes {stride} is below the minimum primary record of a PCS "
+                             "its records select", where=where, rule="rule 25(e)")
+    primary = strided(memory, start, n, stride, max([lay.primary.size for lay in present], default=4),
+                      "primary record")
     counts = np.ones(n, dtype=np.int64)
     sec_va = np.zeros(n, dtype=np.uint64)
     for k, lay in enumerate(layouts):
