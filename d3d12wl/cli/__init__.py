@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "dump": "print what a captured call executes (headers, records, executions, findings)",
     "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
     "migrate": "move per-PSO ExecuteIndirect buckets to one work list and back, with the bytes and calls saved",
+    "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
 }
 
 #: build_parser(command=ALL) registers every command in full
