@@ -44,6 +44,8 @@ def run(args: argparse.Namespace) -> int:
     except D3D12WLError as exc:
         print(f"d3d12wl diff: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise
     except OSError as exc:
         print(f"d3d12wl diff: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2

@@ -93,6 +93,8 @@ def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namesp
         except D3D12WLError as exc:
             print(f"d3d12wl migrate: error: {exc}", file=sys.stderr)
             return 2
+        except BrokenPipeError:
+            raise
         except OSError as exc:
             print(f"d3d12wl migrate: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
             return 2
