@@ -124,3 +124,75 @@ def test_cli_wl_to_ei_writes_a_call_sequence(tmp_path: Path) -> None:
                         str(ROOT / "d3d12wl" / "examples" / "execute_indirect_capture.json"), "-o", str(tmp_path)],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "Tier 1 DispatchList" in r.stderr
+
+
+def _ic_capture(reset: bool, trigger: str) -> Capture:
+    """A list-wide (or per-secondary-list) incrementing constant over hybrid records of two primary records and an
+    inline PCS without one (spec "Incrementing constant semantics")."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from executor_builder import (
+        INPUT_VA,
+        PRIMARY_VA,
+        SECONDARY_VA,
+        TABLE_VA,
+        Scene,
+        arg,
+        constants_param,
+        dispatch_input,
+        draw,
+        primary,
+        program,
+        program_table,
+        root_signature,
+        secondaries,
+    )
+
+    from d3d12wl.capture.file import CAPTURE_VERSION
+    from d3d12wl.model.objects import IncrementingConstantArg, ProgramCommandSignature, WorkListSignature
+    from d3d12wl.model.state import DispatchListCall
+
+    grs = root_signature("G", constants_param(2))
+    flags_ = abi.enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST") if reset else 0
+    ic = arg("INCREMENTING_CONSTANT", "SYSTEM", IncrementingConstant=IncrementingConstantArg(0, 1, flags_))
+    fill = arg("CONSTANT", "PRIMARY_RECORD")
+    fill.Constant.Num32BitValuesToSet = 1
+    hybrid = ProgramCommandSignature("H", [ic, arg(trigger, "SECONDARY_RECORD")], SecondaryRecordByteStride=16,
+                                     pGlobalRootSignature=grs)
+    inline = ProgramCommandSignature("I", [fill, arg(trigger)], pGlobalRootSignature=grs)
+    s = Scene()
+    progs = [program("A", 1, hybrid), program("B", 2, inline)]
+    s.add_programs(*progs)
+    s.put(TABLE_VA, program_table([(p, {}) for p in progs], 32))
+    s.bind(WorkListSignature("W", [hybrid, inline]), TABLE_VA, 32, 2)
+    s.state.graphics_root_signature = s.state.compute_root_signature = grs
+    payload = draw(3) if trigger == "DRAW" else {"ThreadGroupCountX": 1, "ThreadGroupCountY": 1,
+                                                 "ThreadGroupCountZ": 1}
+    name = "Draw" if trigger == "DRAW" else "Dispatch"
+    data = b""
+    for r, n in enumerate([2, -1, 3]):
+        if n < 0:
+            data += primary(inline, 24, ProgramTableIndex=1, arg0_Constant=[9], **{f"arg1_{name}": payload})
+        else:
+            va = SECONDARY_VA + 0x1000 * r
+            s.put(va, secondaries(hybrid, [{f"arg1_{name}": payload}] * n))
+            data += primary(hybrid, 24, ProgramTableIndex=0, NumSecondaryRecords=n, SecondaryRecords=va)
+    s.put(PRIMARY_VA, data)
+    s.put(INPUT_VA, dispatch_input(3, PRIMARY_VA, 24))
+    return Capture(CAPTURE_VERSION, s.device, s.objects, s.memory, s.state,
+                   DispatchListCall(INPUT_VA, 3 if trigger == "DRAW" else 0))
+
+
+@pytest.mark.parametrize("reset", [False, True], ids=["list-wide", "reset-per-secondary-list"])
+@pytest.mark.parametrize("trigger", ["DRAW", "DISPATCH"])
+def test_incrementing_constant_becomes_the_values_it_would_have_had(reset: bool, trigger: str) -> None:
+    """Incrementing constant semantics: the counter post-increments per invocation across the whole list (every
+    program's executions count), or restarts at each secondary list; lowered, each command carries its value."""
+    wl = _ic_capture(reset, trigger)
+    trace = execute(wl).to_dict()
+    assert not trace["findings"]
+    counters = [e["counter"] for e in trace["executions"] if e["pcs"] == "H"]
+    assert counters == ([0, 1, 0, 1, 2] if reset else [0, 1, 3, 4, 5])
+    lowered = wl_to_ei(wl)
+    assert sum(c.count for c in lowered.calls) == 6
+    comparison = compare_runs(wl, lowered.entries)
+    assert comparison.same and comparison.ordered == (trigger == "DRAW") and not comparison.note, comparison

@@ -332,7 +332,8 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
                   zip(np.r_[0, breaks], np.r_[breaks, total]) if e > s]
     else:
         order = np.argsort(exec_slot, kind="stable")
-        groups = [(int(s), order[exec_slot[order] == s]) for s in np.unique(exec_slot)]
+        values, starts = np.unique(exec_slot[order], return_index=True)
+        groups = [(int(v), part) for v, part in zip(values, np.split(order, starts[1:]))]
     used = {s for s, _ in groups}
     if include_empty:
         groups += [(s, np.zeros(0, dtype=np.int64)) for s in range(slots)
@@ -343,15 +344,12 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
         if low.root_signature is not None:
             objects.root_signatures[low.root_signature.name] = low.root_signature
         objects.command_signatures[low.signature.name] = low.signature
-    position = {k: {int(e): j for j, e in enumerate(np.flatnonzero(exec_pcs == k))} for k in range(len(layouts))} \
-        if total <= 4096 else None
+    of_pcs = [np.flatnonzero(exec_pcs == k) for k in range(len(layouts))]
     calls = []
     for slot, members in groups:
         k = int(slot_pcs[slot])
         low, rows = lowered[k], arg_rows[k]
-        sel_all = np.flatnonzero(exec_pcs == k)
-        local = np.searchsorted(sel_all, members) if position is None else np.array(
-            [position[k][int(m)] for m in members], dtype=np.int64)
+        local = np.searchsorted(of_pcs[k], members)  # positions among this PCS's executions
         calls.append(_call(capture, low, rows, local, slot, table_rows[slot], slot_program[slot].name,  # type: ignore[union-attr]
                            objects))
     parts = {"dispatch_input": size, "program_table": slots * (pt_stride or tail_size), "primary": n * stride,
