@@ -187,3 +187,33 @@ def test_the_100k_draw_scene_figures() -> None:
         "calls": 1, "empty_calls": 0, "draws": 100_000, "bytes": 3_203_352}
     (choice,) = report["layouts"]
     assert (choice["inline_bytes"], choice["hybrid_bytes"], choice["chosen"]) == (4_000_000, 3_200_768, "hybrid")
+
+
+def test_one_program_in_two_calls_gets_two_slots() -> None:
+    """Program table slot layout: a slot pairs an identifier with its own tail, so the same PSO called twice with
+    different per-call constants takes two slots holding the same identifier."""
+    scene = bucket_scene(60, 3, active=1.0, seed=4)
+    same = [CallSequenceEntry(e.capture, "Opaque") for e in scene]
+    result = ei_to_wl(same)
+    assert list(result.capture.objects.programs) == ["Opaque"]
+    binding = result.capture.state.program.WorkList.Binding  # type: ignore[union-attr]
+    assert binding.ProgramTable.SlotCount == 3 and result.placement["b1 space0"] == "program-table"
+    assert compare_runs(same, result.capture).same
+
+
+def test_an_internal_error_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from d3d12wl.cli import diff_cmd, migrate_cmd
+
+    def broken(args: argparse.Namespace) -> int:
+        raise RuntimeError("a bug")
+
+    assert migrate_cmd._guard(broken)(argparse.Namespace()) == 3
+    assert "internal error" in capsys.readouterr().err
+    original = diff_cmd._run
+    try:
+        diff_cmd._run = broken  # type: ignore[assignment]
+        assert diff_cmd.run(argparse.Namespace()) == 3
+    finally:
+        diff_cmd._run = original  # type: ignore[assignment]
