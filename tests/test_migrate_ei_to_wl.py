@@ -36,6 +36,11 @@ def test_bundled_execute_indirect_example_migrates_to_the_same_draws() -> None:
     assert result.placement["b0 space0"] == "command-list" and result.placement["VB0"] == "command-list"
     comparison = compare_runs(original, result.capture)
     assert comparison.same and comparison.ordered and comparison.count_a == 3
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+    back = wl_to_ei(result.capture)  # and back: one call again, the same three draws
+    assert [(c.program, c.count) for c in back.calls] == [("Draw", 3)]
+    assert compare_runs(original, back.entries).same
 
 
 def test_buckets_of_two_command_signatures_become_one_signature_with_two_pcses() -> None:

@@ -112,6 +112,7 @@ class Bucket:
     root_signature: RootSignature | None
     state: CommandListState
     fixed: dict[str, np.ndarray] = field(default_factory=dict)
+    capture_device: DeviceCaps = field(default_factory=DeviceCaps)
 
     def call_value(self, key: str) -> bytes | None | bool:
         """The one value ``key`` has in every draw of this call (bytes), None when no draw constrains it (an empty
@@ -247,7 +248,8 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
     known = cap.objects.programs.get(program)
     identifier = known.Identifier if known is not None else identifier_for(program)
     return Bucket(program, identifier, cs, cls, count, call.MaxCommandCount,
-                  call.CountBuffer is not None, trigger, trigger_rows, values, bindings, per_command, rs, state, fixed)
+                  call.CountBuffer is not None, trigger, trigger_rows, values, bindings, per_command, rs, state, fixed,
+                  cap.device)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -592,7 +594,9 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
     else:
         state.compute_root_signature = grs
         state.compute_root_arguments = root_args
-    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"))
+    # the device the work list runs on: Tier 1 (the calls' own device may not support Work Lists), its other caps kept
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"),
+                        Max1DDispatchSize=first.capture_device.Max1DDispatchSize)
     call = DispatchListCall(base_va, n_records if graphics else 0)
     parts = {"dispatch_input": input_size, "program_table": int(table.nbytes), "primary": int(primary.nbytes),
              "secondary": int(secondary.nbytes)}
