@@ -4,7 +4,7 @@
   ExecuteIndirect captures as ``PROGRAM=PATH`` (or ``PATH``: the program is the file's stem), in command-list order.
   Writes a DispatchList capture and prints calls, empty calls and bytes before and after, and the bytes of each
   PCS laid out fully inline and hybrid (:func:`d3d12wl.migrate.ei_to_wl.ei_to_wl`).
-* ``wl-to-ei CAPTURE -o DIR``: lower a Tier 1 DispatchList to ExecuteIndirect calls, one per program-table slot
+* ``wl-to-ei CAPTURE -o DIR``: lower a DispatchList (or a DispatchList1 chain) to ExecuteIndirect calls, one per program-table slot
   (per run of one slot where the spec orders the records), written as captures plus ``DIR/calls.json``; prints
   calls, empty calls and bytes before and after (:func:`d3d12wl.migrate.wl_to_ei.wl_to_ei`).
 * ``scene -o DIR``: write the synthetic per-PSO bucket scene of :mod:`d3d12wl.migrate.scene` as captures plus a
@@ -40,7 +40,7 @@ Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivat
       them global, in the records), each PCS laid out fully inline or hybrid, whichever is smaller (--layout
       forces one).  Prints calls, empty calls and bytes before and after, and both layouts' bytes.
   d3d12wl migrate wl-to-ei CAPTURE -o DIR [--no-empty] [--verify] [--json]
-      The lowering a runtime without Work Lists would do: per program-table slot an ExecuteIndirect command
+      The lowering a runtime without Work Lists would do, list by list of a DispatchList1 chain: per slot an ExecuteIndirect command
       signature, argument buffer and count (one call per run of one slot where the spec orders the records; a
       call with count 0 for each program no record selects, unless --no-empty).  Writes the captures and
       DIR/calls.json.  Prints calls, empty calls and bytes moved before and after.
@@ -77,7 +77,7 @@ def register(sub: Any) -> None:
     s.add_argument("--mixed", action="store_true", help="every second PSO uses a DRAW command signature")
     s.set_defaults(func=_guard(run_scene))
     w = steps.add_parser("wl-to-ei", help="a DispatchList capture -> ExecuteIndirect calls, one per program")
-    w.add_argument("capture", help="a Tier 1 DispatchList capture")
+    w.add_argument("capture", help="a DispatchList or DispatchList1 capture")
     w.add_argument("-o", "--output", required=True, help="folder for the captures and calls.json")
     w.add_argument("--no-empty", action="store_true", help="leave out the calls of programs no record selects")
     w.add_argument("--verify", action="store_true", help="execute both sides and compare")

@@ -6,8 +6,10 @@ its shader register (``b1 space0`` holds the same value whether a global root pa
 table or an ExecuteIndirect command set it), and every IA binding by slot.  Static samplers carry no per-execution
 value and are left out.  Sources are compared by :mod:`d3d12wl.migrate.diff`, not here.
 
-Order (spec "Execution Order and State Scoping"): when both runs are ordered (:attr:`Run.in_order`) the executions
-must match one for one in order; where the spec allows any order they are compared as multisets.
+Order (spec "Execution Order and State Scoping"), class by class: when the spec orders every graphics execution of
+both runs (records of lists without ``_ALLOW_OUT_OF_ORDER_GRAPHICS``, ExecuteIndirect draws, calls in sequence) they
+must match one for one in order; compute-class executions, and a class that is not ordered throughout, are compared
+as multisets.
 
 An *expected-draws file* states what a producer should have written, for an engine's own CI: JSON
 ``{"draws": [{"program": "Opaque", "type": "DRAW", "VertexCountPerInstance": 36, ...}, ...]}`` or CSV with a header
@@ -22,7 +24,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -70,20 +72,25 @@ class Comparison:
     count_b: int
     differences: list[str]
     note: str = ""
+    classes: dict[str, bool] = field(default_factory=dict)
 
     @property
     def same(self) -> bool:
         return not self.differences
 
     def __str__(self) -> str:
-        how = "in order" if self.ordered else "as multisets (the spec allows any order)"
+        if len(self.classes) > 1:
+            how = ", ".join(f"{c.lower()} {'in order' if o else 'as multisets'}" for c, o in self.classes.items())
+        else:
+            how = "in order" if self.ordered else "as multisets (the spec allows any order)"
         head = f"{self.count_a} vs {self.count_b} executions, compared {how}" + (f" ({self.note})" if self.note else "")
         return head + ("" if self.same else ":\n  " + "\n  ".join(self.differences))
 
 
 def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Comparison:
-    """Compare two runs (anything :func:`~d3d12wl.migrate.runs.load_run` takes).  ``order``: ``"spec"`` (in order
-    when both runs are ordered, else as multisets), ``"strict"`` (always in order) or ``"multiset"``."""
+    """Compare two runs (anything :func:`~d3d12wl.migrate.runs.load_run` takes), executable class by class.
+    ``order``: ``"spec"`` (a class in order when the spec orders all its executions in both runs, else as a
+    multiset), ``"strict"`` (always in order) or ``"multiset"``."""
     if order not in ("spec", "strict", "multiset"):
         raise MigrationError(f"order must be 'spec', 'strict' or 'multiset', not {order!r}")
     ra, rb = load_run(a, name="A"), load_run(b, name="B")
@@ -92,25 +99,45 @@ def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Com
             "the command list's root arguments, which its trace does not list") if unreported else ""
     ca = [canonical(e, root_arguments=not unreported) for e in ra.executions]
     cb = [canonical(e, root_arguments=not unreported) for e in rb.executions]
-    ordered = order == "strict" or (order == "spec" and ra.in_order and rb.in_order)
+    # per executable class: graphics executions are compared in order when the spec orders every one of them on
+    # both sides; compute (never ordered) and partly ordered classes as multisets
     diffs: list[str] = []
+    ordered_all = True
+    compared: dict[str, bool] = {}
+    classes = sorted({str(e.get("executable_class")) for e in (*ra.executions, *rb.executions)})
+    for cls in classes:
+        ia = [i for i, e in enumerate(ra.executions) if str(e.get("executable_class")) == cls]
+        ib = [i for i, e in enumerate(rb.executions) if str(e.get("executable_class")) == cls]
+        both = [ra.executions[i] for i in ia] + [rb.executions[i] for i in ib]
+        ordered = order == "strict" or (order == "spec" and all(e.get("ordered", False) for e in both))
+        ordered_all = ordered_all and ordered
+        compared[cls] = ordered
+        diffs += _compare([ca[i] for i in ia], [cb[i] for i in ib], ia, ib, ordered, limit - len(diffs))
+        if len(diffs) >= limit:
+            break
+    return Comparison(ordered_all, len(ca), len(cb), diffs, note, compared)
+
+
+def _compare(ca: list[Canonical], cb: list[Canonical], ia: list[int], ib: list[int], ordered: bool,
+             limit: int) -> list[str]:
+    diffs: list[str] = []
+    if limit <= 0:
+        return diffs
     if ordered:
-        for i, (x, y) in enumerate(zip(ca, cb)):
+        for x, y, i, j in zip(ca, cb, ia, ib):
             if x != y:
-                diffs.append(f"execution {i}: A {describe(x)} | B {describe(y)}")
+                diffs.append(f"execution {i} (A) / {j} (B): A {describe(x)} | B {describe(y)}")
                 if len(diffs) >= limit:
-                    break
-        if len(ca) != len(cb) and len(diffs) < limit:
+                    return diffs
+        if len(ca) != len(cb):
             longer, which = (ca, "A") if len(ca) > len(cb) else (cb, "B")
-            diffs.append(f"{which} has {abs(len(ca) - len(cb))} more executions, from {describe(longer[min(len(ca), len(cb))])}")
-    else:
-        left, right = Counter(ca), Counter(cb)
-        for c, n in (left - right).items():
-            diffs.append(f"only in A ({n}x): {describe(c)}")
-        for c, n in (right - left).items():
-            diffs.append(f"only in B ({n}x): {describe(c)}")
-        diffs = sorted(diffs)[:limit]
-    return Comparison(ordered, len(ca), len(cb), diffs, note)
+            diffs.append(f"{which} has {abs(len(ca) - len(cb))} more executions, from "
+                         f"{describe(longer[min(len(ca), len(cb))])}")
+        return diffs[:limit]
+    left, right = Counter(ca), Counter(cb)
+    out = [f"only in A ({n}x): {describe(c)}" for c, n in (left - right).items()]
+    out += [f"only in B ({n}x): {describe(c)}" for c, n in (right - left).items()]
+    return sorted(out)[:limit]
 
 
 def assert_same_executions(a: Any, b: Any, *, order: str = "spec") -> Comparison:

@@ -46,8 +46,9 @@ class CallSequenceEntry:
 
 @dataclass
 class Run:
-    """The executions of one or more calls, each an ``Execution`` dict of ``Trace.to_dict()`` with two members
-    added: ``call`` (its call's position in the sequence) and ``program`` (for ExecuteIndirect, the call's PSO)."""
+    """The executions of one or more calls, each an ``Execution`` dict of ``Trace.to_dict()`` with members added:
+    ``call`` (its call's position in the sequence), ``program`` (for ExecuteIndirect, the call's PSO) and
+    ``ordered`` (whether the spec orders it: a record of an in-order list, a draw of an ExecuteIndirect)."""
 
     executions: list[dict[str, Any]]
     findings: list[dict[str, Any]] = field(default_factory=list)
@@ -73,11 +74,16 @@ def _ordered(trace: Mapping[str, Any]) -> tuple[bool, str]:
 def run_of_trace(trace: Mapping[str, Any], *, program: str | None = None, call: int = 0, name: str = "") -> Run:
     """A run from one ``Trace.to_dict()``; ``program`` fills executions that name none (ExecuteIndirect)."""
     executions = []
+    lists = trace.get("lists") or []
+    ei_ordered = (trace.get("call_args") or {}).get("executable_class") in ("GRAPHICS", None)
     for e in trace.get("executions") or []:
         e = dict(e)
         e["call"] = call
         if e.get("program") is None:
             e["program"] = program
+        li = e.get("list_index")
+        e["ordered"] = (str(lists[li].get("ordering", "")).startswith("in order")
+                        if isinstance(li, int) and 0 <= li < len(lists) else ei_ordered)
         executions.append(e)
     in_order, ordering = _ordered(trace)
     findings = [dict(f, call=call) for f in trace.get("findings") or []]

@@ -1,7 +1,9 @@
 """``migrate wl-to-ei``: the lowering a runtime or translation layer without Work Lists would do.
 
-A Tier 1 ``DispatchList`` (direct bind, program table) becomes ExecuteIndirect calls, per program-table slot an
-ExecuteIndirect command signature, an argument buffer and a count (spec "Motivation" read backwards):
+A ``DispatchList`` (Tier 1, direct bind) or a ``DispatchList1`` chain (Tier 2: each list with the signature and
+binding its SignatureIndex selects, continuations followed as the spec follows them) of graphics- or compute-class
+lists with program tables becomes ExecuteIndirect calls, per program-table slot an ExecuteIndirect command
+signature, an argument buffer and a count (spec "Motivation" read backwards):
 
 * the root signature of each call is the global root signature followed by the PCS's synthesized local root
   signature (same registers; spec "Local root signatures", implicit path), with its inline static samplers;
@@ -217,32 +219,86 @@ def _field(layout: Any, arg: int) -> LayoutField:
     return f
 
 
-def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: int = 1 << 24) -> WlToEi:
-    """Lower a Tier 1 DispatchList capture to ExecuteIndirect calls (see the module docstring)."""
+def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: int = 1 << 24,
+             max_lists: int = 65_536) -> WlToEi:
+    """Lower a DispatchList (Tier 1) or DispatchList1 (Tier 2 chain) capture to ExecuteIndirect calls (see the
+    module docstring)."""
     call = capture.call
     where = str(capture.path) if capture.path else "capture"
-    if not isinstance(call, DispatchListCall) or call.tier2:
-        raise MigrationError(f"wl-to-ei lowers a Tier 1 DispatchList, not {capture.call_name}", where=where)
+    if not isinstance(call, DispatchListCall):
+        raise MigrationError(f"wl-to-ei lowers a DispatchList or DispatchList1, not {capture.call_name}", where=where)
     program = capture.state.program
-    if program is None or program.Type != abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST"):
-        raise MigrationError("the state must bind a work list signature directly (D3D12_PROGRAM_TYPE_WORK_LIST)",
-                             where=f"{where}: state.program")
-    wls = program.WorkList.pSignature
-    binding = program.WorkList.Binding
-    if wls is None or binding.Type != abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE"):
-        raise MigrationError("the bound work list needs a program-table binding", where=f"{where}: state.program")
+    direct = abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST")
+    if program is None or program.Type not in (direct, abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1")):
+        raise MigrationError("the state binds no work list signature (SetProgram)", where=f"{where}: state.program")
+    if program.Type != direct and program.WorkList1.ValidationProgramTable.Table.StartAddress:
+        raise MigrationError("a ValidationProgramTable is bound: its validators rewrite the lists as they run, and a "
+                             "lowering reads them as published; run `d3d12wl exec --validators` instead",
+                             where=f"{where}: state.program.WorkList1.ValidationProgramTable",
+                             rule="GPU Timeline Validation Hooks")
+    tier2 = call.tier2
+    input_name = "D3D12_DISPATCH_LIST_INPUT1" if tier2 else "D3D12_DISPATCH_LIST_INPUT"
+    size = abi.sizeof(input_name)
+    flags_enum = "D3D12_DISPATCH_LIST_FLAGS1" if tier2 else "D3D12_DISPATCH_LIST_FLAGS"
+    ooo_flag = abi.enum_value(flags_enum, "ALLOW_OUT_OF_ORDER_GRAPHICS")
+    cont_flag = abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION") if tier2 else 0
     memory = capture.memory
-    size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT")
-    header = read_dispatch_list_inputs(memory.read(call.DispatchListInput, size, what="dispatch list input"))[0]
-    n = int(header["NumProgramInputs"])
-    start, stride = int(header["ProgramInputs"]["StartAddress"]), int(header["ProgramInputs"]["StrideInBytes"])
-    ooo = bool(int(header["Flags"]) & abi.enum_value("D3D12_DISPATCH_LIST_FLAGS", "ALLOW_OUT_OF_ORDER_GRAPHICS"))
+    cache: dict[int, _Lowered] = {}
+    objects = ObjectSet(programs={name: Program(name, p.Identifier) for name, p in capture.objects.programs.items()})
+    calls: list[EiCall] = []
+    parts = {"dispatch_input": 0, "program_table": 0, "primary": 0, "secondary": 0}
+    orderings: list[str] = []
+    va, seen = call.DispatchListInput, set[int]()
+    while va:
+        if va in seen or len(seen) >= max_lists:
+            raise MigrationError("the continuation chain does not end (a list is visited twice, or more than "
+                                 f"{max_lists})", where=f"{where}: list {len(seen)} at 0x{va:x}",
+                                 rule="Dispatch List Continuations")
+        index = len(seen)
+        seen.add(va)
+        header = read_dispatch_list_inputs(memory.read(va, size, what="dispatch list input"), tier=2 if tier2 else 1)[0]
+        signature_index = int(header["SignatureIndex"]) if tier2 else 0
+        if program.Type == direct:
+            if signature_index:
+                raise MigrationError(f"SignatureIndex {signature_index} with a direct bind", where=f"list {index}",
+                                     rule="Signature Selection")
+            wls, binding = program.WorkList.pSignature, program.WorkList.Binding
+        else:
+            array = program.WorkList1.pSignatureArray
+            if array is None or not 0 <= signature_index < len(array.pSignatures):
+                raise MigrationError(f"SignatureIndex {signature_index} is outside the bound array",
+                                     where=f"list {index}", rule="Signature Selection")
+            wls, binding = array.pSignatures[signature_index], program.WorkList1.pBindings[signature_index]
+        if wls is None or binding.Type != abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE"):
+            raise MigrationError("the list's signature needs a program-table binding (raytracing-class lists are not "
+                                 "lowered)", where=f"{where}: list {index}")
+        flags = int(header["Flags"])
+        lowered_calls, list_parts, ordering = _lower_list(
+            capture, objects, cache, wls, binding, int(header["NumProgramInputs"]),
+            int(header["ProgramInputs"]["StartAddress"]), int(header["ProgramInputs"]["StrideInBytes"]),
+            bool(flags & ooo_flag), include_empty, max_executions, f"{where}: list {index}" if tier2 else where)
+        calls.extend(lowered_calls)
+        orderings.append(ordering)
+        parts["dispatch_input"] += size
+        for k, v in list_parts.items():
+            parts[k] += v
+        va = int(header["NextDispatchList"]) if tier2 and flags & cont_flag else 0
+    ordering = orderings[0] if len(set(orderings)) == 1 else "; ".join(
+        f"list {i}: {o}" for i, o in enumerate(orderings))
+    return WlToEi(calls, ordering, sum(parts.values()), parts)
+
+
+def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered], wls: Any, binding: Any, n: int,
+                start: int, stride: int, ooo: bool, include_empty: bool, max_executions: int,
+                where: str) -> tuple[list[EiCall], dict[str, int], str]:
+    """Lower one dispatch list's records to calls."""
+    memory = capture.memory
     pcses = wls.pProgramCommandSignatures
     layouts = [pcs_layout(p) for p in pcses]
     graphics = layouts[0].executable_class is ExecutableClass.GRAPHICS if layouts else True
     in_order = graphics and not ooo
     grs = pcses[0].pGlobalRootSignature if pcses else None
-    lowered = [_lower_pcs(p, grs) for p in pcses]
+    lowered = [cache.setdefault(id(p), _lower_pcs(p, grs)) for p in pcses]
 
     # the program table: identifier and tail of every slot
     pt = binding.ProgramTable
@@ -339,7 +395,6 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
         groups += [(s, np.zeros(0, dtype=np.int64)) for s in range(slots)
                    if s not in used and slot_program[s] is not None and slot_pcs[s] >= 0]
     # the programs keep their identifiers (a later ei-to-wl gives them back); their PCS is not an EI object
-    objects = ObjectSet(programs={name: Program(name, p.Identifier) for name, p in capture.objects.programs.items()})
     for low in lowered:
         if low.root_signature is not None:
             objects.root_signatures[low.root_signature.name] = low.root_signature
@@ -352,10 +407,9 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
         local = np.searchsorted(of_pcs[k], members)  # positions among this PCS's executions
         calls.append(_call(capture, low, rows, local, slot, table_rows[slot], slot_program[slot].name,  # type: ignore[union-attr]
                            objects))
-    parts = {"dispatch_input": size, "program_table": slots * (pt_stride or tail_size), "primary": n * stride,
-             "secondary": sec_bytes}
+    parts = {"program_table": slots * (pt_stride or tail_size), "primary": n * stride, "secondary": sec_bytes}
     ordering = "in order: one call per run of one slot" if in_order else "any order: one call per slot"
-    return WlToEi(calls, ordering, sum(parts.values()), parts)
+    return calls, parts, ordering
 
 
 def _call(capture: Capture, low: _Lowered, rows: dict[int, np.ndarray], local: np.ndarray, slot: int,
@@ -365,12 +419,14 @@ def _call(capture: Capture, low: _Lowered, rows: dict[int, np.ndarray], local: n
     cs = low.signature
     layout = command_layout(cs)
     count = len(local)
-    cols: dict[str, Any] = {}
-    for j, (arg, _) in enumerate(low.sources):
-        f = layout.arg_field(j)
-        if f is not None:
-            cols[f.name] = column_for(f, rows[arg][local])
-    args = pack_execute_indirect(cs, cols, count=count) if count else np.zeros(0, dtype=np.uint8)
+    args = np.zeros(0, dtype=np.uint8)
+    if count:
+        cols: dict[str, Any] = {}
+        for j, (arg, _) in enumerate(low.sources):
+            f = layout.arg_field(j)
+            if f is not None:
+                cols[f.name] = column_for(f, rows[arg][local])
+        args = pack_execute_indirect(cs, cols, count=count)
     memory = GpuMemory()
     if count:
         memory.map(ARGUMENTS_VA, args, name="pArgumentBuffer")
