@@ -145,6 +145,7 @@ def run_ei_to_wl(args: argparse.Namespace) -> int:
 
     entries = read_inputs(args.inputs)
     result = ei_to_wl(entries, bucket_constants=args.bucket_constants, layout=args.layout)
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     out = save_capture(result.capture, args.output)
     report = result.report()
     report["output"] = str(out)
