@@ -222,3 +222,37 @@ def test_an_internal_error_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
         assert diff_cmd.run(argparse.Namespace()) == 3
     finally:
         diff_cmd._run = original  # type: ignore[assignment]
+
+
+def test_a_parameter_only_one_command_signature_declares_becomes_local() -> None:
+    """Local root signatures: the GRS is shared (Uniformity constraints 1), so a root parameter only the DRAW
+    command signature's root signature declares becomes a local root parameter of that PCS: in its program-table
+    slots when it is constant per call, in its records when it varies."""
+    import dataclasses
+
+    from d3d12wl.model.objects import RootConstants, RootParameter1, RootSignature
+
+    scene = bucket_scene(90, 4, mixed=True, active=1.0, seed=8)
+    base = scene[1].capture.call.pCommandSignature  # type: ignore[union-attr]
+    assert base is not None and base.name == "DrawSRV" and base.pRootSignature is not None
+    extra = RootParameter1(ParameterType=base.pRootSignature.pParameters[2].ParameterType,
+                           Constants=RootConstants(5, 0, 2))
+    rs2 = RootSignature("RS2", [*base.pRootSignature.pParameters, extra], [], base.pRootSignature.Flags)
+    cs2 = dataclasses.replace(base, pRootSignature=rs2)
+    from d3d12wl.model.state import RootArgument
+
+    for i, e in enumerate(scene):
+        if e.capture.call.pCommandSignature.name == "DrawSRV":  # type: ignore[union-attr]
+            e.capture.call = dataclasses.replace(e.capture.call, pCommandSignature=cs2)  # type: ignore[type-var]
+            e.capture.state = dataclasses.replace(e.capture.state, graphics_root_signature=rs2, graphics_root_arguments={
+                **e.capture.state.graphics_root_arguments, 3: RootArgument("constants", values=[i, 2 * i])})
+    for constants, where in (("program-table", "local program-table"), ("records", "local record")):
+        result = ei_to_wl(scene, bucket_constants=constants)
+        assert result.placement["b5 space0"] == where
+        assert check_objects(result.capture.objects, result.capture.device) == []
+        grs = next(iter(result.capture.objects.root_signatures.values()))
+        assert all(p.Constants.ShaderRegister != 5 for p in grs.pParameters)
+        assert compare_runs(scene, result.capture).same
+        from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+        assert compare_runs(scene, wl_to_ei(result.capture).entries).same

@@ -83,8 +83,15 @@ def scenes(draw: st.DrawFn) -> list[CallSequenceEntry]:
             root_params.append(RootParameter1(ParameterType=_e("D3D12_ROOT_PARAMETER_TYPE", p.kind),
                                               Descriptor=RootDescriptor1(reg, 0)))
     rs = RootSignature("RS", root_params, [], _e("D3D12_ROOT_SIGNATURE_FLAGS", "ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"))
+    # a second command signature may have a root signature of its own: one more root constant only it declares (a
+    # local root parameter of its PCS once migrated, spec "Local root signatures")
+    extra = draw(st.sampled_from([None, "command", "call"])) if len(triggers) == 2 else None
+    rs2 = RootSignature("RS2", [*root_params, RootParameter1(
+        ParameterType=_e("D3D12_ROOT_PARAMETER_TYPE", "32BIT_CONSTANTS"), Constants=RootConstants(regs["b"], 0, 2))],
+        [], rs.Flags) if extra else None
     signatures = []
     for t in triggers:
+        own = rs2 if rs2 is not None and t == triggers[1] else None
         args = []
         if vb_slot is not None:
             args.append(IndirectArgumentDesc(Type=_e("D3D12_INDIRECT_ARGUMENT_TYPE", "VERTEX_BUFFER_VIEW"),
@@ -99,8 +106,11 @@ def scenes(draw: st.DrawFn) -> list[CallSequenceEntry]:
                 a = IndirectArgumentDesc(Type=_e("D3D12_INDIRECT_ARGUMENT_TYPE", _VIEW[p.kind][0]))
                 setattr(a, _VIEW[p.kind][1], RootParameterIndexArg(i))
                 args.append(a)
+        if own is not None and extra == "command":
+            args.append(IndirectArgumentDesc(Type=_e("D3D12_INDIRECT_ARGUMENT_TYPE", "CONSTANT"),
+                                             Constant=EIConstantArg(len(params), 0, 2)))
         args.append(IndirectArgumentDesc(Type=_e("D3D12_INDIRECT_ARGUMENT_TYPE", t)))
-        cs = CommandSignature(f"CS_{t}", 0, args, 0, rs if any(p.mode == "command" for p in params) else None)
+        cs = CommandSignature(f"CS_{t}", 0, args, 0, own or rs)
         cs.ByteStride = round_up(command_layout(cs).size, 4) + 4 * draw(st.integers(0, 2))
         assert check_command_signature(cs) == []
         signatures.append(cs)
@@ -140,19 +150,24 @@ def scenes(draw: st.DrawFn) -> list[CallSequenceEntry]:
                 root_args[i] = RootArgument("constants", values=[(value + k) & 0xFFFFFFFF for k in range(p.size)])
             else:
                 root_args[i] = RootArgument("descriptor", value=value << 8)
-        state = CommandListState(**({"compute_root_signature": rs, "compute_root_arguments": root_args} if compute
-                                    else {"graphics_root_signature": rs, "graphics_root_arguments": root_args,
+        call_rs = cs.pRootSignature or rs
+        if call_rs is rs2:
+            root_args[len(params)] = RootArgument("constants", values=[c + 7, int(rng.integers(0, 1 << 20))])
+        state = CommandListState(**({"compute_root_signature": call_rs, "compute_root_arguments": root_args}
+                                    if compute else {"graphics_root_signature": call_rs,
+                                                     "graphics_root_arguments": root_args,
                                           "vertex_buffers": {0: VertexBufferView(0x900000, 4096, 16)}}))
         call = ExecuteIndirectCall(cs, n + draw(st.integers(0, 2)), 0x200000, 0x100000)
-        entries.append(CallSequenceEntry(Capture(CAPTURE_VERSION, device, _objects(rs, signatures), memory, state,
+        entries.append(CallSequenceEntry(Capture(CAPTURE_VERSION, device, _objects(rs, rs2, signatures), memory, state,
                                                  call), f"P{c}"))
     return entries
 
 
-def _objects(rs: RootSignature, signatures: list[CommandSignature]) -> object:
+def _objects(rs: RootSignature, rs2: RootSignature | None, signatures: list[CommandSignature]) -> object:
     from d3d12wl.model.objects import ObjectSet
 
-    return ObjectSet(root_signatures={"RS": rs}, command_signatures={cs.name: cs for cs in signatures})
+    return ObjectSet(root_signatures={r.name: r for r in (rs, rs2) if r is not None},
+                     command_signatures={cs.name: cs for cs in signatures})
 
 
 @PROPERTY

@@ -11,7 +11,9 @@ call (spec "Per-binding source"):
   ``_INLINE_ROOT_PARAMETER`` with ``Source = _PROGRAM_TABLE_RECORD`` (implicit local root signature, same register);
   it leaves the global root signature, so the shader reads it from its local root signature
   (``bucket_constants="records"`` keeps it global and per record instead);
-* varying within a call: a per-record argument of the same global root parameter (or IA slot).
+* varying within a call: a per-record argument of the same global root parameter (or IA slot);
+* a root parameter only some command signatures' root signatures declare: a local root parameter of their PCSes,
+  in the program table when constant per call, else per record (the global root signature is shared).
 
 One program command signature per ExecuteIndirect command signature, all in one work list signature; the uniformity
 constraints (1-3: one global root signature, the same updated root parameters and IA slots) hold because the
@@ -293,24 +295,36 @@ class EiToWl:
 
 
 def _classify(buckets: list[Bucket], bucket_constants: str) -> tuple[dict[str, str], dict[str, Binding]]:
-    """binding key -> 'command-list' | 'program-table' | 'record'."""
+    """binding key -> 'command-list' | 'program-table' | 'record' (global, in every call's root signature or IA) or
+    'local program-table' | 'local record' (a root parameter only some command signatures' root signatures have:
+    it becomes a local root parameter of their PCSes, spec "Local root signatures")."""
     keys: dict[str, Binding] = {}
     for b in buckets:
         keys.update(b.bindings)
+    declared = [{root_binding(p).key: p for p in (b.root_signature.pParameters if b.root_signature else [])}
+                for b in buckets]
     out: dict[str, str] = {}
     for key, binding in keys.items():
-        have = [b for b in buckets if key in b.values]
-        if len(have) != len(buckets):
-            missing = next(b.program for b in buckets if key not in b.values)
+        local = binding.root and not all(d.get(key) == binding.parameter for d in declared)
+        scope = [b for b, d in zip(buckets, declared) if key in d] if local else buckets
+        have = [b for b in scope if key in b.values]
+        if len(have) != len(scope):
+            missing = next(b.program for b in scope if key not in b.values)
             raise MigrationError(f"binding {key} is set for some calls but not for {missing!r}; a work list's "
                                  "calls share one command-list state")
         per_call = [b.call_value(key) for b in have]
         per_call_const = all(v is not False for v in per_call)
         firsts = [v for v in per_call if isinstance(v, bytes)]
-        if per_call_const and len(set(firsts)) <= 1:
+        movable = binding.kind in ("constants", "CBV", "SRV", "UAV")
+        if local:
+            if not movable:
+                raise MigrationError(f"{binding.kind} {key} is in some command signatures' root signatures only; "
+                                     "only root constants and root views can become local root parameters")
+            out[key] = "local program-table" if per_call_const and bucket_constants == "program-table" \
+                else "local record"
+        elif per_call_const and len(set(firsts)) <= 1:
             out[key] = "command-list"
-        elif per_call_const and bucket_constants == "program-table" and binding.kind in ("constants", "CBV", "SRV",
-                                                                                          "UAV"):
+        elif per_call_const and bucket_constants == "program-table" and movable:
             out[key] = "program-table"
         elif binding.kind == "table":
             raise MigrationError(f"descriptor table {key} differs between calls; ExecuteIndirect cannot set it per "
@@ -352,14 +366,13 @@ def _record_arg(b: Binding, rpi: int | None, source: str) -> WorkListArgumentDes
     raise MigrationError(f"binding {b.key} ({b.kind}) cannot be set per record")
 
 
-def _inline_arg(b: Binding) -> WorkListArgumentDesc:
+def _inline_arg(b: Binding, source: str = "PROGRAM_TABLE_RECORD") -> WorkListArgumentDesc:
     assert b.parameter is not None
     p = b.parameter
     wrapped = RootParameter1(ParameterType=p.ParameterType, Constants=p.Constants, Descriptor=p.Descriptor,
                              ShaderVisibility=p.ShaderVisibility)
     n = p.Constants.Num32BitValues if b.kind == "constants" else 0
-    return _arg("INLINE_ROOT_PARAMETER", "PROGRAM_TABLE_RECORD",
-                InlineRootParameter=InlineRootParameter(wrapped, 0, n))
+    return _arg("INLINE_ROOT_PARAMETER", source, InlineRootParameter=InlineRootParameter(wrapped, 0, n))
 
 
 def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "program-table",
@@ -381,23 +394,27 @@ def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "p
         raise MigrationError("one work list signature holds one executable class; the calls mix graphics and "
                              "compute", rule="Uniformity constraints across program command signatures")
     cls = classes.pop()
-    signatures = [b.root_signature for b in buckets]
-    rs = signatures[0]
-    if any(s != rs for s in signatures):
-        raise MigrationError("the calls use different root signatures; a work list signature shares one global root "
-                             "signature", rule="Uniformity constraints across program command signatures (1)")
     placement, keys = _classify(buckets, bucket_constants)
+    signatures = [b.root_signature for b in buckets if b.root_signature is not None]
+    rs = signatures[0] if signatures else None
+    if any(s.pStaticSamplers != rs.pStaticSamplers or s.Flags != rs.Flags for s in signatures if rs is not None):
+        raise MigrationError("the calls' root signatures differ in static samplers or flags; a work list signature "
+                             "shares one global root signature",
+                             rule="Uniformity constraints across program command signatures (1)")
 
-    # the global root signature: the EI root signature without the per-program parameters (now local)
+    # the global root signature: the parameters every call's root signature has, without the per-program ones (now
+    # local, in the program table), in the first root signature's order
     params = rs.pParameters if rs is not None else []
-    keep = [p for p in params if placement.get(root_binding(p).key) != "program-table"]
+    keep = [p for p in params if placement.get(root_binding(p).key) in ("command-list", "record")
+            or root_binding(p).key not in placement and all(
+                root_binding(p).key in {root_binding(q).key for q in s.pParameters} for s in signatures)]
     grs: RootSignature | None = None
     if rs is not None:
-        grs = rs if len(keep) == len(params) else RootSignature(
+        grs = rs if keep == params and all(s == rs for s in signatures) else RootSignature(
             name=rs.name + "_WL", pParameters=keep, pStaticSamplers=list(rs.pStaticSamplers), Flags=rs.Flags)
     index = {root_binding(p).key: i for i, p in enumerate(keep)}
     record_keys = sorted((k for k, w in placement.items() if w == "record"), key=lambda k: _sort_key(keys[k], index))
-    table_keys = [root_binding(p).key for p in params if placement.get(root_binding(p).key) == "program-table"]
+    table_keys = [k for k, w in placement.items() if w == "program-table"]
 
     # one PCS per command signature, each laid out inline and hybrid
     by_cs: dict[str, CommandSignature] = {}
@@ -405,12 +422,22 @@ def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "p
         if by_cs.setdefault(b.signature.name, b.signature) != b.signature:
             raise MigrationError(f"two different command signatures are named {b.signature.name!r}")
 
+    def locals_of(cs: CommandSignature, where: str) -> list[str]:
+        declared = {root_binding(p).key for p in (cs.pRootSignature.pParameters if cs.pRootSignature else [])}
+        return [k for k, w in placement.items() if w == where and k in declared]
+
+    arg_keys: dict[str, list[str | None]] = {}  # PCS name -> binding key of each argument (None: the trigger)
+
     def make_pcs(cs: CommandSignature, trigger: str, hybrid: bool) -> ProgramCommandSignature:
         source = "SECONDARY_RECORD" if hybrid else "PRIMARY_RECORD"
+        per_record = locals_of(cs, "local record")
+        in_table = table_keys + locals_of(cs, "local program-table")
         args = [_record_arg(keys[k], index.get(k), source) for k in record_keys]
+        args += [_inline_arg(keys[k], source) for k in per_record]
         args.append(_arg(trigger, source))
-        args += [_inline_arg(keys[k]) for k in table_keys]
+        args += [_inline_arg(keys[k]) for k in in_table]
         pcs = ProgramCommandSignature(f"PCS_{cs.name}", args, 0, grs)
+        arg_keys[pcs.name] = [*record_keys, *per_record, None, *in_table]
         if hybrid:
             sec = pcs_layout(pcs).secondary
             assert sec is not None
@@ -453,8 +480,8 @@ def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "p
                             _pcs_bytes(layouts[n][1], draws[n], calls_with_draws[n], True),
                             "hybrid" if h else "inline") for n, h in zip(names, choice)]
 
-    capture, parts = _assemble(buckets, chosen, grs, index, record_keys, table_keys, keys, placement, cls, base_va,
-                               slot_stride, total(choice)[1])
+    capture, parts = _assemble(buckets, chosen, grs, index, arg_keys, keys, placement, cls, base_va, slot_stride,
+                               total(choice)[1])
     program_table = parts["program_table"]
     before = sum(b.bytes_read for b in buckets)
     after = sum(parts.values())
@@ -473,7 +500,7 @@ def _pcs_bytes(lay: PCSLayout, draws: int, calls: int, hybrid: bool) -> int:
 
 
 def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature], grs: RootSignature | None,
-              index: dict[str, int], record_keys: list[str], table_keys: list[str], keys: dict[str, Binding],
+              index: dict[str, int], arg_keys: dict[str, list[str | None]], keys: dict[str, Binding],
               placement: dict[str, str], cls: ExecutableClass, base_va: int, slot_stride: int | None,
               stride: int) -> tuple[Capture, dict[str, int]]:
     objects = ObjectSet()
@@ -494,22 +521,34 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
         objects.programs[b.program] = Program(b.program, b.identifier, pcs)
 
     layouts = {n: pcs_layout(p) for n, p in chosen.items()}
-    table_layout = next(iter(layouts.values())).program_table
-    assert table_layout is not None
-    stride_pt = table_layout.min_stride if slot_stride is None else slot_stride
+    # the program table: one slot per call, each laid out by its PCS's program-table record (spec "Program table slot
+    # layout"), at the largest of their minimum strides
+    table_layouts = {n: lay.program_table for n, lay in layouts.items()}
+    stride_pt = max(t.min_stride for t in table_layouts.values() if t is not None) if slot_stride is None \
+        else slot_stride
     slots = len(buckets)
-    slot_cols: dict[str, Any] = {"ProgramIdentifier": np.frombuffer(b"".join(b.identifier for b in buckets),
-                                                                    dtype=np.uint8).reshape(slots, IDENTIFIER_SIZE)}
-    pt_fields = [f for f in table_layout.fields if f.role == "arg"]
-    first_pcs = next(iter(chosen.values()))
-    for f in pt_fields:
-        assert f.arg is not None
-        key = table_keys[f.arg - (len(first_pcs.pArgumentDescs) - len(table_keys))]
-        rows = [b.call_value(key) for b in buckets]
-        fill = next((r for r in rows if isinstance(r, bytes)), bytes(f.size))
-        slot_cols[f.name] = column_for(f, np.stack([np.frombuffer(r if isinstance(r, bytes) else fill,
-                                                                  dtype=np.uint8) for r in rows]))
-    table = pack_program_table(table_layout, slot_cols, stride=stride_pt)
+    table = np.zeros(slots * stride_pt, dtype=np.uint8)
+    for name, table_layout in table_layouts.items():
+        assert table_layout is not None
+        mine = [i for i, b in enumerate(buckets) if b.signature.name == name]
+        pcs_name = chosen[name].name
+        slot_cols: dict[str, Any] = {"ProgramIdentifier": np.frombuffer(
+            b"".join(buckets[i].identifier for i in mine), dtype=np.uint8).reshape(len(mine), IDENTIFIER_SIZE)}
+        for f in table_layout.fields:
+            if f.role != "arg":
+                continue
+            assert f.arg is not None
+            key = arg_keys[pcs_name][f.arg]
+            assert key is not None
+            rows = [buckets[i].call_value(key) for i in mine]
+            fill = next((r for r in rows if isinstance(r, bytes)), bytes(f.size))
+            slot_cols[f.name] = column_for(f, np.stack([np.frombuffer(r if isinstance(r, bytes) else fill,
+                                                                      dtype=np.uint8) for r in rows]))
+        packed = pack_program_table(table_layout, slot_cols, stride=stride_pt)
+        if stride_pt:
+            table.reshape(slots, stride_pt)[mine] = packed.reshape(len(mine), stride_pt)
+        else:  # broadcast: one record for every slot
+            table = packed
 
     input_size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT")
     table_va = round_up(base_va + input_size, VA_ALIGN)
@@ -529,10 +568,8 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
             if f.role != "arg":
                 continue
             assert f.arg is not None
-            if f.arg < len(record_keys):
-                cols[f.name] = column_for(f, b.values[record_keys[f.arg]])
-            else:  # the trigger
-                cols[f.name] = column_for(f, b.trigger_rows)
+            key = arg_keys[chosen[b.signature.name].name][f.arg]
+            cols[f.name] = column_for(f, b.trigger_rows if key is None else b.values[key])
         if lay.secondary is not None:
             sec = pack_secondary_records(lay.secondary, cols, stride=chosen[b.signature.name].SecondaryRecordByteStride)
             secondaries.append(sec)
