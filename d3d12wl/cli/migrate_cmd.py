@@ -135,7 +135,8 @@ def _verify(original: Any, migrated: Any, report: dict[str, Any]) -> int:
     from d3d12wl.migrate.equivalence import compare_runs
 
     result = compare_runs(original, migrated)
-    report["verify"] = {"same": result.same, "ordered": result.ordered, "differences": result.differences}
+    report["verify"] = {"same": result.same, "ordered": result.ordered, "compared": result.how,
+                        "note": result.note, "differences": result.differences}
     return 0 if result.same else 1
 
 
@@ -165,8 +166,8 @@ def run_ei_to_wl(args: argparse.Namespace) -> int:
     lines += tables.render(None, sorted(report["placement"].items()), indent="  ")
     if "verify" in report:
         v = report["verify"]
-        how = "in order" if v["ordered"] else "as multisets"
-        lines.append(f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {how})")
+        note = f"; {v['note']}" if v["note"] else ""
+        lines.append(f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {v['compared']}{note})")
         lines += [f"  {d}" for d in v["differences"]]
     print("\n".join(lines))
     return code
@@ -214,15 +215,16 @@ def run_wl_to_ei(args: argparse.Namespace) -> int:
         json.dump(report, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return code
-    lines = [f"wl-to-ei: 1 DispatchList -> {len(result.calls)} ExecuteIndirect calls ({path}); {report['ordering']}",
+    lines = [f"wl-to-ei: 1 {capture.call_name} -> {len(result.calls)} ExecuteIndirect calls ({path}); "
+             f"{report['ordering']}",
              *_figures(report["before"], report["after"]), "calls:"]
     lines += tables.render(("slot", "program", "command signature", "count", "bytes"),
                            [(c["slot"], c["program"], c["command_signature"], c["count"], c["bytes"])
                             for c in report["calls"]], indent="  ")
     if "verify" in report:
         v = report["verify"]
-        how = "in order" if v["ordered"] else "as multisets"
-        lines.append(f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {how})")
+        note = f"; {v['note']}" if v["note"] else ""
+        lines.append(f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {v['compared']}{note})")
         lines += [f"  {d}" for d in v["differences"]]
     print("\n".join(lines))
     return code

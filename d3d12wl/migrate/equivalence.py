@@ -78,12 +78,16 @@ class Comparison:
     def same(self) -> bool:
         return not self.differences
 
-    def __str__(self) -> str:
+    @property
+    def how(self) -> str:
+        """How the executions were compared: ``in order``, ``as multisets`` or, per class, both."""
         if len(self.classes) > 1:
-            how = ", ".join(f"{c.lower()} {'in order' if o else 'as multisets'}" for c, o in self.classes.items())
-        else:
-            how = "in order" if self.ordered else "as multisets (the spec allows any order)"
-        head = f"{self.count_a} vs {self.count_b} executions, compared {how}" + (f" ({self.note})" if self.note else "")
+            return ", ".join(f"{c.lower()} {'in order' if o else 'as multisets'}" for c, o in self.classes.items())
+        return "in order" if self.ordered else "as multisets (the spec allows any order)"
+
+    def __str__(self) -> str:
+        head = f"{self.count_a} vs {self.count_b} executions, compared {self.how}" + (
+            f" ({self.note})" if self.note else "")
         return head + ("" if self.same else ":\n  " + "\n  ".join(self.differences))
 
 
