@@ -140,10 +140,24 @@ def _compute_call() -> CallSequenceEntry:
                                      ExecuteIndirectCall(cs, 2, 0x20000, None)), "Cull")
 
 
-def test_calls_of_two_classes_are_refused() -> None:
-    """Uniformity constraints 4: one work list signature holds records of one executable class."""
-    with pytest.raises(MigrationError, match="executable class"):
-        ei_to_wl([*bucket_scene(10, 1), _compute_call()])
+def test_calls_of_two_classes_become_a_tier2_chain() -> None:
+    """Work Lists Overview, cross-class chaining: a work list signature holds one executable class (Uniformity
+    constraints 4), so graphics and compute calls become a DispatchList1 chain, a signature per class in one array;
+    their global root signatures must agree (Uniformity constraints 1)."""
+    with pytest.raises(MigrationError, match="one global root signature"):
+        ei_to_wl([*bucket_scene(10, 1), _compute_call()])  # RS vs no root signature at all
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+    chain = load_capture(ROOT / "d3d12wl" / "examples" / "tier2_chain_capture.json")
+    calls = wl_to_ei(chain).entries  # one compute call, two graphics calls
+    result = ei_to_wl(calls)
+    assert result.capture.call_name == "DispatchList1"
+    assert check_objects(result.capture.objects, result.capture.device) == []
+    assert sorted(result.capture.objects.work_list_signatures) == ["WLS_COMPUTE", "WLS_GRAPHICS"]
+    assert not execute(result.capture).to_dict()["findings"]
+    comparison = compare_runs(chain, result.capture)
+    assert comparison.same and comparison.classes == {"COMPUTE": False, "GRAPHICS": True}
+    assert compare_runs(calls, result.capture).same
     with pytest.raises(MigrationError, match="not an ExecuteIndirect capture"):
         ei_to_wl([CallSequenceEntry(load_capture(ROOT / "d3d12wl" / "examples" / "culling_capture.json"), "X")])
 

@@ -35,7 +35,8 @@ Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivat
   d3d12wl migrate ei-to-wl INPUT... -o OUT.json [--bucket-constants program-table|records]
                            [--layout auto|inline|hybrid] [--verify] [--json]
       INPUT: a call sequence file, or ExecuteIndirect captures as PROGRAM=PATH (or PATH: the program is the
-      file's stem), in command-list order.  Writes one DispatchList capture: one PCS per command signature,
+      file's stem), in command-list order.  Writes one DispatchList capture (a DispatchList1 chain when
+      graphics and compute calls mix): one PCS per command signature,
       per-draw arguments in records, per-call constants in the program table (--bucket-constants records keeps
       them global, in the records), each PCS laid out fully inline or hybrid, whichever is smaller (--layout
       forces one).  Prints calls, empty calls and bytes before and after, and both layouts' bytes.
@@ -155,7 +156,7 @@ def run_ei_to_wl(args: argparse.Namespace) -> int:
         json.dump(report, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return code
-    lines = [f"ei-to-wl: {len(entries)} ExecuteIndirect calls -> 1 DispatchList ({out})", *_figures(
+    lines = [f"ei-to-wl: {len(entries)} ExecuteIndirect calls -> 1 {result.capture.call_name} ({out})", *_figures(
         report["before"], report["after"]), "record layouts (bytes of the records of each PCS):"]
     lines += tables.render(("pcs", "fully inline", "hybrid", "chosen"),
                            [(c["pcs"], c["inline_bytes"], c["hybrid_bytes"], c["chosen"]) for c in report["layouts"]],

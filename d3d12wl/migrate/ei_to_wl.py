@@ -17,7 +17,8 @@ call (spec "Per-binding source"):
 
 One program command signature per ExecuteIndirect command signature, all in one work list signature; the uniformity
 constraints (1-3: one global root signature, the same updated root parameters and IA slots) hold because the
-classification is made over all calls together.  One program-table slot per call, in call order.  Per PCS, the
+classification is made over all calls together.  Calls that mix graphics and compute become a Tier 2 chain: a work
+list signature per class in one signature array, a list per run of calls of one class.  One program-table slot per call, in call order.  Per PCS, the
 records are laid out fully inline (one primary record per draw) or hybrid (one primary record per call, a
 secondary record per draw), whichever moves fewer bytes (spec "Primary record layout", "Stride derivation"); both
 totals are reported.  Every record is packed by :mod:`d3d12wl.records.packers` at offsets from
@@ -52,6 +53,7 @@ from d3d12wl.model.objects import (
     VertexBufferArg,
     WorkListArgumentDesc,
     WorkListSignature,
+    WorkListSignatureArray,
 )
 from d3d12wl.model.state import (
     CommandListState,
@@ -64,6 +66,7 @@ from d3d12wl.model.state import (
     RootArgument,
     SetProgramDesc,
     SetWorkListDesc,
+    SetWorkListDesc1,
     VertexBufferView,
     WorkListBinding,
 )
@@ -375,25 +378,27 @@ def _inline_arg(b: Binding, source: str = "PROGRAM_TABLE_RECORD") -> WorkListArg
     return _arg("INLINE_ROOT_PARAMETER", source, InlineRootParameter=InlineRootParameter(wrapped, 0, n))
 
 
-def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "program-table",
-             layout: str = "auto", base_va: int = 0x10000, slot_stride: int | None = None) -> EiToWl:
-    """Migrate ExecuteIndirect calls (in command-list order) to one DispatchList capture.
+@dataclass
+class _Plan:
+    """One executable class's part of the migration: its global root signature, PCSes and their layouts."""
 
-    ``bucket_constants``: ``"program-table"`` (per-call constants become local root arguments in the program table)
-    or ``"records"`` (they stay global and go in the records).  ``layout``: ``"auto"`` (per PCS, the fewer bytes),
-    ``"inline"`` or ``"hybrid"``."""
-    if bucket_constants not in ("program-table", "records"):
-        raise MigrationError(f"bucket_constants must be 'program-table' or 'records', not {bucket_constants!r}")
-    if layout not in ("auto", "inline", "hybrid"):
-        raise MigrationError(f"layout must be 'auto', 'inline' or 'hybrid', not {layout!r}")
-    if not entries:
-        raise MigrationError("no ExecuteIndirect call given")
-    buckets = read_buckets(entries)
-    classes = {b.executable_class for b in buckets}
-    if len(classes) != 1:
-        raise MigrationError("one work list signature holds one executable class; the calls mix graphics and "
-                             "compute", rule="Uniformity constraints across program command signatures")
-    cls = classes.pop()
+    cls: ExecutableClass
+    buckets: list[Bucket]
+    grs: RootSignature | None
+    index: dict[str, int]
+    arg_keys: dict[str, list[str | None]]
+    keys: dict[str, Binding]
+    placement: dict[str, str]
+    chosen: dict[str, ProgramCommandSignature]
+    choices: list[LayoutChoice]
+    stride: int
+    inline_bytes: int
+    hybrid_bytes: int
+
+
+def _plan(buckets: list[Bucket], bucket_constants: str, layout: str) -> _Plan:
+    """Classify the bindings of one class's calls and make its PCSes, laid out to the fewest bytes."""
+    cls = buckets[0].executable_class
     placement, keys = _classify(buckets, bucket_constants)
     signatures = [b.root_signature for b in buckets if b.root_signature is not None]
     rs = signatures[0] if signatures else None
@@ -480,14 +485,51 @@ def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "p
                             _pcs_bytes(layouts[n][1], draws[n], calls_with_draws[n], True),
                             "hybrid" if h else "inline") for n, h in zip(names, choice)]
 
-    capture, parts = _assemble(buckets, chosen, grs, index, arg_keys, keys, placement, cls, base_va, slot_stride,
-                               total(choice)[1])
-    program_table = parts["program_table"]
+    return _Plan(cls, buckets, grs, index, arg_keys, keys, placement, chosen, choices, total(choice)[1],
+                 total(all_inline)[0], total(all_hybrid)[0])
+
+
+def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "program-table",
+             layout: str = "auto", base_va: int = 0x10000, slot_stride: int | None = None) -> EiToWl:
+    """Migrate ExecuteIndirect calls (in command-list order) to one DispatchList capture, or, when the calls mix
+    graphics and compute, to one DispatchList1 chain (Tier 2: a list per run of calls of one class, a work list
+    signature per class in one signature array, spec "Work Lists Overview": cross-class chaining).
+
+    ``bucket_constants``: ``"program-table"`` (per-call constants become local root arguments in the program table)
+    or ``"records"`` (they stay global and go in the records).  ``layout``: ``"auto"`` (per PCS, the fewer bytes),
+    ``"inline"`` or ``"hybrid"``."""
+    if bucket_constants not in ("program-table", "records"):
+        raise MigrationError(f"bucket_constants must be 'program-table' or 'records', not {bucket_constants!r}")
+    if layout not in ("auto", "inline", "hybrid"):
+        raise MigrationError(f"layout must be 'auto', 'inline' or 'hybrid', not {layout!r}")
+    if not entries:
+        raise MigrationError("no ExecuteIndirect call given")
+    buckets = read_buckets(entries)
+    order = list(dict.fromkeys(b.executable_class for b in buckets))
+    plans = [_plan([b for b in buckets if b.executable_class is c], bucket_constants, layout) for c in order]
+    grs = plans[0].grs
+    for other in plans[1:]:
+        if (other.grs is None) != (grs is None) or (grs is not None and other.grs is not None and (
+                other.grs.pParameters != grs.pParameters or other.grs.pStaticSamplers != grs.pStaticSamplers)):
+            raise MigrationError("the graphics and the compute calls do not leave one global root signature (the "
+                                 "parameters every call declares, less those moved to the program table) for the "
+                                 "signature array to share", rule="Uniformity constraints across program command "
+                                 "signatures (1)")
+        other.grs = grs
+        for pcs in other.chosen.values():
+            pcs.pGlobalRootSignature = grs
+    if len(plans) == 1:
+        plan = plans[0]
+        capture, parts = _assemble(buckets, plan.chosen, plan.grs, plan.index, plan.arg_keys, plan.keys,
+                                   plan.placement, plan.cls, base_va, slot_stride, plan.stride)
+        placement = plan.placement
+    else:
+        capture, parts = _assemble_chain(buckets, plans, base_va, slot_stride)
+        placement = {f"{k} ({p.cls.value.lower()})": w for p in plans for k, w in p.placement.items()}
+    fixed = sum(parts.values()) - parts["primary"] - parts["secondary"]
     before = sum(b.bytes_read for b in buckets)
-    after = sum(parts.values())
-    return EiToWl(capture, buckets, placement, choices, before, after,
-                  total(all_inline)[0] + parts["dispatch_input"] + program_table,
-                  total(all_hybrid)[0] + parts["dispatch_input"] + program_table, parts)
+    return EiToWl(capture, buckets, placement, [c for p in plans for c in p.choices], before, sum(parts.values()),
+                  sum(p.inline_bytes for p in plans) + fixed, sum(p.hybrid_bytes for p in plans) + fixed, parts)
 
 
 def _pcs_bytes(lay: PCSLayout, draws: int, calls: int, hybrid: bool) -> int:
@@ -499,18 +541,7 @@ def _pcs_bytes(lay: PCSLayout, draws: int, calls: int, hybrid: bool) -> int:
     return calls * lay.primary.min_stride + draws * lay.secondary.min_stride
 
 
-def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature], grs: RootSignature | None,
-              index: dict[str, int], arg_keys: dict[str, list[str | None]], keys: dict[str, Binding],
-              placement: dict[str, str], cls: ExecutableClass, base_va: int, slot_stride: int | None,
-              stride: int) -> tuple[Capture, dict[str, int]]:
-    objects = ObjectSet()
-    if grs is not None:
-        objects.root_signatures[grs.name] = grs
-    for pcs in chosen.values():
-        objects.program_command_signatures[pcs.name] = pcs
-    pcs_list = list(dict.fromkeys(chosen[b.signature.name].name for b in buckets))
-    wls = WorkListSignature("WLS", [objects.program_command_signatures[n] for n in pcs_list])
-    objects.work_list_signatures["WLS"] = wls
+def _programs(objects: ObjectSet, buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature]) -> None:
     for b in buckets:
         pcs = chosen[b.signature.name]
         if b.program in objects.programs:
@@ -520,10 +551,13 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
             continue
         objects.programs[b.program] = Program(b.program, b.identifier, pcs)
 
-    layouts = {n: pcs_layout(p) for n, p in chosen.items()}
-    # the program table: one slot per call, each laid out by its PCS's program-table record (spec "Program table slot
-    # layout"), at the largest of their minimum strides
-    table_layouts = {n: lay.program_table for n, lay in layouts.items()}
+
+def _pack_table(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
+                arg_keys: dict[str, list[str | None]], slot_stride: int | None) -> tuple[np.ndarray, int]:
+    """The program table: one slot per call, each laid out by its PCS's program-table record (spec "Program table
+    slot layout"), at the largest of their minimum strides.  Returns (bytes, stride)."""
+    names = list(dict.fromkeys(b.signature.name for b in buckets))
+    table_layouts = {n: pcs_layout(chosen[n]).program_table for n in names}
     stride_pt = max(t.min_stride for t in table_layouts.values() if t is not None) if slot_stride is None \
         else slot_stride
     slots = len(buckets)
@@ -549,29 +583,36 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
             table.reshape(slots, stride_pt)[mine] = packed.reshape(len(mine), stride_pt)
         else:  # broadcast: one record for every slot
             table = packed
+    return table, stride_pt
 
-    input_size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT")
-    table_va = round_up(base_va + input_size, VA_ALIGN)
-    primary_va = round_up(table_va + table.nbytes, VA_ALIGN)
-    primaries: list[np.ndarray] = []
-    secondaries: list[np.ndarray] = []
-    n_primary = sum(b.count if not layouts[b.signature.name].secondary else int(b.count > 0) for b in buckets)
+
+def _pack_records(items: list[tuple[int, Bucket]], chosen: dict[str, ProgramCommandSignature],
+                  arg_keys: dict[str, list[str | None]], stride: int,
+                  primary_va: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """One list's records, for (program-table slot, call) items in order: a primary record per draw (fully inline)
+    or per non-empty call with its secondary records (hybrid).  Returns (primary list, secondary records, the VA the
+    secondary records go at, right after the primary list)."""
+    layouts = {b.signature.name: pcs_layout(chosen[b.signature.name]) for _, b in items}
+    n_primary = sum(b.count if layouts[b.signature.name].secondary is None else int(b.count > 0) for _, b in items)
     secondary_va = round_up(primary_va + n_primary * stride, VA_ALIGN)
     cursor = secondary_va
-    for slot, b in enumerate(buckets):
+    primaries: list[np.ndarray] = []
+    secondaries: list[np.ndarray] = []
+    for slot, b in items:
         if b.count == 0:
             continue
         lay = layouts[b.signature.name]
+        pcs = chosen[b.signature.name]
         record = lay.secondary or lay.primary
         cols: dict[str, Any] = {}
         for f in record.fields:
             if f.role != "arg":
                 continue
             assert f.arg is not None
-            key = arg_keys[chosen[b.signature.name].name][f.arg]
+            key = arg_keys[pcs.name][f.arg]
             cols[f.name] = column_for(f, b.trigger_rows if key is None else b.values[key])
         if lay.secondary is not None:
-            sec = pack_secondary_records(lay.secondary, cols, stride=chosen[b.signature.name].SecondaryRecordByteStride)
+            sec = pack_secondary_records(lay.secondary, cols, stride=pcs.SecondaryRecordByteStride)
             secondaries.append(sec)
             primaries.append(pack_primary_records(lay.primary, {
                 "ProgramTableIndex": np.array([slot], dtype=np.uint32),
@@ -583,6 +624,70 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
             primaries.append(pack_primary_records(lay.primary, cols, stride=stride))
     primary = np.concatenate(primaries) if primaries else np.zeros(0, dtype=np.uint8)
     secondary = np.concatenate(secondaries) if secondaries else np.zeros(0, dtype=np.uint8)
+    return primary, secondary, secondary_va
+
+
+def _command_list(plan: _Plan, state: CommandListState) -> None:
+    """Set on ``state`` what the plan leaves to the command list: root arguments (of its class's binding set) and
+    IA bindings the same in every draw."""
+    root_args: dict[int, RootArgument] = {}
+    for key, where in plan.placement.items():
+        if where != "command-list":
+            continue
+        kb = plan.keys[key]
+        value = next((v for v in (x.call_value(key) for x in plan.buckets) if isinstance(v, bytes)), None)
+        if value is None:
+            continue  # set only by commands of calls that have none: no draw sees it
+        row = np.frombuffer(value, dtype=np.uint8)
+        if kb.root:
+            if kb.kind == "constants":
+                root_args[plan.index[key]] = RootArgument("constants", values=[int(v) for v in row.view("<u4")])
+            else:
+                root_args[plan.index[key]] = RootArgument("table" if kb.kind == "table" else "descriptor",
+                                                          value=int(row.view("<u8")[0]))
+        elif kb.kind == "VB":
+            loc, size, st = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
+            state.vertex_buffers[kb.slot or 0] = VertexBufferView(loc, size, st)
+        else:
+            loc, size, fmt = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
+            state.index_buffer = IndexBufferView(loc, size, fmt)
+    if plan.cls is ExecutableClass.GRAPHICS:
+        state.graphics_root_signature, state.graphics_root_arguments = plan.grs, root_args
+    else:
+        state.compute_root_signature, state.compute_root_arguments = plan.grs, root_args
+
+
+def _table_binding(va: int, table: np.ndarray, stride: int, slots: int) -> WorkListBinding:
+    return WorkListBinding(abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE"), ProgramTableBinding(
+        GpuVirtualAddressRangeAndStride(va, table.nbytes, stride), slots))
+
+
+def _device(buckets: list[Bucket], tier: int) -> DeviceCaps:
+    """The device the work list runs on: the tier it needs (the calls' own device may not support Work Lists), the
+    calls' other caps kept."""
+    return DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", f"TIER_{tier}"),
+                      Max1DDispatchSize=buckets[0].capture_device.Max1DDispatchSize)
+
+
+def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature], grs: RootSignature | None,
+              index: dict[str, int], arg_keys: dict[str, list[str | None]], keys: dict[str, Binding],
+              placement: dict[str, str], cls: ExecutableClass, base_va: int, slot_stride: int | None,
+              stride: int) -> tuple[Capture, dict[str, int]]:
+    """Tier 1: one work list signature bound directly, one program table, one list."""
+    objects = ObjectSet()
+    if grs is not None:
+        objects.root_signatures[grs.name] = grs
+    for pcs in chosen.values():
+        objects.program_command_signatures[pcs.name] = pcs
+    pcs_list = list(dict.fromkeys(chosen[b.signature.name].name for b in buckets))
+    wls = WorkListSignature("WLS", [objects.program_command_signatures[n] for n in pcs_list])
+    objects.work_list_signatures["WLS"] = wls
+    _programs(objects, buckets, chosen)
+    table, stride_pt = _pack_table(buckets, chosen, arg_keys, slot_stride)
+    input_size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT")
+    table_va = round_up(base_va + input_size, VA_ALIGN)
+    primary_va = round_up(table_va + table.nbytes, VA_ALIGN)
+    primary, secondary, secondary_va = _pack_records(list(enumerate(buckets)), chosen, arg_keys, stride, primary_va)
     n_records = primary.nbytes // stride if stride else 0
     graphics = cls is ExecutableClass.GRAPHICS
     inputs = pack_dispatch_list_inputs({"NumProgramInputs": np.array([n_records], dtype=np.uint64),
@@ -591,50 +696,86 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
                                         "ProgramInputs.StrideInBytes": np.array([stride], dtype=np.uint64)})
     end = secondary_va + secondary.nbytes if secondary.nbytes else primary_va + primary.nbytes
     data = np.zeros(end - base_va, dtype=np.uint8)
-    data[:inputs.nbytes] = inputs
-    data[table_va - base_va:table_va - base_va + table.nbytes] = table
-    data[primary_va - base_va:primary_va - base_va + primary.nbytes] = primary
-    data[secondary_va - base_va:secondary_va - base_va + secondary.nbytes] = secondary
+    for va, block in ((base_va, inputs), (table_va, table), (primary_va, primary), (secondary_va, secondary)):
+        data[va - base_va:va - base_va + block.nbytes] = block
     memory = GpuMemory()
     memory.map(base_va, data, name="work_list")
-
-    first = buckets[0]
-    state = CommandListState(descriptor_heaps=first.state.descriptor_heaps)
-    root_args: dict[int, RootArgument] = {}
-    for key, where in placement.items():
-        if where != "command-list":
-            continue
-        kb = keys[key]
-        value = next((v for v in (x.call_value(key) for x in buckets) if isinstance(v, bytes)), None)
-        if value is None:
-            continue  # set only by commands of calls that have none: no draw sees it
-        row = np.frombuffer(value, dtype=np.uint8)
-        if kb.root:
-            if kb.kind == "constants":
-                root_args[index[key]] = RootArgument("constants", values=[int(v) for v in row.view("<u4")])
-            else:
-                root_args[index[key]] = RootArgument("table" if kb.kind == "table" else "descriptor",
-                                                     value=int(row.view("<u8")[0]))
-        elif kb.kind == "VB":
-            loc, size, st = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
-            state.vertex_buffers[kb.slot or 0] = VertexBufferView(loc, size, st)
-        else:
-            loc, size, fmt = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
-            state.index_buffer = IndexBufferView(loc, size, fmt)
-    binding = WorkListBinding(abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE"), ProgramTableBinding(
-        GpuVirtualAddressRangeAndStride(table_va, table.nbytes, stride_pt), slots))
+    state = CommandListState(descriptor_heaps=buckets[0].state.descriptor_heaps)
+    _command_list(_Plan(cls, buckets, grs, index, arg_keys, keys, placement, chosen, [], stride, 0, 0), state)
     state.program = SetProgramDesc(abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST"), WorkList=SetWorkListDesc(
-        wls, binding))
-    if graphics:
-        state.graphics_root_signature = grs
-        state.graphics_root_arguments = root_args
-    else:
-        state.compute_root_signature = grs
-        state.compute_root_arguments = root_args
-    # the device the work list runs on: Tier 1 (the calls' own device may not support Work Lists), its other caps kept
-    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"),
-                        Max1DDispatchSize=first.capture_device.Max1DDispatchSize)
+        wls, _table_binding(table_va, table, stride_pt, len(buckets))))
     call = DispatchListCall(base_va, n_records if graphics else 0)
     parts = {"dispatch_input": input_size, "program_table": int(table.nbytes), "primary": int(primary.nbytes),
              "secondary": int(secondary.nbytes)}
-    return Capture(CAPTURE_VERSION, device, objects, memory, state, call), parts
+    return Capture(CAPTURE_VERSION, _device(buckets, 1), objects, memory, state, call), parts
+
+
+def _assemble_chain(buckets: list[Bucket], plans: list[_Plan], base_va: int,
+                    slot_stride: int | None) -> tuple[Capture, dict[str, int]]:
+    """Tier 2: a work list signature per class in one signature array (one shared global root signature), a program
+    table per signature, and a list per run of consecutive calls of one class, chained by NextDispatchList with
+    _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION (spec "Dispatch List Continuations", "Binding via SetProgram")."""
+    objects = ObjectSet()
+    grs = plans[0].grs
+    if grs is not None:
+        objects.root_signatures[grs.name] = grs
+    signatures = []
+    for plan in plans:
+        for pcs in plan.chosen.values():
+            objects.program_command_signatures[pcs.name] = pcs
+        names = list(dict.fromkeys(plan.chosen[b.signature.name].name for b in plan.buckets))
+        wls = WorkListSignature(f"WLS_{plan.cls.value}", [objects.program_command_signatures[n] for n in names])
+        objects.work_list_signatures[wls.name] = wls
+        signatures.append(wls)
+        _programs(objects, plan.buckets, plan.chosen)
+    array = WorkListSignatureArray("ARR", signatures)
+    objects.work_list_signature_arrays[array.name] = array
+    which = {id(b): k for k, plan in enumerate(plans) for b in plan.buckets}
+    slot_of = {id(b): i for plan in plans for i, b in enumerate(plan.buckets)}
+    runs = [list(g) for _, g in itertools.groupby(buckets, key=lambda b: which[id(b)])]
+    input_size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT1")
+    cursor = base_va
+    input_vas = []
+    for _ in runs:
+        input_vas.append(cursor)
+        cursor = round_up(cursor + input_size, VA_ALIGN)
+    tables = []
+    for plan in plans:
+        table, stride_pt = _pack_table(plan.buckets, plan.chosen, plan.arg_keys, slot_stride)
+        tables.append((cursor, table, stride_pt))
+        cursor = round_up(cursor + table.nbytes, VA_ALIGN)
+    blocks: list[tuple[int, np.ndarray]] = [(va, t) for va, t, _ in tables]
+    lists = []
+    for run in runs:
+        plan = plans[which[id(run[0])]]
+        primary, secondary, secondary_va = _pack_records([(slot_of[id(b)], b) for b in run], plan.chosen,
+                                                         plan.arg_keys, plan.stride, cursor)
+        lists.append((which[id(run[0])], cursor, primary.nbytes // plan.stride, plan.stride))
+        blocks += [(cursor, primary), (secondary_va, secondary)]
+        cursor = round_up(secondary_va + secondary.nbytes, VA_ALIGN)
+    cont = abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
+    inputs = pack_dispatch_list_inputs({
+        "NumProgramInputs": np.array([n for _, _, n, _ in lists], dtype=np.uint64),
+        "Flags": np.array([cont if i + 1 < len(lists) else 0 for i in range(len(lists))], dtype=np.uint64),
+        "SignatureIndex": np.array([k for k, _, _, _ in lists], dtype=np.uint64),
+        "ProgramInputs.StartAddress": np.array([va for _, va, _, _ in lists], dtype=np.uint64),
+        "ProgramInputs.StrideInBytes": np.array([st for _, _, _, st in lists], dtype=np.uint64),
+        "NextDispatchList": np.array([*input_vas[1:], 0], dtype=np.uint64)}, tier=2)
+    blocks += [(va, inputs[i * input_size:(i + 1) * input_size]) for i, va in enumerate(input_vas)]
+    data = np.zeros(cursor - base_va, dtype=np.uint8)
+    for va, block in blocks:
+        data[va - base_va:va - base_va + block.nbytes] = block
+    memory = GpuMemory()
+    memory.map(base_va, data, name="work_list")
+    state = CommandListState(descriptor_heaps=buckets[0].state.descriptor_heaps)
+    for plan in plans:
+        _command_list(plan, state)
+    bindings = [_table_binding(va, t, st, len(plan.buckets)) for (va, t, st), plan in zip(tables, plans)]
+    state.program = SetProgramDesc(abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1"),
+                                   WorkList1=SetWorkListDesc1(array, bindings))
+    graphics = [n for k, _, n, _ in lists if plans[k].cls is ExecutableClass.GRAPHICS]
+    call = DispatchListCall(base_va, max(graphics, default=0), len(graphics), tier2=True)
+    parts = {"dispatch_input": input_size * len(lists), "program_table": sum(int(t.nbytes) for _, t, _ in tables),
+             "primary": sum(int(b.nbytes) for va, b in blocks[len(tables):len(tables) + 2 * len(lists):2]),
+             "secondary": sum(int(b.nbytes) for va, b in blocks[len(tables) + 1:len(tables) + 2 * len(lists):2])}
+    return Capture(CAPTURE_VERSION, _device(buckets, 2), objects, memory, state, call), parts
