@@ -1,6 +1,7 @@
 """The README's examples are tested: every ``console`` block's ``$ d3d12wl ...`` command runs with the exit code the
 README states (``# exit N`` after the command, default 0) and prints each output line the README shows under it
-(lines that end in ``...`` are prefixes); every ``python`` block runs, in order, in one namespace.
+(lines that end in ``...`` are prefixes); every ``python`` block runs, in order, in one namespace, and the
+``test_*`` functions a block defines (a pytest example) are called.
 
 The console commands run in order in one working directory that mirrors the checkout (a symbolic link to each of
 its top-level entries), so an example may write a file (``d3d12wl capture ... -o readback_capture.json``) that a
@@ -86,7 +87,13 @@ def test_readme_console_example(command: str, exit_code: int, shown: list[str], 
 def test_readme_python_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     namespace: dict[str, object] = {"__name__": "__readme__"}
+    ran: set[str] = set()
     for body in _blocks("python"):
         if "header_check" in body:  # compiles with clang (and glslc for the HLSL)
             _require_tools("--header --hlsl")
         exec(compile(body, str(README), "exec"), namespace)  # noqa: S102 - the README's own examples
+        for name in [n for n in namespace if n.startswith("test_") and n not in ran]:  # a pytest example's tests
+            ran.add(name)
+            test = namespace[name]
+            assert callable(test), name
+            test()

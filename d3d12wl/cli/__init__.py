@@ -30,6 +30,8 @@ COMMANDS: dict[str, str] = {
     "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
     "messages": "driver-reported messages: 'messages check' runs the conformance suite against a driver",
     "headers": "where the package's C headers are (the include directory of generated C)",
+    "migrate": "move per-PSO ExecuteIndirect buckets to one work list and back, with the bytes and calls saved",
+    "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
 }
 
 #: build_parser(command=ALL) registers every command in full

@@ -24,16 +24,17 @@ FOLDER = Path(__file__).resolve().parent
 
 
 def names() -> list[str]:
-    """The example files (descriptions, captures, headers, HLSL), sorted."""
-    return sorted(p.name for p in FOLDER.iterdir() if p.is_file() and p.suffix in {".json", ".h", ".hlsl", ".py"}
-                  and p.name != "__init__.py")
+    """The example files (descriptions, captures, headers, HLSL, readbacks), as paths under the folder, sorted."""
+    return sorted(p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*")
+                  if p.is_file() and p.suffix in {".json", ".h", ".hlsl", ".py", ".csv", ".bin"}
+                  and p.name != "__init__.py" and "__pycache__" not in p.parts)
 
 
 def path(name: str) -> Path:
-    """The path of the bundled example ``name`` (``"culling.json"``); a :class:`D3D12WLError` listing the
-    examples when there is none of that name."""
-    target = FOLDER / name
-    if Path(name).name != name or not target.is_file():
+    """The path of the bundled example ``name`` (``"culling.json"``, ``"culling_ei/calls.json"``); a
+    :class:`D3D12WLError` listing the examples when there is none of that name."""
+    target = (FOLDER / name).resolve()
+    if FOLDER not in target.parents or not target.is_file():
         raise D3D12WLError(f"no bundled example {name!r}; the examples are: {', '.join(names())}",
-                       where="d3d12wl.examples.path")
+                           where="d3d12wl.examples.path")
     return target

@@ -92,10 +92,15 @@ def mutate_json(doc: Any, rng: random.Random) -> None:
 
 def mutate_bytes(doc: dict[str, Any], rng: random.Random) -> None:
     """Overwrite one 4- or 8-byte word of a hex memory region, in place."""
-    regions = [r for r in doc.get("memory", []) if isinstance(r, dict) and isinstance(r.get("hex"), str | list)]
+    memory = doc.get("memory")
+    if not isinstance(memory, list):  # an earlier mutation replaced it
+        return
+    regions = [r for r in memory if isinstance(r, dict) and isinstance(r.get("hex"), str | list)]
     if not regions:
         return
     region = rng.choice(regions)
+    if isinstance(region["hex"], list) and not all(isinstance(line, str) for line in region["hex"]):
+        return
     text = region["hex"] if isinstance(region["hex"], str) else "".join(region["hex"])
     try:
         data = bytearray(bytes.fromhex(text))
