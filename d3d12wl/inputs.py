@@ -14,6 +14,7 @@ whatever Draft 2020-12 allows), so what passes the schema is an int everywhere a
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import stat
 import sys
@@ -22,8 +23,9 @@ from typing import Any
 
 from d3d12wl.errors import D3D12WLError
 
-__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "MAX_JSON_BYTES", "STDIN", "InputError", "file_kind", "json_depth", "load_json",
-           "parse_json", "path_of", "read_bytes", "read_text", "schema_validator"]
+__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "MAX_JSON_BYTES", "MAX_STREAM_BYTES", "STDIN", "InputError", "file_kind",
+           "json_depth", "label", "load_json", "map_bytes", "parse_json", "path_of", "read_bytes", "read_text",
+           "schema_validator"]
 
 #: the name that stands for standard input
 STDIN = "-"
@@ -33,6 +35,8 @@ MAX_JSON_BYTES = 1 << 30
 MAX_DEPTH = 64
 #: the most digits of a JSON integer (a 64-bit value has 20)
 MAX_INT_DIGITS = 40
+#: the most bytes of binary data (a readback) read from standard input; a regular file is mapped instead
+MAX_STREAM_BYTES = 1 << 30
 
 
 class InputError(D3D12WLError):
@@ -77,6 +81,32 @@ def read_bytes(source: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, w
     if len(data) > limit:  # it grew while being read
         raise InputError(f"holds more than the {limit:,} bytes a {what} may have", where=name)
     return data
+
+
+def map_bytes(source: str | os.PathLike[str], *, what: str = "file", limit: int = MAX_STREAM_BYTES
+              ) -> memoryview | bytes:
+    """The bytes of binary data (a readback): a regular file memory-mapped read-only, so a file of gigabytes costs
+    only the pages a command reads and is never copied; standard input for ``-``, at most ``limit`` bytes.  What is
+    not a regular file is refused before anything is read, as :func:`read_bytes` does."""
+    name = os.fspath(source)
+    if name == STDIN:
+        return read_bytes(source, limit=limit, what=what)
+    try:
+        info = os.stat(name)
+        kind = file_kind(info.st_mode)
+        if kind is not None:
+            raise InputError(f"is {kind}, not a {what}", where=name)
+        if info.st_size == 0:
+            return b""
+        with open(name, "rb") as f:
+            return memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read the {what}: {getattr(exc, 'strerror', None) or exc}", where=name) from None
+
+
+def label(source: str | os.PathLike[str]) -> str:
+    """How a message names a source: its path, or ``<stdin>``."""
+    return "<stdin>" if os.fspath(source) == STDIN else os.fspath(source)
 
 
 def read_text(source: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, what: str = "file") -> str:

@@ -17,8 +17,8 @@ def test_every_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None
         main(["--help"])
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
-    assert set(COMMANDS) == {"abi", "layout", "validate", "codegen", "dump", "exec", "messages", "headers",
-                             "migrate", "diff"}
+    assert set(COMMANDS) == {"abi", "layout", "validate", "codegen", "decode", "capture", "dump", "exec", "messages",
+                             "headers", "migrate", "diff"}
     assert all(f"    {name} " in out for name in COMMANDS), out
 
 
@@ -61,5 +61,7 @@ def test_every_command_module_imports_and_registers() -> None:
 
 #: a first argument each command needs to parse
 _FIRST_ARGUMENT = {"layout": ["x.json"], "validate": ["x.json"], "codegen": ["x.json", "--lang", "c"],
+                   "decode": ["x.json", "PCS.primary", "x.bin"],
+                   "capture": ["x.json", "-o", "o.json", "--dispatch-list", "0x0"],
                    "messages": ["check"],
                    "migrate": ["scene", "-o", "x"], "diff": ["a.json", "b.json"]}
