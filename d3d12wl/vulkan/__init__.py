@@ -1,0 +1,24 @@
+"""Lowering to Vulkan device-generated commands (``VK_EXT_device_generated_commands``).
+
+A graphics or compute work list (``DispatchList``, Tier 1) or an ``ExecuteIndirect`` call becomes an
+indirect-commands layout, an indirect execution set of pipelines (one per program) and a sequence buffer
+(:mod:`~d3d12wl.vulkan.lowering`); :mod:`~d3d12wl.vulkan.harness` writes what the GPU harness
+(``tools/gpu/``) reads and compares what it recorded with the reference executor's trace.  See docs/vulkan.md.
+"""
+
+from __future__ import annotations
+
+from d3d12wl.vulkan.lowering import (
+    CommandsLayout,
+    Lowering,
+    LoweringError,
+    NotLowered,
+    PushConstantRange,
+    Token,
+    lower,
+    lower_capture,
+)
+from d3d12wl.vulkan.vk import IndexInputMode, ShaderStage, TokenType
+
+__all__ = ["CommandsLayout", "IndexInputMode", "Lowering", "LoweringError", "NotLowered", "PushConstantRange",
+           "ShaderStage", "Token", "TokenType", "lower", "lower_capture"]
