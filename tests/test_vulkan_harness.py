@@ -1,0 +1,104 @@
+"""The lowering held to the reference executor through the CPU model of the GPU harness's recording shaders
+(d3d12wl.vulkan.case, d3d12wl.vulkan.harness; docs/vulkan.md), the harness's case file, and the C harness's
+declarations and shaders (tools/gpu/)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from d3d12wl import abi
+from d3d12wl.capture.file import Capture, load_capture
+from d3d12wl.executor import execute
+from d3d12wl.executor.trace import Limits
+from d3d12wl.vulkan import LoweringError, TokenType, lower_capture
+from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture
+from d3d12wl.vulkan.case import compare_records, model_records, read_case, write_case
+from d3d12wl.vulkan.harness import case_of, expected_records
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
+GPU_DIR = Path(__file__).resolve().parent.parent / "tools" / "gpu"
+
+
+def example(name: str) -> Capture:
+    return load_capture(EXAMPLES / f"{name}_capture.json")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The lowering against the executor: the harness's records, modelled on the CPU
+# --------------------------------------------------------------------------------------------------------------
+
+CASES = {
+    "culling": lambda: example("culling"),
+    "execute_indirect": lambda: example("execute_indirect"),
+    "big": lambda: build_big_capture(2048, per_record=128, programs=4),
+    "compute": build_compute_capture,
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_lowering_agrees_with_the_executor(name: str) -> None:
+    """What the GPU must record if it executes the lowered sequences as the Vulkan spec says
+    (case.model_records) equals what the executor's trace says each execution receives (harness.expected_records),
+    execution by execution: program, every root argument, the draw or dispatch arguments."""
+    cap = CASES[name]()
+    low = lower_capture(cap, sequence_index=True)
+    trace = execute(cap, Limits(max_executions=1 << 20, max_records=1 << 20)).to_dict()
+    assert trace["findings"] == []
+    result = compare_records(model_records(case_of(low)), expected_records(trace, low))
+    assert result["compared"] == len(trace["executions"]) == low.count > 0
+    assert result["mismatches"] == 0, result["first_mismatches"]
+
+
+def test_a_wrong_sequence_byte_is_a_mismatch() -> None:
+    """The comparison can fail: one flipped tint byte in the lowered sequences is one mismatched record."""
+    cap = example("culling")
+    low = lower_capture(cap, sequence_index=True)
+    want = expected_records(execute(cap).to_dict(), low)
+    low.sequences = low.sequences.copy()
+    low.sequences[4, 12] ^= 1  # sequence 4 (Transparent), first tint byte
+    result = compare_records(model_records(case_of(low)), want)
+    assert result["mismatches"] == 1
+    assert result["first_mismatches"][0]["sequence"] == 4
+    assert list(result["first_mismatches"][0]["fields"]) == ["push_dword4"]
+
+
+def test_nothing_to_run_without_a_lowering() -> None:
+    cap = example("culling")
+    cap.objects.program_command_signatures["PCS"].pArgumentDescs[0].Type = abi.enum_value(
+        "D3D12_INDIRECT_ARGUMENT_TYPE", "DESCRIPTOR_TABLE")
+    with pytest.raises(LoweringError, match="not lowered"):
+        case_of(lower_capture(cap, sequence_index=True))
+    with pytest.raises(LoweringError, match="sequence-index slot"):
+        case_of(lower_capture(example("culling")))
+
+
+def test_case_file_round_trip(tmp_path: Path) -> None:
+    case = case_of(lower_capture(example("execute_indirect"), sequence_index=True))
+    back = read_case(write_case(case, tmp_path / "ei.case"))
+    assert back.to_bytes() == case.to_bytes()
+    assert np.array_equal(model_records(back), model_records(case))
+    assert back.vertex_bytes == 0x100  # the largest SizeInBytes of the three vertex buffer views
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The C harness's declarations and the shaders
+# --------------------------------------------------------------------------------------------------------------
+
+def test_token_values_agree_with_the_c_harness() -> None:
+    text = (GPU_DIR / "dgc_ext.h").read_text(encoding="utf-8")
+    declared = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define DGC_TOKEN_(\w+) (\d+)u", text)}
+    assert declared == {t.name: int(t) for t in TokenType}
+
+
+@pytest.mark.skipif(shutil.which("glslc") is None, reason="glslc not installed")
+@pytest.mark.parametrize("shader", ["record.vert", "record.comp"])
+def test_recording_shaders_compile(shader: str, tmp_path: Path) -> None:
+    out = tmp_path / f"{shader}.spv"
+    subprocess.run(["glslc", "--target-env=vulkan1.3", "-O", str(GPU_DIR / shader), "-o", str(out)], check=True)
+    assert out.read_bytes()[:4] == b"\x03\x02\x23\x07"  # the SPIR-V magic number, little endian
