@@ -97,7 +97,7 @@ def test_token_values_agree_with_the_c_harness() -> None:
 
 
 @pytest.mark.skipif(shutil.which("glslc") is None, reason="glslc not installed")
-@pytest.mark.parametrize("shader", ["record.vert", "record.comp"])
+@pytest.mark.parametrize("shader", ["record.vert", "record.comp", "walk.comp"])
 def test_recording_shaders_compile(shader: str, tmp_path: Path) -> None:
     out = tmp_path / f"{shader}.spv"
     subprocess.run(["glslc", "--target-env=vulkan1.3", "-O", str(GPU_DIR / shader), "-o", str(out)], check=True)

@@ -18,8 +18,12 @@ default 1 M = 2**20 draws).  ``compare`` re-derives every capture, runs the exec
 * the GPU's records with the CPU model of the lowered sequence buffer (:func:`d3d12wl.vulkan.case.model_records`),
   so that a mismatch says which side, the lowering or the executor, differs from the GPU.
 
-For the big case the GPU machine itself checks every record against the model (``big.check.json``) and sends back
-all records compressed (``big.rec.xz``) when they fit, and every 1024th record (``big.sample.rec``) always.
+For the big case the GPU machine itself checks every record against the model and sends back all records
+compressed (``big.rec.xz``) when they fit, and every 1024th record (``big.sample.rec``) always.
+
+The GPU walker (``tools/gpu/walk.comp``, :mod:`d3d12wl.vulkan.walker`) generates the sequence buffer of the
+DispatchList cases on the GPU from the captured record bytes; the harness compares it byte for byte with the CPU
+lowering's, then runs DGC on the GPU-generated sequences and the machine checks those records against the model.
 """
 
 from __future__ import annotations
@@ -45,12 +49,14 @@ from d3d12wl.vulkan import lower_capture
 from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture
 from d3d12wl.vulkan.case import compare_records, model_records, write_case
 from d3d12wl.vulkan.harness import case_of, expected_records
+from d3d12wl.vulkan.walker import plan_of
 
 ROOT = Path(__file__).resolve().parent.parent
 GPU_SRC = ROOT / "tools" / "gpu"
 EXAMPLES = ROOT / "d3d12wl" / "examples"
 SAMPLE_EVERY = 1024
 SMALL = ("culling", "execute_indirect", "compute")
+WALKED = ("culling", "compute", "big")
 
 RUN_SH = """#!/bin/bash
 # written by tools/gpu_check.py prepare; run from the repository root on the GPU machine
@@ -61,13 +67,25 @@ if ! ./dgc_harness --probe > $OUT/probe.json 2>/tmp/probe.err; then
   ./dgc_harness --probe > $OUT/probe.json || {{ cat /tmp/probe.err; exit 1; }}
 fi
 cat $OUT/probe.json
+addjson() {{ python3 -c "import json,sys; d=json.load(open(sys.argv[2])); d['name']=sys.argv[1]; print(json.dumps(d))" "$1" "$2" >> "$3"; }}
+# DGC on the CPU-generated sequences
 for c in {small}; do
   ./dgc_harness $c.case $OUT/$c.rec /tmp/$c.summary.json spv {repeat_small} && cat /tmp/$c.summary.json >> $OUT/summaries.jsonl
 done
 gunzip -c big.case.gz > /tmp/big.case
+gunzip -c big.plan.gz > /tmp/big.plan
 ./dgc_harness /tmp/big.case /tmp/big.rec /tmp/big.summary.json spv {repeat_big} && cat /tmp/big.summary.json >> $OUT/summaries.jsonl
-cat $OUT/summaries.jsonl
-PYTHONPATH=py python3 -m d3d12wl.vulkan.case check /tmp/big.case /tmp/big.rec $OUT/big.check.json
+PYTHONPATH=py python3 -m d3d12wl.vulkan.case check /tmp/big.case /tmp/big.rec /tmp/big.check.json
+addjson big /tmp/big.check.json $OUT/summaries.jsonl
+# the GPU walker: sequences generated on the GPU from the record bytes, then DGC on them
+for c in {walked}; do
+  p=$c.plan; k=$c.case; [ -e $p ] || {{ p=/tmp/$c.plan; k=/tmp/$c.case; }}
+  ./dgc_harness --walk $p $k /tmp/$c.walked.case /tmp/$c.walk.json spv {repeat_small} && cat /tmp/$c.walk.json >> $OUT/walks.jsonl
+  ./dgc_harness /tmp/$c.walked.case /tmp/$c.walked.rec /tmp/$c.walked.summary.json spv 1 && \
+    PYTHONPATH=py python3 -m d3d12wl.vulkan.case check /tmp/$c.walked.case /tmp/$c.walked.rec /tmp/$c.walked.check.json
+  addjson $c /tmp/$c.walked.check.json $OUT/walks.jsonl
+done
+cat $OUT/summaries.jsonl $OUT/walks.jsonl
 python3 - <<'PY'
 import lzma, os, numpy as np
 out = os.environ["OUT"]
@@ -103,21 +121,33 @@ def prepare(out: Path, draws: int, repeat_small: int, repeat_big: int) -> None:
     py.mkdir(parents=True, exist_ok=True)
     (py.parent / "__init__.py").write_text("", encoding="utf-8")
     (py / "__init__.py").write_text("", encoding="utf-8")
+    for shader in ("walk.comp",):
+        subprocess.run(["glslc", "--target-env=vulkan1.3", "-O", str(GPU_SRC / shader), "-o",
+                        str(out / "spv" / f"{shader}.spv")], check=True)
     for module in ("vk.py", "case.py"):
         shutil.copy(ROOT / "d3d12wl" / "vulkan" / module, py / module)
     manifest: dict[str, Any] = {"draws": draws, "cases": {}}
     for name, build in _captures(draws).items():
-        case = case_of(lower_capture(build(), sequence_index=True))
+        capture = build()
+        lowering = lower_capture(capture, sequence_index=True)
+        case = case_of(lowering)
+        plan = plan_of(lowering, capture.memory).to_bytes() if name in WALKED else None
         if name == "big":
             with gzip.open(out / "big.case.gz", "wb", compresslevel=6) as f:
                 f.write(case.to_bytes())
+            if plan is not None:
+                with gzip.open(out / "big.plan.gz", "wb", compresslevel=6) as f:
+                    f.write(plan)
             big_dwords = case.record_dwords
         else:
             write_case(case, out / f"{name}.case")
+            if plan is not None:
+                (out / f"{name}.plan").write_bytes(plan)
         manifest["cases"][name] = {"sequences": case.count, "stride": case.stride, "tokens": len(case.tokens),
                                    "record_dwords": case.record_dwords}
-    (out / "run.sh").write_text(RUN_SH.format(small=" ".join(SMALL), repeat_small=repeat_small, repeat_big=repeat_big,
-                                              record_dwords=big_dwords, every=SAMPLE_EVERY), encoding="utf-8")
+    (out / "run.sh").write_text(RUN_SH.format(small=" ".join(SMALL), walked=" ".join(WALKED), repeat_small=repeat_small,
+                                              repeat_big=repeat_big, record_dwords=big_dwords, every=SAMPLE_EVERY),
+                                encoding="utf-8")
     (out / "run.sh").chmod(0o755)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(manifest, indent=1))
@@ -129,12 +159,20 @@ def _records(path: Path, dwords: int) -> np.ndarray:
 
 
 def compare(results: Path, draws: int) -> dict[str, Any]:
-    summaries = {}
-    if (results / "summaries.jsonl").exists():
-        for line in (results / "summaries.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
+    summaries: dict[str, dict[str, Any]] = {}
+    checks: dict[str, dict[str, Any]] = {}
+    walks: dict[str, dict[str, Any]] = {}
+    walked_checks: dict[str, dict[str, Any]] = {}
+    for file, runs, named in (("summaries.jsonl", summaries, checks), ("walks.jsonl", walks, walked_checks)):
+        if (results / file).exists():
+            for line in (results / file).read_text(encoding="utf-8").splitlines():
+                if not line.strip():
+                    continue
                 s = json.loads(line)
-                summaries[s["case"].removesuffix(".case")] = s
+                if "name" in s:
+                    named[s["name"]] = s
+                else:
+                    runs[str(s.get("case", s.get("walk", ""))).removesuffix(".case").removesuffix(".plan")] = s
     report: dict[str, Any] = {"probe": json.loads((results / "probe.json").read_text(encoding="utf-8"))
                               if (results / "probe.json").exists() else None, "cases": {}}
     for name, build in _captures(draws).items():
@@ -157,9 +195,8 @@ def compare(results: Path, draws: int) -> dict[str, Any]:
                                  "lowering_vs_executor": _brief(compare_records(model, want))}
         if name == "big":
             full = results / "big.rec.xz"
-            check = results / "big.check.json"
-            if check.exists():
-                entry["gpu_vs_lowering_on_device"] = _brief(json.loads(check.read_text(encoding="utf-8")))
+            if "big" in checks:
+                entry["gpu_vs_lowering_on_device"] = _brief(checks["big"])
             if full.exists():
                 got = _records(full, case.record_dwords)[:case.count]
                 entry["gpu_vs_executor"] = _brief(compare_records(got, want))
@@ -177,6 +214,10 @@ def compare(results: Path, draws: int) -> dict[str, Any]:
             entry["gpu"] = {k: gpu[k] for k in ("preprocess_ms_min", "preprocess_ms_median", "execute_ms_min",
                                                 "execute_ms_median", "total_ms_min", "total_ms_median", "repeat",
                                                 "preprocess_bytes", "stride", "programs")}
+        if name in walks:
+            entry["gpu_walker"] = walks[name]
+        if name in walked_checks:
+            entry["dgc_on_walked_sequences_vs_lowering_on_device"] = _brief(walked_checks[name])
         report["cases"][name] = entry
         print(name, json.dumps(entry), flush=True)
     return report
@@ -207,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     bad = [name for name, e in report["cases"].items()
-           if any(isinstance(v, dict) and v.get("mismatches") for v in e.values())]
+           if any(isinstance(v, dict) and (v.get("mismatches") or v.get("mismatched_sequences") or v.get("error_bits"))
+                  for v in e.values())]
     return 1 if bad else 0
 
 

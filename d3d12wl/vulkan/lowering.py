@@ -52,7 +52,7 @@ from d3d12wl.records import packers
 from d3d12wl.records.layout import LayoutField, PCSLayout, command_layout, inline_local_slots, pcs_layout
 from d3d12wl.vulkan.vk import IndexInputMode, TokenType
 
-__all__ = ["CommandsLayout", "Lowering", "LoweringError", "NotLowered", "PushConstantRange", "Token", "lower",
+__all__ = ["CommandsLayout", "DispatchListWalk", "Lowering", "SequenceColumn", "LoweringError", "NotLowered", "PushConstantRange", "Token", "lower",
            "lower_capture"]
 
 #: bytes reserved in a sequence for a SEQUENCE_INDEX token (the driver writes the index; the bytes stay zero)
@@ -153,6 +153,47 @@ class NotLowered:
     arg: int | None = None
 
 
+@dataclass(frozen=True)
+class SequenceColumn:
+    """Where the bytes of one token of every sequence come from (what the GPU walker of
+    :mod:`d3d12wl.vulkan.walker` does per sequence): ``source`` is ``execution_set`` (the program's execution-set
+    index), ``zero`` (a SEQUENCE_INDEX slot), ``constant`` (``constant``), ``secondary_index`` (the index within the
+    secondary list), ``va:PRIMARY_RECORD_POINTER`` / ``va:SECONDARY_RECORD_POINTER`` / ``va:PROGRAM_TABLE_POINTER``
+    (a record's VA), or ``primary`` / ``secondary`` / ``table`` (``size`` bytes at ``field_offset`` of that record);
+    written at ``offset`` of the sequence."""
+
+    source: str
+    offset: int
+    size: int
+    field_offset: int = 0
+    constant: bytes = b""
+
+
+@dataclass(frozen=True)
+class DispatchListWalk:
+    """The facts of the list a GPU walker needs, read from the ``D3D12_DISPATCH_LIST_INPUT`` and the layouts:
+    the primary records (VA, count, stride, size, the header fields' offsets), the secondary records (stride, size;
+    hybrid only), the program table (VA, stride, SlotCount, the bytes of a slot read) and the identifiers of the
+    execution set's programs, in execution-set order."""
+
+    primary_va: int
+    primary_count: int
+    primary_stride: int
+    primary_size: int
+    program_table_index_offset: int
+    hybrid: bool
+    num_secondary_offset: int
+    secondary_records_offset: int
+    secondary_stride: int
+    secondary_size: int
+    table_va: int
+    table_stride: int
+    slot_count: int
+    slot_size: int
+    identifiers: tuple[bytes, ...]
+    columns: tuple[SequenceColumn, ...]
+
+
 @dataclass
 class Lowering:
     """The lowering of one call; :attr:`sequences` is ``(count, stride)`` bytes (empty when not lowered)."""
@@ -166,6 +207,8 @@ class Lowering:
     pipeline_state: tuple[str, ...] = ()
     #: per sequence: the program name (None for ExecuteIndirect: the bound pipeline)
     programs: tuple[str | None, ...] = field(default=())
+    #: DispatchList: what a GPU walker needs to generate the same sequences from the record bytes
+    walk: DispatchListWalk | None = None
 
     @property
     def lowered(self) -> bool:
@@ -561,8 +604,19 @@ def _lower_dispatch_list(memory: GpuMemory, objects: ObjectSet, state: CommandLi
                 dst[:] = slot_bytes[slot_row[of_primary], f.offset:f.offset + t.size]
     lay = CommandsLayout(cls, b.ordered(), stride, tuple(block))
     names = tuple(programs[i] for i in set_index[slot_row[of_primary]]) if n else ()
+    columns = tuple(SequenceColumn(c.source, c.token.offset, c.token.size, c.field.offset if c.field else 0,
+                                   c.constant) for c in b.columns)
+    sec = layout.secondary
+    hybrid = sec is not None
+    walk = DispatchListWalk(
+        start, n_primary, p_stride, layout.primary.size, layout.primary.field("ProgramTableIndex").offset, hybrid,
+        layout.primary.field("NumSecondaryRecords").offset if hybrid else 0,
+        layout.primary.field("SecondaryRecords").offset if hybrid else 0,
+        pcs.SecondaryRecordByteStride if hybrid else 0, sec.size if sec is not None else 0,
+        table.StartAddress, table.StrideInBytes, slot_count, tail_size,
+        tuple(objects.programs[p].Identifier for p in programs), columns)
     return Lowering("DispatchList", lay, programs, _initial_push_constants(block, state, compute), seq, (),
-                    tuple(b.pipeline_state), names)
+                    tuple(b.pipeline_state), names, walk)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -3,6 +3,11 @@
  *
  *   dgc_harness --probe
  *   dgc_harness CASE.bin RECORDS.bin SUMMARY.json SPV_DIR [REPEAT]
+ *   dgc_harness --walk PLAN.bin CASE.bin WALKED_CASE.bin SUMMARY.json SPV_DIR [REPEAT]
+ *
+ * --walk runs the GPU walker (tools/gpu/walk.comp; d3d12wl/vulkan/walker.py documents PLAN.bin) that generates the
+ * sequence buffer from the captured record bytes, compares it byte for byte with CASE.bin's CPU-generated one, and
+ * writes WALKED_CASE.bin: CASE.bin with the GPU-generated sequences, for the DGC run above.
  *
  * CASE.bin is written by d3d12wl.vulkan.harness.write_case (the layout of that file is documented there).  One
  * pipeline per program (specialization constant 0 = the execution-set index), all in one indirect execution set;
@@ -210,6 +215,7 @@ static void gpu_device(Gpu *g) {
     v11.shaderDrawParameters = VK_TRUE;
     VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &v11};
     f2.features.vertexPipelineStoresAndAtomics = VK_TRUE;
+    f2.features.shaderInt64 = VK_TRUE; /* the walker's VA arithmetic */
     const char *exts[] = {MAINT5_EXT_NAME, DGC_EXT_NAME};
     VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2, 0, 1, &qci, 0, NULL, 2, exts, NULL};
     CHECK(vkCreateDevice(g->phys, &dci, NULL, &g->device));
@@ -637,12 +643,161 @@ static void run_case(const char *case_path, const char *records_path, const char
            exe_ms[0], repeat);
 }
 
+/* ------------------------------------------------------------------------------------------------------------ */
+/* the GPU walker                                                                                                */
+
+typedef struct {
+    VkPipeline pipeline;
+    VkPipelineLayout layout;
+    VkDescriptorSet set;
+    Buffer *out, *scratch;
+    VkQueryPool queries;
+    uint32_t primaries;
+} Walk;
+
+static void record_walk(VkCommandBuffer cb, void *ctx) {
+    Walk *w = ctx;
+    vkCmdResetQueryPool(cb, w->queries, 0, 2);
+    vkCmdFillBuffer(cb, w->out->buffer, 0, VK_WHOLE_SIZE, 0);
+    vkCmdFillBuffer(cb, w->scratch->buffer, 0, VK_WHOLE_SIZE, 0);
+    VkMemoryBarrier fill = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &fill, 0,
+                         NULL, 0, NULL);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, w->pipeline);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, w->layout, 0, 1, &w->set, 0, NULL);
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, w->queries, 0);
+    uint32_t pass = 0;
+    vkCmdPushConstants(cb, w->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &pass);
+    vkCmdDispatch(cb, 1, 1, 1);
+    VkMemoryBarrier mid = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_SHADER_WRITE_BIT,
+                           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mid,
+                         0, NULL, 0, NULL);
+    pass = 1;
+    vkCmdPushConstants(cb, w->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &pass);
+    if (w->primaries) vkCmdDispatch(cb, w->primaries, 1, 1);
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, w->queries, 1);
+}
+
+static void run_walk(const char *plan_path, const char *case_path, const char *out_case, const char *summary_path,
+                     const char *spv, int repeat) {
+    size_t plan_n, case_n;
+    uint8_t *plan = read_file(plan_path, &plan_n);
+    uint8_t *case_bytes = read_file(case_path, &case_n);
+    Case c = read_case(case_path);
+    const uint32_t *h = (const uint32_t *)plan;
+    if (plan_n < 128 || h[0] != 0x314B4C57u || h[1] != 1) die("%s: not a d3d12wl walker plan", plan_path);
+    uint32_t primaries = h[2], out_stride = h[17], count = h[18];
+    if (out_stride != c.stride || count != c.count) die("plan and case disagree: stride %u/%u, count %u/%u",
+                                                      out_stride, c.stride, count, c.count);
+    Gpu g;
+    gpu_instance(&g);
+    gpu_device(&g);
+    VkDeviceSize seq_bytes = (VkDeviceSize)c.stride * c.count;
+    Buffer staging = make_buffer(&g, plan_n, USAGE_TRANSFER_SRC, HOST, 0);
+    Buffer planb = make_buffer(&g, plan_n, USAGE_STORAGE | USAGE_TRANSFER_DST, DEVICE, 0);
+    Buffer out = make_buffer(&g, seq_bytes, USAGE_STORAGE | USAGE_TRANSFER_SRC | USAGE_TRANSFER_DST, DEVICE, 0);
+    Buffer scratch = make_buffer(&g, 4 * ((VkDeviceSize)primaries + 2), USAGE_STORAGE | USAGE_TRANSFER_SRC |
+                                 USAGE_TRANSFER_DST, DEVICE, 0);
+    Buffer back = make_buffer(&g, seq_bytes, USAGE_TRANSFER_DST, HOST, 0);
+    Buffer back_scratch = make_buffer(&g, scratch.size, USAGE_TRANSFER_DST, HOST, 0);
+    memcpy(staging.mapped, plan, plan_n);
+    VkCommandPoolCreateInfo cpi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL,
+                                   VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, g.queue_family};
+    VkCommandPool pool;
+    CHECK(vkCreateCommandPool(g.device, &cpi, NULL, &pool));
+    Copy up = {staging.buffer, planb.buffer, plan_n};
+    one_shot(&g, pool, record_copy, &up);
+
+    VkDescriptorSetLayoutBinding b[3];
+    for (uint32_t i = 0; i < 3; i++)
+        b[i] = (VkDescriptorSetLayoutBinding){i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL};
+    VkDescriptorSetLayoutCreateInfo dslci = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, NULL, 0, 3, b};
+    VkDescriptorSetLayout dsl;
+    CHECK(vkCreateDescriptorSetLayout(g.device, &dslci, NULL, &dsl));
+    VkDescriptorPoolSize ps = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
+    VkDescriptorPoolCreateInfo dpci = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, NULL, 0, 1, 1, &ps};
+    VkDescriptorPool dpool;
+    CHECK(vkCreateDescriptorPool(g.device, &dpci, NULL, &dpool));
+    VkDescriptorSetAllocateInfo dsai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, NULL, dpool, 1, &dsl};
+    VkDescriptorSet set;
+    CHECK(vkAllocateDescriptorSets(g.device, &dsai, &set));
+    VkDescriptorBufferInfo dbi[3] = {{planb.buffer, 0, VK_WHOLE_SIZE}, {out.buffer, 0, VK_WHOLE_SIZE},
+                                     {scratch.buffer, 0, VK_WHOLE_SIZE}};
+    VkWriteDescriptorSet wr[3];
+    for (uint32_t i = 0; i < 3; i++)
+        wr[i] = (VkWriteDescriptorSet){VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, NULL, set, i, 0, 1,
+                                       VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, NULL, &dbi[i], NULL};
+    vkUpdateDescriptorSets(g.device, 3, wr, 0, NULL);
+    VkPushConstantRange pcr = {VK_SHADER_STAGE_COMPUTE_BIT, 0, 4};
+    VkPipelineLayoutCreateInfo plci = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, NULL, 0, 1, &dsl, 1, &pcr};
+    VkPipelineLayout layout;
+    CHECK(vkCreatePipelineLayout(g.device, &plci, NULL, &layout));
+    VkPipelineShaderStageCreateInfo st = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+                                          VK_SHADER_STAGE_COMPUTE_BIT, load_shader(&g, spv, "walk.comp.spv"), "main",
+                                          NULL};
+    VkComputePipelineCreateInfo cpci = {VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO, NULL, 0, st, layout,
+                                        VK_NULL_HANDLE, -1};
+    VkPipeline pipeline;
+    CHECK(vkCreateComputePipelines(g.device, VK_NULL_HANDLE, 1, &cpci, NULL, &pipeline));
+    VkQueryPoolCreateInfo qpci = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, NULL, 0, VK_QUERY_TYPE_TIMESTAMP, 2, 0};
+    VkQueryPool queries;
+    CHECK(vkCreateQueryPool(g.device, &qpci, NULL, &queries));
+
+    Walk w = {pipeline, layout, set, &out, &scratch, queries, primaries};
+    if (repeat < 1) repeat = 1;
+    double *ms = calloc(repeat, sizeof(double));
+    for (int i = 0; i < repeat; i++) {
+        one_shot(&g, pool, record_walk, &w);
+        uint64_t ts[2];
+        CHECK(vkGetQueryPoolResults(g.device, queries, 0, 2, sizeof ts, ts, 8,
+                                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
+        ms[i] = (ts[1] - ts[0]) * g.timestamp_ns * 1e-6;
+    }
+    qsort(ms, repeat, sizeof(double), cmp_double);
+    Copy down = {out.buffer, back.buffer, seq_bytes}, down2 = {scratch.buffer, back_scratch.buffer, scratch.size};
+    if (seq_bytes) one_shot(&g, pool, record_copy, &down);
+    one_shot(&g, pool, record_copy, &down2);
+    const uint32_t *sc = back_scratch.mapped;
+    uint32_t mismatched = 0, first_bad = UINT32_MAX;
+    for (uint32_t s = 0; s < c.count; s++)
+        if (memcmp((uint8_t *)back.mapped + (size_t)s * c.stride, c.sequences + (size_t)s * c.stride, c.stride)) {
+            if (first_bad == UINT32_MAX) first_bad = s;
+            mismatched++;
+        }
+    size_t seq_off = HEADER_DWORDS * 4 + c.token_count * sizeof(CaseToken) + c.push_constant_size;
+    if (seq_off + seq_bytes != case_n) die("%s: %zu bytes, expected %zu", case_path, case_n, seq_off + seq_bytes);
+    FILE *f = fopen(out_case, "wb");
+    if (!f) die("cannot write %s", out_case);
+    fwrite(case_bytes, 1, seq_off, f);
+    fwrite(back.mapped, 1, seq_bytes, f);
+    fclose(f);
+    f = fopen(summary_path, "w");
+    if (!f) die("cannot write %s", summary_path);
+    fprintf(f,
+            "{\"walk\": \"%s\", \"primary_records\": %u, \"sequences\": %u, \"gpu_total_sequences\": %u, "
+            "\"error_bits\": %u, \"mismatched_sequences\": %u, \"first_mismatch\": %d, \"repeat\": %d, "
+            "\"walk_ms_min\": %.4f, \"walk_ms_median\": %.4f}\n",
+            case_name(plan_path), primaries, c.count, sc[1 + primaries], sc[0], mismatched,
+            first_bad == UINT32_MAX ? -1 : (int)first_bad, repeat, ms[0], ms[repeat / 2]);
+    fclose(f);
+    printf("walk %s: %u sequences, %u mismatched, error bits %u, %.3f ms (min of %d)\n", plan_path, c.count,
+           mismatched, sc[0], ms[0], repeat);
+}
+
 int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "--probe")) {
         probe();
         return 0;
     }
-    if (argc < 5) die("usage: %s --probe | CASE.bin RECORDS.bin SUMMARY.json SPV_DIR [REPEAT]", argv[0]);
+    if (argc >= 7 && !strcmp(argv[1], "--walk")) {
+        run_walk(argv[2], argv[3], argv[4], argv[5], argv[6], argc > 7 ? atoi(argv[7]) : 1);
+        return 0;
+    }
+    if (argc < 5)
+        die("usage: %s --probe | CASE.bin RECORDS.bin SUMMARY.json SPV_DIR [REPEAT] | --walk PLAN.bin CASE.bin "
+            "WALKED_CASE.bin SUMMARY.json SPV_DIR [REPEAT]", argv[0]);
     run_case(argv[1], argv[2], argv[3], argv[4], argc > 5 ? atoi(argv[5]) : 1);
     return 0;
 }
