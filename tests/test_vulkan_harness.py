@@ -17,7 +17,7 @@ from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.executor import execute
 from d3d12wl.executor.trace import Limits
 from d3d12wl.vulkan import LoweringError, TokenType, lower_capture
-from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture
+from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_indexed_capture
 from d3d12wl.vulkan.case import compare_records, model_records, read_case, write_case
 from d3d12wl.vulkan.harness import case_of, expected_records
 
@@ -38,6 +38,7 @@ CASES = {
     "execute_indirect": lambda: example("execute_indirect"),
     "big": lambda: build_big_capture(2048, per_record=128, programs=4),
     "compute": build_compute_capture,
+    "indexed": build_indexed_capture,
 }
 
 

@@ -13,8 +13,8 @@ import pytest
 from d3d12wl import abi
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.vulkan import LoweringError, lower_capture
-from d3d12wl.vulkan.captures import build_compute_capture
+from d3d12wl.vulkan import IndexInputMode, LoweringError, lower_capture
+from d3d12wl.vulkan.captures import build_compute_capture, build_indexed_capture
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 GPU_DIR = Path(__file__).resolve().parent.parent / "tools" / "gpu"
@@ -142,3 +142,21 @@ def test_compute_incrementing_constant_is_the_sequence_index() -> None:
     assert low.layout is not None and low.layout.executable_class == "COMPUTE"
     assert tokens(low) == [("EXECUTION_SET", 0, 4, None, None), ("SEQUENCE_INDEX", 4, 4, 0, (8, 4)),
                            ("PUSH_CONSTANT", 8, 8, 1, (12, 8)), ("DISPATCH", 16, 12, 2, None)]
+
+
+def test_execute_indirect_index_buffer_and_incrementing_constant() -> None:
+    """INDEX_BUFFER_VIEW -> an INDEX_BUFFER token in the DXGI_INDEX_BUFFER input mode (it reads
+    D3D12_INDEX_BUFFER_VIEW as it is); the incrementing constant (IndirectDrawing.md: k for command k) -> a
+    SEQUENCE_INDEX token; the sequences hold the command records' argument bytes, min(count, MaxCommandCount) of
+    them."""
+    cap = build_indexed_capture()
+    low = lower_capture(cap)
+    assert tokens(low) == [("PUSH_CONSTANT", 0, 4, 0, (8, 4)), ("SEQUENCE_INDEX", 4, 4, 1, (12, 4)),
+                           ("INDEX_BUFFER", 8, 16, 2, None), ("DRAW_INDEXED", 24, 20, 3, None)]
+    lay = low.layout
+    assert lay is not None and lay.token(2).index_mode is IndexInputMode.DXGI_INDEX_BUFFER
+    records = np.frombuffer(cap.memory.read(0x20000, 61 * 48), dtype=np.uint8).reshape(61, 48)
+    assert low.count == 61
+    assert np.array_equal(low.sequences[:, 0:4], records[:, 0:4])  # the root constant
+    assert not low.sequences[:, 4:8].any()  # the driver writes the sequence index
+    assert np.array_equal(low.sequences[:, 8:44], records[:, 4:40])  # IBV + DRAW_INDEXED

@@ -10,7 +10,8 @@ Three steps, because the GPU machine has neither this package nor a network::
     python tools/gpu_check.py compare RESULTS [--draws N] [--json OUT]   # here: GPU records vs the executor
 
 ``prepare`` needs gcc, the Vulkan headers (Debian's libvulkan-dev) and glslc.  The cases: the bundled culling and
-ExecuteIndirect examples, a Tier 1 compute work list (:func:`d3d12wl.vulkan.captures.build_compute_capture`) and a
+ExecuteIndirect examples, a Tier 1 compute work list (:func:`d3d12wl.vulkan.captures.build_compute_capture`), an
+ExecuteIndirect of indexed draws (:func:`d3d12wl.vulkan.captures.build_indexed_capture`) and a
 ``--draws``-draw graphics work list built with the builder (:func:`d3d12wl.vulkan.captures.build_big_capture`,
 default 1 M = 2**20 draws).  ``compare`` re-derives every capture, runs the executor on it (timed), and compares:
 
@@ -19,7 +20,7 @@ default 1 M = 2**20 draws).  ``compare`` re-derives every capture, runs the exec
   so that a mismatch says which side, the lowering or the executor, differs from the GPU.
 
 For the big case the GPU machine itself checks every record against the model and sends back all records
-compressed (``big.rec.xz``) when they fit, and every 1024th record (``big.sample.rec``) always.
+compressed (``big.rec.xz``) when they fit, else every 1024th record (``big.sample.rec``).
 
 The GPU walker (``tools/gpu/walk.comp``, :mod:`d3d12wl.vulkan.walker`) generates the sequence buffer of the
 DispatchList cases on the GPU from the captured record bytes; the harness compares it byte for byte with the CPU
@@ -46,7 +47,7 @@ from d3d12wl.capture.file import load_capture
 from d3d12wl.executor import execute
 from d3d12wl.executor.trace import Limits
 from d3d12wl.vulkan import lower_capture
-from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture
+from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_indexed_capture
 from d3d12wl.vulkan.case import compare_records, model_records, write_case
 from d3d12wl.vulkan.harness import case_of, expected_records
 from d3d12wl.vulkan.walker import plan_of
@@ -55,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GPU_SRC = ROOT / "tools" / "gpu"
 EXAMPLES = ROOT / "d3d12wl" / "examples"
 SAMPLE_EVERY = 1024
-SMALL = ("culling", "execute_indirect", "compute")
+SMALL = ("culling", "execute_indirect", "compute", "indexed")
 WALKED = ("culling", "compute", "big")
 
 RUN_SH = """#!/bin/bash
@@ -93,11 +94,12 @@ data = open("/tmp/big.rec", "rb").read()
 dwords = {record_dwords}
 rec = np.frombuffer(data, dtype="<u4").reshape(-1, dwords)
 keep = np.r_[np.arange(0, len(rec), {every}), len(rec) - 1]
-rec[keep].tofile(os.path.join(out, "big.sample.rec"))
 packed = lzma.compress(data, preset=6)
 print("big records", len(data), "bytes, xz", len(packed))
 if len(packed) < 15 << 20:
     open(os.path.join(out, "big.rec.xz"), "wb").write(packed)
+else:
+    rec[keep].tofile(os.path.join(out, "big.sample.rec"))
 PY
 """
 
@@ -106,6 +108,7 @@ def _captures(draws: int) -> dict[str, Callable[[], Any]]:
     return {"culling": lambda: load_capture(EXAMPLES / "culling_capture.json"),
             "execute_indirect": lambda: load_capture(EXAMPLES / "execute_indirect_capture.json"),
             "compute": build_compute_capture,
+            "indexed": build_indexed_capture,
             "big": lambda: build_big_capture(draws)}
 
 

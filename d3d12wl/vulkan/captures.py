@@ -8,6 +8,10 @@ capture is reproducible from ``(draws, per_record, programs)`` alone.
 
 :func:`build_compute_capture`: a Tier 1 compute work list (the culling list of ``examples/tier2_chain.json`` on its
 own): an incrementing constant, a root SRV from the primary record and ``_DISPATCH``.
+
+:func:`build_indexed_capture`: an ``ExecuteIndirect`` of indexed draws: a root constant, an incrementing constant
+(IndirectDrawing.md "Incrementing constant"), an index buffer view (``R32_UINT``) and ``_DRAW_INDEXED`` with
+negative ``BaseVertexLocation`` values, through a count buffer.
 """
 
 from __future__ import annotations
@@ -18,12 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from d3d12wl import abi
 from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_work_list
+from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.model import description
-from d3d12wl.model.state import RootArgument
+from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
+from d3d12wl.records import packers
 from d3d12wl.records.layout import pcs_layout
 
-__all__ = ["OBJECTS", "build_big_capture", "build_compute_capture"]
+__all__ = ["OBJECTS", "build_big_capture", "build_compute_capture", "build_indexed_capture"]
 
 #: the objects of the capture, in the JSON description (design.md "The JSON description of objects")
 OBJECTS: dict[str, Any] = {
@@ -112,3 +119,52 @@ def build_compute_capture() -> Any:
     state = wl.command_list_state(wls, compute_root_signature=pcs.pGlobalRootSignature,
                                   compute_root_arguments={0: RootArgument("descriptor", value=0x5000)})
     return wl.to_capture(objects, wls, state=state)
+
+
+INDEXED_OBJECTS: dict[str, Any] = {
+    "root_signatures": {"RS": {"pParameters": [
+        {"ParameterType": "CBV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+        {"ParameterType": "32BIT_CONSTANTS", "Constants": {"ShaderRegister": 1, "Num32BitValues": 2},
+         "ShaderVisibility": "ALL"},
+    ], "Flags": ["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"]}},
+    "command_signatures": {"Indexed": {"ByteStride": 48, "pArgumentDescs": [
+        {"Type": "CONSTANT", "Constant": {"RootParameterIndex": 1, "DestOffsetIn32BitValues": 0,
+                                          "Num32BitValuesToSet": 1}},
+        {"Type": "INCREMENTING_CONSTANT", "IncrementingConstant": {"RootParameterIndex": 1,
+                                                                   "DestOffsetIn32BitValues": 1}},
+        {"Type": "INDEX_BUFFER_VIEW"},
+        {"Type": "DRAW_INDEXED"},
+    ], "pRootSignature": "RS"}},
+}
+
+
+def build_indexed_capture(commands: int = 64, count: int = 61) -> Any:
+    """``ExecuteIndirect(Indexed, MaxCommandCount = commands, args, count buffer = count)``: command ``k`` sets
+    b1[0] = 1000 + k, the incrementing constant b1[1], an R32_UINT index buffer view and draws ``3 + k % 4``
+    indices from ``5 k``, ``1 + k % 3`` instances from ``k % 5``, with BaseVertexLocation ``10 k - 100``."""
+    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
+
+    objects = description.load(INDEXED_OBJECTS)
+    cs = objects.command_signatures["Indexed"]
+    k = np.arange(commands, dtype=np.int64)
+    args = packers.pack_execute_indirect(cs, {
+        "arg0_Constant": (1000 + k).astype(np.uint32),
+        "arg2_IndexBuffer.BufferLocation": (0x900000 + k * 0x1000).astype(np.uint64),
+        "arg2_IndexBuffer.SizeInBytes": 4096,
+        "arg2_IndexBuffer.Format": abi.enum_value("DXGI_FORMAT", "R32_UINT"),
+        "arg3_DrawIndexed.IndexCountPerInstance": (3 + k % 4).astype(np.uint32),
+        "arg3_DrawIndexed.InstanceCount": (1 + k % 3).astype(np.uint32),
+        "arg3_DrawIndexed.StartIndexLocation": (5 * k).astype(np.uint32),
+        "arg3_DrawIndexed.BaseVertexLocation": (10 * k - 100).astype(np.int32),
+        "arg3_DrawIndexed.StartInstanceLocation": (k % 5).astype(np.uint32),
+    })
+    memory = GpuMemory()
+    memory.map(0x20000, args.tobytes(), name="pArgumentBuffer")
+    memory.map(0x30000, packers.pack_count_buffer(count).tobytes(), name="pCountBuffer")
+    rs = cs.pRootSignature
+    state = CommandListState(graphics_root_signature=rs, graphics_root_arguments={
+        0: RootArgument("descriptor", value=FRAME_CONSTANTS_VA)})
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
+    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
+                               CountBuffer=0x30000)
+    return Capture(CAPTURE_VERSION, device, objects, memory, state, call)
