@@ -13,9 +13,13 @@ import numpy as np
 import pytest
 
 from d3d12wl import abi
-from d3d12wl.capture.file import Capture, load_capture
+from d3d12wl.capture.file import CAPTURE_VERSION, Capture, load_capture
+from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor import execute
 from d3d12wl.executor.trace import Limits
+from d3d12wl.model import description
+from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
+from d3d12wl.records import packers
 from d3d12wl.vulkan import LoweringError, TokenType, lower_capture
 from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_indexed_capture
 from d3d12wl.vulkan.case import compare_records, model_records, read_case, write_case
@@ -39,6 +43,7 @@ CASES = {
     "big": lambda: build_big_capture(2048, per_record=128, programs=4),
     "compute": build_compute_capture,
     "indexed": build_indexed_capture,
+    "empty_draws": lambda: build_big_capture(512, per_record=64, programs=3, empty_every=5),
 }
 
 
@@ -54,6 +59,8 @@ def test_lowering_agrees_with_the_executor(name: str) -> None:
     result = compare_records(model_records(case_of(low)), expected_records(trace, low))
     assert result["compared"] == len(trace["executions"]) == low.count > 0
     assert result["mismatches"] == 0, result["first_mismatches"]
+    if name == "empty_draws":  # a draw of 0 vertices runs no invocation: its record stays zero on both sides
+        assert result["no_invocation"] == 512 // 5
 
 
 def test_a_wrong_sequence_byte_is_a_mismatch() -> None:
@@ -103,3 +110,42 @@ def test_recording_shaders_compile(shader: str, tmp_path: Path) -> None:
     out = tmp_path / f"{shader}.spv"
     subprocess.run(["glslc", "--target-env=vulkan1.3", "-O", str(GPU_DIR / shader), "-o", str(out)], check=True)
     assert out.read_bytes()[:4] == b"\x03\x02\x23\x07"  # the SPIR-V magic number, little endian
+
+
+def root_views_capture() -> Capture:
+    """ExecuteIndirect with root CBV and UAV arguments (8-byte push constants holding the VAs) and a root SRV
+    from the command list."""
+    objects = description.load({
+        "root_signatures": {"RS": {"pParameters": [
+            {"ParameterType": "CBV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+            {"ParameterType": "SRV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+            {"ParameterType": "UAV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"}]}},
+        "command_signatures": {"Views": {"ByteStride": 32, "pArgumentDescs": [
+            {"Type": "CONSTANT_BUFFER_VIEW", "ConstantBufferView": {"RootParameterIndex": 0}},
+            {"Type": "UNORDERED_ACCESS_VIEW", "UnorderedAccessView": {"RootParameterIndex": 2}},
+            {"Type": "DRAW"}], "pRootSignature": "RS"}}})
+    cs = objects.command_signatures["Views"]
+    k = np.arange(5, dtype=np.uint64)
+    args = packers.pack_execute_indirect(cs, {
+        "arg0_ConstantBufferView": 0x1_0000_0000 + k * 0x100, "arg1_UnorderedAccessView": 0x2_0000_0000 + k,
+        "arg2_Draw.VertexCountPerInstance": 3, "arg2_Draw.InstanceCount": 1,
+        "arg2_Draw.StartVertexLocation": (k * 3).astype(np.uint32), "arg2_Draw.StartInstanceLocation": 0})
+    memory = GpuMemory()
+    memory.map(0x20000, args.tobytes(), name="pArgumentBuffer")
+    state = CommandListState(graphics_root_signature=cs.pRootSignature,
+                             graphics_root_arguments={1: RootArgument("descriptor", value=0x7000)})
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
+    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=5, ArgumentBuffer=0x20000)
+    return Capture(CAPTURE_VERSION, device, objects, memory, state, call)
+
+
+def test_execute_indirect_root_views_are_push_constants() -> None:
+    cap = root_views_capture()
+    low = lower_capture(cap, sequence_index=True)
+    lay = low.layout
+    assert lay is not None
+    assert [(t.type.name, t.offset, t.size, t.push_offset) for t in lay.tokens] == [
+        ("PUSH_CONSTANT", 0, 8, 0), ("PUSH_CONSTANT", 8, 8, 16), ("SEQUENCE_INDEX", 32, 4, 24), ("DRAW", 16, 16, None)]
+    assert low.initial_push_constants[8:16] == (0x7000).to_bytes(8, "little")
+    result = compare_records(model_records(case_of(low)), expected_records(execute(cap).to_dict(), low))
+    assert result["compared"] == 5 and result["mismatches"] == 0

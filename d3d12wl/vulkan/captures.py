@@ -67,8 +67,9 @@ def _objects(programs: int) -> Any:
     return description.load(doc)
 
 
-def build_big_capture(draws: int = 1 << 20, per_record: int = 256, programs: int = 4) -> Any:
-    """A Tier 1 ``DispatchList`` capture of ``draws`` draws (a multiple of ``per_record``)."""
+def build_big_capture(draws: int = 1 << 20, per_record: int = 256, programs: int = 4, empty_every: int = 0) -> Any:
+    """A Tier 1 ``DispatchList`` capture of ``draws`` draws (a multiple of ``per_record``); with ``empty_every`` = n,
+    every n-th draw has ``VertexCountPerInstance`` 0 (it runs no invocation)."""
     if draws % per_record:
         raise ValueError(f"draws ({draws}) must be a multiple of per_record ({per_record})")
     objects = _objects(programs)
@@ -79,7 +80,8 @@ def build_big_capture(draws: int = 1 << 20, per_record: int = 256, programs: int
     secondary = {
         "arg0_Constant": np.stack([i.astype(u32), ((i * 7) & 0xFFFF).astype(u32)], axis=1),
         "arg1_ShaderResourceView": 0x2_0000_0000 + i * 256,
-        "arg2_Draw.VertexCountPerInstance": (1 + i % 3).astype(u32),
+        "arg2_Draw.VertexCountPerInstance": np.where((i % empty_every == empty_every - 1) if empty_every else False,
+                                                     0, 1 + i % 3).astype(u32),
         "arg2_Draw.InstanceCount": (1 + i % 2).astype(u32),
         "arg2_Draw.StartVertexLocation": ((i * 3) % 1000003).astype(u32),
         "arg2_Draw.StartInstanceLocation": (i % 7).astype(u32),
