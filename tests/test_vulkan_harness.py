@@ -63,6 +63,19 @@ def test_lowering_agrees_with_the_executor(name: str) -> None:
         assert result["no_invocation"] == 512 // 5
 
 
+def test_tier2_chain_lists_agree_with_the_executor() -> None:
+    """Each list of the chain against the executor's executions of that list (list_index), its counter restarting
+    at 0 per list as the spec's "Incrementing constant semantics" say."""
+    cap = example("tier2_chain")
+    low = lower_capture(cap, sequence_index=True)
+    trace = execute(cap).to_dict()
+    assert trace["findings"] == []
+    for i, lst in enumerate(low.lists):
+        result = compare_records(model_records(case_of(lst)), expected_records(trace, lst, list_index=i))
+        assert result["compared"] == lst.count > 0 and result["mismatches"] == 0, result
+    assert sum(lst.count for lst in low.lists) == len(trace["executions"])
+
+
 def test_a_wrong_sequence_byte_is_a_mismatch() -> None:
     """The comparison can fail: one flipped tint byte in the lowered sequences is one mismatched record."""
     cap = example("culling")

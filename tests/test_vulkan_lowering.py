@@ -115,10 +115,28 @@ def test_descriptor_table_is_reported_not_lowered() -> None:
     assert "descriptor sets" in low.not_lowered[0].reason
 
 
-def test_tier2_chain_is_reported_not_lowered() -> None:
+def test_tier2_chain_is_one_lowering_per_list() -> None:
+    """DispatchList1 (spec "Dispatch List Continuations"): the chain is followed as far as
+    _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION allows, one DGC execute per list, each list with the signature and binding
+    its SignatureIndex selects: the compute culling list (incrementing constant -> SEQUENCE_INDEX), then the graphics
+    draw list."""
     low = lower_capture(example("tier2_chain"))
-    assert not low.lowered
-    assert [n.what for n in low.not_lowered] == ["call"] and "DispatchList1" in low.not_lowered[0].reason
+    assert low.lowered and low.layout is None and low.count == 0
+    cull, draw = low.lists
+    assert (cull.count, cull.execution_set, cull.layout and cull.layout.executable_class) == (3, ("Cull",), "COMPUTE")
+    assert (draw.count, draw.execution_set, draw.layout and draw.layout.executable_class) == (
+        5, ("Opaque", "AlphaTested"), "GRAPHICS")
+    assert tokens(cull) == [("EXECUTION_SET", 0, 4, None, None), ("SEQUENCE_INDEX", 4, 4, 0, (8, 4)),
+                            ("PUSH_CONSTANT", 8, 8, 1, (12, 8)), ("DISPATCH", 16, 12, 2, None)]
+    assert [t[0] for t in tokens(draw)] == ["EXECUTION_SET", "PUSH_CONSTANT", "SEQUENCE_INDEX", "PUSH_CONSTANT",
+                                           "DRAW"]
+    assert [d["call"] for d in low.to_dict()["lists"]] == ["DispatchList1 list 0", "DispatchList1 list 1"]
+
+
+def test_validation_hooks_are_reported_not_lowered() -> None:
+    low = lower_capture(example("validation_chain"))
+    assert not low.lowered and [n.what for n in low.not_lowered] == ["call"]
+    assert "validation hooks" in low.not_lowered[0].reason
 
 
 def test_undefined_bytes_raise() -> None:

@@ -86,14 +86,16 @@ def _trigger_record(trigger: Mapping[str, Any], rec: np.ndarray) -> int:
     raise LoweringError(f"trigger {kind} has no record form in the harness")
 
 
-def expected_records(trace: Mapping[str, Any], lowering: Lowering) -> np.ndarray:
+def expected_records(trace: Mapping[str, Any], lowering: Lowering, list_index: int | None = None) -> np.ndarray:
     """The records the GPU must write, from the executor's trace alone (``Trace.to_dict()``): per execution its
     program (as an execution-set index), every resolved root argument at its place in the push-constant block, and
-    its draw or dispatch arguments.  The lowering gives only the places (the layout), never the values."""
+    its draw or dispatch arguments.  The lowering gives only the places (the layout), never the values.
+    ``list_index``: for one list of a DispatchList1 chain (``lowering`` is then ``lowering.lists[list_index]`` of
+    the chain), only that list's executions, in order."""
     lay = lowering.layout
     if lay is None:
-        raise LoweringError("the call was not lowered")
-    executions = trace["executions"]
+        raise LoweringError("the call was not lowered (a DispatchList1 chain: pass one of its lists)")
+    executions = [e for e in trace["executions"] if list_index is None or e["list_index"] == list_index]
     pcd = lay.push_constant_size // 4
     out = np.zeros((len(executions), RECORD_HEADER + pcd), dtype=np.uint32)
     places = {(r.binding, r.parameter): r for r in lay.push_constants}

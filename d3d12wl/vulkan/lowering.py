@@ -209,10 +209,12 @@ class Lowering:
     programs: tuple[str | None, ...] = field(default=())
     #: DispatchList: what a GPU walker needs to generate the same sequences from the record bytes
     walk: DispatchListWalk | None = None
+    #: DispatchList1: one lowering (one DGC execute) per list of the chain, in order; this one has no layout
+    lists: tuple[Lowering, ...] = ()
 
     @property
     def lowered(self) -> bool:
-        return self.layout is not None and not self.not_lowered
+        return (self.layout is not None or bool(self.lists)) and not self.not_lowered
 
     @property
     def count(self) -> int:
@@ -235,7 +237,8 @@ class Lowering:
                 "sequence_count": self.count,
                 "sequence_sha256": hashlib.sha256(self.sequence_bytes()).hexdigest(),
                 "not_lowered": [vars(n) for n in self.not_lowered],
-                "pipeline_state": list(self.pipeline_state)}
+                "pipeline_state": list(self.pipeline_state),
+                "lists": [low.to_dict() for low in self.lists]}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -495,38 +498,85 @@ def _u64(rows: np.ndarray, offset: int) -> np.ndarray:
 def _lower_dispatch_list(memory: GpuMemory, objects: ObjectSet, state: CommandListState, call: DispatchListCall,
                          sequence_index: bool) -> Lowering:
     if call.tier2:
-        return _not_lowered("DispatchList1", "Tier 2 continuation chains (DispatchList1) are not lowered: one DGC "
-                            "execute per list would do it, and is not implemented")
+        return _lower_chain(memory, objects, state, call, sequence_index)
     program = state.program
     wl = program.WorkList if program is not None else None
     if wl is None or wl.pSignature is None:
         raise LoweringError("no work list bound by SetProgram", where="state.program")
-    binding = wl.Binding
+    size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT")
+    dli = packers.read_dispatch_list_inputs(_view(memory, call.DispatchListInput, size, "D3D12_DISPATCH_LIST_INPUT"))
+    return _lower_list("DispatchList", memory, objects, state, wl.pSignature, wl.Binding, dli, call, sequence_index)
+
+
+def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState, call: DispatchListCall,
+                 sequence_index: bool) -> Lowering:
+    """DispatchList1: the chain followed as the spec says ("Dispatch List Continuations": NextDispatchList is
+    followed only with _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION and a non-null value), one lowering (one DGC execute)
+    per list, in order; the signature and binding of each list by its SignatureIndex."""
+    program = state.program
+    wl1 = program.WorkList1 if program is not None else None
+    if wl1 is None or wl1.pSignatureArray is None:
+        raise LoweringError("no work list signature array bound by SetProgram", where="state.program")
+    if wl1.ValidationProgramTable.Table.StartAddress:
+        return _not_lowered("DispatchList1", "GPU timeline validation hooks (a bound ValidationProgramTable) are not "
+                            "lowered: validators may rewrite the lists between steps")
+    signatures = wl1.pSignatureArray.pSignatures
+    size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT1")
+    allow = abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
+    lists: list[Lowering] = []
+    seen: set[int] = set()
+    va, graphics = call.DispatchListInput, 0
+    while va:
+        where = f"list {len(lists)} @0x{va:x}"
+        if va in seen:
+            raise LoweringError("the chain returns to a list it already ran", where=where,
+                                rule="Dispatch List Continuations")
+        seen.add(va)
+        dli = packers.read_dispatch_list_inputs(_view(memory, va, size, "D3D12_DISPATCH_LIST_INPUT1"), tier=2)
+        if int(dli["ReservedPadding"][0]):
+            raise LoweringError("non-zero ReservedPadding", where=where, rule="D3D12_DISPATCH_LIST_INPUT1")
+        index = int(dli["SignatureIndex"][0])
+        if index >= len(signatures) or index >= len(wl1.pBindings):
+            raise LoweringError(f"SignatureIndex {index} past the array's {len(signatures)} signatures", where=where,
+                                rule="Signature Selection")
+        low = _lower_list(f"DispatchList1 list {len(lists)}", memory, objects, state, signatures[index],
+                          wl1.pBindings[index], dli, call, sequence_index)
+        if not low.lowered:
+            return _not_lowered("DispatchList1", items=[NotLowered(f"list {len(lists)} {n.what}", n.reason, n.arg)
+                                                        for n in low.not_lowered])
+        assert low.layout is not None
+        graphics += low.layout.executable_class == "GRAPHICS"
+        lists.append(low)
+        va = int(dli["NextDispatchList"][0]) if int(dli["Flags"][0]) & allow else 0
+    if graphics > call.MaxGraphicsPrimaryLists:
+        raise LoweringError(f"{graphics} graphics-class lists > MaxGraphicsPrimaryLists {call.MaxGraphicsPrimaryLists}",
+                            rule="rule 11")
+    return Lowering("DispatchList1", None, (), b"", np.zeros((0, 0), dtype=np.uint8), lists=tuple(lists))
+
+
+def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: CommandListState, wls: Any,
+                binding: Any, dli: np.ndarray, call: DispatchListCall, sequence_index: bool) -> Lowering:
+    """One list: its signature and binding, its D3D12_DISPATCH_LIST_INPUT(1) as read."""
     if binding.ProgramTable is None or binding.pRaytracing is not None:
-        return _not_lowered("DispatchList", "raytracing binding: an indirect execution set holds no raytracing "
-                            "pipelines")
-    wls = wl.pSignature
+        return _not_lowered(name, "raytracing binding: an indirect execution set holds no raytracing pipelines")
     pcses = wls.pProgramCommandSignatures
     if len(pcses) != 1:
-        return _not_lowered("DispatchList", f"the work list signature has {len(pcses)} program command signatures: "
+        return _not_lowered(name, f"the work list signature has {len(pcses)} program command signatures: "
                             "one indirect-commands layout serves one record layout")
     pcs = pcses[0]
     layout = pcs_layout(pcs)
     cls = layout.executable_class.value
     if cls not in ("GRAPHICS", "COMPUTE"):
-        return _not_lowered("DispatchList", f"{cls} class: only graphics and compute work lists are lowered")
+        return _not_lowered(name, f"{cls} class: only graphics and compute work lists are lowered")
     compute = cls == "COMPUTE"
     block = _push_block(pcs.pGlobalRootSignature, _local_slots(pcs.pArgumentDescs), sequence_index)
     b = _LayoutBuilder(block)
     _work_list_tokens(b, pcs, layout, sequence_index)
     if b.not_lowered:
-        return _not_lowered("DispatchList", items=b.not_lowered)
+        return _not_lowered(name, items=b.not_lowered)
     programs = tuple(name for name, p in objects.programs.items() if p.ProgramCommandSignature is pcs)
     by_identifier = {objects.programs[n].Identifier: i for i, n in enumerate(programs)}
 
-    # D3D12_DISPATCH_LIST_INPUT
-    size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT")
-    dli = packers.read_dispatch_list_inputs(_view(memory, call.DispatchListInput, size, "D3D12_DISPATCH_LIST_INPUT"))
     n_primary = int(dli["NumProgramInputs"][0])
     start = int(dli["ProgramInputs"]["StartAddress"][0])
     p_stride = int(dli["ProgramInputs"]["StrideInBytes"][0])
@@ -615,7 +665,7 @@ def _lower_dispatch_list(memory: GpuMemory, objects: ObjectSet, state: CommandLi
         pcs.SecondaryRecordByteStride if hybrid else 0, sec.size if sec is not None else 0,
         table.StartAddress, table.StrideInBytes, slot_count, tail_size,
         tuple(objects.programs[p].Identifier for p in programs), columns)
-    return Lowering("DispatchList", lay, programs, _initial_push_constants(block, state, compute), seq, (),
+    return Lowering(name, lay, programs, _initial_push_constants(block, state, compute), seq, (),
                     tuple(b.pipeline_state), names, walk)
 
 
@@ -682,6 +732,7 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
 
 
 def _not_lowered(call: str, reason: str | None = None, *, items: Sequence[NotLowered] = ()) -> Lowering:
+    """A lowering with nothing to run: what could not be lowered, and why."""
     found = tuple(items) + ((NotLowered("call", reason),) if reason else ())
     return Lowering(call, None, (), b"", np.zeros((0, 0), dtype=np.uint8), found)
 
