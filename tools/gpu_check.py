@@ -11,7 +11,8 @@ Three steps, because the GPU machine has neither this package nor a network::
 
 ``prepare`` needs gcc, the Vulkan headers (Debian's libvulkan-dev) and glslc.  The cases: the bundled culling and
 ExecuteIndirect examples, a Tier 1 compute work list (:func:`d3d12wl.vulkan.captures.build_compute_capture`), an
-ExecuteIndirect of indexed draws (:func:`d3d12wl.vulkan.captures.build_indexed_capture`) and a
+ExecuteIndirect of indexed draws (:func:`d3d12wl.vulkan.captures.build_indexed_capture`), the two lists of the
+bundled Tier 2 chain (``tier2_chain.0``, ``tier2_chain.1``: one DGC execute each) and a
 ``--draws``-draw graphics work list built with the builder (:func:`d3d12wl.vulkan.captures.build_big_capture`,
 default 1 M = 2**20 draws).  ``compare`` re-derives every capture, runs the executor on it (timed), and compares:
 
@@ -56,10 +57,8 @@ ROOT = Path(__file__).resolve().parent.parent
 GPU_SRC = ROOT / "tools" / "gpu"
 EXAMPLES = ROOT / "d3d12wl" / "examples"
 SAMPLE_EVERY = 1024
-SMALL = ("culling", "execute_indirect", "compute", "indexed")
-WALKED = ("culling", "compute", "big")
 
-RUN_SH = """#!/bin/bash
+RUN_HEAD = """#!/bin/bash
 # written by tools/gpu_check.py prepare; run from the repository root on the GPU machine
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 cd .gpu
@@ -73,21 +72,24 @@ addjson() {{ python3 -c "import json,sys; d=json.load(open(sys.argv[2])); d['nam
 for c in {small}; do
   ./dgc_harness $c.case $OUT/$c.rec /tmp/$c.summary.json spv {repeat_small} && cat /tmp/$c.summary.json >> $OUT/summaries.jsonl
 done
-gunzip -c big.case.gz > /tmp/big.case
+"""
+RUN_BIG = """gunzip -c big.case.gz > /tmp/big.case
 gunzip -c big.plan.gz > /tmp/big.plan
 ./dgc_harness /tmp/big.case /tmp/big.rec /tmp/big.summary.json spv {repeat_big} && cat /tmp/big.summary.json >> $OUT/summaries.jsonl
 PYTHONPATH=py python3 -m d3d12wl.vulkan.case check /tmp/big.case /tmp/big.rec /tmp/big.check.json
 addjson big /tmp/big.check.json $OUT/summaries.jsonl
-# the GPU walker: sequences generated on the GPU from the record bytes, then DGC on them
+"""
+RUN_WALK = """# the GPU walker: sequences generated on the GPU from the record bytes, then DGC on them
 for c in {walked}; do
   p=$c.plan; k=$c.case; [ -e $p ] || {{ p=/tmp/$c.plan; k=/tmp/$c.case; }}
   ./dgc_harness --walk $p $k /tmp/$c.walked.case /tmp/$c.walk.json spv {repeat_small} && cat /tmp/$c.walk.json >> $OUT/walks.jsonl
-  ./dgc_harness /tmp/$c.walked.case /tmp/$c.walked.rec /tmp/$c.walked.summary.json spv 1 && \
+  ./dgc_harness /tmp/$c.walked.case /tmp/$c.walked.rec /tmp/$c.walked.summary.json spv 1 && \\
     PYTHONPATH=py python3 -m d3d12wl.vulkan.case check /tmp/$c.walked.case /tmp/$c.walked.rec /tmp/$c.walked.check.json
   addjson $c /tmp/$c.walked.check.json $OUT/walks.jsonl
 done
 cat $OUT/summaries.jsonl $OUT/walks.jsonl
-python3 - <<'PY'
+"""
+RUN_BIG_RECORDS = """python3 - <<'PY'
 import lzma, os, numpy as np
 out = os.environ["OUT"]
 data = open("/tmp/big.rec", "rb").read()
@@ -104,15 +106,34 @@ PY
 """
 
 
-def _captures(draws: int) -> dict[str, Callable[[], Any]]:
-    return {"culling": lambda: load_capture(EXAMPLES / "culling_capture.json"),
-            "execute_indirect": lambda: load_capture(EXAMPLES / "execute_indirect_capture.json"),
-            "compute": build_compute_capture,
-            "indexed": build_indexed_capture,
-            "big": lambda: build_big_capture(draws)}
+def _cases(draws: int) -> dict[str, tuple[Callable[[], Any], int | None]]:
+    """name -> (the capture, the list of a DispatchList1 chain or None)."""
+    def example(name: str) -> Callable[[], Any]:
+        return lambda: load_capture(EXAMPLES / f"{name}_capture.json")
+
+    return {"culling": (example("culling"), None),
+            "execute_indirect": (example("execute_indirect"), None),
+            "compute": (build_compute_capture, None),
+            "indexed": (build_indexed_capture, None),
+            "tier2_chain.0": (example("tier2_chain"), 0),
+            "tier2_chain.1": (example("tier2_chain"), 1),
+            "big": (lambda: build_big_capture(draws), None)}
 
 
-def prepare(out: Path, draws: int, repeat_small: int, repeat_big: int) -> None:
+def _lowering(capture: Any, list_index: int | None) -> Any:
+    low = lower_capture(capture, sequence_index=True)
+    return low if list_index is None else low.lists[list_index]
+
+
+def _selected(draws: int, names: list[str] | None) -> dict[str, tuple[Callable[[], Any], int | None]]:
+    cases = _cases(draws)
+    unknown = sorted(set(names or ()) - set(cases))
+    if unknown:
+        raise SystemExit(f"unknown cases {unknown}; known: {sorted(cases)}")
+    return {k: v for k, v in cases.items() if names is None or k in names}
+
+
+def prepare(out: Path, draws: int, repeat_small: int, repeat_big: int, names: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "spv").mkdir(exist_ok=True)
     subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-o",
@@ -130,11 +151,18 @@ def prepare(out: Path, draws: int, repeat_small: int, repeat_big: int) -> None:
     for module in ("vk.py", "case.py"):
         shutil.copy(ROOT / "d3d12wl" / "vulkan" / module, py / module)
     manifest: dict[str, Any] = {"draws": draws, "cases": {}}
-    for name, build in _captures(draws).items():
+    small: list[str] = []
+    walked: list[str] = []
+    big_dwords = 0
+    for name, (build, list_index) in _selected(draws, names).items():
         capture = build()
-        lowering = lower_capture(capture, sequence_index=True)
+        lowering = _lowering(capture, list_index)
         case = case_of(lowering)
-        plan = plan_of(lowering, capture.memory).to_bytes() if name in WALKED else None
+        plan = plan_of(lowering, capture.memory).to_bytes() if lowering.walk is not None else None
+        if plan is not None:
+            walked.append(name)
+        if name != "big":
+            small.append(name)
         if name == "big":
             with gzip.open(out / "big.case.gz", "wb", compresslevel=6) as f:
                 f.write(case.to_bytes())
@@ -148,9 +176,13 @@ def prepare(out: Path, draws: int, repeat_small: int, repeat_big: int) -> None:
                 (out / f"{name}.plan").write_bytes(plan)
         manifest["cases"][name] = {"sequences": case.count, "stride": case.stride, "tokens": len(case.tokens),
                                    "record_dwords": case.record_dwords}
-    (out / "run.sh").write_text(RUN_SH.format(small=" ".join(SMALL), walked=" ".join(WALKED), repeat_small=repeat_small,
-                                              repeat_big=repeat_big, record_dwords=big_dwords, every=SAMPLE_EVERY),
-                                encoding="utf-8")
+    script = RUN_HEAD.format(small=" ".join(small), repeat_small=repeat_small)
+    if big_dwords:
+        script += RUN_BIG.format(repeat_big=repeat_big)
+    script += RUN_WALK.format(walked=" ".join(walked), repeat_small=repeat_small)
+    if big_dwords:
+        script += RUN_BIG_RECORDS.format(record_dwords=big_dwords, every=SAMPLE_EVERY)
+    (out / "run.sh").write_text(script, encoding="utf-8")
     (out / "run.sh").chmod(0o755)
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(manifest, indent=1))
@@ -161,7 +193,7 @@ def _records(path: Path, dwords: int) -> np.ndarray:
     return np.frombuffer(data, dtype="<u4").reshape(-1, dwords)
 
 
-def compare(results: Path, draws: int) -> dict[str, Any]:
+def compare(results: Path, draws: int, names: list[str] | None = None) -> dict[str, Any]:
     summaries: dict[str, dict[str, Any]] = {}
     checks: dict[str, dict[str, Any]] = {}
     walks: dict[str, dict[str, Any]] = {}
@@ -178,9 +210,9 @@ def compare(results: Path, draws: int) -> dict[str, Any]:
                     runs[str(s.get("case", s.get("walk", ""))).removesuffix(".case").removesuffix(".plan")] = s
     report: dict[str, Any] = {"probe": json.loads((results / "probe.json").read_text(encoding="utf-8"))
                               if (results / "probe.json").exists() else None, "cases": {}}
-    for name, build in _captures(draws).items():
+    for name, (build, list_index) in _selected(draws, names).items():
         capture = build()
-        lowering = lower_capture(capture, sequence_index=True)
+        lowering = _lowering(capture, list_index)
         case = case_of(lowering)
         limits = Limits(max_executions=1 << 24, max_records=1 << 24)
         t0 = time.perf_counter()
@@ -189,8 +221,8 @@ def compare(results: Path, draws: int) -> dict[str, Any]:
         trace_dict = trace.to_dict()
         t2 = time.perf_counter()
         del trace
-        want = expected_records(trace_dict, lowering)
-        n_exec, findings = len(trace_dict["executions"]), len(trace_dict["findings"])
+        want = expected_records(trace_dict, lowering, list_index)
+        n_exec, findings = len(want), len(trace_dict["findings"])
         del trace_dict
         model = model_records(case)
         entry: dict[str, Any] = {"executions": n_exec, "executor_findings": findings,
@@ -239,15 +271,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--draws", type=int, default=1 << 20)
     p.add_argument("--repeat-small", type=int, default=20)
     p.add_argument("--repeat-big", type=int, default=10)
+    p.add_argument("--cases", nargs="+", help="only these cases (default: all)")
     c = sub.add_parser("compare", help="compare the GPU's results in RESULTS with the executor")
     c.add_argument("results", type=Path)
     c.add_argument("--draws", type=int, default=1 << 20)
     c.add_argument("--json", type=Path)
+    c.add_argument("--cases", nargs="+", help="only these cases (default: all)")
     args = ap.parse_args(argv)
     if args.command == "prepare":
-        prepare(args.dir, args.draws, args.repeat_small, args.repeat_big)
+        prepare(args.dir, args.draws, args.repeat_small, args.repeat_big, args.cases)
         return 0
-    report = compare(args.results, args.draws)
+    report = compare(args.results, args.draws, args.cases)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     bad = [name for name, e in report["cases"].items()
