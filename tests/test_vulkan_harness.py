@@ -76,6 +76,23 @@ def test_tier2_chain_lists_agree_with_the_executor() -> None:
     assert sum(lst.count for lst in low.lists) == len(trace["executions"])
 
 
+@pytest.mark.parametrize("pcs, arg, list_index", [("PCS_Draw", 1, 1), ("PCS_Cull", 0, 0)])
+def test_incrementing_constant_reset_per_secondary_list(pcs: str, arg: int, list_index: int) -> None:
+    """_RESET_PER_SECONDARY_LIST restarts the counter at each primary record's secondary list of a hybrid signature
+    (PCS_Draw: a push constant of the index within the secondary list) and does nothing to a fully-inline one
+    (PCS_Cull: still the sequence index), as the spec's "Incrementing constant semantics" say."""
+    cap = example("tier2_chain")
+    ic = cap.objects.program_command_signatures[pcs].pArgumentDescs[arg]
+    ic.IncrementingConstant.Flags = abi.enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST")
+    low = lower_capture(cap, sequence_index=True).lists[list_index]
+    assert low.layout is not None
+    want = TokenType.PUSH_CONSTANT if pcs == "PCS_Draw" else TokenType.SEQUENCE_INDEX
+    assert low.layout.token(arg).type is want
+    trace = execute(cap).to_dict()
+    result = compare_records(model_records(case_of(low)), expected_records(trace, low, list_index=list_index))
+    assert result["compared"] == low.count and result["mismatches"] == 0, result
+
+
 def test_a_wrong_sequence_byte_is_a_mismatch() -> None:
     """The comparison can fail: one flipped tint byte in the lowered sequences is one mismatched record."""
     cap = example("culling")

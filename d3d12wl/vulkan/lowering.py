@@ -311,8 +311,8 @@ def _initial_push_constants(block: Sequence[PushConstantRange], state: CommandLi
 
 @dataclass
 class _Column:
-    """Where one token's bytes come from: ``source`` (``primary``, ``secondary``, ``table``, ``constant``,
-    ``counter``, ``va:<record>``), the field in that record (or the constant bytes)."""
+    """Where one token's bytes come from (the sources of :class:`SequenceColumn`, and ``command`` for an
+    ExecuteIndirect command record), the field in that record (or the constant bytes)."""
 
     token: Token
     source: str
@@ -405,8 +405,9 @@ def _work_list_tokens(b: _LayoutBuilder, pcs: ProgramCommandSignature, layout: P
             b.push(i, "local", local_slot_of[i], dword, size, source, f)
         elif name == "INCREMENTING_CONSTANT":
             ic = arg.IncrementingConstant
+            # spec "Incrementing constant semantics": the reset flag acts on hybrid signatures only
             reset = ic.Flags & abi.enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST")
-            if reset:  # the index within the secondary list: computed here
+            if reset and layout.secondary is not None:  # the index within the secondary list: computed here
                 b.push(i, _binding(arg), ic.RootParameterIndex, ic.DestOffsetIn32BitValues, 4, "secondary_index")
             else:  # the position in the list's linear sequence = the DGC sequence index
                 b.push(i, _binding(arg), ic.RootParameterIndex, ic.DestOffsetIn32BitValues, SEQUENCE_INDEX_BYTES,
