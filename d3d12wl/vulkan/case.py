@@ -37,7 +37,7 @@ VERSION = 1
 HEADER_DWORDS = 16
 TOKEN_DWORDS = 8
 RECORD_HEADER = 16
-#: record DWORDs compared: all but gl_DrawID (3), which DGC leaves to the implementation per sequence
+#: record DWORDs compared: all but gl_DrawID (3), which the executor has no counterpart of (each sequence is its own draw)
 FIELD_NAMES = ("invocations", "program", "sequence", "draw_id", "base_vertex_or_x", "base_instance_or_y",
                "vertex_span_or_z", "instances", "first_vertex_offset")
 NOT_COMPARED = (3,)
