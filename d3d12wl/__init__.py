@@ -3,7 +3,8 @@
 The package is a pipeline of stages, one subpackage each, in the order data flows (``docs/ARCHITECTURE.md``):
 ``abi`` (the compiled headers), ``model`` (the creation-time objects and their JSON), ``records`` (the bytes of
 every record), ``rules`` (creation-time validation), ``headercheck`` (anyone's headers against the spec),
-``capture`` (GPU memory, the builder, the capture file), ``executor``, ``messages`` and ``cli``.  The foundation
+``capture`` (GPU memory, the builder, the capture file), ``executor``, ``messages``, ``migrate`` (ExecuteIndirect
+buckets to work lists and back), ``vulkan`` (the lowering to device-generated commands) and ``cli``.  The foundation
 below them all is ``errors`` (the exception hierarchy), ``tables`` (the one table renderer) and ``serialize`` (the
 one JSON serializer).
 
