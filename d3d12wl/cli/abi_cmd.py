@@ -1,19 +1,5 @@
-"""``d3d12wl abi``: the ABI of the compiled headers, and its truth checks.
-
-d3d12wl abi [NAME ...]         pahole-style report of all (or the named) types, enums, constants
-d3d12wl abi --json [NAME ...]  the same as JSON (shape documented in d3d12wl.abi.report)
-d3d12wl abi check [--json]     run the ABI truth checks this machine can run; exit 1 on any
-                               disagreement (each printed, naming type and field), listing what was skipped
-d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
-                  [--lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
-                  [--signature SIG.json [--record ID=STRUCT ...] [--hlsl FILE ...]] [--json]
-                               compile anyone's headers for the Windows x64 ABI (clang -target
-                               x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
-                               typedef and callback they share with d3d12wl's; with --signature, also the
-                               engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
-                               calculator.  Exit 1 on any difference; missing and extra names are listed,
-                               provisional values reported with the header's value (docs/header-check.md).
-"""
+"""The ``d3d12wl abi`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 

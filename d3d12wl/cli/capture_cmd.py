@@ -1,41 +1,5 @@
-"""``d3d12wl capture DESC.json REGION... -o OUT.json --dispatch-list VA ...``: assemble a capture from raw buffers.
-
-Regions (one per buffer; right after DESC.json, or anywhere as --region REGION):
-  NAME=FILE@VA                    a readback file (memory-mapped; referenced from the capture if larger than 4 KiB,
-                                  else written inline), FILE,offset=N,size=N for part of it
-  NAME=hex:0011aabb@VA            bytes in hex
-  NAME=base64:AAEC@VA             bytes in base64
-  NAME=zeros:N@VA                 N zero bytes (scratch)
-  NAME=-@VA                       the bytes on stdin
-  ...,writable                    after the source: validators may write the region
-A VA anywhere below is a number (0x hex or decimal), a region's NAME (its base) or NAME+N.
-
-The call (one of):
-  --dispatch-list VA --max-inputs N                   DispatchList(DispatchListInput, MaxGraphicsProgramInputs...)
-  --dispatch-list1 VA --max-lists N --max-inputs N    DispatchList1 (Tier 2)
-  --execute-indirect SIG --args VA [--count VA] --max N
-
-The binding (work lists):
-  --program-table VA [--slots N] [--stride N]   SizeInBytes is the rest of the region VA lies in; the stride
-                                                defaults to the signature's minimum program-table stride,
-                                                SlotCount to what SizeInBytes holds.  Repeat for a signature
-                                                array (one per signature index; --slots/--stride repeat with it)
-  --signature NAME                              the work list signature (or, for DispatchList1, the signature
-                                                array); default: the description's only one
-
-State (the root signatures default to those the call's class uses):
-  --state STATE.json              the capture's "state" member (the capture format) as a base; the flags add to it
-  --root-arg [graphics:|compute:]P=VALUE
-                                  root parameter P: a VA for a root CBV/SRV/UAV, a handle for a table, DWORDs
-                                  (1,2,3) for root constants, as the bound root signature declares P
-  --vertex-buffer SLOT=VA,SIZE,STRIDE, --index-buffer VA,SIZE,FORMAT
-  --graphics-root-signature NAME, --compute-root-signature NAME, --tier 1|2, --dispatch-rays
-
-Program identifiers are read from the bound table's slots and matched to the description's programs.  The capture
-is written atomically (a temporary file renamed); -o - prints it (every region inline).  Exit status: 0 written,
-1 written with findings (an identifier that matches no program, a SlotCount the table does not hold), 2 unusable
-input (the message names the file or flag).
-"""
+"""The ``d3d12wl capture`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 
@@ -52,6 +16,7 @@ from d3d12wl import inputs, tables
 from d3d12wl.capture import assemble as asm
 from d3d12wl.capture.file import CAPTURE_MEMBERS, OBJECT_COLLECTIONS, Capture, capture_to_dict, save_capture
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import integer
 from d3d12wl.errors import CaptureError
 from d3d12wl.model import description
 from d3d12wl.model.state import ExecuteIndirectCall
@@ -96,13 +61,6 @@ is written atomically (a temporary file renamed); -o - prints it (every region i
 1 written with findings (an identifier that matches no program, a SlotCount the table does not hold), 2 unusable
 input (the message names the file or flag)."""
 
-def _int(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r} (decimal or 0x hex)") from None
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("capture", help=summary("capture"), description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -116,15 +74,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     call.add_argument("--dispatch-list", metavar="VA", help="DispatchList(DispatchListInput=VA, ...)")
     call.add_argument("--dispatch-list1", metavar="VA", help="DispatchList1(DispatchListInput=VA, ...)")
     call.add_argument("--execute-indirect", metavar="SIG", help="ExecuteIndirect with command signature SIG")
-    p.add_argument("--max-inputs", type=_int, default=0, metavar="N",
+    p.add_argument("--max-inputs", type=integer, default=0, metavar="N",
                    help="MaxGraphicsProgramInputsPerPrimaryList (default 0)")
-    p.add_argument("--max-lists", type=_int, default=0, metavar="N", help="MaxGraphicsPrimaryLists (DispatchList1)")
+    p.add_argument("--max-lists", type=integer, default=0, metavar="N", help="MaxGraphicsPrimaryLists (DispatchList1)")
     p.add_argument("--args", metavar="VA", help="ExecuteIndirect: the argument buffer")
     p.add_argument("--count", metavar="VA", help="ExecuteIndirect: the count buffer (default: none)")
-    p.add_argument("--max", type=_int, default=0, metavar="N", help="ExecuteIndirect: MaxCommandCount")
+    p.add_argument("--max", type=integer, default=0, metavar="N", help="ExecuteIndirect: MaxCommandCount")
     p.add_argument("--program-table", action="append", default=[], metavar="VA", help="bind a program table at VA")
-    p.add_argument("--slots", action="append", type=_int, default=[], metavar="N", help="its SlotCount")
-    p.add_argument("--stride", action="append", type=_int, default=[], metavar="N", help="its StrideInBytes")
+    p.add_argument("--slots", action="append", type=integer, default=[], metavar="N", help="its SlotCount")
+    p.add_argument("--stride", action="append", type=integer, default=[], metavar="N", help="its StrideInBytes")
     p.add_argument("--signature", metavar="NAME", help="work list signature or signature array to bind")
     p.add_argument("--state", metavar="STATE.json", help='the capture\'s "state" member as a base')
     p.add_argument("--root-arg", action="append", default=[], metavar="[graphics:|compute:]P=VALUE")

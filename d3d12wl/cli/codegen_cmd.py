@@ -1,22 +1,5 @@
-"""``d3d12wl codegen``: C, HLSL or RenderDoc structs for every record a description implies.
-
-d3d12wl codegen SIG.json --lang c [--pcs NAME]     a standalone C11 file (compile with -I headers) with
-                                                   _Static_asserts on every sizeof and offsetof
-d3d12wl codegen SIG.json --lang hlsl [--pcs NAME]  HLSL structs in the shape of the spec's culling example
-d3d12wl codegen SIG.json --lang renderdoc         RenderDoc buffer-viewer formats: one self-contained format
-                                                   per record (at its declared stride), explicit [[offset]]s
-                                                   and [[pad]]s, enums declared, VAs [[hex]]
-d3d12wl codegen SIG.json --lang renderdoc --struct D3D12_DISPATCH_LIST_INPUT1
-                                                   ... and for any declared struct (repeatable)
-d3d12wl codegen SIG.json --lang c --json           {"lang", "source", "structs": [{"name", "record", "owner",
-                                                   "size", "stride", "text"}]} for tools
-
-Records: each program command signature's primary, secondary and implicit-path program-table records; each program
-whose program-table record differs from its PCS's (the explicit local-root-signature path); each ExecuteIndirect
-command signature.  ``--pcs NAME`` restricts the output to that program command signature's records, ``--record ID``
-(``PCS.secondary``, as ``decode`` and ``abi check --record`` name them; repeatable) to those records; with
-``--struct`` and no ``--record``, only the structs are written.
-"""
+"""The ``d3d12wl codegen`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 

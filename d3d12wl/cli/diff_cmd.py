@@ -1,8 +1,5 @@
-"""``d3d12wl diff A B [--key FIELDS] [--values-only] [--json]``: what differs between two captures, saved traces
-(``d3d12wl exec --json`` output) or call sequences, execution by execution (:func:`d3d12wl.migrate.diff.diff_runs`).
-
-Exit status: 0 no difference, 1 any difference, 2 unusable input (the message names the file or flag), 3 internal
-error."""
+"""The ``d3d12wl diff`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 

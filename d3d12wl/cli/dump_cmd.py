@@ -1,25 +1,5 @@
-"""``d3d12wl dump``: what a captured call executes, as a person wants to read it.
-
-d3d12wl dump [CAPTURE]          the call; each dispatch list header; each primary record decoded by field name,
-                                its program-table slot (program name, local-root tail as DWORDs and floats) and
-                                its secondary records; then the executions (program, trigger, every root
-                                argument with where it came from), the end-of-call reset and the findings,
-                                then the findings as an application sees them in its InfoQueue (the executor
-                                as a driver on the driver-reported-messages channel, d3d12wl.messages.driver_channel)
-d3d12wl dump CAPTURE --hex      adds annotated hex dumps: every byte range labelled with the field it belongs
-                                to, padding marked
-d3d12wl dump CAPTURE --json     the same view as JSON
-d3d12wl dump CAPTURE --validators SPEC
-                                runs GPU-timeline validators (repeatable; SPEC is module:attr or
-                                path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of
-                                Validators or a zero-argument factory; d3d12wl.executor.validation.load_validators) and
-                                shows, under each list, the validators dispatched for it in the spec's step order
-                                (step, area, primary record, slot, validator, pointer values); the headers and
-                                records shown are as the executor re-read them after the validators wrote
-
-Without CAPTURE: the bundled example, the spec's "GPU culling and work list emission" (d3d12wl/examples/
-culling_capture.json).  The exit code is 0, or 1 when the trace has error findings (undefined behaviour).
-"""
+"""The ``d3d12wl dump`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 

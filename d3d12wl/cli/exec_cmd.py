@@ -1,20 +1,5 @@
-"""``d3d12wl exec [CAPTURE] [--json] [--validators SPEC ...] [--max-lists N ...]``: run the reference executor on a
-capture.
-
-With no CAPTURE it runs the bundled example (``d3d12wl/examples/culling_capture.json``, the spec's GPU culling
-example).  Human output: one line per list, one line per validator invocation (when there are any), one line per
-execution, the end-of-call reset, then the findings; ``--json`` prints :meth:`d3d12wl.executor.trace.Trace.to_dict`
-(``validator_invocations`` included).
-
-``--validators SPEC`` (repeatable) runs GPU-timeline validators (spec "GPU Timeline Validation Hooks"): SPEC is
-``module:attr`` or ``path/to/file.py:attr`` naming a ValidationRunner, a Validator, an iterable of Validators or
-a zero-argument factory returning one (:func:`d3d12wl.executor.validation.load_validators`; the bundled example is
-``d3d12wl.examples.validators:VALIDATORS``).  Validators run only where the capture binds a signature array with a
-non-null ValidationProgramTable; its slots' identifiers select them.  A SPEC that cannot be loaded exits 2.
-
-Exit status: 0 when the trace has no error findings, 1 when it has (undefined behaviour, invalid call, a limit
-reached), 2 when the capture cannot be used at all.
-"""
+"""The ``d3d12wl exec`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 

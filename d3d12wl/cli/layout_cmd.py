@@ -1,19 +1,5 @@
-"""``d3d12wl layout``: the byte layout of every record class a description implies.
-
-d3d12wl layout SIG.json          a table per record (offset, size, arg index, arg type, member, source), padding rows
-d3d12wl layout SIG.json --json   {"program_command_signatures": {NAME: {"class", "record_kind", "primary",
-                                 "secondary", "program_table_record"}}, "programs": {NAME: {"program_table_record"}},
-                                 "work_list_signatures": {NAME: {"min_primary_stride", "min_program_table_stride"}},
-                                 "command_signatures": {NAME: REC}}
-                                 REC = {"header", "size", "min_stride", "fields": [{"arg" | "parameter", "name",
-                                 "offset", "size"}]}, plus "declared_stride" where the description declares a
-                                 stride that is not the minimum (0: the broadcast secondary form)
-
-Offsets are relative to the record start (the program-table slot start for a program-table record, whose
-identifier takes bytes 0..31).  ``fields`` lists the payload fields; the fixed header is named by ``header``.
-For a program-table record ``size`` counts the tail bytes after the 32-byte identifier and ``min_stride`` is
-32 + that tail, rounded up to 8.
-"""
+"""The ``d3d12wl layout`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""``d3d12wl messages check``: the driver-reported-messages conformance suite (seed 003, "HLK / conformance").
-
-The command's help is :data:`DESCRIPTION` (plain text: it is what an installed user sees).
-"""
+"""The ``d3d12wl messages`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 

@@ -1,19 +1,5 @@
-"""``d3d12wl migrate ei-to-wl | wl-to-ei | scene``: move per-PSO ExecuteIndirect buckets to one work list, and back.
-
-* ``ei-to-wl INPUT... -o OUT.json``: INPUT is a call sequence file (``{"call_sequence": 1, "calls": [...]}``) or
-  ExecuteIndirect captures as ``PROGRAM=PATH`` (or ``PATH``: the program is the file's stem), in command-list order.
-  Writes a DispatchList capture and prints calls, empty calls and bytes before and after, and the bytes of each
-  PCS laid out fully inline and hybrid (:func:`d3d12wl.migrate.ei_to_wl.ei_to_wl`).
-* ``wl-to-ei CAPTURE -o DIR``: lower a DispatchList (or a DispatchList1 chain) to ExecuteIndirect calls, one per program-table slot
-  (per run of one slot where the spec orders the records), written as captures plus ``DIR/calls.json``; prints
-  calls, empty calls and bytes before and after (:func:`d3d12wl.migrate.wl_to_ei.wl_to_ei`).
-* ``scene -o DIR``: write the synthetic per-PSO bucket scene of :mod:`d3d12wl.migrate.scene` as captures plus a
-  call sequence (the input of the measurements).
-
-``--verify`` runs the executor on the original and the migrated calls and compares what they execute
-(:func:`d3d12wl.migrate.equivalence.compare_runs`).  Exit status: 0 done (and equivalent), 1 ``--verify`` found a
-difference, 2 unusable input (the message names the file or flag), 3 internal error.
-"""
+"""The ``d3d12wl migrate`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 

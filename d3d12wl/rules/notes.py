@@ -13,26 +13,13 @@ from dataclasses import dataclass
 from d3d12wl.errors import LayoutError
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records.layout import pcs_layout
-from d3d12wl.rules._common import PCS_KIND
-from d3d12wl.serialize import to_jsonable
+from d3d12wl.rules._common import PCS_KIND, Violation
 
 
 @dataclass(frozen=True)
-class Note:
-    """One note: the rule or section it is about, the object (collection and name), why, and the member path."""
-
-    rule: str
-    kind: str
-    name: str
-    message: str
-    path: str = ""
-
-    def __str__(self) -> str:
-        return f"{self.path or f'{self.kind}.{self.name}'}: [{self.rule}] {self.message}"
-
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = to_jsonable(self)
-        return out
+class Note(Violation):
+    """One note: a :class:`Violation`'s shape (the rule or section it is about, the object, why, the member path),
+    reported beside the violations and never counted as one."""
 
 
 def notes(objects: ObjectSet) -> list[Note]:
@@ -49,5 +36,5 @@ def notes(objects: ObjectSet) -> list[Note]:
                 f"SecondaryRecordByteStride is 0, the broadcast form: every secondary index of a primary record "
                 f"reads the record at its list's start address (the {secondary.size}-byte secondary record's minimum "
                 f"stride is {secondary.min_stride}; declare it for one record per index)",
-                f"{PCS_KIND}.{name}.SecondaryRecordByteStride"))
+                path=f"{PCS_KIND}.{name}.SecondaryRecordByteStride"))
     return out
