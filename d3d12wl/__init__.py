@@ -3,7 +3,8 @@
 The package is a pipeline of stages, one subpackage each, in the order data flows (``docs/ARCHITECTURE.md``):
 ``abi`` (the compiled headers), ``model`` (the creation-time objects and their JSON), ``records`` (the bytes of
 every record), ``rules`` (creation-time validation), ``headercheck`` (anyone's headers against the spec),
-``capture`` (GPU memory, the builder, the capture file), ``executor``, ``messages`` and ``cli``.  The foundation
+``capture`` (GPU memory, the builder, the capture file), ``executor``, ``messages``, ``migrate`` (ExecuteIndirect
+buckets to work lists and back), ``vulkan`` (the lowering to device-generated commands) and ``cli``.  The foundation
 below them all is ``errors`` (the exception hierarchy), ``tables`` (the one table renderer) and ``serialize`` (the
 one JSON serializer).
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from d3d12wl._version import __version__
 
 #: entry point -> "module:attribute"; the one table both ``__getattr__`` and the type-checking imports below follow
 #: (tests/test_layering.py checks that they agree)

@@ -7,11 +7,6 @@ No bare IndexError, KeyError or struct.error escapes to a user (design.md, "Outp
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # (d3d12wl.rules imports this module)
-    from d3d12wl.rules import Violation
-
 
 class D3D12WLError(Exception):
     """Base of every error raised by d3d12wl.
@@ -41,18 +36,6 @@ class ABIError(D3D12WLError):
 
 class DescriptionError(D3D12WLError):
     """A JSON description (objects or capture) does not fit the schema; ``where`` is the member path."""
-
-
-class ValidationError(D3D12WLError):
-    """One or more creation-time validation rules are violated.
-
-    ``violations`` holds every violation found (not only the first).
-    """
-
-    def __init__(self, violations: list[Violation], *, where: str | None = None) -> None:
-        self.violations = list(violations)
-        lines = "\n".join(f"  {v}" for v in self.violations)
-        super().__init__(f"{len(self.violations)} validation error(s):\n{lines}", where=where)
 
 
 class LayoutError(D3D12WLError):

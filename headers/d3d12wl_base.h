@@ -8,9 +8,11 @@
 typedef uint64_t D3D12_GPU_VIRTUAL_ADDRESS;
 
 /* Pre-existing d3d12.h limits the creation-time rules read: the compute grid cap the _FIXED_DISPATCH section
- * names, and the vertex-buffer slot range rule 25(b) names. */
+ * names, the vertex-buffer slot range rule 25(b) names, and the root-signature budget in DWORDs (the spec's
+ * "root-signature-budget accounting"): no root-constant range can be larger, so none is read past it. */
 #define D3D12_CS_DISPATCH_MAX_THREAD_GROUPS_PER_DIMENSION 65535
 #define D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT 32
+#define D3D12_MAX_ROOT_COST 64
 
 typedef struct D3D12_GPU_VIRTUAL_ADDRESS_RANGE
 {

@@ -70,6 +70,12 @@ typedef enum D3D12DDI_HANDLETYPE
 #define E_INVALIDARG 0x80070057
 #define DXGI_ERROR_MORE_DATA 0x887A0003
 #define DXGI_ERROR_DEVICE_REMOVED 0x887A0005
+/* The related device-removed reasons GetDeviceRemovedReason returns ("DXGI_ERROR_DEVICE_REMOVED (or related error)",
+ * Device removed behavior). */
+#define DXGI_ERROR_INVALID_CALL 0x887A0001
+#define DXGI_ERROR_DEVICE_HUNG 0x887A0006
+#define DXGI_ERROR_DEVICE_RESET 0x887A0007
+#define DXGI_ERROR_DRIVER_INTERNAL_ERROR 0x887A0020
 
 /* "The runtime treats 0xFFFFFFFF as 'no correlation available'" (Reporting a message); the spec gives the value,
  * not a name. */

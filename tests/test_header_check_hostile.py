@@ -19,6 +19,7 @@ from conftest import require
 from d3d12wl import abi
 from d3d12wl.abi import check as abi_check
 from d3d12wl.cli import main
+from d3d12wl.headercheck import check as header_check
 from d3d12wl.headercheck import probe as header_probe
 
 SIGNATURE = Path(abi.__file__).parents[1] / "examples" / "culling.json"
@@ -395,3 +396,15 @@ def test_deeply_nested_initializer_is_read_and_a_clang_crash_is_named(
     rc, out, err = _run(capsys, "--header", crash, "--prelude", "none")
     assert rc == 2 and out == "" and err.startswith("d3d12wl abi: error: ")
     assert any(why in err for why in ("clang stopped on signal", "nests deeper than", "exceeds")), err
+
+
+def test_a_struct_declared_but_never_defined_is_missing_with_a_note(tmp_path: Path) -> None:
+    require(abi_check.find_clang() is not None, "clang not installed")
+    """`typedef struct X X;` without a definition (as d3d12umddi.h-style headers forward-declare) has no layout to
+    compare: the declaration is missing from the header, with a note saying why (it was a KeyError)."""
+    header = tmp_path / "forward.h"
+    header.write_text("typedef struct D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 D3D12DDI_DRIVER_REPORTED_MESSAGE_0126;\n",
+                      encoding="utf-8")
+    report = header_check.check_files([header], prelude="none")
+    entry = next(e for e in report.entries if e.name == "D3D12DDI_DRIVER_REPORTED_MESSAGE_0126")
+    assert entry.status == "missing" and "without defining it" in entry.notes[0]

@@ -3,7 +3,10 @@ the feature skips, and each misbehaving driver fails the specific check for the 
 
 from __future__ import annotations
 
+import os
 import threading
+from collections import deque
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +18,7 @@ if _missing:
     pytest.skip(f"the compiled headers lack {', '.join(_missing)} (see issue 6)", allow_module_level=True)
 
 from d3d12wl.messages import CoreLayerCallbacks, DeviceFuncs, Driver, DriverDevice, DriverMessage  # noqa: E402
-from d3d12wl.messages.conformance import run_conformance  # noqa: E402
+from d3d12wl.messages.conformance import CHECK_NAMES, CHECKS, NOT_DECIDABLE, run_conformance  # noqa: E402
 from d3d12wl.messages.reference_driver import ReferenceDriver, ReferenceDriverDevice  # noqa: E402
 
 
@@ -134,7 +137,8 @@ def test_driver_without_feature_skips__hlk() -> None:
         (ReportsWhenDisabled, {"silent_when_not_enabled"}),
         (NullDescription, {"reports_valid"}),
         (MadeUpIndex, {"indices_issued"}),
-        (OneFlushLate, {"no_late_correlated_reports"}),
+        # holding a finding one flush too long also keeps it out of the removal flush, after which none follows
+        (OneFlushLate, {"no_late_correlated_reports", "removal_flush_delivers_captured"}),
         (ReportsUnderLock, {"reports_outside_driver_locks"}),
         (LeakyAdapter, {"no_report_after_destroy"}),
     ],
@@ -161,3 +165,140 @@ def test_removal_flush_must_return_promptly__hlk() -> None:
     for device in devices:
         device.release.set()
     assert result.outcome == "fail" and "did not return" in result.detail
+
+
+# ---- issue 19: checks that decide what they can, each isolated ------------------------------------------------
+
+
+class ReadsRecordingAtGpuTime(ReferenceDriverDevice):
+    """The issue's attribution bug: the GPU runs whatever the list holds *now*, so a resubmission that runs after a
+    Reset reports the new recording's calls."""
+
+    def gpu_execute(self, hqueue: Any, hcls: tuple[Any, ...]) -> None:
+        with self._lock:
+            self._in_flight.get(hqueue.serial, deque([()])).popleft()
+            work = [item for hcl in hcls for item in self._recorded.get(hcl.serial, [])]
+        self.execute_work(hqueue, work)
+
+
+class RaisesOnEmptyFlush(ReferenceDriverDevice):
+    def flush(self, hdevice: Any) -> None:
+        if not self._pending:
+            raise RuntimeError("nothing to flush")
+        super().flush(hdevice)
+
+
+class CountsVendorIds(ReferenceDriverDevice):
+    """A fresh VendorMessageId per report: "the same logical message" is not stable."""
+
+    serial = 0
+
+    def flush(self, hdevice: Any) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        for m in pending:
+            CountsVendorIds.serial += 1
+            self.callbacks.report(DriverMessage(0x1000 + CountsVendorIds.serial, m.severity, m.category,
+                                                m.description, m.command_list_state_index))
+
+
+class ReplaysAfterRemoval(ReferenceDriverDevice):
+    """Delivers in the removal flush, then reports the same findings again afterwards."""
+
+    def __init__(self, callbacks: CoreLayerCallbacks) -> None:
+        super().__init__(callbacks)
+        self._sent: list[DriverMessage] = []
+
+    def flush(self, hdevice: Any) -> None:
+        with self._lock:
+            self._sent.extend(self._pending)
+        super().flush(hdevice)
+
+    def destroy_command_queue(self, hqueue: Any) -> None:
+        super().destroy_command_queue(hqueue)
+        if self.callbacks.hRTDevice.removal_surfaced:
+            for m in self._sent:
+                self.callbacks.report(m)
+
+
+class RaisesOnDispatch(ReferenceDriverDevice):
+    def command_list_work(self, hcl: Any, kind: str, payload: Any) -> None:
+        if kind == "Dispatch":
+            raise ValueError("no dispatch here")
+        super().command_list_work(hcl, kind, payload)
+
+
+@pytest.mark.parametrize(
+    ("device_class", "failing"),
+    [
+        (ReadsRecordingAtGpuTime, {"attribution_across_reset"}),
+        (RaisesOnEmptyFlush, {"empty_flush_tolerated"}),
+        (CountsVendorIds, {"vendor_message_ids_stable"}),
+        (ReplaysAfterRemoval, {"reports_after_removal"}),
+    ],
+)
+def test_issue19_checks_catch_their_rule__hlk(device_class: type[ReferenceDriverDevice], failing: set[str]) -> None:
+    """Attribution across Reset and resubmission ("The driver must cache the most recent CommandListStateIndex ...
+    that the driver attributes to that command list operation"), empty-flush tolerance ("must tolerate a flush with
+    nothing to report"), stable VendorMessageIds ("the same logical message use a stable VendorMessageId across
+    reports") and reports after removal ("Any messages that become available only after this flush call are not
+    surfaced through this feature"): each broken rule fails exactly its check."""
+    report = run_conformance(_driver(device_class))
+    assert set(report.failed()) == failing, [(r.name, r.detail) for r in report.results if r.outcome == "fail"]
+
+
+def test_raising_driver_fails_only_checks_it_raised_in__hlk() -> None:
+    """Each check is isolated: a driver raising from a DDI entry point fails the checks whose workload reached it,
+    with the exception named, and the suite still runs every other check."""
+    report = run_conformance(_driver(RaisesOnDispatch))
+    failed = set(report.failed())
+    assert failed and "initialization_message" not in failed and "registry_force_on" not in failed
+    assert all("raised ValueError: no dispatch here" in report[name].detail for name in failed)
+    assert len(report.results) == len(CHECK_NAMES)
+
+
+def test_removal_flush_must_deliver_captured_messages__hlk() -> None:
+    """"The driver delivers, on the calling thread via pfnReportMessageCb, any messages already captured for GPU
+    work submitted prior to the removal event": a driver that forgets its captured findings on removal fails."""
+
+    class DropsOnRemoval(ReferenceDriverDevice):
+        def flush(self, hdevice: Any) -> None:
+            if self.callbacks.hRTDevice.removed:
+                with self._lock:
+                    self._pending.clear()
+            super().flush(hdevice)
+
+    report = run_conformance(_driver(DropsOnRemoval))
+    assert report.failed() == ["removal_flush_delivers_captured"]
+    assert "not reported in the removal flush" in report["removal_flush_delivers_captured"].detail
+
+
+def test_probe_free_driver_passes_with_not_decidable_detail__hlk() -> None:
+    """"a driver that reports nothing beyond the mandated message is therefore a pass, not a skip": the checks that
+    need a finding say they could not decide."""
+
+    class Quiet(ReferenceDriverDevice):
+        def command_list_work(self, hcl: Any, kind: str, payload: Any) -> None:
+            pass
+
+    report = run_conformance(_driver(Quiet))
+    assert report.passed and all(r.outcome == "pass" for r in report.results)
+    assert report["attribution_across_reset"].detail == NOT_DECIDABLE
+    assert report["removal_flush_delivers_captured"].detail == NOT_DECIDABLE
+
+
+def test_reference_driver_attribution_is_decided__hlk() -> None:
+    report = run_conformance(ReferenceDriver)
+    assert "attributed to their own call" in report["attribution_across_reset"].detail
+
+
+def test_every_check_names_a_spec_sentence__hlk() -> None:
+    """Each check carries the spec sentence it tests; with the spec text at hand (``D3D12WL_SPEC_003``, default
+    the shared seed), each sentence is quoted verbatim."""
+    sentences = [c.sentence for c in CHECKS]
+    assert all(sentences) and len(set(sentences)) == len(sentences)
+    assert len(set(CHECK_NAMES)) == len(CHECK_NAMES)
+    spec = Path(os.environ.get("D3D12WL_SPEC_003", "/work/shared/seeds/003_5fb18a78dd27baca.txt"))
+    if spec.is_file():
+        text = spec.read_text(encoding="utf-8")
+        assert [c.name for c in CHECKS if c.sentence not in text] == []

@@ -1,6 +1,11 @@
 """The README's examples are tested: every ``console`` block's ``$ d3d12wl ...`` command runs with the exit code the
 README states (``# exit N`` after the command, default 0) and prints each output line the README shows under it
-(lines that end in ``...`` are prefixes); every ``python`` block runs, in order, in one namespace."""
+(lines that end in ``...`` are prefixes); every ``python`` block runs, in order, in one namespace, and the
+``test_*`` functions a block defines (a pytest example) are called.
+
+The console commands run in order in one working directory that mirrors the checkout (a symbolic link to each of
+its top-level entries), so an example may write a file (``d3d12wl capture ... -o readback_capture.json``) that a
+later one reads, without writing into the checkout."""
 
 from __future__ import annotations
 
@@ -54,11 +59,20 @@ def _require_tools(command: str) -> None:
     require(not missing, f"{', '.join(missing)} not installed")
 
 
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory that looks like the checkout (links to its top-level entries) for the examples to write in."""
+    work = tmp_path_factory.mktemp("readme")
+    for entry in ROOT.iterdir():
+        (work / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+    return work
+
+
 @pytest.mark.parametrize(("command", "exit_code", "shown"), _console_examples(), ids=lambda v: str(v)[:60])
-def test_readme_console_example(command: str, exit_code: int, shown: list[str]) -> None:
+def test_readme_console_example(command: str, exit_code: int, shown: list[str], workdir: Path) -> None:
     _require_tools(command)
     argv = [sys.executable, "-m", "d3d12wl", *shlex.split(command)[1:]]
-    result = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(argv, cwd=workdir, capture_output=True, text=True, timeout=120)
     assert result.returncode == exit_code, result.stdout + result.stderr
     out = [line.rstrip() for line in result.stdout.splitlines()]
     for expected in shown:
@@ -73,7 +87,13 @@ def test_readme_console_example(command: str, exit_code: int, shown: list[str]) 
 def test_readme_python_examples(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     namespace: dict[str, object] = {"__name__": "__readme__"}
+    ran: set[str] = set()
     for body in _blocks("python"):
         if "header_check" in body:  # compiles with clang (and glslc for the HLSL)
             _require_tools("--header --hlsl")
         exec(compile(body, str(README), "exec"), namespace)  # noqa: S102 - the README's own examples
+        for name in [n for n in namespace if n.startswith("test_") and n not in ran]:  # a pytest example's tests
+            ran.add(name)
+            test = namespace[name]
+            assert callable(test), name
+            test()

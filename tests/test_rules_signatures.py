@@ -19,10 +19,10 @@ from strategies import (
 )
 from test_rules_pcs import grs4, pcs_of, rules_of
 
-from d3d12wl.errors import ValidationError
 from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, WorkListSignature, WorkListSignatureArray
 from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules import (
+    ValidationError,
     check_objects,
     check_program_command_signature,
     check_programs,

@@ -10,7 +10,9 @@ values from the same bytes.
 
 from __future__ import annotations
 
+import ctypes
 import random
+import re
 import struct
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,8 @@ from d3d12wl import abi
 from d3d12wl.abi.compiled import TypeInfo
 from d3d12wl.errors import ABIError, ParseError
 from d3d12wl.model import description
+from d3d12wl.records import codegen
+from d3d12wl.records.ctypes_records import from_value, record_ctype, to_value
 from d3d12wl.records.dtypes import Scalar, classify, dtype_for, field_type, leaves, plain_data_types
 from d3d12wl.records.layout import PCSLayout, RecordLayout, pcs_layout, program_table_layout
 from d3d12wl.records.packers import pack_records, pack_structs, read_records, to_columns
@@ -81,7 +85,8 @@ def cffi_read(ctype: str, data: bytes, count: int = 1) -> Any:
 
 
 def common(target: str | RecordLayout, data: bytes, obj: dict[str, Any], size: int) -> None:
-    """construct parse/build/sizeof, the numpy dtype (read and pack) and the compiled header agree on ``data``."""
+    """construct parse/build/sizeof, the numpy dtype (read and pack) and the compiled header agree on ``data``; for
+    a record also its ctypes Structure, member for member with the C codegen struct."""
     schema = STRUCTS.struct(target) if isinstance(target, str) else record_schema(target)
     # construct
     assert schema.sizeof() == size
@@ -106,6 +111,22 @@ def common(target: str | RecordLayout, data: bytes, obj: dict[str, Any], size: i
         if any(f.role == "header" for f in target.fields):
             header = cffi_read(target.header, data[:target.header_size])
             assert header == {k: obj[k] for k in header}
+        # ctypes: member for member as the C codegen declares the struct, reading and building the same bytes
+        cls = record_ctype(target)
+        assert ctypes.sizeof(cls) == size
+        assert [(n, getattr(cls, n).offset, getattr(cls, n).size) for n, _ in cls._fields_] == c_members(target)
+        assert to_value(cls.from_buffer_copy(data)) == obj
+        assert bytes(from_value(cls, obj)) == data
+
+
+_C_MEMBER = re.compile(r"^    \S.*?(\w+)(?:\[\d+\])?;\s*/\* \[(\d+)\.\.(\d+)\]", re.M)
+
+
+def c_members(layout: RecordLayout) -> list[tuple[str, int, int]]:
+    """(name, offset, size) of every member of the C codegen struct of ``layout``, padding included, as declared
+    (d3d12wl.records.codegen.c_struct; tests/test_codegen.py compiles it and proves the offsets)."""
+    return [(m.group(1), int(m.group(2)), int(m.group(3)) - int(m.group(2)) + 1)
+            for m in _C_MEMBER.finditer(codegen.c_struct(layout))]
 
 
 # --- random bytes with padding zeroed ---------------------------------------------------------------------------

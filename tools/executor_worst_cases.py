@@ -12,6 +12,7 @@ naming the flag that raises its limit, ``unmapped-va`` where the records run out
 
 from __future__ import annotations
 
+import argparse
 import resource
 import sys
 import time
@@ -40,11 +41,14 @@ from executor_builder import (  # noqa: E402
     secondaries,
 )
 
-from d3d12wl.executor import run  # noqa: E402
+from d3d12wl.executor import ENGINES, run  # noqa: E402
 from d3d12wl.model.objects import WorkListSignature  # noqa: E402
 from d3d12wl.model.state import DispatchListCall  # noqa: E402
 
 HIGH = 1 << 32
+
+#: the cases, in the order the docstring's loop runs them
+CASES = ("self-cycle", "two-cycle", "broadcast-flood", "primary-flood", "culling-flood", "long-chain")
 
 
 def build(case: str) -> tuple[Scene, DispatchListCall]:
@@ -87,9 +91,14 @@ def build(case: str) -> tuple[Scene, DispatchListCall]:
     raise SystemExit(f"unknown case {case!r}")
 
 
-def main() -> None:
-    case = sys.argv[1]
-    engine = sys.argv[2] if len(sys.argv) > 2 else "columnar"
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     epilog="Run one case per process (peak RSS is per process).")
+    parser.add_argument("case", choices=CASES, help="the hostile input to run")
+    parser.add_argument("engine", nargs="?", choices=ENGINES, default="columnar",
+                        help="the executor engine (default columnar)")
+    parsed = parser.parse_args(argv)
+    case, engine = parsed.case, parsed.engine
     s, call = build(case)
     t = time.perf_counter()
     trace = run(s.memory, s.device, s.objects, s.state, call, engine=engine)

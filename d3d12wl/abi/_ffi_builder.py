@@ -3,7 +3,9 @@
 The same header text feeds ``ffi.cdef`` and ``ffi.set_source`` (so cffi checks every
 declaration against the real C compiler), and is embedded in the extension as a JSON
 bundle (``d3d12wl_header_bundle()``) so an installed package can read the exact text it
-was built from, from any working directory, without a second copy on disk.
+was built from, from any working directory, without a second copy on disk.  The bundle also holds the
+declarations read from that text (:mod:`d3d12wl.abi.header_parser`, ``decls.to_json``), so that importing the
+package parses no C.
 
 The record kernels (``d3d12wl/records/_kernels.c``: the packers' column scatter and the readers' gather) are compiled
 into the same extension after the header text.  They are not header text: the bundle, and so every ABI check,
@@ -62,8 +64,11 @@ def c_bytes(data: bytes) -> str:
 def make_ffi(headers: dict[str, str], module_name: str = "d3d12wl._native", *, kernels: bool = True) -> FFI:
     """An FFI for the given header texts (used by the build and by tests on mutated headers), with the record
     kernels unless ``kernels`` is false."""
+    from d3d12wl.abi import decls, header_parser
+
     text = "\n".join(headers.values())
-    bundle = json.dumps({"order": list(headers), "files": headers}).encode("utf-8")
+    declarations = decls.to_json(header_parser.parse(headers))
+    bundle = json.dumps({"order": list(headers), "files": headers, "decls": declarations}).encode("utf-8")
     builder = FFI()
     builder.cdef(text)
     builder.cdef(BUNDLE_CDEF)

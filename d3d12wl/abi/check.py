@@ -69,7 +69,17 @@ class CheckResult:
 # --- tools ----------------------------------------------------------------------------------------
 
 WINDOWS_TARGET = "x86_64-pc-windows-msvc"
+#: the default DirectX-Headers include root (Debian's directx-headers-dev): the folder holding directx/d3d12.h
+#: and wsl/winadapter.h (a DirectX-Headers checkout's include/ folder has the same shape)
 D3D12_INCLUDE_ROOT = Path("/usr/include")
+#: the environment variable that names another include root (``d3d12wl abi check --directx-headers DIR`` sets it)
+D3D12_INCLUDE_ENV = "D3D12WL_DIRECTX_HEADERS"
+
+
+def d3d12_include_root() -> Path:
+    """The DirectX-Headers include root in use: ``$D3D12WL_DIRECTX_HEADERS``, else :data:`D3D12_INCLUDE_ROOT`."""
+    value = os.environ.get(D3D12_INCLUDE_ENV)
+    return Path(value) if value else D3D12_INCLUDE_ROOT
 
 
 def find_clang() -> str | None:
@@ -84,8 +94,10 @@ def find_host_cc() -> str | None:
     )
 
 
-def find_d3d12_headers(root: Path = D3D12_INCLUDE_ROOT) -> Path | None:
-    """The include root holding ``directx/d3d12.h`` and ``wsl/winadapter.h``, if installed."""
+def find_d3d12_headers(root: Path | None = None) -> Path | None:
+    """The include root holding ``directx/d3d12.h`` and ``wsl/winadapter.h``, if installed (``root``, default
+    :func:`d3d12_include_root`)."""
+    root = d3d12_include_root() if root is None else root
     if (root / "directx" / "d3d12.h").is_file() and (root / "wsl" / "winadapter.h").is_file():
         return root
     return None
@@ -608,7 +620,8 @@ def check_d3d12h(
     root = include_root or find_d3d12_headers()
     if root is None:
         result.skipped = (
-            "directx-headers-dev not installed (/usr/include/directx/d3d12.h; apt-get install directx-headers-dev)"
+            f"directx-headers-dev not installed ({d3d12_include_root() / 'directx' / 'd3d12.h'}; apt-get install "
+            f"directx-headers-dev, or name another include root with {D3D12_INCLUDE_ENV} / --directx-headers)"
         )
         return result
     cc = cc or find_host_cc()

@@ -117,11 +117,15 @@ class Provisional(NamedTuple):
 class ABI:
     """The ABI of one compiled header set: ``ffi``/``lib`` from cffi and the header texts they were built from."""
 
-    def __init__(self, ffi: Any, lib: Any, headers: dict[str, str]) -> None:
+    def __init__(self, ffi: Any, lib: Any, headers: dict[str, str], decls: Declarations | None = None) -> None:
         self.ffi = ffi
         self.lib = lib
         self.headers = dict(headers)
-        self.decls: Declarations = abi_decls.parse(self.headers)
+        if decls is None:  # a header set compiled on the fly: read its spelling now (pycparser)
+            from d3d12wl.abi import header_parser
+
+            decls = header_parser.parse(self.headers)
+        self.decls: Declarations = decls
         self._types: dict[str, TypeInfo] = {}
         self._enums: dict[str, type[_enum.IntEnum] | type[_enum.IntFlag]] = {}
         # memo tables for the look-ups the executor and packers make per record (the compiled module is immutable)
@@ -134,9 +138,11 @@ class ABI:
 
     @classmethod
     def from_module(cls, module: ModuleType) -> ABI:
-        """From a compiled module built by ``build_ffi.make_ffi`` (it embeds its header bundle)."""
+        """From a compiled module built by ``build_ffi.make_ffi`` (it embeds its header texts and their declarations,
+        read at build time)."""
         bundle = json.loads(module.ffi.string(module.lib.d3d12wl_header_bundle()).decode("utf-8"))
-        return cls(module.ffi, module.lib, {name: bundle["files"][name] for name in bundle["order"]})
+        decls = abi_decls.from_json(bundle["decls"]) if "decls" in bundle else None
+        return cls(module.ffi, module.lib, {name: bundle["files"][name] for name in bundle["order"]}, decls)
 
     # --- types ---------------------------------------------------------------------------
 
@@ -428,12 +434,12 @@ def types() -> dict[str, TypeInfo]:
     return default.types()
 
 
-def sizeof(name: str) -> int:
-    return default.sizeof(name)
+#: (the installed ABI's bound method: no wrapper call on the per-record paths)
+sizeof = default.sizeof
 
 
-def offsetof(name: str, path: str) -> int:
-    return default.offsetof(name, path)
+#: (the installed ABI's bound method: no wrapper call on the per-record paths)
+offsetof = default.offsetof
 
 
 def enum(name: str) -> type[_enum.IntEnum] | type[_enum.IntFlag]:
@@ -452,12 +458,12 @@ def is_flag_enum(name: str) -> bool:
     return default.is_flag_enum(name)
 
 
-def enum_value(enum_name: str, member: str) -> int:
-    return default.enum_value(enum_name, member)
+#: (the installed ABI's bound method: no wrapper call on the per-record paths)
+enum_value = default.enum_value
 
 
-def enum_short_name(enum_name: str, value: int) -> str:
-    return default.enum_short_name(enum_name, value)
+#: (the installed ABI's bound method: no wrapper call on the per-record paths)
+enum_short_name = default.enum_short_name
 
 
 def constant(name: str) -> int:

@@ -1,30 +1,22 @@
-"""Parse the declaration text of ``headers/*.h`` (the spelling, not the numbers).
+"""The declarations of ``headers/*.h`` as data (the spelling, not the numbers), and their JSON form.
 
 The numbers (sizes, offsets, enum values) always come from the compiled module; this module
 only recovers what the compiler forgets: the declared type names of fields
 (``D3D12_GPU_VIRTUAL_ADDRESS`` rather than ``uint64_t``), the member order of enums, which
 fields share an anonymous union, which ``#define`` constants exist, and the provisional marks
 ``/* d3d12wl:provisional: <why> */`` at each value's one place of definition.
+
+:mod:`d3d12wl.abi.header_parser` reads them from the header text (with pycparser) when the package is built;
+the compiled module ships them as :func:`to_json` text, so importing d3d12wl parses no C.
 """
 
 from __future__ import annotations
 
-import re
+import json
 from dataclasses import dataclass, field
+from typing import Any
 
-from pycparser import c_ast, c_generator, c_parser
-
-from d3d12wl.errors import ABIError
-
-PROVISIONAL_TAG = "d3d12wl:provisional:"
-
-#: fixed-width types the headers use; fake typedefs so pycparser knows them as type names
-_BUILTIN_TYPEDEFS = (
-    "typedef int uint8_t; typedef int uint16_t; typedef int uint32_t; typedef int uint64_t;"
-    "typedef int int8_t; typedef int int16_t; typedef int int32_t; typedef int int64_t;"
-    "typedef int size_t;\n"
-)
-BUILTIN_NAMES = frozenset(re.findall(r"typedef int (\w+);", _BUILTIN_TYPEDEFS))
+from d3d12wl.serialize import to_jsonable
 
 
 @dataclass(frozen=True)
@@ -77,149 +69,32 @@ class Declarations:
     origin: dict[str, str] = field(default_factory=dict)  # declared name -> header file name
 
 
-_COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-_DEFINE_RE = re.compile(r"^\s*#\s*define\s+(\w+)\s+(.+?)\s*$", re.M)
-_GEN = c_generator.CGenerator()
+def to_json(decls: Declarations) -> str:
+    """The declarations as JSON text (what the build embeds in the compiled module)."""
+    return json.dumps(to_jsonable(decls), separators=(",", ":"))
 
 
-def _strip(text: str) -> str:
-    # keep line numbers: replace each comment by the same number of newlines
-    text = _COMMENT_RE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
-    return "\n".join("" if line.lstrip().startswith("#") else line for line in text.splitlines())
+def _aggregate(d: dict[str, Any]) -> AggregateDecl:
+    return AggregateDecl(d["kind"], d["tag"], tuple(_field(f) for f in d["fields"]))
 
 
-def _type_text(node: c_ast.Node) -> str:
-    """Compact C spelling of a declarator's type, without the declared name."""
-    if isinstance(node, c_ast.TypeDecl):
-        quals = " ".join(node.quals)
-        inner = node.type
-        if isinstance(inner, c_ast.IdentifierType):
-            base = " ".join(inner.names)
-        elif isinstance(inner, (c_ast.Struct, c_ast.Union)):
-            kw = "struct" if isinstance(inner, c_ast.Struct) else "union"
-            if inner.decls is None or inner.name:
-                base = f"{kw} {inner.name}"
-            else:
-                parts = " ".join(f"{_type_text(d.type)} {d.name};" for d in inner.decls)
-                base = f"{kw} {{ {parts} }}"
-        elif isinstance(inner, c_ast.Enum):
-            base = f"enum {inner.name}"
-        else:  # pragma: no cover
-            raise ABIError(f"unsupported declaration {inner!r}")
-        return f"{quals} {base}".strip()
-    if isinstance(node, c_ast.PtrDecl):
-        if isinstance(node.type, c_ast.FuncDecl):
-            return _GEN.visit(c_ast.Typename(name=None, quals=[], align=None, type=node)).strip()
-        quals = " ".join(node.quals)
-        return f"{_type_text(node.type)} *{quals}".rstrip()
-    if isinstance(node, c_ast.ArrayDecl):
-        return f"{_type_text(node.type)}[{_GEN.visit(node.dim)}]"
-    raise ABIError(f"unsupported declarator {type(node).__name__}")  # pragma: no cover
+def _field(d: dict[str, Any]) -> FieldDecl:
+    return FieldDecl(d["name"], d["type_text"], d["is_pointer"], d["array_length"],
+                     _aggregate(d["aggregate"]) if d["aggregate"] is not None else None,
+                     _aggregate(d["anonymous"]) if d["anonymous"] is not None else None)
 
 
-def _aggregate(node: c_ast.Struct | c_ast.Union, tags: dict[str, AggregateDecl]) -> AggregateDecl | None:
-    kind = "struct" if isinstance(node, c_ast.Struct) else "union"
-    if node.decls is None:
-        return tags.get(node.name) if node.name else None
-    fields = tuple(_field(d, tags) for d in node.decls)
-    agg = AggregateDecl(kind, node.name, fields)
-    if node.name:
-        tags[node.name] = agg
-    return agg
+def from_json(text: str) -> Declarations:
+    """The inverse of :func:`to_json`."""
+    d = json.loads(text)
+    return Declarations(
+        aggregates={k: _aggregate(v) for k, v in d["aggregates"].items()},
+        opaque=set(d["opaque"]),
+        enums={k: EnumDecl(v["name"], tuple(v["members"])) for k, v in d["enums"].items()},
+        aliases=dict(d["aliases"]),
+        functions=dict(d["functions"]),
+        constants=list(d["constants"]),
+        provisional=[ProvisionalMark(**m) for m in d["provisional"]],
+        origin=dict(d["origin"]),
+    )
 
-
-def _field(decl: c_ast.Decl, tags: dict[str, AggregateDecl]) -> FieldDecl:
-    t = decl.type
-    if decl.name is None:  # anonymous union / struct member
-        inner = t.type if isinstance(t, c_ast.TypeDecl) else t
-        if not isinstance(inner, (c_ast.Struct, c_ast.Union)):
-            raise ABIError(f"unnamed member that is not a union or struct: {decl.coord}")
-        agg = _aggregate(inner, tags)
-        return FieldDecl(None, _type_text(c_ast.TypeDecl(None, [], None, inner)), anonymous=agg)
-    is_pointer = isinstance(t, c_ast.PtrDecl)
-    array_length = None
-    elem = t
-    if isinstance(t, c_ast.ArrayDecl):
-        array_length = int(_GEN.visit(t.dim), 0)
-        elem = t.type
-    aggregate = None
-    if isinstance(elem, c_ast.TypeDecl) and isinstance(elem.type, (c_ast.Struct, c_ast.Union)):
-        aggregate = _aggregate(elem.type, tags)
-    return FieldDecl(decl.name, _type_text(t), is_pointer, array_length, aggregate)
-
-
-def _marks(header: str, text: str) -> list[ProvisionalMark]:
-    out: list[ProvisionalMark] = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if PROVISIONAL_TAG not in line:
-            continue
-        why = line.split(PROVISIONAL_TAG, 1)[1].split("*/", 1)[0].strip()
-        code = line.split("/*", 1)[0]
-        if m := re.match(r"\s*#\s*define\s+(\w+)", code):
-            out.append(ProvisionalMark(m.group(1), "constant", why, header, lineno))
-        elif m := re.match(r"\s*(\w+)\s*=", code):
-            out.append(ProvisionalMark(m.group(1), "enum_member", why, header, lineno))
-        elif m := re.search(r"\}\s*(\w+)\s*;", code):
-            out.append(ProvisionalMark(m.group(1), "type", why, header, lineno))
-        elif m := re.search(r"\(\s*\*\s*(\w+)\s*\)", code):
-            out.append(ProvisionalMark(m.group(1), "type", why, header, lineno))
-        else:
-            raise ABIError(f"{header}:{lineno}: provisional mark on a line that defines nothing: {line.strip()}")
-    return out
-
-
-def parse(headers: dict[str, str]) -> Declarations:
-    """Parse header texts (file name -> text, in dependency order)."""
-    out = Declarations()
-    tags: dict[str, AggregateDecl] = {}
-    chunks = [_BUILTIN_TYPEDEFS]
-    for header, text in headers.items():
-        names = [m.group(1) for m in _DEFINE_RE.finditer(text)]
-        out.constants.extend(names)
-        for name in names:
-            out.origin.setdefault(name, header)
-        out.provisional.extend(_marks(header, text))
-        chunks.append(f'# 1 "{header}"\n{_strip(text)}\n')
-    try:
-        ast = c_parser.CParser().parse("".join(chunks), filename="<builtin>")
-    except Exception as exc:  # pycparser raises its own ParseError
-        raise ABIError(f"cannot parse the headers: {exc}") from exc
-    for node in ast.ext:
-        header = node.coord.file if node.coord is not None else "<builtin>"
-        if header == "<builtin>":
-            continue
-        _declare(node, out, tags, header)
-    return out
-
-
-def _declare(node: c_ast.Node, out: Declarations, tags: dict[str, AggregateDecl], header: str) -> None:
-    if isinstance(node, c_ast.Typedef):
-        name, t = node.name, node.type
-        if name in BUILTIN_NAMES or name in out.origin:
-            return
-        out.origin[name] = header
-        if isinstance(t, c_ast.TypeDecl):
-            inner = t.type
-            if isinstance(inner, (c_ast.Struct, c_ast.Union)):
-                agg = _aggregate(inner, tags)
-                if agg is None:
-                    out.opaque.add(name)
-                else:
-                    out.aggregates[name] = agg
-            elif isinstance(inner, c_ast.Enum):
-                members = tuple(e.name for e in inner.values.enumerators) if inner.values else ()
-                out.enums[name] = EnumDecl(name, members)
-                for m in members:
-                    out.origin.setdefault(m, header)
-            else:
-                out.aliases[name] = _type_text(t)
-        elif isinstance(t, c_ast.PtrDecl) and isinstance(t.type, c_ast.FuncDecl):
-            out.functions[name] = _type_text(t)
-        else:  # pragma: no cover
-            out.aliases[name] = _type_text(t)
-    elif isinstance(node, c_ast.Decl) and isinstance(node.type, (c_ast.Struct, c_ast.Union, c_ast.Enum)):
-        if isinstance(node.type, c_ast.Enum) and node.type.name and node.type.values:
-            members = tuple(e.name for e in node.type.values.enumerators)
-            out.enums.setdefault(node.type.name, EnumDecl(node.type.name, members))
-        elif not isinstance(node.type, c_ast.Enum):
-            _aggregate(node.type, tags)

@@ -33,8 +33,9 @@ prefix sum of the per-primary-record counts) and places the parts.
 
 from __future__ import annotations
 
+import dataclasses
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,16 +47,20 @@ from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import PackError
 from d3d12wl.model.argtypes import ExecutableClass
-from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, WorkListSignature
+from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, RootSignature, WorkListSignature
 from d3d12wl.model.objects import WorkListSignatureArray as SignatureArray
 from d3d12wl.model.state import (
     CommandListState,
+    DescriptorHeaps,
     GpuVirtualAddressRangeAndStride,
+    IndexBufferView,
     ProgramTableBinding,
     RaytracingBinding,
+    RootArgument,
     SetProgramDesc,
     SetWorkListDesc,
     SetWorkListDesc1,
+    VertexBufferView,
     WorkListBinding,
 )
 from d3d12wl.records.layout import (
@@ -82,7 +87,7 @@ from d3d12wl.records.packers import (
 )
 
 __all__ = ["DispatchListSpec", "ProgramTableSpec", "ValidationTableSpec", "BindingSpec", "Part", "BuiltWorkList",
-           "build_work_list"]
+           "build_work_list", "check_state"]
 
 
 @dataclass
@@ -187,6 +192,8 @@ class BuiltWorkList:
     validation_table: Part | None = None
     validation_binding: ProgramTableBinding = field(default_factory=ProgramTableBinding)
     signature_selection_index: int = 0
+    #: the ``objects`` given to :func:`build_work_list`: names in :meth:`command_list_state` resolve against them
+    objects: ObjectSet | None = None
 
     @property
     def dispatch_input(self) -> int:
@@ -236,7 +243,7 @@ class BuiltWorkList:
         parallel to its ``pSignatures`` (Tier 2 only; spec "Binding via SetProgram").  A built validation table
         fills ``ValidationProgramTable`` and ``SignatureSelectionValidationProgramTableIndex`` of the array bind;
         with a direct bind it is an error (``D3D12_SET_WORK_LIST_DESC`` has no such field)."""
-        signature = self.signature if signature is None else signature
+        signature = self.signature if signature is None else _signature_argument(signature, self.objects)
         if signature is None:
             raise PackError("SetProgram needs the bound signature: give it to build_work_list or here")
         if isinstance(signature, WorkListSignature):
@@ -269,11 +276,26 @@ class BuiltWorkList:
         return SetProgramDesc(_program_type("WORK_LIST1"), WorkList1=SetWorkListDesc1(
             signature, bindings, self.validation_binding, self.signature_selection_index))
 
-    def command_list_state(self, signature: WorkListSignature | SignatureArray | None = None,
-                           **state: Any) -> CommandListState:
+    def command_list_state(self, signature: WorkListSignature | SignatureArray | str | None = None, *,
+                           objects: ObjectSet | None = None, **state: Any) -> CommandListState:
         """The command-list state before the call: SetProgram as :meth:`set_program_desc`, plus any other
-        :class:`d3d12wl.model.state.CommandListState` member given by keyword (root signatures and arguments, IA, heaps)."""
-        return CommandListState(program=self.set_program_desc(signature), **state)
+        :class:`d3d12wl.model.state.CommandListState` member given by keyword (root signatures and arguments, IA, heaps).
+
+        Every keyword is checked here, before anything is written: an unknown member, a value of the wrong type, or
+        a name (``graphics_root_signature="GRS"``, ``signature="WLS"``) that does not resolve in ``objects`` (default:
+        those given to :func:`build_work_list`) is a :class:`PackError` naming the argument."""
+        objects = self.objects if objects is None else objects
+        members = {f.name for f in dataclasses.fields(CommandListState)} - {"program"}
+        for key in state:
+            if key == "program":
+                raise PackError("program is SetProgram's state, made here from the signature: give the signature "
+                                "(or build a CommandListState yourself)", where=key)
+            if key not in members:
+                raise PackError(f"command_list_state() has no member {key!r}; the members are "
+                                f"{', '.join(sorted(members))}", where=key)
+        checked = check_state(CommandListState(**state), objects)
+        signature = _signature_argument(signature, objects)
+        return dataclasses.replace(checked, program=self.set_program_desc(signature))
 
     @property
     def raytracing(self) -> bool:
@@ -300,10 +322,18 @@ class BuiltWorkList:
         from d3d12wl.capture.file import CAPTURE_VERSION, Capture
         from d3d12wl.model.state import DeviceCaps, DispatchListCall
 
+        if not isinstance(objects, ObjectSet):
+            raise PackError(f"objects must be an ObjectSet (d3d12wl.model.description.load), not "
+                            f"{type(objects).__name__}", where="objects")
         if state is None:
             if signature is None and self.signature is None:
                 raise PackError("to_capture needs the bound signature (or a full command-list state)")
-            state = self.command_list_state(signature)
+            state = self.command_list_state(signature, objects=objects)
+        elif not isinstance(state, CommandListState):
+            raise PackError(f"state must be a CommandListState (command_list_state()), not {type(state).__name__}",
+                            where="state")
+        else:
+            state = check_state(state, objects)
         if device is None:
             device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", f"TIER_{self.tier}"),
                                 DispatchRaysSupported=self.raytracing)
@@ -314,7 +344,9 @@ class BuiltWorkList:
     def write_capture(self, path: str | os.PathLike[str], objects: ObjectSet,
                       signature: WorkListSignature | SignatureArray | None = None, *,
                       state: CommandListState | None = None, device: Any = None) -> Path:
-        """Write :meth:`to_capture` with :func:`d3d12wl.capture.file.save_capture`; returns the path written."""
+        """Write :meth:`to_capture` with :func:`d3d12wl.capture.file.save_capture`; returns the path written.
+        Every argument is checked before a byte is written, and save_capture writes each file atomically: a
+        failure leaves no capture behind (neither the JSON nor a region's ``.bin``)."""
         from d3d12wl.capture.file import save_capture
 
         return save_capture(self.to_capture(objects, signature, state=state, device=device), path)
@@ -324,6 +356,79 @@ _DIRECT_BIND_NO_VALIDATION = (
     "a validation program table was built, but a direct bind of {name!r} (D3D12_SET_WORK_LIST_DESC) has no "
     "ValidationProgramTable field and runs no validators: bind a signature array (D3D12_SET_WORK_LIST_DESC1, Tier 2; "
     "an array of one signature for a single-signature setup)")
+
+
+def _named(value: Any, collection: Mapping[str, Any], kind: type, what: str, where: str) -> Any:
+    """``value`` as an object of ``kind``: the object itself (one of ``collection`` when it is known) or the name of
+    one in ``collection``; anything else is a :class:`PackError` naming ``where``."""
+    if isinstance(value, str):
+        if value in collection:
+            return collection[value]
+        known = ", ".join(sorted(collection)) or "none"
+        raise PackError(f"{value!r} names no {what} of the objects (known: {known})", where=where)
+    if not isinstance(value, kind):
+        raise PackError(f"{where} must be a {kind.__name__} or the name of one, not {type(value).__name__}",
+                        where=where)
+    return value
+
+
+def _signature_argument(signature: Any, objects: ObjectSet | None) -> WorkListSignature | SignatureArray | None:
+    """The ``signature`` argument: None, a work list signature or signature array, or the name of one in
+    ``objects``."""
+    if signature is None or isinstance(signature, WorkListSignature | SignatureArray):
+        return signature
+    if isinstance(signature, str):
+        if objects is None:
+            raise PackError(f"signature {signature!r} is a name, but no objects were given to resolve it "
+                            "(pass objects= to build_work_list or here, or the signature object)", where="signature")
+        both = {**objects.work_list_signatures, **objects.work_list_signature_arrays}
+        return _named(signature, both, WorkListSignature, "work list signature or signature array", "signature")
+    raise PackError(f"signature must be a WorkListSignature, a WorkListSignatureArray or the name of one, not "
+                    f"{type(signature).__name__}", where="signature")
+
+
+def _check_members(value: Any, kind: type, where: str, key_range: range | None = None) -> None:
+    if not isinstance(value, dict):
+        raise PackError(f"{where} must be a dict of {kind.__name__}, not {type(value).__name__}", where=where)
+    for key, item in value.items():
+        if not isinstance(key, int) or isinstance(key, bool) or (key_range is not None and key not in key_range):
+            span = f" in {key_range.start}..{key_range.stop - 1}" if key_range is not None else ""
+            raise PackError(f"{where} is keyed by int{span}, not {key!r}", where=f"{where}[{key!r}]")
+        if not isinstance(item, kind):
+            raise PackError(f"{where}[{key}] must be a {kind.__name__}, not {type(item).__name__}",
+                            where=f"{where}[{key}]")
+
+
+def check_state(state: CommandListState, objects: ObjectSet | None) -> CommandListState:
+    """``state`` with root-signature names resolved against ``objects``, every member of its type: a
+    :class:`PackError` naming the member otherwise, before anything is written.  With ``objects`` a root signature
+    object must be one of them (a capture refers to it by name)."""
+    resolved: dict[str, Any] = {}
+    for key in ("graphics_root_signature", "compute_root_signature"):
+        value = getattr(state, key)
+        if value is None:
+            continue
+        if isinstance(value, str) and objects is None:
+            raise PackError(f"{key}={value!r} is a name, but no objects were given to resolve it (pass objects= "
+                            "to build_work_list or command_list_state, or the RootSignature object)", where=key)
+        known = objects.root_signatures if objects is not None else {}
+        rs = _named(value, known, RootSignature, "root signature", key)
+        if objects is not None and all(rs is not o and rs != o for o in known.values()):
+            raise PackError(f"root signature {rs.name!r} is not among the objects (a capture names it)", where=key)
+        resolved[key] = rs
+    if state.program is not None and not isinstance(state.program, SetProgramDesc):
+        raise PackError(f"program must be a SetProgramDesc, not {type(state.program).__name__}", where="program")
+    slots = range(abi.constant("D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT"))
+    _check_members(state.graphics_root_arguments, RootArgument, "graphics_root_arguments")
+    _check_members(state.compute_root_arguments, RootArgument, "compute_root_arguments")
+    _check_members(state.vertex_buffers, VertexBufferView, "vertex_buffers", slots)
+    if state.index_buffer is not None and not isinstance(state.index_buffer, IndexBufferView):
+        raise PackError(f"index_buffer must be an IndexBufferView or None, not {type(state.index_buffer).__name__}",
+                        where="index_buffer")
+    if not isinstance(state.descriptor_heaps, DescriptorHeaps):
+        raise PackError(f"descriptor_heaps must be a DescriptorHeaps, not {type(state.descriptor_heaps).__name__}",
+                        where="descriptor_heaps")
+    return dataclasses.replace(state, **resolved)
 
 
 def _binding_type(name: str) -> int:
@@ -556,7 +661,7 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
                          signature=signature, validation_table=validation_part,
                          validation_binding=validation_binding,
                          signature_selection_index=validation_table.signature_selection_index
-                         if validation_table is not None else 0)
+                         if validation_table is not None else 0, objects=objects)
 
 
 _VALIDATION_BIND = "Binding the validation program table"
@@ -713,6 +818,10 @@ def _check_bindings(lists: Sequence[DispatchListSpec], bindings: Sequence[Bindin
         if given is not None and not isinstance(given, ProgramTableSpec | RaytracingBinding):
             raise PackError(f"a binding is a ProgramTableSpec, a RaytracingBinding or None, not "
                             f"{type(given).__name__}", where=f"bindings[{i}]")
+        if isinstance(given, RaytracingBinding) and not isinstance(given.pRaytracingStateObject, str):
+            raise PackError(f"pRaytracingStateObject is the RTPSO's name (a str), not "
+                            f"{type(given.pRaytracingStateObject).__name__}",
+                            where=f"bindings[{i}].pRaytracingStateObject")
     direct = tier == 1 or isinstance(signature, WorkListSignature)
     if direct and len(bindings) != 1:
         raise PackError(f"a direct bind (D3D12_SET_WORK_LIST_DESC) pairs one signature with one binding, "

@@ -30,6 +30,7 @@ import json
 import mmap
 import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from d3d12wl import abi
+from d3d12wl import abi, inputs
 from d3d12wl.capture.memory import VA_LIMIT, GpuMemory, Region
 from d3d12wl.errors import CaptureError, D3D12WLError
 from d3d12wl.model import description
@@ -258,9 +259,12 @@ def _hex_bytes(value: Any, where: str) -> bytes:
         text = value
     else:
         raise _fail(where, f"expected a string (or array of strings) of hex digits, got {_kind(value)}")
-    digits = re.sub(r"\s+", "", text)
-    try:
-        return bytes.fromhex(digits)
+    try:  # bytes.fromhex takes whitespace between bytes itself, in one pass
+        return bytes.fromhex(text)
+    except ValueError:
+        pass
+    try:  # whitespace inside a byte ("a b"): the slow path
+        return bytes.fromhex(re.sub(r"\s+", "", text))
     except ValueError:
         raise _fail(where, "not an even number of hex digits (whitespace is allowed between bytes)") from None
 
@@ -327,9 +331,15 @@ def _map_file_region(memory: GpuMemory, r: dict[str, Any], rw: str, name: str, b
     path = Path(file_name)
     if not path.is_absolute():
         path = (base_dir or Path.cwd()) / path
-    if not path.is_file():
-        raise _fail(_member(rw, "file"), f"region file {str(path)!r} does not exist")
-    file_size = path.stat().st_size
+    try:
+        info = path.stat()
+    except OSError as exc:
+        why = "does not exist" if isinstance(exc, FileNotFoundError) else f"cannot be read: {exc.strerror or exc}"
+        raise _fail(_member(rw, "file"), f"region file {str(path)!r} {why}") from None
+    kind = inputs.file_kind(info.st_mode)
+    if kind is not None:
+        raise _fail(_member(rw, "file"), f"region file {str(path)!r} is {kind}, not a regular file")
+    file_size = info.st_size
     offset = _uint(r.get("offset", 0), _member(rw, "offset"), 64)
     if offset > file_size:
         raise _fail(_member(rw, "offset"), f"offset {offset} is past the end of {file_name!r} ({file_size} bytes)")
@@ -567,16 +577,12 @@ def load_capture(source: str | os.PathLike[str] | Mapping[str, Any], *, base_dir
         data: Any = dict(source) if isinstance(source, Mapping) else source
         directory = Path(base_dir) if base_dir is not None else None
     else:
-        path = Path(source)
-        directory = Path(base_dir) if base_dir is not None else path.parent
+        path = inputs.path_of(source)
+        directory = Path(base_dir) if base_dir is not None else path.parent if path is not None else None
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise CaptureError(f"cannot read capture: {exc.strerror}", where=str(path)) from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise CaptureError(f"not valid JSON: {exc.msg}", where=f"{path}:{exc.lineno}:{exc.colno}") from None
+            data = inputs.load_json(source, what="capture")
+        except inputs.InputError as exc:
+            raise CaptureError(exc.message, where=exc.where) from None
     try:
         return _load(data, directory, path)
     except CaptureError as exc:
@@ -707,8 +713,38 @@ def _all_zero(data: memoryview, chunk: int = 1 << 24) -> bool:
     return all(not flat[i:i + chunk].any() for i in range(0, flat.size, chunk))
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+class _StagedFiles:
+    """Files written under temporary names in their final folder and renamed into place only by :meth:`commit`
+    (``os.replace``, atomic on one file system), so a save that fails part-way leaves none of them behind."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Path, Path]] = []  # (temporary, final)
+
+    def open(self, target: Path) -> Any:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        self.pending.append((Path(tmp), target))
+        os.chmod(tmp, 0o666 & ~_umask())  # the mode open() would give (mkstemp makes it private)
+        return os.fdopen(fd, "wb")
+
+    def commit(self) -> None:
+        for tmp, target in self.pending:
+            os.replace(tmp, target)
+        self.pending.clear()
+
+    def discard(self) -> None:
+        for tmp, _ in self.pending:
+            tmp.unlink(missing_ok=True)
+        self.pending.clear()
+
+
 def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, copy_files: bool,
-                 written: set[str]) -> dict[str, Any]:
+                 written: set[str], staged: _StagedFiles) -> dict[str, Any]:
     out: dict[str, Any] = {"name": region.name, "base": _hex_va(region.base)}
     if region.writable:
         out["writable"] = True
@@ -740,7 +776,7 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
     if source is not None and target.exists() and target.resolve() == source.resolve():
         raise CaptureError(f"saving would overwrite {target}, which region {region.name!r} is mapped from",
                            where=f"memory.{region.name}")
-    with open(target, "wb") as f:
+    with staged.open(target) as f:
         chunk = 1 << 20
         for i in range(0, region.size, chunk):
             f.write(data[i:i + chunk])
@@ -749,10 +785,12 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
 
 
 def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: str = "capture",
-                    inline_limit: int = INLINE_LIMIT, copy_files: bool = False) -> dict[str, Any]:
+                    inline_limit: int = INLINE_LIMIT, copy_files: bool = False,
+                    staged: _StagedFiles | None = None) -> dict[str, Any]:
     """The JSON form of ``capture``; regions above ``inline_limit`` bytes are written as files into ``directory``
     (a region mapped from a file is referenced in place unless ``copy_files``).  Without a ``directory`` nothing is
-    written: every region is inline."""
+    written: every region is inline.  The files appear (renamed from temporary names) only once the whole form is
+    made; with ``staged`` they wait for its ``commit``."""
     from d3d12wl.model import description
 
     if directory is None:
@@ -763,10 +801,18 @@ def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: st
         if objects.get(key):
             out[key] = objects[key]
     written: set[str] = set()
-    out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written)
-                     for r in capture.memory.regions]
-    out["state"] = _dump_state(capture.state)
-    out["call"] = _dump_call(capture.call)
+    own = staged is None
+    files = _StagedFiles() if staged is None else staged
+    try:
+        out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written, files)
+                         for r in capture.memory.regions]
+        out["state"] = _dump_state(capture.state)
+        out["call"] = _dump_call(capture.call)
+        if own:
+            files.commit()
+    finally:
+        if own:
+            files.discard()
     return out
 
 
@@ -774,11 +820,24 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
                  copy_files: bool = False) -> Path:
     """Write ``capture`` to ``path`` (JSON); regions larger than ``inline_limit`` bytes go to
     ``<stem>.<region>.bin`` files next to it, except regions mapped from a file, which are referenced in place
-    unless ``copy_files``.  ``load_capture(save_capture(c, p))`` reads back the same capture."""
+    unless ``copy_files``.  ``load_capture(save_capture(c, p))`` reads back the same capture.
+
+    Every file is written under a temporary name and renamed into place once all of them are complete (the
+    ``.bin`` files first, the JSON last): a save that fails leaves neither a half-written file nor a capture that
+    names missing ones."""
     target = Path(path)
-    data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
-                           copy_files=copy_files)
-    target.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    if not target.parent.is_dir():
+        raise CaptureError(f"cannot save the capture: folder {str(target.parent)!r} does not exist (save_capture "
+                           "creates no folders; make it first)", where=str(target))
+    staged = _StagedFiles()
+    try:
+        data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
+                               copy_files=copy_files, staged=staged)
+        with staged.open(target) as f:  # renamed last: the JSON never names a .bin that is not there
+            f.write((json.dumps(data, indent=1) + "\n").encode("utf-8"))
+        staged.commit()
+    finally:
+        staged.discard()
     return target
 
 
@@ -800,7 +859,6 @@ def schema_errors(doc: Any) -> list[str]:
     """Validate ``doc`` against the capture schema (with description.schema.json for the objects); each error as
     ``"<json path>: <message>"``.  :func:`load_capture` checks more (names resolve, regions do not overlap, root
     arguments fit the root signature); this is for tools that only want the schema's verdict."""
-    from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
     capture_schema = schema()
@@ -809,7 +867,7 @@ def schema_errors(doc: Any) -> list[str]:
         (capture_schema["$id"], Resource.from_contents(capture_schema)),
         (description_schema["$id"], Resource.from_contents(description_schema)),
     ])
-    validator = Draft202012Validator(capture_schema, registry=registry)
+    validator = inputs.schema_validator(capture_schema, registry=registry)
     out = []
     for error in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
         path = ""

@@ -9,39 +9,149 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
+import os
 import sys
+import traceback
 from collections.abc import Sequence
 
-from d3d12wl import __version__
+from d3d12wl._version import __version__
 from d3d12wl.errors import D3D12WLError
 
-#: subcommand modules, in the order ``--help`` lists them
-COMMANDS: tuple[str, ...] = ("abi", "layout", "validate", "codegen", "dump", "exec")
+#: subcommand -> its one-line summary, in the order ``--help`` lists them; the module is ``d3d12wl.cli.<name>_cmd``
+COMMANDS: dict[str, str] = {
+    "abi": "ABI report of the compiled headers; 'abi check' runs the ABI truth checks",
+    "layout": "byte layout of every record a description implies",
+    "validate": "check a JSON description against the creation-time rules",
+    "codegen": "C / HLSL structs and RenderDoc formats for the records of a description",
+    "decode": "decode raw bytes (a readback) as records of a description or a declared struct",
+    "capture": "assemble a capture from a description and raw buffers (.bin)",
+    "dump": "print what a captured call executes (headers, records, executions, findings)",
+    "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
+    "messages": "driver-reported messages: 'messages check' runs the conformance suite against a driver",
+    "headers": "where the package's C headers are (the include directory of generated C)",
+    "migrate": "move per-PSO ExecuteIndirect buckets to one work list and back, with the bytes and calls saved",
+    "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
+}
+
+#: build_parser(command=ALL) registers every command in full
+ALL = "*"
+
+__all__ = ["ALL", "COMMANDS", "EXIT_CODES", "EXIT_INTERNAL", "EXIT_UNUSABLE", "build_parser", "error_object", "main",
+           "summary"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def summary(name: str) -> str:
+    """The one-line summary of a command (its ``help`` in the command list)."""
+    return COMMANDS[name]
+
+
+def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
+    """The argument parser.  Only ``command`` (every one for :data:`ALL`) is imported and registered in full; the
+    others are listed by their summary, so ``d3d12wl --help`` imports no command module."""
     parser = argparse.ArgumentParser(
         prog="d3d12wl",
         description="Binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages.",
+        epilog=EXIT_CODES + "\n\n--debug (anywhere on the line) prints the traceback of an internal error.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMANDS:
-        importlib.import_module(f"d3d12wl.cli.{name}_cmd").register(sub)
+    for name, text in COMMANDS.items():
+        if command in (ALL, name):
+            importlib.import_module(f"d3d12wl.cli.{name}_cmd").register(sub)
+            command_parser = sub.choices[name]
+            command_parser.epilog = EXIT_CODES
+            command_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        else:
+            sub.add_parser(name, help=text, add_help=False)
     return parser
 
 
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names: its first word that is not an option (the top level takes no option values)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+#: what the exit codes mean (the same for every command)
+EXIT_CODES = """\
+exit status:
+  0  clean: nothing to report
+  1  error findings (undefined behaviour, violations, differences)
+  2  unusable input: a file, member or flag that cannot be used, named in the message
+  3  internal error in d3d12wl (please report it; --debug shows the traceback)"""
+
+#: exit status of an input that cannot be used (a D3D12WLError) and of an internal error (any other exception)
+EXIT_UNUSABLE = 2
+EXIT_INTERNAL = 3
+
+
+def error_object(exc: BaseException) -> dict[str, object]:
+    """What ``--json`` prints for an error: its ``kind`` (the exception class: ``DescriptionError``,
+    ``CaptureError``, ... or ``InternalError``), ``message``, ``where`` and ``rule`` (None when not known)."""
+    from d3d12wl.serialize import to_jsonable
+
+    if isinstance(exc, D3D12WLError):
+        return dict(to_jsonable({"kind": type(exc).__name__, "message": exc.message, "where": exc.where,
+                                 "rule": exc.rule}))
+    return {"kind": "InternalError", "message": f"{type(exc).__name__}: {exc}", "where": None, "rule": None}
+
+
+def _survive_any_text() -> None:
+    """Output survives any string (a lone surrogate in a name, a terminal that is not UTF-8): what the stream
+    cannot encode is written as a backslash escape instead of raising."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if callable(reconfigure):
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one command; returns its exit code (:data:`EXIT_CODES`).  The one place errors become exit statuses:
+    an unusable input is 2 (with ``--json`` also the :func:`error_object` on stdout); an exception d3d12wl did not
+    expect is one line on stderr and exit 3 (with ``--json`` also its error object); ``--debug`` (before or after
+    the command) adds the traceback."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in words
+    words = [w for w in words if w != "--debug"]
+    _survive_any_text()
+    parser = build_parser(_command_of(words))
+    args = parser.parse_args(words)
+    as_json = bool(getattr(args, "json", False))
     try:
         return int(args.func(args))
     except D3D12WLError as exc:
         print(f"d3d12wl {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        if as_json:
+            print(json.dumps(error_object(exc), indent=2))
+        return EXIT_UNUSABLE
     except BrokenPipeError:  # `d3d12wl dump | head`
+        _quiet_broken_pipe()
         return 0
+    except KeyboardInterrupt:
+        print(f"d3d12wl {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one top-level handler: no traceback without --debug
+        if debug:
+            traceback.print_exc()
+        print(f"d3d12wl {args.command}: internal error: {type(exc).__name__}: {exc}; please report it "
+              f"(run again with --debug for the traceback)", file=sys.stderr)
+        if as_json:
+            print(json.dumps(error_object(exc), indent=2))
+        return EXIT_INTERNAL
+
+
+def _quiet_broken_pipe() -> None:
+    """After a reader closed the pipe, let the interpreter's final flush of stdout go nowhere instead of raising."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (captured in tests)
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

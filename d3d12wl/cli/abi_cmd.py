@@ -1,24 +1,11 @@
-"""``d3d12wl abi``: the ABI of the compiled headers, and its truth checks.
-
-d3d12wl abi [NAME ...]         pahole-style report of all (or the named) types, enums, constants
-d3d12wl abi --json [NAME ...]  the same as JSON (shape documented in d3d12wl.abi.report)
-d3d12wl abi check [--json]     run the ABI truth checks this machine can run; exit 1 on any
-                               disagreement (each printed, naming type and field), listing what was skipped
-d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
-                  [--lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
-                  [--signature SIG.json [--record ID=STRUCT ...] [--hlsl FILE ...]] [--json]
-                               compile anyone's headers for the Windows x64 ABI (clang -target
-                               x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
-                               typedef and callback they share with d3d12wl's; with --signature, also the
-                               engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
-                               calculator.  Exit 1 on any difference; missing and extra names are listed,
-                               provisional values reported with the header's value (docs/header-check.md).
-"""
+"""The ``d3d12wl abi`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -26,16 +13,35 @@ from pathlib import Path
 from d3d12wl import abi
 from d3d12wl.abi import check as abi_check
 from d3d12wl.abi import report as abi_report
+from d3d12wl.cli import summary
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import check as header_check
 from d3d12wl.headercheck import report as header_report
+
+#: the plain-text --help description
+DESCRIPTION = """\
+The ABI of the compiled headers, and its truth checks.
+
+  d3d12wl abi [NAME ...]         pahole-style report of all (or the named) types, enums, constants
+  d3d12wl abi --json [NAME ...]  the same as JSON
+  d3d12wl abi check [--json]     run the ABI truth checks this machine can run; exit 1 on any
+                                 disagreement (each printed, naming type and field), listing what was skipped
+  d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
+                    [--lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
+                    [--signature SIG.json [--record ID=STRUCT ...] [--hlsl FILE ...]] [--json]
+                                 compile anyone's headers for the Windows x64 ABI (clang -target
+                                 x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
+                                 typedef and callback they share with d3d12wl's; with --signature, also the
+                                 engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
+                                 calculator.  Exit 1 on any difference; missing and extra names are listed,
+                                 provisional values reported with the header's value to adopt."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "abi",
-        help="ABI report of the compiled headers; `abi check` runs the ABI truth checks",
-        description=__doc__,
+        help=summary("abi"),
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="types, enums or constants to show; or `check`")
@@ -43,6 +49,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument(
         "--headers", metavar="DIR", help="with `check`: check the headers in DIR instead of the installed ones"
     )
+    p.add_argument("--directx-headers", metavar="DIR", default=None,
+                   help="with `check`: the DirectX-Headers include root (holding directx/d3d12.h and "
+                        f"wsl/winadapter.h; default ${abi_check.D3D12_INCLUDE_ENV} or "
+                        f"{abi_check.D3D12_INCLUDE_ROOT})")
     g = p.add_argument_group("abi check --header: check anyone's header against the spec")
     g.add_argument("--header", action="append", metavar="FILE", help="a C/C++ header to check (repeatable)")
     g.add_argument("--include", action="append", default=[], metavar="DIR", help="an include directory")
@@ -90,14 +100,32 @@ def _header_options(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``--directx-headers DIR`` holds for this run: it sets $D3D12WL_DIRECTX_HEADERS, restored afterwards."""
+    if args.directx_headers is None:
+        return _run(args)
+    root = Path(args.directx_headers)
+    if abi_check.find_d3d12_headers(root) is None:
+        raise ABIError(f"{root} holds no directx/d3d12.h and wsl/winadapter.h (give the folder that holds directx/ "
+                       "and wsl/, e.g. a DirectX-Headers checkout's include/)", where="--directx-headers")
+    before = os.environ.get(abi_check.D3D12_INCLUDE_ENV)
+    os.environ[abi_check.D3D12_INCLUDE_ENV] = str(root.resolve())
+    try:
+        return _run(args)
+    finally:
+        if before is None:
+            del os.environ[abi_check.D3D12_INCLUDE_ENV]
+        else:
+            os.environ[abi_check.D3D12_INCLUDE_ENV] = before
+
+
+def _run(args: argparse.Namespace) -> int:
     names: list[str] = list(args.names)
     if names[:1] != ["check"] and (args.header or args.hlsl or args.headers or _header_options(args)):
         raise ABIError("--header, --hlsl, --headers and their options belong to `d3d12wl abi check`",
                        where="d3d12wl abi")
     if names[:1] == ["check"]:
         if len(names) > 1:
-            print("d3d12wl abi check: takes no names", file=sys.stderr)
-            return 2
+            raise ABIError(f"takes no names, got {' '.join(names[1:])}", where="d3d12wl abi check")
         if args.header or args.hlsl:
             if args.headers:
                 raise ABIError("--header and --headers are two different checks; give one", where="--header")

@@ -1,44 +1,17 @@
-"""``d3d12wl dump``: what a captured call executes, as a person wants to read it.
-
-d3d12wl dump [CAPTURE]          the call; each dispatch list header; each primary record decoded by field name,
-                                its program-table slot (program name, local-root tail as DWORDs and floats) and
-                                its secondary records; then the executions (program, trigger, every root
-                                argument with where it came from), the end-of-call reset and the findings,
-                                then the findings as an application sees them in its InfoQueue (the executor
-                                as a driver on the driver-reported-messages channel, d3d12wl.messages.driver_channel)
-d3d12wl dump CAPTURE --hex      adds annotated hex dumps: every byte range labelled with the field it belongs
-                                to, padding marked
-d3d12wl dump CAPTURE --json     the same view as JSON
-d3d12wl dump CAPTURE --list N --primary A:B --program NAME --limit N
-                                show one list, primary records A..B-1, one program's records and executions, at
-                                most N executions and N records per list (default 1,000; the output says how many
-                                it left out); a summary per program (executions, vertices, indices, instances,
-                                thread groups) and the findings by kind always cover the whole call
-d3d12wl dump CAPTURE --max-executions N ...
-                                the executor limits, as on exec
-d3d12wl dump CAPTURE --validators SPEC
-                                runs GPU-timeline validators (repeatable; SPEC is module:attr or
-                                path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of
-                                Validators or a zero-argument factory; d3d12wl.executor.validation.load_validators) and
-                                shows, under each list, the validators dispatched for it in the spec's step order
-                                (step, area, primary record, slot, validator, pointer values); the headers and
-                                records shown are as the executor re-read them after the validators wrote
-
-Without CAPTURE: the bundled example, the spec's "GPU culling and work list emission" (d3d12wl/examples/
-culling_capture.json).  The exit code is 0, or 1 when the trace has error findings (undefined behaviour).
-"""
+"""The ``d3d12wl dump`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-import traceback
 from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
 
 from d3d12wl.capture.file import load_capture
+from d3d12wl.cli import summary
 from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
 from d3d12wl.cli.render import DEFAULT_LIMIT, Selection, dump_view, parse_range, render_text, selected_trace
 from d3d12wl.errors import D3D12WLError
@@ -46,9 +19,41 @@ from d3d12wl.errors import D3D12WLError
 EXAMPLE = "examples/culling_capture.json"
 
 
+#: the plain-text --help description
+DESCRIPTION = """\
+What a captured call executes, as a person wants to read it.
+
+  d3d12wl dump [CAPTURE]          a summary of the whole call (per program: executions, vertices, indices,
+                                  instances and thread groups; findings by kind); the call; each dispatch list
+                                  header; each primary record decoded by field name, its program-table slot
+                                  (program name, local-root tail as DWORDs and floats) and its secondary records;
+                                  then the executions (program, trigger, every root argument with where it came
+                                  from), the end-of-call reset and the findings, then the findings as an
+                                  application sees them in its InfoQueue (the executor as a driver on the
+                                  driver-reported-messages channel)
+  d3d12wl dump CAPTURE --hex      adds annotated hex dumps: every byte range labelled with the field it belongs
+                                  to, padding marked
+  d3d12wl dump CAPTURE --json     the same view as JSON
+  d3d12wl dump CAPTURE --list N --primary A:B --program NAME --limit N
+                                  shows one list, primary records A..B-1, one program's records and executions,
+                                  at most N executions and N records per list (default 1,000; the output says
+                                  how many it left out)
+  d3d12wl dump CAPTURE --max-executions N ...
+                                  the executor limits, as on exec
+  d3d12wl dump CAPTURE --validators SPEC
+                                  runs GPU-timeline validators (repeatable; SPEC is module:attr or
+                                  path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of
+                                  Validators or a zero-argument factory) and shows, under each list, the
+                                  validators dispatched for it in the spec's step order (step, area, primary
+                                  record, slot, validator, pointer values); the headers and records shown are as
+                                  the executor re-read them after the validators wrote
+
+Without CAPTURE: the bundled example, the spec's "GPU culling and work list emission".  Exit status: 0, or 1
+when the trace has error findings (undefined behaviour), 2 when the capture cannot be used."""
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("dump", help="print what a captured call executes (headers, records, executions, "
-                                           "findings)", description=__doc__,
+    p = subparsers.add_parser("dump", help=summary("dump"), description=DESCRIPTION,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", metavar="CAPTURE", nargs="?", help="a capture file (default: the bundled example)")
     p.add_argument("--hex", action="store_true", help="add annotated hex dumps of every record")
@@ -70,18 +75,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit status 0 (no error findings), 1 (error findings), 2 (unusable input or flags), 3 (internal error)."""
-    try:
-        return _run(args)
-    except (KeyboardInterrupt, SystemExit, BrokenPipeError, D3D12WLError):
-        raise  # D3D12WLError: unusable input, exit 2 (d3d12wl.cli.main)
-    except Exception:  # a bug, not the input: say so, with the traceback, and exit 3
-        traceback.print_exc()
-        print("d3d12wl dump: internal error (please report it with the capture)", file=sys.stderr)
-        return 3
-
-
-def _run(args: argparse.Namespace) -> int:
     from d3d12wl.cli.exec_cmd import load_hooks
     from d3d12wl.executor import execute
     from d3d12wl.messages.driver_channel import info_queue_view, run_in_info_queue
@@ -89,11 +82,9 @@ def _run(args: argparse.Namespace) -> int:
     try:
         primary = parse_range(args.primary) if args.primary is not None else None
     except ValueError:
-        print(f"d3d12wl dump: error: --primary {args.primary!r} is not A:B", file=sys.stderr)
-        return 2
+        raise D3D12WLError(f"--primary {args.primary!r} is not A:B", where="--primary") from None
     if args.limit < 0:
-        print("d3d12wl dump: error: --limit must be >= 0", file=sys.stderr)
-        return 2
+        raise D3D12WLError("--limit must be >= 0", where="--limit")
     selection = Selection(args.list_index, primary, args.program, args.limit)
     limits = limits_from(args)
     hooks = load_hooks(args.validators)
@@ -103,14 +94,7 @@ def _run(args: argparse.Namespace) -> int:
             path = stack.enter_context(resources.as_file(resources.files("d3d12wl").joinpath(EXAMPLE)))
         else:
             path = Path(args.capture)
-        try:
-            capture = load_capture(path)
-        except OSError as exc:
-            print(f"d3d12wl dump: error: cannot read capture {path}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        except ValueError as exc:
-            print(f"d3d12wl dump: error: {exc}", file=sys.stderr)
-            return 2
+        capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
         trace = execute(capture, limits, hooks=hooks)
         view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)

@@ -1,20 +1,5 @@
-"""``d3d12wl exec [CAPTURE] [--json | --format text|json|jsonl|csv|npz] [-o PATH] [--validators SPEC ...]
-[--max-lists N ...]``: run the executor on a capture.
-
-With no CAPTURE it runs the bundled example (``d3d12wl/examples/culling_capture.json``, the spec's GPU culling
-example).  Human output: one line per list, one line per validator invocation (when there are any), one line per
-execution, the end-of-call reset, then the findings; ``--json`` prints :meth:`d3d12wl.executor.trace.Trace.to_dict`
-(``validator_invocations`` included).
-
-``--validators SPEC`` (repeatable) runs GPU-timeline validators (spec "GPU Timeline Validation Hooks"): SPEC is
-``module:attr`` or ``path/to/file.py:attr`` naming a ValidationRunner, a Validator, an iterable of Validators or
-a zero-argument factory returning one (:func:`d3d12wl.executor.validation.load_validators`; the bundled example is
-``d3d12wl.examples.validators:VALIDATORS``).  Validators run only where the capture binds a signature array with a
-non-null ValidationProgramTable; its slots' identifiers select them.  A SPEC that cannot be loaded exits 2.
-
-Exit status: 0 when the trace has no error findings, 1 when it has (undefined behaviour, invalid call, a limit
-reached), 2 when the capture cannot be used at all.
-"""
+"""The ``d3d12wl exec`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 
@@ -22,13 +7,13 @@ import argparse
 import dataclasses
 import io
 import sys
-import traceback
 from collections.abc import Iterator
 from contextlib import ExitStack
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from d3d12wl import tables
+from d3d12wl.cli import summary
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.output import FORMATS
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Execution, Limits, Trace, ValidatorInvocation
@@ -39,9 +24,32 @@ if TYPE_CHECKING:
 EXAMPLE = "culling_capture.json"
 
 
+#: the plain-text --help description
+DESCRIPTION = """\
+Run the executor on a capture and print the trace.
+
+With no CAPTURE it runs the bundled example (the spec's GPU culling example).  Human output: one line per list,
+one line per validator invocation (when there are any), one line per execution, the end-of-call reset, then the
+findings; --json prints the whole trace as JSON (validator_invocations included).  --format picks text, json
+(the same JSON, streamed), jsonl (one record per line), csv or npz (the execution table, with every root argument
+and IA binding as columns); -o PATH writes to a file.  Every format is written as the trace streams out of its
+columns.
+
+--validators SPEC (repeatable) runs GPU-timeline validators (spec "GPU Timeline Validation Hooks"): SPEC is
+module:attr or path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of Validators or a
+zero-argument factory returning one (the bundled example is d3d12wl.examples.validators:VALIDATORS).  Validators
+run only where the capture binds a signature array with a non-null ValidationProgramTable; its slots'
+identifiers select them.  A SPEC that cannot be loaded exits 2.
+
+The record and execution limits default to auto: the records the capture's mapped bytes can hold, so a real
+frame runs whole; broadcast strides are bounded by --max-repeated-records.
+
+Exit status: 0 when the trace has no error findings, 1 when it has (undefined behaviour, invalid call, a limit
+reached), 2 when the capture cannot be used at all."""
+
+
 def register(sub: Any) -> None:
-    p = sub.add_parser("exec", help="execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print "
-                                    "the trace", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("exec", help=summary("exec"), description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
     p.add_argument("--json", action="store_true", help="print the trace as JSON (the same as --format json)")
     p.add_argument("--format", choices=FORMATS, default=None,
@@ -87,18 +95,6 @@ def limits_from(args: argparse.Namespace) -> Limits:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit status 0 (no error findings), 1 (error findings), 2 (unusable input or flags), 3 (internal error)."""
-    try:
-        return _run(args)
-    except (KeyboardInterrupt, SystemExit, BrokenPipeError, D3D12WLError):
-        raise  # D3D12WLError: unusable input, exit 2 (d3d12wl.cli.main)
-    except Exception:  # a bug, not the input: say so, with the traceback, and exit 3
-        traceback.print_exc()
-        print("d3d12wl exec: internal error (please report it with the capture)", file=sys.stderr)
-        return 3
-
-
-def _run(args: argparse.Namespace) -> int:
     from d3d12wl.capture.file import load_capture
     from d3d12wl.executor import execute
 
@@ -106,26 +102,17 @@ def _run(args: argparse.Namespace) -> int:
     bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0
            and not (getattr(limits, f.name) == AUTO and f.name in SCALED_FLOORS)]
     if bad:
-        print(f"d3d12wl exec: error: limits must be >= 0: {', '.join(bad)}", file=sys.stderr)
-        return 2
+        raise D3D12WLError(f"limits must be >= 0: {', '.join(bad)}", where=" ".join(Limits.flag(b) for b in bad))
     hooks = load_hooks(args.validators)
     with ExitStack() as stack:
         path = args.capture
         if path is None:
             path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
-        try:
-            capture = load_capture(path)
-        except OSError as exc:
-            print(f"d3d12wl exec: error: cannot read capture {path}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        except (ValueError, D3D12WLError) as exc:
-            print(f"d3d12wl exec: error: {exc}", file=sys.stderr)
-            return 2
+        capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
         trace = execute(capture, limits, hooks=hooks)
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
-        print(f"d3d12wl exec: error: --json and --format {fmt} disagree", file=sys.stderr)
-        return 2
+        raise D3D12WLError(f"--json and --format {fmt} disagree", where="--format")
     write_trace(trace, fmt, args.output, validators=hooks is not None)
     return 1 if trace.errors else 0
 

@@ -1,18 +1,5 @@
-"""``d3d12wl layout``: the byte layout of every record class a description implies.
-
-d3d12wl layout SIG.json          a table per record (offset, size, arg index, arg type, member, source), padding rows
-d3d12wl layout SIG.json --json   {"program_command_signatures": {NAME: {"class", "record_kind", "primary",
-                                 "secondary", "program_table_record"}}, "programs": {NAME: {"program_table_record"}},
-                                 "work_list_signatures": {NAME: {"min_primary_stride", "min_program_table_stride"}},
-                                 "command_signatures": {NAME: REC}}
-                                 REC = {"header", "size", "min_stride", "fields": [{"arg" | "parameter", "name",
-                                 "offset", "size"}]}
-
-Offsets are relative to the record start (the program-table slot start for a program-table record, whose
-identifier takes bytes 0..31).  ``fields`` lists the payload fields; the fixed header is named by ``header``.
-For a program-table record ``size`` counts the tail bytes after the 32-byte identifier and ``min_stride`` is
-32 + that tail, rounded up to 8.
-"""
+"""The ``d3d12wl layout`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
 
 from __future__ import annotations
 
@@ -22,6 +9,7 @@ import sys
 from typing import Any
 
 from d3d12wl import tables
+from d3d12wl.cli import summary
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records.layout import (
@@ -34,11 +22,31 @@ from d3d12wl.records.layout import (
 )
 from d3d12wl.tables import Align
 
+#: the plain-text --help description
+DESCRIPTION = """\
+The byte layout of every record class a description implies.
+
+  d3d12wl layout SIG.json          a table per record (offset, size, arg index, arg type, member, source),
+                                   padding rows
+  d3d12wl layout SIG.json --json   {"program_command_signatures": {NAME: {"class", "record_kind", "primary",
+                                   "secondary", "program_table_record"}}, "programs": {NAME:
+                                   {"program_table_record"}}, "work_list_signatures": {NAME:
+                                   {"min_primary_stride", "min_program_table_stride"}}, "command_signatures":
+                                   {NAME: REC}}
+                                   REC = {"header", "size", "min_stride", "fields": [{"arg" | "parameter",
+                                   "name", "offset", "size"}]}, plus "declared_stride" where the description
+                                   declares a stride that is not the minimum (0: the broadcast secondary form)
+
+Offsets are relative to the record start (the program-table slot start for a program-table record, whose
+identifier takes bytes 0..31).  "fields" lists the payload fields; the fixed header is named by "header".  For a
+program-table record "size" counts the tail bytes after the 32-byte identifier and "min_stride" is 32 + that
+tail, rounded up to 8."""
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = subparsers.add_parser("layout", help="byte layout of every record a description implies",
-                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("description", metavar="SIG.json", help="a JSON description (design.md format)")
+    p = subparsers.add_parser("layout", help=summary("layout"),
+                              description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("description", metavar="SIG.json", help="a JSON description of the objects (the C desc structs as JSON)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -52,7 +60,10 @@ def record_json(layout: RecordLayout | None) -> dict[str, Any] | None:
         key = {"parameter": f.parameter} if f.role == "local" else {"arg": f.arg}
         fields.append({**key, "name": f.name, "offset": f.offset, "size": f.size})
     size = layout.tail_size if layout.record == PROGRAM_TABLE else layout.size
-    return {"header": layout.header, "size": size, "min_stride": layout.min_stride, "fields": fields}
+    out: dict[str, Any] = {"header": layout.header, "size": size, "min_stride": layout.min_stride, "fields": fields}
+    if layout.declared_stride is not None and layout.declared_stride != layout.min_stride:
+        out["declared_stride"] = layout.declared_stride  # 0: a secondary record's broadcast form
+    return out
 
 
 def layout_json(objects: ObjectSet) -> dict[str, Any]:
@@ -83,6 +94,7 @@ def record_table(title: str, layout: RecordLayout, indent: str = "  ", stride: i
     """An aligned table of one record, padding rows included: up to ``stride`` when the description declares a
     usable one (a secondary record's SecondaryRecordByteStride, an ExecuteIndirect ByteStride), else up to the
     minimum stride."""
+    broadcast = stride == 0 and layout.broadcast_ok
     problems = layout.stride_problems(stride) if stride else []
     if problems or not stride:
         stride = None
@@ -100,6 +112,7 @@ def record_table(title: str, layout: RecordLayout, indent: str = "  ", stride: i
         items.append((p.offset, (str(p.offset), str(p.size), "", "padding", "(trailing)" if p.trailing else "", "")))
     head = f"{indent}{title}: {layout.size} bytes used, min stride {layout.min_stride}" + (
         f", stride {stride}" if stride is not None and stride != layout.min_stride else "") + (
+        ", declared stride 0 (broadcast: every secondary index reads the list's first record)" if broadcast else "") + (
         f", header {layout.header}" if layout.header else "")
     lines = [head] + [f"{indent}  (declared stride: {problem})" for problem in problems]
     lines += tables.render(_COLUMNS, [r for _, r in sorted(items, key=lambda i: i[0])], indent=f"{indent}  ",

@@ -90,6 +90,25 @@ def enum_text(ctype: str, value: int) -> str:
     return str(value)
 
 
+_MEMBER_ENUMS: dict[str, str] | None = None
+
+
+def _member_enum(name: str) -> str | None:
+    """The enum type of every declared struct member called ``name``, when they all agree (``Format``:
+    ``DXGI_FORMAT``, ``Flags`` does not: each struct has its own), so a value printed without its C type (an IA
+    binding's fields) still shows its member name."""
+    global _MEMBER_ENUMS
+    if _MEMBER_ENUMS is None:
+        seen: dict[str, set[str]] = {}
+        enums = _enum_names()
+        for type_name in abi.default.type_names():
+            for path, f, _ in abi.type_info(type_name).walk():
+                t = abi.default.resolve(f.type)
+                seen.setdefault(path.rsplit(".", 1)[-1], set()).add(t if t in enums else "")
+        _MEMBER_ENUMS = {member: next(iter(ts)) for member, ts in seen.items() if len(ts) == 1 and "" not in ts}
+    return _MEMBER_ENUMS.get(name)
+
+
 def _sub_ctypes(ctype: str) -> dict[str, str]:
     try:
         info = abi.type_info(ctype)
@@ -115,6 +134,9 @@ def format_value(value: Any, ctype: str | None = None, name: str = "") -> str:
         return f"0x{value:x}"
     if ctype and _is_enum(ctype):
         return enum_text(ctype, value)
+    member_enum = _member_enum(name) if ctype is None and name else None
+    if member_enum is not None:
+        return enum_text(member_enum, value)
     return str(value)
 
 
@@ -183,12 +205,18 @@ def _decode_span(data: bytes, span: _Span) -> Any:
     return None
 
 
+#: the most bytes of one padding span a hex dump shows
+HEX_PADDING_SHOWN = 256
+
+
 def hex_block(capture: Capture, title: str, va: int, spans: list[_Span]) -> dict[str, Any]:
     """An annotated hex dump of ``spans`` (offsets relative to ``va``), read through the capture's memory."""
     lines: list[dict[str, Any]] = []
     for span in spans:
+        # padding runs to a stride read from GPU memory, which can be ~2^40 bytes: show its start only
+        shown = min(span.size, HEX_PADDING_SHOWN) if span.padding else span.size
         try:
-            data: bytes | None = capture.memory.read(va + span.offset, span.size)
+            data: bytes | None = capture.memory.read(va + span.offset, shown)
         except MemoryAccessError:
             data = None
         value = None if data is None else _decode_span(data, span)
@@ -203,9 +231,9 @@ def hex_block(capture: Capture, title: str, va: int, spans: list[_Span]) -> dict
             text = data.rstrip(b"\0")
             if text and all(32 <= b < 127 for b in text):
                 label += f' "{text.decode("ascii")}"'
-        for start in range(0, span.size, HEX_BYTES_PER_LINE):
+        for start in range(0, shown, HEX_BYTES_PER_LINE):
             chunk = None if data is None else data[start:start + HEX_BYTES_PER_LINE]
-            n = min(HEX_BYTES_PER_LINE, span.size - start)
+            n = min(HEX_BYTES_PER_LINE, shown - start)
             lines.append({
                 "va": va + span.offset + start,
                 "offset": span.offset + start,
@@ -214,6 +242,10 @@ def hex_block(capture: Capture, title: str, va: int, spans: list[_Span]) -> dict
                 "padding": span.padding,
                 "label": label if start == 0 else f"  ...{span.label}",
             })
+        if shown < span.size:
+            lines.append({"va": va + span.offset + shown, "offset": span.offset + shown, "hex": "",
+                          "field": span.label, "padding": span.padding,
+                          "label": f"  ...{span.label}: {span.size - shown:,} more bytes not shown"})
     return {"title": title, "va": va, "size": max((s.offset + s.size for s in spans), default=0), "lines": lines}
 
 

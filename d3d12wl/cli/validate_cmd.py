@@ -6,22 +6,25 @@ import argparse
 import json
 
 from d3d12wl import abi, tables
+from d3d12wl.cli import summary
 from d3d12wl.model import description
 from d3d12wl.model.state import DeviceCaps
 from d3d12wl.rules import check_objects
+from d3d12wl.rules.notes import notes
 
 _TIERS = {"1": "D3D12_WORK_LISTS_TIER_1", "2": "D3D12_WORK_LISTS_TIER_2"}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
-        "validate", help="check a JSON description against the creation-time rules",
-        description="Check every object of a JSON description (design.md, 'The JSON description of objects') against "
-                    "the creation-time rules of the Work Lists spec and IndirectDrawing.md, and print every violation "
-                    "with its rule or section and member path.  Exit status: 0 no violation, 1 violations, 2 the "
-                    "file could not be read.")
+        "validate", help=summary("validate"),
+        description="Check every object of a JSON description (the C desc structs as JSON) against "
+                    "the creation-time rules of the Work Lists and ExecuteIndirect specs, and print every violation "
+                    "with its rule or section and member path, then notes on what is legal but easy to get wrong "
+                    "(a broadcast SecondaryRecordByteStride of 0).  Exit status: 0 no violation (notes or not), 1 "
+                    "violations, 2 the file could not be read.")
     p.add_argument("description", metavar="SIG.json", help="JSON description of objects")
-    p.add_argument("--json", action="store_true", help='print {"violations": [...], "count": N}')
+    p.add_argument("--json", action="store_true", help='print {"violations": [...], "count": N, "notes": [...]}')
     p.add_argument("--tier", choices=sorted(_TIERS), default="2",
                    help="D3D12_WORK_LISTS_TIER of the device to validate for (default 2)")
     p.add_argument("--dispatch-rays", action="store_true",
@@ -34,13 +37,20 @@ def run(args: argparse.Namespace) -> int:
     caps = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", _TIERS[args.tier]),
                       DispatchRaysSupported=args.dispatch_rays)
     violations = check_objects(objects, caps)
+    found = notes(objects)
     if args.json:
-        print(json.dumps({"violations": [v.to_dict() for v in violations], "count": len(violations)}, indent=2))
-    elif violations:
+        print(json.dumps({"violations": [v.to_dict() for v in violations], "count": len(violations),
+                          "notes": [n.to_dict() for n in found]}, indent=2))
+        return 1 if violations else 0
+    if violations:
         for line in tables.render(("rule", "path", "message"), [(v.rule, v.path, v.message) for v in violations],
                                   align=("<", "<", "<")):
             print(line)
         print(f"{len(violations)} violation(s)")
     else:
         print("no violations")
+    if found:
+        for line in tables.render(("note", "path", "message"), [(n.rule, n.path, n.message) for n in found],
+                                  align=("<", "<", "<")):
+            print(line)
     return 1 if violations else 0

@@ -66,7 +66,7 @@ from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature, RecordKind, WorkListSignature
 from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, WorkListBinding
 from d3d12wl.records.layout import WL_ALIGN, PCSLayout
-from d3d12wl.rules._common import Sink
+from d3d12wl.rules import Sink
 from d3d12wl.rules.setprogram import check_program_table_binding
 
 INPUT = "D3D12_DISPATCH_LIST_INPUT"

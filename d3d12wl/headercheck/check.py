@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -31,7 +30,14 @@ from d3d12wl.abi.check import WINDOWS_TARGET
 from d3d12wl.abi.compiled import ABI, FieldInfo
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import records as header_records
-from d3d12wl.headercheck.clang_ast import FLOAT_TYPES, HeaderDecls, HeaderField, HeaderRecord, HeaderTypedef
+from d3d12wl.headercheck.clang_ast import (
+    FLOAT_TYPES,
+    HeaderDecls,
+    HeaderPath,
+    HeaderRecord,
+    HeaderTypedef,
+    header_paths,
+)
 from d3d12wl.headercheck.probe import CompiledHeaders, HeaderOptions, ProbeResult, Probes, compile_headers, run_probes
 from d3d12wl.headercheck.report import RECORD_KINDS, Difference, Entry, HeaderReport
 
@@ -75,37 +81,6 @@ def same_bits(a: int, b: int, size: int) -> bool:
 
 
 # --- the header side ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HeaderPath:
-    path: str
-    field: HeaderField
-    parent: str  # the path of the aggregate holding it ('' at the top)
-
-
-def header_paths(decls: HeaderDecls, record: HeaderRecord, prefix: str = "", depth: int = 0) -> list[HeaderPath]:
-    """Every field of a header record at every depth, anonymous members flattened (as C reads them)."""
-    out: list[HeaderPath] = []
-    if depth > 16:  # a record cannot contain itself; this bounds a malformed AST
-        return out
-    for base in record.bases:  # a C++ base's members are the derived struct's first members
-        nested = decls.record_of_type(base)
-        if nested is not None:
-            out += header_paths(decls, nested, prefix, depth + 1)
-    for f in record.fields:
-        if f.name is None:
-            nested = decls.field_record(f)
-            if nested is not None:
-                out += header_paths(decls, nested, prefix, depth + 1)
-            continue
-        path = f"{prefix}{f.name}"
-        out.append(HeaderPath(path, f, prefix.rstrip(".")))
-        if f.array_length is None and not f.bitfield:
-            nested = decls.field_record(f)
-            if nested is not None:
-                out += header_paths(decls, nested, path + ".", depth + 1)
-    return out
 
 
 def _sizeof(spelled: str, lang_cxx: bool) -> tuple[str, str]:
@@ -259,7 +234,14 @@ def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None
         if entry.header_name is None:
             compares.append((entry, None))
             continue
-        paths = c.plan_record(f"T:{name}", entry.header_name, c.decls.records[c.decls.names[entry.header_name]])
+        record = c.decls.records.get(c.decls.names[entry.header_name])
+        if record is None:  # declared (`typedef struct X X;`) but never defined: an incomplete type
+            entry.notes.append(f"the header declares {entry.header_name} without defining it (an incomplete "
+                               "type): it has no layout to compare")
+            entry.header_name = None
+            compares.append((entry, None))
+            continue
+        paths = c.plan_record(f"T:{name}", entry.header_name, record)
         compares.append((entry, partial(c.compare_record, entry, f"T:{name}", paths, name)))
 
     for ename in abi.enum_names():

@@ -355,3 +355,34 @@ def read(ast: Node, *, cplusplus: bool) -> HeaderDecls:
     reader = _Reader(cplusplus)
     reader.decls(ast.get("inner", []), "")
     return reader.out
+
+
+@dataclass(frozen=True)
+class HeaderPath:
+    path: str
+    field: HeaderField
+    parent: str  # the path of the aggregate holding it ('' at the top)
+
+
+def header_paths(decls: HeaderDecls, record: HeaderRecord, prefix: str = "", depth: int = 0) -> list[HeaderPath]:
+    """Every field of a header record at every depth, anonymous members flattened (as C reads them)."""
+    out: list[HeaderPath] = []
+    if depth > 16:  # a record cannot contain itself; this bounds a malformed AST
+        return out
+    for base in record.bases:  # a C++ base's members are the derived struct's first members
+        nested = decls.record_of_type(base)
+        if nested is not None:
+            out += header_paths(decls, nested, prefix, depth + 1)
+    for f in record.fields:
+        if f.name is None:
+            nested = decls.field_record(f)
+            if nested is not None:
+                out += header_paths(decls, nested, prefix, depth + 1)
+            continue
+        path = f"{prefix}{f.name}"
+        out.append(HeaderPath(path, f, prefix.rstrip(".")))
+        if f.array_length is None and not f.bitfield:
+            nested = decls.field_record(f)
+            if nested is not None:
+                out += header_paths(decls, nested, path + ".", depth + 1)
+    return out

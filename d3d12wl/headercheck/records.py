@@ -23,18 +23,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import hlsl as hlsl_probe
+from d3d12wl.headercheck.clang_ast import HeaderDecls, HeaderPath, HeaderRecord
 from d3d12wl.headercheck.report import RECORD_KINDS, Difference, Entry
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import codegen
 from d3d12wl.records.layout import COMMAND, SECONDARY, LayoutField, RecordLayout, record_id, record_layouts
 
-if TYPE_CHECKING:  # (header_check imports this module)
-    from d3d12wl.headercheck.check import Checker
+
+class Checker(Protocol):
+    """What the record comparison asks of the header check's ``Checker`` (headercheck.check, which calls this
+    module): the header's declarations, a record's field paths planned as probes, and a probe's measured value."""
+
+    decls: HeaderDecls
+
+    def plan_record(self, key: str, spelled: str, record: HeaderRecord) -> list[HeaderPath]: ...
+
+    def value(self, key: str) -> int | None: ...
 
 LAYOUT = "the layout"  # what a record struct's differences are measured against
 

@@ -51,6 +51,8 @@ class ReportRecord:
     during_enable: bool  # inside pfnEnableExtendedFeature
     during_flush: str | None  # kind of the flush in progress on the device, if any
     index_state: str  # "none" (0xFFFFFFFF), "unknown", "live", "late" (its submissions all flushed), "dropped"
+    executed: bool | None = None  # whether the index's recording had run on the model GPU (None: no issued index)
+    removal_flushed: bool = False  # made after the device-removal flush returned
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,7 @@ class FlushRecord:
 class _Recording:
     table: StateTable
     submissions: list[Submission] = field(default_factory=list)
+    executions: int = 0  # submissions of it the model GPU has run
 
 
 @dataclass
@@ -129,6 +132,7 @@ class Device:
         self._feature_enabled = False
         self._removed_reason: str | None = None
         self._removal_surfaced = False
+        self._removal_flushed = False
         self._destroyed = False
         self.feature_version: int | None = None
         self.funcs: DeviceFuncs | None = None
@@ -200,7 +204,14 @@ class Device:
 
     # ---- device removal -------------------------------------------------------------------------------------------
     def remove(self, reason: str = "DXGI_ERROR_DEVICE_REMOVED") -> None:
-        """Model of a removal event (a hang, a fault): the runtime notices it at the next API call that surfaces it."""
+        """Model of a removal event (a hang, a fault): the runtime notices it at the next API call that surfaces it.
+
+        ``reason`` is the HRESULT GetDeviceRemovedReason will return, by name (``"DXGI_ERROR_DEVICE_HUNG"``); it
+        must be a failure HRESULT the compiled headers declare (:data:`values.REMOVAL_REASONS` are those the spec's
+        "DXGI_ERROR_DEVICE_REMOVED (or related error)" covers)."""
+        hr = values.hresult(reason)
+        if not values.failed(hr):
+            raise MessagesError(f"{reason} is not a failure HRESULT", where="device removal reason")
         with self._api:
             if self._removed_reason is None:
                 self._removed_reason = reason
@@ -213,18 +224,28 @@ class Device:
         """``GetDeviceRemovedReason``: S_OK, or the removal reason (and the removal flush, the first time)."""
         if self._removed_reason is None:
             return values.hresult("S_OK")
-        self._surface_removal()
-        return values.hresult(self._removed_reason)
+        return self._surface_removal()
+
+    @property
+    def removal_surfaced(self) -> bool:
+        """Whether the runtime has surfaced the removal to the application (and so made the removal flush)."""
+        return self._removal_surfaced
 
     def _surface_removal(self) -> int:
-        """Spec "Device removed behavior": the first time the runtime surfaces DXGI_ERROR_DEVICE_REMOVED it calls
-        the flush synchronously, at most once per device; no flush of any kind follows it."""
+        """Spec "Device removed behavior": the first time the runtime surfaces DXGI_ERROR_DEVICE_REMOVED (or the
+        related error the removal gave) it calls the flush synchronously, at most once per device; no flush of any
+        kind follows it.  Returns the removal reason's HRESULT."""
         with self._api:
             first = not self._removal_surfaced
             self._removal_surfaced = True
+            reason = self._removed_reason or "DXGI_ERROR_DEVICE_REMOVED"
         if first:
-            self._flush("device removal", None, everything=True)
-        return values.hresult("DXGI_ERROR_DEVICE_REMOVED")
+            try:
+                self._flush("device removal", None, everything=True)
+            finally:
+                with self._api:
+                    self._removal_flushed = True
+        return values.hresult(reason)
 
     # ---- flush ----------------------------------------------------------------------------------------------------
     def _flush(self, kind: str, queue: CommandQueue | None, *, unconditional: CommandQueue | None = None,
@@ -305,8 +326,16 @@ class Device:
 
     def _log(self, hr: int, rejection: str | None, copy: DriverMessage | None, message: Message | None) -> int:
         self.reports.append(ReportRecord(hr, rejection, copy, message, threading.get_ident(), self._enabling,
-                                         self._flush_kind, self._index_state(copy)))
+                                         self._flush_kind, self._index_state(copy), self._index_executed(copy),
+                                         self._removal_flushed))
         return hr
+
+    def _index_executed(self, copy: DriverMessage | None) -> bool | None:
+        if copy is None or copy.command_list_state_index is None:
+            return None
+        with self._api:
+            rec = self._index_recording.get(copy.command_list_state_index)
+            return None if rec is None else rec.executions > 0
 
     def _index_state(self, copy: DriverMessage | None) -> str:
         if copy is None or copy.command_list_state_index is None:
@@ -413,6 +442,9 @@ class CommandQueue:
             with self.device._api:
                 item = self._gpu_pending.pop(0)
             if isinstance(item, Submission):
+                with self.device._api:
+                    for rec in item.recordings:  # running from here: a report made while it runs names it executed
+                        rec.executions += 1
                 self.device.driver_device.gpu_execute(self.handle, tuple(cl.handle for cl in item.lists))
                 item.gpu_done = True
             else:
@@ -421,14 +453,15 @@ class CommandQueue:
                 items -= 1
 
     def destroy(self) -> None:
-        """Queue destruction: an unconditional flush, including submissions the GPU has not finished."""
+        """Queue destruction: an unconditional flush, including submissions the GPU has not finished -- also on a
+        removed device whose removal the runtime has not surfaced yet (once the removal flush has run, it carried
+        every submission and no flush of any kind follows it)."""
         if self._destroyed:
             return
-        if not self.device.removed:
-            self.device._flush("queue destruction", self, unconditional=self)
+        self.device._flush("queue destruction", self, unconditional=self)
         dev = self.device
         with dev._api:
-            for sub in self._outstanding:  # a removed device never flushes them: drop the references anyway
+            for sub in self._outstanding:  # left only after the removal flush or with the feature off
                 for rec in sub.recordings:
                     dev.indices.release(rec.table, sub.id)
             self._outstanding.clear()

@@ -17,7 +17,8 @@ command list's work on reset/destroy and everything once the device is destroyed
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -120,16 +121,22 @@ class ChannelDriverDevice(DriverDevice):
 
     Enabling reports exactly one :meth:`initialization_message` from inside ``pfnEnableExtendedFeature``;
     ``pfnSetCommandListStateIndex`` caches the index per command list (``_current_index``); a subclass records a
-    list's work in ``_recorded`` (per command list serial) and queues GPU-timeline messages in ``_pending``, which
-    :meth:`flush` reports outside ``_lock``; reset/destroy of a command list drops its work and index; nothing is
-    reported once the device is destroyed."""
+    list's work in ``_recorded`` (per command list serial), each item with the index it was recorded under.
+    ExecuteCommandLists takes a snapshot of the submitted lists' recorded work (the submission owns it, as a real
+    driver's submission owns the command buffers it references), and :meth:`gpu_execute` hands the oldest snapshot
+    of that queue to :meth:`execute_work`: so a Reset between submission and GPU execution does not change what the
+    GPU runs, and an earlier submission's findings carry the indices of the recording that produced them (spec
+    "CommandListStateIndex validity window").  GPU-timeline messages queue in ``_pending``, which :meth:`flush`
+    reports outside ``_lock``; reset/destroy of a command list drops its recording and index; nothing is reported
+    once the device is destroyed."""
 
     def __init__(self, callbacks: CoreLayerCallbacks) -> None:
         self.callbacks = callbacks
         self.enabled = False
         self._lock = threading.Lock()  # the driver's own lock: never held while reporting
         self._current_index: dict[int, int] = {}  # per command list serial
-        self._recorded: dict[int, list[Any]] = {}  # per command list serial
+        self._recorded: dict[int, list[Any]] = {}  # per command list serial: the current recording's work
+        self._in_flight: dict[int, deque[tuple[Any, ...]]] = {}  # per queue serial: submitted snapshots, oldest first
         self._pending: list[DriverMessage] = []
 
     @staticmethod
@@ -154,6 +161,20 @@ class ChannelDriverDevice(DriverDevice):
         for message in pending:  # outside the driver lock (spec "Threading")
             self.callbacks.report(message)
 
+    def execute_command_lists(self, hqueue: DriverHandle, hcls: tuple[DriverHandle, ...]) -> None:
+        with self._lock:
+            work = tuple(item for hcl in hcls for item in self._recorded.get(hcl.serial, ()))
+            self._in_flight.setdefault(hqueue.serial, deque()).append(work)
+
+    def gpu_execute(self, hqueue: DriverHandle, hcls: tuple[DriverHandle, ...]) -> None:
+        with self._lock:
+            in_flight = self._in_flight.get(hqueue.serial)
+            work = in_flight.popleft() if in_flight else ()
+        self.execute_work(hqueue, work)
+
+    def execute_work(self, hqueue: DriverHandle, work: Sequence[Any]) -> None:
+        """The GPU runs one submission's snapshot of recorded work (items of ``_recorded``)."""
+
     def reset_command_list(self, hcl: DriverHandle) -> None:
         with self._lock:
             self._recorded.pop(hcl.serial, None)
@@ -161,10 +182,15 @@ class ChannelDriverDevice(DriverDevice):
 
     destroy_command_list = reset_command_list
 
+    def destroy_command_queue(self, hqueue: DriverHandle) -> None:
+        with self._lock:
+            self._in_flight.pop(hqueue.serial, None)
+
     def destroy_device(self) -> None:
         with self._lock:
             self.enabled = False
             self._pending.clear()
+            self._in_flight.clear()
 
 
 DeviceT = TypeVar("DeviceT", bound=ChannelDriverDevice)

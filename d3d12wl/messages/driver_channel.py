@@ -183,7 +183,8 @@ class ExecutorDriverDevice(ChannelDriverDevice):
 
     A command-list call whose payload has ``capture=`` (anything :func:`d3d12wl.executor.execute` takes, with
     optional ``hooks=`` and ``limits=``) or an already computed ``trace=`` is recorded with the
-    CommandListStateIndex the runtime gave just before it; :meth:`gpu_execute` runs it (``traces`` keeps every
+    CommandListStateIndex the runtime gave just before it; ExecuteCommandLists snapshots the submitted calls and
+    :meth:`execute_work` runs a snapshot when the model GPU reaches it (``traces`` keeps every
     trace) and queues its findings; the flush reports them, outside the driver's lock.  Reset/destroy of a command
     list drops its recorded calls; nothing is reported once the device is destroyed.
     """
@@ -207,11 +208,9 @@ class ExecutorDriverDevice(ChannelDriverDevice):
             self._recorded.setdefault(hcl.serial, []).append(_Recorded(self._current_index.get(hcl.serial),
                                                                        payload))
 
-    def gpu_execute(self, hqueue: DriverHandle, hcls: tuple[DriverHandle, ...]) -> None:
+    def execute_work(self, hqueue: DriverHandle, work: Sequence[_Recorded]) -> None:
         from d3d12wl.executor import execute
 
-        with self._lock:
-            work = [r for hcl in hcls for r in self._recorded.get(hcl.serial, [])]
         for rec in work:
             trace = rec.payload.get("trace")
             if trace is None:

@@ -78,20 +78,34 @@ def read_registry(app_name: str, hkcu: Mapping[str, Mapping[str, int]],
                   hklm: Mapping[str, Mapping[str, int]] | None = None,
                   force_debug_layer: bool | None = None) -> RegistryOverlay:
     """Resolve the two REG_DWORDs for ``app_name``: per value, the HKCU subkey if it has it, else HKLM, else the
-    default.  ``hkcu``/``hklm`` map a subkey path (``REGISTRY_KEY + "\\\\" + app``) to its values."""
+    default.  ``hkcu``/``hklm`` map a subkey path (``REGISTRY_KEY + "\\\\" + app``) to its values.  Key and value
+    names match case-insensitively, as the Windows registry's do."""
     subkey = f"{REGISTRY_KEY}\\{app_name}"
-    user = hkcu.get(subkey, {})
-    machine = (hklm or {}).get(subkey, {})
+    user = _values_of(hkcu, subkey)
+    machine = _values_of(hklm or {}, subkey)
     defaults = RegistryOverlay()
 
     def pick(name: str) -> int:
-        if name in user:
-            return int(user[name]) & 0xFFFFFFFF
-        if name in machine:
-            return int(machine[name]) & 0xFFFFFFFF
+        folded = name.casefold()
+        if folded in user:
+            return user[folded] & 0xFFFFFFFF
+        if folded in machine:
+            return machine[folded] & 0xFFFFFFFF
         return int(getattr(defaults, name))
 
     return RegistryOverlay(pick(AND_VALUE), pick(OR_VALUE), force_debug_layer)
+
+
+def _values_of(hive: Mapping[str, Mapping[str, int]], subkey: str) -> dict[str, int]:
+    """The values of ``subkey`` in ``hive`` by case-folded name (registry names are case-insensitive); when several
+    spellings of the subkey are present, their values are merged in the mapping's order."""
+    folded = subkey.casefold()
+    out: dict[str, int] = {}
+    for key, values in hive.items():
+        if key.casefold() == folded:
+            for name, value in values.items():
+                out.setdefault(name.casefold(), int(value))
+    return out
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,8 @@
 * E_INVALIDARG, writing nothing, when ``pIdentityStringSize`` is NULL, ``hRTObject.Handle`` is NULL,
   ``hRTObject.Type`` is not a ``D3D12DDI_HANDLETYPE`` member, or the handle is not an object of that type.
 * The name is read at query time (spec "Object identity timing": it may be "from the future").
+* A name with an unpaired surrogate is converted as Windows converts UTF-16 to UTF-8 (U+FFFD), see
+  :func:`identity_bytes`.
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ class ObjectTable:
         obj = self.lookup(handle, type_value)
         if obj is None:
             return invalid
-        encoded = obj.identity_string().encode("utf-8") + b"\0"
+        encoded = identity_bytes(obj.identity_string())
         if pIdentityString == ffi.NULL:
             pIdentityStringSize[0] = len(encoded)
             return values.hresult("S_OK")
@@ -116,6 +118,13 @@ class ObjectTable:
             return values.hresult("DXGI_ERROR_MORE_DATA")
         ffi.memmove(pIdentityString, encoded, len(encoded))
         return values.hresult("S_OK")
+
+
+def identity_bytes(identity: str) -> bytes:
+    """The NUL-terminated UTF-8 the query writes.  A name set through ``SetName`` (LPCWSTR) may hold an unpaired
+    UTF-16 surrogate, which UTF-8 cannot carry: it becomes U+FFFD, as Windows' UTF-16 -> UTF-8 conversion
+    (``WideCharToMultiByte(CP_UTF8, 0, ...)``) makes it, so the size and fill calls agree and return S_OK."""
+    return identity.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8") + b"\0"
 
 
 def query_identity_string(query: Any, hRTDevice: Any, hRTObject: Any) -> str:  # noqa: N803

@@ -6,7 +6,8 @@ What it does, each the spec's rule for drivers:
 * reports exactly one initialization message from inside ``pfnEnableExtendedFeature`` (MESSAGE severity,
   INITIALIZATION category, no correlation, the exact text);
 * caches the most recent CommandListStateIndex per command list and stamps it on messages about that list's work;
-* reports recording-time problems at once, and GPU-timeline problems (captured in :meth:`gpu_execute`) from
+* reports recording-time problems at once, and GPU-timeline problems (captured when the GPU runs a submission's snapshot of the recording,
+  :meth:`execute_work`) from
   inside the next flush, outside its own lock; tolerates empty flushes; reports nothing once the device is gone.
 
 Payload keys it understands on a command-list call (``cl.draw(gpu_message=...)``): ``record_message`` and
@@ -15,7 +16,7 @@ Payload keys it understands on a command-list call (``cl.draw(gpu_message=...)``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from d3d12wl.messages import values
@@ -44,13 +45,11 @@ class ReferenceDriverDevice(ChannelDriverDevice):
         if "record_message" in payload and self.enabled:
             self.callbacks.report(_message(payload["record_message"], index))
 
-    def gpu_execute(self, hqueue: DriverHandle, hcls: tuple[DriverHandle, ...]) -> None:
-        if not self.enabled:
-            return
+    def execute_work(self, hqueue: DriverHandle, work: Sequence[tuple[int | None, tuple[int, str, str, str]]]) -> None:
+        """The GPU ran the submission's snapshot: capture its findings, each with the index of its own call."""
         with self._lock:
-            for hcl in hcls:
-                for index, spec in self._recorded.get(hcl.serial, []):
-                    self._pending.append(_message(spec, index))
+            if self.enabled:
+                self._pending.extend(_message(spec, index) for index, spec in work)
 
 
 def _message(spec: tuple[int, str, str, str], index: int | None) -> DriverMessage:

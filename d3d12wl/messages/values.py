@@ -159,9 +159,16 @@ def _to_api(ddi_enum: str, api_enum: str, ddi_value: int) -> int:
     return enum_value(api_enum, full)
 
 
+#: The device-removed reasons (winerror.h) the spec's "DXGI_ERROR_DEVICE_REMOVED (or related error)" covers: what
+#: ``GetDeviceRemovedReason`` returns after a removal.
+REMOVAL_REASONS: tuple[str, ...] = (
+    "DXGI_ERROR_DEVICE_REMOVED", "DXGI_ERROR_DEVICE_HUNG", "DXGI_ERROR_DEVICE_RESET",
+    "DXGI_ERROR_DRIVER_INTERNAL_ERROR", "DXGI_ERROR_INVALID_CALL",
+)
+
 #: The constants this package needs that the spec names but that must come from the headers.
 REQUIRED_CONSTANTS: tuple[str, ...] = (
-    "S_OK", "E_INVALIDARG", "DXGI_ERROR_MORE_DATA", "DXGI_ERROR_DEVICE_REMOVED",
+    "S_OK", "E_INVALIDARG", "DXGI_ERROR_MORE_DATA", *REMOVAL_REASONS,
     "D3D12DDI_COMMAND_LIST_STATE_INDEX_NONE_0126",
 )
 #: ``D3D12DDI_HANDLETYPE`` members the identity query names objects by.

@@ -42,7 +42,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from d3d12wl import abi
+from d3d12wl import abi, inputs
 from d3d12wl.errors import ABIError, D3D12WLError, DescriptionError
 from d3d12wl.model import objects as model
 from d3d12wl.model.argtypes import arg_type_info
@@ -173,6 +173,17 @@ class _MemberBase(typing.TypedDict):
 
 
 _MEMBERS: dict[tuple[type, str | None], tuple[Member, ...]] = {}
+_INDEX: dict[int, tuple[dict[str, tuple[int, Member]], tuple[Member, ...], tuple[Member, ...]]] = {}
+
+
+def _member_index(table: tuple[Member, ...]) -> tuple[dict[str, tuple[int, Member]], tuple[Member, ...],
+                                                       tuple[Member, ...]]:
+    """For a member table: name -> (position, member), the members with a count member, the union members."""
+    hit = _INDEX.get(id(table))
+    if hit is None:
+        hit = _INDEX[id(table)] = ({m.name: (i, m) for i, m in enumerate(table)},
+                                   tuple(m for m in table if m.count), tuple(m for m in table if m.union))
+    return hit
 
 
 def members(cls: type, cinfo: abi.TypeInfo | None) -> tuple[Member, ...]:
@@ -274,6 +285,11 @@ def _path(parent: str, name: str) -> str:
 # ----------------------------------------------------------------------------------------------------------------
 
 
+#: the root-signature budget in DWORDs (d3d12.h) and the members that count DWORDs of a root-constant range
+ROOT_BUDGET = "D3D12_MAX_ROOT_COST"
+DWORD_COUNTS = frozenset({"Num32BitValues", "Num32BitValuesToSet", "DestOffsetIn32BitValues"})
+
+
 class _Loader:
     def __init__(self, objects: ObjectSet) -> None:
         self.objects = objects
@@ -284,22 +300,23 @@ class _Loader:
 
     def fill(self, obj: object, cinfo: abi.TypeInfo | None, data: dict[str, Any], where: str) -> None:
         table = members(type(obj), cinfo)
-        for m in table:
-            if m.count and m.count in data:
+        by_name, counted, unions = _member_index(table)
+        for m in counted:
+            if m.count in data:
                 n = len(data.get(m.name, []))
                 if data[m.count] != n:
                     self.error(_path(where, m.count), f"{m.count} is {data[m.count]} but {m.name} has {n} element(s)")
-            if m.name not in data:
-                continue
+        written = [by_name[k] for k in data if k in by_name]  # (count members were checked above)
+        if len(written) > 1:
+            written.sort(key=lambda hit: hit[0])  # in member order, as C declares them
+        for _, m in written:
             value = self.value(m, data[m.name], _path(where, m.name))
             if value is not _BAD:
                 setattr(obj, m.name, value)
-        self.check_union(obj, table, where, set(data))
+        if unions:
+            self.check_union(obj, unions, where, set(data))
 
-    def check_union(self, obj: object, table: tuple[Member, ...], where: str, written: set[str]) -> None:
-        unions = [m for m in table if m.union]
-        if not unions:
-            return
+    def check_union(self, obj: object, unions: tuple[Member, ...], where: str, written: set[str]) -> None:
         selected = selected_union_member(obj)
         disc = _discriminator(obj)
         for m in unions:
@@ -309,6 +326,15 @@ class _Loader:
                                                  f"{getattr(obj, disc)!r} uses ({disc} {what})")
 
     def value(self, m: Member, raw: Any, where: str) -> Any:
+        if m.kind == INT and m.name in DWORD_COUNTS and isinstance(raw, int) and raw > abi.constant(ROOT_BUDGET):
+            # a root-constant range larger than a whole root signature cannot be created; nothing sizes an
+            # allocation by it (a hostile 0x7FFFFFFF would be 8 GB of DWORDs per execution)
+            self.error(where, f"{m.name} {raw} is more DWORDs than a root signature holds ({ROOT_BUDGET} = "
+                              f"{abi.constant(ROOT_BUDGET)})")
+            return _BAD
+        if m.kind == INT and not isinstance(raw, int):  # 1.0 or -0.0: what JSON Schema calls an integer is not one
+            self.error(where, f"{raw!r} is not an integer")
+            return _BAD
         if m.kind in (INT, STR):
             return raw
         if m.kind == FLOAT:
@@ -318,6 +344,9 @@ class _Loader:
         if m.kind == FLAGS:
             if isinstance(raw, int):
                 return raw
+            if not isinstance(raw, list):
+                self.error(where, f"{raw!r} is neither an integer nor a list of {m.enum_name} member names")
+                return _BAD
             bits = 0
             for i, name in enumerate(raw):
                 v = self.enum_value(m.enum_name, name, f"{where}[{i}]")
@@ -346,6 +375,9 @@ class _Loader:
     def enum_value(self, enum_name: str, raw: Any, where: str) -> Any:
         if isinstance(raw, int):
             return raw
+        if not isinstance(raw, str):
+            self.error(where, f"{raw!r} is neither an integer nor a {enum_name} member name")
+            return _BAD
         try:
             return abi.enum_value(enum_name, raw)
         except D3D12WLError as exc:
@@ -370,21 +402,19 @@ _BAD = object()
 
 
 def read_document(data: dict[str, Any] | str | Path) -> dict[str, Any]:
-    """The JSON object of a description (a dict as is, JSON text, or a file path); errors name the file and line."""
+    """The JSON object of a description (a dict as is, JSON text, a file path, or ``-`` for stdin), read within the
+    bounds of :mod:`d3d12wl.inputs`; errors name the file and line."""
     if isinstance(data, dict):
         return data
-    if isinstance(data, str) and data.lstrip().startswith("{"):
-        text, origin = data, "<string>"
-    else:
-        origin = str(data)
-        try:
-            text = Path(data).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise DescriptionError(f"cannot read the description: {exc.strerror}", where=origin) from None
     try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DescriptionError(f"not valid JSON: {exc.msg}", where=f"{origin}:{exc.lineno}:{exc.colno}") from None
+        if isinstance(data, str) and data.lstrip().startswith("{"):
+            origin = "<string>"
+            parsed = inputs.parse_json(data, where=origin)
+        else:
+            origin = "<stdin>" if str(data) == inputs.STDIN else str(data)
+            parsed = inputs.load_json(data, what="description")
+    except inputs.InputError as exc:
+        raise DescriptionError(exc.message, where=exc.where) from None
     if not isinstance(parsed, dict):
         raise DescriptionError("a description is a JSON object of collections", where=origin)
     return parsed
@@ -592,11 +622,35 @@ def _json_path(parts: Iterator[Any]) -> str:
     return out
 
 
+@cache
+def _fast_validator() -> Any:
+    """jsonschema-rs's validator of the schema (Rust: 100,000 arguments in about 0.2 s, where the Python validator
+    takes about 40 s), or None where it is not installed.  It only says whether a document is valid; the messages of
+    an invalid one come from the Python validator, and the loader refuses the integer-valued floats it lets pass."""
+    try:
+        import jsonschema_rs
+    except ImportError:  # pragma: no cover - a platform without its wheel
+        return None
+    return jsonschema_rs.validator_for(schema())
+
+
+def fast_valid(doc: Any) -> bool:
+    """True when jsonschema-rs calls ``doc`` valid; False when it does not, is not installed, or cannot take the
+    document at all (a lone surrogate, an integer past 64 bits): the Python validator then decides."""
+    fast = _fast_validator()
+    if fast is None:
+        return False
+    try:
+        return bool(fast.is_valid(doc))
+    except (UnicodeError, ValueError, OverflowError, TypeError):
+        return False
+
+
 def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
     """Every schema violation of ``doc``, each with its member path."""
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(schema())
+    if fast_valid(doc):
+        return []
+    validator = inputs.schema_validator(schema())
     errors = []
     for err in sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))):
         while err.validator == "anyOf" and err.context and ENUM_KEYWORD not in err.schema:

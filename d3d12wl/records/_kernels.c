@@ -68,8 +68,11 @@ int d3d12wl_kernels_simd(void);
 
 /* D3D12WL_SIMD: the SSE2 paths (every x86-64 host) on top of the portable column loops.  Building with
  * -DD3D12WL_NO_SIMD leaves only the portable loops, as on a host without SSE2; the tests build that variant too
- * and hold it to the same bytes (d3d12wl_kernels_simd() tells which variant a build is). */
-#if defined(__SSE2__) && !defined(D3D12WL_NO_SIMD)
+ * and hold it to the same bytes (d3d12wl_kernels_simd() tells which variant a build is).  SSE2 is known from
+ * GCC/clang's __SSE2__ or from MSVC's own macros, which never define __SSE2__: _M_X64 / _M_AMD64 (x64 always
+ * has SSE2) and _M_IX86_FP >= 2 (32-bit x86 built with /arch:SSE2 or above). */
+#if (defined(__SSE2__) || defined(_M_X64) || defined(_M_AMD64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)) && \
+    !defined(D3D12WL_NO_SIMD)
 #define D3D12WL_SIMD 1
 #include <emmintrin.h>
 #else

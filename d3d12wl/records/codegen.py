@@ -6,7 +6,11 @@ the stride), packed to 4 so that a 16-byte vertex/index buffer view can sit at a
 "Per-arg natural alignment" table requires although C's ``alignof`` is 8; then ``_Static_assert`` on ``sizeof`` and
 on the ``offsetof`` of every member, and for the fixed header's members on their offset in the header struct itself.
 Payloads are the headers' own types (``D3D12_DRAW_ARGUMENTS``, ``D3D12_GPU_VIRTUAL_ADDRESS``), so
-:func:`c_source` includes ``headers/`` and compiles standalone with ``-I headers``.
+:func:`c_source` includes ``headers/`` and compiles standalone with ``-I headers``; after the real ``<d3d12.h>``
+(its include guard ``__d3d12_h__`` defined) it takes the pre-existing types from that header instead and declares
+only the ones it predates (the Work Lists headers, ``D3D12_DISPATCH_RAYS_DIMENSIONS``, and
+``D3D12_PROGRAM_IDENTIFIER`` below SDK 1.613), each once per translation unit.  The asserts go through
+``D3D12WL_STATIC_ASSERT`` (``_Static_assert`` in C, ``static_assert`` in C++), so the file is C11 and C++11.
 
 HLSL: the shape of the spec's culling-example ``SecondaryRecord``: ``uint64_t`` for VAs and handles, ``uint`` for
 DWORDs, payload structs flattened into their members, explicit ``uint`` padding.  A ``uint64_t`` is 8-aligned in a
@@ -14,7 +18,10 @@ structured buffer and makes its struct's size (the buffer's stride) a multiple o
 glslc gives a ``StructuredBuffer``; tests/test_codegen_hlsl.py checks every offset), so a ``uint64_t`` at an offset
 that is not a multiple of 8 (a buffer view at 4), and every ``uint64_t`` of a record whose stride is not a multiple
 of 8 (an ExecuteIndirect command of a CBV and a DRAW_INDEXED: 28 bytes), is split into ``_lo``/``_hi`` uints (a
-``uint64_t[n]``: ``uint _dw[2n]``, low DWORD first), so that no HLSL packing rule can move a byte.
+``uint64_t[n]``: ``uint _dw[2n]``, low DWORD first), so that no HLSL packing rule can move a byte.  A payload
+member keeps its own name (``BufferLocation``) in the field with the strongest claim on it (header, trigger, index
+buffer view, then the rest by argument index) and is prefixed with its field name elsewhere, so adding arguments
+never renames an existing member unless the new one claims it more strongly.
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ import re
 from dataclasses import dataclass
 
 from d3d12wl import abi
+from d3d12wl.abi.check import PRE_EXISTING_HEADERS
+from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.records.layout import COMMAND, PRIMARY, PROGRAM_TABLE, SECONDARY, LayoutField, RecordLayout
 
 #: Headers a generated C file includes, in dependency order (they are cffi-cdef style: no #include of their own).
@@ -48,10 +57,24 @@ def struct_name(layout: RecordLayout) -> str:
     return f"{c_identifier(layout.owner)}_{_RECORD_SUFFIX[layout.record]}"
 
 
+def declared_stride_note(layout: RecordLayout) -> str:
+    """The stride the description declares, when it is not the minimum: ``SecondaryRecordByteStride 0`` (the
+    broadcast form, spec "Stride derivation") or a larger one; '' otherwise."""
+    declared = layout.declared_stride
+    if declared is None or declared == layout.min_stride:
+        return ""
+    member = "SecondaryRecordByteStride" if layout.record == SECONDARY else "ByteStride"
+    if declared == 0:
+        return (f"declared {member} 0: broadcast, every secondary index reads the record at the list's start "
+                f"(minimum {layout.min_stride})")
+    return f"declared {member} {declared} (minimum {layout.min_stride})"
+
+
 def _title(layout: RecordLayout, stride: int) -> str:
     header = f", header {layout.header}" if layout.header else ""
+    declared = declared_stride_note(layout)
     return (f"{_RECORD_TITLE[layout.record]} of {layout.owner!r}{header}: {layout.size} bytes used, "
-            f"stride {stride} (minimum {layout.min_stride})")
+            f"stride {stride} (minimum {layout.min_stride})" + (f"; {declared}" if declared else ""))
 
 
 def _describe(f: LayoutField) -> str:
@@ -106,7 +129,7 @@ def c_struct(layout: RecordLayout, stride: int | None = None) -> str:
         return f"/* {_title(layout, stride)}: no bytes, no struct */\n"
     name = struct_name(layout)
     lines = [f"/* {_title(layout, stride)} */", f"#pragma pack(push, {C_PACK})", f"typedef struct {name}", "{"]
-    asserts = [f'_Static_assert(sizeof({name}) == {stride}, "sizeof({name})");']
+    asserts = [f'{C_ASSERT}(sizeof({name}) == {stride}, "sizeof({name})");']
     pad = 0
     for slot in _slots(layout, stride):
         f = slot.field
@@ -117,21 +140,130 @@ def c_struct(layout: RecordLayout, stride: int | None = None) -> str:
             continue
         decl = f"{f.ctype} {f.name}[{f.count}]" if f.count > 1 else f"{f.ctype} {f.name}"
         lines.append(f"    {decl + ';':<56}/* {where} {_describe(f)} */")
-        asserts.append(f'_Static_assert(offsetof({name}, {f.name}) == {f.offset}, "{name}.{f.name}");')
-        asserts.append(f'_Static_assert(sizeof((({name} *)0)->{f.name}) == {f.size}, "sizeof {name}.{f.name}");')
+        asserts.append(f'{C_ASSERT}(offsetof({name}, {f.name}) == {f.offset}, "{name}.{f.name}");')
+        asserts.append(f'{C_ASSERT}(sizeof((({name} *)0)->{f.name}) == {f.size}, "sizeof {name}.{f.name}");')
         if f.role == "header" and layout.header:
-            asserts.append(f'_Static_assert(offsetof({layout.header}, {f.name}) == {f.offset}, '
+            asserts.append(f'{C_ASSERT}(offsetof({layout.header}, {f.name}) == {f.offset}, '
                            f'"{layout.header}.{f.name}");')
     lines += [f"}} {name};", "#pragma pack(pop)", *asserts, ""]
     return "\n".join(lines)
 
 
+#: The real d3d12.h's include guard: defined, the generated C takes the pre-existing D3D12 types from it.
+D3D12_H_GUARD = "__d3d12_h__"
+
+#: Types d3d12wl's pre-existing-type headers declare that d3d12.h gained after Debian's 1.606 (the ABI check's
+#: truth 4 lists them as lacking there): the D3D12_SDK_VERSION that declares them (Agility SDK 1.613, work graphs).
+D3D12_H_SINCE = {"D3D12_PROGRAM_IDENTIFIER": 613}
+
+#: The generated C's static-assert macro (C11 ``_Static_assert``, C++11 ``static_assert``).
+C_ASSERT = "D3D12WL_STATIC_ASSERT"
+
+_C_PRIMITIVES = {"uint8_t", "uint16_t", "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t", "float",
+                 "double", "void", "char", "struct", "union", "enum"}
+
+
+def _in_d3d12_h(name: str) -> bool:
+    """Declared by every d3d12.h since 1.606: a pre-existing API type (abi.check's truth 4 set)."""
+    decls = abi.default.decls
+    provisional = {m.name for m in decls.provisional}
+    return (decls.origin.get(name) in PRE_EXISTING_HEADERS and not name.startswith("D3D12DDI")
+            and name not in provisional and name not in D3D12_H_SINCE)
+
+
+def _type_dependencies(name: str) -> list[str]:
+    """The declared names a declaration of ``name`` refers to, in order of first mention."""
+    decls = abi.default.decls
+    if name in decls.aggregates:
+        text = " ".join(f.type_text for f in decls.aggregates[name].fields)
+    elif name in decls.aliases:
+        text = decls.aliases[name]
+    else:
+        return []
+    known = decls.aggregates.keys() | decls.aliases.keys() | decls.enums.keys() | decls.opaque
+    out: list[str] = []
+    for word in re.findall(r"[A-Za-z_]\w*", text):
+        if word in known and word != name and word not in out:
+            out.append(word)
+    return out
+
+
+def _c_declaration(name: str) -> str:
+    """The declaration of one header type as the headers spell it (member names and type names from
+    :mod:`d3d12wl.abi.decls`, enum values from the compiled module)."""
+    decls = abi.default.decls
+    if name in decls.opaque:
+        return f"typedef struct {name} {name};"
+    if name in decls.aliases:
+        return f"typedef {decls.aliases[name]} {name};"
+    if name in decls.enums:
+        values = abi.enum_members(name)
+        body = [f"    {m} = {values[m]}," for m in decls.enums[name].members]
+        return "\n".join([f"typedef enum {name}", "{", *body, f"}} {name};"])
+    agg = decls.aggregates[name]
+    body = []
+    for f in agg.fields:
+        if f.name is None:
+            body.append(f"    {f.type_text};")
+            continue
+        base = re.sub(r"\[\d+\]$", "", f.type_text).strip()
+        dims = f"[{f.array_length}]" if f.array_length else ""
+        body.append(f"    {base} {f.name}{dims};")
+    return "\n".join([f"typedef {agg.kind} {agg.tag or name}", "{", *body, f"}} {name};"])
+
+
+def c_type_names(layouts: list[RecordLayout]) -> list[str]:
+    """Every declared type the records use (field types, fixed headers, what those refer to), dependencies first."""
+    ordered: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in ordered or name in _C_PRIMITIVES:
+            return
+        for dep in _type_dependencies(name):
+            visit(dep)
+        ordered.append(name)
+
+    decls = abi.default.decls
+    known = decls.aggregates.keys() | decls.aliases.keys() | decls.enums.keys() | decls.opaque
+    for layout in layouts:
+        names = [f.ctype for f in layout.fields] + ([layout.header] if layout.header else [])
+        for n in names:
+            if n in known:
+                visit(n)
+    return ordered
+
+
+def _c_after_d3d12_h(layouts: list[RecordLayout]) -> list[str]:
+    """The declarations the records need that the real d3d12.h lacks, each guarded to be declared once."""
+    out = []
+    for name in c_type_names(layouts):
+        if _in_d3d12_h(name):
+            continue
+        guard = f"D3D12WL_DECLARED_{name}"
+        cond = f"!defined({guard})"
+        since = D3D12_H_SINCE.get(name)
+        if since is not None:
+            cond += f" && D3D12_SDK_VERSION < {since} /* d3d12.h declares {name} from SDK 1.{since} */"
+        out += [f"#if {cond}", f"#define {guard}", _c_declaration(name), "#endif"]
+    return out
+
+
 def c_source(layouts: list[RecordLayout], *, include_headers: bool = True) -> str:
-    """A standalone C11 translation unit: includes, then :func:`c_struct` of each layout."""
+    """A standalone C11 / C++11 translation unit: includes, then :func:`c_struct` of each layout.
+
+    Included after the real ``<d3d12.h>`` it uses that header's pre-existing types and declares only what it
+    lacks (``include_headers``); otherwise it includes d3d12wl's ``headers/`` (once per translation unit)."""
     head = ["/* Generated by d3d12wl codegen from the layout calculator; do not edit. */",
-            "#include <stddef.h>", "#include <stdint.h>"]
+            "#include <stddef.h>", "#include <stdint.h>",
+            f"#ifndef {C_ASSERT}", "#ifdef __cplusplus",
+            f"#define {C_ASSERT}(condition, message) static_assert(condition, message)", "#else",
+            f"#define {C_ASSERT}(condition, message) _Static_assert(condition, message)", "#endif", "#endif"]
     if include_headers:
-        head += [f'#include "{h}"' for h in C_HEADERS]
+        head += [f"#ifdef {D3D12_H_GUARD}",
+                 "/* after the real <d3d12.h>: its pre-existing types, and here what these records need that it lacks */",
+                 *_c_after_d3d12_h(layouts),
+                 "#elif !defined(D3D12WL_HEADERS_INCLUDED)", "#define D3D12WL_HEADERS_INCLUDED",
+                 *[f'#include "{h}"' for h in C_HEADERS], "#endif"]
     return "\n".join(head) + "\n\n" + "\n".join(c_struct(layout) for layout in layouts)
 
 
@@ -179,6 +311,17 @@ def _leaves(ctype: str, offset: int, prefix: str) -> list[tuple[str, str, str, i
     return [(prefix, "", resolved, offset, abi.sizeof(resolved), 1)]
 
 
+def _name_claim(f: LayoutField) -> tuple[int, int, int]:
+    """How strongly a field claims its payload's bare member names (lowest wins), from the field alone: the fixed
+    header, then the dispatch trigger (one per signature, spec "exactly one dispatch trigger"), then the index
+    buffer view (at most one, rule 25(c)), then vertex buffer views and the rest, each by argument index."""
+    if f.role != "arg" or f.arg_type is None:
+        return (0, -1, f.offset)
+    info = arg_type_info(f.arg_type)
+    rank = 1 if info.is_trigger else 2 if info.name == "INDEX_BUFFER_VIEW" else 3
+    return (rank, f.arg if f.arg is not None else -1, f.offset)
+
+
 def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMember]:
     """The flattened members of a record's HLSL struct, padding included."""
     stride = _stride(layout, stride)
@@ -196,8 +339,15 @@ def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMe
             if len(leaves) == 1:  # D3D12_GPU_DESCRIPTOR_HANDLE {ptr}, D3D12_PROGRAM_IDENTIFIER: keep the field's name
                 leaves = [(f.name, *leaves[0][1:])]
             raw.extend((f, *leaf) for leaf in leaves)
-    # a payload's own member names are kept when unique in the record, else prefixed with the field name
-    names = [leaf for _, leaf, *_ in raw]
+    # A payload's own member name (VertexCountPerInstance, BufferLocation) goes to the field with the strongest
+    # claim on it (:func:`_name_claim`); every other field with that member is prefixed with its field name.  So a
+    # name depends only on the fields that claim it more strongly: adding vertex-buffer views (weaker than the index
+    # buffer view) or a later one of them never renames an existing member.
+    owner: dict[str, tuple[int, int, int]] = {}
+    for f, leaf, *_ in raw:
+        if f is not None and leaf != f.name:
+            claim = _name_claim(f)
+            owner[leaf] = min(owner.get(leaf, claim), claim)
     out: list[HlslMember] = []
     pad = 0
     for f, leaf, path, scalar, off, size, count in raw:
@@ -205,7 +355,7 @@ def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMe
             out.append(HlslMember(f"_pad{pad}", "uint", off, 4 * count, count, "padding"))
             pad += 1
             continue
-        name = f"{f.name}_{leaf}" if leaf != f.name and names.count(leaf) > 1 else leaf
+        name = f"{f.name}_{leaf}" if leaf != f.name and owner[leaf] != _name_claim(f) else leaf
         if scalar == "uint64_t" and (off % 8 or stride % 8):
             why = "at a 4-byte offset" if off % 8 else f"in a record of stride {stride}, not a multiple of 8"
             if count > 1:

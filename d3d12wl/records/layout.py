@@ -11,6 +11,7 @@ record from a :class:`RecordLayout`; none computes an offset of its own.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -125,6 +126,9 @@ class RecordLayout:
     min_stride: int
     stride_align: int
     broadcast_ok: bool
+    #: the stride the description declares for this record class, when it declares one: a secondary record's
+    #: ``SecondaryRecordByteStride`` (0: the broadcast form), an ExecuteIndirect command's non-zero ``ByteStride``
+    declared_stride: int | None = None
 
     def field(self, name: str) -> LayoutField:
         for f in self.fields:
@@ -367,18 +371,21 @@ def pcs_layout(pcs: ProgramCommandSignature) -> PCSLayout:
     rt = cls is ExecutableClass.RAYTRACING
     primary = _record(PRIMARY, pcs.name, _PRIMARY_HEADER[(rt, kind)], args, "PRIMARY_RECORD", broadcast_ok=False)
     secondary = _record(SECONDARY, pcs.name, None, args, "SECONDARY_RECORD", broadcast_ok=True) if hybrid else None
+    if secondary is not None:
+        secondary = dataclasses.replace(secondary, declared_stride=pcs.SecondaryRecordByteStride)
     table = None if rt else _implicit_tail(pcs.name, args)
     return PCSLayout(pcs, cls, kind, primary, secondary, table)
 
 
-def program_table_layout(program: Program) -> RecordLayout | None:
+def program_table_layout(program: Program, pcs_records: PCSLayout | None = None) -> RecordLayout | None:
     """The program-table record of one program: its PCS's implicit-path tail, or on the explicit path its local
-    root signature's slots not overridden by the PCS.  None for raytracing-class programs (no program table)."""
+    root signature's slots not overridden by the PCS.  None for raytracing-class programs (no program table).
+    ``pcs_records``: the PCS's layout when the caller has it already (it is computed otherwise)."""
     pcs = program.ProgramCommandSignature
     if pcs is None:
         raise LayoutError("program has no associated program command signature", where=f"programs.{program.name}",
                           rule="rule 1")
-    layout = pcs_layout(pcs)
+    layout = pcs_records if pcs_records is not None and pcs_records.pcs is pcs else pcs_layout(pcs)
     if layout.program_table is None:
         return None
     if program.LocalRootSignature is None or uses_inline_local_root_signature(pcs):
@@ -440,11 +447,16 @@ def command_layout(cs: CommandSignature) -> RecordLayout:
     (IndirectDrawing.md, "Command signature Creation" and "Validation")."""
     packer = _Packer(0)
     for i, arg in enumerate(cs.pArgumentDescs):
+        if not arg_type_info(arg.type_name).ei:
+            raise LayoutError(f"{arg.type_name} is a Work Lists argument type; an ExecuteIndirect command signature "
+                              "cannot hold it (IndirectDrawing.md, \"Command signature Creation\")",
+                              where=f"command_signatures.{cs.name}.pArgumentDescs[{i}]")
         payload = payload_of(arg, tight=True)
         if payload is not None:
             packer.place(arg_field_name(i, arg), payload, "arg", arg=i, arg_type=arg.type_name,
                          dword_offset=arg.Constant.DestOffsetIn32BitValues if arg.type_name == "CONSTANT" else None)
-    return _finish(COMMAND, cs.name, None, 0, packer.fields, EI_STRIDE_ALIGN, broadcast_ok=False)
+    layout = _finish(COMMAND, cs.name, None, 0, packer.fields, EI_STRIDE_ALIGN, broadcast_ok=False)
+    return dataclasses.replace(layout, declared_stride=cs.ByteStride or None)
 
 
 class LayoutCache:
@@ -464,7 +476,8 @@ class LayoutCache:
     def program(self, program: Program) -> RecordLayout | None:
         hit = self._programs.get(id(program))
         if hit is None or hit[0] is not program:
-            hit = (program, program_table_layout(program))
+            pcs = program.ProgramCommandSignature
+            hit = (program, program_table_layout(program, self.pcs(pcs) if pcs is not None else None))
             self._programs[id(program)] = hit
         return hit[1]
 
@@ -478,15 +491,17 @@ def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[Reco
         known = ", ".join(objects.program_command_signatures) or "none"
         raise LayoutError(f"no program command signature named {pcs_name!r}; known: {known}", where="--pcs")
     out: list[RecordLayout] = []
+    cache = LayoutCache()  # each PCS is laid out once, however many programs use it
     for name, pcs in objects.program_command_signatures.items():
         if pcs_name is None or name == pcs_name:
-            pl = pcs_layout(pcs)
+            pl = cache.pcs(pcs)
             out += [r for r in (pl.primary, pl.secondary, pl.program_table) if r is not None]
     for program in objects.programs.values():
         program_pcs = program.ProgramCommandSignature
         if program_pcs is None or (pcs_name is not None and program_pcs.name != pcs_name):
             continue
-        own, implicit = program_table_layout(program), pcs_layout(program_pcs).program_table
+        implicit = cache.pcs(program_pcs).program_table
+        own = program_table_layout(program, cache.pcs(program_pcs))
         if own is not None and (implicit is None or own.fields != implicit.fields):
             out.append(own)
     if pcs_name is None:

@@ -17,6 +17,10 @@ struct payloads::
         "arg1_Draw.StartInstanceLocation": 0,
     })
 
+A column of an enum-typed field (``arg1_IndexBuffer.Format``, ``Flags``) also takes member names as the JSON
+does: the full name or the name without the enum's prefix (``"R16_UINT"``), one for every record or one per record
+(a list or a numpy string array, ints allowed among them); a flag enum takes ``"A | B"``.
+
 A column may also name a whole struct payload (``"arg1_Draw"``, ``"ProgramIdentifier"``) with a structured array
 or raw bytes of the payload's size.  Missing or unknown columns, wrong lengths, non-integer values for integer
 fields and values outside the field's C type raise :class:`~d3d12wl.errors.PackError` naming the column.  Members
@@ -33,6 +37,7 @@ the same values (:mod:`d3d12wl.records.schemas`), which the tests prove.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -43,7 +48,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from d3d12wl import abi
-from d3d12wl.errors import PackError, ParseError
+from d3d12wl.errors import D3D12WLError, PackError, ParseError
 from d3d12wl.model.objects import CommandSignature, Program
 from d3d12wl.records.dtypes import Leaf, leaves, record_dtype, struct_dtype
 from d3d12wl.records.layout import (
@@ -437,12 +442,85 @@ def _count(rows: list[tuple[str, int | None]], count: int | None, what: str) -> 
 # --- the one packing routine ----------------------------------------------------------------------------------
 
 
+# --- enum member names -> values ---------------------------------------------------------------------------------
+
+
+def _enum_fields(ctype: str, prefix: str) -> dict[str, str]:
+    """Leaf path -> enum type of every enum-typed member of ``ctype`` (the C type of a field at ``prefix``)."""
+    decls = abi.default.decls
+    resolved = abi.default.resolve(ctype)
+    if resolved in decls.enums:
+        return {prefix: resolved}
+    if resolved not in decls.aggregates:
+        return {}
+    out = {}
+    for path, f, _ in abi.type_info(resolved).walk():
+        if f.nested is None:
+            t = abi.default.resolve(re.sub(r"\[\d+\]$", "", f.type).strip())
+            if t in decls.enums:
+                out[f"{prefix}.{path}" if prefix else path] = t
+    return out
+
+
+def _layout_enums(layout: RecordLayout) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for f in layout.fields:
+        out.update(_enum_fields(f.ctype, f.name))
+    return out
+
+
+def _holds_names(value: Any) -> bool:
+    if isinstance(value, str):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "UO" and (value.dtype.kind == "U" or any(isinstance(v, str) for v in value.flat))
+    return isinstance(value, list | tuple) and any(isinstance(v, str) for v in value)
+
+
+def _member_value(enum: str, name: str, path: str, what: str) -> int:
+    parts = [p.strip() for p in name.split("|")] if abi.is_flag_enum(enum) else [name]
+    value = 0
+    for part in parts:
+        try:
+            value |= abi.enum_value(enum, part)
+        except D3D12WLError as exc:
+            raise PackError(f"column {path!r}: {exc}", where=what) from None
+    return value
+
+
+def _enum_column(path: str, value: Any, enums: Mapping[str, str], what: str) -> Any:
+    """Member names of the enum of field ``path`` as their values (ints pass through)."""
+    enum = enums.get(path)
+    if enum is None:
+        raise PackError(f"column {path!r} holds names, but its field is not an enum", where=what)
+    if isinstance(value, str):
+        return _member_value(enum, value, path, what)
+    a = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)  # ["R16_UINT", 42] stays mixed
+    if a.dtype.kind == "U":  # one lookup per distinct name
+        names, inverse = np.unique(a, return_inverse=True)
+        values = np.array([_member_value(enum, str(n), path, what) for n in names], dtype=np.int64)
+        return values[inverse].reshape(a.shape)
+    flat = [v if not isinstance(v, str) else _member_value(enum, v, path, what) for v in a.astype(object).flat]
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in flat):
+        raise PackError(f"column {path!r} of enum {enum} holds values that are neither member names nor integers",
+                        where=what)
+    return np.array(flat, dtype=np.int64).reshape(a.shape)
+
+
 def _pack(dtype: np.dtype, data: RecordData, *, what: str, count: int | None = None,
-          out: np.ndarray | None = None, records: int | None = None, checks: tuple[_Check, ...] = ()) -> np.ndarray:
+          out: np.ndarray | None = None, records: int | None = None, checks: tuple[_Check, ...] = (),
+          enums: Callable[[], Mapping[str, str]] | None = None) -> np.ndarray:
     """Every column into its field of ``n`` records of ``dtype.itemsize`` bytes, padding zeroed, by one kernel call
     (d3d12wl_scatter_columns) that also range-checks narrowed integers and applies ``checks``; the first failing
-    record raises PackError naming the column and the record."""
+    record raises PackError naming the column and the record.  ``enums`` gives the enum of each enum-typed leaf
+    (asked only when a column holds member names)."""
     columns = _flatten(data)
+    if enums is not None:
+        named = [path for path, value in columns.items() if _holds_names(value)]
+        if named:
+            table = enums()
+            for path in named:
+                columns[path] = _enum_column(path, columns[path], table, what)
     plan = _plan(dtype, tuple(columns), checks, what)
     raw = _raw_columns(plan, columns, count)
     if raw is not None:  # the common form: nothing to convert, broadcast or check but the common length
@@ -618,7 +696,7 @@ def pack_records(layout: RecordLayout, data: RecordData, *, stride: int | None =
     exactly one record of ``min_stride`` bytes)."""
     stride = resolve_stride(layout, stride)
     return _pack(_record_dtype(layout, stride), data, what=_what(layout), count=count, out=out,
-                 records=1 if stride == 0 else None)
+                 records=1 if stride == 0 else None, enums=lambda: _layout_enums(layout))
 
 
 _DTYPES: dict[tuple[int, int], tuple[RecordLayout, np.dtype]] = {}
@@ -675,7 +753,7 @@ def pack_primary_records(layout: PCSLayout | RecordLayout, data: RecordData, *, 
     rec = record_layout(layout, PRIMARY)
     stride = resolve_stride(rec, stride)
     return _pack(_record_dtype(rec, stride), data, what=_what(rec), count=count, out=out,
-                 checks=_PRIMARY_CHECKS if validate else ())
+                 checks=_PRIMARY_CHECKS if validate else (), enums=lambda: _layout_enums(rec))
 
 
 def pack_secondary_records(layout: PCSLayout | RecordLayout, data: RecordData, *, stride: int | None = None,
@@ -705,7 +783,8 @@ def pack_program_table(layout: RecordLayout | PCSLayout | Program, data: RecordD
 
 def pack_structs(name: str, data: RecordData, *, count: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """An array of a fixed struct (``sizeof`` bytes each) from columns or a structured array."""
-    return _pack(struct_dtype(name), data, what=f"{name} array", count=count, out=out)
+    return _pack(struct_dtype(name), data, what=f"{name} array", count=count, out=out,
+                 enums=lambda: _enum_fields(name, ""))
 
 
 def pack_dispatch_list_inputs(data: RecordData, *, tier: int = 1, count: int | None = None,
@@ -720,7 +799,7 @@ def pack_dispatch_list_inputs(data: RecordData, *, tier: int = 1, count: int | N
         raise PackError(f"tier must be 1 or 2, not {tier}")
     name = DISPATCH_LIST_INPUT if tier == 1 else DISPATCH_LIST_INPUT1
     return _pack(struct_dtype(name), data, what=f"{name} array", count=count, out=out,
-                 checks=_DISPATCH_CHECKS[name] if validate else ())
+                 checks=_DISPATCH_CHECKS[name] if validate else (), enums=lambda: _enum_fields(name, ""))
 
 
 #: spec D3D12_DISPATCH_LIST_INPUT::ProgramInputs: StartAddress and StrideInBytes 8-byte aligned where

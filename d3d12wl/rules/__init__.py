@@ -1,7 +1,7 @@
 """Creation-time validation: every rule the specs say is checked when an object is created or bound.
 
 Every entry point returns the list of ALL violations (a :class:`Violation` names the rule or section, the object,
-the argument index and the member path); :func:`validate` raises :class:`~d3d12wl.errors.ValidationError` with all
+the argument index and the member path); :func:`validate` raises :class:`~d3d12wl.rules.ValidationError` with all
 of them.
 
 ==========================================  ==========================================================================
@@ -31,7 +31,6 @@ consequence is rule 21.
 
 from __future__ import annotations
 
-from d3d12wl.errors import ValidationError
 from d3d12wl.model.argtypes import (
     ROLE_DATA,
     ROLE_PRIMARY_LIST_VALIDATOR,
@@ -40,7 +39,7 @@ from d3d12wl.model.argtypes import (
 )
 from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature
 from d3d12wl.model.state import DeviceCaps
-from d3d12wl.rules._common import DEVICE_KIND, Sink, Violation, decode_args, tier1
+from d3d12wl.rules._common import DEVICE_KIND, Sink, ValidationError, Violation, decode_args, decoding_once, tier1
 from d3d12wl.rules.execute_indirect import check_command_signature
 from d3d12wl.rules.pcs import check_program_command_signature
 from d3d12wl.rules.programs import check_programs
@@ -48,6 +47,8 @@ from d3d12wl.rules.setprogram import check_set_program
 from d3d12wl.rules.signatures import check_signature_array, check_work_list_signature
 
 __all__ = [
+    "Sink",
+    "ValidationError",
     "Violation",
     "check_command_signature",
     "check_objects",
@@ -84,6 +85,11 @@ def check_objects(objects: ObjectSet, caps: DeviceCaps, roles: dict[str, str] | 
     ``roles`` maps PCS names to their role (``argtypes.ROLE_*``); a PCS held by a work list signature is a data PCS,
     any other takes its role from ``roles`` or :func:`infer_role`.
     """
+    with decoding_once():
+        return _check_objects(objects, caps, roles)
+
+
+def _check_objects(objects: ObjectSet, caps: DeviceCaps, roles: dict[str, str] | None) -> list[Violation]:
     out: list[Violation] = []
     if caps.Tier < tier1():
         Sink(DEVICE_KIND, "caps", out).add("D3D12_WORK_LISTS_TIER", "the device does not support Work Lists (Tier "

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import pairwise
@@ -55,6 +57,19 @@ class Violation:
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = to_jsonable(self)
         return out
+
+
+class ValidationError(D3D12WLError):
+    """One or more creation-time validation rules are violated.
+
+    ``violations`` holds every violation found (not only the first).
+    """
+
+    def __init__(self, violations: list[Violation], *, where: str | None = None) -> None:
+        self.violations = list(violations)
+        lines = "\n".join(f"  {v}" for v in self.violations)
+        super().__init__(f"{len(self.violations)} validation error(s):\n{lines}", where=where)
+
 
 
 @dataclass
@@ -158,9 +173,55 @@ class Arg:
         return None
 
 
+#: decoded argument lists, kept while :func:`decoding_once` is active (one check_objects call): key (id of the
+#: list, work_lists) -> (the list itself, the decoded args, the reports made while decoding)
+_DECODED: ContextVar[dict[tuple[int, bool], tuple[object, list[Arg], list[tuple[int, str, str, str]]]] | None] = (
+    ContextVar("d3d12wl_rules_decoded", default=None))
+
+
+@contextmanager
+def decoding_once() -> Iterator[None]:
+    """Within the block, each argument list is decoded once however many rules ask (the objects do not change
+    during one validation); every caller's sink still receives the reports."""
+    token = _DECODED.set({})
+    try:
+        yield
+    finally:
+        _DECODED.reset(token)
+
+
+class _Reports:
+    """A sink stand-in that records what decoding reports, to replay into later callers' sinks."""
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
+        self.made: list[tuple[int, str, str, str]] = []
+
+    def arg(self, index: int, rule: str, message: str, member: str) -> None:
+        self.made.append((index, rule, message, member))
+        self.sink.arg(index, rule, message, member)
+
+
 def decode_args(args: Iterable[WorkListArgumentDesc | IndirectArgumentDesc], sink: Sink, *,
                 work_lists: bool = True) -> list[Arg]:
     """Decode every argument, reporting Type / Source / Binding values that are not members of their enums."""
+    memo = _DECODED.get()
+    if memo is None:
+        return _decode_args(args, _Reports(sink), work_lists)
+    key = (id(args), work_lists)
+    hit = memo.get(key)
+    if hit is not None and hit[0] is args:
+        for report in hit[2]:
+            sink.arg(*report)
+        return list(hit[1])
+    reports = _Reports(sink)
+    decoded = _decode_args(args, reports, work_lists)
+    memo[key] = (args, decoded, reports.made)
+    return list(decoded)
+
+
+def _decode_args(args: Iterable[WorkListArgumentDesc | IndirectArgumentDesc], sink: _Reports,
+                 work_lists: bool) -> list[Arg]:
     out = []
     for i, desc in enumerate(args):
         type_name = short_name("D3D12_INDIRECT_ARGUMENT_TYPE", desc.Type)

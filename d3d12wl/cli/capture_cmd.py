@@ -1,0 +1,201 @@
+"""The ``d3d12wl capture`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from d3d12wl import inputs, tables
+from d3d12wl.capture import assemble as asm
+from d3d12wl.capture.file import CAPTURE_MEMBERS, OBJECT_COLLECTIONS, Capture, capture_to_dict, save_capture
+from d3d12wl.cli import summary
+from d3d12wl.cli._options import integer
+from d3d12wl.errors import CaptureError
+from d3d12wl.model import description
+from d3d12wl.model.state import ExecuteIndirectCall
+
+#: the plain-text --help description
+DESCRIPTION = """\
+d3d12wl capture DESC.json REGION... -o OUT.json --dispatch-list VA ...: assemble a capture from raw buffers.
+
+Regions (one per buffer; right after DESC.json, or anywhere as --region REGION):
+  NAME=FILE@VA                    a readback file (memory-mapped; referenced from the capture if larger than 4 KiB,
+                                  else written inline), FILE,offset=N,size=N for part of it
+  NAME=hex:0011aabb@VA            bytes in hex
+  NAME=base64:AAEC@VA             bytes in base64
+  NAME=zeros:N@VA                 N zero bytes (scratch)
+  NAME=-@VA                       the bytes on stdin
+  ...,writable                    after the source: validators may write the region
+A VA anywhere below is a number (0x hex or decimal), a region's NAME (its base) or NAME+N.
+
+The call (one of):
+  --dispatch-list VA --max-inputs N                   DispatchList(DispatchListInput, MaxGraphicsProgramInputs...)
+  --dispatch-list1 VA --max-lists N --max-inputs N    DispatchList1 (Tier 2)
+  --execute-indirect SIG --args VA [--count VA] --max N
+
+The binding (work lists):
+  --program-table VA [--slots N] [--stride N]   SizeInBytes is the rest of the region VA lies in; the stride
+                                                defaults to the signature's minimum program-table stride,
+                                                SlotCount to what SizeInBytes holds.  Repeat for a signature
+                                                array (one per signature index; --slots/--stride repeat with it)
+  --signature NAME                              the work list signature (or, for DispatchList1, the signature
+                                                array); default: the description's only one
+
+State (the root signatures default to those the call's class uses):
+  --state STATE.json              the capture's "state" member (the capture format) as a base; the flags add to it
+  --root-arg [graphics:|compute:]P=VALUE
+                                  root parameter P: a VA for a root CBV/SRV/UAV, a handle for a table, DWORDs
+                                  (1,2,3) for root constants, as the bound root signature declares P
+  --vertex-buffer SLOT=VA,SIZE,STRIDE, --index-buffer VA,SIZE,FORMAT
+  --graphics-root-signature NAME, --compute-root-signature NAME, --tier 1|2, --dispatch-rays
+
+Program identifiers are read from the bound table's slots and matched to the description's programs.  The capture
+is written atomically (a temporary file renamed); -o - prints it (every region inline).  Exit status: 0 written,
+1 written with findings (an identifier that matches no program, a SlotCount the table does not hold), 2 unusable
+input (the message names the file or flag)."""
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser("capture", help=summary("capture"), description=DESCRIPTION,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("description", metavar="DESC.json", help="the JSON description of objects; - for stdin")
+    p.add_argument("regions", metavar="REGION", nargs="*", help="NAME=FILE@VA, NAME=hex:..@VA, NAME=base64:..@VA, "
+                                                                "NAME=zeros:N@VA, NAME=-@VA")
+    p.add_argument("--region", action="append", default=[], metavar="REGION", dest="more_regions",
+                   help="a region anywhere on the line (the positional REGIONs must follow DESC.json directly)")
+    p.add_argument("-o", "--output", metavar="OUT.json", required=True, help="the capture to write; - for stdout")
+    call = p.add_mutually_exclusive_group(required=True)
+    call.add_argument("--dispatch-list", metavar="VA", help="DispatchList(DispatchListInput=VA, ...)")
+    call.add_argument("--dispatch-list1", metavar="VA", help="DispatchList1(DispatchListInput=VA, ...)")
+    call.add_argument("--execute-indirect", metavar="SIG", help="ExecuteIndirect with command signature SIG")
+    p.add_argument("--max-inputs", type=integer, default=0, metavar="N",
+                   help="MaxGraphicsProgramInputsPerPrimaryList (default 0)")
+    p.add_argument("--max-lists", type=integer, default=0, metavar="N", help="MaxGraphicsPrimaryLists (DispatchList1)")
+    p.add_argument("--args", metavar="VA", help="ExecuteIndirect: the argument buffer")
+    p.add_argument("--count", metavar="VA", help="ExecuteIndirect: the count buffer (default: none)")
+    p.add_argument("--max", type=integer, default=0, metavar="N", help="ExecuteIndirect: MaxCommandCount")
+    p.add_argument("--program-table", action="append", default=[], metavar="VA", help="bind a program table at VA")
+    p.add_argument("--slots", action="append", type=integer, default=[], metavar="N", help="its SlotCount")
+    p.add_argument("--stride", action="append", type=integer, default=[], metavar="N", help="its StrideInBytes")
+    p.add_argument("--signature", metavar="NAME", help="work list signature or signature array to bind")
+    p.add_argument("--state", metavar="STATE.json", help='the capture\'s "state" member as a base')
+    p.add_argument("--root-arg", action="append", default=[], metavar="[graphics:|compute:]P=VALUE")
+    p.add_argument("--vertex-buffer", action="append", default=[], metavar="SLOT=VA,SIZE,STRIDE")
+    p.add_argument("--index-buffer", metavar="VA,SIZE,FORMAT")
+    p.add_argument("--graphics-root-signature", metavar="NAME")
+    p.add_argument("--compute-root-signature", metavar="NAME")
+    p.add_argument("--tier", type=int, choices=(1, 2), help="D3D12_WORK_LISTS_TIER (default 1; 2 for DispatchList1)")
+    p.add_argument("--dispatch-rays", action="store_true", help="DispatchRaysSupported")
+    p.set_defaults(func=run)
+
+
+def _bindings(args: argparse.Namespace) -> list[asm.BindingSpec]:
+    n = len(args.program_table)
+    for flag, values in (("--slots", args.slots), ("--stride", args.stride)):
+        if len(values) > max(n, 1) or (n > 1 and len(values) not in (0, 1, n)):
+            raise CaptureError(f"give {flag} once, or once per --program-table ({n})", where=flag)
+        if values and not n:
+            raise CaptureError(f"{flag} applies to a --program-table", where=flag)
+
+    def pick(values: list[int], i: int) -> int | None:
+        return values[i] if len(values) == n and n > 1 else values[0] if values else None
+
+    return [asm.BindingSpec(va, pick(args.slots, i), pick(args.stride, i)) for i, va in enumerate(args.program_table)]
+
+
+def _call(args: argparse.Namespace) -> asm.CallSpec:
+    if args.execute_indirect is not None:
+        return asm.CallSpec("ExecuteIndirect", signature=args.execute_indirect, args=args.args, count=args.count,
+                            max_commands=args.max)
+    for flag in ("args", "count"):
+        if getattr(args, flag) is not None:
+            raise CaptureError("applies to --execute-indirect only", where=f"--{flag}")
+    if args.dispatch_list is not None:
+        return asm.CallSpec("DispatchList", input=args.dispatch_list, max_inputs=args.max_inputs)
+    return asm.CallSpec("DispatchList1", input=args.dispatch_list1, max_inputs=args.max_inputs,
+                        max_lists=args.max_lists)
+
+
+def _summary(capture: Capture, output: str, reports: list[asm.SlotReport]) -> list[str]:
+    lines = [f"wrote {output}: {_call_text(capture)}"]
+    rows = [(r.name, f"0x{r.base:x}", r.size, "inline" if r.source == "inline" else _relative(r.source))
+            for r in capture.memory.regions]
+    lines += tables.render(("region", "base", "bytes", "source"), rows, indent="  ")
+    for rep in reports:
+        t = rep.table
+        by_first_slot = sorted(rep.programs.items(), key=lambda kv: int(kv[1][0]))
+        named = ", ".join(f"{name} {_slots(s)}" for name, s in by_first_slot)
+        named = named or "no program"
+        lines.append(f"  program table {rep.binding} @0x{t.Table.StartAddress:x}: {t.Table.SizeInBytes} bytes, "
+                     f"stride {t.Table.StrideInBytes}, {t.SlotCount} slots: {named}, {rep.empty} empty")
+    findings = [f for rep in reports for f in rep.findings]
+    lines.append(f"findings ({len(findings)})")
+    lines += [f"  {f}" for f in findings]
+    return lines
+
+
+def _relative(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _slots(slots: Sequence[int] | np.ndarray) -> str:
+    shown = ",".join(str(s) for s in slots[:8])
+    return f"slot{'s' if len(slots) > 1 else ''} {shown}{',...' if len(slots) > 8 else ''}"
+
+
+def _call_text(capture: Capture) -> str:
+    call = capture.call
+    if isinstance(call, ExecuteIndirectCall):
+        count = "NULL" if call.CountBuffer is None else f"0x{call.CountBuffer:x}"
+        name = call.pCommandSignature.name if call.pCommandSignature else "NULL"
+        return (f"ExecuteIndirect(pCommandSignature={name}, MaxCommandCount={call.MaxCommandCount}, "
+                f"pArgumentBuffer=0x{call.ArgumentBuffer:x}, pCountBuffer={count})")
+    lists = f", MaxGraphicsPrimaryLists={call.MaxGraphicsPrimaryLists}" if call.tier2 else ""
+    return (f"{capture.call_name}(DispatchListInput=0x{call.DispatchListInput:x}{lists}, "
+            f"MaxGraphicsProgramInputsPerPrimaryList={call.MaxGraphicsProgramInputsPerPrimaryList})")
+
+
+def run(args: argparse.Namespace) -> int:
+    args.regions = [*args.regions, *args.more_regions]
+    stdin_regions = [r for r in args.regions if r.partition("=")[2].rpartition("@")[0].split(",")[0] == "-"]
+    if len(stdin_regions) + (args.description == "-") + (args.state == "-") > 1:
+        raise inputs.InputError("stdin can feed one of DESC.json, --state and a region, not several", where="-")
+    capture_only = frozenset(CAPTURE_MEMBERS) - frozenset(OBJECT_COLLECTIONS)
+    objects = description.load(args.description, ignore_keys=capture_only | {description.RECORD_STRUCTS})
+    stdin = inputs.map_bytes(inputs.STDIN, what="region") if stdin_regions else None
+    regions = [asm.parse_region(text, stdin=stdin) for text in args.regions]
+    state = inputs.load_json(args.state, what="state file (--state)") if args.state else {}
+    if not isinstance(state, dict):
+        raise inputs.InputError('expected a JSON object, the capture\'s "state" member', where=inputs.label(args.state))
+    spec = asm.AssembleSpec(
+        regions=regions, call=_call(args), bindings=_bindings(args), signature=args.signature, tier=args.tier,
+        dispatch_rays=args.dispatch_rays, state=state, root_arguments=args.root_arg,
+        vertex_buffers=args.vertex_buffer, index_buffer=args.index_buffer,
+        root_signatures={k: v for k, v in (("graphics", args.graphics_root_signature),
+                                           ("compute", args.compute_root_signature)) if v})
+    capture = asm.assemble(objects, spec)
+    reports = asm.program_table_slots(capture)
+    if args.output == "-":
+        json.dump(capture_to_dict(capture), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        for line in _summary(capture, "<stdout>", reports):
+            print(line, file=sys.stderr)
+    else:
+        try:
+            target = save_capture(capture, Path(args.output))
+        except OSError as exc:
+            raise inputs.InputError(f"cannot write the capture: {exc.strerror or exc}",
+                                    where=f"{args.output} (-o)") from None
+        for line in _summary(capture, str(target), reports):
+            print(line)
+    return 1 if any(rep.findings for rep in reports) else 0

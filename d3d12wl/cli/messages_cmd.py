@@ -1,0 +1,169 @@
+"""The ``d3d12wl messages`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from d3d12wl import tables
+from d3d12wl.errors import D3D12WLError
+from d3d12wl.messages.conformance import ISOLATED_TIMEOUT_S, ConformanceReport, run_conformance
+from d3d12wl.messages.driver import Driver
+from d3d12wl.serialize import to_jsonable
+
+REFERENCE_NAME = "d3d12wl reference driver (Python model, d3d12wl.messages.reference_driver)"
+
+DESCRIPTION = """\
+The driver-reported-messages conformance suite (spec v0.3, "HLK / conformance"): every check the delivery
+contract makes decidable, run against a driver.
+
+d3d12wl messages check                      the bundled reference driver (d3d12wl.messages.reference_driver)
+d3d12wl messages check --driver LIB.so      a driver library exporting the entry points of
+                                            d3d12wl/messages/c/d3d12wl_conformance_ddi.h, handed real C tables
+                                            laid out by the compiled headers
+    [--callback-offset NAME=OFFSET ...]     where the driver reads a callback of D3D12DDI_CORELAYER_DEVICECALLBACKS_0126
+    [--callback-table-size BYTES]           (its real d3d12umddi.h offsets: the spec elides the members before them)
+    [--timeout SECONDS]                     each check of a driver library runs in its own process: a crash fails
+                                            that check, and so does running longer than SECONDS (default 60)
+    [--json | --junit FILE]                 JSON on stdout, or a JUnit XML report written to FILE as well as the text
+
+One line per check: pass, fail or skip, its name and the spec sentence it tests; then what each failure saw.
+Exit 0 every check passed (or skipped: the driver does not advertise the feature), 1 a check failed, 2 unusable
+input (the library cannot be loaded, lacks an entry point, a bad option), 3 an internal error."""
+
+
+class UsageError(D3D12WLError):
+    """Unusable input to ``d3d12wl messages check`` (exit 2)."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "messages", help="driver-reported messages: `messages check` runs the conformance suite against a driver",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="messages_command", metavar="SUBCOMMAND")
+    sub.required = True
+    c = sub.add_parser("check", help="run the conformance checks against the reference driver or a driver library",
+                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("--driver", metavar="LIB.so", help="a driver shared library (default: the bundled reference driver)")
+    c.add_argument("--callback-offset", action="append", default=[], metavar="NAME=OFFSET",
+                   help="byte offset of a D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 member in the driver's real table "
+                        "(with --driver; decimal or 0x hex; repeatable)")
+    c.add_argument("--callback-table-size", metavar="BYTES",
+                   help="size of the driver's real callback table (with --driver; default: the compiled headers')")
+    out = c.add_mutually_exclusive_group()
+    out.add_argument("--json", action="store_true", help="machine-readable output")
+    out.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
+    c.add_argument("--timeout", metavar="SECONDS", type=float, default=ISOLATED_TIMEOUT_S,
+                   help="with --driver: how long one check may run before the driver counts as hung (default "
+                        f"{ISOLATED_TIMEOUT_S:g}); each check runs in its own process, so a crash fails that check")
+    c.set_defaults(func=run)
+
+
+def _number(text: str, what: str) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise UsageError(f"{text!r} is not a number", where=what) from None
+
+
+def _factory(args: argparse.Namespace, made: list[Any]) -> tuple[str, Callable[[], Driver]]:
+    """(the driver's name, a factory of it) from the options; raises a D3D12WLError on unusable input.  A driver
+    library's factory keeps every ``CDriver`` it makes in ``made``."""
+    if args.driver is None:
+        if args.callback_offset or args.callback_table_size:
+            raise UsageError("--callback-offset and --callback-table-size apply to a driver library",
+                             where="--driver")
+        from d3d12wl.messages.reference_driver import ReferenceDriver
+
+        return REFERENCE_NAME, ReferenceDriver
+    from d3d12wl.messages.c_driver import CallbackLayout, CDriver, CDriverLibrary
+
+    offsets: dict[str, int] = {}
+    for item in args.callback_offset:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"{item!r} is not NAME=OFFSET", where="--callback-offset")
+        offsets[name.strip()] = _number(value.strip(), "--callback-offset")
+    size = None if args.callback_table_size is None else _number(args.callback_table_size, "--callback-table-size")
+    layout = CallbackLayout.compiled().with_offsets(offsets, size)
+    library = CDriverLibrary(args.driver)
+
+    def factory() -> Driver:
+        made.append(CDriver(library, layout))
+        return made[-1]
+
+    return str(args.driver), factory
+
+
+def _verdict(report: ConformanceReport) -> str:
+    counts = {o: sum(r.outcome == o for r in report.results) for o in ("pass", "fail", "skip")}
+    word = "FAIL" if counts["fail"] else ("SKIP" if counts["skip"] == len(report.results) else "PASS")
+    return f"verdict: {word}: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped"
+
+
+def format_text(name: str, report: ConformanceReport) -> list[str]:
+    """The text report: a header, one line per check, what each failure saw, the verdict."""
+    lines = [f"conformance: {name}"]
+    lines += tables.render(("result", "check", "spec"), [(r.outcome, r.name, r.sentence) for r in report.results],
+                           align=("<", "<", "<"))
+    failures = [r for r in report.results if r.outcome == "fail"]
+    if failures:
+        lines.append("failures:")
+        lines += tables.render(None, [(r.name, r.detail) for r in failures], indent="  ", align=("<", "<"))
+    lines.append(_verdict(report))
+    return lines
+
+
+def junit_xml(name: str, report: ConformanceReport) -> bytes:
+    """A JUnit XML report: one testcase per check (a failure carries what the check saw and the spec sentence)."""
+    suite = ET.Element("testsuite", name="d3d12wl messages check", tests=str(len(report.results)),
+                       failures=str(sum(r.outcome == "fail" for r in report.results)),
+                       skipped=str(sum(r.outcome == "skip" for r in report.results)), errors="0")
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="driver", value=name)
+    for r in report.results:
+        case = ET.SubElement(suite, "testcase", classname=f"d3d12wl.messages.conformance.{r.section}", name=r.name)
+        if r.outcome == "fail":
+            ET.SubElement(case, "failure", message=r.detail).text = r.sentence
+        elif r.outcome == "skip":
+            ET.SubElement(case, "skipped", message=r.detail)
+        elif r.detail:
+            ET.SubElement(case, "system-out").text = r.detail
+    return ET.tostring(suite, encoding="utf-8", xml_declaration=True)
+
+
+def _internal(what: str) -> int:
+    print(f"d3d12wl messages check: internal error: {what}; please report it", file=sys.stderr)
+    return 3
+
+
+def run(args: argparse.Namespace) -> int:
+    made: list[Any] = []
+    name, factory = _factory(args, made)  # a D3D12WLError here is unusable input: main() prints it, exit 2
+    if args.timeout <= 0:
+        raise UsageError(f"{args.timeout:g} is not a positive number of seconds", where="--timeout")
+    library = args.driver is not None
+    # a driver library's checks each run in a child process: a crash or a hang fails that check; the suite isolates
+    # what a driver raises, so an exception out of it is d3d12wl's own (the top-level handler: exit 3, --debug)
+    report = run_conformance(factory, isolate=library, timeout_s=args.timeout,
+                             internal_errors=lambda: [e for driver in made for e in driver.harness_errors()])
+    if report.internal_errors:  # the runtime model's own C callbacks failed: the verdict cannot be trusted
+        return _internal(f"{len(report.internal_errors)} error(s) in the runtime's C callbacks, the first: "
+                         f"{report.internal_errors[0]}")
+    if args.json:
+        json.dump({"driver": name, "passed": report.passed, "results": to_jsonable(list(report.results))},
+                  sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print("\n".join(format_text(name, report)))
+    if args.junit:
+        try:
+            Path(args.junit).write_bytes(junit_xml(name, report))
+        except OSError as exc:
+            raise UsageError(f"cannot write the JUnit report: {exc.strerror}", where=args.junit) from exc
+    return 0 if report.passed else 1

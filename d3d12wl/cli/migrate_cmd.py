@@ -1,0 +1,217 @@
+"""The ``d3d12wl migrate`` command: its options in ``register``, its work in ``run``; what it does, for users,
+is :data:`DESCRIPTION` (its ``--help``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from d3d12wl import tables
+from d3d12wl.cli import summary
+from d3d12wl.errors import D3D12WLError
+
+DESCRIPTION = """\
+Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivation").
+
+  d3d12wl migrate ei-to-wl INPUT... -o OUT.json [--bucket-constants program-table|records]
+                           [--layout auto|inline|hybrid] [--verify] [--json]
+      INPUT: a call sequence file, or ExecuteIndirect captures as PROGRAM=PATH (or PATH: the program is the
+      file's stem), in command-list order.  Writes one DispatchList capture (a DispatchList1 chain when
+      graphics and compute calls mix): one PCS per command signature,
+      per-draw arguments in records, per-call constants in the program table (--bucket-constants records keeps
+      them global, in the records), each PCS laid out fully inline or hybrid, whichever is smaller (--layout
+      forces one).  Prints calls, empty calls and bytes before and after, and both layouts' bytes.
+  d3d12wl migrate wl-to-ei CAPTURE -o DIR [--no-empty] [--verify] [--json]
+      The lowering a runtime without Work Lists would do, list by list of a DispatchList1 chain: per slot an ExecuteIndirect command
+      signature, argument buffer and count (one call per run of one slot where the spec orders the records; a
+      call with count 0 for each program no record selects, unless --no-empty).  Writes the captures and
+      DIR/calls.json.  Prints calls, empty calls and bytes moved before and after.
+  d3d12wl migrate scene -o DIR [--draws N] [--psos K] [--active F] [--seed S] [--mixed]
+      Write a synthetic per-PSO bucket scene (captures + DIR/calls.json) to measure with.
+
+--verify executes the original and the migrated calls and compares the draws and their resolved bindings, in
+order where the spec guarantees it, else as multisets.
+
+Exit status: 0 done (and equivalent), 1 --verify found a difference, 2 unusable input, 3 internal error."""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("migrate", help=summary("migrate"), description=DESCRIPTION,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    steps = p.add_subparsers(dest="direction", metavar="DIRECTION")
+    steps.required = True
+    e = steps.add_parser("ei-to-wl", help="ExecuteIndirect calls -> one DispatchList capture")
+    e.add_argument("inputs", nargs="+", metavar="INPUT", help="call sequence file, or PROGRAM=CAPTURE / CAPTURE")
+    e.add_argument("-o", "--output", required=True, help="the DispatchList capture to write")
+    e.add_argument("--bucket-constants", choices=("program-table", "records"), default="program-table",
+                   help="where bindings constant per call go (default: program-table)")
+    e.add_argument("--layout", choices=("auto", "inline", "hybrid"), default="auto",
+                   help="record layout of every PCS (default: auto, the fewer bytes)")
+    e.add_argument("--verify", action="store_true", help="execute both sides and compare")
+    e.add_argument("--json", action="store_true", help="print the report as JSON")
+    e.set_defaults(func=_guard(run_ei_to_wl))
+    s = steps.add_parser("scene", help="write a synthetic per-PSO bucket scene")
+    s.add_argument("-o", "--output", required=True, help="folder to write the captures and calls.json into")
+    s.add_argument("--draws", type=int, default=100_000)
+    s.add_argument("--psos", type=int, default=64)
+    s.add_argument("--active", type=float, default=0.75, help="fraction of PSOs with draws (default 0.75)")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--mixed", action="store_true", help="every second PSO uses a DRAW command signature")
+    s.set_defaults(func=_guard(run_scene))
+    w = steps.add_parser("wl-to-ei", help="a DispatchList capture -> ExecuteIndirect calls, one per program")
+    w.add_argument("capture", help="a DispatchList or DispatchList1 capture")
+    w.add_argument("-o", "--output", required=True, help="folder for the captures and calls.json")
+    w.add_argument("--no-empty", action="store_true", help="leave out the calls of programs no record selects")
+    w.add_argument("--verify", action="store_true", help="execute both sides and compare")
+    w.add_argument("--json", action="store_true", help="print the report as JSON")
+    w.set_defaults(func=_guard(run_wl_to_ei))
+
+
+def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Exit 2 for unusable input (the package's own errors), 3 for an internal error."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return fn(args)
+        except D3D12WLError as exc:
+            print(f"d3d12wl migrate: error: {exc}", file=sys.stderr)
+            return 2
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            print(f"d3d12wl migrate: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except Exception:  # noqa: BLE001 - exit 3 is the contract for a bug
+            traceback.print_exc()
+            print("d3d12wl migrate: internal error", file=sys.stderr)
+            return 3
+    return run
+
+
+def read_inputs(inputs: list[str]) -> list[Any]:
+    """Call sequence entries from a call sequence file or PROGRAM=CAPTURE arguments."""
+    from d3d12wl.capture.file import load_capture
+    from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError, load_call_sequence
+
+    if len(inputs) == 1 and "=" not in inputs[0]:
+        try:
+            head = json.loads(Path(inputs[0]).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise MigrationError(f"not JSON: {exc.msg}", where=inputs[0]) from exc
+        if isinstance(head, dict) and "call_sequence" in head:
+            return load_call_sequence(inputs[0])
+    entries = []
+    for item in inputs:
+        name, sep, path = item.partition("=")
+        if not sep:
+            name, path = Path(item).stem, item
+        entries.append(CallSequenceEntry(load_capture(path), name))
+    return entries
+
+
+def _figures(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    rows = [(k.replace("_", " "), before[k], after[k]) for k in ("calls", "empty_calls", "draws", "bytes")]
+    return tables.render(("", "before", "after"), rows)
+
+
+def _verify(original: Any, migrated: Any, report: dict[str, Any]) -> int:
+    from d3d12wl.migrate.equivalence import compare_runs
+
+    result = compare_runs(original, migrated)
+    report["verify"] = {"same": result.same, "ordered": result.ordered, "compared": result.how,
+                        "note": result.note, "differences": result.differences}
+    return 0 if result.same else 1
+
+
+def run_ei_to_wl(args: argparse.Namespace) -> int:
+    from d3d12wl.capture.file import save_capture
+    from d3d12wl.migrate.ei_to_wl import ei_to_wl
+
+    entries = read_inputs(args.inputs)
+    result = ei_to_wl(entries, bucket_constants=args.bucket_constants, layout=args.layout)
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    out = save_capture(result.capture, args.output)
+    report = result.report()
+    report["output"] = str(out)
+    code = _verify(entries, result.capture, report) if args.verify else 0
+    if args.json:
+        json.dump(report, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return code
+    lines = [f"ei-to-wl: {len(entries)} ExecuteIndirect calls -> 1 {result.capture.call_name} ({out})", *_figures(
+        report["before"], report["after"]), "record layouts (bytes of the records of each PCS):"]
+    lines += tables.render(("pcs", "fully inline", "hybrid", "chosen"),
+                           [(c["pcs"], c["inline_bytes"], c["hybrid_bytes"], c["chosen"]) for c in report["layouts"]],
+                           indent="  ")
+    lines.append(f"work list bytes: fully inline {report['bytes_fully_inline']}, hybrid {report['bytes_hybrid']}, "
+                 f"written {report['after']['bytes']} ({', '.join(f'{k} {v}' for k, v in report['after']['parts'].items())})")
+    lines.append("bindings:")
+    lines += tables.render(None, sorted(report["placement"].items()), indent="  ")
+    if "verify" in report:
+        v = report["verify"]
+        note = f"; {v['note']}" if v["note"] else ""
+        lines.append(f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {v['compared']}{note})")
+        lines += [f"  {d}" for d in v["differences"]]
+    print("\n".join(lines))
+    return code
+
+
+def run_scene(args: argparse.Namespace) -> int:
+    from d3d12wl.capture.file import save_capture
+    from d3d12wl.migrate.runs import MigrationError, save_call_sequence
+    from d3d12wl.migrate.scene import bucket_scene
+
+    if args.draws < 0 or args.psos < 1 or not 0 < args.active <= 1:
+        raise MigrationError("--draws >= 0, --psos >= 1 and 0 < --active <= 1", where="--draws/--psos/--active")
+    folder = Path(args.output)
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = bucket_scene(args.draws, args.psos, active=args.active, seed=args.seed, mixed=args.mixed)
+    calls = []
+    for i, e in enumerate(entries):
+        name = f"call{i:03d}_{e.program}.json"
+        save_capture(e.capture, folder / name)
+        calls.append((name, e.program))
+    path = save_call_sequence(folder / "calls.json", calls)
+    print(f"scene: {len(entries)} ExecuteIndirect calls, {args.draws} draws -> {path}")
+    return 0
+
+
+def run_wl_to_ei(args: argparse.Namespace) -> int:
+    from d3d12wl.capture.file import load_capture, save_capture
+    from d3d12wl.migrate.runs import save_call_sequence
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+    capture = load_capture(args.capture)
+    result = wl_to_ei(capture, include_empty=not args.no_empty)
+    folder = Path(args.output)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = []
+    for i, c in enumerate(result.calls):
+        name = f"call{i:03d}_{c.program}.json"
+        save_capture(c.capture, folder / name)
+        names.append((name, c.program))
+    path = save_call_sequence(folder / "calls.json", names)
+    report = result.report()
+    report["output"] = str(path)
+    code = _verify(capture, result.entries, report) if args.verify else 0
+    if args.json:
+        json.dump(report, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return code
+    lines = [f"wl-to-ei: 1 {capture.call_name} -> {len(result.calls)} ExecuteIndirect calls ({path}); "
+             f"{report['ordering']}",
+             *_figures(report["before"], report["after"]), "calls:"]
+    lines += tables.render(("slot", "program", "command signature", "count", "bytes"),
+                           [(c["slot"], c["program"], c["command_signature"], c["count"], c["bytes"])
+                            for c in report["calls"]], indent="  ")
+    if "verify" in report:
+        v = report["verify"]
+        note = f"; {v['note']}" if v["note"] else ""
+        lines.append(f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {v['compared']}{note})")
+        lines += [f"  {d}" for d in v["differences"]]
+    print("\n".join(lines))
+    return code

@@ -1,0 +1,239 @@
+"""Do two runs execute the same draws with the same resolved bindings?
+
+An execution is compared by what its shaders see (spec "Per-binding source": where a value comes from is the
+signature's choice, not the shader's): the program, the dispatch trigger and its payload, every root argument by
+its shader register (``b1 space0`` holds the same value whether a global root parameter, a local one in the program
+table or an ExecuteIndirect command set it), and every IA binding by slot.  Static samplers carry no per-execution
+value and are left out.  Sources are compared by :mod:`d3d12wl.migrate.diff`, not here.
+
+Order (spec "Execution Order and State Scoping"), class by class: when the spec orders every graphics execution of
+both runs (records of lists without ``_ALLOW_OUT_OF_ORDER_GRAPHICS``, ExecuteIndirect draws, calls in sequence) they
+must match one for one in order; compute-class executions, and a class that is not ordered throughout, are compared
+as multisets.
+
+An *expected-draws file* states what a producer should have written, for an engine's own CI: JSON
+``{"draws": [{"program": "Opaque", "type": "DRAW", "VertexCountPerInstance": 36, ...}, ...]}`` or CSV with a header
+``program,type,<trigger field>,...``; every trigger field of the execution's type is compared (a field left out of
+a row, or an empty CSV cell, is not).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from d3d12wl.migrate.runs import MigrationError, load_run
+
+__all__ = ["Comparison", "ExpectedDraw", "assert_draws", "assert_same_executions", "canonical", "compare_runs",
+           "load_expected_draws"]
+
+Canonical = tuple[Any, ...]
+
+
+def _value(arg: Mapping[str, Any]) -> Any:
+    values = arg.get("values")
+    return tuple(values) if values is not None else arg.get("value")
+
+
+def canonical(execution: Mapping[str, Any], *, root_arguments: bool = True) -> Canonical:
+    """What the shaders of one execution see, as a hashable tuple (program, trigger, bindings, IA); without
+    ``root_arguments`` the bindings are left out (an empty tuple)."""
+    trigger = execution.get("trigger") or {}
+    fields = tuple(sorted((trigger.get("fields") or {}).items()))
+    bindings = () if not root_arguments else tuple(sorted(
+        (str(a.get("kind")), str(a.get("register") or f"{a.get('binding')}:{a.get('parameter')}"), _value(a))
+        for a in execution.get("root_arguments") or [] if a.get("kind") != "static_sampler"))
+    ia = tuple(sorted((str(v.get("slot")), tuple(sorted((v.get("fields") or {}).items())))
+                      for v in execution.get("ia") or []))
+    return (execution.get("program"), trigger.get("type"), fields, bindings, ia)
+
+
+def describe(c: Canonical) -> str:
+    program, ttype, fields, bindings, ia = c
+    parts = [f"program {program}", f"{ttype}({', '.join(f'{k}={v}' for k, v in fields)})"]
+    parts += [f"{kind} {reg}={value}" for kind, reg, value in bindings]
+    parts += [f"IA {slot}={dict(v)}" for slot, v in ia]
+    return "; ".join(parts)
+
+
+@dataclass
+class Comparison:
+    """The outcome of :func:`compare_runs`: ``ordered`` says how they were compared; ``differences`` lists each
+    mismatch (at most ``limit``)."""
+
+    ordered: bool
+    count_a: int
+    count_b: int
+    differences: list[str]
+    note: str = ""
+    classes: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def same(self) -> bool:
+        return not self.differences
+
+    @property
+    def how(self) -> str:
+        """How the executions were compared: ``in order``, ``as multisets`` or, per class, both."""
+        if len(self.classes) > 1:
+            return ", ".join(f"{c.lower()} {'in order' if o else 'as multisets'}" for c, o in self.classes.items())
+        return "in order" if self.ordered else "as multisets (the spec allows any order)"
+
+    def __str__(self) -> str:
+        head = f"{self.count_a} vs {self.count_b} executions, compared {self.how}" + (
+            f" ({self.note})" if self.note else "")
+        return head + ("" if self.same else ":\n  " + "\n  ".join(self.differences))
+
+
+def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Comparison:
+    """Compare two runs (anything :func:`~d3d12wl.migrate.runs.load_run` takes), executable class by class.
+    ``order``: ``"spec"`` (a class in order when the spec orders all its executions in both runs, else as a
+    multiset), ``"strict"`` (always in order) or ``"multiset"``."""
+    if order not in ("spec", "strict", "multiset"):
+        raise MigrationError(f"order must be 'spec', 'strict' or 'multiset', not {order!r}")
+    ra, rb = load_run(a, name="A"), load_run(b, name="B")
+    unreported = any(e.get("root_arguments_unreported") for e in (*ra.executions, *rb.executions))
+    note = ("root arguments not compared: an ExecuteIndirect command signature without a root signature draws with "
+            "the command list's root arguments, which its trace does not list") if unreported else ""
+    ca = [canonical(e, root_arguments=not unreported) for e in ra.executions]
+    cb = [canonical(e, root_arguments=not unreported) for e in rb.executions]
+    # per executable class: graphics executions are compared in order when the spec orders every one of them on
+    # both sides; compute (never ordered) and partly ordered classes as multisets
+    diffs: list[str] = []
+    ordered_all = True
+    compared: dict[str, bool] = {}
+    classes = sorted({str(e.get("executable_class")) for e in (*ra.executions, *rb.executions)})
+    for cls in classes:
+        ia = [i for i, e in enumerate(ra.executions) if str(e.get("executable_class")) == cls]
+        ib = [i for i, e in enumerate(rb.executions) if str(e.get("executable_class")) == cls]
+        both = [ra.executions[i] for i in ia] + [rb.executions[i] for i in ib]
+        ordered = order == "strict" or (order == "spec" and all(e.get("ordered", False) for e in both))
+        ordered_all = ordered_all and ordered
+        compared[cls] = ordered
+        diffs += _compare([ca[i] for i in ia], [cb[i] for i in ib], ia, ib, ordered, limit - len(diffs))
+        if len(diffs) >= limit:
+            break
+    return Comparison(ordered_all, len(ca), len(cb), diffs, note, compared)
+
+
+def _compare(ca: list[Canonical], cb: list[Canonical], ia: list[int], ib: list[int], ordered: bool,
+             limit: int) -> list[str]:
+    diffs: list[str] = []
+    if limit <= 0:
+        return diffs
+    if ordered:
+        for x, y, i, j in zip(ca, cb, ia, ib):
+            if x != y:
+                diffs.append(f"execution {i} (A) / {j} (B): A {describe(x)} | B {describe(y)}")
+                if len(diffs) >= limit:
+                    return diffs
+        if len(ca) != len(cb):
+            longer, which = (ca, "A") if len(ca) > len(cb) else (cb, "B")
+            diffs.append(f"{which} has {abs(len(ca) - len(cb))} more executions, from "
+                         f"{describe(longer[min(len(ca), len(cb))])}")
+        return diffs[:limit]
+    left, right = Counter(ca), Counter(cb)
+    out = [f"only in A ({n}x): {describe(c)}" for c, n in (left - right).items()]
+    out += [f"only in B ({n}x): {describe(c)}" for c, n in (right - left).items()]
+    return sorted(out)[:limit]
+
+
+def assert_same_executions(a: Any, b: Any, *, order: str = "spec") -> Comparison:
+    """Raise ``AssertionError`` (with every difference) unless runs ``a`` and ``b`` execute the same draws with the
+    same resolved bindings, in the order the spec guarantees; returns the :class:`Comparison` otherwise."""
+    result = compare_runs(a, b, order=order)
+    if not result.same:
+        raise AssertionError(str(result))
+    return result
+
+
+@dataclass(frozen=True)
+class ExpectedDraw:
+    """One row of an expected-draws file: the program and the trigger (its type and the fields stated)."""
+
+    program: str | None
+    type: str
+    fields: tuple[tuple[str, Any], ...]
+
+
+def _int(value: Any, where: str) -> int:
+    try:
+        return int(value, 0) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError):
+        raise MigrationError(f"not an integer: {value!r}", where=where) from None
+
+
+def load_expected_draws(source: str | os.PathLike[str] | Sequence[Mapping[str, Any]]) -> list[ExpectedDraw]:
+    """Read an expected-draws file (``.json`` or ``.csv``) or a list of row mappings."""
+    where = "expected draws"
+    rows: list[Mapping[str, Any]]
+    if isinstance(source, (str, os.PathLike)):
+        p = Path(source)
+        where = str(p)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise MigrationError(f"cannot read expected draws: {exc.strerror}", where=where) from exc
+        if p.suffix.lower() == ".csv":
+            rows = list(csv.DictReader(text.splitlines()))
+        else:
+            try:
+                doc = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise MigrationError(f"not JSON: {exc.msg}", where=where) from exc
+            if not isinstance(doc, dict) or not isinstance(doc.get("draws"), list):
+                raise MigrationError("expected {\"draws\": [...]}", where=where)
+            rows = doc["draws"]
+    else:
+        rows = list(source)
+    out = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping) or not row.get("type"):
+            raise MigrationError("each draw needs a 'type' (DRAW, DRAW_INDEXED, DISPATCH, DISPATCH_MESH)",
+                                 where=f"{where}: draws[{i}]")
+        fields = tuple(sorted((str(k), _int(v, f"{where}: draws[{i}].{k}")) for k, v in row.items()
+                              if k not in ("program", "type") and v not in (None, "")))
+        program = row.get("program")
+        out.append(ExpectedDraw(str(program) if program not in (None, "") else None, str(row["type"]), fields))
+    return out
+
+
+def assert_draws(run: Any, expected: Any, *, order: str = "spec") -> None:
+    """Raise ``AssertionError`` unless ``run`` (a capture, trace, call sequence or path) executes exactly the draws of
+    ``expected`` (an expected-draws file or :func:`load_expected_draws` rows): the same programs and trigger fields,
+    in order where the spec guarantees it."""
+    r = load_run(run)
+    want = expected if isinstance(expected, list) and all(isinstance(e, ExpectedDraw) for e in expected) \
+        else load_expected_draws(expected)
+
+    def got(e: Mapping[str, Any], w: ExpectedDraw | None) -> ExpectedDraw:
+        t = e.get("trigger") or {}
+        f = t.get("fields") or {}
+        keys = [k for k, _ in w.fields] if w is not None else sorted(f)
+        return ExpectedDraw(e.get("program") if w is None or w.program is not None else None, str(t.get("type")),
+                            tuple((k, f.get(k)) for k in keys))
+
+    ordered = order == "strict" or (order == "spec" and r.in_order)
+    diffs: list[str] = []
+    if ordered:
+        for i, e in enumerate(r.executions[:len(want)]):
+            if got(e, want[i]) != want[i]:
+                diffs.append(f"draw {i}: expected {want[i]}, got {got(e, want[i])}")
+    else:
+        remaining = list(r.executions)
+        for i, w in enumerate(want):
+            match = next((j for j, e in enumerate(remaining) if got(e, w) == w), None)
+            if match is None:
+                diffs.append(f"draw {i}: no execution matches {w}")
+            else:
+                remaining.pop(match)
+    if len(r.executions) != len(want):
+        diffs.append(f"{len(r.executions)} executions, {len(want)} expected")
+    if diffs:
+        raise AssertionError("executions differ from the expected draws:\n  " + "\n  ".join(diffs[:20]))

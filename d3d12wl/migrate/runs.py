@@ -1,0 +1,195 @@
+"""What a call (or a sequence of calls) executes, read through the executor's public face only.
+
+A *run* is the executions of one capture, one saved trace (``d3d12wl exec --json`` output) or one *call sequence*:
+a small versioned JSON file that lists captures in command-list order, each with the program (PSO) the command list
+had set when it was recorded::
+
+    {"call_sequence": 1, "calls": [{"capture": "bucket0.json", "program": "Opaque"}, ...]}
+
+Everything here reads ``Trace.to_dict()`` (its JSON shape is stable), never the executor's internals.
+
+Order (spec "Execution Order and State Scoping"): graphics-class work list records execute in array order unless
+the list sets ``_ALLOW_OUT_OF_ORDER_GRAPHICS``; compute-class and raytracing-class records are never ordered.  An
+ExecuteIndirect of draws runs its commands in order, and calls on one command list run in order; its dispatches, like
+standalone Dispatch, have no inter-invocation order.  :attr:`Run.in_order` is True when the whole run is ordered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from d3d12wl.capture.file import Capture, load_capture
+from d3d12wl.errors import D3D12WLError
+
+__all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "load_call_sequence", "load_run",
+           "run_of_trace", "run_of_captures", "save_call_sequence"]
+
+CALL_SEQUENCE_VERSION = 1
+
+
+class MigrationError(D3D12WLError):
+    """An input a migration, a diff or an equivalence check cannot use (the CLI exits 2 with it)."""
+
+
+@dataclass(frozen=True)
+class CallSequenceEntry:
+    """One call of a call sequence: its capture and the program (PSO) bound when it was recorded."""
+
+    capture: Capture
+    program: str | None = None
+
+
+@dataclass
+class Run:
+    """The executions of one or more calls, each an ``Execution`` dict of ``Trace.to_dict()`` with members added:
+    ``call`` (its call's position in the sequence), ``program`` (for ExecuteIndirect, the call's PSO) and
+    ``ordered`` (whether the spec orders it: a record of an in-order list, a draw of an ExecuteIndirect)."""
+
+    executions: list[dict[str, Any]]
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    in_order: bool = True
+    ordering: str = "in order"
+    calls: int = 1
+    name: str = ""
+
+
+def _ordered(trace: Mapping[str, Any]) -> tuple[bool, str]:
+    lists = trace.get("lists") or []
+    if lists:
+        reasons = [str(lst.get("ordering", "")) for lst in lists]
+        if all(r.startswith("in order") for r in reasons):
+            return True, "in order (graphics-class lists without _ALLOW_OUT_OF_ORDER_GRAPHICS)"
+        return False, "any order (spec \"Execution Order and State Scoping\")"
+    cls = (trace.get("call_args") or {}).get("executable_class")
+    if cls == "GRAPHICS" or cls is None:
+        return True, "in order (ExecuteIndirect draws)"
+    return False, f"any order ({str(cls).lower()}-class ExecuteIndirect, like standalone dispatches)"
+
+
+def run_of_trace(trace: Mapping[str, Any], *, program: str | None = None, call: int = 0, name: str = "") -> Run:
+    """A run from one ``Trace.to_dict()``; ``program`` fills executions that name none (ExecuteIndirect)."""
+    executions = []
+    lists = trace.get("lists") or []
+    ei_ordered = (trace.get("call_args") or {}).get("executable_class") in ("GRAPHICS", None)
+    for e in trace.get("executions") or []:
+        e = dict(e)
+        e["call"] = call
+        if e.get("program") is None:
+            e["program"] = program
+        li = e.get("list_index")
+        e["ordered"] = (str(lists[li].get("ordering", "")).startswith("in order")
+                        if isinstance(li, int) and 0 <= li < len(lists) else ei_ordered)
+        executions.append(e)
+    in_order, ordering = _ordered(trace)
+    findings = [dict(f, call=call) for f in trace.get("findings") or []]
+    return Run(executions, findings, in_order, ordering, 1, name)
+
+
+def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> Run:
+    """Execute every capture (public API: ``execute(capture).to_dict()``) and concatenate their runs in order."""
+    from d3d12wl.executor import execute
+    from d3d12wl.executor.trace import Limits
+
+    out = Run([], [], True, "in order", len(entries), name)
+    for i, entry in enumerate(entries):
+        limits = Limits(max_executions=1 << 24, max_records=1 << 24)
+        part = run_of_trace(execute(entry.capture, limits).to_dict(), program=entry.program, call=i)
+        if _unreported_root_arguments(entry.capture):
+            for e in part.executions:
+                e["root_arguments_unreported"] = True
+        out.executions.extend(part.executions)
+        out.findings.extend(part.findings)
+        if not part.in_order:
+            out.in_order, out.ordering = False, part.ordering
+    return out
+
+
+def _unreported_root_arguments(capture: Capture) -> bool:
+    """An ExecuteIndirect whose command signature has no root signature (IndirectDrawing Validation 13: none when
+    no argument changes a root argument) still draws with the command list's root arguments, but its trace lists
+    none: such executions are marked so that comparisons leave root arguments out rather than call them different."""
+    from d3d12wl.model.state import ExecuteIndirectCall
+
+    call = capture.call
+    if not isinstance(call, ExecuteIndirectCall) or call.pCommandSignature is None:
+        return False
+    if call.pCommandSignature.pRootSignature is not None:
+        return False
+    st = capture.state
+    return any(rs is not None and rs.pParameters for rs in (st.graphics_root_signature, st.compute_root_signature))
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise MigrationError(f"cannot read {what}: {exc.strerror}", where=str(path)) from exc
+    except json.JSONDecodeError as exc:
+        raise MigrationError(f"not JSON: {exc.msg} at line {exc.lineno}", where=str(path)) from exc
+
+
+def load_call_sequence(path: str | os.PathLike[str]) -> list[CallSequenceEntry]:
+    """Read a call sequence file (captures relative to it)."""
+    p = Path(path)
+    doc = _read_json(p, "call sequence")
+    return _sequence_of(doc, p)
+
+
+def _sequence_of(doc: Any, p: Path) -> list[CallSequenceEntry]:
+    if not isinstance(doc, dict) or doc.get("call_sequence") != CALL_SEQUENCE_VERSION:
+        raise MigrationError(f"not a call sequence (version {CALL_SEQUENCE_VERSION})", where=f"{p}: call_sequence")
+    calls = doc.get("calls")
+    if not isinstance(calls, list):
+        raise MigrationError("'calls' must be a list", where=f"{p}: calls")
+    out = []
+    for i, c in enumerate(calls):
+        if not isinstance(c, dict) or not isinstance(c.get("capture"), str):
+            raise MigrationError("each call is {\"capture\": PATH, \"program\": NAME}", where=f"{p}: calls[{i}]")
+        program = c.get("program")
+        if program is not None and not isinstance(program, str):
+            raise MigrationError("'program' must be a string", where=f"{p}: calls[{i}].program")
+        out.append(CallSequenceEntry(load_capture(p.parent / c["capture"]), program))
+    return out
+
+
+def save_call_sequence(path: str | os.PathLike[str], calls: Sequence[tuple[str, str | None]]) -> Path:
+    """Write a call sequence: ``calls`` are (capture path relative to ``path``'s folder, program)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"call_sequence": CALL_SEQUENCE_VERSION,
+           "calls": [{"capture": c, "program": prog} for c, prog in calls]}
+    p.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return p
+
+
+def load_run(source: Any, *, name: str | None = None) -> Run:
+    """A run from a :class:`Capture`, a list of :class:`CallSequenceEntry`, a trace dict, a :class:`Run`, or a path
+    to a capture, a saved trace (``d3d12wl exec --json``) or a call sequence file."""
+    if isinstance(source, Run):
+        return source
+    if isinstance(source, Capture):
+        return run_of_captures([CallSequenceEntry(source)], name=name or "capture")
+    if isinstance(source, list) and all(isinstance(e, CallSequenceEntry) for e in source):
+        return run_of_captures(source, name=name or "call sequence")
+    if isinstance(source, Mapping):
+        if "executions" in source:
+            return run_of_trace(source, name=name or "trace")
+        raise MigrationError("a mapping given as a run must be a trace (Trace.to_dict())")
+    if isinstance(source, (str, os.PathLike)):
+        p = Path(source)
+        doc = _read_json(p, "capture, trace or call sequence")
+        label = name or str(p)
+        if isinstance(doc, dict) and "call_sequence" in doc:
+            return run_of_captures(_sequence_of(doc, p), name=label)
+        if isinstance(doc, dict) and "executions" in doc and "memory" not in doc:
+            return run_of_trace(doc, name=label)
+        if isinstance(doc, dict) and "memory" in doc:
+            return run_of_captures([CallSequenceEntry(load_capture(p))], name=label)
+        raise MigrationError("neither a capture (has 'memory'), a saved trace (has 'executions') nor a call "
+                             "sequence (has 'call_sequence')", where=str(p))
+    raise MigrationError(f"cannot read a run from {type(source).__name__}")

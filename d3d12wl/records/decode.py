@@ -1,0 +1,700 @@
+"""Decode raw bytes (a GPU readback) as an array of one record class or fixed struct, as text, CSV or JSON.
+
+``target(objects, what)`` names what the bytes hold: a record of the layout calculator by its
+:func:`~d3d12wl.records.layout.record_id` (``PCS.primary``, ``PCS.secondary``, ``PCS.program_table``,
+``Opaque.program_table`` for any program, ``EI.command``) or any declared struct (``D3D12_DISPATCH_LIST_INPUT1``,
+``D3D12_DRAW_INDEXED_ARGUMENTS``).  ``view(target, data, ...)`` lays a zero-copy structured array over the bytes
+at a stride (default: the declared one: a PCS's ``SecondaryRecordByteStride``, a command signature's
+``ByteStride``, a struct's ``sizeof``; else the layout's minimum; checked by the packers' ``resolve_stride``) and
+reports a trailing partial record instead of dropping it; the array is the packers' zero-copy reader's
+(``read_records``, ``read_structs``) where the bytes hold every stride.  ``write(decoded, out, fmt)`` streams rows
+in chunks.
+
+Nothing is formatted one record at a time: every column is turned into a matrix of characters by numpy (digits by
+division, hex digits by shifts, enum members by lookup over the distinct values, program names by one comparison
+per program), the cells of a chunk are placed into one matrix of lines, and the matrix is written as bytes.
+Sizes, offsets and types come from :mod:`d3d12wl.records.dtypes` (the compiled headers and the layout
+calculator); enum members from :mod:`d3d12wl.abi`; strides are checked by
+:func:`d3d12wl.records.packers.resolve_stride`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import IO, Any, Literal
+
+import numpy as np
+
+from d3d12wl import abi, tables
+from d3d12wl.abi.compiled import TypeInfo
+from d3d12wl.errors import LayoutError, ParseError
+from d3d12wl.model.objects import ObjectSet
+from d3d12wl.records import layout as L
+from d3d12wl.records.dtypes import Leaf, classify, field_type, leaves, record_dtype, struct_dtype
+from d3d12wl.records.packers import read_records, read_structs, resolve_stride
+from d3d12wl.records.schemas import missing_field
+
+__all__ = ["Decoded", "Format", "Partial", "Target", "FORMATS", "declared_stride", "target", "view", "write"]
+
+Format = Literal["text", "json", "csv"]
+FORMATS: tuple[str, ...] = ("text", "json", "csv")
+
+#: rows formatted and written at a time
+CHUNK = 1 << 16
+
+#: C types whose values are GPU virtual addresses or descriptor handles (shown in hex)
+_ADDRESS_TYPES = {"D3D12_GPU_VIRTUAL_ADDRESS"}
+_HANDLE_STRUCTS = {"D3D12_GPU_DESCRIPTOR_HANDLE", "D3D12_CPU_DESCRIPTOR_HANDLE"}
+
+#: at most this many distinct values of an enum/flags/float column are named one by one (more: plain numbers)
+_MAX_DISTINCT = 1 << 14
+
+
+# --- what the bytes are --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    """One output column: ``leaf`` of the record dtype (a scalar, one element of a scalar array, or the whole
+    32-byte program identifier), shown as ``kind``: ``dec``, ``hex``, ``enum`` (``enum`` names it), ``float``,
+    ``identifier`` (64 hex digits) or ``program`` (the name of the program whose identifier it is)."""
+
+    name: str
+    offset: int
+    dtype: np.dtype
+    kind: str
+    enum: str | None = None
+    element: int | None = None  # index into a scalar array leaf
+    group: str | None = None  # JSON key of the array this element belongs to
+
+
+@dataclass(frozen=True)
+class Target:
+    """A record class or struct to decode: its dtype (``itemsize`` = the bytes one record uses), the default
+    stride and where it comes from, the output columns, and the program identifiers to name."""
+
+    name: str
+    dtype: np.dtype
+    size: int
+    default_stride: int
+    stride_from: str
+    columns: tuple[Column, ...]
+    record_layout: L.RecordLayout | None = None
+    struct: str | None = None
+    programs: tuple[tuple[bytes, str], ...] = ()
+
+    def check_stride(self, stride: int | None) -> int:
+        """``stride`` (default: the declared stride) checked: a record's by the spec's rules
+        (:func:`~d3d12wl.records.packers.resolve_stride`), a struct's at least ``sizeof``."""
+        if stride is None:
+            stride = self.default_stride
+        if self.record_layout is not None:
+            return resolve_stride(self.record_layout, stride)
+        if stride < self.size:
+            raise LayoutError(f"stride {stride} is below sizeof({self.struct}) = {self.size}", where="--stride")
+        return stride
+
+    def leaves_for_messages(self) -> list[tuple[str, int, int]]:
+        return [(lf.path, lf.offset, lf.size) for lf in leaves(self.dtype)]
+
+
+def _enum_names() -> frozenset[str]:
+    return frozenset(abi.default.decls.enums)
+
+
+_ENUMS = cache(_enum_names)
+
+
+def _ctypes_of_struct(info: TypeInfo, prefix: str, out: dict[str, tuple[str, str | None]], parent: str) -> None:
+    """Dotted leaf path -> (declared C type, enclosing struct) of every scalar leaf of a struct, with the path
+    names :func:`d3d12wl.records.dtypes.leaves` gives."""
+    for f in info.fields:
+        path = prefix + f.name
+        t = field_type(f)
+        if isinstance(t, TypeInfo):
+            if f.array_length:
+                for i in range(f.array_length):
+                    _ctypes_of_struct(t, f"{path}[{i}].", out, t.name)
+            else:
+                _ctypes_of_struct(t, path + ".", out, t.name)
+        else:
+            out[path] = ("pointer" if t.pointer else f.type.split("[")[0].strip(), parent)
+
+
+def _leaf_ctypes(record: L.RecordLayout | None, struct: str | None) -> dict[str, tuple[str, str | None]]:
+    out: dict[str, tuple[str, str | None]] = {}
+    if struct is not None:
+        _ctypes_of_struct(abi.type_info(struct), "", out, struct)
+        return out
+    assert record is not None
+    for lf in record.fields:
+        t = classify(lf.ctype)
+        if isinstance(t, TypeInfo):
+            if lf.count > 1:
+                for i in range(lf.count):
+                    _ctypes_of_struct(t, f"{lf.name}[{i}].", out, t.name)
+            else:
+                _ctypes_of_struct(t, lf.name + ".", out, t.name)
+        else:
+            out[lf.name] = (lf.ctype, None)
+    return out
+
+
+def _kind(ctype: str, parent: str | None, leaf: Leaf, dword_array: bool) -> tuple[str, str | None]:
+    if ctype in _ENUMS():
+        return "enum", ctype
+    if leaf.dtype.kind == "f":
+        return "float", None
+    if ctype == "pointer" or ctype in _ADDRESS_TYPES or parent in _HANDLE_STRUCTS or dword_array:
+        return "hex", None
+    return "dec", None
+
+
+def _columns(dtype: np.dtype, record: L.RecordLayout | None, struct: str | None,
+             with_programs: bool) -> tuple[Column, ...]:
+    ctypes = _leaf_ctypes(record, struct)
+    # DWORD arrays of root constants and local root arguments: raw bits, shown in hex as `d3d12wl dump` does
+    dword_arrays = {f.name for f in record.fields if f.count > 1} if record is not None else set()
+    cols: list[Column] = []
+    for leaf in leaves(dtype):
+        ctype, parent = ctypes.get(leaf.path, ("", None))
+        if parent == L.PROGRAM_IDENTIFIER:
+            owner = leaf.path.rsplit(".", 1)[0]
+            cols.append(Column(owner, leaf.offset, leaf.dtype, "identifier"))
+            if with_programs:
+                cols.append(Column("program", leaf.offset, leaf.dtype, "program"))
+            continue
+        kind, enum = _kind(ctype, parent, leaf, leaf.path in dword_arrays)
+        if leaf.shape:
+            n = int(np.prod(leaf.shape))
+            cols += [Column(f"{leaf.path}[{i}]", leaf.offset + i * leaf.dtype.itemsize, leaf.dtype, kind, enum,
+                            element=i, group=leaf.path) for i in range(n)]
+        else:
+            cols.append(Column(leaf.path, leaf.offset, leaf.dtype, kind, enum))
+    return tuple(cols)
+
+
+def _used_dtype(dtype: np.dtype, size: int) -> np.dtype:
+    """``dtype`` with ``itemsize`` = the bytes a record uses (so the last record needs no trailing padding)."""
+    assert dtype.fields is not None and dtype.names is not None
+    return np.dtype({"names": list(dtype.names), "formats": [dtype.fields[n][0] for n in dtype.names],
+                     "offsets": [dtype.fields[n][1] for n in dtype.names], "itemsize": size})
+
+
+def _program_ids(objects: ObjectSet) -> tuple[tuple[bytes, str], ...]:
+    return tuple((bytes(p.Identifier), name) for name, p in objects.programs.items() if p.Identifier is not None)
+
+
+def known_targets(objects: ObjectSet) -> list[str]:
+    """The record names :func:`target` accepts for ``objects`` (structs aside)."""
+    names = [L.record_id(r) for r in L.record_layouts(objects)]
+    names += [f"{name}.{L.PROGRAM_TABLE}" for name in objects.programs if f"{name}.{L.PROGRAM_TABLE}" not in names]
+    return names
+
+
+def target(objects: ObjectSet, what: str) -> Target:
+    """What ``what`` names: a record of ``objects`` (``PCS.secondary``, ``Opaque.program_table``, ``EI.command``)
+    or a declared struct (``D3D12_DISPATCH_LIST_INPUT1``).  Raises :class:`LayoutError` naming the choices."""
+    for rec in L.record_layouts(objects):
+        if L.record_id(rec) == what:
+            return _record_target(objects, rec)
+    owner, _, kind = what.rpartition(".")
+    if kind == L.PROGRAM_TABLE and owner in objects.programs:
+        rec_or_none = L.program_table_layout(objects.programs[owner])
+        if rec_or_none is None:
+            raise LayoutError(f"program {owner!r} is raytracing-class: it has no program-table record", where=what)
+        return _record_target(objects, rec_or_none)
+    if what in abi.types():
+        info = abi.type_info(what)
+        dtype = struct_dtype(what)
+        return Target(what, dtype, info.size, info.size, f"sizeof({what})", _columns(dtype, None, what, False),
+                      struct=what)
+    known = ", ".join(known_targets(objects)) or "none"
+    raise LayoutError(f"{what!r} is neither a record of the description ({known}) nor a declared struct "
+                      "(`d3d12wl abi` lists them)", where="WHAT")
+
+
+def declared_stride(rec: L.RecordLayout) -> tuple[int, str]:
+    """The stride a record class is read at by default, and where it comes from: the description's
+    (:attr:`RecordLayout.declared_stride`: a PCS's ``SecondaryRecordByteStride``, 0 the broadcast form; a command
+    signature's non-zero ``ByteStride``); for primary and program-table records, whose stride the call or binding
+    gives, the layout's minimum."""
+    if rec.declared_stride is not None:
+        member = "SecondaryRecordByteStride" if rec.record == L.SECONDARY else "ByteStride"
+        return rec.declared_stride, f"{rec.owner}.{member}"
+    return rec.min_stride, "the minimum stride"
+
+
+def _record_target(objects: ObjectSet, rec: L.RecordLayout) -> Target:
+    stride, stride_from = declared_stride(rec)
+    dtype = _used_dtype(record_dtype(rec), rec.size)
+    programs = _program_ids(objects) if rec.record == L.PROGRAM_TABLE else ()
+    return Target(L.record_id(rec), dtype, rec.size, stride, stride_from,
+                  _columns(dtype, rec, None, bool(programs)), record_layout=rec, programs=programs)
+
+
+# --- the records in the bytes --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Partial:
+    """A trailing record the bytes hold only part of."""
+
+    index: int
+    offset: int
+    available: int
+    size: int
+    field: str
+
+    def message(self, va: int | None) -> str:
+        at = f" (VA 0x{va + self.offset:x})" if va is not None else ""
+        return (f"trailing partial record {self.index} at offset {self.offset}{at}: {self.available} of "
+                f"{self.size} bytes; it ends in {self.field}")
+
+    def to_dict(self, va: int | None) -> dict[str, Any]:
+        return {"index": self.index, "offset": self.offset, "va": None if va is None else f"0x{va + self.offset:x}",
+                "available": self.available, "size": self.size, "field": self.field,
+                "message": self.message(va)}
+
+
+@dataclass
+class Decoded:
+    """Records over a buffer: ``records`` is a zero-copy structured array (``itemsize`` = bytes used, strided by
+    ``stride``); ``va`` the VA of the buffer's byte 0 when given."""
+
+    target: Target
+    buffer: np.ndarray
+    offset: int
+    stride: int
+    count: int
+    records: np.ndarray
+    partial: Partial | None
+    va: int | None = None
+    source: str = "-"
+
+    def record_va(self, index: int) -> int | None:
+        return None if self.va is None else self.va + self.offset + index * self.stride
+
+
+def _as_u8(data: Any) -> np.ndarray:
+    if isinstance(data, np.ndarray):
+        return data.reshape(-1).view(np.uint8)
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, count: int | None = None,
+         va: int | None = None, source: str = "-") -> Decoded:
+    """The records of ``t`` in ``data`` from ``offset``, ``stride`` apart (default: the declared stride; 0, the
+    broadcast form, is one record).  ``count`` defaults to every record the bytes hold whole; bytes left after
+    them are a :class:`Partial` record.  An explicit ``count`` the bytes do not hold raises :class:`ParseError`."""
+    buf = _as_u8(data)
+    stride = t.check_stride(stride)
+    if offset < 0:
+        raise ParseError(f"offset {offset} is negative", where="--offset")
+    available = max(0, buf.nbytes - offset)
+    if offset > buf.nbytes:
+        raise ParseError(f"offset {offset} is past the end ({buf.nbytes} bytes)", where=f"{source} --offset")
+    size = t.size
+    if stride == 0:
+        fits = 1 if available >= size else 0
+    else:
+        fits = (available - size) // stride + 1 if available >= size else 0
+    partial = None
+    if count is None:
+        n = fits if stride else min(fits, 1)
+        end = n * stride if stride else n * size
+        if stride and available > end or (n == 0 and available):
+            left = available - end
+            partial = Partial(n, offset + end, left, size, missing_field(t.leaves_for_messages(), left, size))
+    else:
+        n = int(count)
+        if n < 0:
+            raise ParseError(f"count {n} is negative", where="--count")
+        if n > fits and not (stride == 0 and fits):
+            raise ParseError(f"{n} records of {size} bytes at stride {stride} from offset {offset} need "
+                             f"{(n - 1) * stride + size} bytes; {source} holds {available} from there "
+                             f"({fits} whole records)", where=f"{source} --count")
+    return Decoded(t, buf, offset, stride, n, _records(t, buf, offset, stride, n), partial, va, source)
+
+
+def _records(t: Target, buf: np.ndarray, offset: int, stride: int, n: int) -> np.ndarray:
+    """The records as a structured array without a copy: the packers' own readers where the bytes hold every
+    record's stride (the same dtype as :func:`~d3d12wl.records.packers.read_records` gives), else (the last record
+    without its trailing padding, or a struct at a stride other than its sizeof) a strided view with ``itemsize``
+    = the bytes a record uses."""
+    if stride and n * stride <= buf.nbytes - offset:
+        if t.record_layout is not None:
+            return read_records(t.record_layout, buf, stride=stride, count=n, offset=offset)
+        if t.struct is not None and stride == t.size:
+            return read_structs(t.struct, buf, count=n, offset=offset)
+    if not n:
+        return np.zeros(0, dtype=t.dtype)
+    return np.ndarray((n,), dtype=t.dtype, buffer=buf, offset=offset, strides=(stride,))
+
+
+# --- formatting columns as character matrices --------------------------------------------------------------
+
+_HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+_ZERO, _X, _MINUS, _SPACE, _NEWLINE = ord("0"), ord("x"), ord("-"), ord(" "), ord("\n")
+
+
+def _leaf_values(d: Decoded, col: Column, lo: int, hi: int) -> np.ndarray:
+    """The values of ``col`` for records ``lo..hi`` as a strided view of the buffer (no copy)."""
+    n = hi - lo
+    if not n:
+        return np.zeros(0, dtype=col.dtype)
+    start = d.offset + lo * d.stride + col.offset
+    if col.kind in ("identifier", "program"):
+        size = abi.sizeof(L.PROGRAM_IDENTIFIER)
+        return np.ndarray((n, size), dtype=np.uint8, buffer=d.buffer, offset=start, strides=(d.stride, 1))
+    return np.ndarray((n,), dtype=col.dtype, buffer=d.buffer, offset=start, strides=(d.stride,))
+
+
+def _digits(mag: np.ndarray, base: int, width: int) -> np.ndarray:
+    """Right-aligned digits of unsigned ``mag`` in ``width`` characters, NUL where there is no digit (a value of 0
+    is ``0``).  32-bit arithmetic where the values fit (numpy's 64-bit division is much slower)."""
+    out = np.zeros((mag.shape[0], width), dtype=np.uint8)
+    if not mag.shape[0]:
+        return out
+    narrow = mag.dtype.itemsize <= 4 or int(mag.max()) <= 0xFFFFFFFF
+    v = mag.astype(np.uint32 if narrow else np.uint64, copy=True)
+    for pos in range(width - 1, -1, -1):
+        if base == 16:
+            digit = np.bitwise_and(v, 15)
+            v = np.right_shift(v, 4)
+        else:
+            v, digit = np.divmod(v, v.dtype.type(base))
+        chars = _HEX_DIGITS[digit]
+        if pos < width - 1:
+            chars[(v == 0) & (digit == 0)] = 0
+        out[:, pos] = chars
+        if not v.any():
+            break
+    return out
+
+
+def _ndigits(value: int, base: int) -> int:
+    return max(1, len(format(value, "x" if base == 16 else "d")))
+
+
+def _format_int(values: np.ndarray, width: int, hex_: bool) -> np.ndarray:
+    """Right-aligned decimal (``-`` sign for negatives) or ``0x`` hexadecimal in ``width`` characters."""
+    if hex_:
+        digits = _digits(values.astype(np.uint64) if values.dtype.kind != "i" else values.view(
+            np.dtype(f"u{values.dtype.itemsize}")).astype(np.uint64), 16, width - 2)
+        out = np.zeros((values.shape[0], width), dtype=np.uint8)
+        out[:, 2:] = digits
+        first = np.argmax(digits != 0, axis=1)  # the first digit (there is at least one)
+        rows = np.arange(values.shape[0])
+        out[rows, first] = _ZERO
+        out[rows, first + 1] = _X
+        return out
+    if values.dtype.kind == "i":
+        neg = values < 0
+        mag = np.where(neg, -(values.astype(np.int64) + 1), values).astype(np.uint64) + neg.astype(np.uint64)
+        out = _digits(mag, 10, width)
+        if neg.any():
+            first = np.argmax(out != 0, axis=1)
+            rows = np.nonzero(neg)[0]
+            out[rows, first[rows] - 1] = _MINUS
+        return out
+    return _digits(values, 10, width)
+
+
+def _strings(texts: list[str]) -> np.ndarray:
+    """A table of left-aligned, NUL-padded texts as a (k, width) character matrix."""
+    width = max([1, *(len(t) for t in texts)])
+    arr = np.array([t.encode() for t in texts], dtype=f"S{width}")
+    return arr.view(np.uint8).reshape(len(texts), width) if texts else np.zeros((0, width), dtype=np.uint8)
+
+
+def _right(mat: np.ndarray, width: int) -> np.ndarray:
+    """Left-aligned NUL-padded cells realigned right in ``width`` characters."""
+    n, w = mat.shape
+    lengths = (mat != 0).sum(axis=1)
+    out = np.zeros((n, width), dtype=np.uint8)
+    cols = np.arange(width)[None, :] - (width - lengths)[:, None]
+    ok = cols >= 0
+    rows = np.broadcast_to(np.arange(n)[:, None], (n, width))
+    out[ok] = mat[rows[ok], cols[ok]]
+    return out
+
+
+@dataclass
+class _Table:
+    """The distinct values of a column and their texts: ``inverse[i]`` indexes ``texts`` for record ``i``."""
+
+    values: np.ndarray
+    texts: np.ndarray  # (k, width) characters
+
+
+def _enum_text(enum_name: str, value: int) -> str:
+    """An enum value by its member's short name (flags: ``NAME|NAME``, unnamed bits in hex); a value that is no
+    member is the number."""
+    prefix = abi.default.enum_prefix(enum_name)
+    members = {m[len(prefix):]: v for m, v in abi.enum_members(enum_name).items()}
+    if abi.is_flag_enum(enum_name):
+        if value == 0:
+            return next((m for m, v in members.items() if v == 0), "0")
+        names, rest = [], value
+        for m, bit in members.items():
+            if bit and bit & (bit - 1) == 0 and rest & bit:
+                names.append(m)
+                rest &= ~bit
+        if rest:
+            names.append(f"0x{rest:x}")
+        return "|".join(names)
+    return next((m for m, v in members.items() if v == value), str(value))
+
+
+class _Formatter:
+    """Turns a column of a chunk of records into a (rows, width) character matrix.  ``width`` is fixed for the
+    whole output (measured over every record up front, so text columns align across chunks)."""
+
+    def __init__(self, d: Decoded, col: Column, *, json: bool = False) -> None:
+        self.d, self.col, self.json = d, col, json
+        self.table: _Table | None = None
+        self.names = np.zeros((0, 1), dtype=np.uint8)
+        self.width = 1
+        values = _leaf_values(d, col, 0, d.count)
+        if col.kind in ("dec", "hex"):
+            if d.count:
+                lo, hi = int(values.min()), int(values.max())
+                if col.kind == "hex":
+                    top = hi if values.dtype.kind != "i" else (1 << (8 * values.dtype.itemsize)) - 1
+                    self.width = 2 + _ndigits(top, 16)
+                else:
+                    self.width = max(len(str(lo)), len(str(hi)))
+        elif col.kind == "identifier":
+            self.width = 2 * values.shape[1] if values.ndim == 2 else 64
+        else:
+            self._make_table(values)
+
+    def _make_table(self, values: np.ndarray) -> None:
+        col = self.col
+        if col.kind == "program":  # the names of the description's programs, '-' (all zero) and '?' (no program)
+            self.names = _strings(["?", "-", *(name for _, name in self.d.target.programs)])
+            self.width = self.names.shape[1]
+            return
+        distinct = np.unique(values)
+        if distinct.size > _MAX_DISTINCT and col.kind in ("enum", "float"):  # not an enum column after all
+            self.col = Column(col.name, col.offset, col.dtype, "float" if col.kind == "float" else "dec")
+            if col.kind == "enum":
+                self.width = max(len(str(int(values.min()))), len(str(int(values.max()))))
+                return
+        if col.kind == "enum":
+            assert col.enum is not None
+            texts = [_enum_text(col.enum, int(v)) for v in distinct]
+        else:  # float: numpy's shortest repr of each distinct value
+            if distinct.size > _MAX_DISTINCT:  # formatted chunk by chunk; the widest text, measured vectorized
+                self.width = max(4, int(np.strings.str_len(np.asarray(distinct).astype("S32")).max()))
+                self.table = None
+                return
+            texts = [t.decode() for t in np.asarray(distinct).astype("S32").tolist()]
+            if self.json:  # JSON has no NaN or Infinity
+                texts = [t if np.isfinite(v) else "null" for t, v in zip(texts, distinct, strict=True)]
+        self.table = _Table(distinct, _strings(texts))
+        self.width = self.table.texts.shape[1]
+
+    @property
+    def right(self) -> bool:
+        return self.col.kind in ("dec", "hex", "float")
+
+    def cells(self, lo: int, hi: int) -> np.ndarray:
+        col = self.col
+        values = _leaf_values(self.d, col, lo, hi)
+        if col.kind in ("dec", "hex"):
+            return _format_int(values, self.width, col.kind == "hex")
+        if col.kind == "identifier":
+            out = np.empty((hi - lo, 2 * values.shape[1]), dtype=np.uint8)
+            out[:, 0::2] = _HEX_DIGITS[values >> 4]
+            out[:, 1::2] = _HEX_DIGITS[values & 15]
+            return out
+        if col.kind == "program":  # one comparison per program of the description, over every row at once
+            which = np.where(values.any(axis=1), 0, 1)
+            for k, (ident, _) in enumerate(self.d.target.programs):
+                which[(values == np.frombuffer(ident, dtype=np.uint8)).all(axis=1)] = k + 2
+            return self.names[which]
+        if self.table is None:  # many distinct floats
+            text = np.asarray(values).astype("S32")
+            if self.json:
+                text[~np.isfinite(values)] = b"null"
+            mat = text.view(np.uint8).reshape(hi - lo, -1)
+            return _right(mat, max(self.width, mat.shape[1]))
+        cells = self.table.texts[np.searchsorted(self.table.values, values)]
+        return _right(cells, self.width) if self.right else cells
+
+
+# --- writing -----------------------------------------------------------------------------------------------
+
+
+class _Synthetic(_Formatter):
+    """The ``index`` and ``va`` columns, computed from the record number."""
+
+    def __init__(self, d: Decoded, name: str) -> None:
+        self.d, self.name, self.json = d, name, False
+        self.col = Column(name, 0, np.dtype(np.uint64), "hex" if name == "va" else "dec")
+        self.table = None
+        last = max(d.count - 1, 0)
+        self.width = len(str(last)) if name == "index" else 2 + _ndigits(d.record_va(last) or 0, 16)
+
+    def cells(self, lo: int, hi: int) -> np.ndarray:
+        idx = np.arange(lo, hi, dtype=np.uint64)
+        if self.name == "index":
+            return _format_int(idx, self.width, False)
+        assert self.d.va is not None
+        base = np.uint64(self.d.va + self.d.offset)
+        return _format_int(base + idx * np.uint64(self.d.stride), self.width, True)
+
+
+def _formatters(d: Decoded, *, json: bool = False) -> list[_Formatter]:
+    out: list[_Formatter] = [_Synthetic(d, "index")]
+    if d.va is not None:
+        out.append(_Synthetic(d, "va"))
+    out += [_Formatter(d, c, json=json) for c in d.target.columns]
+    return out
+
+
+def _json_quoted(f: _Formatter) -> bool:
+    return f.col.kind in ("hex", "enum", "identifier", "program")
+
+
+def _assemble(parts: list[bytes | tuple[_Formatter, int]], lo: int, hi: int, *, text: bool) -> bytes:
+    """One chunk of lines: literal byte strings and cells (formatter, width) placed side by side in one character
+    matrix.  CSV/JSON (``text`` False) drop every NUL (variable-length rows); text turns the NULs of every column
+    into spaces and drops those trailing the last column (a left-aligned last column is not padded)."""
+    n = hi - lo
+    cells = [(p[0].cells(lo, hi), p[1]) if isinstance(p, tuple) else p for p in parts]
+    width = sum(len(c) if isinstance(c, bytes) else max(c[1], c[0].shape[1]) for c in cells)
+    out = np.zeros((n, width), dtype=np.uint8)
+    pos = last_cell = 0
+    for c in cells:
+        if isinstance(c, bytes):
+            out[:, pos:pos + len(c)] = np.frombuffer(c, dtype=np.uint8)
+            pos += len(c)
+        else:
+            mat, w = c
+            last_cell = pos
+            out[:, pos:pos + mat.shape[1]] = mat
+            pos += max(w, mat.shape[1])
+    if text:
+        # every character of a cell or a literal is printable (>= space) but the final newline: NUL padding
+        # becomes a space with one maximum, and the newline is put back
+        last = next(p for p in reversed(parts) if isinstance(p, tuple))
+        if last[0].right:
+            np.maximum(out, _SPACE, out=out)
+            out[:, -1] = _NEWLINE
+            return out.tobytes()
+        head = out[:, :last_cell]
+        np.maximum(head, _SPACE, out=head)  # a left-aligned last column is not padded: its NULs are dropped
+    return out[out != 0].tobytes()
+
+
+def _text_parts(fs: list[_Formatter]) -> tuple[str, list[bytes | tuple[_Formatter, int]]]:
+    widths = [max(f.width, len(f.col.name)) for f in fs]
+    aligns: list[Literal["<", ">"]] = [">" if f.right else "<" for f in fs]
+    header = tables.Columns(widths=widths, align=aligns, gap="  ").row([f.col.name for f in fs])
+    parts: list[bytes | tuple[_Formatter, int]] = []
+    for i, (f, w) in enumerate(zip(fs, widths, strict=True)):
+        if i:
+            parts.append(b"  ")
+        # right-aligned cells come padded to the formatter's width; shift them to the column's
+        if f.right and w > f.width:
+            parts.append(b" " * (w - f.width))
+        parts.append((f, f.width if f.right or i == len(fs) - 1 else w))
+    parts.append(b"\n")
+    return header, parts
+
+
+def _csv_parts(fs: list[_Formatter]) -> tuple[str, list[bytes | tuple[_Formatter, int]]]:
+    parts: list[bytes | tuple[_Formatter, int]] = []
+    for i, f in enumerate(fs):
+        if i:
+            parts.append(b",")
+        parts.append((f, f.width))
+    parts.append(b"\n")
+    return ",".join(f.col.name for f in fs), parts
+
+
+def _json_parts(fs: list[_Formatter]) -> list[bytes | tuple[_Formatter, int]]:
+    parts: list[bytes | tuple[_Formatter, int]] = []
+    open_group: str | None = None
+    first = True
+    for f in fs:
+        group = f.col.group
+        if open_group is not None and group != open_group:
+            parts.append(b"]")
+            open_group = None
+        if group is not None and group == open_group:
+            parts.append(b",")
+        else:
+            key = group if group is not None else f.col.name
+            parts.append(((b"{" if first else b",") + json.dumps(key).encode() + b":"
+                          + (b"[" if group is not None else b"")))
+            open_group = group
+        first = False
+        q = b'"' if _json_quoted(f) else b""
+        if q:
+            parts.append(q)
+        parts.append((f, f.width))
+        if q:
+            parts.append(q)
+    if open_group is not None:
+        parts.append(b"]")
+    parts.append(b"}")
+    return parts
+
+
+def _chunks(n: int, chunk: int) -> Iterator[tuple[int, int]]:
+    for lo in range(0, n, chunk):
+        yield lo, min(n, lo + chunk)
+
+
+def summary(d: Decoded) -> str:
+    t = d.target
+    stride = f"stride {d.stride} ({t.stride_from})" if d.stride == t.default_stride else f"stride {d.stride}"
+    return (f"{t.name}: {t.size} bytes used, {stride}, {d.count} record(s) from offset {d.offset} of {d.source}")
+
+
+def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUNK,
+          warn: Callable[[str], None] | None = None) -> None:
+    """Stream the records of ``d`` to ``out`` as ``text`` (a summary line, an aligned table, a finding line for a
+    partial record), ``csv`` (a header row, one row per record; the partial record goes to ``warn``) or ``json``
+    (one object: the target, stride, count, fields, ``partial`` and ``records``, one object per record keyed by
+    the packers' column names)."""
+    fs = _formatters(d, json=fmt == "json")
+    if fmt == "text":
+        header, parts = _text_parts(fs)
+        out.write((summary(d) + "\n" + header + "\n").encode())
+        for lo, hi in _chunks(d.count, chunk):
+            out.write(_assemble(parts, lo, hi, text=True))
+        if d.partial is not None:
+            out.write(f"finding: {d.partial.message(d.va)}\n".encode())
+        return
+    if fmt == "csv":
+        header, parts = _csv_parts(fs)
+        out.write((header + "\n").encode())
+        for lo, hi in _chunks(d.count, chunk):
+            out.write(_assemble(parts, lo, hi, text=False))
+        if d.partial is not None and warn is not None:
+            warn(d.partial.message(d.va))
+        return
+    t = d.target
+    head = {
+        "what": t.name, "source": d.source, "offset": d.offset, "stride": d.stride, "size": t.size,
+        "default_stride": t.default_stride, "stride_from": t.stride_from, "count": d.count,
+        "va": None if d.va is None else f"0x{d.va:x}",
+        "fields": [{"name": c.name, "offset": c.offset, "kind": c.kind, **({"enum": c.enum} if c.enum else {})}
+                   for c in t.columns],
+        "partial": None if d.partial is None else d.partial.to_dict(d.va),
+    }
+    text = json.dumps(head, indent=1)
+    out.write((text[:-2] + ',\n "records": [').encode())
+    rows: list[bytes | tuple[_Formatter, int]] = [b",\n  ", *_json_parts(fs)]
+    for lo, hi in _chunks(d.count, chunk):
+        body = _assemble(rows, lo, hi, text=False)
+        out.write(body[1:] if lo == 0 else body)  # no comma before the first record
+    out.write(b"\n ]\n}\n")

@@ -1,0 +1,172 @@
+"""Captures for the GPU comparison (tools/gpu_check.py), built with :func:`d3d12wl.capture.builder.build_work_list`.
+
+:func:`build_big_capture`: a graphics work list of ``N`` draws over ``programs`` programs: ``N / per_record`` hybrid primary records (``ProgramTableIndex`` cycling
+through the programs), ``per_record`` secondary records each.  Per draw: two root constants (GRS parameter 0: the
+draw's number and a hash of it), a root SRV (GRS parameter 1) and ``_DRAW``; per program a float4 tint in the
+program table (``_INLINE_ROOT_PARAMETER``, local b0 space1).  Every value is a function of the draw's number, so the
+capture is reproducible from ``(draws, per_record, programs)`` alone.
+
+:func:`build_compute_capture`: a Tier 1 compute work list (the culling list of ``examples/tier2_chain.json`` on its
+own): an incrementing constant, a root SRV from the primary record and ``_DISPATCH``.
+
+:func:`build_indexed_capture`: an ``ExecuteIndirect`` of indexed draws: a root constant, an incrementing constant
+(IndirectDrawing.md "Incrementing constant"), an index buffer view (``R32_UINT``) and ``_DRAW_INDEXED`` with
+negative ``BaseVertexLocation`` values, through a count buffer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from d3d12wl import abi
+from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_work_list
+from d3d12wl.capture.memory import GpuMemory
+from d3d12wl.model import description
+from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
+from d3d12wl.records import packers
+from d3d12wl.records.layout import pcs_layout
+
+__all__ = ["OBJECTS", "build_big_capture", "build_compute_capture", "build_indexed_capture"]
+
+#: the objects of the capture, in the JSON description (design.md "The JSON description of objects")
+OBJECTS: dict[str, Any] = {
+    "root_signatures": {"GRS": {"pParameters": [
+        {"ParameterType": "32BIT_CONSTANTS", "Constants": {"ShaderRegister": 0, "Num32BitValues": 2},
+         "ShaderVisibility": "ALL"},
+        {"ParameterType": "SRV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+        {"ParameterType": "CBV", "Descriptor": {"ShaderRegister": 1}, "ShaderVisibility": "ALL"},
+    ], "Flags": ["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"]}},
+    "program_command_signatures": {"PCS": {"pArgumentDescs": [
+        {"Type": "CONSTANT", "Source": "SECONDARY_RECORD", "Binding": "GLOBAL_ROOT_SIGNATURE",
+         "Constant": {"RootParameterIndex": 0, "DestOffsetIn32BitValues": 0, "Num32BitValuesToSet": 2}},
+        {"Type": "SHADER_RESOURCE_VIEW", "Source": "SECONDARY_RECORD", "Binding": "GLOBAL_ROOT_SIGNATURE",
+         "ShaderResourceView": {"RootParameterIndex": 1}},
+        {"Type": "DRAW", "Source": "SECONDARY_RECORD", "Binding": "GLOBAL_ROOT_SIGNATURE"},
+        {"Type": "INLINE_ROOT_PARAMETER", "Source": "PROGRAM_TABLE_RECORD", "Binding": "LOCAL_ROOT_SIGNATURE",
+         "InlineRootParameter": {
+             "RootParameter": {"ParameterType": "32BIT_CONSTANTS",
+                               "Constants": {"ShaderRegister": 0, "RegisterSpace": 1, "Num32BitValues": 4},
+                               "ShaderVisibility": "ALL"},
+             "DestOffsetIn32BitValues": 0, "Num32BitValuesToSet": 4}},
+    ], "SecondaryRecordByteStride": 32, "pGlobalRootSignature": "GRS"}},
+    "work_list_signatures": {"WLS": {"pProgramCommandSignatures": ["PCS"], "SubobjectMask": ["VS", "PS"]}},
+}
+
+BASE_VA = 0x1_0000_0000
+FRAME_CONSTANTS_VA = 0x5000_0000
+
+
+def _objects(programs: int) -> Any:
+    doc = dict(OBJECTS)
+    doc["programs"] = {f"P{p}": {"Identifier": (f"P{p}".encode() + bytes(32 - len(f"P{p}"))).hex(),
+                                 "ProgramCommandSignature": "PCS"} for p in range(programs)}
+    return description.load(doc)
+
+
+def build_big_capture(draws: int = 1 << 20, per_record: int = 256, programs: int = 4, empty_every: int = 0) -> Any:
+    """A Tier 1 ``DispatchList`` capture of ``draws`` draws (a multiple of ``per_record``); with ``empty_every`` = n,
+    every n-th draw has ``VertexCountPerInstance`` 0 (it runs no invocation)."""
+    if draws % per_record:
+        raise ValueError(f"draws ({draws}) must be a multiple of per_record ({per_record})")
+    objects = _objects(programs)
+    pcs = objects.program_command_signatures["PCS"]
+    n_primary = draws // per_record
+    i = np.arange(draws, dtype=np.uint64)
+    u32 = np.uint32
+    secondary = {
+        "arg0_Constant": np.stack([i.astype(u32), ((i * 7) & 0xFFFF).astype(u32)], axis=1),
+        "arg1_ShaderResourceView": 0x2_0000_0000 + i * 256,
+        "arg2_Draw.VertexCountPerInstance": np.where((i % empty_every == empty_every - 1) if empty_every else False,
+                                                     0, 1 + i % 3).astype(u32),
+        "arg2_Draw.InstanceCount": (1 + i % 2).astype(u32),
+        "arg2_Draw.StartVertexLocation": ((i * 3) % 1000003).astype(u32),
+        "arg2_Draw.StartInstanceLocation": (i % 7).astype(u32),
+    }
+    spec = DispatchListSpec(pcs, {"ProgramTableIndex": (np.arange(n_primary) % programs).astype(u32)}, secondary,
+                            np.full(n_primary, per_record, dtype=u32))
+    names = sorted(objects.programs)
+    tints = np.array([[p / programs, 1.0 - p / programs, 0.25, 1.0] for p in range(programs)], dtype=np.float32)
+    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names],
+                                               "arg3_InlineRootParameter": tints.view(np.uint32)})
+    wls = objects.work_list_signatures["WLS"]
+    wl = build_work_list([spec], base_va=BASE_VA, program_table=table, signature=wls, objects=objects)
+    state = wl.command_list_state(wls, graphics_root_signature=pcs.pGlobalRootSignature,
+                                  graphics_root_arguments={2: RootArgument("descriptor", value=FRAME_CONSTANTS_VA)})
+    return wl.to_capture(objects, wls, state=state)
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def build_compute_capture() -> Any:
+    """Three compute dispatches of the ``Cull`` program (1x1x1, 2x1x1, 3x1x2 groups), SRVs 0x1000/0x2000/0x3000."""
+    doc = json.loads((EXAMPLES / "tier2_chain.json").read_text(encoding="utf-8"))
+    doc.pop("work_list_signature_arrays")
+    objects = description.load(doc)
+    pcs = objects.program_command_signatures["PCS_Cull"]
+    u32 = np.uint32
+    spec = DispatchListSpec(pcs, {"ProgramTableIndex": np.zeros(3, u32),
+                                  "arg1_ShaderResourceView": np.array([0x1000, 0x2000, 0x3000], np.uint64),
+                                  "arg2_Dispatch.ThreadGroupCountX": np.array([1, 2, 3], u32),
+                                  "arg2_Dispatch.ThreadGroupCountY": 1,
+                                  "arg2_Dispatch.ThreadGroupCountZ": np.array([1, 1, 2], u32)})
+    wls = objects.work_list_signatures["WLS_Cull"]
+    cull = objects.programs["Cull"]
+    wl = build_work_list([spec], base_va=0x10000, signature=wls, objects=objects,
+                         program_table=ProgramTableSpec(cull, {"ProgramIdentifier": [cull.Identifier]}))
+    state = wl.command_list_state(wls, compute_root_signature=pcs.pGlobalRootSignature,
+                                  compute_root_arguments={0: RootArgument("descriptor", value=0x5000)})
+    return wl.to_capture(objects, wls, state=state)
+
+
+INDEXED_OBJECTS: dict[str, Any] = {
+    "root_signatures": {"RS": {"pParameters": [
+        {"ParameterType": "CBV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+        {"ParameterType": "32BIT_CONSTANTS", "Constants": {"ShaderRegister": 1, "Num32BitValues": 2},
+         "ShaderVisibility": "ALL"},
+    ], "Flags": ["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"]}},
+    "command_signatures": {"Indexed": {"ByteStride": 48, "pArgumentDescs": [
+        {"Type": "CONSTANT", "Constant": {"RootParameterIndex": 1, "DestOffsetIn32BitValues": 0,
+                                          "Num32BitValuesToSet": 1}},
+        {"Type": "INCREMENTING_CONSTANT", "IncrementingConstant": {"RootParameterIndex": 1,
+                                                                   "DestOffsetIn32BitValues": 1}},
+        {"Type": "INDEX_BUFFER_VIEW"},
+        {"Type": "DRAW_INDEXED"},
+    ], "pRootSignature": "RS"}},
+}
+
+
+def build_indexed_capture(commands: int = 64, count: int = 61) -> Any:
+    """``ExecuteIndirect(Indexed, MaxCommandCount = commands, args, count buffer = count)``: command ``k`` sets
+    b1[0] = 1000 + k, the incrementing constant b1[1], an R32_UINT index buffer view and draws ``3 + k % 4``
+    indices from ``5 k``, ``1 + k % 3`` instances from ``k % 5``, with BaseVertexLocation ``10 k - 100``."""
+    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
+
+    objects = description.load(INDEXED_OBJECTS)
+    cs = objects.command_signatures["Indexed"]
+    k = np.arange(commands, dtype=np.int64)
+    args = packers.pack_execute_indirect(cs, {
+        "arg0_Constant": (1000 + k).astype(np.uint32),
+        "arg2_IndexBuffer.BufferLocation": (0x900000 + k * 0x1000).astype(np.uint64),
+        "arg2_IndexBuffer.SizeInBytes": 4096,
+        "arg2_IndexBuffer.Format": abi.enum_value("DXGI_FORMAT", "R32_UINT"),
+        "arg3_DrawIndexed.IndexCountPerInstance": (3 + k % 4).astype(np.uint32),
+        "arg3_DrawIndexed.InstanceCount": (1 + k % 3).astype(np.uint32),
+        "arg3_DrawIndexed.StartIndexLocation": (5 * k).astype(np.uint32),
+        "arg3_DrawIndexed.BaseVertexLocation": (10 * k - 100).astype(np.int32),
+        "arg3_DrawIndexed.StartInstanceLocation": (k % 5).astype(np.uint32),
+    })
+    memory = GpuMemory()
+    memory.map(0x20000, args.tobytes(), name="pArgumentBuffer")
+    memory.map(0x30000, packers.pack_count_buffer(count).tobytes(), name="pCountBuffer")
+    rs = cs.pRootSignature
+    state = CommandListState(graphics_root_signature=rs, graphics_root_arguments={
+        0: RootArgument("descriptor", value=FRAME_CONSTANTS_VA)})
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
+    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
+                               CountBuffer=0x30000)
+    return Capture(CAPTURE_VERSION, device, objects, memory, state, call)

@@ -1,0 +1,303 @@
+"""``d3d12wl decode``: a readback's bytes as records (issue 13, item 1).
+
+Fixtures are the spec's culling example ("GPU culling and work list emission"): the bundled readback files
+``d3d12wl/examples/readback/*.bin`` hold the buffers of ``culling_capture.json`` byte for byte (the 16-byte hybrid
+primary records, "Primary record layout"; the 24-byte SRV + DRAW secondary records, "Record byte layouts"; the
+48-byte program-table slots, "Program table slot layout").  Every decoded value is checked against the packers'
+own reader of the same bytes, and the JSON form is packed back into the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from d3d12wl import abi, tables
+from d3d12wl.cli import main
+from d3d12wl.errors import LayoutError, PackError, ParseError
+from d3d12wl.model import description
+from d3d12wl.records import decode, layout, packers
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "d3d12wl" / "examples"
+CULLING = EXAMPLES / "culling.json"
+READBACK = EXAMPLES / "readback"
+
+
+def objects() -> Any:
+    return description.load(CULLING)
+
+
+def run(argv: list[str], capsysbinary: pytest.CaptureFixture[bytes]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsysbinary.readouterr()
+    return code, out.decode(), err.decode()
+
+
+def test_secondary_records_as_the_spec_lays_them_out(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """"Record byte layouts": the SRV at 0, DRAW at 8, stride SecondaryRecordByteStride (24); VAs in hex."""
+    code, out, _ = run(["decode", str(CULLING), "PCS.secondary", str(READBACK / "secondary_opaque.bin"),
+                        "--va", "0x40000"], capsysbinary)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == ("PCS.secondary: 24 bytes used, stride 24 (PCS.SecondaryRecordByteStride), 4 record(s) from "
+                        f"offset 0 of {READBACK / 'secondary_opaque.bin'}")
+    assert lines[1].split() == ["index", "va", "arg0_ShaderResourceView", "arg1_Draw.VertexCountPerInstance",
+                                "arg1_Draw.InstanceCount", "arg1_Draw.StartVertexLocation",
+                                "arg1_Draw.StartInstanceLocation"]
+    rows = [line.split() for line in lines[2:]]
+    assert rows == [["0", "0x40000", "0x100000", "36", "1", "0", "0"],
+                    ["1", "0x40018", "0x101000", "24", "1", "36", "0"],
+                    ["2", "0x40030", "0x103000", "60", "1", "198", "0"],
+                    ["3", "0x40048", "0x104000", "240", "1", "342", "0"]]
+
+
+def test_text_table_is_aligned_as_tables_aligns() -> None:
+    """The header is the one table renderer's (tables.Columns); numbers right-aligned under it."""
+    d = decode.view(decode.target(objects(), "PCS.primary"), (READBACK / "primary.bin").read_bytes())
+    buf = io.BytesIO()
+    decode.write(d, buf)
+    lines = buf.getvalue().decode().splitlines()
+    header, rows = lines[1], lines[2:]
+    assert header == tables.render(("index", "ProgramTableIndex", "NumSecondaryRecords", "SecondaryRecords"),
+                                   [], align=(">", ">", ">", ">"))[0]
+    assert [r.split() for r in rows] == [["0", "0", "4", "0x40000"], ["1", "1", "2", "0x41800"],
+                                         ["2", "2", "3", "0x43000"]]
+    for row in rows:  # every cell ends where its header ends
+        assert len(row) == len(header)
+
+
+def test_program_table_slots_name_their_programs(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """"Program table slot layout": a 32-byte identifier, then the tint (four DWORDs, hex as dump shows them);
+    the identifier is matched to the description's programs ('-' for an empty slot)."""
+    code, out, _ = run(["decode", str(CULLING), "PCS.program_table", str(READBACK / "program_table.bin"),
+                        "--format", "csv"], capsysbinary)
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == 64  # kProgramTableSlotCount slots of 48 bytes: 3072 bytes
+    assert [r["program"] for r in rows[:4]] == ["Opaque", "Transparent", "Shadow", "-"]
+    assert rows[0]["ProgramIdentifier"] == objects().programs["Opaque"].Identifier.hex()
+    assert [rows[1][f"arg2_InlineRootParameter[{i}]"] for i in range(4)] == [
+        "0x3f000000", "0x3f333333", "0x3f800000", "0x3f000000"]  # (0.5, 0.7, 1, 0.5)
+
+
+def test_unknown_identifier_is_shown_as_such() -> None:
+    data = bytearray((READBACK / "program_table.bin").read_bytes())
+    data[5] ^= 0xFF
+    d = decode.view(decode.target(objects(), "PCS.program_table"), bytes(data), count=2)
+    buf = io.BytesIO()
+    decode.write(d, buf, "json")
+    records = json.loads(buf.getvalue())["records"]
+    assert [r["program"] for r in records] == ["?", "Transparent"]
+
+
+@pytest.mark.parametrize("name", ["secondary_opaque.bin", "secondary_transparent.bin", "secondary_shadow.bin"])
+def test_json_packs_back_into_the_same_bytes(name: str) -> None:
+    """The JSON records are the packers' columns: packing them gives the bytes back."""
+    rec = layout.pcs_layout(objects().program_command_signatures["PCS"])
+    data = (READBACK / name).read_bytes()
+    buf = io.BytesIO()
+    decode.write(decode.view(decode.target(objects(), "PCS.secondary"), data), buf, "json")
+    doc = json.loads(buf.getvalue())
+    assert doc["partial"] is None and doc["count"] == len(data) // 24 and doc["stride"] == 24
+    columns = {k: np.array([int(r[k], 0) if isinstance(r[k], str) else r[k] for r in doc["records"]])
+               for k in doc["records"][0] if k != "index"}
+    columns["arg0_ShaderResourceView"] = columns["arg0_ShaderResourceView"].astype(np.uint64)
+    assert packers.pack_secondary_records(rec, columns).tobytes() == data
+    reader = packers.read_secondary_records(rec, data)
+    assert [r["arg1_Draw.StartVertexLocation"] for r in doc["records"]] == reader["arg1_Draw"][
+        "StartVertexLocation"].tolist()
+
+
+def test_default_stride_is_the_declared_one() -> None:
+    """Stride defaults to SecondaryRecordByteStride (32 here), not the 24-byte minimum."""
+    doc = json.loads(CULLING.read_text())
+    doc["program_command_signatures"]["PCS"]["SecondaryRecordByteStride"] = 32
+    objs = description.load(doc)
+    rec = layout.pcs_layout(objs.program_command_signatures["PCS"])
+    data = packers.pack_secondary_records(rec, {"arg0_ShaderResourceView": np.array([8, 16, 24], dtype=np.uint64),
+                                                "arg1_Draw": np.zeros(3 * 16, dtype=np.uint8).reshape(3, 16)},
+                                          stride=32)
+    d = decode.view(decode.target(objs, "PCS.secondary"), data)
+    assert (d.stride, d.count, d.partial) == (32, 3, None)
+    assert d.records["arg0_ShaderResourceView"].tolist() == [8, 16, 24]
+    # the last record needs only the 24 bytes it uses, not its trailing padding
+    d = decode.view(decode.target(objs, "PCS.secondary"), data[:2 * 32 + 24])
+    assert (d.count, d.partial) == (3, None)
+
+
+def test_trailing_partial_record_is_reported(capsysbinary: pytest.CaptureFixture[bytes], tmp_path: Path) -> None:
+    data = (READBACK / "secondary_opaque.bin").read_bytes() + bytes(10)
+    path = tmp_path / "secondary.bin"
+    path.write_bytes(data)
+    code, out, _ = run(["decode", str(CULLING), "PCS.secondary", str(path), "--va", "0x40000"], capsysbinary)
+    assert code == 1
+    assert out.splitlines()[-1] == ("finding: trailing partial record 4 at offset 96 (VA 0x40060): 10 of 24 bytes; "
+                                    "it ends in arg1_Draw.VertexCountPerInstance (offset 8, 4 bytes)")
+    code, out, err = run(["decode", str(CULLING), "PCS.secondary", str(path), "--format", "csv"], capsysbinary)
+    assert code == 1 and len(out.splitlines()) == 5 and "trailing partial record 4" in err
+    code, out, _ = run(["decode", str(CULLING), "PCS.secondary", str(path), "--format", "json"], capsysbinary)
+    partial = json.loads(out)["partial"]
+    assert code == 1 and (partial["index"], partial["offset"], partial["available"]) == (4, 96, 10)
+
+
+def test_count_the_bytes_do_not_hold_is_unusable(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    code, _, err = run(["decode", str(CULLING), "PCS.primary", str(READBACK / "primary.bin"), "--count", "4"],
+                       capsysbinary)
+    assert code == 2 and "--count" in err and "primary.bin" in err and "(3 whole records)" in err
+    d = decode.view(decode.target(objects(), "PCS.primary"), (READBACK / "primary.bin").read_bytes(), count=2,
+                    offset=16)
+    assert d.records["ProgramTableIndex"].tolist() == [1, 2] and d.partial is None
+
+
+def test_stride_is_checked_as_the_spec_checks_it() -> None:
+    """Rule 25(e) / "Stride derivation": at least the minimum and a multiple of 8; 0 is the broadcast form."""
+    t = decode.target(objects(), "PCS.secondary")
+    with pytest.raises(PackError, match="below the minimum 24"):
+        decode.view(t, bytes(48), stride=16)
+    with pytest.raises(PackError, match="multiple of 8"):
+        decode.view(t, bytes(64), stride=28)
+    d = decode.view(t, bytes(48), stride=0)
+    assert d.count == 1 and d.partial is None
+    with pytest.raises(LayoutError, match="below sizeof"):
+        decode.view(decode.target(objects(), "D3D12_DRAW_ARGUMENTS"), bytes(32), stride=8)
+
+
+def test_structs_with_enums_by_name(capsysbinary: pytest.CaptureFixture[bytes], tmp_path: Path) -> None:
+    """A declared struct: D3D12_DISPATCH_LIST_INPUT1, Flags by member name, NextDispatchList in hex."""
+    flags = abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
+    data = packers.pack_dispatch_list_inputs({
+        "NumProgramInputs": np.array([3, 0], dtype=np.uint32), "Flags": np.array([flags, 0], dtype=np.uint32),
+        "SignatureIndex": 1, "ProgramInputs.StartAddress": np.array([0x20000, 0], dtype=np.uint64),
+        "ProgramInputs.StrideInBytes": 16, "NextDispatchList": np.array([0x10028, 0], dtype=np.uint64)}, tier=2)
+    path = tmp_path / "inputs.bin"
+    path.write_bytes(data.tobytes())
+    code, out, _ = run(["decode", str(CULLING), "D3D12_DISPATCH_LIST_INPUT1", str(path), "--format", "csv"],
+                       capsysbinary)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and len(rows) == 2
+    assert rows[0]["Flags"] == "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION" and rows[1]["Flags"] == "NONE"
+    assert rows[0]["NextDispatchList"] == "0x10028" and rows[0]["ProgramInputs.StartAddress"] == "0x20000"
+    assert rows[0]["NumProgramInputs"] == "3" and rows[1]["ProgramInputs.StrideInBytes"] == "16"
+    t = decode.target(objects(), "D3D12_DRAW_INDEXED_ARGUMENTS")
+    assert (t.size, t.default_stride) == (abi.sizeof("D3D12_DRAW_INDEXED_ARGUMENTS"),) * 2
+    assert [c.name for c in t.columns][-1] == "StartInstanceLocation"
+    neg = decode.view(t, np.array([3, 1, 0, -5, 0], dtype="<i4").view(np.uint8))
+    assert neg.records["BaseVertexLocation"].tolist() == [-5]
+    buf = io.BytesIO()
+    decode.write(neg, buf, "csv")
+    assert buf.getvalue().decode().splitlines()[1] == "0,3,1,0,-5,0"
+
+
+def test_execute_indirect_command_takes_byte_stride() -> None:
+    """IndirectDrawing.md: the argument buffer at ByteStride (36 for PlainMultiDrawIndirect, 20 bytes used)."""
+    objs = description.load(EXAMPLES / "execute_indirect.json")
+    t = decode.target(objs, "PlainMultiDrawIndirect.command")
+    assert (t.size, t.default_stride, t.stride_from) == (20, 36, "PlainMultiDrawIndirect.ByteStride")
+    d = decode.view(t, bytes(36 + 20))
+    assert d.count == 2 and d.partial is None
+
+
+def test_what_names_records_programs_and_structs() -> None:
+    objs = objects()
+    assert decode.target(objs, "Opaque.program_table").record_layout == layout.program_table_layout(
+        objs.programs["Opaque"])
+    with pytest.raises(LayoutError, match=r"PCS\.primary, PCS\.secondary, PCS\.program_table"):
+        decode.target(objs, "PCS.tertiary")
+
+
+def test_chunks_stream_the_same_output() -> None:
+    """Output is formatted a chunk at a time; the chunk size does not change a byte (text widths are measured over
+    every record first)."""
+    rec = layout.pcs_layout(objects().program_command_signatures["PCS"])
+    n = 1000
+    data = packers.pack_secondary_records(rec, {
+        "arg0_ShaderResourceView": (0x100000 + 0x1000 * np.arange(n)).astype(np.uint64),
+        "arg1_Draw.VertexCountPerInstance": np.arange(n, dtype=np.uint32) ** 2,
+        "arg1_Draw.InstanceCount": 1, "arg1_Draw.StartVertexLocation": 0, "arg1_Draw.StartInstanceLocation": 0})
+    d = decode.view(decode.target(objects(), "PCS.secondary"), data, va=0xFFF0)
+    for fmt in decode.FORMATS:
+        outs = []
+        for chunk in (7, 1 << 16):
+            buf = io.BytesIO()
+            decode.write(d, buf, fmt, chunk=chunk)  # type: ignore[arg-type]
+            outs.append(buf.getvalue())
+        assert outs[0] == outs[1]
+    buf = io.BytesIO()
+    decode.write(d, buf, "json", chunk=7)
+    records = json.loads(buf.getvalue())["records"]
+    assert len(records) == n and records[999]["arg1_Draw.VertexCountPerInstance"] == 999 ** 2
+    assert records[999]["va"] == f"0x{0xFFF0 + 999 * 24:x}"
+
+
+def test_stdin(tmp_path: Path) -> None:
+    data = (READBACK / "primary.bin").read_bytes()
+    result = subprocess.run([sys.executable, "-m", "d3d12wl", "decode", str(CULLING), "PCS.primary", "-",
+                             "--format", "csv"], input=data, capture_output=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode().splitlines()[1:] == ["0,0,4,0x40000", "1,1,2,0x41800", "2,2,3,0x43000"]
+    result = subprocess.run([sys.executable, "-m", "d3d12wl", "decode", "-", "PCS.primary",
+                             str(READBACK / "primary.bin")], input=CULLING.read_bytes(), capture_output=True,
+                            cwd=ROOT, timeout=60)
+    assert result.returncode == 0 and b"3 record(s)" in result.stdout
+
+
+def test_empty_and_short_files() -> None:
+    t = decode.target(objects(), "PCS.primary")
+    d = decode.view(t, b"")
+    assert d.count == 0 and d.partial is None
+    d = decode.view(t, bytes(5))
+    assert d.count == 0 and d.partial is not None and d.partial.available == 5
+    with pytest.raises(ParseError, match="past the end"):
+        decode.view(t, bytes(5), offset=6)
+
+
+def test_readback_example_files_are_current() -> None:
+    """The bundled readback .bin files are the bundled culling capture's regions, byte for byte."""
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "make_readback_example.py"), "--check"],
+                            capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("distinct", [3, 20000])
+def test_floats_by_value_and_json_without_nan(distinct: int) -> None:
+    """Float members (a static sampler's MipLODBias, MinLOD, MaxLOD) print as numpy's shortest repr; JSON writes a
+    NaN or an infinity as null (JSON has neither), whether a few or many distinct values are shown."""
+    name = "D3D12_STATIC_SAMPLER_DESC"
+    n = distinct
+    data = np.zeros(n * abi.sizeof(name), dtype=np.uint8)
+    arr = np.ndarray((n,), dtype=decode.target(objects(), name).dtype, buffer=data)
+    arr["MaxLOD"] = np.arange(n, dtype=np.float32) / 4
+    arr["MaxLOD"][0] = np.inf
+    arr["MinLOD"][1] = np.nan
+    d = decode.view(decode.target(objects(), name), data)
+    buf = io.BytesIO()
+    decode.write(d, buf, "json")
+    records = json.loads(buf.getvalue())["records"]
+    assert records[0]["MaxLOD"] is None and records[1]["MinLOD"] is None and records[2]["MaxLOD"] == 0.5
+    buf = io.BytesIO()
+    decode.write(d, buf, "csv")
+    rows = list(csv.DictReader(io.StringIO(buf.getvalue().decode())))
+    assert rows[0]["MaxLOD"] == "inf" and rows[1]["MinLOD"] == "nan" and rows[2]["MaxLOD"] == "0.5"
+
+
+def test_records_are_the_packers_readers_view() -> None:
+    """Where the bytes hold every stride, decode's array is packers.read_records' (same dtype, no copy); a last
+    record without its trailing padding still decodes (a strided view)."""
+    data = (READBACK / "secondary_opaque.bin").read_bytes()
+    rec = layout.pcs_layout(objects().program_command_signatures["PCS"])
+    d = decode.view(decode.target(objects(), "PCS.secondary"), data)
+    assert d.records.dtype == packers.read_secondary_records(rec, data).dtype
+    assert np.shares_memory(d.records, d.buffer)
+    s = decode.view(decode.target(objects(), "D3D12_DISPATCH_LIST_INPUT"),
+                    (READBACK / "dispatch_input.bin").read_bytes())
+    assert s.records.dtype == packers.read_dispatch_list_inputs((READBACK / "dispatch_input.bin").read_bytes()).dtype
+    assert int(s.records["NumProgramInputs"][0]) == 3

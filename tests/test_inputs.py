@@ -1,0 +1,110 @@
+"""``decode`` and ``capture`` read their files through the one bounded reader, d3d12wl.inputs (issue 13, item 4;
+tests/test_hostile_inputs.py covers the reader and the other commands): ``-`` is stdin, a readback file is
+memory-mapped, and what is not a regular file (a directory, a FIFO, ``/dev/zero``) or not what the command expects
+(binary data where JSON is expected) exits 2 naming the file, never with a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from d3d12wl import inputs
+from d3d12wl.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "d3d12wl" / "examples"
+CULLING = EXAMPLES / "culling.json"
+BINARY = EXAMPLES / "readback" / "primary.bin"
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+def not_files(tmp_path: Path, fifo: Path) -> dict[str, tuple[str, str]]:
+    return {"directory": (str(tmp_path), "is a directory"), "device": ("/dev/zero", "is a device"),
+            "fifo": (str(fifo), "is a FIFO")}
+
+
+@pytest.mark.parametrize("kind", ["directory", "device", "fifo"])
+def test_decode_refuses_what_is_not_a_file(kind: str, tmp_path: Path, fifo: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path, expected = not_files(tmp_path, fifo)[kind]
+    for argv in (["decode", str(CULLING), "PCS.primary", path], ["decode", path, "PCS.primary", str(BINARY)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert f"{path}: {expected}" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("kind", ["directory", "device", "fifo"])
+def test_capture_refuses_what_is_not_a_file(kind: str, tmp_path: Path, fifo: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    path, expected = not_files(tmp_path, fifo)[kind]
+    out = str(tmp_path / "c.json")
+    for argv, message in [
+        (["capture", path, "-o", out, "--dispatch-list", "0x0"], f"{path}: {expected}"),
+        (["capture", str(CULLING), f"r={path}@0x1000", "-o", out, "--dispatch-list", "0x1000"], "not a regular file"),
+        (["capture", str(CULLING), "-o", out, "--dispatch-list", "0x0", "--state", path], f"{path}: {expected}"),
+    ]:
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+    assert not Path(out).exists()
+
+
+def test_binary_where_json_is_expected(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for argv in (["decode", str(BINARY), "PCS.primary", str(BINARY)],
+                 ["capture", str(BINARY), "-o", str(tmp_path / "c.json"), "--dispatch-list", "0x0"],
+                 ["capture", str(CULLING), "-o", str(tmp_path / "c.json"), "--dispatch-list", "0x0", "--state",
+                  str(BINARY)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert str(BINARY) in err and "Traceback" not in err
+
+
+def test_readback_files_are_mapped(tmp_path: Path) -> None:
+    path = tmp_path / "data.bin"
+    path.write_bytes(bytes(range(256)) * 16)
+    data = inputs.map_bytes(path)
+    assert isinstance(data, memoryview) and bytes(data[:3]) == b"\x00\x01\x02" and len(data) == 4096
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    assert inputs.map_bytes(empty) == b""
+
+
+def test_stdin_bound_for_readbacks(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Stdin:
+        class buffer:  # noqa: N801 - mimics sys.stdin.buffer
+            @staticmethod
+            def read(n: int) -> bytes:
+                return bytes(min(n, 5000))
+
+    monkeypatch.setattr(sys, "stdin", Stdin)
+    with pytest.raises(inputs.InputError, match="more than 4,096 bytes"):
+        inputs.map_bytes(inputs.STDIN, limit=4096, what="readback")
+
+
+def test_description_and_readback_from_stdin() -> None:
+    result = subprocess.run([sys.executable, "-m", "d3d12wl", "decode", "-", "PCS.primary", str(BINARY)],
+                            input=CULLING.read_bytes(), capture_output=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0 and b"3 record(s)" in result.stdout, result.stderr
+    result = subprocess.run([sys.executable, "-m", "d3d12wl", "decode", "-", "PCS.primary", "-"],
+                            input=CULLING.read_bytes(), capture_output=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 2 and b"stdin can feed DESC.json or FILE, not both" in result.stderr
+
+
+def test_capture_state_from_stdin(tmp_path: Path) -> None:
+    out = tmp_path / "c.json"
+    result = subprocess.run([sys.executable, "-m", "d3d12wl", "capture", str(CULLING), "-o", str(out),
+                             "--dispatch-list", "0x10000", "--state", "-"],
+                            input=b'{"graphics_root_arguments": {"0": {"Descriptor": "0x50000"}}}',
+                            capture_output=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert '"Descriptor": "0x50000"' in out.read_text()

@@ -1,0 +1,294 @@
+"""The C boundary (issue 19 item 4) and ``d3d12wl messages check``: a driver shared library, built here by gcc
+against the compiled headers, is loaded through cffi, handed real C callback tables and driven through the
+conformance workload.  The C reference driver passes every check ("WARP implements the feature and acts as the
+reference implementation ... so the conformance suite runs end to end against it rather than skipping"); the same
+driver with the issue's attribution bug planted fails exactly ``attribution_across_reset``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from d3d12wl.messages import values
+
+_missing = values.missing_declarations(handle_types=True)
+if _missing:
+    pytest.skip(f"the compiled headers lack {', '.join(_missing)} (see issue 6)", allow_module_level=True)
+if shutil.which("gcc") is None:
+    pytest.skip("gcc not installed", allow_module_level=True)
+
+from d3d12wl import abi  # noqa: E402
+from d3d12wl.cli import main  # noqa: E402
+from d3d12wl.messages import Device, MessagesError, Runtime  # noqa: E402
+from d3d12wl.messages import c_driver as cd  # noqa: E402
+from d3d12wl.messages.conformance import NOT_DECIDABLE, run_conformance  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data"
+REAL_LAYOUT = ["--callback-offset", "pfnReportMessageCb=64", "--callback-offset", "pfnQueryObjectIdentityCb=0x48",
+               "--callback-table-size", "88"]
+
+
+@pytest.fixture(scope="module")
+def libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("drivers")
+    sources = {"reference": cd.REFERENCE_DRIVER_C, "bug": DATA / "attribution_bug_driver.c",
+               "real": DATA / "real_layout_driver.c", "missing": DATA / "missing_export_driver.c",
+               "crash": DATA / "crash_on_reset_driver.c"}
+    return {name: cd.build_driver(src, out / f"{name}.so") for name, src in sources.items()}
+
+
+def _device(lib: Path) -> tuple[cd.CDriverDevice, Device]:
+    rt = Runtime(cd.CDriver(lib))
+    rt.debug.enable_debug_layer()
+    rt.debug.set_enable_driver_reported_messages(True)
+    device = rt.create_device()
+    assert isinstance(device.driver_device, cd.CDriverDevice)
+    return device.driver_device, device
+
+
+# ---- the boundary -------------------------------------------------------------------------------------------------
+
+
+def test_entry_points_come_from_the_harness_header() -> None:
+    points = cd.entry_points()
+    assert len(points) == 12 and all(name.startswith("D3D12WLDriver_") for name in points)
+    for fn_type in points.values():  # each parses as a function pointer of the compiled headers' types
+        assert abi.ffi.typeof(fn_type).kind == "function"
+
+
+def test_c_reference_driver_passes_every_check__hlk(libs: dict[str, Path]) -> None:
+    report = run_conformance(lambda: cd.CDriver(libs["reference"]))
+    assert [r.name for r in report.results if r.outcome != "pass"] == [], [(r.name, r.detail) for r in report.results]
+    # the probe-dependent checks decided, they did not fall back to "not decidable"
+    assert report["attribution_across_reset"].detail != NOT_DECIDABLE
+    assert "attributed to their own call" in report["attribution_across_reset"].detail
+
+
+def test_planted_attribution_bug_fails_exactly_that_check__hlk(libs: dict[str, Path]) -> None:
+    """"The driver must cache the most recent CommandListStateIndex ... that the driver attributes to that command list
+    operation": reading the list's recording when the GPU runs it, not when it was submitted, misattributes the
+    resubmission that runs after a Reset."""
+    report = run_conformance(lambda: cd.CDriver(libs["bug"]))
+    assert report.failed() == ["attribution_across_reset"]
+    assert "had not run" in report["attribution_across_reset"].detail
+
+
+def test_initialization_message_crosses_the_c_boundary__reporting(libs: dict[str, Path]) -> None:
+    """The driver reports through the ``pfnReportMessageCb`` of the C table; the runtime copies the C struct."""
+    _, device = _device(libs["reference"])
+    messages = device.messages()
+    assert [m.pDescription for m in messages] == ["D3D12 Driver Reported Messages Enabled"]
+    assert messages[0].provenance is not None and messages[0].provenance.vendor_message_id == 1
+
+
+def test_callback_table_laid_out_by_the_compiled_headers(libs: dict[str, Path]) -> None:
+    """The table handed to the driver is the compiled ``D3D12DDI_CORELAYER_DEVICECALLBACKS_0126``: each callback's
+    address at ``abi.offsetof``; past the two members the spec places, the offsets are marked provisional."""
+    driver_device, _ = _device(libs["reference"])
+    ffi = abi.ffi
+    raw = ffi.cast("unsigned char *", driver_device.table)
+    for name in ("pfnSetErrorCb", "pfnSetCommandListErrorCb", "pfnReportMessageCb", "pfnQueryObjectIdentityCb"):
+        slot = ffi.cast("void **", raw + abi.offsetof(cd.CALLBACKS_STRUCT, name))[0]
+        assert slot == ffi.cast("void *", getattr(driver_device.table, name)) and slot != ffi.NULL
+    layout = {(m.table, m.member): m.provisional for m in cd.callback_table_layout()}
+    assert layout[(cd.CALLBACKS_STRUCT, "pfnSetErrorCb")] is False
+    assert layout[(cd.CALLBACKS_STRUCT, "pfnReportMessageCb")] is True
+    assert layout[(cd.FUNCS_STRUCT, "pfnSetCommandListStateIndex")] is False
+    assert cd.CallbackLayout.compiled().size == abi.sizeof(cd.CALLBACKS_STRUCT)
+
+
+def test_identity_query_through_the_c_callback__object_identity(libs: dict[str, Path]) -> None:
+    """``pfnQueryObjectIdentityCb`` as C code calls it (a ``D3D12DDI_HANDLE_AND_TYPE`` by value): the two-call
+    pattern through the table's function pointer."""
+    driver_device, device = _device(libs["reference"])
+    resource = device.create_resource("MyVertexBuffer")
+    ffi = abi.ffi
+    hrt = ffi.new("D3D12DDI_HRTDEVICE *")
+    hrt.handle = driver_device._rt_token
+    size = ffi.new("uint64_t *")
+    query = driver_device.table.pfnQueryObjectIdentityCb
+    assert query(hrt[0], resource.handle_and_type(), size, ffi.NULL) == values.hresult("S_OK")
+    buffer = ffi.new("char[]", int(size[0]))
+    assert query(hrt[0], resource.handle_and_type(), size, buffer) == values.hresult("S_OK")
+    assert ffi.string(buffer).decode().endswith(":'MyVertexBuffer'")
+    stranger = ffi.new("D3D12DDI_HRTDEVICE *")  # a handle the runtime never gave out
+    assert query(stranger[0], resource.handle_and_type(), size, ffi.NULL) == values.hresult("E_INVALIDARG")
+
+
+def test_real_table_offsets_are_mapped(libs: dict[str, Path]) -> None:
+    """A driver reading its real table (the elided members present) passes once the harness is told the offsets."""
+    layout = cd.CallbackLayout.compiled().with_offsets({"pfnReportMessageCb": 64, "pfnQueryObjectIdentityCb": 72}, 88)
+    report = run_conformance(lambda: cd.CDriver(libs["real"], layout))
+    assert report.passed and all(r.outcome == "pass" for r in report.results)
+
+
+@pytest.mark.parametrize(("offsets", "size", "why"), [
+    ({"pfnNotACallback": 8}, None, "not a member"),
+    ({"pfnReportMessageCb": 12}, None, "aligned"),
+    ({"pfnReportMessageCb": 32}, None, "inside"),
+    ({"pfnReportMessageCb": 0}, None, "both at offset 0"),
+])
+def test_bad_callback_layout_is_refused(offsets: dict[str, int], size: int | None, why: str) -> None:
+    with pytest.raises(MessagesError, match=why):
+        cd.CallbackLayout.compiled().with_offsets(offsets, size)
+
+
+def test_library_missing_entry_points_is_unusable(libs: dict[str, Path]) -> None:
+    with pytest.raises(MessagesError, match="does not export D3D12WLDriver_CreateDevice"):
+        cd.CDriverLibrary(libs["missing"])
+
+
+def test_build_failure_names_the_compiler_output(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.c"
+    bad.write_text("this is not C\n")
+    with pytest.raises(MessagesError, match="error"):
+        cd.build_driver(bad, tmp_path / "bad.so")
+
+
+# ---- d3d12wl messages check -------------------------------------------------------------------------------------
+
+
+def test_cli_reference_driver_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("conformance: d3d12wl reference driver")
+    rows = [line for line in out if line.startswith(("pass ", "fail ", "skip "))]
+    assert len(rows) == 14 and all(line.startswith("pass ") for line in rows)
+    assert any("attribution_across_reset" in line and "must cache the most recent CommandListStateIndex" in line
+               for line in rows)
+    assert out[-1] == "verdict: PASS: 14 passed, 0 failed, 0 skipped"
+
+
+def test_cli_c_reference_driver_passes(libs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check", "--driver", str(libs["reference"])]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "verdict: PASS: 14 passed, 0 failed, 0 skipped"
+
+
+def test_cli_planted_bug_fails_naming_the_check(libs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check", "--driver", str(libs["bug"])]) == 1
+    out = capsys.readouterr().out.splitlines()
+    failed = [line.split()[1] for line in out if line.startswith("fail ")]
+    assert failed == ["attribution_across_reset"]
+    assert out[-1] == "verdict: FAIL: 13 passed, 1 failed, 0 skipped"
+    assert any(line.startswith("  attribution_across_reset ") for line in out)  # what it saw, under failures:
+
+
+def test_cli_json(libs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check", "--driver", str(libs["bug"]), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["passed"] is False and data["driver"] == str(libs["bug"])
+    by_name = {r["name"]: r for r in data["results"]}
+    assert by_name["attribution_across_reset"]["outcome"] == "fail"
+    assert all(set(r) >= {"name", "section", "outcome", "detail", "sentence"} for r in data["results"])
+
+
+def test_cli_junit(libs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "conformance.xml"
+    assert main(["messages", "check", "--driver", str(libs["bug"]), "--junit", str(report)]) == 1
+    assert "verdict: FAIL" in capsys.readouterr().out
+    suite = ET.parse(report).getroot()
+    assert (suite.tag, suite.get("tests"), suite.get("failures")) == ("testsuite", "14", "1")
+    failed = [case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None]
+    assert failed == ["attribution_across_reset"]
+
+
+def test_cli_real_layout_needs_the_offsets(libs: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check", "--driver", str(libs["real"]), *REAL_LAYOUT]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("verdict: PASS")
+
+
+@pytest.mark.parametrize("argv", [
+    ["--driver", "/nonexistent/driver.so"],
+    ["--driver", "MISSING"],
+    ["--callback-offset", "pfnReportMessageCb=64"],  # offsets without --driver
+    ["--driver", "REFERENCE", "--callback-offset", "pfnReportMessageCb"],
+    ["--driver", "REFERENCE", "--callback-table-size", "lots"],
+])
+def test_cli_unusable_input_exits_2_without_traceback(argv: list[str], libs: dict[str, Path],
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [{"MISSING": str(libs["missing"]), "REFERENCE": str(libs["reference"])}.get(a, a) for a in argv]
+    assert main(["messages", "check", *argv]) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err
+
+
+def test_cli_internal_error_exits_3(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from d3d12wl.cli import messages_cmd
+
+    def broken(factory: object, **options: object) -> object:
+        raise RuntimeError("suite bug")
+
+    monkeypatch.setattr(messages_cmd, "run_conformance", broken)
+    assert main(["messages", "check"]) == 3
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: suite bug" in err and "Traceback" not in err
+    assert main(["messages", "check", "--debug"]) == 3
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_docs_messages_python_examples_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/messages.md's ``python`` blocks run, in order, in one namespace (the C one builds and checks the C
+    reference driver)."""
+    import re
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "messages.md"
+    blocks = re.findall(r"^```python\n(.*?)^```", docs.read_text(encoding="utf-8"), re.S | re.M)
+    assert len(blocks) >= 2 and any("c_driver.build_driver" in b for b in blocks)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    for body in blocks:
+        exec(compile(body, str(docs), "exec"), namespace)  # noqa: S102 - the docs' own examples
+
+
+def test_cli_error_inside_the_runtime_callbacks_is_internal(libs: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A failure of the runtime model's own C callback is d3d12wl's error (exit 3), not a verdict on the driver."""
+
+    def broken(self: cd.CDriverDevice, hrt: object, p_message: object) -> int:
+        raise RuntimeError("callback bug")
+
+    monkeypatch.setattr(cd.CDriverDevice, "_report_message_cb", broken)
+    assert main(["messages", "check", "--driver", str(libs["reference"])]) == 3
+    err = capsys.readouterr().err
+    assert "internal error" in err and "RuntimeError: callback bug" in err and "Traceback" not in err
+
+
+def test_cli_a_crashing_driver_fails_the_checks_it_crashed(libs: dict[str, Path],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Each check of a driver library runs in its own process: a driver that crashes (here: SIGSEGV in
+    ResetCommandList) fails the checks whose workload reached the crash, and the others still run and pass."""
+    assert main(["messages", "check", "--driver", str(libs["crash"])]) == 1
+    out = capsys.readouterr().out.splitlines()
+    passed = {line.split()[1] for line in out if line.startswith("pass ")}
+    failed = {line.split()[1] for line in out if line.startswith("fail ")}
+    assert {"initialization_message", "registry_force_on"} <= passed
+    assert {"attribution_across_reset", "reports_valid"} <= failed
+    crashed = [line for line in out if line.startswith("  ") and "crashed the check process (SIGSEGV)" in line]
+    assert len(crashed) == len(failed)
+
+
+def test_isolated_check_that_hangs_is_killed() -> None:
+    """A check whose driver never returns fails after the timeout; the child is killed."""
+    import time
+
+    from d3d12wl.messages import conformance
+    from d3d12wl.messages.reference_driver import ReferenceDriver, ReferenceDriverDevice
+
+    class Hangs(ReferenceDriverDevice):
+        def reset_command_list(self, hcl: object) -> None:
+            time.sleep(60)
+
+    class Driver(ReferenceDriver):
+        device_class = Hangs
+
+    check = next(c for c in conformance.CHECKS if c.name == "reports_valid")
+    started = time.monotonic()
+    result, errors = conformance._run_forked(check, Driver, 0.5, None)
+    assert result.outcome == "fail" and "did not finish within 0.5 s" in result.detail and errors == ()
+    assert time.monotonic() - started < 10
+    healthy = next(c for c in conformance.CHECKS if c.name == "initialization_message")
+    assert conformance._run_forked(healthy, Driver, 30, None)[0].outcome == "pass"

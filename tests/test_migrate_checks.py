@@ -1,0 +1,83 @@
+"""The helpers an engine's CI calls: ``assert_draws`` against an expected-draws file, ``assert_same_executions``
+between two runs (spec "Execution Order and State Scoping": in order where guaranteed, else as multisets)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from d3d12wl.capture.file import load_capture, save_capture
+from d3d12wl.migrate import MigrationError, assert_draws, assert_same_executions, load_expected_draws
+from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "d3d12wl" / "examples"
+CULLING = EXAMPLES / "culling_capture.json"
+EXPECTED = EXAMPLES / "culling_expected_draws.csv"
+
+
+def _rows() -> list[dict[str, str]]:
+    return list(csv.DictReader(EXPECTED.read_text(encoding="utf-8").splitlines()))
+
+
+def test_expected_draws_csv_and_json(tmp_path: Path) -> None:
+    assert_draws(CULLING, EXPECTED)
+    doc = tmp_path / "expected.json"
+    doc.write_text(json.dumps({"draws": [{k: (int(v) if v.isdigit() else v) for k, v in r.items()}
+                                         for r in _rows()]}), encoding="utf-8")
+    assert_draws(CULLING, doc)
+    assert_draws(EXAMPLES / "culling_ei" / "calls.json", EXPECTED)  # the lowered calls draw the same
+
+
+def test_a_wrong_or_missing_draw_fails_naming_it() -> None:
+    rows = _rows()
+    rows[4]["VertexCountPerInstance"] = "7"
+    with pytest.raises(AssertionError, match=r"draw 4: expected"):
+        assert_draws(CULLING, rows)
+    with pytest.raises(AssertionError, match="9 executions, 8 expected"):
+        assert_draws(CULLING, _rows()[:8])
+
+
+def test_fields_left_out_are_not_compared() -> None:
+    rows = [{"program": r["program"], "type": "DRAW", "VertexCountPerInstance": r["VertexCountPerInstance"],
+             "StartVertexLocation": ""} for r in _rows()]
+    assert_draws(CULLING, rows)
+    assert [d.fields for d in load_expected_draws(rows)][0] == (("VertexCountPerInstance", 36),)
+
+
+def test_order_is_compared_where_the_spec_guarantees_it() -> None:
+    """Graphics-class records without _ALLOW_OUT_OF_ORDER_GRAPHICS run in array order: reversed rows fail in order,
+    and pass as a multiset."""
+    reversed_rows = _rows()[::-1]
+    with pytest.raises(AssertionError):
+        assert_draws(CULLING, reversed_rows)
+    assert_draws(CULLING, reversed_rows, order="multiset")
+
+
+def test_bad_expected_draws_are_input_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"draws": [{"program": "Opaque"}]}', encoding="utf-8")
+    with pytest.raises(MigrationError, match="'type'"):
+        assert_draws(CULLING, bad)
+    with pytest.raises(MigrationError, match="not an integer"):
+        load_expected_draws([{"type": "DRAW", "InstanceCount": "one"}])
+
+
+def test_assert_same_executions_lists_the_differences() -> None:
+    assert_same_executions(CULLING, EXAMPLES / "culling_ei" / "calls.json")
+    with pytest.raises(AssertionError, match="executions, compared in order"):
+        assert_same_executions(CULLING, EXAMPLES / "execute_indirect_capture.json")
+
+
+def test_the_bundled_lowered_culling_example_is_current(tmp_path: Path) -> None:
+    """``d3d12wl/examples/culling_ei/`` is ``d3d12wl migrate wl-to-ei`` of the culling example, byte for byte."""
+    lowered = wl_to_ei(load_capture(CULLING))
+    committed = EXAMPLES / "culling_ei"
+    names = json.loads((committed / "calls.json").read_text(encoding="utf-8"))["calls"]
+    assert [(c["program"]) for c in names] == [c.program for c in lowered.calls]
+    for entry, call in zip(names, lowered.calls):
+        out = save_capture(call.capture, tmp_path / entry["capture"])
+        assert out.read_text(encoding="utf-8") == (committed / entry["capture"]).read_text(encoding="utf-8")

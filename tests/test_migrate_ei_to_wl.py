@@ -1,0 +1,272 @@
+"""``migrate ei-to-wl``: per-PSO ExecuteIndirect buckets become one work list (spec "Motivation"), and the executor
+proves the draws and their resolved bindings unchanged (spec "Execution Order and State Scoping")."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from d3d12wl.capture.file import load_capture
+from d3d12wl.capture.memory import GpuMemory
+from d3d12wl.executor import execute
+from d3d12wl.migrate.ei_to_wl import ei_to_wl
+from d3d12wl.migrate.equivalence import compare_runs
+from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError
+from d3d12wl.migrate.scene import bucket_scene
+from d3d12wl.model.state import ExecuteIndirectCall
+from d3d12wl.records.layout import pcs_layout
+from d3d12wl.rules import check_objects
+
+ROOT = Path(__file__).resolve().parents[1]
+EI_EXAMPLE = ROOT / "d3d12wl" / "examples" / "execute_indirect_capture.json"
+
+
+def test_bundled_execute_indirect_example_migrates_to_the_same_draws() -> None:
+    """Per-binding source: root constants and a VB slot that vary per command go in records; what the command list
+    set stays command-list state."""
+    original = [CallSequenceEntry(load_capture(EI_EXAMPLE), "Draw")]
+    result = ei_to_wl(original)
+    assert not execute(result.capture).to_dict()["findings"]
+    assert result.placement["b1 space0"] == "record" and result.placement["VB3"] == "record"
+    assert result.placement["b0 space0"] == "command-list" and result.placement["VB0"] == "command-list"
+    comparison = compare_runs(original, result.capture)
+    assert comparison.same and comparison.ordered and comparison.count_a == 3
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+    back = wl_to_ei(result.capture)  # and back: one call again, the same three draws
+    assert [(c.program, c.count) for c in back.calls] == [("Draw", 3)]
+    assert compare_runs(original, back.entries).same
+
+
+def test_buckets_of_two_command_signatures_become_one_signature_with_two_pcses() -> None:
+    """Uniformity constraints 1-3 hold for the PCSes made (one GRS, the same updated root parameters); per-call
+    constants go in the program table (spec "Program table slot layout"); empty calls vanish (spec "Motivation")."""
+    scene = bucket_scene(300, 8, mixed=True, seed=3)
+    result = ei_to_wl(scene)
+    objects = result.capture.objects
+    assert check_objects(objects, result.capture.device) == []
+    assert sorted(objects.program_command_signatures) == ["PCS_DrawIndexedSRV", "PCS_DrawSRV"]
+    assert [p.name for p in objects.work_list_signatures["WLS"].pProgramCommandSignatures] == [
+        "PCS_DrawIndexedSRV", "PCS_DrawSRV"]
+    assert result.placement == {"b0 space0": "command-list", "IB": "command-list", "b1 space0": "program-table",
+                                "t0 space0": "record"}
+    # the material constant left the global root signature for each program's local root signature
+    grs = next(iter(objects.root_signatures.values()))
+    assert [p.parameter_type_name for p in grs.pParameters] == ["CBV", "SRV"]
+    report = result.report()
+    assert report["before"]["calls"] == 8 and report["before"]["empty_calls"] == 2
+    assert report["after"]["calls"] == 1 and report["after"]["draws"] == 300
+    assert report["after"]["bytes"] == sum(report["after"]["parts"].values()) == result.capture.memory.regions[0].size
+    comparison = compare_runs(scene, result.capture)
+    assert comparison.same and comparison.ordered, comparison
+    trace = execute(result.capture).to_dict()
+    assert {e["program"] for e in trace["executions"]} == {e.program for e in scene if
+                                                           e.capture.memory.read_u32(0x100000) > 0}
+
+
+def test_records_option_keeps_the_global_root_signature() -> None:
+    scene = bucket_scene(120, 4, seed=5)
+    result = ei_to_wl(scene, bucket_constants="records")
+    assert result.placement["b1 space0"] == "record"
+    grs = next(iter(result.capture.objects.root_signatures.values()))
+    assert grs == scene[0].capture.state.graphics_root_signature
+    assert compare_runs(scene, result.capture).same
+
+
+def test_layout_choice_is_the_smaller_and_both_are_reported() -> None:
+    """Primary record layout / Stride derivation: DRAW_INDEXED alone is 20 bytes, so a fully-inline record is 24
+    (4-byte header) while hybrid needs a 16-byte primary record per call plus a 24-byte secondary per draw."""
+    capture = load_capture(EI_EXAMPLE)
+    assert isinstance(capture.call, ExecuteIndirectCall)
+    plain = capture.objects.command_signatures["PlainMultiDrawIndirect"]
+    from d3d12wl.records.packers import pack_execute_indirect
+
+    n = 5
+    args = pack_execute_indirect(plain, {"arg0_DrawIndexed.IndexCountPerInstance": np.arange(n) + 3,
+                                         "arg0_DrawIndexed.InstanceCount": 1, "arg0_DrawIndexed.StartIndexLocation": 0,
+                                         "arg0_DrawIndexed.BaseVertexLocation": 0,
+                                         "arg0_DrawIndexed.StartInstanceLocation": 0})
+    memory = GpuMemory()
+    memory.map(capture.call.ArgumentBuffer, args, name="pArgumentBuffer")
+    capture.memory = memory
+    capture.call = ExecuteIndirectCall(plain, 3, capture.call.ArgumentBuffer, None)
+    entries = [CallSequenceEntry(capture, "A")]
+    auto = ei_to_wl(entries)
+    (choice,) = auto.layouts
+    assert choice.chosen == "inline" and choice.inline_bytes == 3 * 24 < choice.hybrid_bytes == 16 + 3 * 24
+    forced = ei_to_wl(entries, layout="hybrid")
+    assert forced.layouts[0].chosen == "hybrid"
+    assert auto.bytes_after == auto.bytes_inline < forced.bytes_after == forced.bytes_hybrid
+    for result in (auto, forced):
+        assert compare_runs(entries, result.capture).same
+    pcs = next(iter(auto.capture.objects.program_command_signatures.values()))
+    assert pcs_layout(pcs).secondary is None
+
+
+def test_a_changed_byte_is_caught() -> None:
+    scene = bucket_scene(40, 2, seed=2)
+    result = ei_to_wl(scene)
+    region = result.capture.memory.regions[0]
+    data = bytearray(result.capture.memory.read(region.base, region.size))
+    data[-8:-4] = b"\x07\0\0\0"  # StartInstanceLocation of the last draw (bytes 24..27 of its 32-byte record)
+    memory = GpuMemory()
+    memory.map(region.base, bytes(data), name=region.name)
+    result.capture.memory = memory
+    comparison = compare_runs(scene, result.capture)
+    assert not comparison.same and "StartInstanceLocation=7" in comparison.differences[0]
+
+
+def _compute_call() -> CallSequenceEntry:
+    from d3d12wl import abi
+    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
+    from d3d12wl.model import description
+    from d3d12wl.model.state import CommandListState, DeviceCaps
+    from d3d12wl.records.packers import pack_execute_indirect
+
+    objects = description.load({"command_signatures": {"Dispatch": {"ByteStride": 12,
+                                                                    "pArgumentDescs": [{"Type": "DISPATCH"}]}}})
+    cs = objects.command_signatures["Dispatch"]
+    memory = GpuMemory()
+    memory.map(0x20000, pack_execute_indirect(cs, {"arg0_Dispatch.ThreadGroupCountX": [1, 2],
+                                                   "arg0_Dispatch.ThreadGroupCountY": 1,
+                                                   "arg0_Dispatch.ThreadGroupCountZ": 1}), name="args")
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"))
+    return CallSequenceEntry(Capture(CAPTURE_VERSION, device, objects, memory, CommandListState(),
+                                     ExecuteIndirectCall(cs, 2, 0x20000, None)), "Cull")
+
+
+def test_calls_of_two_classes_become_a_tier2_chain() -> None:
+    """Work Lists Overview, cross-class chaining: a work list signature holds one executable class (Uniformity
+    constraints 4), so graphics and compute calls become a DispatchList1 chain, a signature per class in one array;
+    their global root signatures must agree (Uniformity constraints 1)."""
+    with pytest.raises(MigrationError, match="one global root signature"):
+        ei_to_wl([*bucket_scene(10, 1), _compute_call()])  # RS vs no root signature at all
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+    chain = load_capture(ROOT / "d3d12wl" / "examples" / "tier2_chain_capture.json")
+    calls = wl_to_ei(chain).entries  # one compute call, two graphics calls
+    result = ei_to_wl(calls)
+    assert result.capture.call_name == "DispatchList1"
+    assert check_objects(result.capture.objects, result.capture.device) == []
+    assert sorted(result.capture.objects.work_list_signatures) == ["WLS_COMPUTE", "WLS_GRAPHICS"]
+    assert not execute(result.capture).to_dict()["findings"]
+    comparison = compare_runs(chain, result.capture)
+    assert comparison.same and comparison.classes == {"COMPUTE": False, "GRAPHICS": True}
+    assert compare_runs(calls, result.capture).same
+    with pytest.raises(MigrationError, match="not an ExecuteIndirect capture"):
+        ei_to_wl([CallSequenceEntry(load_capture(ROOT / "d3d12wl" / "examples" / "culling_capture.json"), "X")])
+
+
+def test_compute_buckets_compare_as_multisets() -> None:
+    """Execution Order and State Scoping: compute records are never ordered, so the runs compare as multisets."""
+    calls = [_compute_call()]
+    result = ei_to_wl(calls)
+    comparison = compare_runs(calls, result.capture)
+    assert comparison.same and not comparison.ordered and comparison.count_b == 2
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "d3d12wl", *argv], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_cli_scene_and_ei_to_wl_verify(tmp_path: Path) -> None:
+    r = _cli("migrate", "scene", "-o", str(tmp_path / "scene"), "--draws", "200", "--psos", "6")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "new" / "folder" / "wl.json"  # the folder is made
+    r = _cli("migrate", "ei-to-wl", str(tmp_path / "scene" / "calls.json"), "-o", str(out), "--verify", "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["verify"]["same"] and report["before"]["calls"] == 6 and report["after"]["calls"] == 1
+    assert load_capture(out).call_name == "DispatchList"
+    r = _cli("migrate", "ei-to-wl", f"Draw={EI_EXAMPLE}", "-o", str(tmp_path / "one.json"))
+    assert r.returncode == 0 and "empty calls" in r.stdout
+
+
+def test_cli_unusable_input_exits_2_naming_it(tmp_path: Path) -> None:
+    r = _cli("migrate", "ei-to-wl", str(tmp_path / "missing.json"), "-o", str(tmp_path / "x.json"))
+    assert r.returncode == 2 and "missing.json" in r.stderr
+    r = _cli("migrate", "ei-to-wl", str(ROOT / "d3d12wl" / "examples" / "culling_capture.json"), "-o",
+             str(tmp_path / "x.json"))
+    assert r.returncode == 2 and "not an ExecuteIndirect capture" in r.stderr
+
+
+def test_the_100k_draw_scene_figures() -> None:
+    """The README's measurement: 100,000 draws over 64 PSOs (16 without draws), before and after."""
+    result = ei_to_wl(bucket_scene(100_000, 64))
+    report = result.report()
+    assert {k: report["before"][k] for k in ("calls", "empty_calls", "draws", "bytes")} == {
+        "calls": 64, "empty_calls": 16, "draws": 100_000, "bytes": 100_000 * 28 + 64 * 4}
+    assert {k: report["after"][k] for k in ("calls", "empty_calls", "draws", "bytes")} == {
+        "calls": 1, "empty_calls": 0, "draws": 100_000, "bytes": 3_203_352}
+    (choice,) = report["layouts"]
+    assert (choice["inline_bytes"], choice["hybrid_bytes"], choice["chosen"]) == (4_000_000, 3_200_768, "hybrid")
+
+
+def test_one_program_in_two_calls_gets_two_slots() -> None:
+    """Program table slot layout: a slot pairs an identifier with its own tail, so the same PSO called twice with
+    different per-call constants takes two slots holding the same identifier."""
+    scene = bucket_scene(60, 3, active=1.0, seed=4)
+    same = [CallSequenceEntry(e.capture, "Opaque") for e in scene]
+    result = ei_to_wl(same)
+    assert list(result.capture.objects.programs) == ["Opaque"]
+    binding = result.capture.state.program.WorkList.Binding  # type: ignore[union-attr]
+    assert binding.ProgramTable.SlotCount == 3 and result.placement["b1 space0"] == "program-table"
+    assert compare_runs(same, result.capture).same
+
+
+def test_an_internal_error_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+    import argparse
+
+    from d3d12wl.cli import diff_cmd, migrate_cmd
+
+    def broken(args: argparse.Namespace) -> int:
+        raise RuntimeError("a bug")
+
+    assert migrate_cmd._guard(broken)(argparse.Namespace()) == 3
+    assert "internal error" in capsys.readouterr().err
+    original = diff_cmd._run
+    try:
+        diff_cmd._run = broken  # type: ignore[assignment]
+        assert diff_cmd.run(argparse.Namespace()) == 3
+    finally:
+        diff_cmd._run = original  # type: ignore[assignment]
+
+
+def test_a_parameter_only_one_command_signature_declares_becomes_local() -> None:
+    """Local root signatures: the GRS is shared (Uniformity constraints 1), so a root parameter only the DRAW
+    command signature's root signature declares becomes a local root parameter of that PCS: in its program-table
+    slots when it is constant per call, in its records when it varies."""
+    import dataclasses
+
+    from d3d12wl.model.objects import RootConstants, RootParameter1, RootSignature
+
+    scene = bucket_scene(90, 4, mixed=True, active=1.0, seed=8)
+    base = scene[1].capture.call.pCommandSignature  # type: ignore[union-attr]
+    assert base is not None and base.name == "DrawSRV" and base.pRootSignature is not None
+    extra = RootParameter1(ParameterType=base.pRootSignature.pParameters[2].ParameterType,
+                           Constants=RootConstants(5, 0, 2))
+    rs2 = RootSignature("RS2", [*base.pRootSignature.pParameters, extra], [], base.pRootSignature.Flags)
+    cs2 = dataclasses.replace(base, pRootSignature=rs2)
+    from d3d12wl.model.state import RootArgument
+
+    for i, e in enumerate(scene):
+        if e.capture.call.pCommandSignature.name == "DrawSRV":  # type: ignore[union-attr]
+            e.capture.call = dataclasses.replace(e.capture.call, pCommandSignature=cs2)  # type: ignore[type-var]
+            e.capture.state = dataclasses.replace(e.capture.state, graphics_root_signature=rs2, graphics_root_arguments={
+                **e.capture.state.graphics_root_arguments, 3: RootArgument("constants", values=[i, 2 * i])})
+    for constants, where in (("program-table", "local program-table"), ("records", "local record")):
+        result = ei_to_wl(scene, bucket_constants=constants)
+        assert result.placement["b5 space0"] == where
+        assert check_objects(result.capture.objects, result.capture.device) == []
+        grs = next(iter(result.capture.objects.root_signatures.values()))
+        assert all(p.Constants.ShaderRegister != 5 for p in grs.pParameters)
+        assert compare_runs(scene, result.capture).same
+        from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+        assert compare_runs(scene, wl_to_ei(result.capture).entries).same

@@ -1,0 +1,180 @@
+"""The lowering to ``VK_EXT_device_generated_commands`` (d3d12wl.vulkan, docs/vulkan.md): layouts, token streams and
+sequence buffers byte for byte on the bundled examples, the arguments that cannot be lowered, and the lowering held
+to the reference executor through the CPU model of the GPU harness's recording shaders."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from d3d12wl import abi
+from d3d12wl.capture.file import Capture, load_capture
+from d3d12wl.capture.memory import GpuMemory
+from d3d12wl.vulkan import IndexInputMode, LoweringError, lower_capture
+from d3d12wl.vulkan.captures import build_compute_capture, build_indexed_capture
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
+GPU_DIR = Path(__file__).resolve().parent.parent / "tools" / "gpu"
+
+
+def example(name: str) -> Capture:
+    return load_capture(EXAMPLES / f"{name}_capture.json")
+
+
+def tokens(lowering: object) -> list[tuple[str, int, int, int | None, tuple[int, int] | None]]:
+    lay = lowering.layout  # type: ignore[attr-defined]
+    return [(t.type.name, t.offset, t.size, t.arg, (t.push_offset, t.push_size) if t.push_offset is not None else None)
+            for t in lay.tokens]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The culling example (spec "Example": GPU culling and work list emission)
+# --------------------------------------------------------------------------------------------------------------
+
+#: the visible objects CullAndEmit wrote, per program-table slot in primary-record order:
+#: (MaterialSRV, VertexCount, StartVertex); tools/make_example_capture.py SCENE
+CULLING_DRAWS = {
+    0: [(0x100000, 36, 0), (0x101000, 24, 36), (0x103000, 60, 198), (0x104000, 240, 342)],
+    1: [(0x200000, 6, 156), (0x201000, 12, 258)],
+    2: [(0x300000, 96, 60), (0x301000, 36, 270), (0x303000, 48, 606)],
+}
+TINTS = {0: (1.0, 1.0, 1.0, 1.0), 1: (0.5, 0.7, 1.0, 0.5), 2: (0.0, 0.0, 0.0, 1.0)}
+
+
+def test_culling_layout_tokens_and_execution_set() -> None:
+    """ProgramTableIndex -> slot -> program -> execution-set index (first token); the root SRV (GRS parameter 1)
+    and the program-table tint (local b0 space1) become push constants; _DRAW the last token; the static sampler
+    has no token."""
+    low = lower_capture(example("culling"))
+    assert low.lowered and low.not_lowered == ()
+    assert low.execution_set == ("Opaque", "Transparent", "Shadow")
+    assert tokens(low) == [("EXECUTION_SET", 0, 4, None, None),
+                           ("PUSH_CONSTANT", 4, 8, 0, (8, 8)),
+                           ("PUSH_CONSTANT", 12, 16, 2, (16, 16)),
+                           ("DRAW", 28, 16, 1, None)]
+    lay = low.layout
+    assert lay is not None and lay.stride == 44 and lay.executable_class == "GRAPHICS"
+    assert [(r.binding, r.parameter, r.kind, r.offset, r.size) for r in lay.push_constants] == [
+        ("global", 0, "descriptor", 0, 8), ("global", 1, "descriptor", 8, 8), ("local", 0, "constants", 16, 16)]
+    assert low.initial_push_constants == (0x50000).to_bytes(8, "little") + bytes(24)  # the per-frame CBV
+    assert any("INLINE_STATIC_SAMPLER" in note for note in low.pipeline_state)
+
+
+def test_culling_sequence_buffer_byte_for_byte() -> None:
+    low = lower_capture(example("culling"))
+    want = b"".join(struct.pack("<IQ4f4I", slot, srv, *TINTS[slot], count, 1, start, 0)
+                    for slot, draws in CULLING_DRAWS.items() for srv, count, start in draws)
+    assert low.sequence_bytes() == want
+    assert low.execution_set_indices().tolist() == [0, 0, 0, 0, 1, 1, 2, 2, 2]
+    assert low.programs == ("Opaque",) * 4 + ("Transparent",) * 2 + ("Shadow",) * 3
+
+
+def test_harness_sequence_index_slot_keeps_argument_offsets() -> None:
+    """sequence_index=True: one more push-constant DWORD and a SEQUENCE_INDEX token whose bytes come after the draw
+    (the draw stays the last token of the layout), so every argument keeps its offset."""
+    plain, harness = lower_capture(example("culling")), lower_capture(example("culling"), sequence_index=True)
+    assert tokens(harness) == tokens(plain)[:-1] + [("SEQUENCE_INDEX", 44, 4, None, (32, 4)), tokens(plain)[-1]]
+    assert harness.layout is not None and harness.layout.stride == 48
+    assert np.array_equal(harness.sequences[:, :44], plain.sequences)
+    assert not harness.sequences[:, 44:].any()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# ExecuteIndirect (IndirectDrawing.md "Root Constants + Vertex Buffers", count buffer 3 of MaxCommandCount 4)
+# --------------------------------------------------------------------------------------------------------------
+
+def test_execute_indirect_layout_is_the_command_signature() -> None:
+    """No execution set (the bound pipeline); each argument is a token at its command-record offset, so the
+    sequence buffer is the argument buffer's first min(count, MaxCommandCount) records, byte for byte."""
+    cap = example("execute_indirect")
+    low = lower_capture(cap)
+    assert low.execution_set == () and low.count == 3
+    assert tokens(low) == [("PUSH_CONSTANT", 0, 4, 0, (16, 4)), ("PUSH_CONSTANT", 4, 4, 1, (44, 4)),
+                           ("VERTEX_BUFFER", 8, 16, 2, None), ("DRAW", 24, 16, 3, None)]
+    lay = low.layout
+    assert lay is not None and lay.stride == 40 and lay.token(2).vertex_binding_unit == 3
+    assert low.sequence_bytes() == cap.memory.read(0x20000, 3 * 40)
+    initial = np.frombuffer(low.initial_push_constants, dtype="<u4")
+    assert initial.tolist() == [0x50000, 0, 0x60000, 0, 0, 0x61000, 0, 0x62000, 0, 0x63000, 0, 0]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# What cannot be lowered
+# --------------------------------------------------------------------------------------------------------------
+
+def test_descriptor_table_is_reported_not_lowered() -> None:
+    cap = example("culling")
+    arg = cap.objects.program_command_signatures["PCS"].pArgumentDescs[0]
+    arg.Type = abi.enum_value("D3D12_INDIRECT_ARGUMENT_TYPE", "DESCRIPTOR_TABLE")
+    low = lower_capture(cap)
+    assert not low.lowered and low.layout is None and low.count == 0
+    assert [(n.what, n.arg) for n in low.not_lowered] == [("arg0 DESCRIPTOR_TABLE", 0)]
+    assert "descriptor sets" in low.not_lowered[0].reason
+
+
+def test_tier2_chain_is_one_lowering_per_list() -> None:
+    """DispatchList1 (spec "Dispatch List Continuations"): the chain is followed as far as
+    _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION allows, one DGC execute per list, each list with the signature and binding
+    its SignatureIndex selects: the compute culling list (incrementing constant -> SEQUENCE_INDEX), then the graphics
+    draw list."""
+    low = lower_capture(example("tier2_chain"))
+    assert low.lowered and low.layout is None and low.count == 0
+    cull, draw = low.lists
+    assert (cull.count, cull.execution_set, cull.layout and cull.layout.executable_class) == (3, ("Cull",), "COMPUTE")
+    assert (draw.count, draw.execution_set, draw.layout and draw.layout.executable_class) == (
+        5, ("Opaque", "AlphaTested"), "GRAPHICS")
+    assert tokens(cull) == [("EXECUTION_SET", 0, 4, None, None), ("SEQUENCE_INDEX", 4, 4, 0, (8, 4)),
+                            ("PUSH_CONSTANT", 8, 8, 1, (12, 8)), ("DISPATCH", 16, 12, 2, None)]
+    assert [t[0] for t in tokens(draw)] == ["EXECUTION_SET", "PUSH_CONSTANT", "SEQUENCE_INDEX", "PUSH_CONSTANT",
+                                           "DRAW"]
+    assert [d["call"] for d in low.to_dict()["lists"]] == ["DispatchList1 list 0", "DispatchList1 list 1"]
+
+
+def test_validation_hooks_are_reported_not_lowered() -> None:
+    low = lower_capture(example("validation_chain"))
+    assert not low.lowered and [n.what for n in low.not_lowered] == ["call"]
+    assert "validation hooks" in low.not_lowered[0].reason
+
+
+def test_undefined_bytes_raise() -> None:
+    """A ProgramTableIndex past SlotCount is undefined behaviour: the lowering refuses (the executor reports it)."""
+    cap = example("culling")
+    memory = GpuMemory()
+    for region in cap.memory.regions:
+        data = bytearray(region.data)
+        if region.base == 0x20000:  # pPrimaryListBuffer: record 0's ProgramTableIndex = SlotCount (64)
+            data[0:4] = (64).to_bytes(4, "little")
+        memory.map(region.base, bytes(data), name=region.name)
+    cap.memory = memory
+    with pytest.raises(LoweringError, match="SlotCount"):
+        lower_capture(cap)
+
+
+def test_compute_incrementing_constant_is_the_sequence_index() -> None:
+    """Spec "Incrementing constant semantics": without _RESET_PER_SECONDARY_LIST the counter is the position in the
+    list's linear sequence, which is the DGC sequence index: a SEQUENCE_INDEX token into GRS parameter 1."""
+    low = lower_capture(build_compute_capture())
+    assert low.layout is not None and low.layout.executable_class == "COMPUTE"
+    assert tokens(low) == [("EXECUTION_SET", 0, 4, None, None), ("SEQUENCE_INDEX", 4, 4, 0, (8, 4)),
+                           ("PUSH_CONSTANT", 8, 8, 1, (12, 8)), ("DISPATCH", 16, 12, 2, None)]
+
+
+def test_execute_indirect_index_buffer_and_incrementing_constant() -> None:
+    """INDEX_BUFFER_VIEW -> an INDEX_BUFFER token in the DXGI_INDEX_BUFFER input mode (it reads
+    D3D12_INDEX_BUFFER_VIEW as it is); the incrementing constant (IndirectDrawing.md: k for command k) -> a
+    SEQUENCE_INDEX token; the sequences hold the command records' argument bytes, min(count, MaxCommandCount) of
+    them."""
+    cap = build_indexed_capture()
+    low = lower_capture(cap)
+    assert tokens(low) == [("PUSH_CONSTANT", 0, 4, 0, (8, 4)), ("SEQUENCE_INDEX", 4, 4, 1, (12, 4)),
+                           ("INDEX_BUFFER", 8, 16, 2, None), ("DRAW_INDEXED", 24, 20, 3, None)]
+    lay = low.layout
+    assert lay is not None and lay.token(2).index_mode is IndexInputMode.DXGI_INDEX_BUFFER
+    records = np.frombuffer(cap.memory.read(0x20000, 61 * 48), dtype=np.uint8).reshape(61, 48)
+    assert low.count == 61
+    assert np.array_equal(low.sequences[:, 0:4], records[:, 0:4])  # the root constant
+    assert not low.sequences[:, 4:8].any()  # the driver writes the sequence index
+    assert np.array_equal(low.sequences[:, 8:44], records[:, 4:40])  # IBV + DRAW_INDEXED

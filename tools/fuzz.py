@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""A long fuzz campaign over captures and descriptions, with the engine of ``tests/fuzz`` (``engine.py``).
+
+Each input is a bundled example with 1-3 hostile mutations (members replaced by hostile values, removed or added;
+record bytes overwritten), drawn from its seed, so an input is reproduced by its seed alone.  Workers run the inputs
+through everything a user runs on them and report, per input, how it ended and what it cost:
+
+* ``ok`` or ``error`` (a clean D3D12WLError) are the two good endings;
+* ``crash``: any other exception;
+* ``slow``: over ``--time-limit`` seconds (1 by default);
+* ``big``: a peak resident set over ``--rss-limit`` MiB (512 by default), read from the worker's VmHWM, which is
+  reset before each input.
+
+Every bad input is saved under ``--out`` as ``<kind>-<seed>.json`` with ``<kind>-<seed>.txt`` saying why, minimized
+to the first mutation step that still ends badly.  Workers run with an address-space limit (``--as-limit`` GiB) so a
+runaway allocation fails in its worker, not on the machine.  ``--json`` prints the summary as JSON::
+
+    python tools/fuzz.py --inputs 1000000 --workers 2 --out fuzz-findings
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import random
+import resource
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
+
+import engine  # noqa: E402  (tests/fuzz on the path above)
+
+KINDS = ("capture", "description")
+
+
+def _input(seed: int) -> tuple[str, str, list[dict[str, Any]]]:
+    rng = random.Random(seed)
+    kind = KINDS[seed % 2]
+    name = rng.choice(engine.CAPTURES if kind == "capture" else engine.DESCRIPTIONS)
+    return kind, name, engine.mutation_steps(name, rng)
+
+
+def _reset_peak_rss() -> None:
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:  # not Linux, or not permitted: the peak then only grows, which over-reports
+        pass
+
+
+def _peak_rss_mib() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _run(kind: str, doc: dict[str, Any]) -> tuple[str, str, float, float]:
+    _reset_peak_rss()
+    start = time.perf_counter()
+    try:
+        outcome, why = engine.exercise(kind, doc), ""
+    except MemoryError:
+        outcome, why = "crash", "MemoryError (the address-space limit was reached)"
+    except Exception as exc:  # noqa: BLE001 - what the campaign looks for
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+        outcome, why = "crash", f"{type(exc).__name__}: {exc} at {Path(frame.filename).name}:{frame.lineno}"
+    return outcome, why, time.perf_counter() - start, _peak_rss_mib()
+
+
+def _verdict(outcome: str, seconds: float, rss: float, limits: tuple[float, float]) -> str:
+    if outcome == "crash":
+        return "crash"
+    if seconds > limits[0]:
+        return "slow"
+    if rss > limits[1]:
+        return "big"
+    return outcome
+
+
+def _init(as_limit_gib: float) -> None:
+    limit = int(as_limit_gib * (1 << 30))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def work(task: tuple[int, float, float]) -> dict[str, Any]:
+    seed, time_limit, rss_limit = task
+    kind, name, steps = _input(seed)
+    outcome, why, seconds, rss = _run(kind, steps[-1])
+    verdict = _verdict(outcome, seconds, rss, (time_limit, rss_limit))
+    result = {"seed": seed, "kind": kind, "example": name, "verdict": verdict, "seconds": seconds, "rss_mib": rss,
+              "why": why}
+    if verdict not in ("ok", "error"):
+        for step, doc in enumerate(steps):  # minimize: the first mutation step that still ends badly
+            o, w, s, r = _run(kind, doc)
+            if _verdict(o, s, r, (time_limit, rss_limit)) == verdict:
+                result.update(doc=doc, steps=step + 1, why=w or why)
+                break
+        else:
+            result.update(doc=steps[-1], steps=len(steps))
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--inputs", type=int, default=10_000, help="how many inputs (default 10,000)")
+    parser.add_argument("--seed", type=int, default=0, help="the first input's seed (default 0)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
+    parser.add_argument("--time-limit", type=float, default=1.0, help="seconds an input may take (default 1)")
+    parser.add_argument("--rss-limit", type=float, default=512, help="MiB of peak RSS an input may use (default 512)")
+    parser.add_argument("--as-limit", type=float, default=4, help="GiB of address space per worker (default 4)")
+    parser.add_argument("--out", type=Path, default=Path("fuzz-findings"), help="where bad inputs are saved")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    args = parser.parse_args(argv)
+    if args.inputs < 1 or args.workers < 1:
+        parser.error("--inputs and --workers must be at least 1")
+    counts = {v: 0 for v in ("ok", "error", "crash", "slow", "big")}
+    slowest, biggest = 0.0, 0.0
+    start = time.perf_counter()
+    tasks = ((s, args.time_limit, args.rss_limit) for s in range(args.seed, args.seed + args.inputs))
+    with multiprocessing.get_context("fork").Pool(args.workers, _init, (args.as_limit,),
+                                                  maxtasksperchild=2000) as pool:
+        for done, result in enumerate(pool.imap_unordered(work, tasks, chunksize=16), 1):
+            counts[result["verdict"]] += 1
+            slowest, biggest = max(slowest, result["seconds"]), max(biggest, result["rss_mib"])
+            if "doc" in result:
+                args.out.mkdir(parents=True, exist_ok=True)
+                stem = args.out / f"{result['kind']}-{result['seed']}"
+                stem.with_suffix(".json").write_text(json.dumps(result.pop("doc")), encoding="utf-8")
+                stem.with_suffix(".txt").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+            if not args.json and done % 10_000 == 0:
+                print(f"{done:,} inputs, {counts}", file=sys.stderr, flush=True)
+    summary = {"inputs": args.inputs, "first_seed": args.seed, **counts, "slowest_seconds": round(slowest, 3),
+               "peak_rss_mib": round(biggest, 1), "wall_seconds": round(time.perf_counter() - start, 1)}
+    if args.json:
+        print(json.dumps(summary, indent=1))
+    else:
+        print(" ".join(f"{k}={v}" for k, v in summary.items()))
+    return 1 if counts["crash"] or counts["slow"] or counts["big"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
