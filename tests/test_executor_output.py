@@ -110,3 +110,32 @@ def test_an_internal_error_exits_3(monkeypatch, capsys, command):
     monkeypatch.setattr(d3d12wl.executor, "execute", broken)
     assert main([command]) == 3
     assert "internal error" in capsys.readouterr().err
+
+
+def test_parquet_holds_the_execution_table(tmp_path, monkeypatch):
+    """``--format parquet`` (the optional pyarrow extra; .ci/run installs it): row groups of CHUNK_ROWS, codes as
+    names."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    import d3d12wl.executor.output as output
+
+    monkeypatch.setattr(output, "CHUNK_ROWS", 16)
+    trace = mixed_trace()
+    output.write_parquet(trace, str(tmp_path / "t.parquet"))
+    got = pq.read_table(tmp_path / "t.parquet")
+    table = execution_columns(trace.executions)
+    assert got.num_rows == len(trace.executions) and pq.ParquetFile(tmp_path / "t.parquet").num_row_groups == 5
+    assert got.column("secondary_index").to_pylist() == table.columns["secondary_index"].tolist()
+    assert got.column("program").to_pylist() == [e.program for e in trace.executions]
+    assert got.column("root.G1").to_pylist() == [e.root_argument("global", 1).value for e in trace.executions]
+    assert cli("--format", "parquet", "-o", str(tmp_path / "x.parquet")).returncode == 0
+    assert pq.read_table(tmp_path / "x.parquet").num_rows == 9
+
+
+def test_parquet_without_pyarrow_is_an_unusable_request(monkeypatch, tmp_path):
+    from d3d12wl.errors import D3D12WLError
+    from d3d12wl.executor.output import write_parquet
+
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow raises ImportError
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(D3D12WLError, match=r"d3d12wl\[parquet\]"):
+        write_parquet(mixed_trace(), str(tmp_path / "t.parquet"))

@@ -31,8 +31,8 @@ Run the executor on a capture and print the trace.
 With no CAPTURE it runs the bundled example (the spec's GPU culling example).  Human output: one line per list,
 one line per validator invocation (when there are any), one line per execution, the end-of-call reset, then the
 findings; --json prints the whole trace as JSON (validator_invocations included).  --format picks text, json
-(the same JSON, streamed), jsonl (one record per line), csv or npz (the execution table, with every root argument
-and IA binding as columns); -o PATH writes to a file.  Every format is written as the trace streams out of its
+(the same JSON, streamed), jsonl (one record per line), csv, npz or parquet (the execution table, with every root
+argument and IA binding as columns; parquet needs pip install 'd3d12wl[parquet]'); -o PATH writes to a file.  Every format is written as the trace streams out of its
 columns.
 
 --validators SPEC (repeatable) runs GPU-timeline validators (spec "GPU Timeline Validation Hooks"): SPEC is
@@ -53,10 +53,11 @@ def register(sub: Any) -> None:
     p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
     p.add_argument("--json", action="store_true", help="print the trace as JSON (the same as --format json)")
     p.add_argument("--format", choices=FORMATS, default=None,
-                   help="text (default), json (Trace.to_dict, streamed), jsonl (one record per line), csv or npz "
-                        "(the execution table); every format is written as the trace streams out of its columns")
+                   help="text (default), json (Trace.to_dict, streamed), jsonl (one record per line), csv, npz or "
+                        "parquet (the execution table; parquet needs the pyarrow extra); every format is written "
+                        "as the trace streams out of its columns")
     p.add_argument("-o", "--output", metavar="PATH", default=None,
-                   help="write to PATH instead of standard output (npz: standard output gets the archive bytes)")
+                   help="write to PATH instead of standard output (npz, parquet: standard output gets the bytes)")
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
@@ -121,12 +122,13 @@ def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | 
     """Write ``trace`` in ``fmt`` (:data:`~d3d12wl.executor.output.FORMATS`) to ``path`` or standard output."""
     from d3d12wl.executor import output
 
-    if fmt == "npz":
+    if fmt in ("npz", "parquet"):
+        write = output.write_npz if fmt == "npz" else output.write_parquet
         if path is not None:
-            output.write_npz(trace, path)
+            write(trace, path)
         else:
             buf = io.BytesIO()
-            output.write_npz(trace, buf)
+            write(trace, buf)
             sys.stdout.buffer.write(buf.getvalue())
         return
     with ExitStack() as stack:

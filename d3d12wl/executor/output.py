@@ -24,10 +24,11 @@ from d3d12wl.executor.columnar import NAME_COLUMNS, execution_columns
 from d3d12wl.executor.trace import LazyList, ListTrace, PrimaryRecordTrace, Trace
 from d3d12wl.serialize import to_jsonable
 
-__all__ = ["FORMATS", "write_csv", "write_json", "write_jsonl", "write_npz"]
+__all__ = ["FORMATS", "write_csv", "write_json", "write_jsonl", "write_npz", "write_parquet"]
 
-#: the formats ``d3d12wl exec --format`` writes (text is the CLI's own)
-FORMATS = ("text", "json", "jsonl", "csv", "npz")
+#: the formats ``d3d12wl exec --format`` writes (text is the CLI's own; parquet needs the optional pyarrow,
+#: ``pip install 'd3d12wl[parquet]'``)
+FORMATS = ("text", "json", "jsonl", "csv", "npz", "parquet")
 #: rows per chunk of the table formats
 CHUNK_ROWS = 1 << 16
 #: the trace objects written member by member (they hold LazyLists); everything else is one json.dumps
@@ -186,3 +187,45 @@ def _names_of(column: str) -> str:
 def _none(n: int, dtype: np.dtype) -> np.ndarray:
     """``n`` rows of what the execution table writes for "no value": 0 for VAs (unsigned), -1 otherwise."""
     return np.full(n, 0 if dtype.kind == "u" else -1, dtype=dtype)
+
+
+def write_parquet(trace: Trace, out: str | IO[bytes]) -> None:
+    """The execution table as Parquet, one row group per chunk of :data:`CHUNK_ROWS` executions: the code columns
+    (program, PCS, trigger, ``root.*.source``) as strings.  The columns are those of the first chunk (a call has
+    one trigger type per class).  Needs pyarrow (``pip install 'd3d12wl[parquet]'``); without it an
+    :class:`~d3d12wl.errors.D3D12WLError`."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        from d3d12wl.errors import D3D12WLError
+
+        raise D3D12WLError("--format parquet needs pyarrow: pip install 'd3d12wl[parquet]'",
+                           where="--format") from None
+    writer: Any = None
+    schema: Any = None
+    n = len(trace.executions)
+    try:
+        for start in range(0, n, CHUNK_ROWS) if n else [0]:
+            table = execution_columns(trace.executions, start, start + CHUNK_ROWS)
+            if schema is None:
+                fields = []
+                for name, col in table.columns.items():
+                    coded = name in NAME_COLUMNS or name.endswith(".source")
+                    fields.append(pa.field(name, pa.string() if coded else pa.from_numpy_dtype(col.dtype)))
+                schema = pa.schema(fields)
+                writer = pq.ParquetWriter(out, schema)
+            arrays = []
+            for f in schema:
+                values = table.columns.get(f.name)
+                if values is None:
+                    arrays.append(pa.nulls(len(table), f.type))
+                elif f.name in NAME_COLUMNS or f.name.endswith(".source"):
+                    names = np.array([*table.names[_names_of(f.name)], None], dtype=object)
+                    arrays.append(pa.array(names[values], type=pa.string()))
+                else:
+                    arrays.append(pa.array(values.astype(f.type.to_pandas_dtype(), copy=False)))
+            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+    finally:
+        if writer is not None:
+            writer.close()
