@@ -306,6 +306,9 @@ def dump_view(capture: Capture, trace: Trace | dict[str, Any], *, with_hex: bool
         "findings_suppressed": t.get("findings_suppressed", 0),
         "stopped_reason": t.get("stopped_reason"),
     }
+    for extra in ("summary", "left_out"):  # dump's selection of a frame-scale trace (selected_trace)
+        if extra in t:
+            view[extra] = t[extra]
     for lst in t.get("lists", []):
         struct_name = lst["input_struct"]
         lv: dict[str, Any] = {k: lst.get(k) for k in ("index", "va", "input_struct", "flags", "signature_index",
@@ -478,6 +481,8 @@ def render_text(view: dict[str, Any]) -> str:
     out.append(f"call     {view['call']['text']}")
     dev = view["device"]
     out.append(f"device   {dev['Tier']}, DispatchRaysSupported={str(dev['DispatchRaysSupported']).lower()}")
+    if view.get("summary"):
+        out += summary_lines(view["summary"])
     for lst in view["lists"]:
         out.append("")
         sig = f"signature {lst['signature_index']} {lst['signature']!r}" if lst.get("signature") else "no signature"
@@ -494,6 +499,9 @@ def render_text(view: dict[str, Any]) -> str:
             out += _validators_text(lst.get("validators") or [])
         for p in lst["primary_records"]:
             out += _primary_text(p)
+        left = (view.get("left_out") or {}).get("primary_records", {}).get(lst["index"])
+        if left:
+            out.append(f"  ... {left:,} more primary records left out (raise --limit, or pick them with --primary A:B)")
         if lst.get("continuation"):
             out.append(f"  continuation  {format_value(lst['continuation'])}")
         if lst.get("stopped"):
@@ -503,7 +511,9 @@ def render_text(view: dict[str, Any]) -> str:
             out.append("")
             out += _hex_lines(cmd["hex"], "  ")
     out.append("")
-    out.append(f"executions ({len(view['executions'])})")
+    left = (view.get("left_out") or {}).get("executions", 0)
+    out.append(f"executions ({len(view['executions'])}" + (f" shown, {left:,} more left out: raise --limit or narrow "
+                                                         "with --list / --primary / --program)" if left else ")"))
     for ex in view["executions"]:
         where = " ".join(f"{k} {ex[key]}" for k, key in (("list", "list_index"), ("primary", "primary_index"),
                                                          ("secondary", "secondary_index"),
@@ -591,4 +601,150 @@ def _primary_text(p: dict[str, Any]) -> list[str]:
                 out += _hex_lines(s["hex"], "      ")
     if p.get("skipped"):
         out.append(f"    skipped: {p['skipped']}")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# dump at frame scale: a selection of the trace, and a summary of all of it
+# ----------------------------------------------------------------------------------------------------------------
+
+#: executions (and primary records per list) ``dump`` shows by default
+DEFAULT_LIMIT = 1000
+
+
+@dataclass
+class Selection:
+    """What ``dump`` shows: one list (``list_index``), primary records ``primary[0] .. primary[1] - 1``, the
+    executions of one program, at most ``limit`` executions and ``limit`` primary records per list (0: all)."""
+
+    list_index: int | None = None
+    primary: tuple[int, int] | None = None
+    program: str | None = None
+    limit: int = DEFAULT_LIMIT
+
+
+def parse_range(text: str) -> tuple[int, int]:
+    """``A:B`` (either side may be left out: ``:B``, ``A:``) as ``(A, B)``; ``A`` alone is ``(A, A + 1)``."""
+    if ":" not in text:
+        a = int(text)
+        return a, a + 1
+    left, right = text.split(":", 1)
+    return int(left) if left.strip() else 0, int(right) if right.strip() else 1 << 63
+
+
+def _record_programs(records: Any) -> list[str | None]:
+    """The program each primary record of a list selected (None where none was determined), without making the
+    records of a columnar batch."""
+    from d3d12wl.executor.columnar import _Records
+
+    out: list[str | None] = []
+    for seg in records.segments:
+        if isinstance(seg, _Records):
+            names = [g.program.name for g in seg.batch.walk.groups]
+            out += [names[int(g)] for g in seg.batch.gid]
+        elif isinstance(seg, list):
+            out += [p.program_table.program if p.program_table else None for p in seg]
+        else:
+            out += [p.program_table.program if p.program_table else None for p in seg.items(0, len(seg))]
+    return out
+
+
+def selected_trace(trace: Trace, sel: Selection) -> dict[str, Any]:
+    """The :meth:`Trace.to_dict` shape of the part of ``trace`` that ``sel`` selects, plus ``left_out`` (how many
+    executions and, per list, primary records the selection matched but ``limit`` left out) and ``summary``
+    (:func:`trace_summary` of the whole trace).  Only what is shown is made into objects."""
+    import numpy as np
+
+    from d3d12wl.executor.columnar import execution_columns
+    from d3d12wl.serialize import to_jsonable
+
+    table = execution_columns(trace.executions)
+    cols = table.columns
+    mask = np.ones(len(table), dtype=bool)
+    if sel.list_index is not None:
+        mask &= cols["list_index"] == sel.list_index
+    if sel.primary is not None:
+        mask &= (cols["primary_index"] >= sel.primary[0]) & (cols["primary_index"] < sel.primary[1])
+    if sel.program is not None:
+        code = table.names["program"].index(sel.program) if sel.program in table.names["program"] else -2
+        mask &= cols["program"] == code
+    chosen = np.flatnonzero(mask)
+    shown = chosen if not sel.limit else chosen[: sel.limit]
+    out: dict[str, Any] = {"call": trace.call, "call_args": to_jsonable(trace.call_args), "lists": []}
+    left_records: dict[int, int] = {}
+    for lt in trace.lists:
+        if sel.list_index is not None and lt.index != sel.list_index:
+            continue
+        lv = {f: to_jsonable(getattr(lt, f)) for f in _list_trace_fields() if f != "primary_records"}
+        a, b = sel.primary or (0, len(lt.primary_records))
+        a, b = max(a, 0), min(b, len(lt.primary_records))
+        indices = list(range(a, b))
+        if sel.program is not None:
+            programs = _record_programs(lt.primary_records)
+            indices = [i for i in indices if programs[i] == sel.program]
+        keep = indices if not sel.limit else indices[: sel.limit]
+        lv["primary_records"] = [to_jsonable(lt.primary_records[i]) for i in keep]
+        if len(indices) > len(keep):
+            left_records[lt.index] = len(indices) - len(keep)
+        out["lists"].append(lv)
+    out["executions"] = [to_jsonable(trace.executions[int(i)]) for i in shown]
+    for name in ("end_of_call_reset", "findings", "findings_suppressed", "stopped_reason", "limits",
+                 "graphics_lists", "validator_invocations"):
+        out[name] = to_jsonable(getattr(trace, name))
+    out["left_out"] = {"executions": int(len(chosen) - len(shown)), "primary_records": left_records}
+    out["summary"] = trace_summary(trace, table)
+    return out
+
+
+def _list_trace_fields() -> list[str]:
+    import dataclasses
+
+    from d3d12wl.executor.trace import ListTrace
+
+    return [f.name for f in dataclasses.fields(ListTrace)]
+
+
+def trace_summary(trace: Trace, table: Any = None) -> dict[str, Any]:
+    """Per program (``-`` for ExecuteIndirect and raytracing-class executions without one): executions and the
+    totals of vertices (DRAW), indices (DRAW_INDEXED), instances and thread groups (DISPATCH, DISPATCH_MESH,
+    FIXED_DISPATCH); findings by kind."""
+    import numpy as np
+
+    from d3d12wl.executor.columnar import execution_columns
+
+    table = table if table is not None else execution_columns(trace.executions)
+    cols, names = table.columns, table.names
+
+    def member(name: str) -> Any:
+        col = cols.get(f"trigger.{name}")
+        return np.zeros(len(table), dtype=np.int64) if col is None else np.where(col >= 0, col, 0)
+
+    trigger = np.array([*names["trigger"], ""], dtype=object)[cols["trigger"]] if len(table) else np.zeros(0)
+    instances = member("InstanceCount")
+    vertices = np.where(trigger == "DRAW", member("VertexCountPerInstance") * instances, 0)
+    indices = np.where(trigger == "DRAW_INDEXED", member("IndexCountPerInstance") * instances, 0)
+    groups = member("ThreadGroupCountX") * member("ThreadGroupCountY") * member("ThreadGroupCountZ")
+    programs = []
+    codes = cols["program"]
+    for code in sorted(set(codes.tolist())):
+        m = codes == code
+        programs.append({"program": names["program"][code] if code >= 0 else "-", "executions": int(m.sum()),
+                         "vertices": int(vertices[m].sum()), "indices": int(indices[m].sum()),
+                         "instances": int(instances[m].sum()), "groups": int(groups[m].sum())})
+    by_kind: dict[str, int] = {}
+    for f in trace.findings:
+        by_kind[f.kind] = by_kind.get(f.kind, 0) + 1
+    return {"executions": len(table), "programs": programs, "findings_by_kind": by_kind,
+            "findings_suppressed": trace.findings_suppressed}
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    out = [f"summary  {summary['executions']:,} executions"]
+    if summary["programs"]:
+        out += tables.render(("program", "executions", "vertices", "indices", "instances", "groups"),
+                             [(p["program"], p["executions"], p["vertices"], p["indices"], p["instances"],
+                               p["groups"]) for p in summary["programs"]], indent="  ")
+    kinds = summary["findings_by_kind"]
+    more = f", {summary['findings_suppressed']} suppressed" if summary.get("findings_suppressed") else ""
+    out.append("  findings by kind: " + (", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "none") + more)
     return out

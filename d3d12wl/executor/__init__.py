@@ -25,14 +25,26 @@ from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
 
-__all__ = ["Limits", "ListRun", "Selection", "Trace", "ValidationHooks", "execute", "run", "run_dispatch_list",
+__all__ = ["ENGINES", "Limits", "ListRun", "Selection", "Trace", "ValidationHooks", "execute", "run", "run_dispatch_list",
            "run_execute_indirect"]
+
+
+#: the ways to run a call: ``columnar`` (vectorized, the default; the reference walk wherever validation hooks run)
+#: and ``reference`` (the per-record walker); both give the same trace
+ENGINES = ("columnar", "reference")
 
 
 def run(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
         call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
-        hooks: ValidationHooks | None = None) -> Trace:
-    """Execute ``call`` (DispatchList / DispatchList1 / ExecuteIndirect) against the given pieces."""
+        hooks: ValidationHooks | None = None, engine: str = "columnar") -> Trace:
+    """Execute ``call`` (DispatchList / DispatchList1 / ExecuteIndirect) against the given pieces.  ``engine``:
+    one of :data:`ENGINES`."""
+    if engine not in ENGINES:
+        raise ExecutionError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+    if engine == "columnar" and isinstance(call, (DispatchListCall, ExecuteIndirectCall)):
+        from d3d12wl.executor.columnar import run_columnar
+
+        return run_columnar(memory, device, objects, state, call, limits, hooks)
     if isinstance(call, DispatchListCall):
         return run_dispatch_list(memory, device, objects, state, call, limits, hooks)
     if isinstance(call, ExecuteIndirectCall):
@@ -40,7 +52,8 @@ def run(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: Comman
     raise ExecutionError(f"unknown call {type(call).__name__}; expected DispatchListCall or ExecuteIndirectCall")
 
 
-def execute(capture: Any, limits: Limits | None = None, hooks: ValidationHooks | None = None) -> Trace:
+def execute(capture: Any, limits: Limits | None = None, hooks: ValidationHooks | None = None,
+            engine: str = "columnar") -> Trace:
     """Execute the call of a :class:`d3d12wl.capture.file.Capture` (anything with ``memory``, ``device``,
-    ``objects``, ``state`` and ``call``)."""
-    return run(capture.memory, capture.device, capture.objects, capture.state, capture.call, limits, hooks)
+    ``objects``, ``state`` and ``call``).  ``engine``: one of :data:`ENGINES`."""
+    return run(capture.memory, capture.device, capture.objects, capture.state, capture.call, limits, hooks, engine)

@@ -41,11 +41,12 @@ class ExecContext:
         self.device = device
         self.objects = objects
         self.state = state
-        self.limits = limits or Limits()
+        self.limits = (limits or Limits()).resolved(sum(r.size for r in memory.regions))
         self.trace = trace
         trace.limits = self.limits
         self.layouts = LayoutCache()
         self.records_walked = 0
+        self.records_repeated = 0
         self._finding_keys: set[Any] = set()
         self._programs: dict[bytes, Program] = {}
         #: program-table slot VA -> (bytes, program, RecordData, ProgramTableSlotTrace) of its last decode
@@ -83,7 +84,7 @@ class ExecContext:
         """A limit was reached: record a ``limit-exceeded`` finding and end the call."""
         value = getattr(self.limits, limit)
         text = (f"{message}: limit {limit} = {value} reached; raise it with Limits({limit}=N) or "
-                f"`d3d12wl exec {Limits.flag(limit)} N`")
+                f"`{Limits.flag(limit)} N` on `d3d12wl exec` / `d3d12wl dump`")
         # a limit finding is never suppressed by max_findings
         self.trace.findings.append(Finding("limit-exceeded", "executor limits", text, "error", loc.list_index,
                                            loc.primary_index, loc.secondary_index, loc.command_index, va))
@@ -95,6 +96,13 @@ class ExecContext:
         if self.records_walked >= self.limits.max_records:
             self.stop("max_records", "too many records walked in one call", loc=loc, va=va)
         self.records_walked += 1
+
+    def count_repeated(self, loc: Loc, va: int) -> None:
+        """A record read from the bytes of the record before it (a broadcast stride of 0)."""
+        if self.records_repeated >= self.limits.max_repeated_records:
+            self.stop("max_repeated_records", "too many records read again from the same bytes (a broadcast "
+                      "stride of 0) in one call", loc=loc, va=va)
+        self.records_repeated += 1
 
     def add_execution(self, execution: Execution, loc: Loc) -> None:
         if len(self.trace.executions) >= self.limits.max_executions:

@@ -33,6 +33,7 @@ Bounds and policy on undefined behaviour (each case ends in a finding, never an 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
@@ -96,6 +97,11 @@ class ValidationHooks(Protocol):
     def secondary_lists(self, run: ListRun) -> bool: ...  # step 7 (all primary records)
 
 
+#: step 10 of one list: walk its primary records (the reference :func:`walk_primary_records` or a faster one that
+#: makes the same trace)
+PrimaryWalker = Callable[["ListRun"], None]
+
+
 @dataclass
 class Selection:
     """The signature and paired binding a list selected (spec "Signature Selection")."""
@@ -144,8 +150,11 @@ class _Bound:
 
 def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
                       call: DispatchListCall, limits: Limits | None = None,
-                      hooks: ValidationHooks | None = None) -> Trace:
-    """Execute ``DispatchList`` (``call.tier2`` False) or ``DispatchList1`` and return the :class:`Trace`."""
+                      hooks: ValidationHooks | None = None, walker: PrimaryWalker | None = None) -> Trace:
+    """Execute ``DispatchList`` (``call.tier2`` False) or ``DispatchList1`` and return the :class:`Trace`.
+
+    ``walker``: step 10 of each list (default :func:`walk_primary_records`, the reference walk); it is used only
+    when no validation hook runs (hooks write memory between steps: the reference walk always serves them)."""
     args: dict[str, Any] = {"DispatchListInput": call.DispatchListInput}
     if call.tier2:
         args["MaxGraphicsPrimaryLists"] = call.MaxGraphicsPrimaryLists
@@ -155,7 +164,8 @@ def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet,
     bound = _check_bind(ctx, call)
     if bound is not None:
         try:
-            _run_chain(ctx, call, bound, hooks if bound.validation_active else None)
+            active = hooks if bound.validation_active else None
+            _run_chain(ctx, call, bound, active, walker if active is None else None)
         except StopCall as stop:
             trace.stopped_reason = stop.reason
         trace.end_of_call_reset = end_of_call_reset(ctx, list(bound.used.values()))
@@ -193,7 +203,8 @@ def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
     return None
 
 
-def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: ValidationHooks | None) -> None:
+def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: ValidationHooks | None,
+               walker: PrimaryWalker | None = None) -> None:
     struct_name = INPUT1 if call.tier2 else INPUT
     size = ctype_size(struct_name)
     va = call.DispatchListInput
@@ -226,7 +237,7 @@ def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: V
         run = ListRun(ctx, index, va, call.tier2, data, decode(struct_name, data),
                       ListTrace(index, va, struct_name))
         ctx.trace.lists.append(run.trace)
-        next_va = process_list(run, call, bound, hooks)
+        next_va = process_list(run, call, bound, hooks, walker)
         if next_va is None:
             return
         va = next_va
@@ -247,7 +258,8 @@ def _reread_header(run: ListRun) -> None:
         run.header = decode(struct_name, data)
 
 
-def process_list(run: ListRun, call: DispatchListCall, bound: _Bound, hooks: ValidationHooks | None) -> int | None:
+def process_list(run: ListRun, call: DispatchListCall, bound: _Bound, hooks: ValidationHooks | None,
+                 walker: PrimaryWalker | None = None) -> int | None:
     """Process one list; return the next list's VA (Tier 2 continuation) or None when the call ends here."""
     lt = run.trace
     # Step 1: the header has been read; signature-selection validation.
@@ -266,8 +278,8 @@ def process_list(run: ListRun, call: DispatchListCall, bound: _Bound, hooks: Val
         _describe_header(run)
     if run.selection is not None:
         _check_counts(run, call)
-        # Step 10: record processing.
-        _walk_primary_records(run)
+        # Step 10: record processing (the reference walk, or the columnar one when no hooks run).
+        (walker or walk_primary_records)(run)
     elif lt.stopped is None:
         lt.stopped = "no signature selected"
     return _continuation(run, call)
@@ -459,34 +471,56 @@ def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
 # --------------------------------------------------------------------------------------------------------------
 
 
-def _walk_primary_records(run: ListRun) -> None:
+def primary_walk_setup(run: ListRun) -> tuple[int, int, int] | None:
+    """The list's (NumProgramInputs, ProgramInputs.StartAddress, StrideInBytes), or None (with the finding, if
+    any) when no primary record is read."""
     ctx, lt, h = run.ctx, run.trace, run.header
     n = h["NumProgramInputs"]
     if n == 0:
-        return  # "ProgramInputs is not read when this is 0, and its StartAddress and StrideInBytes are unconstrained"
+        return None  # "ProgramInputs is not read when this is 0, and its StartAddress and StrideInBytes are unconstrained"
     start = h["ProgramInputs"]["StartAddress"]
     stride = h["ProgramInputs"]["StrideInBytes"]
     rule = "rule 25(e)"
     if not ctx.aligned(start, WL_ALIGN, f"list {run.index} ProgramInputs.StartAddress", lt.input_struct, run.loc):
         lt.stopped = "misaligned ProgramInputs.StartAddress"
-        return
+        return None
     if stride % WL_ALIGN:
         ctx.finding("stride-misaligned", rule, f"ProgramInputs.StrideInBytes {stride} is not a multiple of {WL_ALIGN}",
                     loc=run.loc, va=run.va + offsetof(lt.input_struct, "ProgramInputs.StrideInBytes"))
         lt.stopped = "misaligned ProgramInputs.StrideInBytes"
+        return None
+    return n, start, stride
+
+
+def walk_primary_records(run: ListRun) -> None:
+    """Step 10, the reference walk: every primary record one by one."""
+    setup = primary_walk_setup(run)
+    if setup is None:
         return
+    n, start, stride = setup
     for i in range(n):
-        loc = run.loc.but(primary_index=i)
-        if i >= ctx.limits.max_primary_records:
-            ctx.stop("max_primary_records", f"list {run.index} has NumProgramInputs {n}", loc=loc)
-        va = ctx.record_address(start, i, stride, 4, "primary record", rule, loc)
-        if va is None:
-            lt.stopped = f"primary record {i} address wraps"
+        if not walk_primary_record(run, i, n, start, stride):
             return
-        ctx.count_record(loc, va)
-        if not _primary_record(run, i, va, stride, loc):
-            lt.stopped = f"primary record {i} unreadable"
-            return
+
+
+def walk_primary_record(run: ListRun, i: int, n: int, start: int, stride: int) -> bool:
+    """Primary record ``i`` of ``n`` as the reference walks it (limits, address, record count, decode, execute);
+    False when the list's walk ends here."""
+    ctx, lt = run.ctx, run.trace
+    loc = run.loc.but(primary_index=i)
+    if i >= ctx.limits.max_primary_records:
+        ctx.stop("max_primary_records", f"list {run.index} has NumProgramInputs {n}", loc=loc)
+    va = ctx.record_address(start, i, stride, 4, "primary record", "rule 25(e)", loc)
+    if va is None:
+        lt.stopped = f"primary record {i} address wraps"
+        return False
+    ctx.count_record(loc, va)
+    if stride == 0 and i:
+        ctx.count_repeated(loc, va)
+    if not _primary_record(run, i, va, stride, loc):
+        lt.stopped = f"primary record {i} unreadable"
+        return False
+    return True
 
 
 def _primary_record(run: ListRun, i: int, va: int, stride: int, loc: Loc) -> bool:
@@ -551,7 +585,7 @@ def _primary_record(run: ListRun, i: int, va: int, stride: int, loc: Loc) -> boo
     if layout.record_kind is RecordKind.INLINE:
         _execute(run, rctx, prt, None, None)
         return True
-    _walk_secondary_records(run, rctx, prt, layout, loc)
+    walk_secondary_records(run, rctx, prt, layout, loc)
     return True
 
 
@@ -649,8 +683,10 @@ def _check_table_stable(run: ListRun, slot_va: int, data: bytes, loc: Loc) -> No
                         key=("mutated", slot_va))
 
 
-def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, layout: PCSLayout,
-                            loc: Loc) -> None:
+def walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, layout: PCSLayout,
+                            loc: Loc, start: int = 0) -> None:
+    """The secondary list of primary record ``prt`` from secondary record ``start`` on (the columnar walk hands a
+    record over after the secondary records it has walked itself)."""
     ctx = run.ctx
     n = prt.fields["NumSecondaryRecords"]
     base = prt.fields["SecondaryRecords"]
@@ -674,7 +710,7 @@ def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prim
         prt.skipped = "secondary stride invalid"
         return
     reset = ctx.memo(layout.pcs, "ic-reset", _ic_resets_per_secondary_list)
-    for j in range(n):
+    for j in range(start, n):
         sloc = loc.but(secondary_index=j)
         if j >= ctx.limits.max_secondary_records:
             ctx.stop("max_secondary_records", f"primary record {prt.index} has NumSecondaryRecords {n}", loc=sloc)
@@ -683,6 +719,8 @@ def _walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prim
             prt.skipped = f"secondary record {j} address wraps"
             return
         ctx.count_record(sloc, sva)
+        if stride == 0 and j:
+            ctx.count_repeated(sloc, sva)
         data = ctx.read(sva, sec.size, f"secondary record {j} of primary record {prt.index}",
                         "D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords", sloc)
         if data is None:
@@ -707,7 +745,18 @@ def _execute(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace,
     ctx, sel = run.ctx, run.selection
     assert sel is not None
     loc = rctx.loc.but(secondary_index=secondary_index)
-    invocation = run.counter
+    execution = build_execution(sel, run.index, ctx.next_execution_index(), rctx, prt.va, prt.index, secondary,
+                                secondary_index, run.counter, ic_value)
+    ctx.add_execution(execution, loc)
+    prt.executions.append(execution.index)
+    run.counter += 1
+
+
+def build_execution(sel: Selection, list_index: int, index: int, rctx: WorkListRecordContext, primary_va: int,
+                    primary_index: int, secondary: RecordData | None, secondary_index: int | None, invocation: int,
+                    ic_value: int | None) -> Execution:
+    """The :class:`Execution` of one record (resolving every binding through ``rctx``): shared by the reference
+    walk and the columnar trace, which makes it on demand from its columns."""
     counter = invocation if ic_value is None else ic_value
     resolved = rctx.resolve(secondary, counter)
     program_name = rctx.program.name if rctx.program is not None else None
@@ -715,22 +764,19 @@ def _execute(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace,
     if sel.executable_class is ExecutableClass.RAYTRACING and sel.binding.pRaytracing is not None:
         rt = asdict(sel.binding.pRaytracing)
         program_name = sel.binding.pRaytracing.pRaytracingStateObject or None
-    record_va = {"primary": prt.va}
+    record_va = {"primary": primary_va}
     if secondary is not None:
         record_va["secondary"] = secondary.va
     if rctx.table is not None:
         record_va["program_table_slot"] = rctx.table.va
-    execution = Execution(
-        index=ctx.next_execution_index(), executable_class=sel.executable_class.value, trigger=resolved.trigger,
-        list_index=run.index, signature_index=sel.signature_index, primary_index=prt.index,
+    return Execution(
+        index=index, executable_class=sel.executable_class.value, trigger=resolved.trigger,
+        list_index=list_index, signature_index=sel.signature_index, primary_index=primary_index,
         secondary_index=secondary_index, program=program_name, pcs=rctx.pcs.name, invocation=invocation,
         counter=resolved.counter, root_arguments=resolved.root_arguments, ia=resolved.ia,
         system_pointers={k: v for k, v in resolved.system_pointers.items()
                          if k in ("PROGRAM_TABLE_POINTER", "PRIMARY_RECORD_POINTER", "SECONDARY_RECORD_POINTER")},
         raytracing=rt, record_va=record_va)
-    ctx.add_execution(execution, loc)
-    prt.executions.append(execution.index)
-    run.counter += 1
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from d3d12wl.capture.memory import GpuMemory
@@ -21,13 +23,16 @@ from d3d12wl.executor.dispatch_list import _reset_entry, _reset_order
 from d3d12wl.executor.resolve import RecordData, resolve_command
 from d3d12wl.executor.trace import Execution, Limits, ResetEntry, Trace
 from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
-from d3d12wl.model.objects import ObjectSet
+from d3d12wl.model.objects import CommandSignature, ObjectSet
 from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall
-from d3d12wl.records.layout import command_layout
+from d3d12wl.records.layout import RecordLayout, command_layout
 
 
 def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
-                         call: ExecuteIndirectCall, limits: Limits | None = None) -> Trace:
+                         call: ExecuteIndirectCall, limits: Limits | None = None,
+                         walker: CommandWalker | None = None) -> Trace:
+    """Execute ``ExecuteIndirect`` and return the :class:`Trace`; ``walker`` walks the commands (default the
+    reference :func:`walk_commands`)."""
     cs = call.pCommandSignature
     call_args: dict[str, Any] = {
         "pCommandSignature": cs.name if cs is not None else None, "MaxCommandCount": call.MaxCommandCount,
@@ -76,27 +81,66 @@ def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectS
     for arg in cs.pArgumentDescs:
         _reset_entry(reset, root_set, arg, cs.name)
     trace.end_of_call_reset = sorted(reset.values(), key=_reset_order)
+    plan = CommandPlan(ctx, call, cs, layout, stride, count, cls, graphics)
     try:
-        for k in range(count):
-            loc = Loc(command_index=k)
-            va = ctx.record_address(call.ArgumentBuffer, k, stride, layout.size, "command", "Drawing", loc)
-            if va is None:
-                trace.stopped_reason = f"command {k} address wraps"
-                break
-            ctx.count_record(loc, va)
-            if len(trace.executions) >= ctx.limits.max_executions:
-                ctx.stop("max_executions", f"ExecuteIndirect has {count} commands", loc=loc)
-            data = ctx.read(va, layout.size, f"command {k}", "Drawing", loc)
-            if data is None:
-                trace.stopped_reason = f"command {k} unreadable"
-                break
-            record = RecordData(f"command {k}", "command", va, layout, decode_record(layout, data))
-            resolved = resolve_command(cs.pRootSignature, cs.pArgumentDescs, record, k, state, graphics)
-            ctx.add_execution(Execution(
-                index=ctx.next_execution_index(), executable_class=cls.value if cls else "", trigger=resolved.trigger,
-                command_index=k, invocation=k, counter=resolved.counter, root_arguments=resolved.root_arguments,
-                ia=resolved.ia, record_va={"command": va}), loc)
+        (walker or walk_commands)(plan)
     except StopCall as stop:
         trace.stopped_reason = stop.reason
     return trace
 
+
+@dataclass
+class CommandPlan:
+    """What every command of one ExecuteIndirect call shares: the command walk's input."""
+
+    ctx: ExecContext
+    call: ExecuteIndirectCall
+    cs: CommandSignature
+    layout: RecordLayout
+    stride: int
+    count: int
+    cls: ExecutableClass | None
+    graphics: bool
+
+
+#: the command walk of one call (the reference :func:`walk_commands` or a faster one that makes the same trace)
+CommandWalker = Callable[[CommandPlan], None]
+
+
+def walk_commands(plan: CommandPlan) -> None:
+    """The reference walk: every command one by one."""
+    for k in range(plan.count):
+        if not walk_command(plan, k):
+            return
+
+
+def walk_command(plan: CommandPlan, k: int) -> bool:
+    """Command ``k`` as the reference walks it; False when the walk ends here."""
+    ctx, call, trace = plan.ctx, plan.call, plan.ctx.trace
+    loc = Loc(command_index=k)
+    va = ctx.record_address(call.ArgumentBuffer, k, plan.stride, plan.layout.size, "command", "Drawing", loc)
+    if va is None:
+        trace.stopped_reason = f"command {k} address wraps"
+        return False
+    ctx.count_record(loc, va)
+    if len(trace.executions) >= ctx.limits.max_executions:
+        ctx.stop("max_executions", f"ExecuteIndirect has {plan.count} commands", loc=loc)
+    data = ctx.read(va, plan.layout.size, f"command {k}", "Drawing", loc)
+    if data is None:
+        trace.stopped_reason = f"command {k} unreadable"
+        return False
+    ctx.add_execution(build_command(plan, ctx.next_execution_index(), k, va, decode_record(plan.layout, data)),
+                      loc)
+    return True
+
+
+def build_command(plan: CommandPlan, index: int, k: int, va: int, fields: dict[str, Any]) -> Execution:
+    """The :class:`Execution` of command ``k`` (decoded ``fields`` at ``va``): shared by the reference walk and the
+    columnar trace, which makes it on demand from its columns."""
+    cs = plan.cs
+    record = RecordData(f"command {k}", "command", va, plan.layout, fields)
+    resolved = resolve_command(cs.pRootSignature, cs.pArgumentDescs, record, k, plan.ctx.state, plan.graphics)
+    return Execution(
+        index=index, executable_class=plan.cls.value if plan.cls else "", trigger=resolved.trigger,
+        command_index=k, invocation=k, counter=resolved.counter, root_arguments=resolved.root_arguments,
+        ia=resolved.ia, record_va={"command": va})

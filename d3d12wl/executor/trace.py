@@ -10,10 +10,15 @@ full list is :data:`FINDING_KINDS`), :attr:`Finding.rule` names the spec rule or
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar, overload
 
 from d3d12wl.serialize import to_jsonable
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 #: Severities, most severe first.  ``error``: undefined behaviour or an invalid call; ``warning``: legal but
 #: almost certainly not meant (e.g. flag bits the spec does not define); ``info``: notes.
@@ -62,27 +67,144 @@ FINDING_KINDS: dict[str, str] = {
 }
 
 
+class Batch(Protocol[T_co]):
+    """A block of trace items held as columns (numpy arrays), made into objects only when asked for: the
+    columnar path of the executor (:mod:`d3d12wl.executor.columnar`) adds these to a :class:`LazyList`."""
+
+    def __len__(self) -> int: ...
+
+    def item(self, i: int) -> T_co: ...  # 0 <= i < len(self)
+
+    def items(self, start: int, stop: int) -> Iterator[T_co]: ...  # item(start) .. item(stop - 1)
+
+
+class LazyList(Sequence[T]):
+    """A sequence of trace items: plain objects (``append``) and columnar :class:`Batch` es (``add_batch``), in
+    order.  Indexing, slicing and iteration make objects from a batch's columns on demand, so a trace of millions
+    of executions holds numpy columns, not millions of objects.  Compares equal to a list of the same items."""
+
+    __slots__ = ("_segments", "_starts", "_length")
+
+    def __init__(self, items: Iterable[T] = ()) -> None:
+        self._segments: list[list[T] | Batch[T]] = []
+        self._starts: list[int] = []
+        self._length = 0
+        for x in items:
+            self.append(x)
+
+    def append(self, item: T) -> None:
+        if not self._segments or not isinstance(self._segments[-1], list):
+            self._starts.append(self._length)
+            self._segments.append([])
+        seg = self._segments[-1]
+        assert isinstance(seg, list)
+        seg.append(item)
+        self._length += 1
+
+    def add_batch(self, batch: Batch[T]) -> None:
+        if len(batch):
+            self._starts.append(self._length)
+            self._segments.append(batch)
+            self._length += len(batch)
+
+    @property
+    def segments(self) -> tuple[list[T] | Batch[T], ...]:
+        """The lists and batches in order (what streaming writers walk)."""
+        return tuple(self._segments)
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._length)
+            if step == 1:
+                return list(self.iter_range(start, stop))
+            return [self[i] for i in range(start, stop, step)]
+        i = index + self._length if index < 0 else index
+        if not 0 <= i < self._length:
+            raise IndexError("trace index out of range")
+        s = bisect.bisect_right(self._starts, i) - 1
+        seg = self._segments[s]
+        off = i - self._starts[s]
+        return seg[off] if isinstance(seg, list) else seg.item(off)
+
+    def iter_range(self, start: int, stop: int) -> Iterator[T]:
+        """Items ``start`` .. ``stop - 1``, made segment by segment."""
+        if start >= stop:
+            return
+        s = max(0, bisect.bisect_right(self._starts, start) - 1)
+        while s < len(self._segments) and self._starts[s] < stop:
+            seg, base = self._segments[s], self._starts[s]
+            a, b = max(start, base) - base, min(stop, base + len(seg)) - base
+            if isinstance(seg, list):
+                yield from seg[a:b]
+            else:
+                yield from seg.items(a, b)
+            s += 1
+
+    def __iter__(self) -> Iterator[T]:
+        return self.iter_range(0, self._length)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (list, tuple, LazyList)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:  # mutable, like a list
+        raise TypeError("unhashable type: 'LazyList'")
+
+    def __repr__(self) -> str:
+        return f"LazyList(len={self._length}, segments={len(self._segments)})"
+
+    def tolist(self) -> list[T]:
+        """Every item as a plain list (what :func:`d3d12wl.serialize.to_jsonable` writes)."""
+        return list(self)
+
+
+#: the default of the limits that scale with the capture (:meth:`Limits.resolved`)
+AUTO = -1
+#: the scaled limits never go below these (the fixed defaults of earlier versions)
+SCALED_FLOORS = {"max_primary_records": 1 << 20, "max_secondary_records": 1 << 20, "max_executions": 1 << 16,
+                 "max_records": 1 << 18}
+#: bytes per record the scaled limits assume: the smallest Work Lists record stride (strides round up to 8)
+BYTES_PER_RECORD = 8
+
+
 @dataclass(slots=True)
 class Limits:
     """Bounds that keep the executor's time and memory finite on hostile input (design.md checklist: "a chain that
     does not end ... is found and stopped").  Reaching one stops the call with a ``limit-exceeded`` finding naming
-    the limit; raise it with ``Limits(max_...=N)`` or the matching ``d3d12wl exec --max-...`` flag.
+    the limit; raise it with ``Limits(max_...=N)`` or the matching ``--max-...`` flag of ``d3d12wl exec`` / ``dump``.
 
-    Memory is bounded by ``max_executions`` and ``max_records`` (each execution and record is a few hundred bytes
-    to a few KB of Python objects); time by ``max_records`` + ``max_lists`` (every read is O(1)).  No limit ever
-    allocates in proportion to a count read from GPU memory: records are walked one by one.
+    A real frame's records are bytes in the capture, so the record and execution limits default to :data:`AUTO`:
+    the number of records the capture's mapped bytes can hold as distinct records (``mapped bytes //``
+    :data:`BYTES_PER_RECORD`, never below :data:`SCALED_FLOORS`), resolved per call (:meth:`resolved`), which
+    lets every real capture run whole.  Records that do not occupy bytes of their own (a broadcast stride of 0: 12
+    bytes can drive 4 billion records) are bounded by ``max_repeated_records``, and chains by ``max_lists`` (chains
+    that revisit a list with unchanged bytes stop as ``chain-cycle``).  No limit ever allocates in proportion to a
+    count read from GPU memory.
     """
 
     #: lists in one call (the head list plus continuations)
     max_lists: int = 1 << 16
-    #: primary records walked in one list
-    max_primary_records: int = 1 << 20
-    #: secondary records walked under one primary record
-    max_secondary_records: int = 1 << 20
-    #: executions (draws, dispatches, ray dispatches, EI commands) in one call
-    max_executions: int = 1 << 16
-    #: primary + secondary records (and EI commands) walked in one call, executed or not
-    max_records: int = 1 << 18
+    #: primary records walked in one list (AUTO: scaled to the mapped bytes)
+    max_primary_records: int = AUTO
+    #: secondary records walked under one primary record (AUTO: scaled to the mapped bytes)
+    max_secondary_records: int = AUTO
+    #: executions (draws, dispatches, ray dispatches, EI commands) in one call (AUTO: scaled to the mapped bytes)
+    max_executions: int = AUTO
+    #: primary + secondary records (and EI commands, and records a validation-hook pre-pass reads) walked in one
+    #: call, executed or not (AUTO: scaled to the mapped bytes)
+    max_records: int = AUTO
+    #: records read from the bytes of the record before them (a broadcast stride of 0), in one call
+    max_repeated_records: int = 1 << 16
     #: findings kept in the trace; further ones are counted in ``Trace.findings_suppressed``
     max_findings: int = 1 << 12
 
@@ -90,6 +212,19 @@ class Limits:
     @staticmethod
     def flag(name: str) -> str:
         return "--" + name.replace("_", "-")
+
+    @staticmethod
+    def scaled(mapped_bytes: int, name: str) -> int:
+        """What an :data:`AUTO` limit ``name`` is for ``mapped_bytes`` of captured memory."""
+        return max(SCALED_FLOORS[name], mapped_bytes // BYTES_PER_RECORD)
+
+    def resolved(self, mapped_bytes: int) -> Limits:
+        """These limits with every :data:`AUTO` one scaled to ``mapped_bytes`` (a new object)."""
+        out = Limits(**self.as_dict())
+        for name in SCALED_FLOORS:
+            if getattr(out, name) == AUTO:
+                setattr(out, name, Limits.scaled(mapped_bytes, name))
+        return out
 
     def as_dict(self) -> dict[str, int]:
         out: dict[str, int] = to_jsonable(self)
@@ -240,8 +375,8 @@ class PrimaryRecordTrace(RecordTrace):
     record_kind: str | None = None  # HYBRID / INLINE
     header: str | None = None  # the fixed header struct name
     program_table: ProgramTableSlotTrace | None = None
-    secondary_records: list[RecordTrace] = field(default_factory=list)
-    executions: list[int] = field(default_factory=list)  # Execution.index values
+    secondary_records: LazyList[RecordTrace] = field(default_factory=LazyList)
+    executions: LazyList[int] = field(default_factory=LazyList)  # Execution.index values
     skipped: str | None = None  # why this record drove no executions (a finding says more)
 
 
@@ -261,7 +396,7 @@ class ListTrace:
     ordering: str | None = None  # "in order" / "any order"
     ordering_note: str | None = None
     counts_as_graphics_list: bool = False
-    primary_records: list[PrimaryRecordTrace] = field(default_factory=list)
+    primary_records: LazyList[PrimaryRecordTrace] = field(default_factory=LazyList)
     continuation: dict[str, Any] | None = None
     stopped: str | None = None  # why record processing of this list stopped early
 
@@ -309,7 +444,7 @@ class Trace:
     call: str  # "DispatchList", "DispatchList1", "ExecuteIndirect"
     call_args: dict[str, Any] = field(default_factory=dict)
     lists: list[ListTrace] = field(default_factory=list)
-    executions: list[Execution] = field(default_factory=list)
+    executions: LazyList[Execution] = field(default_factory=LazyList)
     end_of_call_reset: list[ResetEntry] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     findings_suppressed: int = 0

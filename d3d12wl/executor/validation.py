@@ -309,6 +309,9 @@ class ValidationRunner:
             va = start + i * stride
             if va + 4 > VA_LIMIT:
                 return
+            # the pre-pass reads records too: it counts toward the call's limits (a hooked list with
+            # NumProgramInputs 0xFFFFFFFF would otherwise walk max_primary_records records outside every limit)
+            ctx.count_record(Loc(list_index=run.index, primary_index=i), va)
             pcs = self._record_pcs(run, va)
             if pcs is None or pcs.RecordValidationProgramTableIndex == 0:
                 continue

@@ -1,0 +1,1219 @@
+"""The columnar fast path of the executor: the same trace as the reference walk, in columns.
+
+Per list, primary records are read in chunks of :data:`CHUNK` records as numpy gathers over ``GpuMemory``'s
+regions, with no Python object per record:
+
+1. the ProgramTableIndex column (offset 0 of every record) is mapped through its unique values to the program-table
+   slot, identifier, program and PCS (:class:`_Group`, one per slot, checked once per list exactly as the reference
+   checks one record: index < SlotCount, slot address, identifier, program, PCS in the signature, layouts, strides);
+2. each group's records are copied with the group's structured dtype (:func:`d3d12wl.records.dtypes.record_dtype`);
+3. hybrid records' secondary lists are checked (alignment, stride, NumSecondaryRecords limit, VA wrap, mapping) and
+   expanded by index arithmetic (``repeat`` / ``cumsum``) into one gather of secondary-record bytes per group;
+4. the limits (records, executions) are applied to the cumulative counts.
+
+A mask per check marks every record the reference would report or treat specially; those records, and any chunk
+that wraps the VA space, go through the reference per-record walk (:func:`~d3d12wl.executor.dispatch_list.
+walk_primary_record`), so findings and their wording are the reference's.  Records no mask flags become a
+:class:`WorkListBatch`: numpy columns from which the :class:`~d3d12wl.executor.trace.PrimaryRecordTrace` and
+:class:`~d3d12wl.executor.trace.Execution` objects are made on demand by the reference's own resolution code
+(:func:`~d3d12wl.executor.dispatch_list.build_execution`), so both paths give identical traces.  ExecuteIndirect
+works the same way over its command records (:class:`CommandBatch`).
+
+Raytracing-class lists and calls with validation hooks (which write memory between steps) always take the
+reference walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
+from d3d12wl.errors import LayoutError, MemoryAccessError
+from d3d12wl.executor.context import ExecContext, Loc
+from d3d12wl.executor.decode import ctype_size, decode_record
+from d3d12wl.executor.dispatch_list import (
+    PROGRAM_IDENTIFIER,
+    ListRun,
+    Selection,
+    ValidationHooks,
+    _ic_resets_per_secondary_list,
+    build_execution,
+    primary_walk_setup,
+    run_dispatch_list,
+    walk_primary_record,
+    walk_secondary_records,
+)
+from d3d12wl.executor.execute_indirect import CommandPlan, build_command, run_execute_indirect, walk_command
+from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
+from d3d12wl.executor.trace import Execution, Limits, PrimaryRecordTrace, ProgramTableSlotTrace, RecordTrace, Trace
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, RecordKind
+from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.records.dtypes import record_dtype
+from d3d12wl.records.layout import PCSLayout, RecordLayout
+
+__all__ = ["CHUNK", "CommandBatch", "ExecutionColumns", "WorkListBatch", "execution_columns", "run_columnar",
+           "walk_commands_columnar", "walk_primary_records_columnar"]
+
+#: primary records (or ExecuteIndirect commands) read per chunk
+CHUNK = 1 << 16
+
+_U64_MAX = (1 << 64) - 1
+
+
+def run_columnar(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
+                 call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
+                 hooks: ValidationHooks | None = None) -> Trace:
+    """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run)."""
+    if isinstance(call, DispatchListCall):
+        return run_dispatch_list(memory, device, objects, state, call, limits, hooks,
+                                 walker=walk_primary_records_columnar)
+    return run_execute_indirect(memory, device, objects, state, call, limits, walker=walk_commands_columnar)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Memory as arrays
+# --------------------------------------------------------------------------------------------------------------
+
+
+class _Regions:
+    """The mapped regions as arrays: vectorized "is ``[va, va + size)`` inside one region" and row gathers."""
+
+    def __init__(self, memory: GpuMemory) -> None:
+        regions = [r for r in memory.regions if r.size]
+        self.bases = np.array([r.base for r in regions], dtype=np.uint64)
+        self.lasts = np.array([r.end - 1 for r in regions], dtype=np.uint64)
+        self.bytes = [np.frombuffer(r.data, dtype=np.uint8) for r in regions]
+        self._windows: dict[tuple[int, int], np.ndarray] = {}
+
+    def locate(self, va: np.ndarray, size: int | np.ndarray) -> np.ndarray:
+        """Per VA, the index of the region holding all of ``[va, va + size)`` (``size`` >= 1), else -1."""
+        if not len(self.bases):
+            return np.full(va.shape, -1, dtype=np.int64)
+        idx = np.searchsorted(self.bases, va, side="right").astype(np.int64) - 1
+        safe = np.maximum(idx, 0)
+        span = np.asarray(size, dtype=np.uint64) - np.uint64(1)
+        ok = (idx >= 0) & (va <= np.uint64(_U64_MAX) - span)
+        last = va + np.where(ok, span, np.uint64(0))
+        ok &= last <= self.lasts[safe]
+        return np.where(ok, safe, -1)
+
+    def region_of(self, va: int, end: int) -> int:
+        """The index of the region holding all of ``[va, end)`` (``end > va``), else -1."""
+        if not len(self.bases) or end > VA_LIMIT:
+            return -1
+        r = int(np.searchsorted(self.bases, np.uint64(va), side="right")) - 1
+        return r if r >= 0 and end - 1 <= int(self.lasts[r]) else -1
+
+    def strided(self, r: int, va: int, n: int, stride: int, size: int) -> np.ndarray:
+        """A read-only ``(n, size)`` uint8 view of ``n`` records ``stride`` bytes apart from ``va`` (all of them
+        inside region ``r``)."""
+        view = np.ndarray((n, size), dtype=np.uint8, buffer=self.bytes[r], offset=va - int(self.bases[r]),
+                          strides=(stride, 1))
+        view.flags.writeable = False
+        return view
+
+    def _window(self, r: int, size: int) -> np.ndarray:
+        """Region ``r`` as overlapping ``size``-byte items, one starting at every byte: a row gather is one
+        fancy index."""
+        w = self._windows.get((r, size))
+        if w is None:
+            b = self.bytes[r]
+            w = np.ndarray((max(b.size - size + 1, 0),), dtype=np.dtype((np.void, size)), buffer=b, strides=(1,))
+            self._windows[(r, size)] = w
+        return w
+
+    def gather_offsets(self, r: int, offsets: np.ndarray, size: int) -> np.ndarray:
+        """A copy of the ``size`` bytes at each byte offset into region ``r``: rows of a uint8 matrix."""
+        if not size or not len(offsets):
+            return np.empty((len(offsets), size), dtype=np.uint8)
+        return self._window(r, size)[offsets].view(np.uint8).reshape(len(offsets), size)
+
+    def gather(self, ridx: np.ndarray, va: np.ndarray, size: int) -> np.ndarray:
+        """A copy of the ``size`` bytes at each VA (every one located in region ``ridx``): rows of a uint8 matrix."""
+        if not len(va) or not size:
+            return np.empty((len(va), size), dtype=np.uint8)
+        first = int(ridx[0])
+        if (ridx == first).all():
+            return self.gather_offsets(first, (va - self.bases[first]).astype(np.intp), size)
+        out = np.empty((len(va), size), dtype=np.uint8)
+        for r in np.unique(ridx):
+            m = ridx == r
+            out[m] = self.gather_offsets(int(r), (va[m] - self.bases[r]).astype(np.intp), size)
+        return out
+
+
+def _expand(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``starts[k] .. starts[k] + counts[k] - 1`` for every k, concatenated (index arithmetic, no loop)."""
+    total = int(counts.sum())
+    before = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=before[1:])
+    return np.repeat(starts.astype(np.int64) - before, counts) + np.arange(total, dtype=np.int64)
+
+
+def _regions(ctx: ExecContext) -> _Regions:
+    regions: _Regions = ctx.memo(ctx.memory, "columnar-regions", _Regions)
+    return regions
+
+
+def _packed_dtype(layout: RecordLayout) -> np.dtype:
+    """The layout's structured dtype (:func:`record_dtype`) narrowed to the bytes a record uses (``size``)."""
+    dt = record_dtype(layout)
+    names = list(dt.names or ())
+    assert dt.fields is not None
+    return np.dtype({"names": names, "formats": [dt.fields[n][0] for n in names],
+                     "offsets": [dt.fields[n][1] for n in names], "itemsize": layout.size})
+
+
+def _scratch(ctx: ExecContext) -> ExecContext:
+    """A context whose findings go nowhere: what the on-demand objects are resolved in (the columns hold only
+    records that the reference resolves without a finding)."""
+    scratch: ExecContext = ctx.memo(ctx, "columnar-scratch", lambda c: ExecContext(
+        c.memory, c.device, c.objects, c.state, c.limits, Trace(c.trace.call)))
+    return scratch
+
+
+# --------------------------------------------------------------------------------------------------------------
+# DispatchList: groups (one per program-table slot a list's records select)
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Group:
+    """A program-table slot whose records the reference executes without a finding: everything its records
+    share."""
+
+    pt_index: int
+    program: Program
+    pcs: ProgramCommandSignature
+    layout: PCSLayout
+    table: RecordData
+    slot_trace: ProgramTableSlotTrace
+    hybrid: bool
+    psize: int
+    pdtype: np.dtype
+    ssize: int = 0
+    sstride: int = 0
+    sec_ok: bool = True  # SecondaryRecordByteStride usable
+    ic_reset: bool = False
+
+
+class _ListWalk:
+    """The columnar walk of one list."""
+
+    def __init__(self, run: ListRun, n: int, start: int, stride: int) -> None:
+        self.run = run
+        self.ctx = run.ctx
+        self.n = n
+        self.start = start
+        self.stride = stride
+        sel = run.selection
+        assert sel is not None
+        self.sel: Selection = sel
+        self.regions = _regions(run.ctx)
+        self.groups: list[_Group] = []
+        self._group_of: dict[int, int] = {}  # ProgramTableIndex -> index in groups, -1 flagged
+
+    # -- one slot, checked as the reference checks one record ---------------------------------------------------
+
+    def group_index(self, pt_index: int) -> int:
+        got = self._group_of.get(pt_index)
+        if got is None:
+            group = self._make_group(pt_index)
+            got = -1 if group is None else len(self.groups)
+            if group is not None:
+                self.groups.append(group)
+            self._group_of[pt_index] = got
+        return got
+
+    def _make_group(self, pt_index: int) -> _Group | None:
+        ctx, sel = self.ctx, self.sel
+        pt = sel.binding.ProgramTable
+        if pt_index >= pt.SlotCount:
+            return None
+        id_size = ctype_size(PROGRAM_IDENTIFIER)
+        slot_va = pt.Table.StartAddress + pt_index * pt.Table.StrideInBytes
+        if slot_va + id_size > VA_LIMIT:
+            return None
+        try:
+            ident = ctx.memory.read(slot_va, id_size)
+        except MemoryAccessError:
+            return None
+        program = ctx.program_by_identifier(ident)
+        if program is None:
+            return None
+        pcs = program.ProgramCommandSignature
+        if pcs is None or id(pcs) not in sel.members:
+            return None
+        try:
+            tail_layout = ctx.layouts.program(program)
+            layout = ctx.layouts.pcs(pcs)
+        except LayoutError:
+            return None
+        if tail_layout is None or (pt.Table.StrideInBytes and tail_layout.size > pt.Table.StrideInBytes):
+            return None
+        if slot_va + tail_layout.size > VA_LIMIT:
+            return None
+        try:
+            data = ctx.memory.read(slot_va, tail_layout.size)
+        except MemoryAccessError:
+            return None
+        if layout.executable_class is not sel.executable_class or self.stride < layout.primary.min_stride:
+            return None
+        tail = decode_record(tail_layout, data, skip_identifier=True)
+        slot_trace = ProgramTableSlotTrace(pt_index, slot_va, ident.hex(), program.name, tail)
+        table = RecordData(f"program table slot {pt_index}", "program-table", slot_va, tail_layout, tail)
+        hybrid = layout.record_kind is RecordKind.HYBRID
+        group = _Group(pt_index, program, pcs, layout, table, slot_trace, hybrid, layout.primary.size,
+                       _packed_dtype(layout.primary))
+        if hybrid:
+            sec = layout.secondary
+            assert sec is not None
+            group.ssize = sec.size
+            group.sstride = pcs.SecondaryRecordByteStride
+            group.sec_ok = not sec.stride_problems(group.sstride)
+            group.ic_reset = bool(ctx.memo(pcs, "ic-reset", _ic_resets_per_secondary_list))
+        if not self._resolves_quietly(group):
+            return None
+        return group
+
+    def _resolves_quietly(self, group: _Group) -> bool:
+        """Whether the reference resolves this group's executions without a finding (a descriptor table with no
+        heap of its type bound is one per record: such records take the reference walk)."""
+        ctx = self.ctx
+        probe = ExecContext(ctx.memory, ctx.device, ctx.objects, ctx.state, ctx.limits, Trace(ctx.trace.call))
+        layout = group.layout
+        zero = bytes(max(layout.primary.min_stride, layout.primary.size))
+        primary = RecordData("primary record 0", "primary", 0, layout.primary, decode_record(layout.primary, zero))
+        secondary = None
+        if group.hybrid:
+            assert layout.secondary is not None
+            secondary = RecordData("secondary record 0", "secondary", 0, layout.secondary,
+                                   decode_record(layout.secondary, bytes(layout.secondary.min_stride)))
+        rctx = WorkListRecordContext(probe, Loc(list_index=0, primary_index=0), self.sel.executable_class,
+                                     group.pcs, layout, group.program, primary, group.table, {})
+        rctx.resolve(secondary, 0)
+        return not probe.trace.findings and not probe.trace.findings_suppressed
+
+    # -- chunks ---------------------------------------------------------------------------------------------------
+
+    def walk(self) -> None:
+        i, n, limits = 0, self.n, self.ctx.limits
+        while i < n:
+            if i >= limits.max_primary_records:
+                walk_primary_record(self.run, i, n, self.start, self.stride)  # raises the limit
+                return
+            end = min(n, i + CHUNK, limits.max_primary_records)
+            if not self._chunk(i, end):
+                return
+            i = end
+
+    def _reference(self, i: int) -> bool:
+        return walk_primary_record(self.run, i, self.n, self.start, self.stride)
+
+    def _chunk(self, i0: int, i1: int) -> bool:
+        """Primary records ``i0 .. i1 - 1``; False when the list's walk ended."""
+        start, stride = self.start, self.stride
+        if start + (i1 - 1) * stride + 4 > VA_LIMIT:  # a record address wraps: the reference reports where
+            return all(self._reference(i) for i in range(i0, i1))
+        m = i1 - i0
+        va0 = start + i0 * stride
+        vas = np.uint64(va0) + np.arange(m, dtype=np.uint64) * np.uint64(stride)
+        gid = np.full(m, -1, dtype=np.int64)
+        region = self.regions.region_of(va0, va0 + (m - 1) * stride + 4)  # the whole chunk's heads in one region
+        if region >= 0:
+            pti = self.regions.strided(region, va0, m, stride, 4).view("<u4").reshape(-1)
+            head = np.ones(m, dtype=bool)
+        else:
+            ridx = self.regions.locate(vas, 4)
+            head = ridx >= 0
+            pti = self.regions.gather(ridx[head], vas[head], 4).view("<u4").reshape(-1)
+        if len(pti):
+            uniq, inv = np.unique(pti, return_inverse=True)
+            table = np.array([self.group_index(int(t)) for t in uniq], dtype=np.int64)
+            gid[head] = table[inv.reshape(-1)]
+        chunk = _Chunk(self, i0, va0, stride, vas, gid)
+        for g in np.unique(gid[gid >= 0]):
+            chunk.load_group(int(g))
+        clean = chunk.gid >= 0
+        flagged = np.flatnonzero(~clean)
+        pos = 0
+        for f in [*flagged.tolist(), m]:
+            if pos < f and not chunk.emit(pos, f):
+                return False
+            if f < m and not self._reference(i0 + f):
+                return False
+            pos = f + 1
+        return True
+
+
+@dataclass
+class _ChunkGroup:
+    """One group's records in one chunk: positions, copied bytes and (hybrid) their secondary lists."""
+
+    members: np.ndarray  # positions in the chunk
+    rows: np.ndarray  # (len(members), psize) uint8
+    ns: np.ndarray | None = None  # NumSecondaryRecords (int64)
+    base: np.ndarray | None = None  # SecondaryRecords (uint64)
+    sreg: np.ndarray | None = None  # the region holding each record's first secondary record
+    fit: np.ndarray | None = None  # leading secondary records readable whole from that region
+
+
+class _Chunk:
+    def __init__(self, walk: _ListWalk, i0: int, va0: int, stride: int, vas: np.ndarray, gid: np.ndarray) -> None:
+        self.walk = walk
+        self.i0 = i0
+        self.va0 = va0
+        self.stride = stride
+        self.vas = vas
+        self.gid = gid
+        self.row = np.zeros(len(vas), dtype=np.int64)  # row of each record in its group's _ChunkGroup
+        self.parts: dict[int, _ChunkGroup] = {}
+
+    def load_group(self, g: int) -> None:
+        walk, group = self.walk, self.walk.groups[g]
+        members = np.flatnonzero(self.gid == g)
+        m = len(self.vas)
+        region = walk.regions.region_of(self.va0, self.va0 + (m - 1) * self.stride + group.psize)
+        if region >= 0:  # every record of the chunk readable whole from one region
+            view = walk.regions.strided(region, self.va0, m, self.stride, group.psize)
+            rows = view.copy() if len(members) == m else view[members]
+        else:
+            ridx = walk.regions.locate(self.vas[members], group.psize)
+            bad = ridx < 0
+            if bad.any():  # the record's bytes fault: the reference ends the list there
+                self.gid[members[bad]] = -1
+                members, ridx = members[~bad], ridx[~bad]
+            rows = walk.regions.gather(ridx, self.vas[members], group.psize)
+        part = _ChunkGroup(members, rows)
+        self.row[members] = np.arange(len(members))
+        if group.hybrid:
+            rec = rows.view(group.pdtype).reshape(-1)
+            ns = rec["NumSecondaryRecords"].astype(np.int64)
+            base = rec["SecondaryRecords"].astype(np.uint64)
+            flag, sreg, fit = self._secondary_flags(group, ns, base)
+            self.gid[members[flag]] = -1
+            part.ns, part.base, part.sreg, part.fit = ns, base, sreg, fit
+        self.parts[g] = part
+
+    def _secondary_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                                           np.ndarray]:
+        """Records whose secondary list the reference reports before walking it (misaligned SecondaryRecords, an
+        unusable stride), and for the others the region of the first secondary record and ``fit``: how many of
+        the leading secondary records lie whole in that region (the reference walks the rest, if any)."""
+        walk = self.walk
+        some = ns > 0
+        flag = some & (base % np.uint64(8) != 0)
+        if not group.sec_ok:
+            flag |= some
+        sreg = np.zeros(len(ns), dtype=np.int64)
+        fit = np.zeros(len(ns), dtype=np.int64)
+        check = some & ~flag
+        if check.any():
+            size = max(group.ssize, 1)
+            first = base[check]
+            ridx = walk.regions.locate(first, size)
+            ok = ridx >= 0
+            safe = np.maximum(ridx, 0)
+            if group.sstride == 0:
+                room = ns[check]
+            else:  # records j with base + j * stride + size <= region end
+                room_bytes = walk.regions.lasts[safe] + np.uint64(1) - first - np.uint64(size)
+                room = (np.where(ok, room_bytes, np.uint64(0)) // np.uint64(group.sstride)).astype(np.int64) + 1
+            fit[check] = np.where(ok, np.minimum(ns[check], room), 0)
+            sreg[check] = safe
+        return flag, sreg, fit
+
+    # -- clean runs -------------------------------------------------------------------------------------------------
+
+    def emit(self, a: int, b: int) -> bool:
+        """Records ``a .. b - 1`` of the chunk (none flagged): runs of whole records as batches; a record whose
+        secondary list leaves its region or reaches a limit goes partly in columns and is handed to the reference
+        walk where the columns stop (:meth:`_partial`)."""
+        pos = a
+        while pos < b:
+            n_ok, execs, records, repeats = self._whole(pos, b)
+            if n_ok:
+                self._batch(pos, pos + n_ok, execs)
+                self.walk.ctx.records_walked += int(records.sum())
+                self.walk.ctx.records_repeated += int(repeats.sum())
+                pos += n_ok
+            if pos < b:
+                if not self._partial(pos):
+                    return False
+                pos += 1
+        return True
+
+    def _whole(self, a: int, b: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """How many records from ``a`` on the columns take whole (every secondary record readable, every limit
+        clear), and per record its executions, records walked and repeated records."""
+        walk, ctx = self.walk, self.walk.ctx
+        gid, row = self.gid[a:b], self.row[a:b]
+        execs = np.ones(b - a, dtype=np.int64)
+        fit = np.ones(b - a, dtype=np.int64)
+        broadcast = np.zeros(b - a, dtype=bool)
+        for g, part in self.parts.items():
+            if part.ns is not None and part.fit is not None:
+                m = gid == g
+                execs[m] = part.ns[row[m]]
+                fit[m] = part.fit[row[m]]
+                broadcast[m] = walk.groups[g].sstride == 0
+        hybrid = np.array([grp.hybrid for grp in walk.groups], dtype=bool)[gid]
+        fit = np.where(hybrid, fit, execs)
+        records = 1 + np.where(hybrid, execs, 0)
+        repeats = np.where(hybrid & broadcast, np.maximum(execs - 1, 0), 0)
+        limits = ctx.limits
+        over = (fit < execs) | (hybrid & (execs > limits.max_secondary_records))
+        over |= np.cumsum(records) > limits.max_records - ctx.records_walked
+        over |= np.cumsum(execs) > limits.max_executions - len(ctx.trace.executions)
+        over |= np.cumsum(repeats) > limits.max_repeated_records - ctx.records_repeated
+        n = int(np.argmax(over)) if over.any() else b - a
+        return n, execs[:n], records[:n], repeats[:n]
+
+    def _partial(self, pos: int) -> bool:
+        """Record ``pos``: the secondary records the columns can take (up to the first unreadable one or the
+        first limit), then the reference walk from there on, which reports what stops it."""
+        walk, ctx, run = self.walk, self.walk.ctx, self.walk.run
+        i = self.i0 + pos
+        g = int(self.gid[pos])
+        group, part = walk.groups[g], self.parts[g]
+        limits = ctx.limits
+        if not group.hybrid or part.ns is None or part.fit is None or ctx.records_walked >= limits.max_records:
+            return walk._reference(i)
+        r = int(self.row[pos])
+        q = min(int(part.ns[r]), int(part.fit[r]), limits.max_secondary_records,
+                limits.max_records - ctx.records_walked - 1, limits.max_executions - len(ctx.trace.executions))
+        if group.sstride == 0:
+            q = min(q, limits.max_repeated_records - ctx.records_repeated + 1)
+        if q <= 0:
+            return walk._reference(i)
+        batch = self._batch(pos, pos + 1, np.array([q], dtype=np.int64), records=False)
+        ctx.records_walked += 1 + q
+        if group.sstride == 0:
+            ctx.records_repeated += q - 1
+        prt = batch.partial_record()
+        run.trace.primary_records.append(prt)
+        rctx = batch.record_context(0, ctx)
+        walk_secondary_records(run, rctx, prt, group.layout, Loc(list_index=run.index, primary_index=i), start=q)
+        return True
+
+    def _secondaries(self, group: _Group, ns: np.ndarray, base: np.ndarray, sreg: np.ndarray,
+                     off: np.ndarray) -> np.ndarray:
+        """Every secondary record's bytes, by index arithmetic: record r's j-th at ``base[r] + j * stride``."""
+        regions, stride = self.walk.regions, group.sstride
+        total = int(off[-1])
+        used = ns > 0
+        regs = np.unique(sreg[used]) if used.any() else np.zeros(0, dtype=np.int64)
+        if len(regs) == 1:
+            r = int(regs[0])
+            # secondary j of record k: (base[k] - region base - off[k] * stride) + (off[k] + j) * stride
+            first = (base - regions.bases[r]).astype(np.int64) - off[:-1] * stride
+            offsets = np.repeat(first, ns) + np.arange(total, dtype=np.int64) * stride
+            return regions.gather_offsets(r, offsets.astype(np.intp), group.ssize)
+        out = np.empty((total, group.ssize), dtype=np.uint8)
+        for reg in regs:
+            m = used & (sreg == reg)
+            rows = _expand(off[:-1][m], ns[m])
+            first = (base[m] - regions.bases[reg]).astype(np.int64) - off[:-1][m] * stride
+            offsets = np.repeat(first, ns[m]) + rows * stride
+            out[rows] = regions.gather_offsets(int(reg), offsets.astype(np.intp), group.ssize)
+        return out
+
+    def _batch(self, a: int, b: int, execs: np.ndarray, *, records: bool = True) -> WorkListBatch:
+        """Records ``a .. b - 1`` and their ``execs`` executions (for a hybrid record: its first ``execs``
+        secondary records) as a batch; ``records``: list the records in the list's trace too."""
+        walk, run = self.walk, self.walk.run
+        gid, row = self.gid[a:b], self.row[a:b]
+        n = b - a
+        exec_off = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(execs, out=exec_off[1:])
+        prows: dict[int, np.ndarray] = {}
+        pbase: dict[int, np.ndarray] = {}
+        sec_rows: dict[int, np.ndarray] = {}
+        group_row = np.zeros(n, dtype=np.int64)  # row of each record in its group's arrays of this batch
+        sec_off = np.zeros(n, dtype=np.int64)  # first row of each record's secondaries in its group's sec_rows
+        for g, part in self.parts.items():
+            m = np.flatnonzero(gid == g)
+            if not len(m):
+                continue
+            group = walk.groups[g]
+            rows_g = row[m]
+            prows[g] = part.rows[rows_g]
+            group_row[m] = np.arange(len(m))
+            if part.ns is not None and part.base is not None and part.sreg is not None:
+                ns, base, sreg = execs[m], part.base[rows_g], part.sreg[rows_g]
+                pbase[g] = base
+                off = np.zeros(len(m) + 1, dtype=np.int64)
+                np.cumsum(ns, out=off[1:])
+                sec_off[m] = off[:-1]
+                sec_rows[g] = self._secondaries(group, ns, base, sreg, off)
+        batch = WorkListBatch(
+            walk=walk, first_execution=len(walk.ctx.trace.executions), first_invocation=run.counter,
+            primary_index=(self.i0 + a + np.arange(n)).astype(np.int64), primary_va=self.vas[a:b].copy(),
+            gid=gid.astype(np.int16 if len(walk.groups) < (1 << 15) else np.int64), group_row=group_row,
+            exec_off=exec_off, sec_off=sec_off, primary_rows=prows, secondary_base=pbase, secondary_rows=sec_rows)
+        walk.ctx.trace.executions.add_batch(batch.executions)
+        if records:
+            run.trace.primary_records.add_batch(batch.records)
+        run.counter += int(exec_off[-1])
+        return batch
+
+
+# --------------------------------------------------------------------------------------------------------------
+# DispatchList: the columnar trace of a run of records
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class WorkListBatch:
+    """A run of primary records of one list, and the executions they drive, as columns.
+
+    Per primary record: ``primary_index``, ``primary_va``, ``gid`` (its :class:`_Group`: slot, program, PCS),
+    ``group_row`` (its row in the group's arrays), ``exec_off`` (first execution, relative; n + 1 entries) and
+    ``sec_off`` (first row of its secondary records in the group's ``secondary_rows``).  Per group: the records'
+    bytes (``primary_rows``), SecondaryRecords (``secondary_base``) and every secondary record's bytes
+    (``secondary_rows``).  Executions are numbered ``first_execution + k``, invocations ``first_invocation + k``."""
+
+    walk: _ListWalk
+    first_execution: int
+    first_invocation: int
+    primary_index: np.ndarray
+    primary_va: np.ndarray
+    gid: np.ndarray
+    group_row: np.ndarray
+    exec_off: np.ndarray
+    sec_off: np.ndarray
+    primary_rows: dict[int, np.ndarray]
+    secondary_base: dict[int, np.ndarray]
+    secondary_rows: dict[int, np.ndarray]
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def executions(self) -> _Executions:
+        return _Executions(self)
+
+    @property
+    def records(self) -> _Records:
+        return _Records(self)
+
+    @property
+    def num_executions(self) -> int:
+        return int(self.exec_off[-1])
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the columns."""
+        arrays = [self.primary_index, self.primary_va, self.gid, self.group_row, self.exec_off, self.sec_off,
+                  *self.primary_rows.values(), *self.secondary_base.values(), *self.secondary_rows.values()]
+        return sum(a.nbytes for a in arrays)
+
+    def execution_records(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """Executions ``a .. b - 1`` of the batch: their numbers in the batch and their primary records."""
+        k = np.arange(a, b, dtype=np.int64)
+        return k, np.searchsorted(self.exec_off, k, side="right") - 1
+
+    def columns(self, a: int = 0, b: int | None = None) -> dict[str, np.ndarray]:
+        """Per execution ``a .. b - 1`` (default: all): list, primary and secondary index (-1: none), invocation,
+        program-table slot, record VAs (0: none)."""
+        k, rec = self.execution_records(a, self.num_executions if b is None else b)
+        j = k - self.exec_off[rec]
+        hybrid = np.array([g.hybrid for g in self.walk.groups], dtype=bool)[self.gid[rec]]
+        sva = np.zeros(len(k), dtype=np.uint64)
+        for g, base in self.secondary_base.items():
+            m = self.gid[rec] == g
+            stride = np.uint64(self.walk.groups[g].sstride)
+            sva[m] = base[self.group_row[rec[m]]] + j[m].astype(np.uint64) * stride
+        slots = np.array([g.pt_index for g in self.walk.groups], dtype=np.int64)
+        return {
+            "index": self.first_execution + k, "list_index": np.full(len(k), self.walk.run.index, dtype=np.int64),
+            "primary_index": self.primary_index[rec], "secondary_index": np.where(hybrid, j, -1),
+            "invocation": self.first_invocation + k, "program_table_index": slots[self.gid[rec]],
+            "primary_va": self.primary_va[rec], "secondary_va": sva,
+        }
+
+    # -- objects on demand -----------------------------------------------------------------------------------------
+
+    def _record_context(self, r: int) -> tuple[_Group, WorkListRecordContext]:
+        hit = self._cache.get("rctx")
+        if hit is not None and hit[0] == r:
+            return hit[1], hit[2]
+        group, rctx = self.walk.groups[int(self.gid[r])], self.record_context(r, _scratch(self.walk.ctx))
+        self._cache["rctx"] = (r, group, rctx)
+        return group, rctx
+
+    def record_context(self, r: int, ctx: ExecContext) -> WorkListRecordContext:
+        """What record ``r``'s executions resolve in (``ctx``: the call's context, or one whose findings go
+        nowhere)."""
+        walk = self.walk
+        group = walk.groups[int(self.gid[r])]
+        i, va = int(self.primary_index[r]), int(self.primary_va[r])
+        fields = decode_record(group.layout.primary, self.primary_rows[int(self.gid[r])][self.group_row[r]].tobytes())
+        run = walk.run
+        system: dict[str, int | None] = {
+            "PRIMARY_RECORD_POINTER": va, "DISPATCH_LIST_HEADER_POINTER": run.va, "PRIMARY_LIST_POINTER": walk.start,
+            "PROGRAM_TABLE_POINTER": walk.sel.binding.ProgramTable.Table.StartAddress}
+        if group.hybrid:
+            system["SECONDARY_LIST_POINTER"] = fields["SecondaryRecords"]
+        primary = RecordData(f"primary record {i}", "primary", va, group.layout.primary, fields)
+        return WorkListRecordContext(ctx, Loc(list_index=run.index, primary_index=i), walk.sel.executable_class,
+                                     group.pcs, group.layout, group.program, primary, group.table, system)
+
+    def _secondary(self, group: _Group, r: int, j: int) -> RecordData:
+        g = int(self.gid[r])
+        va = int(self.secondary_base[g][self.group_row[r]]) + j * group.sstride
+        sec = group.layout.secondary
+        assert sec is not None
+        data = self.secondary_rows[g][self.sec_off[r] + j].tobytes()
+        return RecordData(f"secondary record {j}", "secondary", va, sec, decode_record(sec, data))
+
+    def execution(self, k: int) -> Execution:
+        r = int(np.searchsorted(self.exec_off, k, side="right")) - 1
+        group, rctx = self._record_context(r)
+        walk = self.walk
+        invocation = self.first_invocation + k
+        if not group.hybrid:
+            return build_execution(walk.sel, walk.run.index, self.first_execution + k, rctx, rctx.primary.va,
+                                   int(self.primary_index[r]), None, None, invocation, None)
+        j = k - int(self.exec_off[r])
+        secondary = self._secondary(group, r, j)
+        return build_execution(walk.sel, walk.run.index, self.first_execution + k, rctx, rctx.primary.va,
+                               int(self.primary_index[r]), secondary, j, invocation, j if group.ic_reset else None)
+
+    def record(self, r: int) -> PrimaryRecordTrace:
+        group, rctx = self._record_context(r)
+        layout = group.layout
+        prt = PrimaryRecordTrace(int(self.primary_index[r]), rctx.primary.va, dict(rctx.primary.fields),
+                                 pcs=group.pcs.name, record_kind=layout.record_kind.value,
+                                 header=layout.primary.header, program_table=group.slot_trace)
+        e0, e1 = int(self.exec_off[r]), int(self.exec_off[r + 1])
+        prt.executions.add_batch(_Range(self.first_execution + e0, e1 - e0))
+        if group.hybrid:
+            prt.secondary_records.add_batch(_SecondaryRecords(self, group, r))
+        return prt
+
+    def partial_record(self) -> PrimaryRecordTrace:
+        """Record 0 (the batch's only one) as the object the reference walk goes on filling."""
+        return self.record(0)
+
+
+class _Range:
+    """Consecutive execution indices as a :class:`~d3d12wl.executor.trace.Batch`."""
+
+    def __init__(self, start: int, n: int) -> None:
+        self.start, self.n = start, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def item(self, i: int) -> int:
+        return self.start + i
+
+    def items(self, start: int, stop: int) -> Iterator[int]:
+        return iter(range(self.start + start, self.start + stop))
+
+
+class _SecondaryRecords:
+    """One primary record's secondary records in a :class:`WorkListBatch`, as a Batch of RecordTrace."""
+
+    def __init__(self, batch: WorkListBatch, group: _Group, r: int) -> None:
+        self.batch, self.group, self.r = batch, group, r
+
+    def __len__(self) -> int:
+        return int(self.batch.exec_off[self.r + 1] - self.batch.exec_off[self.r])
+
+    def item(self, j: int) -> RecordTrace:
+        s = self.batch._secondary(self.group, self.r, j)
+        return RecordTrace(j, s.va, s.fields)
+
+    def items(self, start: int, stop: int) -> Iterator[RecordTrace]:
+        for j in range(start, stop):
+            yield self.item(j)
+
+
+class _Executions:
+    """A :class:`WorkListBatch`'s executions as a :class:`~d3d12wl.executor.trace.Batch`."""
+
+    def __init__(self, batch: WorkListBatch) -> None:
+        self.batch = batch
+
+    def __len__(self) -> int:
+        return self.batch.num_executions
+
+    def item(self, i: int) -> Execution:
+        return self.batch.execution(i)
+
+    def items(self, start: int, stop: int) -> Iterator[Execution]:
+        for k in range(start, stop):
+            yield self.batch.execution(k)
+
+
+class _Records:
+    """A :class:`WorkListBatch`'s primary records as a :class:`~d3d12wl.executor.trace.Batch`."""
+
+    def __init__(self, batch: WorkListBatch) -> None:
+        self.batch = batch
+
+    def __len__(self) -> int:
+        return len(self.batch.primary_index)
+
+    def item(self, i: int) -> PrimaryRecordTrace:
+        return self.batch.record(i)
+
+    def items(self, start: int, stop: int) -> Iterator[PrimaryRecordTrace]:
+        for r in range(start, stop):
+            yield self.batch.record(r)
+
+
+def walk_primary_records_columnar(run: ListRun) -> None:
+    """Step 10 of one list, in columns (the reference walk for raytracing-class lists)."""
+    sel = run.selection
+    if sel is None or sel.executable_class is ExecutableClass.RAYTRACING:
+        from d3d12wl.executor.dispatch_list import walk_primary_records
+
+        walk_primary_records(run)
+        return
+    setup = primary_walk_setup(run)
+    if setup is None:
+        return
+    _ListWalk(run, *setup).walk()
+
+
+# --------------------------------------------------------------------------------------------------------------
+# ExecuteIndirect
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class CommandBatch:
+    """Commands ``first_command ..`` of one ExecuteIndirect call as columns: their bytes (``rows``), VAs
+    ``ArgumentBuffer + k * ByteStride``."""
+
+    plan: CommandPlan
+    first_execution: int
+    first_command: int
+    rows: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows.nbytes
+
+    def va(self, i: int) -> int:
+        return self.plan.call.ArgumentBuffer + (self.first_command + i) * self.plan.stride
+
+    def columns(self, a: int = 0, b: int | None = None) -> dict[str, np.ndarray]:
+        k = np.arange(a, len(self.rows) if b is None else b, dtype=np.int64)
+        command = self.first_command + k
+        return {"index": self.first_execution + k, "command_index": command, "invocation": command,
+                "command_va": np.uint64(self.plan.call.ArgumentBuffer) + command.astype(np.uint64)
+                * np.uint64(self.plan.stride)}
+
+    def item(self, i: int) -> Execution:
+        fields = decode_record(self.plan.layout, self.rows[i].tobytes())
+        return build_command(self.plan, self.first_execution + i, self.first_command + i, self.va(i), fields)
+
+    def items(self, start: int, stop: int) -> Iterator[Execution]:
+        for i in range(start, stop):
+            yield self.item(i)
+
+
+def walk_commands_columnar(plan: CommandPlan) -> None:
+    """The command walk in chunks: each chunk's commands checked (VA wrap, mapping, limits) as arrays and copied
+    in one gather; the first command a check stops at takes the reference walk, which reports it."""
+    ctx, trace = plan.ctx, plan.ctx.trace
+    regions = _regions(ctx)
+    base, stride, size = plan.call.ArgumentBuffer, plan.stride, plan.layout.size
+    first_wrap = 0 if base + size > VA_LIMIT else (VA_LIMIT - size - base) // stride + 1
+    k = 0
+    while k < plan.count:
+        budget = min(ctx.limits.max_records - ctx.records_walked,
+                     ctx.limits.max_executions - len(trace.executions))
+        end = min(plan.count, k + CHUNK, first_wrap, k + max(budget, 0))
+        rows = None
+        if end > k:
+            va0 = base + k * stride
+            region = regions.region_of(va0, va0 + (end - k - 1) * stride + max(size, 1))
+            if region >= 0:  # the whole chunk in one region: one strided copy
+                rows = regions.strided(region, va0, end - k, stride, size).copy()
+            else:
+                vas = np.uint64(va0) + np.arange(end - k, dtype=np.uint64) * np.uint64(stride)
+                ridx = regions.locate(vas, max(size, 1))
+                bad = np.flatnonzero(ridx < 0)
+                if len(bad):
+                    end = k + int(bad[0])
+                    vas, ridx = vas[: end - k], ridx[: end - k]
+                rows = regions.gather(ridx, vas, size)
+        if end > k and rows is not None:
+            trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k, rows))
+            ctx.records_walked += end - k
+            k = end
+            continue
+        if not walk_command(plan, k):  # the reference reports the wrap, fault or limit
+            return
+        k += 1
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The trace as a table
+# --------------------------------------------------------------------------------------------------------------
+
+#: per-execution integer columns of :func:`execution_columns` (-1 / 0 where an execution has no such value)
+INDEX_COLUMNS = ("index", "list_index", "signature_index", "primary_index", "secondary_index", "command_index",
+                 "invocation", "counter")
+VA_COLUMNS = ("primary_va", "secondary_va", "program_table_slot_va", "command_va")
+#: categorical columns: an int32 code per execution into ``ExecutionColumns.names[column]`` (-1: none)
+NAME_COLUMNS = ("program", "pcs", "trigger")
+
+
+@dataclass
+class ExecutionColumns:
+    """A trace's executions as a struct of numpy arrays (all of one length): :data:`INDEX_COLUMNS` (int64, -1 for
+    none), :data:`VA_COLUMNS` (uint64, 0 for none), :data:`NAME_COLUMNS` (int32 codes into ``names``),
+    ``trigger.<member>`` (int64) for every member of every trigger payload (-1 where the execution's trigger has
+    no such member) and every resolved root argument (:data:`ROOT_PREFIX`): ``root.G1`` / ``root.L0`` (the VA or
+    descriptor handle, uint64) with ``.source`` (the ValueSource kind, a code into ``names["source"]``) and ``.va``
+    (the byte it was read from), or ``root.G0[3]`` per DWORD of a constants slot (int64, -1: not set; the
+    DWORDs' sources are in the Execution objects only); every IA binding (:data:`IA_PREFIX`)."""
+
+    columns: dict[str, np.ndarray]
+    names: dict[str, list[str]]
+
+    def __len__(self) -> int:
+        return len(self.columns["index"])
+
+
+class _Codes:
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._of: dict[str, int] = {}
+
+    def code(self, name: str | None) -> int:
+        if name is None:
+            return -1
+        got = self._of.get(name)
+        if got is None:
+            got = self._of[name] = len(self.names)
+            self.names.append(name)
+        return got
+
+
+def execution_columns(executions: Any, start: int = 0, stop: int | None = None) -> ExecutionColumns:
+    """Executions ``start .. stop - 1`` of ``executions`` (a trace's :class:`~d3d12wl.executor.trace.LazyList`)
+    as columns, built from each batch's arrays (objects only for executions the reference walk made)."""
+    stop = len(executions) if stop is None else min(stop, len(executions))
+    codes = {name: _Codes() for name in (*NAME_COLUMNS, "source")}
+    parts: list[dict[str, np.ndarray]] = []
+    pos = 0
+    for seg in executions.segments:
+        a, b = max(start - pos, 0), min(stop - pos, len(seg))
+        if a < b:
+            if isinstance(seg, list):
+                parts.append(_object_columns(seg[a:b], codes))
+            elif isinstance(seg, _Executions):
+                parts.append(_worklist_columns(seg.batch, codes, a, b))
+            elif isinstance(seg, CommandBatch):
+                parts.append(_command_columns(seg, codes, a, b))
+            else:
+                parts.append(_object_columns(list(seg.items(a, b)), codes))
+        pos += len(seg)
+        if pos >= stop:
+            break
+    keys = [*INDEX_COLUMNS, *VA_COLUMNS, *NAME_COLUMNS]
+    keys += sorted({k for p in parts for k in p if k.startswith("trigger.")})
+    keys += sorted({k for p in parts for k in p if k.startswith(ROOT_PREFIX)}, key=_root_order)
+    keys += sorted({k for p in parts for k in p if k.startswith(IA_PREFIX)})
+    out: dict[str, np.ndarray] = {}
+    for k in keys:
+        if k.startswith((ROOT_PREFIX, IA_PREFIX)):
+            dtype = _root_dtype(k)
+        else:
+            dtype = np.dtype(np.uint64) if k in VA_COLUMNS else np.dtype(np.int32) if k in NAME_COLUMNS \
+                else np.dtype(np.int64)
+        fill = 0 if dtype.kind == "u" else -1
+        out[k] = np.concatenate([p[k].astype(dtype) if k in p else np.full(len(p["index"]), fill, dtype=dtype)
+                                 for p in parts]) if parts else np.zeros(0, dtype=dtype)
+    names: dict[str, list[str]] = {}
+    for name, c in codes.items():  # codes in name order, whatever order the segments met them in
+        order = sorted(range(len(c.names)), key=c.names.__getitem__)
+        remap = np.empty(len(order) + 1, dtype=np.int32)
+        remap[-1] = -1
+        remap[np.array(order, dtype=np.intp)] = np.arange(len(order), dtype=np.int32)
+        for k in ([name] if name in NAME_COLUMNS else [k for k in out if k.endswith(".source")]):
+            out[k] = remap[out[k]]
+        names[name] = [c.names[i] for i in order]
+    return ExecutionColumns(out, names)
+
+
+def _object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    def ints(values: list[int | None]) -> np.ndarray:
+        return np.array([-1 if v is None else v for v in values], dtype=np.int64)
+
+    cols = {name: ints([getattr(e, name) for e in execs]) for name in INDEX_COLUMNS}
+    for name, key in zip(VA_COLUMNS, ("primary", "secondary", "program_table_slot", "command"), strict=True):
+        cols[name] = np.array([e.record_va.get(key, 0) for e in execs], dtype=np.uint64)
+    cols["program"] = np.array([codes["program"].code(e.program) for e in execs], dtype=np.int32)
+    cols["pcs"] = np.array([codes["pcs"].code(e.pcs) for e in execs], dtype=np.int32)
+    cols["trigger"] = np.array([codes["trigger"].code(e.trigger.type) for e in execs], dtype=np.int32)
+    members = sorted({k for e in execs for k, v in e.trigger.fields.items() if isinstance(v, int)})
+    for m in members:
+        cols[f"trigger.{m}"] = ints([e.trigger.fields.get(m) for e in execs])
+    cols.update(_root_object_columns(execs, codes))
+    cols.update(_ia_object_columns(execs, codes))
+    return cols
+
+
+def _payload(rows: np.ndarray, dtype: np.dtype, field_name: str) -> dict[str, np.ndarray]:
+    """The int members of one payload field of records ``rows`` (uint8 matrix) read with the record's dtype."""
+    values = rows.view(dtype).reshape(-1)[field_name]
+    names = values.dtype.names
+    if names is None:
+        return {}
+    return {n: values[n] for n in names if values[n].dtype.kind in "iu" and values[n].ndim == 1}
+
+
+def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b: int) -> dict[str, np.ndarray]:
+    walk = batch.walk
+    cols = batch.columns(a, b)
+    total = b - a
+    _, rec = batch.execution_records(a, b)
+    gid = batch.gid[rec]
+    j = cols["secondary_index"]
+    cols["signature_index"] = np.full(total, walk.sel.signature_index, dtype=np.int64)
+    cols["command_index"] = np.full(total, -1, dtype=np.int64)
+    cols["counter"] = np.full(total, -1, dtype=np.int64)
+    cols["program_table_slot_va"] = np.zeros(total, dtype=np.uint64)
+    for name in ("program", "pcs", "trigger"):
+        cols[name] = np.full(total, -1, dtype=np.int32)
+    for g, group in enumerate(walk.groups):
+        m = gid == g
+        if not m.any():
+            continue
+        first = batch.execution(a + int(np.flatnonzero(m)[0]))
+        cols["program"][m] = codes["program"].code(first.program)
+        cols["pcs"][m] = codes["pcs"].code(first.pcs)
+        cols["trigger"][m] = codes["trigger"].code(first.trigger.type)
+        cols["program_table_slot_va"][m] = group.table.va
+        if first.counter is not None:
+            cols["counter"][m] = j[m] if group.ic_reset else cols["invocation"][m]
+        src = first.trigger.source
+        f = group.layout.primary.arg_field(src.arg) if src is not None and src.arg is not None else None
+        payload: dict[str, np.ndarray] = {}
+        if src is not None and src.kind == "primary" and f is not None:
+            rows = batch.primary_rows[g][batch.group_row[rec[m]]]
+            payload = _payload(rows, group.pdtype, f.name)
+        elif src is not None and src.kind == "secondary" and src.arg is not None and group.layout.secondary:
+            sf = group.layout.secondary.arg_field(src.arg)
+            if sf is not None:
+                rows = batch.secondary_rows[g][batch.sec_off[rec[m]] + j[m]]
+                payload = _payload(rows, _packed_dtype(group.layout.secondary), sf.name)
+        else:  # static or program-table: the same for every execution of the group
+            payload = {k: np.full(int(m.sum()), v, dtype=np.int64)
+                       for k, v in first.trigger.fields.items() if isinstance(v, int)}
+        for k, v in payload.items():
+            col = cols.setdefault(f"trigger.{k}", np.full(total, -1, dtype=np.int64))
+            col[m] = v
+        rm = rec[m]
+        records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]] = {
+            "primary": (group.layout.primary, batch.primary_rows[g][batch.group_row[rm]], cols["primary_va"][m])}
+        system = {"PRIMARY_RECORD_POINTER": cols["primary_va"][m], "SECONDARY_RECORD_POINTER": cols["secondary_va"][m]}
+        if group.hybrid and group.layout.secondary is not None:
+            records["secondary"] = (group.layout.secondary, batch.secondary_rows[g][batch.sec_off[rm] + j[m]],
+                                    cols["secondary_va"][m])
+            system["SECONDARY_LIST_POINTER"] = batch.secondary_base[g][batch.group_row[rm]]
+        got = _root_columns(first, int(m.sum()), _field_reader(records), system, cols["counter"][m], codes)
+        got.update(_ia_columns(first, int(m.sum()), records, codes))
+        for k, v in got.items():
+            col = cols.setdefault(k, np.full(total, 0 if _root_dtype(k).kind == "u" else -1, dtype=_root_dtype(k)))
+            col[m] = v
+    cols["command_va"] = np.zeros(total, dtype=np.uint64)
+    return cols
+
+
+def _command_columns(batch: CommandBatch, codes: dict[str, _Codes], a: int, b: int) -> dict[str, np.ndarray]:
+    n = b - a
+    cols = batch.columns(a, b)
+    for name in ("list_index", "signature_index", "primary_index", "secondary_index"):
+        cols[name] = np.full(n, -1, dtype=np.int64)
+    first = batch.item(a)
+    cols["counter"] = cols["command_index"] if first.counter is not None else np.full(n, -1, dtype=np.int64)
+    cols["program"] = np.full(n, -1, dtype=np.int32)
+    cols["pcs"] = np.full(n, -1, dtype=np.int32)
+    cols["trigger"] = np.full(n, codes["trigger"].code(first.trigger.type), dtype=np.int32)
+    src = first.trigger.source
+    f = batch.plan.layout.arg_field(src.arg) if src is not None and src.arg is not None else None
+    if f is not None:
+        for k, v in _payload(batch.rows[a:b], _packed_dtype(batch.plan.layout), f.name).items():
+            cols[f"trigger.{k}"] = v
+    records = {"command": (batch.plan.layout, batch.rows[a:b], cols["command_va"])}
+    cols.update(_root_columns(first, n, _field_reader(records), {}, cols["counter"], codes))
+    cols.update(_ia_columns(first, n, records, codes))
+    return cols
+
+
+# -- root arguments as columns --------------------------------------------------------------------------------------
+
+#: a root argument's columns are ``root.<G|L><parameter>`` (a VA / handle, uint64, 0: none) with ``.source`` (its
+#: ValueSource kind, an int32 code into ``names["source"]``) and ``.va`` (the byte it was read from, 0: none), or
+#: for a constants slot ``root.<G|L><parameter>[<dword>]`` (int64, -1: not set)
+ROOT_PREFIX = "root."
+
+#: ``_root_columns``' look-up of a record-sourced value: (values, VAs) of the field ``src`` names, or None
+FieldValues = Any
+
+
+def _root_order(key: str) -> tuple[str, int, int, str]:
+    """root.G2, root.G2.source, root.G2.va, root.G10[0], ... : by binding, parameter, DWORD."""
+    tag = key[len(ROOT_PREFIX):]
+    head = tag.split(".", 1)[0].split("[", 1)[0]
+    dword = int(tag.split("[", 1)[1].rstrip("]")) if "[" in tag else -1
+    return head[0], int(head[1:]), dword, tag
+
+
+def _root_tag(binding: str, parameter: int) -> str:
+    return f"{ROOT_PREFIX}{'G' if binding == 'global' else 'L'}{parameter}"
+
+
+def _root_object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    n = len(execs)
+    cols: dict[str, list[int]] = {}
+    for i, e in enumerate(execs):
+        for ra in e.root_arguments:
+            if ra.kind == "static_sampler":
+                continue
+            tag = _root_tag(ra.binding, ra.parameter)
+            if ra.kind == "constants":
+                for d, v in enumerate(ra.values or []):
+                    cols.setdefault(f"{tag}[{d}]", [-1] * n)[i] = -1 if v is None else v
+                continue
+            src = ra.sources[0] if ra.sources else None
+            cols.setdefault(tag, [0] * n)[i] = ra.value or 0
+            cols.setdefault(f"{tag}.source", [-1] * n)[i] = codes["source"].code(src.kind) if src else -1
+            cols.setdefault(f"{tag}.va", [0] * n)[i] = src.va if src is not None and src.va is not None else 0
+    return {k: np.array(v, dtype=_root_dtype(k)) for k, v in cols.items()}
+
+
+def _root_dtype(key: str) -> np.dtype:
+    if key.endswith(".source"):
+        return np.dtype(np.int32)
+    if key.endswith("]"):
+        return np.dtype(np.int64)
+    return np.dtype(np.uint64)
+
+
+def _root_columns(first: Execution, n: int, field_values: FieldValues, system: dict[str, np.ndarray],
+                  counter: np.ndarray, codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    """The root-argument columns of ``n`` executions that resolve like ``first`` (one program of one batch):
+    values from records come from the batch's columns (``field_values``), system pointers and the incrementing
+    constant from ``system`` / ``counter``, everything else is ``first``'s."""
+    out: dict[str, np.ndarray] = {}
+
+    def varying(src: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        if src.kind == "system":
+            name = src.origin.removeprefix("system: ")
+            if name == "incrementing constant":
+                return counter, np.zeros(n, dtype=np.uint64)
+            got = system.get(name)
+            return None if got is None else (got, np.zeros(n, dtype=np.uint64))
+        result: tuple[np.ndarray, np.ndarray] | None = field_values(src)
+        return result
+
+    for ra in first.root_arguments:
+        if ra.kind == "static_sampler":
+            continue
+        tag = _root_tag(ra.binding, ra.parameter)
+        if ra.kind == "constants":
+            for d, v in enumerate(ra.values or []):
+                out[f"{tag}[{d}]"] = np.full(n, -1 if v is None else v, dtype=np.int64)
+            for part in ra.sources:
+                got = varying(part)
+                if got is None or part.first_dword is None or part.num_dwords is None:
+                    continue
+                values = got[0]
+                for e in range(part.num_dwords):
+                    col = values[:, e] if values.ndim == 2 else values
+                    out[f"{tag}[{part.first_dword + e}]"] = col.astype(np.int64)
+            continue
+        src = ra.sources[0] if ra.sources else None
+        value = np.full(n, ra.value or 0, dtype=np.uint64)
+        va = np.full(n, src.va if src is not None and src.va is not None else 0, dtype=np.uint64)
+        got = varying(src) if src is not None else None
+        if got is not None:
+            value, va = got[0].astype(np.uint64), got[1]
+        out[tag] = value
+        out[f"{tag}.source"] = np.full(n, codes["source"].code(src.kind) if src else -1, dtype=np.int32)
+        out[f"{tag}.va"] = va
+    return out
+
+
+def _field_reader(layouts: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]]) -> FieldValues:
+    """``field_values`` over records by ValueSource kind: kind -> (layout, rows (uint8 matrix), record VAs)."""
+    def read(src: Any) -> tuple[np.ndarray, np.ndarray] | None:
+        hit = layouts.get(src.kind)
+        if hit is None or src.arg is None:
+            return None
+        layout, rows, vas = hit
+        f = layout.arg_field(src.arg)
+        if f is None:
+            return None
+        values = rows.view(_packed_dtype(layout)).reshape(-1)[f.name]
+        if values.dtype.names is not None:  # a descriptor handle: its ptr
+            if "ptr" not in values.dtype.names:
+                return None
+            values = values["ptr"]
+        return values, vas + np.uint64(f.offset)
+    return read
+
+
+# -- IA bindings as columns ---------------------------------------------------------------------------------------
+
+#: an IA binding's columns: ``ia.vb<slot>.<member>`` / ``ia.ib.<member>`` (uint64, 0: nothing bound) with
+#: ``.source`` (its ValueSource kind, a code into ``names["source"]``) and ``.va`` (the byte it was read from)
+IA_PREFIX = "ia."
+
+
+def _ia_tag(slot: int | None) -> str:
+    return f"{IA_PREFIX}{'ib' if slot is None else f'vb{slot}'}"
+
+
+def _ia_object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    n = len(execs)
+    cols: dict[str, list[int]] = {}
+    for i, e in enumerate(execs):
+        for b in e.ia:
+            tag = _ia_tag(b.slot)
+            for member, value in (b.fields or {}).items():
+                if isinstance(value, int):
+                    cols.setdefault(f"{tag}.{member}", [0] * n)[i] = value
+            cols.setdefault(f"{tag}.source", [-1] * n)[i] = codes["source"].code(b.source.kind)
+            cols.setdefault(f"{tag}.va", [0] * n)[i] = b.source.va or 0
+    return {k: np.array(v, dtype=np.int32 if k.endswith(".source") else np.uint64) for k, v in cols.items()}
+
+
+def _ia_columns(first: Execution, n: int, records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]],
+                codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
+    """The IA columns of ``n`` executions that resolve like ``first``: record-sourced bindings from the records'
+    bytes, the rest (command-list state) ``first``'s."""
+    out: dict[str, np.ndarray] = {}
+    for b in first.ia:
+        tag, src = _ia_tag(b.slot), b.source
+        hit = records.get(src.kind) if src.arg is not None else None
+        f = hit[0].arg_field(src.arg) if hit is not None and src.arg is not None else None
+        if hit is not None and f is not None:
+            layout, rows, vas = hit
+            values = rows.view(_packed_dtype(layout)).reshape(-1)[f.name]
+            for member in values.dtype.names or ():
+                out[f"{tag}.{member}"] = values[member].astype(np.uint64)
+            out[f"{tag}.va"] = vas + np.uint64(f.offset)
+        else:
+            for member, value in (b.fields or {}).items():
+                if isinstance(value, int):
+                    out[f"{tag}.{member}"] = np.full(n, value, dtype=np.uint64)
+            out[f"{tag}.va"] = np.full(n, src.va or 0, dtype=np.uint64)
+        out[f"{tag}.source"] = np.full(n, codes["source"].code(src.kind), dtype=np.int32)
+    return out

@@ -1,0 +1,248 @@
+"""The executor at real-frame scale: the columnar path against a bare numpy decoder of the same bytes and the
+reference walker, measured in the same run (design.md: "Benchmarks report ratios against the anchors measured in
+the same run, never bare times").
+
+Inputs, built by :func:`d3d12wl.capture.builder.build_work_list` and the packers:
+
+* ``culling``: a Tier 1 DispatchList of 1 M draws with the culling PCS of ``d3d12wl/examples/culling.json``
+  (hybrid records; each primary record selects one of its three programs and drives ``--per-record`` secondary
+  records: a material SRV and a DRAW each);
+* ``execute_indirect``: ExecuteIndirect of 1 M commands with a count buffer (the ``RootConstantsAndVertexBuffers``
+  signature of ``d3d12wl/examples/execute_indirect.json``: two root constants, a vertex buffer view and a DRAW).
+
+Per input: the columnar executor's executions/s (best of 3) and resident bytes per execution (the trace's columns,
+and every byte allocated and still held once the call returns, measured by tracemalloc in a separate run), the bare numpy decoder's rate (structured dtypes, a
+program-table gather, repeat/cumsum over the secondary lists), the reference walker's rate on a 10 K sample, their
+ratios, and the process's peak RSS at the end.  ``--json`` prints the figures as JSON.
+
+    python tools/bench_executor.py [--json] [--draws N] [--per-record K] [--sample N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_work_list
+from d3d12wl.capture.file import Capture
+from d3d12wl.capture.memory import GpuMemory
+from d3d12wl.executor import execute
+from d3d12wl.executor.trace import Limits, Trace
+from d3d12wl.model import description
+from d3d12wl.model.objects import ObjectSet
+from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
+from d3d12wl.records import packers
+from d3d12wl.records.dtypes import record_dtype
+from d3d12wl.records.layout import command_layout, pcs_layout
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
+BASE_VA = 0x1_0000_0000
+ARGS_VA, COUNT_VA = 0x2_0000_0000, 0x3_0000_0000
+
+
+def _objects(name: str) -> ObjectSet:
+    return description.load(json.loads((EXAMPLES / name).read_text(encoding="utf-8")))
+
+
+def culling_capture(draws: int, per_record: int) -> Capture:
+    """``draws`` draws in ``draws // per_record`` hybrid records of the culling PCS, programs round-robin."""
+    objects = _objects("culling.json")
+    pcs = objects.program_command_signatures["PCS"]
+    wls = objects.work_list_signatures["WLS"]
+    programs = list(objects.programs.values())
+    records = draws // per_record
+    k = np.arange(draws, dtype=np.uint64)
+    spec = DispatchListSpec(
+        pcs, {"ProgramTableIndex": (np.arange(records) % len(programs)).astype(np.uint32)},
+        {"arg0_ShaderResourceView": 0x7000_0000 + (k % 4096) * 256, "arg1_Draw.VertexCountPerInstance": 3 + k % 97,
+         "arg1_Draw.InstanceCount": 1, "arg1_Draw.StartVertexLocation": k * 3 % 65536,
+         "arg1_Draw.StartInstanceLocation": 0},
+        np.full(records, per_record, dtype=np.uint32))
+    tints = np.array([[1.0, 1.0, 1.0, 1.0], [0.5, 0.5, 1.0, 0.5], [0.0, 0.0, 0.0, 1.0]], dtype=np.float32)
+    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [p.Identifier for p in programs],
+                                               "arg2_InlineRootParameter": tints[: len(programs)].view(np.uint32)})
+    wl = build_work_list([spec], base_va=BASE_VA, program_table=table, signature=wls, objects=objects)
+    grs = objects.root_signatures["GRS"]
+    state = wl.command_list_state(graphics_root_signature=grs,
+                                  graphics_root_arguments={0: RootArgument("descriptor", value=0x5000_0000)})
+    capture: Capture = wl.to_capture(objects, state=state)
+    return capture
+
+
+def execute_indirect_capture(commands: int) -> Capture:
+    objects = _objects("execute_indirect.json")
+    cs = objects.command_signatures["RootConstantsAndVertexBuffers"]
+    k = np.arange(commands, dtype=np.uint64)
+    args = packers.pack_execute_indirect(cs, {
+        "arg0_Constant": (k % 1000).astype(np.uint32), "arg1_Constant": (k % 64).astype(np.uint32),
+        "arg2_VertexBuffer.BufferLocation": 0x9000_0000 + k * 64, "arg2_VertexBuffer.SizeInBytes": 64,
+        "arg2_VertexBuffer.StrideInBytes": 16, "arg3_Draw.VertexCountPerInstance": 3 + k % 97,
+        "arg3_Draw.InstanceCount": 4, "arg3_Draw.StartVertexLocation": k * 3 % 65536,
+        "arg3_Draw.StartInstanceLocation": 0})
+    memory = GpuMemory()
+    memory.map(ARGS_VA, args, name="pArgumentBuffer")
+    memory.map(COUNT_VA, packers.pack_count_buffer(commands), name="pCountBuffer")
+    rs = cs.pRootSignature
+    assert rs is not None
+    state = CommandListState(graphics_root_signature=rs,
+                             graphics_root_arguments={0: RootArgument("descriptor", value=0x5000_0000)})
+    from d3d12wl import abi
+    from d3d12wl.capture.file import CAPTURE_VERSION
+
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
+    return Capture(CAPTURE_VERSION, device, objects, memory, state,
+                   ExecuteIndirectCall(cs, commands, ARGS_VA, COUNT_VA))
+
+
+# -- the bare numpy decoders ----------------------------------------------------------------------------------
+
+
+def _region(memory: GpuMemory, va: int) -> tuple[np.ndarray, int]:
+    r = memory.region_at(va)
+    assert r is not None
+    return np.frombuffer(r.data, dtype=np.uint8), r.base
+
+
+def bare_culling(capture: Capture) -> int:
+    """Decode every draw of the culling capture with numpy only: the list header, the primary records (structured
+    dtype), the program-table gather (identifier -> program), the secondary lists by repeat/cumsum, the secondary
+    records (structured dtype), and the per-draw columns (program, SRV, DRAW arguments)."""
+    mem = capture.memory
+    pcs = capture.objects.program_command_signatures["PCS"]
+    layout = pcs_layout(pcs)
+    header = packers.read_dispatch_list_inputs(mem.view(capture.call.DispatchListInput, 24))[0]
+    n = int(header["NumProgramInputs"])
+    start = int(header["ProgramInputs"]["StartAddress"])
+    stride = int(header["ProgramInputs"]["StrideInBytes"])
+    buf, base = _region(mem, start)
+    prim = np.ndarray((n,), dtype=record_dtype(layout.primary, stride), buffer=buf, offset=start - base)
+    binding = capture.state.program.WorkList.Binding.ProgramTable
+    tbuf, tbase = _region(mem, binding.Table.StartAddress)
+    t0, tstride = binding.Table.StartAddress - tbase, binding.Table.StrideInBytes
+    ids = tbuf[t0: t0 + binding.SlotCount * tstride].reshape(binding.SlotCount, tstride)[:, :32]
+    known = {bytes(p.Identifier): i for i, p in enumerate(capture.objects.programs.values())}
+    slot_program = np.array([known.get(bytes(row), -1) for row in ids], dtype=np.int64)
+    program = slot_program[prim["ProgramTableIndex"]]
+    counts = prim["NumSecondaryRecords"].astype(np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    total = int(offsets[-1])
+    j = np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1], counts)
+    sva = np.repeat(prim["SecondaryRecords"], counts) + j.astype(np.uint64) * np.uint64(pcs.SecondaryRecordByteStride)
+    sbuf, sbase = _region(mem, int(sva[0]))
+    assert layout.secondary is not None
+    s_stride = pcs.SecondaryRecordByteStride
+    s0 = int(sva.min()) - sbase
+    sec_all = np.ndarray(((len(sbuf) - s0) // s_stride,), dtype=record_dtype(layout.secondary, s_stride), buffer=sbuf,
+                         offset=s0)
+    sec = sec_all[((sva - np.uint64(sbase + s0)) // np.uint64(s_stride)).astype(np.intp)]
+    columns = {"program": np.repeat(program, counts), "srv": sec["arg0_ShaderResourceView"],
+               "draw": sec["arg1_Draw"], "secondary_index": j}
+    return len(columns["draw"])
+
+
+def bare_execute_indirect(capture: Capture) -> int:
+    call = capture.call
+    assert isinstance(call, ExecuteIndirectCall) and call.pCommandSignature is not None and call.CountBuffer
+    count = min(packers.read_count_buffer(capture.memory.view(call.CountBuffer, 4)), call.MaxCommandCount)
+    cs = call.pCommandSignature
+    buf, base = _region(capture.memory, call.ArgumentBuffer)
+    cmds = np.ndarray((count,), dtype=record_dtype(command_layout(cs), cs.ByteStride), buffer=buf,
+                      offset=call.ArgumentBuffer - base)
+    columns = {name: cmds[name].copy() for name in cmds.dtype.names or ()}
+    columns["counter"] = np.arange(count)
+    return count
+
+
+# -- measuring -------------------------------------------------------------------------------------------------
+
+
+def _best(fn: Any, repeat: int) -> tuple[float, Any]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t)
+    return best, out
+
+
+def _column_bytes(trace: Trace) -> int:
+    return sum(getattr(seg, "batch", seg).nbytes for seg in trace.executions.segments if not isinstance(seg, list))
+
+
+def bench(name: str, capture: Capture, bare: Any, sample: int) -> dict[str, Any]:
+    big = Limits(max_lists=1 << 20, max_primary_records=1 << 32, max_secondary_records=1 << 32,
+                 max_executions=1 << 40, max_records=1 << 40)
+    t_bare, n_bare = _best(lambda: bare(capture), 3)
+    gc.collect()
+    tracemalloc.start()  # numpy reports its buffers to tracemalloc: the trace's resident bytes, exactly
+    held = execute(capture, big)
+    resident = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del held
+    gc.collect()
+    t_fast, trace = _best(lambda: execute(capture, big), 3)
+    n = len(trace.executions)
+    assert n == n_bare and not trace.errors, (n, n_bare, trace.findings[:3])
+    small = Limits(max_executions=sample, max_records=1 << 40, max_primary_records=1 << 32,
+                   max_secondary_records=1 << 32)
+    t_ref, ref = _best(lambda: execute(capture, small, engine="reference"), 1)
+    n_ref = len(ref.executions)
+    sample_check = [e == trace.executions[e.index] for e in (ref.executions[0], ref.executions[n_ref - 1])]
+    assert all(sample_check)
+    out = {
+        "input": name, "executions": n,
+        "columnar_executions_per_s": n / t_fast, "columnar_s": t_fast,
+        "bare_numpy_executions_per_s": n_bare / t_bare, "bare_numpy_s": t_bare,
+        "reference_executions_per_s": n_ref / t_ref, "reference_sample": n_ref, "reference_s": t_ref,
+        "ratio_to_bare_numpy": (n / t_fast) / (n_bare / t_bare),
+        "ratio_to_reference": (n / t_fast) / (n_ref / t_ref),
+        "column_bytes_per_execution": _column_bytes(trace) / n,
+        "resident_bytes_per_execution": resident / n,
+    }
+    del trace, ref
+    gc.collect()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--draws", type=int, default=1 << 20, help="draws / commands per input (default 1,048,576)")
+    ap.add_argument("--per-record", type=int, default=16, help="secondary records per primary record (culling)")
+    ap.add_argument("--sample", type=int, default=10_000, help="executions the reference walker runs")
+    args = ap.parse_args(argv)
+    results = [bench("culling (Tier 1 hybrid)", culling_capture(args.draws, args.per_record), bare_culling,
+                     args.sample),
+               bench("ExecuteIndirect (count buffer)", execute_indirect_capture(args.draws), bare_execute_indirect,
+                     args.sample)]
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    if args.json:
+        json.dump({"results": results, "peak_rss_bytes": peak}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    for r in results:
+        print(f"{r['input']}: {r['executions']:,} executions")
+        print(f"  columnar executor   {r['columnar_executions_per_s'] / 1e6:8.2f} M/s  ({r['columnar_s']:.3f} s)")
+        print(f"  bare numpy decoder  {r['bare_numpy_executions_per_s'] / 1e6:8.2f} M/s  ({r['bare_numpy_s']:.3f} s)")
+        print(f"  reference walker    {r['reference_executions_per_s'] / 1e3:8.1f} k/s  "
+              f"({r['reference_sample']:,} executions, {r['reference_s']:.2f} s)")
+        print(f"  ratio to bare numpy {r['ratio_to_bare_numpy']:8.2f}   (target >= 0.33)")
+        print(f"  ratio to reference  {r['ratio_to_reference']:8.0f} x (target >= 100)")
+        print(f"  bytes / execution   {r['column_bytes_per_execution']:8.1f} in columns, "
+              f"{r['resident_bytes_per_execution']:.1f} resident (target <= 200)")
+    print(f"peak RSS {peak / 2**20:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
