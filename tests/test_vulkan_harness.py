@@ -21,7 +21,12 @@ from d3d12wl.model import description
 from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
 from d3d12wl.records import packers
 from d3d12wl.vulkan import LoweringError, TokenType, lower_capture
-from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_indexed_capture
+from d3d12wl.vulkan.captures import (
+    build_big_capture,
+    build_compute_capture,
+    build_indexed_capture,
+    build_pointer_capture,
+)
 from d3d12wl.vulkan.case import compare_records, model_records, read_case, write_case
 from d3d12wl.vulkan.harness import case_of, expected_records
 
@@ -44,6 +49,7 @@ CASES = {
     "compute": build_compute_capture,
     "indexed": build_indexed_capture,
     "empty_draws": lambda: build_big_capture(512, per_record=64, programs=3, empty_every=5),
+    "pointers": build_pointer_capture,
 }
 
 
@@ -61,6 +67,25 @@ def test_lowering_agrees_with_the_executor(name: str) -> None:
     assert result["mismatches"] == 0, result["first_mismatches"]
     if name == "empty_draws":  # a draw of 0 vertices runs no invocation: its record stays zero on both sides
         assert result["no_invocation"] == 512 // 5
+
+
+def test_record_pointers_agree_with_the_executor() -> None:
+    """The three record pointers as the spec defines them: "_PROGRAM_TABLE_POINTER" is the binding's
+    ProgramTable.StartAddress (the shader reaches its slot itself from ProgramTableIndex and the stride), not the
+    slot's address; "_PRIMARY_RECORD_POINTER" / "_SECONDARY_RECORD_POINTER" the current record's VA."""
+    cap = build_pointer_capture()
+    low = lower_capture(cap, sequence_index=True)
+    assert low.layout is not None
+    table_va = cap.state.program.WorkList.Binding.ProgramTable.Table.StartAddress
+    pcs = cap.objects.program_command_signatures["PCS"]
+    by_type = {a.type_name: i for i, a in enumerate(pcs.pArgumentDescs)}
+    pt = low.layout.token(by_type["PROGRAM_TABLE_POINTER"])
+    got = np.ascontiguousarray(low.sequences[:, pt.offset:pt.offset + 8]).view("<u8").reshape(-1)
+    assert got.tolist() == [table_va] * low.count
+    trace = execute(cap).to_dict()
+    assert trace["findings"] == []
+    result = compare_records(model_records(case_of(low)), expected_records(trace, low))
+    assert result["compared"] == low.count == 12 and result["mismatches"] == 0, result["first_mismatches"]
 
 
 def test_tier2_chain_lists_agree_with_the_executor() -> None:

@@ -13,7 +13,7 @@ import pytest
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.vulkan import LoweringError, lower_capture
-from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture
+from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_pointer_capture
 from d3d12wl.vulkan.walker import ERRORS, model_walk, plan_of, read_plan, write_plan
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
@@ -27,6 +27,7 @@ CASES: dict[str, Callable[[], Capture]] = {
     "culling": culling,
     "compute": build_compute_capture,
     "big": lambda: build_big_capture(2048, per_record=128, programs=4),
+    "pointers": build_pointer_capture,  # spec "_PROGRAM_TABLE_POINTER": the table's StartAddress, not the slot's
 }
 
 

@@ -11,7 +11,8 @@ Three steps, because the GPU machine has neither this package nor a network::
 
 ``prepare`` needs gcc, the Vulkan headers (Debian's libvulkan-dev) and glslc.  The cases: the bundled culling and
 ExecuteIndirect examples, a Tier 1 compute work list (:func:`d3d12wl.vulkan.captures.build_compute_capture`), an
-ExecuteIndirect of indexed draws (:func:`d3d12wl.vulkan.captures.build_indexed_capture`), the two lists of the
+ExecuteIndirect of indexed draws (:func:`d3d12wl.vulkan.captures.build_indexed_capture`), a work list using
+the three record pointers (:func:`d3d12wl.vulkan.captures.build_pointer_capture`), the two lists of the
 bundled Tier 2 chain (``tier2_chain.0``, ``tier2_chain.1``: one DGC execute each) and a
 ``--draws``-draw graphics work list built with the builder (:func:`d3d12wl.vulkan.captures.build_big_capture`,
 default 1 M = 2**20 draws).  ``compare`` re-derives every capture, runs the executor on it (timed), and compares:
@@ -48,7 +49,12 @@ from d3d12wl.capture.file import load_capture
 from d3d12wl.executor import execute
 from d3d12wl.executor.trace import Limits
 from d3d12wl.vulkan import lower_capture
-from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_indexed_capture
+from d3d12wl.vulkan.captures import (
+    build_big_capture,
+    build_compute_capture,
+    build_indexed_capture,
+    build_pointer_capture,
+)
 from d3d12wl.vulkan.case import compare_records, model_records, write_case
 from d3d12wl.vulkan.harness import case_of, expected_records
 from d3d12wl.vulkan.walker import plan_of
@@ -115,6 +121,7 @@ def _cases(draws: int) -> dict[str, tuple[Callable[[], Any], int | None]]:
             "execute_indirect": (example("execute_indirect"), None),
             "compute": (build_compute_capture, None),
             "indexed": (build_indexed_capture, None),
+            "pointers": (build_pointer_capture, None),
             "tier2_chain.0": (example("tier2_chain"), 0),
             "tier2_chain.1": (example("tier2_chain"), 1),
             "big": (lambda: build_big_capture(draws), None)}

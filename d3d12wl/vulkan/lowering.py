@@ -628,8 +628,8 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
     seq = np.zeros((n, stride), dtype=np.uint8)
     record_vas = {"PRIMARY_RECORD_POINTER": np.uint64(start) + of_primary.astype(np.uint64) * np.uint64(p_stride),
                   "SECONDARY_RECORD_POINTER": sec_record_va,
-                  "PROGRAM_TABLE_POINTER": np.uint64(table.StartAddress)
-                  + pti[of_primary].astype(np.uint64) * np.uint64(table.StrideInBytes)}
+                  # spec "_PROGRAM_TABLE_POINTER": the binding's ProgramTable.StartAddress (not the slot's VA)
+                  "PROGRAM_TABLE_POINTER": np.full(n, table.StartAddress, dtype=np.uint64)}
     for col in b.columns:
         t = col.token
         dst = seq[:, t.offset:t.offset + t.size]

@@ -174,7 +174,8 @@ def model_walk(plan: Plan) -> tuple[np.ndarray, int]:
         vas = {"va:PRIMARY_RECORD_POINTER": np.full(n, w.primary_va + k * w.primary_stride, dtype=np.uint64),
                "va:SECONDARY_RECORD_POINTER": np.uint64(sec_va) + j * np.uint64(w.secondary_stride) if w.hybrid
                else np.zeros(n, dtype=np.uint64),
-               "va:PROGRAM_TABLE_POINTER": np.full(n, slot_va, dtype=np.uint64)}
+               # spec "_PROGRAM_TABLE_POINTER": the binding's ProgramTable.StartAddress, not the slot's VA
+               "va:PROGRAM_TABLE_POINTER": np.full(n, w.table_va, dtype=np.uint64)}
         for c in w.columns:
             dst = rows[:, c.offset:c.offset + c.size]
             if c.source == "execution_set":

@@ -84,7 +84,7 @@ void main() {
                 else if (src == 3u) v = j;
                 else if (src == 4u) v = i == 0u ? uint(rva) : uint(rva >> 32);
                 else if (src == 5u) v = i == 0u ? uint(secva) : uint(secva >> 32);
-                else if (src == 6u) v = i == 0u ? uint(sva) : uint(sva >> 32);
+                else if (src == 6u) v = i == 0u ? uint(tva) : uint(tva >> 32);  // spec "_PROGRAM_TABLE_POINTER": the table start
                 else if (src == 7u) v = rd(rec, fo + i);
                 else if (src == 8u) v = rd(sec, fo + i);
                 else if (src == 9u) v = rd(slot, fo + i);
