@@ -289,7 +289,50 @@ def test_probe_free_driver_passes_with_not_decidable_detail__hlk() -> None:
 
 def test_reference_driver_attribution_is_decided__hlk() -> None:
     report = run_conformance(ReferenceDriver)
-    assert "attributed to their own call" in report["attribution_across_reset"].detail
+    detail = report["attribution_across_reset"].detail
+    assert detail.startswith("5 finding(s) attributed, each to its own call; 0 unattributed"), detail
+
+
+class SwapsListIndices(ReferenceDriverDevice):
+    """Stamps each GPU-timeline finding with the index of another probe call (A's with B's and B's with A's): every
+    index is one the workload's probes were recorded under, so only a one-to-one check catches it."""
+
+    def execute_work(self, hqueue: Any, work: Any) -> None:
+        indices = [index for index, _ in work]
+        super().execute_work(hqueue, list(zip(indices[::-1], [spec for _, spec in work], strict=True)))
+
+
+class NeverAttributes(ReferenceDriverDevice):
+    """Sets 0xFFFFFFFF on every finding ("If the driver cannot attribute a message ... it must set
+    CommandListStateIndex to 0xFFFFFFFF")."""
+
+    def execute_work(self, hqueue: Any, work: Any) -> None:
+        super().execute_work(hqueue, [(None, spec) for _, spec in work])
+
+    def command_list_work(self, hcl: Any, kind: str, payload: Any) -> None:
+        with self._lock:
+            self._current_index.pop(hcl.serial, None)
+        super().command_list_work(hcl, kind, payload)
+
+
+def test_attribution_is_one_to_one__hlk() -> None:
+    """"The driver must cache the most recent CommandListStateIndex received for a given command list and include
+    it in the CommandListStateIndex field of any D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 that the driver attributes
+    to that command list operation": list B's finding stamped with list A's index (and A's with B's) fails, though
+    both indices were issued to probe calls."""
+    report = run_conformance(_driver(SwapsListIndices))
+    assert report.failed() == ["attribution_across_reset"], [(r.name, r.detail) for r in report.results]
+    assert "not the index of the call that produced it" in report["attribution_across_reset"].detail
+
+
+def test_never_attributing_driver_is_not_decidable__hlk() -> None:
+    """0xFFFFFFFF is what a driver that cannot attribute must set (spec "CommandListStateIndex"), and HLK asserts
+    "only what is decidable on any implementing driver": a driver attributing none of its findings passes, and the
+    detail says attribution was not decided (never "attributed to their own call")."""
+    report = run_conformance(_driver(NeverAttributes))
+    result = report["attribution_across_reset"]
+    assert result.outcome == "pass"
+    assert result.detail.startswith("not decidable: none of the driver's 5 probe finding(s) is attributed"), result.detail
 
 
 def test_every_check_names_a_spec_sentence__hlk() -> None:
