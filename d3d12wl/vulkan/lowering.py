@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -205,8 +205,8 @@ class Lowering:
     sequences: np.ndarray
     not_lowered: tuple[NotLowered, ...] = ()
     pipeline_state: tuple[str, ...] = ()
-    #: per sequence: the program name (None for ExecuteIndirect: the bound pipeline)
-    programs: tuple[str | None, ...] = field(default=())
+    #: per sequence: the execution-set index of its program (None for ExecuteIndirect: the bound pipeline)
+    program_indices: np.ndarray | None = None
     #: DispatchList: what a GPU walker needs to generate the same sequences from the record bytes
     walk: DispatchListWalk | None = None
     #: DispatchList1: one lowering (one DGC execute) per list of the chain, in order; this one has no layout
@@ -219,6 +219,20 @@ class Lowering:
     @property
     def count(self) -> int:
         return int(self.sequences.shape[0])
+
+    @property
+    def programs(self) -> tuple[str | None, ...]:
+        """Per sequence: the program name (None for ExecuteIndirect: the bound pipeline); built on demand from
+        :attr:`program_indices`."""
+        if self.program_indices is None:
+            return (None,) * self.count
+        return tuple(self.execution_set[i] for i in self.program_indices.tolist())
+
+    def program_of(self, sequence: int) -> str | None:
+        """The program name of one sequence."""
+        if self.program_indices is None:
+            return None
+        return self.execution_set[int(self.program_indices[sequence])]
 
     def sequence_bytes(self) -> bytes:
         return self.sequences.tobytes()
@@ -481,6 +495,24 @@ def _rows(memory: GpuMemory, va: int, count: int, stride: int, size: int, what: 
     return np.lib.stride_tricks.as_strided(flat, shape=(count, size), strides=(stride, 1))
 
 
+def _gather(memory: GpuMemory, vas: np.ndarray, size: int, list_vas: np.ndarray, counts: np.ndarray,
+            stride: int) -> np.ndarray:
+    """The ``size``-byte records at ``vas`` as a (len(vas), size) uint8 array: one view of the region that holds
+    them all and one gather at their byte offsets (no Python object per record).  When they are not all in one
+    region, list by list (:func:`_rows`), which names the list whose bytes are not mapped."""
+    if len(vas) == 0:
+        return np.zeros((0, size), dtype=np.uint8)
+    lo, hi = int(vas.min()), int(vas.max()) + size
+    region = memory.region_at(lo)
+    if region is not None and region.contains(lo, hi - lo):
+        flat = np.frombuffer(_view(memory, lo, hi - lo, "secondary records"), dtype=np.uint8)
+        windows = np.lib.stride_tricks.sliding_window_view(flat, size)
+        return windows[(vas - np.uint64(lo)).astype(np.intp)]
+    parts = [_rows(memory, int(list_vas[k]), int(counts[k]), stride, size, f"secondary records of primary record {k}")
+             for k in range(len(counts)) if counts[k]]
+    return np.concatenate(parts)
+
+
 def _view(memory: GpuMemory, va: int, size: int, what: str) -> memoryview:
     try:
         return memory.view(va, size, what=what)
@@ -611,13 +643,11 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
         counts = _u32(primary, layout.primary.field("NumSecondaryRecords").offset).astype(np.int64)
         sec_va = _u64(primary, layout.primary.field("SecondaryRecords").offset)
         s_stride = pcs.SecondaryRecordByteStride
-        parts = [_rows(memory, int(sec_va[k]), int(counts[k]), s_stride, layout.secondary.size,
-                       f"secondary records of primary record {k}") for k in range(n_primary) if counts[k]]
-        secondary = np.concatenate(parts) if parts else np.zeros((0, layout.secondary.size), dtype=np.uint8)
         of_primary = np.repeat(np.arange(n_primary), counts)
         first = np.concatenate([[0], np.cumsum(counts)[:-1]]) if n_primary else np.zeros(0, dtype=np.int64)
         within = np.arange(len(of_primary)) - np.repeat(first, counts)
         sec_record_va = np.repeat(sec_va, counts) + within.astype(np.uint64) * np.uint64(s_stride)
+        secondary = _gather(memory, sec_record_va, layout.secondary.size, sec_va, counts, s_stride)
     else:
         secondary = None
         of_primary = np.arange(n_primary)
@@ -654,7 +684,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
             else:  # program table
                 dst[:] = slot_bytes[slot_row[of_primary], f.offset:f.offset + t.size]
     lay = CommandsLayout(cls, b.ordered(), stride, tuple(block))
-    names = tuple(programs[i] for i in set_index[slot_row[of_primary]]) if n else ()
+    program_indices = set_index[slot_row[of_primary]] if n else np.zeros(0, dtype="<u4")
     columns = tuple(SequenceColumn(c.source, c.token.offset, c.token.size, c.field.offset if c.field else 0,
                                    c.constant) for c in b.columns)
     sec = layout.secondary
@@ -667,7 +697,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
         table.StartAddress, table.StrideInBytes, slot_count, tail_size,
         tuple(objects.programs[p].Identifier for p in programs), columns)
     return Lowering(name, lay, programs, _initial_push_constants(block, state, compute), seq, (),
-                    tuple(b.pipeline_state), names, walk)
+                    tuple(b.pipeline_state), program_indices, walk)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -729,7 +759,7 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
         seq[:, t.offset:t.offset + t.size] = records[:, col.field.offset:col.field.offset + t.size]
     lay = CommandsLayout(cls, b.ordered(), stride, tuple(block))
     return Lowering("ExecuteIndirect", lay, (), _initial_push_constants(block, state, cls == "COMPUTE"), seq, (),
-                    tuple(b.pipeline_state), (None,) * count)
+                    tuple(b.pipeline_state))
 
 
 def _not_lowered(call: str, reason: str | None = None, *, items: Sequence[NotLowered] = ()) -> Lowering:
