@@ -222,3 +222,42 @@ def test_secondary_records_in_two_regions_are_still_read() -> None:
             memory.map(region.base, bytes(region.data), name=region.name)
     cap.memory = memory
     assert lower_capture(cap).sequence_bytes() == want
+
+
+def _patched(cap: Capture, va: int, data: bytes) -> Capture:
+    memory = GpuMemory()
+    for region in cap.memory.regions:
+        raw = bytearray(region.data)
+        if region.contains(va, len(data)):
+            raw[va - region.base:va - region.base + len(data)] = data
+        memory.map(region.base, bytes(raw), name=region.name)
+    cap.memory = memory
+    return cap
+
+
+def test_primary_stride_below_the_layout_minimum_raises() -> None:
+    """Rule 25(e): ProgramInputs.StrideInBytes below the primary record's minimum stride makes records overlap;
+    the lowering refuses it instead of reading overlapping rows."""
+    cap = example("culling")
+    off = abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "ProgramInputs.StrideInBytes")
+    cap = _patched(cap, cap.call.DispatchListInput + off, (8).to_bytes(8, "little"))
+    with pytest.raises(LoweringError, match=r"below the minimum.*rule 25\(e\)|rule 25\(e\).*below the minimum"):
+        lower_capture(cap)
+
+
+def test_secondary_stride_below_the_record_size_raises() -> None:
+    """Rule 25(e): a SecondaryRecordByteStride (not 0, the broadcast form) below the secondary record's size."""
+    from d3d12wl.vulkan.captures import build_big_capture
+
+    cap = build_big_capture(64, per_record=8, programs=2)
+    cap.objects.program_command_signatures["PCS"].SecondaryRecordByteStride = 8
+    with pytest.raises(LoweringError, match=r"SecondaryRecordByteStride.*below the minimum"):
+        lower_capture(cap)
+
+
+def test_misaligned_dispatch_list_input_raises() -> None:
+    """DispatchListInput must be 8-byte aligned (D3D12_DISPATCH_LIST_INPUT holds 8-byte fields)."""
+    cap = example("culling")
+    cap.call.DispatchListInput += 4
+    with pytest.raises(LoweringError, match="not 8-byte aligned"):
+        lower_capture(cap)

@@ -24,8 +24,9 @@ What the lowering produces (:class:`Lowering`):
 
 The lowering reads bytes only through :class:`~d3d12wl.capture.memory.GpuMemory` and records only through
 :mod:`d3d12wl.records.layout`; it does not use the executor.  Bytes that lead into undefined behaviour (an
-unmapped VA, a slot past ``SlotCount``, an unknown program identifier) raise :class:`LoweringError`: the
-executor is the tool that explains those.
+unmapped VA, a slot past ``SlotCount``, an unknown program identifier, a misaligned ``DispatchListInput`` /
+``StartAddress`` / ``SecondaryRecords``, a record stride below its layout's minimum, rule 25(e)) raise
+:class:`LoweringError` naming the rule: the executor is the tool that explains those.
 """
 
 from __future__ import annotations
@@ -49,7 +50,14 @@ from d3d12wl.model.objects import (
 )
 from d3d12wl.model.state import CommandListState, DispatchListCall, ExecuteIndirectCall
 from d3d12wl.records import packers
-from d3d12wl.records.layout import LayoutField, PCSLayout, command_layout, inline_local_slots, pcs_layout
+from d3d12wl.records.layout import (
+    WL_ALIGN,
+    LayoutField,
+    PCSLayout,
+    command_layout,
+    inline_local_slots,
+    pcs_layout,
+)
 from d3d12wl.vulkan.vk import IndexInputMode, TokenType
 
 __all__ = ["CommandsLayout", "DispatchListWalk", "Lowering", "SequenceColumn", "LoweringError", "NotLowered", "PushConstantRange", "Token", "lower",
@@ -465,7 +473,9 @@ def _action(b: _LayoutBuilder, trigger: tuple[int, Any] | None, layout: PCSLayou
         return
     source = _source_of(arg)
     f = _field(layout, i, source)
-    assert f is not None
+    if f is None:
+        raise LoweringError(f"arg{i} {name}: Source {arg.source_name} has no record in the layout of this signature",
+                            rule="Dispatch trigger arguments")
     b.add(_TRIGGERS[name], f.size, source, arg=i, field=f)
     if name == "DISPATCH_MESH":
         b.pipeline_state.append(f"arg{i} DISPATCH_MESH: lowered to DRAW_MESH_TASKS (needs VK_EXT_mesh_shader)")
@@ -537,6 +547,9 @@ def _lower_dispatch_list(memory: GpuMemory, objects: ObjectSet, state: CommandLi
     if wl is None or wl.pSignature is None:
         raise LoweringError("no work list bound by SetProgram", where="state.program")
     size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT")
+    if call.DispatchListInput % WL_ALIGN:
+        raise LoweringError(f"DispatchListInput 0x{call.DispatchListInput:x} is not {WL_ALIGN}-byte aligned",
+                            rule="DispatchList")
     dli = packers.read_dispatch_list_inputs(_view(memory, call.DispatchListInput, size, "D3D12_DISPATCH_LIST_INPUT"))
     return _lower_list("DispatchList", memory, objects, state, wl.pSignature, wl.Binding, dli, call, sequence_index)
 
@@ -565,6 +578,9 @@ def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState,
             raise LoweringError("the chain returns to a list it already ran", where=where,
                                 rule="Dispatch List Continuations")
         seen.add(va)
+        if va % WL_ALIGN:
+            raise LoweringError(f"D3D12_DISPATCH_LIST_INPUT1 at 0x{va:x} is not {WL_ALIGN}-byte aligned", where=where,
+                                rule="DispatchList1" if not lists else "D3D12_DISPATCH_LIST_INPUT1::NextDispatchList")
         dli = packers.read_dispatch_list_inputs(_view(memory, va, size, "D3D12_DISPATCH_LIST_INPUT1"), tier=2)
         if int(dli["ReservedPadding"][0]):
             raise LoweringError("non-zero ReservedPadding", where=where, rule="D3D12_DISPATCH_LIST_INPUT1")
@@ -577,7 +593,8 @@ def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState,
         if not low.lowered:
             return _not_lowered("DispatchList1", items=[NotLowered(f"list {len(lists)} {n.what}", n.reason, n.arg)
                                                         for n in low.not_lowered])
-        assert low.layout is not None
+        if low.layout is None:  # _lower_list returns a layout whenever it lowered the list
+            raise LoweringError("a lowered list without a layout", where=where)
         graphics += low.layout.executable_class == "GRAPHICS"
         lists.append(low)
         va = int(dli["NextDispatchList"][0]) if int(dli["Flags"][0]) & allow else 0
@@ -616,6 +633,14 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
     if cls == "GRAPHICS" and n_primary > call.MaxGraphicsProgramInputsPerPrimaryList:
         raise LoweringError(f"NumProgramInputs {n_primary} > MaxGraphicsProgramInputsPerPrimaryList "
                             f"{call.MaxGraphicsProgramInputsPerPrimaryList}", rule="rule 12")
+    if n_primary:  # "ProgramInputs is not read when this is 0"
+        if start % WL_ALIGN:
+            raise LoweringError(f"ProgramInputs.StartAddress 0x{start:x} is not {WL_ALIGN}-byte aligned",
+                                rule="D3D12_DISPATCH_LIST_INPUT1" if name.startswith("DispatchList1")
+                                else "D3D12_DISPATCH_LIST_INPUT")
+        problems = layout.primary.stride_problems(p_stride)
+        if problems:
+            raise LoweringError(f"ProgramInputs.StrideInBytes: {'; '.join(problems)}", rule="rule 25(e)")
     primary = _rows(memory, start, n_primary, p_stride, layout.primary.size, "primary records")
 
     # ProgramTableIndex -> slot -> identifier -> program -> execution-set index
@@ -643,6 +668,15 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
         counts = _u32(primary, layout.primary.field("NumSecondaryRecords").offset).astype(np.int64)
         sec_va = _u64(primary, layout.primary.field("SecondaryRecords").offset)
         s_stride = pcs.SecondaryRecordByteStride
+        problems = layout.secondary.stride_problems(s_stride)  # 0 is the broadcast form
+        if problems and int(counts.sum()):
+            raise LoweringError(f"PCS {pcs.name!r} SecondaryRecordByteStride: {'; '.join(problems)}",
+                                rule="rule 25(e)")
+        misaligned = (sec_va % np.uint64(WL_ALIGN) != 0) & (counts > 0)
+        if misaligned.any():
+            k = int(np.argmax(misaligned))
+            raise LoweringError(f"SecondaryRecords 0x{int(sec_va[k]):x} is not {WL_ALIGN}-byte aligned",
+                                where=f"primary record {k}", rule=layout.primary.header)
         of_primary = np.repeat(np.arange(n_primary), counts)
         first = np.concatenate([[0], np.cumsum(counts)[:-1]]) if n_primary else np.zeros(0, dtype=np.int64)
         within = np.arange(len(of_primary)) - np.repeat(first, counts)
@@ -755,7 +789,9 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
         t = col.token
         if col.source == "zero":
             continue
-        assert col.field is not None
+        if col.field is None:
+            raise LoweringError(f"arg{t.arg}: no field of the command record for a {t.type.name} token",
+                                rule="Command signature layout")
         seq[:, t.offset:t.offset + t.size] = records[:, col.field.offset:col.field.offset + t.size]
     lay = CommandsLayout(cls, b.ordered(), stride, tuple(block))
     return Lowering("ExecuteIndirect", lay, (), _initial_push_constants(block, state, cls == "COMPUTE"), seq, (),
