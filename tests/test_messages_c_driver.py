@@ -148,6 +148,17 @@ def test_feature_past_the_first_64_entries_is_found__hlk(libs: dict[str, Path]) 
     assert report.passed and all(r.outcome == "pass" for r in report.results), report.failed()
 
 
+@pytest.mark.parametrize("version", [2, 3, 0xFFFFFFFF])
+def test_c_reference_driver_refuses_versions_it_does_not_implement__enabling(libs: dict[str, Path],
+                                                                          version: int) -> None:
+    """The reference driver implements D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 only: any other version
+    fails (E_INVALIDARG), fills no table and reports no initialization message."""
+    driver_device, device = _device(libs["reference"])
+    before = len(device.reports)
+    assert driver_device.enable_extended_feature(values.feature_driver_reported_messages(), version) is None
+    assert len(device.reports) == before
+
+
 def test_library_missing_entry_points_is_unusable(libs: dict[str, Path]) -> None:
     with pytest.raises(MessagesError, match="does not export D3D12WLDriver_CreateDevice"):
         cd.CDriverLibrary(libs["missing"])
