@@ -4,6 +4,7 @@ declarations and shaders (tools/gpu/)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ from d3d12wl.executor.trace import Limits
 from d3d12wl.model import description
 from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
 from d3d12wl.records import packers
-from d3d12wl.vulkan import LoweringError, TokenType, lower_capture
+from d3d12wl.vulkan import IndexInputMode, LoweringError, TokenType, lower_capture
 from d3d12wl.vulkan.captures import (
     build_big_capture,
     build_compute_capture,
@@ -29,6 +30,7 @@ from d3d12wl.vulkan.captures import (
 )
 from d3d12wl.vulkan.case import compare_records, model_records, read_case, write_case
 from d3d12wl.vulkan.harness import case_of, expected_records
+from d3d12wl.vulkan.vk import ShaderStage
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 GPU_DIR = Path(__file__).resolve().parent.parent / "tools" / "gpu"
@@ -153,10 +155,33 @@ def test_case_file_round_trip(tmp_path: Path) -> None:
 # The C harness's declarations and the shaders
 # --------------------------------------------------------------------------------------------------------------
 
-def test_token_values_agree_with_the_c_harness() -> None:
+def _declared(prefix: str) -> dict[str, int]:
     text = (GPU_DIR / "dgc_ext.h").read_text(encoding="utf-8")
-    declared = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define DGC_TOKEN_(\w+) (\d+)u", text)}
-    assert declared == {t.name: int(t) for t in TokenType}
+    return {m.group(1): int(m.group(2), 0) for m in re.finditer(rf"#define {prefix}(\w+) (0x[0-9a-fA-F]+|\d+)u\b", text)}
+
+
+def test_token_values_agree_with_the_c_harness() -> None:
+    assert _declared("DGC_TOKEN_") == {t.name: int(t) for t in TokenType}
+
+
+def test_input_modes_agree_with_the_c_harness() -> None:
+    """VkIndirectCommandsInputModeFlagBitsEXT: the INDEX_BUFFER token's mode, which the case file carries."""
+    assert _declared("DGC_INPUT_MODE_") == {m.name: int(m) for m in IndexInputMode}
+
+
+def test_shader_stages_agree_with_the_vulkan_headers() -> None:
+    """VkShaderStageFlagBits: the harness takes them from the system's vulkan_core.h (Debian's libvulkan-dev),
+    d3d12wl.vulkan.vk states them: the same values."""
+    header = Path("/usr/include/vulkan/vulkan_core.h")
+    if not header.is_file():
+        if os.environ.get("CI"):
+            pytest.fail("libvulkan-dev is not installed (/usr/include/vulkan/vulkan_core.h)")
+        pytest.skip("libvulkan-dev is not installed")
+    text = header.read_text(encoding="utf-8")
+    for stage in ShaderStage:
+        assert stage.name is not None
+        m = re.search(rf"VK_SHADER_STAGE_{stage.name}_BIT(?:_EXT)? = (0x[0-9a-fA-F]+)", text)
+        assert m is not None and int(m.group(1), 16) == int(stage), stage
 
 
 @pytest.mark.skipif(shutil.which("glslc") is None, reason="glslc not installed")
