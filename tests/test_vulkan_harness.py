@@ -151,6 +151,18 @@ def test_case_file_round_trip(tmp_path: Path) -> None:
     assert back.vertex_bytes == 0x100  # the largest SizeInBytes of the three vertex buffer views
 
 
+def test_case_header_carries_the_view_offsets_the_harness_relocates(tmp_path: Path) -> None:
+    """harness.c rewrites each VERTEX_BUFFER / INDEX_BUFFER token's view (BufferLocation, SizeInBytes); where
+    SizeInBytes lies comes from the compiled headers, in the case header (DWORDs 12 and 13), not a literal in C."""
+    case = case_of(lower_capture(build_indexed_capture(), sequence_index=True))
+    header = np.frombuffer(write_case(case, tmp_path / "i.case").read_bytes(), dtype="<u4", count=16)
+    assert int(header[1]) == 2
+    assert int(header[12]) == abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "SizeInBytes")
+    assert int(header[13]) == abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "SizeInBytes")
+    text = (GPU_DIR / "harness.c").read_text(encoding="utf-8")
+    assert "p + 8" not in text and "c.vbv_size_offset" in text and "c.ibv_size_offset" in text
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The C harness's declarations and the shaders
 # --------------------------------------------------------------------------------------------------------------

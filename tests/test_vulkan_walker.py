@@ -88,3 +88,20 @@ def test_walk_columns_cover_every_token() -> None:
     assert low.walk is not None and low.layout is not None
     assert sorted((c.offset, c.size) for c in low.walk.columns) == sorted((t.offset, t.size) for t in low.layout.tokens)
     assert np.unique([c.source for c in low.walk.columns]).tolist() == ["execution_set", "secondary", "table", "zero"]
+
+
+def test_walk_comp_reads_the_plan_layout_the_model_writes() -> None:
+    """tools/gpu/walk.comp states the plan's layout as named constants (no literal 32 or 8 for the header and an
+    identifier): the same values as d3d12wl.vulkan.walker's, the identifier's size from the compiled headers."""
+    import re
+
+    from d3d12wl import abi
+    from d3d12wl.vulkan import walker
+
+    text = (Path(__file__).resolve().parent.parent / "tools" / "gpu" / "walk.comp").read_text(encoding="utf-8")
+    consts = dict(re.findall(r"\b(HEADER_DWORDS|ID_DWORDS|COLUMN_DWORDS|REGION_DWORDS) = (\d+)u", text))
+    assert {k: int(v) for k, v in consts.items()} == {
+        "HEADER_DWORDS": walker.HEADER_DWORDS, "ID_DWORDS": abi.sizeof("D3D12_PROGRAM_IDENTIFIER") // 4,
+        "COLUMN_DWORDS": walker.COLUMN_DWORDS, "REGION_DWORDS": walker.REGION_DWORDS}
+    assert walker.IDENTIFIER_BYTES == abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+    assert "32u + 8u" not in text and "i < 8u" not in text

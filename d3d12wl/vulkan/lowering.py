@@ -65,6 +65,12 @@ __all__ = ["CommandsLayout", "DispatchListWalk", "Lowering", "SequenceColumn", "
 
 #: bytes reserved in a sequence for a SEQUENCE_INDEX token (the driver writes the index; the bytes stay zero)
 SEQUENCE_INDEX_BYTES = 4
+#: sizes from the compiled headers: a root descriptor's GPU VA, the view structs a VERTEX_BUFFER / INDEX_BUFFER
+#: token reads, a program identifier
+_VA_BYTES = abi.sizeof("D3D12_GPU_VIRTUAL_ADDRESS")
+_VBV_BYTES = abi.sizeof("D3D12_VERTEX_BUFFER_VIEW")
+_IBV_BYTES = abi.sizeof("D3D12_INDEX_BUFFER_VIEW")
+_IDENTIFIER_BYTES = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
 
 _TRIGGERS = {"DRAW": TokenType.DRAW, "DRAW_INDEXED": TokenType.DRAW_INDEXED, "DISPATCH": TokenType.DISPATCH,
              "DISPATCH_MESH": TokenType.DRAW_MESH_TASKS, "FIXED_DISPATCH": TokenType.DISPATCH}
@@ -271,7 +277,7 @@ def _param_size(param_type: str, num_values: int) -> int | None:
     if param_type == "32BIT_CONSTANTS":
         return 4 * num_values
     if param_type in ("CBV", "SRV", "UAV"):
-        return 8
+        return _VA_BYTES
     return None  # descriptor tables have no place in the push-constant block
 
 
@@ -320,7 +326,7 @@ def _initial_push_constants(block: Sequence[PushConstantRange], state: CommandLi
         if a.kind == "constants" and r.kind == "constants":
             data = np.asarray(a.values, dtype="<u4").tobytes()[:r.size]
         elif a.kind == "descriptor" and r.kind == "descriptor":
-            data = int(a.value).to_bytes(8, "little")
+            data = int(a.value).to_bytes(_VA_BYTES, "little")
         else:
             continue
         out[r.offset:r.offset + len(data)] = data
@@ -414,7 +420,7 @@ def _work_list_tokens(b: _LayoutBuilder, pcs: ProgramCommandSignature, layout: P
             b.push(i, _binding(arg), c.RootParameterIndex, c.DestOffsetIn32BitValues, 4 * c.Num32BitValuesToSet,
                    source, _field(layout, i, source))
         elif name in _ROOT_DESCRIPTORS:
-            b.push(i, _binding(arg), arg.root_parameter_index or 0, 0, 8, source, _field(layout, i, source))
+            b.push(i, _binding(arg), arg.root_parameter_index or 0, 0, _VA_BYTES, source, _field(layout, i, source))
         elif name == "INLINE_ROOT_PARAMETER":
             ip = arg.InlineRootParameter
             rp = ip.RootParameter
@@ -435,12 +441,12 @@ def _work_list_tokens(b: _LayoutBuilder, pcs: ProgramCommandSignature, layout: P
                 b.push(i, _binding(arg), ic.RootParameterIndex, ic.DestOffsetIn32BitValues, SEQUENCE_INDEX_BYTES,
                        "zero", token_type=TokenType.SEQUENCE_INDEX)
         elif name in _RECORD_POINTERS:
-            b.push(i, _binding(arg), arg.root_parameter_index or 0, 0, 8, f"va:{name}")
+            b.push(i, _binding(arg), arg.root_parameter_index or 0, 0, _VA_BYTES, f"va:{name}")
         elif name == "VERTEX_BUFFER_VIEW":
-            b.add(TokenType.VERTEX_BUFFER, 16, source, arg=i, field=_field(layout, i, source),
+            b.add(TokenType.VERTEX_BUFFER, _VBV_BYTES, source, arg=i, field=_field(layout, i, source),
                   vertex_binding_unit=arg.VertexBuffer.Slot)
         elif name == "INDEX_BUFFER_VIEW":
-            b.add(TokenType.INDEX_BUFFER, 16, source, arg=i, field=_field(layout, i, source),
+            b.add(TokenType.INDEX_BUFFER, _IBV_BYTES, source, arg=i, field=_field(layout, i, source),
                   index_mode=IndexInputMode.DXGI_INDEX_BUFFER)
         else:
             b.not_lowered.append(NotLowered(what, "argument type not known to this lowering", i))
@@ -466,7 +472,7 @@ def _action(b: _LayoutBuilder, trigger: tuple[int, Any] | None, layout: PCSLayou
     if name == "FIXED_DISPATCH":
         fd = arg.FixedDispatch
         dims = np.array([fd.ThreadGroupCountX, fd.ThreadGroupCountY, fd.ThreadGroupCountZ], dtype="<u4").tobytes()
-        b.add(TokenType.DISPATCH, 12, "constant", arg=i, constant=dims)
+        b.add(TokenType.DISPATCH, _TRIGGER_SIZE["DISPATCH"], "constant", arg=i, constant=dims)
         return
     if layout is None:  # ExecuteIndirect: the command record
         b.add(_TRIGGERS[name], _TRIGGER_SIZE[name], "command", arg=i)
@@ -482,7 +488,10 @@ def _action(b: _LayoutBuilder, trigger: tuple[int, Any] | None, layout: PCSLayou
 
 
 _ACTIONS = (TokenType.DRAW, TokenType.DRAW_INDEXED, TokenType.DISPATCH, TokenType.DRAW_MESH_TASKS)
-_TRIGGER_SIZE = {"DRAW": 16, "DRAW_INDEXED": 20, "DISPATCH": 12, "DISPATCH_MESH": 12}
+#: the bytes an action token reads: the D3D12 argument struct (VkDraw*/VkDispatch*IndirectCommand has the same bytes)
+_TRIGGER_SIZE = {name: abi.sizeof(struct) for name, struct in (
+    ("DRAW", "D3D12_DRAW_ARGUMENTS"), ("DRAW_INDEXED", "D3D12_DRAW_INDEXED_ARGUMENTS"),
+    ("DISPATCH", "D3D12_DISPATCH_ARGUMENTS"), ("DISPATCH_MESH", "D3D12_DISPATCH_MESH_ARGUMENTS"))}
 
 
 def _stride(b: _LayoutBuilder) -> int:
@@ -650,14 +659,14 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
     if n_primary and int(pti.max()) >= slot_count:
         k = int(np.argmax(pti >= slot_count))
         raise LoweringError(f"ProgramTableIndex {int(pti[k])} >= SlotCount {slot_count}", where=f"primary record {k}")
-    tail_size = layout.program_table.size if layout.program_table is not None else 32
+    tail_size = layout.program_table.size if layout.program_table is not None else _IDENTIFIER_BYTES
     slots, slot_row = np.unique(pti, return_inverse=True)
     slot_bytes = np.stack([np.frombuffer(_view(memory, table.StartAddress + int(s) * table.StrideInBytes, tail_size,
                                                f"program table slot {int(s)}"), dtype=np.uint8) for s in slots]) \
         if len(slots) else np.zeros((0, tail_size), dtype=np.uint8)
     set_index = np.empty(len(slots), dtype="<u4")
     for k, s in enumerate(slots):
-        ident = slot_bytes[k, :32].tobytes()
+        ident = slot_bytes[k, :_IDENTIFIER_BYTES].tobytes()
         if ident not in by_identifier:
             raise LoweringError(f"program table slot {int(s)} holds an identifier of no program of "
                                 f"{pcs.name}: {ident.hex()}", rule="Program table entries")
@@ -706,7 +715,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
         elif col.source == "secondary_index":
             dst[:] = within.astype("<u4").view(np.uint8).reshape(n, 4)
         elif col.source.startswith("va:"):
-            dst[:] = record_vas[col.source[3:]].astype("<u8").view(np.uint8).reshape(n, 8)
+            dst[:] = record_vas[col.source[3:]].astype("<u8").view(np.uint8).reshape(n, _VA_BYTES)
         else:
             assert col.field is not None
             f = col.field
@@ -762,15 +771,15 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
             b.push(i, "global", c.RootParameterIndex, c.DestOffsetIn32BitValues, 4 * c.Num32BitValuesToSet,
                    "command", f)
         elif name in _ROOT_DESCRIPTORS:
-            b.push(i, "global", arg.root_parameter_index or 0, 0, 8, "command", f)
+            b.push(i, "global", arg.root_parameter_index or 0, 0, _VA_BYTES, "command", f)
         elif name == "INCREMENTING_CONSTANT":  # IndirectDrawing.md: k for command k = the DGC sequence index
             ic = arg.IncrementingConstant
             b.push(i, "global", ic.RootParameterIndex, ic.DestOffsetIn32BitValues, SEQUENCE_INDEX_BYTES, "zero",
                    token_type=TokenType.SEQUENCE_INDEX)
         elif name == "VERTEX_BUFFER_VIEW":
-            b.add(TokenType.VERTEX_BUFFER, 16, "command", arg=i, field=f, vertex_binding_unit=arg.VertexBuffer.Slot)
+            b.add(TokenType.VERTEX_BUFFER, _VBV_BYTES, "command", arg=i, field=f, vertex_binding_unit=arg.VertexBuffer.Slot)
         elif name == "INDEX_BUFFER_VIEW":
-            b.add(TokenType.INDEX_BUFFER, 16, "command", arg=i, field=f, index_mode=IndexInputMode.DXGI_INDEX_BUFFER)
+            b.add(TokenType.INDEX_BUFFER, _IBV_BYTES, "command", arg=i, field=f, index_mode=IndexInputMode.DXGI_INDEX_BUFFER)
         else:
             b.not_lowered.append(NotLowered(f"arg{i} {name}", "argument type not known to this lowering", i))
     _finish_tokens(b, trigger, None, sequence_index)

@@ -57,7 +57,7 @@ typedef struct {
 
 typedef struct {
     uint32_t magic, version, compute, program_count, push_constant_size, stride, count, token_count, seq_dword,
-        index_bytes, vertex_bytes, reserved[5];
+        index_bytes, vertex_bytes, index_size, vbv_size_offset, ibv_size_offset, reserved[2];
     CaseToken *tokens;
     uint8_t *initial_pc;
     uint8_t *sequences;
@@ -82,7 +82,7 @@ static Case read_case(const char *path) {
     Case c;
     if (n < HEADER_DWORDS * 4) die("%s: too short", path);
     memcpy(&c, b, HEADER_DWORDS * 4);
-    if (c.magic != 0x31434744u /* 'DGC1' */ || c.version != 1) die("%s: not a d3d12wl DGC case", path);
+    if (c.magic != 0x31434744u /* 'DGC1' */ || c.version != 2) die("%s: not a d3d12wl DGC case (version 2)", path);
     size_t off = HEADER_DWORDS * 4;
     size_t need = off + c.token_count * sizeof(CaseToken) + c.push_constant_size + (size_t)c.stride * c.count;
     if (n != need) die("%s: size %zu, expected %zu", path, n, need);
@@ -426,7 +426,7 @@ static void run_case(const char *case_path, const char *records_path, const char
     Buffer readback = make_buffer(&g, rec_bytes, USAGE_TRANSFER_DST, HOST, 0);
     Buffer dummy_vb = make_buffer(&g, c.vertex_bytes ? c.vertex_bytes : 16, USAGE_VERTEX, DEVICE, 0);
     Buffer index_buf = make_buffer(&g, c.index_bytes ? c.index_bytes : 16, USAGE_INDEX, HOST, 0);
-    uint32_t index_size = c.reserved[0] == 2 ? 2 : 4;
+    uint32_t index_size = c.index_size == 2 ? 2 : 4;
     for (uint32_t i = 0; i < (c.index_bytes ? c.index_bytes : 16) / index_size; i++) {
         if (index_size == 2)
             ((uint16_t *)index_buf.mapped)[i] = (uint16_t)i;
@@ -442,12 +442,16 @@ static void run_case(const char *case_path, const char *records_path, const char
         for (uint32_t s = 0; s < c.count; s++) {
             uint8_t *p = c.sequences + (size_t)s * c.stride + tk->offset;
             uint64_t addr = tk->type == DGC_TOKEN_VERTEX_BUFFER ? dummy_vb.address : index_buf.address;
+            /* where SizeInBytes is in the view: from the compiled headers, in the case header */
+            uint32_t size_at = tk->type == DGC_TOKEN_VERTEX_BUFFER ? c.vbv_size_offset : c.ibv_size_offset;
+            if (size_at < 8 || size_at + 4 > tk->size) die("case: SizeInBytes offset %u outside a %u-byte view token",
+                                                           size_at, tk->size);
             uint32_t size;
-            memcpy(&size, p + 8, 4);
+            memcpy(&size, p + size_at, 4);
             VkDeviceSize cap = tk->type == DGC_TOKEN_VERTEX_BUFFER ? dummy_vb.size : index_buf.size;
             if (size > cap) size = (uint32_t)cap;
-            memcpy(p, &addr, 8);
-            memcpy(p + 8, &size, 4);
+            memcpy(p, &addr, 8); /* BufferLocation: offset 0 of both views */
+            memcpy(p + size_at, &size, 4);
             relocated++;
         }
     }
