@@ -204,6 +204,26 @@ def test_recording_shaders_compile(shader: str, tmp_path: Path) -> None:
     assert out.read_bytes()[:4] == b"\x03\x02\x23\x07"  # the SPIR-V magic number, little endian
 
 
+def test_harness_compiles_and_checks_the_device_limits(tmp_path: Path) -> None:
+    """harness.c compiles (gcc -Wall -Wextra -Werror, syntax only: no Vulkan loader needed) and refuses a case past
+    a device limit before creating anything, exit 2 naming the limit (no GPU here: the checks are read off the
+    source, one die() per limit)."""
+    if shutil.which("gcc") is None or not Path("/usr/include/vulkan/vulkan_core.h").is_file():
+        if os.environ.get("CI"):
+            pytest.fail("gcc and libvulkan-dev are needed to compile tools/gpu/harness.c")
+        pytest.skip("gcc or libvulkan-dev not installed")
+    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-missing-field-initializers", "-fsyntax-only",
+                    str(GPU_DIR / "harness.c")], check=True)
+    text = (GPU_DIR / "harness.c").read_text(encoding="utf-8")
+    body = text[text.index("static void check_limits"):text.index("static void run_case")]
+    for limit in ("maxPushConstantsSize", "maxIndirectCommandsTokenCount", "maxIndirectCommandsIndirectStride",
+                  "maxIndirectCommandsTokenOffset", "supportedIndirectCommandsInputModes", "maxVertexInputBindings",
+                  "maxComputeWorkGroupCount"):
+        assert f'die("limit {limit}' in body, limit
+    assert "check_limits(&g, &c);" in text
+    assert 'die("limit maxComputeWorkGroupCount[0]' in text  # the walker's one workgroup per primary record
+
+
 def root_views_capture() -> Capture:
     """ExecuteIndirect with root CBV and UAV arguments (8-byte push constants holding the VAs) and a root SRV
     from the command list."""

@@ -404,12 +404,53 @@ static void record_run(VkCommandBuffer cb, void *ctx) {
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, 2);
 }
 
+/* The device limits a case needs, checked before anything is created: a case past one exits 2 naming it. */
+#define MAX_VERTEX_BINDINGS 32 /* the harness's vertex binding array */
+static void check_limits(const Gpu *g, const Case *c) {
+    const DgcProperties *p = &g->dgc_props;
+    const VkPhysicalDeviceLimits *l = &g->props.limits;
+    if (l->maxPushConstantsSize < PC_BLOCK_BYTES)
+        die("limit maxPushConstantsSize %u < the shaders' push-constant block of %u bytes", l->maxPushConstantsSize,
+            PC_BLOCK_BYTES);
+    if (c->token_count > p->maxIndirectCommandsTokenCount)
+        die("limit maxIndirectCommandsTokenCount %u < the case's %u tokens", p->maxIndirectCommandsTokenCount,
+            c->token_count);
+    if (c->stride > p->maxIndirectCommandsIndirectStride)
+        die("limit maxIndirectCommandsIndirectStride %u < the case's stride %u", p->maxIndirectCommandsIndirectStride,
+            c->stride);
+    for (uint32_t t = 0; t < c->token_count; t++) {
+        const CaseToken *tk = &c->tokens[t];
+        if (tk->offset > p->maxIndirectCommandsTokenOffset)
+            die("limit maxIndirectCommandsTokenOffset %u < token %u's offset %u", p->maxIndirectCommandsTokenOffset, t,
+                tk->offset);
+        if ((uint64_t)tk->offset + tk->size > c->stride)
+            die("case: token %u (offset %u, %u bytes) past the stride %u", t, tk->offset, tk->size, c->stride);
+        if (tk->type == DGC_TOKEN_INDEX_BUFFER && !(p->supportedIndirectCommandsInputModes & tk->index_mode))
+            die("limit supportedIndirectCommandsInputModes 0x%x lacks token %u's index input mode 0x%x",
+                p->supportedIndirectCommandsInputModes, t, tk->index_mode);
+        if (tk->type == DGC_TOKEN_VERTEX_BUFFER &&
+            (tk->vertex_binding_unit >= MAX_VERTEX_BINDINGS || tk->vertex_binding_unit >= l->maxVertexInputBindings))
+            die("limit maxVertexInputBindings %u (harness %u) <= token %u's vertexBindingUnit %u",
+                l->maxVertexInputBindings, MAX_VERTEX_BINDINGS, t, tk->vertex_binding_unit);
+        if (tk->type == DGC_TOKEN_DISPATCH)
+            for (uint32_t s = 0; s < c->count; s++) {
+                uint32_t groups[3];
+                memcpy(groups, c->sequences + (size_t)s * c->stride + tk->offset, sizeof groups);
+                for (int k = 0; k < 3; k++)
+                    if (groups[k] > l->maxComputeWorkGroupCount[k])
+                        die("limit maxComputeWorkGroupCount[%d] %u < sequence %u's %u groups", k,
+                            l->maxComputeWorkGroupCount[k], s, groups[k]);
+            }
+    }
+}
+
 static void run_case(const char *case_path, const char *records_path, const char *summary_path, const char *spv,
                      int repeat) {
     Case c = read_case(case_path);
     Gpu g;
     gpu_instance(&g);
     gpu_device(&g);
+    check_limits(&g, &c);
     double t0 = now_s();
     uint32_t record_dwords = RECORD_HEADER + c.push_constant_size / 4;
     VkShaderStageFlags stages = c.compute ? VK_SHADER_STAGE_COMPUTE_BIT : VK_SHADER_STAGE_VERTEX_BIT;
@@ -492,7 +533,9 @@ static void run_case(const char *case_path, const char *records_path, const char
     for (uint32_t t = 0; t < c.token_count; t++)
         if (c.tokens[t].type == DGC_TOKEN_VERTEX_BUFFER && c.tokens[t].vertex_binding_unit + 1 > max_unit)
             max_unit = c.tokens[t].vertex_binding_unit + 1;
-    VkVertexInputBindingDescription vbind[32];
+    VkVertexInputBindingDescription vbind[MAX_VERTEX_BINDINGS]; /* max_unit <= MAX_VERTEX_BINDINGS: check_limits */
+    if (max_unit > MAX_VERTEX_BINDINGS) die("vertexBindingUnit %u past the harness's %u bindings", max_unit - 1,
+                                            MAX_VERTEX_BINDINGS);
     for (uint32_t i = 0; i < max_unit; i++) vbind[i] = (VkVertexInputBindingDescription){i, 16, VK_VERTEX_INPUT_RATE_VERTEX};
     for (uint32_t p = 0; p < nprog; p++) {
         uint32_t spec[4] = {p, c.push_constant_size / 4, c.seq_dword, record_dwords};
@@ -698,6 +741,9 @@ static void run_walk(const char *plan_path, const char *case_path, const char *o
     Gpu g;
     gpu_instance(&g);
     gpu_device(&g);
+    if (primaries > g.props.limits.maxComputeWorkGroupCount[0])
+        die("limit maxComputeWorkGroupCount[0] %u < the walker's %u workgroups (one per primary record)",
+            g.props.limits.maxComputeWorkGroupCount[0], primaries);
     VkDeviceSize seq_bytes = (VkDeviceSize)c.stride * c.count;
     Buffer staging = make_buffer(&g, plan_n, USAGE_TRANSFER_SRC, HOST, 0);
     Buffer planb = make_buffer(&g, plan_n, USAGE_STORAGE | USAGE_TRANSFER_DST, DEVICE, 0);
