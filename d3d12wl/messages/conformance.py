@@ -222,6 +222,7 @@ def _probe_reports(device: Device, probe: tuple[int, str, str, str]) -> list[Rep
     """Accepted reports of a finding of the probe's kind (the driver's text is the probe's, numbered or not)."""
     text = probe[3].encode()
     return [r for r in device.reports if r.rejection is None and r.message is not None
+            and isinstance(r.message.description, bytes)
             and (r.message.description == text or r.message.description.startswith(text + b" #"))]
 
 
