@@ -106,6 +106,21 @@ class LeakyAdapter(ReferenceDriver):
         return super().create_device(callbacks)
 
 
+def test_report_after_destroy_is_judged_by_the_rejection_kind__hlk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """no_report_after_destroy reads the runtime's structured rejection kind, not its wording: reworded rejections
+    still fail a driver reporting into a destroyed device."""
+    from d3d12wl.messages import channel
+
+    original = channel.Device._log
+
+    def reworded(self: Any, hr: int, rejection: str | None, *args: Any) -> int:
+        return original(self, hr, None if rejection is None else "dropped", *args)
+
+    monkeypatch.setattr(channel.Device, "_log", reworded)
+    report = run_conformance(LeakyAdapter)
+    assert report["no_report_after_destroy"].outcome == "fail", report["no_report_after_destroy"]
+
+
 def test_reference_driver_passes_every_check__hlk() -> None:
     """"WARP implements the feature and acts as the reference implementation ... so the conformance suite runs end
     to end against it rather than skipping."""

@@ -473,7 +473,7 @@ def _no_report_after_destroy(factory: DriverFactory) -> tuple[bool, str]:
     second = _device(factory, runtime=rt)
     _workload(second)
     second.destroy()
-    late = [r for r in first.reports if r.rejection and "destroyed" in r.rejection]
+    late = [r for r in first.reports if r.rejection_kind == "destroyed_device"]
     return not late, f"{len(late)} report(s) on a destroyed device" if late else ""
 
 
