@@ -221,6 +221,8 @@ def test_harness_compiles_and_checks_the_device_limits(tmp_path: Path) -> None:
                   "maxComputeWorkGroupCount"):
         assert f'die("limit {limit}' in body, limit
     assert "check_limits(&g, &c);" in text
+    assert 'die("limit maxIndirectSequenceCount' in body
+    assert "batch" not in text  # the batching loop that could only ever run one batch is gone
     assert 'die("limit maxComputeWorkGroupCount[0]' in text  # the walker's one workgroup per primary record
 
 

@@ -48,7 +48,7 @@ static void die(const char *fmt, ...) {
 }
 
 #define HEADER_DWORDS 16
-#define PC_BLOCK_BYTES 256 /* the shaders' push-constant block: 64 dwords; dword 63 = batch base (harness) */
+#define PC_BLOCK_BYTES 256 /* the shaders' push-constant block: 64 dwords; dword 63 = sequence base (harness: 0) */
 #define RECORD_HEADER 16
 
 typedef struct {
@@ -342,7 +342,6 @@ typedef struct {
     DgcIndirectCommandsLayout cmd_layout;
     Buffer *indirect, *preprocess, *records;
     VkQueryPool queries;
-    uint32_t batch;
     VkShaderStageFlags stages;
     VkPipelineBindPoint bind_point;
 } Run;
@@ -369,36 +368,30 @@ static void record_run(VkCommandBuffer cb, void *ctx) {
                                  0, NULL, 0, NULL);
             vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, r->queries, 1);
         }
-        for (uint32_t base = 0; base < c->count; base += r->batch) {
-            uint32_t n = c->count - base < r->batch ? c->count - base : r->batch;
-            memcpy(pc + PC_BLOCK_BYTES - 4, &base, 4);
-            vkCmdPushConstants(cb, r->layout, r->stages, 0, PC_BLOCK_BYTES, pc);
-            DgcPipelineInfo pinfo = {DGC_STYPE_PIPELINE_INFO, NULL, r->pipelines[0]};
-            DgcGeneratedCommandsInfo info = {DGC_STYPE_GENERATED_COMMANDS_INFO,
-                                             r->exec_set ? NULL : &pinfo,
-                                             r->stages,
-                                             r->exec_set,
-                                             r->cmd_layout,
-                                             r->indirect->address + (VkDeviceSize)base * c->stride,
-                                             (VkDeviceSize)n * c->stride,
-                                             r->preprocess->address,
-                                             r->preprocess->size,
-                                             n,
-                                             0,
-                                             0};
-            if (phase == 0) {
-                r->g->preprocess(cb, &info, cb);
-            } else {
-                VkRenderingInfo ri = {VK_STRUCTURE_TYPE_RENDERING_INFO, NULL, 0, {{0, 0}, {1, 1}}, 1, 0, 0, NULL,
-                                      NULL, NULL};
-                if (!c->compute) vkCmdBeginRendering(cb, &ri);
-                r->g->execute(cb, VK_TRUE, &info);
-                if (!c->compute) vkCmdEndRendering(cb);
-            }
-            if (base + n < c->count && phase == 0) {
-                /* one preprocess buffer: with several batches, preprocess and execute alternate */
-                die("batched preprocess not supported: %u sequences > maxIndirectSequenceCount %u", c->count, r->batch);
-            }
+        /* one DGC execute of every sequence (check_limits: count <= maxIndirectSequenceCount); push-constant DWORD
+         * 63, the shaders' sequence base, stays 0 */
+        vkCmdPushConstants(cb, r->layout, r->stages, 0, PC_BLOCK_BYTES, pc);
+        DgcPipelineInfo pinfo = {DGC_STYPE_PIPELINE_INFO, NULL, r->pipelines[0]};
+        DgcGeneratedCommandsInfo info = {DGC_STYPE_GENERATED_COMMANDS_INFO,
+                                         r->exec_set ? NULL : &pinfo,
+                                         r->stages,
+                                         r->exec_set,
+                                         r->cmd_layout,
+                                         r->indirect->address,
+                                         (VkDeviceSize)c->count * c->stride,
+                                         r->preprocess->address,
+                                         r->preprocess->size,
+                                         c->count,
+                                         0,
+                                         0};
+        if (phase == 0) {
+            r->g->preprocess(cb, &info, cb);
+        } else {
+            VkRenderingInfo ri = {VK_STRUCTURE_TYPE_RENDERING_INFO, NULL, 0, {{0, 0}, {1, 1}}, 1, 0, 0, NULL,
+                                  NULL, NULL};
+            if (!c->compute) vkCmdBeginRendering(cb, &ri);
+            r->g->execute(cb, VK_TRUE, &info);
+            if (!c->compute) vkCmdEndRendering(cb);
         }
     }
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, 2);
@@ -412,6 +405,9 @@ static void check_limits(const Gpu *g, const Case *c) {
     if (l->maxPushConstantsSize < PC_BLOCK_BYTES)
         die("limit maxPushConstantsSize %u < the shaders' push-constant block of %u bytes", l->maxPushConstantsSize,
             PC_BLOCK_BYTES);
+    if (c->count > p->maxIndirectSequenceCount)
+        die("limit maxIndirectSequenceCount %u < the case's %u sequences (the harness runs one DGC execute)",
+            p->maxIndirectSequenceCount, c->count);
     if (c->token_count > p->maxIndirectCommandsTokenCount)
         die("limit maxIndirectCommandsTokenCount %u < the case's %u tokens", p->maxIndirectCommandsTokenCount,
             c->token_count);
@@ -455,8 +451,6 @@ static void run_case(const char *case_path, const char *records_path, const char
     uint32_t record_dwords = RECORD_HEADER + c.push_constant_size / 4;
     VkShaderStageFlags stages = c.compute ? VK_SHADER_STAGE_COMPUTE_BIT : VK_SHADER_STAGE_VERTEX_BIT;
     VkPipelineBindPoint bp = c.compute ? VK_PIPELINE_BIND_POINT_COMPUTE : VK_PIPELINE_BIND_POINT_GRAPHICS;
-    uint32_t batch = g.dgc_props.maxIndirectSequenceCount;
-    if (batch == 0) die("maxIndirectSequenceCount is 0");
 
     /* buffers */
     VkDeviceSize seq_bytes = (VkDeviceSize)c.stride * c.count;
@@ -630,10 +624,10 @@ static void run_case(const char *case_path, const char *records_path, const char
     }
 
     /* preprocess buffer */
-    if (c.count < batch) batch = c.count ? c.count : 1;
+    uint32_t max_sequences = c.count ? c.count : 1;
     DgcPipelineInfo pinfo = {DGC_STYPE_PIPELINE_INFO, NULL, pipes[0]};
     DgcMemoryRequirementsInfo mri = {DGC_STYPE_MEMORY_REQUIREMENTS_INFO, exec_set ? NULL : &pinfo, exec_set,
-                                     cmd_layout, batch, 0};
+                                     cmd_layout, max_sequences, 0};
     VkMemoryRequirements2 req = {VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, NULL};
     g.get_reqs(g.device, &mri, &req);
     Buffer preprocess = make_buffer(&g, req.memoryRequirements.size, DGC_BUFFER_USAGE_2_PREPROCESS_BUFFER, DEVICE,
@@ -644,8 +638,7 @@ static void run_case(const char *case_path, const char *records_path, const char
     CHECK(vkCreateQueryPool(g.device, &qpci, NULL, &queries));
     double setup_s = now_s() - t0;
 
-    Run r = {&g, &c, pipes, layout, set, exec_set, cmd_layout, &indirect, &preprocess, &records, queries, batch,
-             stages, bp};
+    Run r = {&g, &c, pipes, layout, set, exec_set, cmd_layout, &indirect, &preprocess, &records, queries, stages, bp};
     if (repeat < 1) repeat = 1;
     double *pre_ms = calloc(repeat, sizeof(double)), *exe_ms = calloc(repeat, sizeof(double));
     double *wall_ms = calloc(repeat, sizeof(double));
