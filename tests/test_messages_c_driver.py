@@ -37,7 +37,7 @@ def libs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("drivers")
     sources = {"reference": cd.REFERENCE_DRIVER_C, "bug": DATA / "attribution_bug_driver.c",
                "real": DATA / "real_layout_driver.c", "missing": DATA / "missing_export_driver.c",
-               "crash": DATA / "crash_on_reset_driver.c"}
+               "crash": DATA / "crash_on_reset_driver.c", "many_features": DATA / "many_features_driver.c"}
     return {name: cd.build_driver(src, out / f"{name}.so") for name, src in sources.items()}
 
 
@@ -65,7 +65,7 @@ def test_c_reference_driver_passes_every_check__hlk(libs: dict[str, Path]) -> No
     assert [r.name for r in report.results if r.outcome != "pass"] == [], [(r.name, r.detail) for r in report.results]
     # the probe-dependent checks decided, they did not fall back to "not decidable"
     assert report["attribution_across_reset"].detail != NOT_DECIDABLE
-    assert "attributed to their own call" in report["attribution_across_reset"].detail
+    assert report["attribution_across_reset"].detail.startswith("5 finding(s) attributed, each to its own call")
 
 
 def test_planted_attribution_bug_fails_exactly_that_check__hlk(libs: dict[str, Path]) -> None:
@@ -135,6 +135,28 @@ def test_real_table_offsets_are_mapped(libs: dict[str, Path]) -> None:
 def test_bad_callback_layout_is_refused(offsets: dict[str, int], size: int | None, why: str) -> None:
     with pytest.raises(MessagesError, match=why):
         cd.CallbackLayout.compiled().with_offsets(offsets, size)
+
+
+def test_feature_past_the_first_64_entries_is_found__hlk(libs: dict[str, Path]) -> None:
+    """pfnGetSupportedExtendedFeatures "return how many the driver supports" (d3d12wl_conformance_ddi.h): a driver
+    listing 80 features, driver-reported messages the 70th, is asked again with room for all of them, so the
+    feature is negotiated and the suite runs (not skipped)."""
+    features = cd.CDriver(libs["many_features"]).get_supported_extended_features()
+    assert len(features) == 80
+    assert features[values.feature_driver_reported_messages()] == values.feature_version_0()
+    report = run_conformance(lambda: cd.CDriver(libs["many_features"]))
+    assert report.passed and all(r.outcome == "pass" for r in report.results), report.failed()
+
+
+@pytest.mark.parametrize("version", [2, 3, 0xFFFFFFFF])
+def test_c_reference_driver_refuses_versions_it_does_not_implement__enabling(libs: dict[str, Path],
+                                                                          version: int) -> None:
+    """The reference driver implements D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 only: any other version
+    fails (E_INVALIDARG), fills no table and reports no initialization message."""
+    driver_device, device = _device(libs["reference"])
+    before = len(device.reports)
+    assert driver_device.enable_extended_feature(values.feature_driver_reported_messages(), version) is None
+    assert len(device.reports) == before
 
 
 def test_library_missing_entry_points_is_unusable(libs: dict[str, Path]) -> None:

@@ -106,6 +106,21 @@ class LeakyAdapter(ReferenceDriver):
         return super().create_device(callbacks)
 
 
+def test_report_after_destroy_is_judged_by_the_rejection_kind__hlk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """no_report_after_destroy reads the runtime's structured rejection kind, not its wording: reworded rejections
+    still fail a driver reporting into a destroyed device."""
+    from d3d12wl.messages import channel
+
+    original = channel.Device._log
+
+    def reworded(self: Any, hr: int, rejection: str | None, *args: Any) -> int:
+        return original(self, hr, None if rejection is None else "dropped", *args)
+
+    monkeypatch.setattr(channel.Device, "_log", reworded)
+    report = run_conformance(LeakyAdapter)
+    assert report["no_report_after_destroy"].outcome == "fail", report["no_report_after_destroy"]
+
+
 def test_reference_driver_passes_every_check__hlk() -> None:
     """"WARP implements the feature and acts as the reference implementation ... so the conformance suite runs end
     to end against it rather than skipping."""
@@ -289,7 +304,50 @@ def test_probe_free_driver_passes_with_not_decidable_detail__hlk() -> None:
 
 def test_reference_driver_attribution_is_decided__hlk() -> None:
     report = run_conformance(ReferenceDriver)
-    assert "attributed to their own call" in report["attribution_across_reset"].detail
+    detail = report["attribution_across_reset"].detail
+    assert detail.startswith("5 finding(s) attributed, each to its own call; 0 unattributed"), detail
+
+
+class SwapsListIndices(ReferenceDriverDevice):
+    """Stamps each GPU-timeline finding with the index of another probe call (A's with B's and B's with A's): every
+    index is one the workload's probes were recorded under, so only a one-to-one check catches it."""
+
+    def execute_work(self, hqueue: Any, work: Any) -> None:
+        indices = [index for index, _ in work]
+        super().execute_work(hqueue, list(zip(indices[::-1], [spec for _, spec in work], strict=True)))
+
+
+class NeverAttributes(ReferenceDriverDevice):
+    """Sets 0xFFFFFFFF on every finding ("If the driver cannot attribute a message ... it must set
+    CommandListStateIndex to 0xFFFFFFFF")."""
+
+    def execute_work(self, hqueue: Any, work: Any) -> None:
+        super().execute_work(hqueue, [(None, spec) for _, spec in work])
+
+    def command_list_work(self, hcl: Any, kind: str, payload: Any) -> None:
+        with self._lock:
+            self._current_index.pop(hcl.serial, None)
+        super().command_list_work(hcl, kind, payload)
+
+
+def test_attribution_is_one_to_one__hlk() -> None:
+    """"The driver must cache the most recent CommandListStateIndex received for a given command list and include
+    it in the CommandListStateIndex field of any D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 that the driver attributes
+    to that command list operation": list B's finding stamped with list A's index (and A's with B's) fails, though
+    both indices were issued to probe calls."""
+    report = run_conformance(_driver(SwapsListIndices))
+    assert report.failed() == ["attribution_across_reset"], [(r.name, r.detail) for r in report.results]
+    assert "not the index of the call that produced it" in report["attribution_across_reset"].detail
+
+
+def test_never_attributing_driver_is_not_decidable__hlk() -> None:
+    """0xFFFFFFFF is what a driver that cannot attribute must set (spec "CommandListStateIndex"), and HLK asserts
+    "only what is decidable on any implementing driver": a driver attributing none of its findings passes, and the
+    detail says attribution was not decided (never "attributed to their own call")."""
+    report = run_conformance(_driver(NeverAttributes))
+    result = report["attribution_across_reset"]
+    assert result.outcome == "pass"
+    assert result.detail.startswith("not decidable: none of the driver's 5 probe finding(s) is attributed"), result.detail
 
 
 def test_every_check_names_a_spec_sentence__hlk() -> None:

@@ -4,6 +4,7 @@ declarations and shaders (tools/gpu/)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -20,10 +21,16 @@ from d3d12wl.executor.trace import Limits
 from d3d12wl.model import description
 from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
 from d3d12wl.records import packers
-from d3d12wl.vulkan import LoweringError, TokenType, lower_capture
-from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_indexed_capture
+from d3d12wl.vulkan import IndexInputMode, LoweringError, TokenType, lower_capture
+from d3d12wl.vulkan.captures import (
+    build_big_capture,
+    build_compute_capture,
+    build_indexed_capture,
+    build_pointer_capture,
+)
 from d3d12wl.vulkan.case import compare_records, model_records, read_case, write_case
 from d3d12wl.vulkan.harness import case_of, expected_records
+from d3d12wl.vulkan.vk import ShaderStage
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 GPU_DIR = Path(__file__).resolve().parent.parent / "tools" / "gpu"
@@ -44,6 +51,7 @@ CASES = {
     "compute": build_compute_capture,
     "indexed": build_indexed_capture,
     "empty_draws": lambda: build_big_capture(512, per_record=64, programs=3, empty_every=5),
+    "pointers": build_pointer_capture,
 }
 
 
@@ -61,6 +69,25 @@ def test_lowering_agrees_with_the_executor(name: str) -> None:
     assert result["mismatches"] == 0, result["first_mismatches"]
     if name == "empty_draws":  # a draw of 0 vertices runs no invocation: its record stays zero on both sides
         assert result["no_invocation"] == 512 // 5
+
+
+def test_record_pointers_agree_with_the_executor() -> None:
+    """The three record pointers as the spec defines them: "_PROGRAM_TABLE_POINTER" is the binding's
+    ProgramTable.StartAddress (the shader reaches its slot itself from ProgramTableIndex and the stride), not the
+    slot's address; "_PRIMARY_RECORD_POINTER" / "_SECONDARY_RECORD_POINTER" the current record's VA."""
+    cap = build_pointer_capture()
+    low = lower_capture(cap, sequence_index=True)
+    assert low.layout is not None
+    table_va = cap.state.program.WorkList.Binding.ProgramTable.Table.StartAddress
+    pcs = cap.objects.program_command_signatures["PCS"]
+    by_type = {a.type_name: i for i, a in enumerate(pcs.pArgumentDescs)}
+    pt = low.layout.token(by_type["PROGRAM_TABLE_POINTER"])
+    got = np.ascontiguousarray(low.sequences[:, pt.offset:pt.offset + 8]).view("<u8").reshape(-1)
+    assert got.tolist() == [table_va] * low.count
+    trace = execute(cap).to_dict()
+    assert trace["findings"] == []
+    result = compare_records(model_records(case_of(low)), expected_records(trace, low))
+    assert result["compared"] == low.count == 12 and result["mismatches"] == 0, result["first_mismatches"]
 
 
 def test_tier2_chain_lists_agree_with_the_executor() -> None:
@@ -124,14 +151,49 @@ def test_case_file_round_trip(tmp_path: Path) -> None:
     assert back.vertex_bytes == 0x100  # the largest SizeInBytes of the three vertex buffer views
 
 
+def test_case_header_carries_the_view_offsets_the_harness_relocates(tmp_path: Path) -> None:
+    """harness.c rewrites each VERTEX_BUFFER / INDEX_BUFFER token's view (BufferLocation, SizeInBytes); where
+    SizeInBytes lies comes from the compiled headers, in the case header (DWORDs 12 and 13), not a literal in C."""
+    case = case_of(lower_capture(build_indexed_capture(), sequence_index=True))
+    header = np.frombuffer(write_case(case, tmp_path / "i.case").read_bytes(), dtype="<u4", count=16)
+    assert int(header[1]) == 2
+    assert int(header[12]) == abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "SizeInBytes")
+    assert int(header[13]) == abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "SizeInBytes")
+    text = (GPU_DIR / "harness.c").read_text(encoding="utf-8")
+    assert "p + 8" not in text and "c.vbv_size_offset" in text and "c.ibv_size_offset" in text
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The C harness's declarations and the shaders
 # --------------------------------------------------------------------------------------------------------------
 
-def test_token_values_agree_with_the_c_harness() -> None:
+def _declared(prefix: str) -> dict[str, int]:
     text = (GPU_DIR / "dgc_ext.h").read_text(encoding="utf-8")
-    declared = {m.group(1): int(m.group(2)) for m in re.finditer(r"#define DGC_TOKEN_(\w+) (\d+)u", text)}
-    assert declared == {t.name: int(t) for t in TokenType}
+    return {m.group(1): int(m.group(2), 0) for m in re.finditer(rf"#define {prefix}(\w+) (0x[0-9a-fA-F]+|\d+)u\b", text)}
+
+
+def test_token_values_agree_with_the_c_harness() -> None:
+    assert _declared("DGC_TOKEN_") == {t.name: int(t) for t in TokenType}
+
+
+def test_input_modes_agree_with_the_c_harness() -> None:
+    """VkIndirectCommandsInputModeFlagBitsEXT: the INDEX_BUFFER token's mode, which the case file carries."""
+    assert _declared("DGC_INPUT_MODE_") == {m.name: int(m) for m in IndexInputMode}
+
+
+def test_shader_stages_agree_with_the_vulkan_headers() -> None:
+    """VkShaderStageFlagBits: the harness takes them from the system's vulkan_core.h (Debian's libvulkan-dev),
+    d3d12wl.vulkan.vk states them: the same values."""
+    header = Path("/usr/include/vulkan/vulkan_core.h")
+    if not header.is_file():
+        if os.environ.get("CI"):
+            pytest.fail("libvulkan-dev is not installed (/usr/include/vulkan/vulkan_core.h)")
+        pytest.skip("libvulkan-dev is not installed")
+    text = header.read_text(encoding="utf-8")
+    for stage in ShaderStage:
+        assert stage.name is not None
+        m = re.search(rf"VK_SHADER_STAGE_{stage.name}_BIT(?:_EXT)? = (0x[0-9a-fA-F]+)", text)
+        assert m is not None and int(m.group(1), 16) == int(stage), stage
 
 
 @pytest.mark.skipif(shutil.which("glslc") is None, reason="glslc not installed")
@@ -140,6 +202,28 @@ def test_recording_shaders_compile(shader: str, tmp_path: Path) -> None:
     out = tmp_path / f"{shader}.spv"
     subprocess.run(["glslc", "--target-env=vulkan1.3", "-O", str(GPU_DIR / shader), "-o", str(out)], check=True)
     assert out.read_bytes()[:4] == b"\x03\x02\x23\x07"  # the SPIR-V magic number, little endian
+
+
+def test_harness_compiles_and_checks_the_device_limits(tmp_path: Path) -> None:
+    """harness.c compiles (gcc -Wall -Wextra -Werror, syntax only: no Vulkan loader needed) and refuses a case past
+    a device limit before creating anything, exit 2 naming the limit (no GPU here: the checks are read off the
+    source, one die() per limit)."""
+    if shutil.which("gcc") is None or not Path("/usr/include/vulkan/vulkan_core.h").is_file():
+        if os.environ.get("CI"):
+            pytest.fail("gcc and libvulkan-dev are needed to compile tools/gpu/harness.c")
+        pytest.skip("gcc or libvulkan-dev not installed")
+    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Werror", "-Wno-missing-field-initializers", "-fsyntax-only",
+                    str(GPU_DIR / "harness.c")], check=True)
+    text = (GPU_DIR / "harness.c").read_text(encoding="utf-8")
+    body = text[text.index("static void check_limits"):text.index("static void run_case")]
+    for limit in ("maxPushConstantsSize", "maxIndirectCommandsTokenCount", "maxIndirectCommandsIndirectStride",
+                  "maxIndirectCommandsTokenOffset", "supportedIndirectCommandsInputModes", "maxVertexInputBindings",
+                  "maxComputeWorkGroupCount"):
+        assert f'die("limit {limit}' in body, limit
+    assert "check_limits(&g, &c);" in text
+    assert 'die("limit maxIndirectSequenceCount' in body
+    assert "batch" not in text  # the batching loop that could only ever run one batch is gone
+    assert 'die("limit maxComputeWorkGroupCount[0]' in text  # the walker's one workgroup per primary record
 
 
 def root_views_capture() -> Capture:

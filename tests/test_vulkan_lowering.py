@@ -178,3 +178,86 @@ def test_execute_indirect_index_buffer_and_incrementing_constant() -> None:
     assert np.array_equal(low.sequences[:, 0:4], records[:, 0:4])  # the root constant
     assert not low.sequences[:, 4:8].any()  # the driver writes the sequence index
     assert np.array_equal(low.sequences[:, 8:44], records[:, 4:40])  # IBV + DRAW_INDEXED
+
+
+def test_lowering_makes_no_python_object_per_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hot path is whole columns: 4096 primary records of one secondary record each are read through a fixed
+    number of memory views (one region view and a gather, not one view per list), and the per-sequence programs are
+    the execution-set index array (names only on demand)."""
+    from d3d12wl.vulkan.captures import build_big_capture
+
+    cap = build_big_capture(4096, per_record=1, programs=4)
+    views = 0
+    inner = cap.memory.view
+
+    def counting(*args: object, **kw: object) -> memoryview:
+        nonlocal views
+        views += 1
+        return inner(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cap.memory, "view", counting)
+    low = lower_capture(cap)
+    assert views < 16, views
+    assert isinstance(low.program_indices, np.ndarray) and low.program_indices.shape == (4096,)
+    assert low.program_indices.tolist() == low.execution_set_indices().tolist()
+    assert low.program_of(5) == low.programs[5] == low.execution_set[5 % 4]
+
+
+def test_secondary_records_in_two_regions_are_still_read() -> None:
+    """The gather's fallback: secondary lists in two regions are read list by list, byte for byte the same."""
+    from d3d12wl.vulkan.captures import build_big_capture
+
+    cap = build_big_capture(64, per_record=8, programs=2)
+    want = lower_capture(cap).sequence_bytes()
+    walk = lower_capture(cap).walk
+    assert walk is not None
+    first = int.from_bytes(cap.memory.read(walk.primary_va + walk.secondary_records_offset, 8), "little")
+    cut = first + 4 * 8 * walk.secondary_stride  # after the fourth list
+    memory = GpuMemory()
+    for region in cap.memory.regions:
+        if region.contains(cut) and region.base != cut:
+            memory.map(region.base, bytes(region.data[:cut - region.base]), name=region.name + ".0")
+            memory.map(cut, bytes(region.data[cut - region.base:]), name=region.name + ".1")
+        else:
+            memory.map(region.base, bytes(region.data), name=region.name)
+    cap.memory = memory
+    assert lower_capture(cap).sequence_bytes() == want
+
+
+def _patched(cap: Capture, va: int, data: bytes) -> Capture:
+    memory = GpuMemory()
+    for region in cap.memory.regions:
+        raw = bytearray(region.data)
+        if region.contains(va, len(data)):
+            raw[va - region.base:va - region.base + len(data)] = data
+        memory.map(region.base, bytes(raw), name=region.name)
+    cap.memory = memory
+    return cap
+
+
+def test_primary_stride_below_the_layout_minimum_raises() -> None:
+    """Rule 25(e): ProgramInputs.StrideInBytes below the primary record's minimum stride makes records overlap;
+    the lowering refuses it instead of reading overlapping rows."""
+    cap = example("culling")
+    off = abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "ProgramInputs.StrideInBytes")
+    cap = _patched(cap, cap.call.DispatchListInput + off, (8).to_bytes(8, "little"))
+    with pytest.raises(LoweringError, match=r"below the minimum.*rule 25\(e\)|rule 25\(e\).*below the minimum"):
+        lower_capture(cap)
+
+
+def test_secondary_stride_below_the_record_size_raises() -> None:
+    """Rule 25(e): a SecondaryRecordByteStride (not 0, the broadcast form) below the secondary record's size."""
+    from d3d12wl.vulkan.captures import build_big_capture
+
+    cap = build_big_capture(64, per_record=8, programs=2)
+    cap.objects.program_command_signatures["PCS"].SecondaryRecordByteStride = 8
+    with pytest.raises(LoweringError, match=r"SecondaryRecordByteStride.*below the minimum"):
+        lower_capture(cap)
+
+
+def test_misaligned_dispatch_list_input_raises() -> None:
+    """DispatchListInput must be 8-byte aligned (D3D12_DISPATCH_LIST_INPUT holds 8-byte fields)."""
+    cap = example("culling")
+    cap.call.DispatchListInput += 4
+    with pytest.raises(LoweringError, match="not 8-byte aligned"):
+        lower_capture(cap)

@@ -13,7 +13,7 @@ import pytest
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.vulkan import LoweringError, lower_capture
-from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture
+from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_pointer_capture
 from d3d12wl.vulkan.walker import ERRORS, model_walk, plan_of, read_plan, write_plan
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
@@ -27,6 +27,7 @@ CASES: dict[str, Callable[[], Capture]] = {
     "culling": culling,
     "compute": build_compute_capture,
     "big": lambda: build_big_capture(2048, per_record=128, programs=4),
+    "pointers": build_pointer_capture,  # spec "_PROGRAM_TABLE_POINTER": the table's StartAddress, not the slot's
 }
 
 
@@ -87,3 +88,20 @@ def test_walk_columns_cover_every_token() -> None:
     assert low.walk is not None and low.layout is not None
     assert sorted((c.offset, c.size) for c in low.walk.columns) == sorted((t.offset, t.size) for t in low.layout.tokens)
     assert np.unique([c.source for c in low.walk.columns]).tolist() == ["execution_set", "secondary", "table", "zero"]
+
+
+def test_walk_comp_reads_the_plan_layout_the_model_writes() -> None:
+    """tools/gpu/walk.comp states the plan's layout as named constants (no literal 32 or 8 for the header and an
+    identifier): the same values as d3d12wl.vulkan.walker's, the identifier's size from the compiled headers."""
+    import re
+
+    from d3d12wl import abi
+    from d3d12wl.vulkan import walker
+
+    text = (Path(__file__).resolve().parent.parent / "tools" / "gpu" / "walk.comp").read_text(encoding="utf-8")
+    consts = dict(re.findall(r"\b(HEADER_DWORDS|ID_DWORDS|COLUMN_DWORDS|REGION_DWORDS) = (\d+)u", text))
+    assert {k: int(v) for k, v in consts.items()} == {
+        "HEADER_DWORDS": walker.HEADER_DWORDS, "ID_DWORDS": abi.sizeof("D3D12_PROGRAM_IDENTIFIER") // 4,
+        "COLUMN_DWORDS": walker.COLUMN_DWORDS, "REGION_DWORDS": walker.REGION_DWORDS}
+    assert walker.IDENTIFIER_BYTES == abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+    assert "32u + 8u" not in text and "i < 8u" not in text

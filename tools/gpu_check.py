@@ -11,7 +11,8 @@ Three steps, because the GPU machine has neither this package nor a network::
 
 ``prepare`` needs gcc, the Vulkan headers (Debian's libvulkan-dev) and glslc.  The cases: the bundled culling and
 ExecuteIndirect examples, a Tier 1 compute work list (:func:`d3d12wl.vulkan.captures.build_compute_capture`), an
-ExecuteIndirect of indexed draws (:func:`d3d12wl.vulkan.captures.build_indexed_capture`), the two lists of the
+ExecuteIndirect of indexed draws (:func:`d3d12wl.vulkan.captures.build_indexed_capture`), a work list using
+the three record pointers (:func:`d3d12wl.vulkan.captures.build_pointer_capture`), the two lists of the
 bundled Tier 2 chain (``tier2_chain.0``, ``tier2_chain.1``: one DGC execute each) and a
 ``--draws``-draw graphics work list built with the builder (:func:`d3d12wl.vulkan.captures.build_big_capture`,
 default 1 M = 2**20 draws).  ``compare`` re-derives every capture, runs the executor on it (timed), and compares:
@@ -48,7 +49,12 @@ from d3d12wl.capture.file import load_capture
 from d3d12wl.executor import execute
 from d3d12wl.executor.trace import Limits
 from d3d12wl.vulkan import lower_capture
-from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_indexed_capture
+from d3d12wl.vulkan.captures import (
+    build_big_capture,
+    build_compute_capture,
+    build_indexed_capture,
+    build_pointer_capture,
+)
 from d3d12wl.vulkan.case import compare_records, model_records, write_case
 from d3d12wl.vulkan.harness import case_of, expected_records
 from d3d12wl.vulkan.walker import plan_of
@@ -60,7 +66,8 @@ SAMPLE_EVERY = 1024
 
 RUN_HEAD = """#!/bin/bash
 # written by tools/gpu_check.py prepare; run from the repository root on the GPU machine
-for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
+set -euo pipefail
+for f in .gl/*.deb; do [ -e "$f" ] || continue; dpkg -x "$f" /; done; ldconfig
 cd .gpu
 if ! ./dgc_harness --probe > $OUT/probe.json 2>/tmp/probe.err; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
@@ -70,21 +77,26 @@ cat $OUT/probe.json
 addjson() {{ python3 -c "import json,sys; d=json.load(open(sys.argv[2])); d['name']=sys.argv[1]; print(json.dumps(d))" "$1" "$2" >> "$3"; }}
 # DGC on the CPU-generated sequences
 for c in {small}; do
-  ./dgc_harness $c.case $OUT/$c.rec /tmp/$c.summary.json spv {repeat_small} && cat /tmp/$c.summary.json >> $OUT/summaries.jsonl
+  ./dgc_harness $c.case $OUT/$c.rec /tmp/$c.summary.json spv {repeat_small}
+  cat /tmp/$c.summary.json >> $OUT/summaries.jsonl
 done
 """
 RUN_BIG = """gunzip -c big.case.gz > /tmp/big.case
 gunzip -c big.plan.gz > /tmp/big.plan
-./dgc_harness /tmp/big.case /tmp/big.rec /tmp/big.summary.json spv {repeat_big} && cat /tmp/big.summary.json >> $OUT/summaries.jsonl
-PYTHONPATH=py python3 -m d3d12wl.vulkan.case check /tmp/big.case /tmp/big.rec /tmp/big.check.json
+./dgc_harness /tmp/big.case /tmp/big.rec /tmp/big.summary.json spv {repeat_big}
+cat /tmp/big.summary.json >> $OUT/summaries.jsonl
+# a mismatch (exit 1) is recorded, and the verdict of compare fails on it; a crash (no check file) stops here
+PYTHONPATH=py python3 -m d3d12wl.vulkan.case check /tmp/big.case /tmp/big.rec /tmp/big.check.json || [ $? -eq 1 ]
 addjson big /tmp/big.check.json $OUT/summaries.jsonl
 """
 RUN_WALK = """# the GPU walker: sequences generated on the GPU from the record bytes, then DGC on them
 for c in {walked}; do
   p=$c.plan; k=$c.case; [ -e $p ] || {{ p=/tmp/$c.plan; k=/tmp/$c.case; }}
-  ./dgc_harness --walk $p $k /tmp/$c.walked.case /tmp/$c.walk.json spv {repeat_small} && cat /tmp/$c.walk.json >> $OUT/walks.jsonl
-  ./dgc_harness /tmp/$c.walked.case /tmp/$c.walked.rec /tmp/$c.walked.summary.json spv 1 && \\
-    PYTHONPATH=py python3 -m d3d12wl.vulkan.case check /tmp/$c.walked.case /tmp/$c.walked.rec /tmp/$c.walked.check.json
+  ./dgc_harness --walk $p $k /tmp/$c.walked.case /tmp/$c.walk.json spv {repeat_small} || [ $? -eq 1 ]
+  cat /tmp/$c.walk.json >> $OUT/walks.jsonl
+  ./dgc_harness /tmp/$c.walked.case /tmp/$c.walked.rec /tmp/$c.walked.summary.json spv 1
+  PYTHONPATH=py python3 -m d3d12wl.vulkan.case check /tmp/$c.walked.case /tmp/$c.walked.rec \\
+    /tmp/$c.walked.check.json || [ $? -eq 1 ]
   addjson $c /tmp/$c.walked.check.json $OUT/walks.jsonl
 done
 cat $OUT/summaries.jsonl $OUT/walks.jsonl
@@ -115,6 +127,7 @@ def _cases(draws: int) -> dict[str, tuple[Callable[[], Any], int | None]]:
             "execute_indirect": (example("execute_indirect"), None),
             "compute": (build_compute_capture, None),
             "indexed": (build_indexed_capture, None),
+            "pointers": (build_pointer_capture, None),
             "tier2_chain.0": (example("tier2_chain"), 0),
             "tier2_chain.1": (example("tier2_chain"), 1),
             "big": (lambda: build_big_capture(draws), None)}
@@ -226,6 +239,7 @@ def compare(results: Path, draws: int, names: list[str] | None = None) -> dict[s
         del trace_dict
         model = model_records(case)
         entry: dict[str, Any] = {"executions": n_exec, "executor_findings": findings,
+                                 "walked": lowering.walk is not None,
                                  "executor_execute_s": round(t1 - t0, 3), "executor_to_dict_s": round(t2 - t1, 3),
                                  "lowering_vs_executor": _brief(compare_records(model, want))}
         if name == "big":
@@ -284,10 +298,45 @@ def main(argv: list[str] | None = None) -> int:
     report = compare(args.results, args.draws, args.cases)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    bad = [name for name, e in report["cases"].items()
-           if any(isinstance(v, dict) and (v.get("mismatches") or v.get("mismatched_sequences") or v.get("error_bits"))
-                  for v in e.values())]
-    return 1 if bad else 0
+    failures = verdict(report)
+    for failure in failures:
+        print("FAIL", failure, file=sys.stderr)
+    return 1 if failures else 0
+
+
+#: results every case must have: (key, the keys that may stand for it on the big case, whose records come back
+#: sampled when the full set does not fit)
+REQUIRED = (("gpu_vs_executor", ("gpu_vs_executor_sample",)), ("gpu_vs_lowering", ("gpu_vs_lowering_on_device",)))
+#: results every DispatchList case (one with a GPU walk) must have
+REQUIRED_WALKED = ("gpu_walker", "dgc_on_walked_sequences_vs_lowering_on_device")
+
+
+def verdict(report: dict[str, Any]) -> list[str]:
+    """Every reason the GPU run fails, one line each (empty: it passed).  A comparison that could not be made
+    (``error``, ``mismatches`` None), a mismatch, the walker's mismatched sequences or error bits, and a result
+    that is missing (a ``.rec``, walk or check file that never came back) are failures: passing needs positive
+    evidence for every case."""
+    out: list[str] = []
+    for name, e in report["cases"].items():
+        for key, stand_ins in REQUIRED:
+            if not any(k in e for k in (key, *stand_ins)):
+                out.append(f"{name}: no {key} result")
+        if e.get("walked"):
+            out.extend(f"{name}: no {key} result" for key in REQUIRED_WALKED if key not in e)
+        for key, v in e.items():
+            if not isinstance(v, dict):
+                continue
+            if v.get("error"):
+                out.append(f"{name}: {key}: {v['error']}")
+            if "mismatches" in v and v["mismatches"] is None and not v.get("error"):
+                out.append(f"{name}: {key}: nothing compared")
+            if v.get("mismatches"):
+                out.append(f"{name}: {key}: {v['mismatches']} mismatches")
+            if v.get("mismatched_sequences"):
+                out.append(f"{name}: {key}: {v['mismatched_sequences']} mismatched sequences")
+            if v.get("error_bits"):
+                out.append(f"{name}: {key}: error bits {v['error_bits']}")
+    return out
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 A driver library exports the entry points of ``c/d3d12wl_conformance_ddi.h`` (d3d12wl's provisional stand-ins for
 the pre-existing DDI the spec builds on: device, queue and command-list creation, recording, submission, the GPU
-running it).  :class:`CDriverLibrary` loads it (``dlopen`` through cffi) and types every entry point with the
+running it).  :class:`CDriverLibrary` loads it (``dlopen`` with ``RTLD_NOW``, through ctypes) and types every entry point with the
 *compiled* headers' ffi (:mod:`d3d12wl.abi`), so the driver is handed real C tables laid out by the compiled
 headers:
 
@@ -27,6 +27,8 @@ elided members reads the two new callbacks through its own struct in a shim, or 
 
 from __future__ import annotations
 
+import ctypes
+import os
 import re
 import shutil
 import subprocess
@@ -179,34 +181,28 @@ class CDriverLibrary:
     """A driver shared library, loaded, with every entry point of the harness DDI found and typed."""
 
     def __init__(self, path: str | Path) -> None:
-        import cffi
-
         self.path = Path(path)
         if not self.path.is_file():
             raise MessagesError("no such file", where=str(self.path))
-        self._dl_ffi = cffi.FFI()
-        self._dl_ffi.cdef("void *dlopen(const char *, int); void *dlsym(void *, const char *); char *dlerror(void);")
-        self._dl = self._dl_ffi.dlopen(None)
-        rtld_now = 2
-        self._handle = self._dl.dlopen(str(self.path.resolve()).encode(), rtld_now)
-        if self._handle == self._dl_ffi.NULL:
-            raise MessagesError(f"dlopen failed: {self._dlerror()}", where=str(self.path))
+        try:  # RTLD_NOW: an unresolved symbol fails here, not at the first call
+            self._dl = ctypes.CDLL(str(self.path.resolve()), mode=os.RTLD_NOW)
+        except OSError as exc:
+            raise MessagesError(f"dlopen failed: {exc}", where=str(self.path)) from exc
         ffi = values.ffi()
         self.functions: dict[str, Any] = {}
         missing: list[str] = []
         for name, fn_type in entry_points().items():
-            address = self._dl.dlsym(self._handle, name.encode())
-            if address == self._dl_ffi.NULL:
+            try:
+                address = ctypes.cast(getattr(self._dl, name), ctypes.c_void_p).value
+            except AttributeError:
+                address = None
+            if not address:
                 missing.append(name)
                 continue
-            self.functions[name] = ffi.cast(fn_type, int(self._dl_ffi.cast("uintptr_t", address)))
+            self.functions[name] = ffi.cast(fn_type, address)
         if missing:
             raise MessagesError(f"the library does not export {', '.join(missing)} (see {CONFORMANCE_HEADER.name})",
                                 where=str(self.path))
-
-    def _dlerror(self) -> str:
-        err = self._dl.dlerror()
-        return "unknown error" if err == self._dl_ffi.NULL else self._dl_ffi.string(err).decode(errors="replace")
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -224,12 +220,19 @@ class CDriver(Driver):
         self.devices: list[CDriverDevice] = []
 
     def get_supported_extended_features(self) -> Mapping[int, int]:
+        """Asked for the count first (Capacity 0), then with room for every entry; asked again while the driver
+        returns more than there was room for, so no entry is lost."""
         ffi = values.ffi()
-        capacity = 64
-        features = ffi.new("D3D12DDI_FEATURE_0020[]", capacity)
-        versions = ffi.new("uint32_t[]", capacity)
-        count = int(self.library.GetSupportedExtendedFeatures(capacity, features, versions))
-        return {int(features[i]): int(versions[i]) for i in range(min(count, capacity))}
+        count = int(self.library.GetSupportedExtendedFeatures(0, ffi.NULL, ffi.NULL))
+        for _ in range(8):
+            capacity = max(count, 1)
+            features = ffi.new("D3D12DDI_FEATURE_0020[]", capacity)
+            versions = ffi.new("uint32_t[]", capacity)
+            count = int(self.library.GetSupportedExtendedFeatures(capacity, features, versions))
+            if count <= capacity:
+                return {int(features[i]): int(versions[i]) for i in range(count)}
+        raise MessagesError(f"pfnGetSupportedExtendedFeatures returns a count that keeps growing ({count})",
+                            where=str(self.library.path))
 
     def create_device(self, callbacks: CoreLayerCallbacks) -> DriverDevice:
         device = CDriverDevice(self.library, callbacks, self.layout)

@@ -53,6 +53,13 @@ class ReportRecord:
     index_state: str  # "none" (0xFFFFFFFF), "unknown", "live", "late" (its submissions all flushed), "dropped"
     executed: bool | None = None  # whether the index's recording had run on the model GPU (None: no issued index)
     removal_flushed: bool = False  # made after the device-removal flush returned
+    #: the kind of the rejection, one of :data:`REJECTION_KINDS` (None: accepted); ``rejection`` is its wording
+    rejection_kind: str | None = None
+
+
+#: why the runtime drops a report (``ReportRecord.rejection_kind``), in the order it checks
+REJECTION_KINDS = ("destroyed_device", "wrong_device", "not_enabled", "null_message", "null_description",
+                   "severity_range", "category_range")
 
 
 @dataclass(frozen=True)
@@ -293,22 +300,25 @@ class Device:
         with self.info_queue.lock:  # "The runtime serializes reports internally on the InfoQueue lock"
             copy: DriverMessage | None = None
             if self._destroyed:
-                return self._log(invalid, "reported on a destroyed device (use-after-free)", None, None)
+                return self._log(invalid, "reported on a destroyed device (use-after-free)", None, None,
+                                 "destroyed_device")
             if hRTDevice is not self.hRTDevice:
-                return self._log(invalid, "hRTDevice is not this device", None, None)
+                return self._log(invalid, "hRTDevice is not this device", None, None, "wrong_device")
             if not self._feature_enabled:
-                return self._log(invalid, "the feature was not enabled on this device", None, None)
+                return self._log(invalid, "the feature was not enabled on this device", None, None, "not_enabled")
             if pMessage == ffi.NULL:
-                return self._log(invalid, "pMessage is NULL", None, None)
+                return self._log(invalid, "pMessage is NULL", None, None, "null_message")
             copy = decode(pMessage)  # the runtime's copy, made before the callback returns
             if copy.description is None:
-                return self._log(invalid, "pDescription is NULL", copy, None)
+                return self._log(invalid, "pDescription is NULL", copy, None, "null_description")
             lo, hi = values.severity_range()
             if not lo <= copy.severity <= hi:
-                return self._log(invalid, f"Severity {copy.severity} outside [{lo}, {hi}]", copy, None)
+                return self._log(invalid, f"Severity {copy.severity} outside [{lo}, {hi}]", copy, None,
+                                 "severity_range")
             lo, hi = values.category_range()
             if not lo <= copy.category <= hi:
-                return self._log(invalid, f"Category {copy.category} outside [{lo}, {hi}]", copy, None)
+                return self._log(invalid, f"Category {copy.category} outside [{lo}, {hi}]", copy, None,
+                                 "category_range")
             index = copy.state_index()
             resolution = self.indices.resolve(index)
             text = copy.description.decode("utf-8", "surrogateescape") \
@@ -324,10 +334,12 @@ class Device:
             self.info_queue.add_message(message)
             return self._log(values.hresult("S_OK"), None, copy, message)
 
-    def _log(self, hr: int, rejection: str | None, copy: DriverMessage | None, message: Message | None) -> int:
+    def _log(self, hr: int, rejection: str | None, copy: DriverMessage | None, message: Message | None,
+             kind: str | None = None) -> int:
+        assert (rejection is None) == (kind is None) and (kind is None or kind in REJECTION_KINDS)
         self.reports.append(ReportRecord(hr, rejection, copy, message, threading.get_ident(), self._enabling,
                                          self._flush_kind, self._index_state(copy), self._index_executed(copy),
-                                         self._removal_flushed))
+                                         self._removal_flushed, kind))
         return hr
 
     def _index_executed(self, copy: DriverMessage | None) -> bool | None:

@@ -30,7 +30,7 @@ from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCal
 from d3d12wl.records import packers
 from d3d12wl.records.layout import pcs_layout
 
-__all__ = ["OBJECTS", "build_big_capture", "build_compute_capture", "build_indexed_capture"]
+__all__ = ["OBJECTS", "build_big_capture", "build_compute_capture", "build_indexed_capture", "build_pointer_capture"]
 
 #: the objects of the capture, in the JSON description (design.md "The JSON description of objects")
 OBJECTS: dict[str, Any] = {
@@ -60,8 +60,8 @@ BASE_VA = 0x1_0000_0000
 FRAME_CONSTANTS_VA = 0x5000_0000
 
 
-def _objects(programs: int) -> Any:
-    doc = dict(OBJECTS)
+def _objects(programs: int, doc: dict[str, Any] | None = None) -> Any:
+    doc = dict(OBJECTS if doc is None else doc)
     doc["programs"] = {f"P{p}": {"Identifier": (f"P{p}".encode() + bytes(32 - len(f"P{p}"))).hex(),
                                  "ProgramCommandSignature": "PCS"} for p in range(programs)}
     return description.load(doc)
@@ -90,6 +90,46 @@ def build_big_capture(draws: int = 1 << 20, per_record: int = 256, programs: int
                             np.full(n_primary, per_record, dtype=u32))
     names = sorted(objects.programs)
     tints = np.array([[p / programs, 1.0 - p / programs, 0.25, 1.0] for p in range(programs)], dtype=np.float32)
+    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names],
+                                               "arg3_InlineRootParameter": tints.view(np.uint32)})
+    wls = objects.work_list_signatures["WLS"]
+    wl = build_work_list([spec], base_va=BASE_VA, program_table=table, signature=wls, objects=objects)
+    state = wl.command_list_state(wls, graphics_root_signature=pcs.pGlobalRootSignature,
+                                  graphics_root_arguments={2: RootArgument("descriptor", value=FRAME_CONSTANTS_VA)})
+    return wl.to_capture(objects, wls, state=state)
+
+
+def _pointer_objects() -> dict[str, Any]:
+    """:data:`OBJECTS` plus three root SRVs (GRS parameters 3, 4, 5) bound to the three record pointers."""
+    doc = json.loads(json.dumps(OBJECTS))
+    params = doc["root_signatures"]["GRS"]["pParameters"]
+    args = doc["program_command_signatures"]["PCS"]["pArgumentDescs"]
+    for register, (arg_type, payload) in enumerate((("PROGRAM_TABLE_POINTER", "ProgramTablePointer"),
+                                                    ("PRIMARY_RECORD_POINTER", "PrimaryRecordPointer"),
+                                                    ("SECONDARY_RECORD_POINTER", "SecondaryRecordPointer")), start=2):
+        params.append({"ParameterType": "SRV", "Descriptor": {"ShaderRegister": register}, "ShaderVisibility": "ALL"})
+        args.append({"Type": arg_type, "Source": "SYSTEM", "Binding": "GLOBAL_ROOT_SIGNATURE",
+                     payload: {"RootParameterIndex": len(params) - 1}})
+    return doc
+
+
+def build_pointer_capture() -> Any:
+    """A hybrid graphics work list using the three record pointers (spec "_PROGRAM_TABLE_POINTER",
+    "_PRIMARY_RECORD_POINTER", "_SECONDARY_RECORD_POINTER") as root SRVs: four primary records selecting program
+    table slots 2, 0, 1, 2 (so a slot's address differs from the table's start), three draws each."""
+    objects = _objects(3, _pointer_objects())
+    pcs = objects.program_command_signatures["PCS"]
+    u32 = np.uint32
+    i = np.arange(12, dtype=np.uint64)
+    secondary: dict[str, Any] = {"arg0_Constant": np.stack([i.astype(u32), (i * 5).astype(u32)], axis=1),
+                                 "arg1_ShaderResourceView": 0x2_0000_0000 + i * 256,
+                                 "arg2_Draw.VertexCountPerInstance": (1 + i % 3).astype(u32),
+                                 "arg2_Draw.InstanceCount": 1, "arg2_Draw.StartVertexLocation": (i * 3).astype(u32),
+                                 "arg2_Draw.StartInstanceLocation": 0}
+    spec = DispatchListSpec(pcs, {"ProgramTableIndex": np.array([2, 0, 1, 2], u32)}, secondary,
+                            np.full(4, 3, dtype=u32))
+    names = sorted(objects.programs)
+    tints = np.array([[p, 0.5, 0.25, 1.0] for p in range(3)], dtype=np.float32)
     table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names],
                                                "arg3_InlineRootParameter": tints.view(np.uint32)})
     wls = objects.work_list_signatures["WLS"]

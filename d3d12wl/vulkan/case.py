@@ -3,11 +3,13 @@ of two record tables.  This module needs numpy and :mod:`d3d12wl.vulkan.vk` only
 machine (which has numpy but not the rest of the package):
 ``python -m d3d12wl.vulkan.case check CASE.bin RECORDS.bin OUT.json``.
 
-A case file, little endian: a header of 16 uint32 (``magic`` 'DGC1', ``version`` 1, ``compute``,
+A case file, little endian: a header of 16 uint32 (``magic`` 'DGC1', ``version`` 2, ``compute``,
 ``program_count``, ``push_constant_size``, ``stride``, ``count``, ``token_count``, ``seq_dword`` (the push-constant
 DWORD the harness's SEQUENCE_INDEX token writes), ``index_bytes`` / ``vertex_bytes`` (sizes of the identity index
 buffer and the dummy vertex buffer the harness points INDEX_BUFFER / VERTEX_BUFFER tokens at), ``index_size``
-(2 or 4), four zero), then ``token_count`` tokens of 8 uint32 (``type``, ``offset``, ``size``, ``push_offset``,
+(2 or 4), ``vbv_size_offset`` / ``ibv_size_offset`` (the byte offset of ``SizeInBytes`` in the
+``D3D12_VERTEX_BUFFER_VIEW`` / ``D3D12_INDEX_BUFFER_VIEW`` a token reads, from the compiled headers: the harness
+relocates the view to its own buffers), two zero), then ``token_count`` tokens of 8 uint32 (``type``, ``offset``, ``size``, ``push_offset``,
 ``push_size``, ``vertex_binding_unit``, ``index_mode``, 0) in layout order, the initial push constants
 (``push_constant_size`` bytes) and the sequence buffer (``count * stride`` bytes).
 
@@ -33,7 +35,7 @@ __all__ = ["MAGIC", "RECORD_HEADER", "Case", "CaseToken", "compare_records", "mo
            "write_case"]
 
 MAGIC = 0x31434744  # b"DGC1"
-VERSION = 1
+VERSION = 2
 HEADER_DWORDS = 16
 TOKEN_DWORDS = 8
 RECORD_HEADER = 16
@@ -67,6 +69,8 @@ class Case:
     index_bytes: int = 0
     vertex_bytes: int = 0
     index_size: int = 4
+    vbv_size_offset: int = 0
+    ibv_size_offset: int = 0
 
     @property
     def count(self) -> int:
@@ -79,7 +83,7 @@ class Case:
     def to_bytes(self) -> bytes:
         header = np.array([MAGIC, VERSION, int(self.compute), self.program_count, self.push_constant_size, self.stride,
                            self.count, len(self.tokens), self.seq_dword, self.index_bytes, self.vertex_bytes,
-                           self.index_size, 0, 0, 0, 0], dtype="<u4")
+                           self.index_size, self.vbv_size_offset, self.ibv_size_offset, 0, 0], dtype="<u4")
         tokens = np.array([[t.type, t.offset, t.size, t.push_offset, t.push_size, t.vertex_binding_unit,
                             t.index_mode, 0] for t in self.tokens], dtype="<u4").reshape(-1, TOKEN_DWORDS)
         assert len(self.initial_push_constants) == self.push_constant_size
@@ -98,8 +102,8 @@ def read_case(path: str | Path) -> Case:
     h = np.frombuffer(data, dtype="<u4", count=HEADER_DWORDS)
     if int(h[0]) != MAGIC or int(h[1]) != VERSION:
         raise ValueError(f"{path}: not a d3d12wl DGC case")
-    compute, programs, pcs, stride, count, ntok, seq_dword, index_bytes, vertex_bytes, index_size = \
-        (int(x) for x in h[2:12])
+    compute, programs, pcs, stride, count, ntok, seq_dword, index_bytes, vertex_bytes, index_size, vbv_size, \
+        ibv_size = (int(x) for x in h[2:14])
     off = HEADER_DWORDS * 4
     toks = np.frombuffer(data, dtype="<u4", count=ntok * TOKEN_DWORDS, offset=off).reshape(ntok, TOKEN_DWORDS)
     off += toks.nbytes
@@ -110,7 +114,7 @@ def read_case(path: str | Path) -> Case:
         raise ValueError(f"{path}: {len(data)} bytes, expected {off + seq.nbytes}")
     tokens = tuple(CaseToken(*(int(x) for x in row[:7])) for row in toks)
     return Case(bool(compute), programs, pcs, stride, seq_dword, tokens, initial, seq, index_bytes, vertex_bytes,
-                index_size)
+                index_size, vbv_size, ibv_size)
 
 
 def _u32(seq: np.ndarray, offset: int, k: int = 1) -> np.ndarray:

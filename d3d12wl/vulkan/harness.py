@@ -41,24 +41,32 @@ def case_of(lowering: Lowering) -> Case:
     seq = lowering.sequences
     index_bytes = vertex_bytes = 0
     index_size = 4
+    vbv_size = abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "SizeInBytes")
+    ibv_size = abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "SizeInBytes")
+    ibv_format = abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "Format")
+    draw_indexed = abi.sizeof("D3D12_DRAW_INDEXED_ARGUMENTS") // 4
+    index_count = abi.offsetof("D3D12_DRAW_INDEXED_ARGUMENTS", "IndexCountPerInstance") // 4
+    start_index = abi.offsetof("D3D12_DRAW_INDEXED_ARGUMENTS", "StartIndexLocation") // 4
     for t in lay.tokens:
         if t.type is TokenType.VERTEX_BUFFER and lowering.count:
-            sizes = np.ascontiguousarray(seq[:, t.offset + 8:t.offset + 12]).view("<u4")
+            sizes = np.ascontiguousarray(seq[:, t.offset + vbv_size:t.offset + vbv_size + 4]).view("<u4")
             vertex_bytes = max(vertex_bytes, int(sizes.max()))
         if t.type is TokenType.INDEX_BUFFER and lowering.count:
-            fmt = np.unique(np.ascontiguousarray(seq[:, t.offset + 12:t.offset + 16]).view("<u4"))
+            fmt = np.unique(np.ascontiguousarray(seq[:, t.offset + ibv_format:t.offset + ibv_format + 4]).view("<u4"))
             element = {abi.enum_value("DXGI_FORMAT", "R16_UINT"): 2, abi.enum_value("DXGI_FORMAT", "R32_UINT"): 4}
             if len(fmt) != 1 or int(fmt[0]) not in element:
                 raise LoweringError(f"index buffer formats {fmt.tolist()}: the harness takes one of R16_UINT, R32_UINT")
             index_size = element[int(fmt[0])]
         if t.type is TokenType.DRAW_INDEXED and lowering.count:
-            d = np.ascontiguousarray(seq[:, t.offset:t.offset + 20]).view("<u4").reshape(-1, 5).astype(np.uint64)
-            index_bytes = max(index_bytes, int((d[:, 2] + d[:, 0]).max()) * index_size)
+            d = np.ascontiguousarray(seq[:, t.offset:t.offset + 4 * draw_indexed]).view("<u4").reshape(
+                -1, draw_indexed).astype(np.uint64)
+            index_bytes = max(index_bytes, int((d[:, start_index] + d[:, index_count]).max()) * index_size)
     tokens = tuple(CaseToken(int(t.type), t.offset, t.size, t.push_offset or 0, t.push_size or 0,
                              t.vertex_binding_unit or 0, int(t.index_mode or 0)) for t in lay.tokens)
     return Case(lay.executable_class == "COMPUTE", max(len(lowering.execution_set), 1), lay.push_constant_size,
                 lay.stride, seq_ranges[0].offset // 4, tokens, lowering.initial_push_constants, seq,
-                min(index_bytes, MAX_HARNESS_BUFFER), min(vertex_bytes, MAX_HARNESS_BUFFER), index_size)
+                min(index_bytes, MAX_HARNESS_BUFFER), min(vertex_bytes, MAX_HARNESS_BUFFER), index_size, vbv_size,
+                ibv_size)
 
 
 def write_lowering_case(lowering: Lowering, path: str | Path) -> Path:

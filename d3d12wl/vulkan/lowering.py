@@ -24,15 +24,16 @@ What the lowering produces (:class:`Lowering`):
 
 The lowering reads bytes only through :class:`~d3d12wl.capture.memory.GpuMemory` and records only through
 :mod:`d3d12wl.records.layout`; it does not use the executor.  Bytes that lead into undefined behaviour (an
-unmapped VA, a slot past ``SlotCount``, an unknown program identifier) raise :class:`LoweringError`: the
-executor is the tool that explains those.
+unmapped VA, a slot past ``SlotCount``, an unknown program identifier, a misaligned ``DispatchListInput`` /
+``StartAddress`` / ``SecondaryRecords``, a record stride below its layout's minimum, rule 25(e)) raise
+:class:`LoweringError` naming the rule: the executor is the tool that explains those.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,14 @@ from d3d12wl.model.objects import (
 )
 from d3d12wl.model.state import CommandListState, DispatchListCall, ExecuteIndirectCall
 from d3d12wl.records import packers
-from d3d12wl.records.layout import LayoutField, PCSLayout, command_layout, inline_local_slots, pcs_layout
+from d3d12wl.records.layout import (
+    WL_ALIGN,
+    LayoutField,
+    PCSLayout,
+    command_layout,
+    inline_local_slots,
+    pcs_layout,
+)
 from d3d12wl.vulkan.vk import IndexInputMode, TokenType
 
 __all__ = ["CommandsLayout", "DispatchListWalk", "Lowering", "SequenceColumn", "LoweringError", "NotLowered", "PushConstantRange", "Token", "lower",
@@ -57,6 +65,12 @@ __all__ = ["CommandsLayout", "DispatchListWalk", "Lowering", "SequenceColumn", "
 
 #: bytes reserved in a sequence for a SEQUENCE_INDEX token (the driver writes the index; the bytes stay zero)
 SEQUENCE_INDEX_BYTES = 4
+#: sizes from the compiled headers: a root descriptor's GPU VA, the view structs a VERTEX_BUFFER / INDEX_BUFFER
+#: token reads, a program identifier
+_VA_BYTES = abi.sizeof("D3D12_GPU_VIRTUAL_ADDRESS")
+_VBV_BYTES = abi.sizeof("D3D12_VERTEX_BUFFER_VIEW")
+_IBV_BYTES = abi.sizeof("D3D12_INDEX_BUFFER_VIEW")
+_IDENTIFIER_BYTES = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
 
 _TRIGGERS = {"DRAW": TokenType.DRAW, "DRAW_INDEXED": TokenType.DRAW_INDEXED, "DISPATCH": TokenType.DISPATCH,
              "DISPATCH_MESH": TokenType.DRAW_MESH_TASKS, "FIXED_DISPATCH": TokenType.DISPATCH}
@@ -205,8 +219,8 @@ class Lowering:
     sequences: np.ndarray
     not_lowered: tuple[NotLowered, ...] = ()
     pipeline_state: tuple[str, ...] = ()
-    #: per sequence: the program name (None for ExecuteIndirect: the bound pipeline)
-    programs: tuple[str | None, ...] = field(default=())
+    #: per sequence: the execution-set index of its program (None for ExecuteIndirect: the bound pipeline)
+    program_indices: np.ndarray | None = None
     #: DispatchList: what a GPU walker needs to generate the same sequences from the record bytes
     walk: DispatchListWalk | None = None
     #: DispatchList1: one lowering (one DGC execute) per list of the chain, in order; this one has no layout
@@ -219,6 +233,20 @@ class Lowering:
     @property
     def count(self) -> int:
         return int(self.sequences.shape[0])
+
+    @property
+    def programs(self) -> tuple[str | None, ...]:
+        """Per sequence: the program name (None for ExecuteIndirect: the bound pipeline); built on demand from
+        :attr:`program_indices`."""
+        if self.program_indices is None:
+            return (None,) * self.count
+        return tuple(self.execution_set[i] for i in self.program_indices.tolist())
+
+    def program_of(self, sequence: int) -> str | None:
+        """The program name of one sequence."""
+        if self.program_indices is None:
+            return None
+        return self.execution_set[int(self.program_indices[sequence])]
 
     def sequence_bytes(self) -> bytes:
         return self.sequences.tobytes()
@@ -249,7 +277,7 @@ def _param_size(param_type: str, num_values: int) -> int | None:
     if param_type == "32BIT_CONSTANTS":
         return 4 * num_values
     if param_type in ("CBV", "SRV", "UAV"):
-        return 8
+        return _VA_BYTES
     return None  # descriptor tables have no place in the push-constant block
 
 
@@ -298,7 +326,7 @@ def _initial_push_constants(block: Sequence[PushConstantRange], state: CommandLi
         if a.kind == "constants" and r.kind == "constants":
             data = np.asarray(a.values, dtype="<u4").tobytes()[:r.size]
         elif a.kind == "descriptor" and r.kind == "descriptor":
-            data = int(a.value).to_bytes(8, "little")
+            data = int(a.value).to_bytes(_VA_BYTES, "little")
         else:
             continue
         out[r.offset:r.offset + len(data)] = data
@@ -392,7 +420,7 @@ def _work_list_tokens(b: _LayoutBuilder, pcs: ProgramCommandSignature, layout: P
             b.push(i, _binding(arg), c.RootParameterIndex, c.DestOffsetIn32BitValues, 4 * c.Num32BitValuesToSet,
                    source, _field(layout, i, source))
         elif name in _ROOT_DESCRIPTORS:
-            b.push(i, _binding(arg), arg.root_parameter_index or 0, 0, 8, source, _field(layout, i, source))
+            b.push(i, _binding(arg), arg.root_parameter_index or 0, 0, _VA_BYTES, source, _field(layout, i, source))
         elif name == "INLINE_ROOT_PARAMETER":
             ip = arg.InlineRootParameter
             rp = ip.RootParameter
@@ -413,12 +441,12 @@ def _work_list_tokens(b: _LayoutBuilder, pcs: ProgramCommandSignature, layout: P
                 b.push(i, _binding(arg), ic.RootParameterIndex, ic.DestOffsetIn32BitValues, SEQUENCE_INDEX_BYTES,
                        "zero", token_type=TokenType.SEQUENCE_INDEX)
         elif name in _RECORD_POINTERS:
-            b.push(i, _binding(arg), arg.root_parameter_index or 0, 0, 8, f"va:{name}")
+            b.push(i, _binding(arg), arg.root_parameter_index or 0, 0, _VA_BYTES, f"va:{name}")
         elif name == "VERTEX_BUFFER_VIEW":
-            b.add(TokenType.VERTEX_BUFFER, 16, source, arg=i, field=_field(layout, i, source),
+            b.add(TokenType.VERTEX_BUFFER, _VBV_BYTES, source, arg=i, field=_field(layout, i, source),
                   vertex_binding_unit=arg.VertexBuffer.Slot)
         elif name == "INDEX_BUFFER_VIEW":
-            b.add(TokenType.INDEX_BUFFER, 16, source, arg=i, field=_field(layout, i, source),
+            b.add(TokenType.INDEX_BUFFER, _IBV_BYTES, source, arg=i, field=_field(layout, i, source),
                   index_mode=IndexInputMode.DXGI_INDEX_BUFFER)
         else:
             b.not_lowered.append(NotLowered(what, "argument type not known to this lowering", i))
@@ -444,21 +472,26 @@ def _action(b: _LayoutBuilder, trigger: tuple[int, Any] | None, layout: PCSLayou
     if name == "FIXED_DISPATCH":
         fd = arg.FixedDispatch
         dims = np.array([fd.ThreadGroupCountX, fd.ThreadGroupCountY, fd.ThreadGroupCountZ], dtype="<u4").tobytes()
-        b.add(TokenType.DISPATCH, 12, "constant", arg=i, constant=dims)
+        b.add(TokenType.DISPATCH, _TRIGGER_SIZE["DISPATCH"], "constant", arg=i, constant=dims)
         return
     if layout is None:  # ExecuteIndirect: the command record
         b.add(_TRIGGERS[name], _TRIGGER_SIZE[name], "command", arg=i)
         return
     source = _source_of(arg)
     f = _field(layout, i, source)
-    assert f is not None
+    if f is None:
+        raise LoweringError(f"arg{i} {name}: Source {arg.source_name} has no record in the layout of this signature",
+                            rule="Dispatch trigger arguments")
     b.add(_TRIGGERS[name], f.size, source, arg=i, field=f)
     if name == "DISPATCH_MESH":
         b.pipeline_state.append(f"arg{i} DISPATCH_MESH: lowered to DRAW_MESH_TASKS (needs VK_EXT_mesh_shader)")
 
 
 _ACTIONS = (TokenType.DRAW, TokenType.DRAW_INDEXED, TokenType.DISPATCH, TokenType.DRAW_MESH_TASKS)
-_TRIGGER_SIZE = {"DRAW": 16, "DRAW_INDEXED": 20, "DISPATCH": 12, "DISPATCH_MESH": 12}
+#: the bytes an action token reads: the D3D12 argument struct (VkDraw*/VkDispatch*IndirectCommand has the same bytes)
+_TRIGGER_SIZE = {name: abi.sizeof(struct) for name, struct in (
+    ("DRAW", "D3D12_DRAW_ARGUMENTS"), ("DRAW_INDEXED", "D3D12_DRAW_INDEXED_ARGUMENTS"),
+    ("DISPATCH", "D3D12_DISPATCH_ARGUMENTS"), ("DISPATCH_MESH", "D3D12_DISPATCH_MESH_ARGUMENTS"))}
 
 
 def _stride(b: _LayoutBuilder) -> int:
@@ -479,6 +512,24 @@ def _rows(memory: GpuMemory, va: int, count: int, stride: int, size: int, what: 
     span = (count - 1) * stride + size
     flat = np.frombuffer(_view(memory, va, span, what), dtype=np.uint8)
     return np.lib.stride_tricks.as_strided(flat, shape=(count, size), strides=(stride, 1))
+
+
+def _gather(memory: GpuMemory, vas: np.ndarray, size: int, list_vas: np.ndarray, counts: np.ndarray,
+            stride: int) -> np.ndarray:
+    """The ``size``-byte records at ``vas`` as a (len(vas), size) uint8 array: one view of the region that holds
+    them all and one gather at their byte offsets (no Python object per record).  When they are not all in one
+    region, list by list (:func:`_rows`), which names the list whose bytes are not mapped."""
+    if len(vas) == 0:
+        return np.zeros((0, size), dtype=np.uint8)
+    lo, hi = int(vas.min()), int(vas.max()) + size
+    region = memory.region_at(lo)
+    if region is not None and region.contains(lo, hi - lo):
+        flat = np.frombuffer(_view(memory, lo, hi - lo, "secondary records"), dtype=np.uint8)
+        windows = np.lib.stride_tricks.sliding_window_view(flat, size)
+        return windows[(vas - np.uint64(lo)).astype(np.intp)]
+    parts = [_rows(memory, int(list_vas[k]), int(counts[k]), stride, size, f"secondary records of primary record {k}")
+             for k in range(len(counts)) if counts[k]]
+    return np.concatenate(parts)
 
 
 def _view(memory: GpuMemory, va: int, size: int, what: str) -> memoryview:
@@ -505,6 +556,9 @@ def _lower_dispatch_list(memory: GpuMemory, objects: ObjectSet, state: CommandLi
     if wl is None or wl.pSignature is None:
         raise LoweringError("no work list bound by SetProgram", where="state.program")
     size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT")
+    if call.DispatchListInput % WL_ALIGN:
+        raise LoweringError(f"DispatchListInput 0x{call.DispatchListInput:x} is not {WL_ALIGN}-byte aligned",
+                            rule="DispatchList")
     dli = packers.read_dispatch_list_inputs(_view(memory, call.DispatchListInput, size, "D3D12_DISPATCH_LIST_INPUT"))
     return _lower_list("DispatchList", memory, objects, state, wl.pSignature, wl.Binding, dli, call, sequence_index)
 
@@ -533,6 +587,9 @@ def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState,
             raise LoweringError("the chain returns to a list it already ran", where=where,
                                 rule="Dispatch List Continuations")
         seen.add(va)
+        if va % WL_ALIGN:
+            raise LoweringError(f"D3D12_DISPATCH_LIST_INPUT1 at 0x{va:x} is not {WL_ALIGN}-byte aligned", where=where,
+                                rule="DispatchList1" if not lists else "D3D12_DISPATCH_LIST_INPUT1::NextDispatchList")
         dli = packers.read_dispatch_list_inputs(_view(memory, va, size, "D3D12_DISPATCH_LIST_INPUT1"), tier=2)
         if int(dli["ReservedPadding"][0]):
             raise LoweringError("non-zero ReservedPadding", where=where, rule="D3D12_DISPATCH_LIST_INPUT1")
@@ -545,7 +602,8 @@ def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState,
         if not low.lowered:
             return _not_lowered("DispatchList1", items=[NotLowered(f"list {len(lists)} {n.what}", n.reason, n.arg)
                                                         for n in low.not_lowered])
-        assert low.layout is not None
+        if low.layout is None:  # _lower_list returns a layout whenever it lowered the list
+            raise LoweringError("a lowered list without a layout", where=where)
         graphics += low.layout.executable_class == "GRAPHICS"
         lists.append(low)
         va = int(dli["NextDispatchList"][0]) if int(dli["Flags"][0]) & allow else 0
@@ -584,6 +642,14 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
     if cls == "GRAPHICS" and n_primary > call.MaxGraphicsProgramInputsPerPrimaryList:
         raise LoweringError(f"NumProgramInputs {n_primary} > MaxGraphicsProgramInputsPerPrimaryList "
                             f"{call.MaxGraphicsProgramInputsPerPrimaryList}", rule="rule 12")
+    if n_primary:  # "ProgramInputs is not read when this is 0"
+        if start % WL_ALIGN:
+            raise LoweringError(f"ProgramInputs.StartAddress 0x{start:x} is not {WL_ALIGN}-byte aligned",
+                                rule="D3D12_DISPATCH_LIST_INPUT1" if name.startswith("DispatchList1")
+                                else "D3D12_DISPATCH_LIST_INPUT")
+        problems = layout.primary.stride_problems(p_stride)
+        if problems:
+            raise LoweringError(f"ProgramInputs.StrideInBytes: {'; '.join(problems)}", rule="rule 25(e)")
     primary = _rows(memory, start, n_primary, p_stride, layout.primary.size, "primary records")
 
     # ProgramTableIndex -> slot -> identifier -> program -> execution-set index
@@ -593,14 +659,14 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
     if n_primary and int(pti.max()) >= slot_count:
         k = int(np.argmax(pti >= slot_count))
         raise LoweringError(f"ProgramTableIndex {int(pti[k])} >= SlotCount {slot_count}", where=f"primary record {k}")
-    tail_size = layout.program_table.size if layout.program_table is not None else 32
+    tail_size = layout.program_table.size if layout.program_table is not None else _IDENTIFIER_BYTES
     slots, slot_row = np.unique(pti, return_inverse=True)
     slot_bytes = np.stack([np.frombuffer(_view(memory, table.StartAddress + int(s) * table.StrideInBytes, tail_size,
                                                f"program table slot {int(s)}"), dtype=np.uint8) for s in slots]) \
         if len(slots) else np.zeros((0, tail_size), dtype=np.uint8)
     set_index = np.empty(len(slots), dtype="<u4")
     for k, s in enumerate(slots):
-        ident = slot_bytes[k, :32].tobytes()
+        ident = slot_bytes[k, :_IDENTIFIER_BYTES].tobytes()
         if ident not in by_identifier:
             raise LoweringError(f"program table slot {int(s)} holds an identifier of no program of "
                                 f"{pcs.name}: {ident.hex()}", rule="Program table entries")
@@ -611,13 +677,20 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
         counts = _u32(primary, layout.primary.field("NumSecondaryRecords").offset).astype(np.int64)
         sec_va = _u64(primary, layout.primary.field("SecondaryRecords").offset)
         s_stride = pcs.SecondaryRecordByteStride
-        parts = [_rows(memory, int(sec_va[k]), int(counts[k]), s_stride, layout.secondary.size,
-                       f"secondary records of primary record {k}") for k in range(n_primary) if counts[k]]
-        secondary = np.concatenate(parts) if parts else np.zeros((0, layout.secondary.size), dtype=np.uint8)
+        problems = layout.secondary.stride_problems(s_stride)  # 0 is the broadcast form
+        if problems and int(counts.sum()):
+            raise LoweringError(f"PCS {pcs.name!r} SecondaryRecordByteStride: {'; '.join(problems)}",
+                                rule="rule 25(e)")
+        misaligned = (sec_va % np.uint64(WL_ALIGN) != 0) & (counts > 0)
+        if misaligned.any():
+            k = int(np.argmax(misaligned))
+            raise LoweringError(f"SecondaryRecords 0x{int(sec_va[k]):x} is not {WL_ALIGN}-byte aligned",
+                                where=f"primary record {k}", rule=layout.primary.header)
         of_primary = np.repeat(np.arange(n_primary), counts)
         first = np.concatenate([[0], np.cumsum(counts)[:-1]]) if n_primary else np.zeros(0, dtype=np.int64)
         within = np.arange(len(of_primary)) - np.repeat(first, counts)
         sec_record_va = np.repeat(sec_va, counts) + within.astype(np.uint64) * np.uint64(s_stride)
+        secondary = _gather(memory, sec_record_va, layout.secondary.size, sec_va, counts, s_stride)
     else:
         secondary = None
         of_primary = np.arange(n_primary)
@@ -628,8 +701,8 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
     seq = np.zeros((n, stride), dtype=np.uint8)
     record_vas = {"PRIMARY_RECORD_POINTER": np.uint64(start) + of_primary.astype(np.uint64) * np.uint64(p_stride),
                   "SECONDARY_RECORD_POINTER": sec_record_va,
-                  "PROGRAM_TABLE_POINTER": np.uint64(table.StartAddress)
-                  + pti[of_primary].astype(np.uint64) * np.uint64(table.StrideInBytes)}
+                  # spec "_PROGRAM_TABLE_POINTER": the binding's ProgramTable.StartAddress (not the slot's VA)
+                  "PROGRAM_TABLE_POINTER": np.full(n, table.StartAddress, dtype=np.uint64)}
     for col in b.columns:
         t = col.token
         dst = seq[:, t.offset:t.offset + t.size]
@@ -642,7 +715,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
         elif col.source == "secondary_index":
             dst[:] = within.astype("<u4").view(np.uint8).reshape(n, 4)
         elif col.source.startswith("va:"):
-            dst[:] = record_vas[col.source[3:]].astype("<u8").view(np.uint8).reshape(n, 8)
+            dst[:] = record_vas[col.source[3:]].astype("<u8").view(np.uint8).reshape(n, _VA_BYTES)
         else:
             assert col.field is not None
             f = col.field
@@ -654,7 +727,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
             else:  # program table
                 dst[:] = slot_bytes[slot_row[of_primary], f.offset:f.offset + t.size]
     lay = CommandsLayout(cls, b.ordered(), stride, tuple(block))
-    names = tuple(programs[i] for i in set_index[slot_row[of_primary]]) if n else ()
+    program_indices = set_index[slot_row[of_primary]] if n else np.zeros(0, dtype="<u4")
     columns = tuple(SequenceColumn(c.source, c.token.offset, c.token.size, c.field.offset if c.field else 0,
                                    c.constant) for c in b.columns)
     sec = layout.secondary
@@ -667,7 +740,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
         table.StartAddress, table.StrideInBytes, slot_count, tail_size,
         tuple(objects.programs[p].Identifier for p in programs), columns)
     return Lowering(name, lay, programs, _initial_push_constants(block, state, compute), seq, (),
-                    tuple(b.pipeline_state), names, walk)
+                    tuple(b.pipeline_state), program_indices, walk)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -698,15 +771,15 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
             b.push(i, "global", c.RootParameterIndex, c.DestOffsetIn32BitValues, 4 * c.Num32BitValuesToSet,
                    "command", f)
         elif name in _ROOT_DESCRIPTORS:
-            b.push(i, "global", arg.root_parameter_index or 0, 0, 8, "command", f)
+            b.push(i, "global", arg.root_parameter_index or 0, 0, _VA_BYTES, "command", f)
         elif name == "INCREMENTING_CONSTANT":  # IndirectDrawing.md: k for command k = the DGC sequence index
             ic = arg.IncrementingConstant
             b.push(i, "global", ic.RootParameterIndex, ic.DestOffsetIn32BitValues, SEQUENCE_INDEX_BYTES, "zero",
                    token_type=TokenType.SEQUENCE_INDEX)
         elif name == "VERTEX_BUFFER_VIEW":
-            b.add(TokenType.VERTEX_BUFFER, 16, "command", arg=i, field=f, vertex_binding_unit=arg.VertexBuffer.Slot)
+            b.add(TokenType.VERTEX_BUFFER, _VBV_BYTES, "command", arg=i, field=f, vertex_binding_unit=arg.VertexBuffer.Slot)
         elif name == "INDEX_BUFFER_VIEW":
-            b.add(TokenType.INDEX_BUFFER, 16, "command", arg=i, field=f, index_mode=IndexInputMode.DXGI_INDEX_BUFFER)
+            b.add(TokenType.INDEX_BUFFER, _IBV_BYTES, "command", arg=i, field=f, index_mode=IndexInputMode.DXGI_INDEX_BUFFER)
         else:
             b.not_lowered.append(NotLowered(f"arg{i} {name}", "argument type not known to this lowering", i))
     _finish_tokens(b, trigger, None, sequence_index)
@@ -725,11 +798,13 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
         t = col.token
         if col.source == "zero":
             continue
-        assert col.field is not None
+        if col.field is None:
+            raise LoweringError(f"arg{t.arg}: no field of the command record for a {t.type.name} token",
+                                rule="Command signature layout")
         seq[:, t.offset:t.offset + t.size] = records[:, col.field.offset:col.field.offset + t.size]
     lay = CommandsLayout(cls, b.ordered(), stride, tuple(block))
     return Lowering("ExecuteIndirect", lay, (), _initial_push_constants(block, state, cls == "COMPUTE"), seq, (),
-                    tuple(b.pipeline_state), (None,) * count)
+                    tuple(b.pipeline_state))
 
 
 def _not_lowered(call: str, reason: str | None = None, *, items: Sequence[NotLowered] = ()) -> Lowering:

@@ -2,8 +2,8 @@
 input modes, and the shader-stage bits, as the Vulkan registry (``vk.xml`` / ``vulkan_core.h``) gives them.
 
 Debian's Vulkan headers (1.3.239) predate the EXT extension, so these values are stated here from the registry's
-facts; ``tools/gpu/dgc_ext.h`` declares the same values for the C harness, and ``tests/test_vulkan_lowering.py``
-checks the two agree.
+facts; ``tools/gpu/dgc_ext.h`` declares the same values for the C harness, and ``tests/test_vulkan_harness.py``
+checks the two agree (token types and input modes; the shader stages against the system's ``vulkan_core.h``).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.vulkan.lowering import DispatchListWalk, Lowering, LoweringError
 
@@ -35,7 +36,11 @@ __all__ = ["ERRORS", "SOURCES", "Plan", "model_walk", "plan_of", "read_plan"]
 MAGIC = 0x314B4C57  # b"WLK1"
 VERSION = 1
 HEADER_DWORDS = 32
+#: a program identifier's bytes (D3D12_PROGRAM_IDENTIFIER); walk.comp compares IDENTIFIER_BYTES / 4 DWORDs
+IDENTIFIER_BYTES = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
 COLUMN_DWORDS = 8
+#: DWORDs per region of the plan's region table
+REGION_DWORDS = 4
 #: SequenceColumn.source -> the code the shader switches on
 SOURCES = {"execution_set": 0, "zero": 1, "constant": 2, "secondary_index": 3, "va:PRIMARY_RECORD_POINTER": 4,
            "va:SECONDARY_RECORD_POINTER": 5, "va:PROGRAM_TABLE_POINTER": 6, "primary": 7, "secondary": 8,
@@ -69,7 +74,7 @@ class Plan:
         for k, c in enumerate(w.columns):
             const = np.frombuffer(c.constant.ljust(12, b"\0")[:12], dtype="<u4")
             cols[k] = [SOURCES[c.source], c.offset, c.size, c.field_offset, *const, 0]
-        table = np.zeros((len(self.regions), 4), dtype="<u4")
+        table = np.zeros((len(self.regions), REGION_DWORDS), dtype="<u4")
         data = bytearray()
         for k, (base, raw) in enumerate(self.regions):
             table[k] = [base & 0xFFFFFFFF, base >> 32, len(raw), len(data) // 4]
@@ -103,14 +108,14 @@ def read_plan(path: str | Path) -> Plan:
     primary_va = int(h[20]) | int(h[21]) << 32
     table_va = int(h[22]) | int(h[23]) << 32
     off = HEADER_DWORDS * 4
-    ids = tuple(data[off + 32 * k:off + 32 * (k + 1)] for k in range(n_prog))
-    off += 32 * n_prog
+    ids = tuple(data[off + IDENTIFIER_BYTES * k:off + IDENTIFIER_BYTES * (k + 1)] for k in range(n_prog))
+    off += IDENTIFIER_BYTES * n_prog
     cols_raw = np.frombuffer(data, dtype="<u4", count=n_col * COLUMN_DWORDS, offset=off).reshape(n_col, COLUMN_DWORDS)
     off += cols_raw.nbytes
     names = {v: k for k, v in SOURCES.items()}
     columns = tuple(SequenceColumn(names[int(c[0])], int(c[1]), int(c[2]), int(c[3]),
                                    c[4:7].tobytes() if int(c[0]) == SOURCES["constant"] else b"") for c in cols_raw)
-    table = np.frombuffer(data, dtype="<u4", count=n_reg * 4, offset=off).reshape(n_reg, 4)
+    table = np.frombuffer(data, dtype="<u4", count=n_reg * REGION_DWORDS, offset=off).reshape(n_reg, REGION_DWORDS)
     off += table.nbytes
     regions = tuple((int(r[0]) | int(r[1]) << 32, data[off + 4 * int(r[3]):off + 4 * int(r[3]) + int(r[2])])
                     for r in table)
@@ -163,7 +168,7 @@ def model_walk(plan: Plan) -> tuple[np.ndarray, int]:
             mem.error |= 4
         slot_va = w.table_va + pti * w.table_stride
         slot = mem.read(slot_va, w.slot_size)
-        set_index = ids.get(slot[:32].tobytes())
+        set_index = ids.get(slot[:IDENTIFIER_BYTES].tobytes())
         if set_index is None:
             mem.error |= 2
             set_index = 0xFFFFFFFF
@@ -174,7 +179,8 @@ def model_walk(plan: Plan) -> tuple[np.ndarray, int]:
         vas = {"va:PRIMARY_RECORD_POINTER": np.full(n, w.primary_va + k * w.primary_stride, dtype=np.uint64),
                "va:SECONDARY_RECORD_POINTER": np.uint64(sec_va) + j * np.uint64(w.secondary_stride) if w.hybrid
                else np.zeros(n, dtype=np.uint64),
-               "va:PROGRAM_TABLE_POINTER": np.full(n, slot_va, dtype=np.uint64)}
+               # spec "_PROGRAM_TABLE_POINTER": the binding's ProgramTable.StartAddress, not the slot's VA
+               "va:PROGRAM_TABLE_POINTER": np.full(n, w.table_va, dtype=np.uint64)}
         for c in w.columns:
             dst = rows[:, c.offset:c.offset + c.size]
             if c.source == "execution_set":

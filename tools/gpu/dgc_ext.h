@@ -1,7 +1,7 @@
 /* Declarations of VK_EXT_device_generated_commands and of the VK_KHR_maintenance5 pieces it needs, for building
  * against Vulkan headers that predate them (Debian's 1.3.239).  Written for d3d12wl from the facts of the Vulkan
- * registry (structure layouts, enum values); d3d12wl/vulkan/vk.py holds the same token values and
- * tests/test_vulkan_lowering.py checks that the two agree. */
+ * registry (structure layouts, enum values); d3d12wl/vulkan/vk.py holds the same token and input-mode values and
+ * tests/test_vulkan_harness.py checks that the two agree. */
 #ifndef D3D12WL_DGC_EXT_H
 #define D3D12WL_DGC_EXT_H
 

@@ -48,7 +48,7 @@ static void die(const char *fmt, ...) {
 }
 
 #define HEADER_DWORDS 16
-#define PC_BLOCK_BYTES 256 /* the shaders' push-constant block: 64 dwords; dword 63 = batch base (harness) */
+#define PC_BLOCK_BYTES 256 /* the shaders' push-constant block: 64 dwords; dword 63 = sequence base (harness: 0) */
 #define RECORD_HEADER 16
 
 typedef struct {
@@ -57,7 +57,7 @@ typedef struct {
 
 typedef struct {
     uint32_t magic, version, compute, program_count, push_constant_size, stride, count, token_count, seq_dword,
-        index_bytes, vertex_bytes, reserved[5];
+        index_bytes, vertex_bytes, index_size, vbv_size_offset, ibv_size_offset, reserved[2];
     CaseToken *tokens;
     uint8_t *initial_pc;
     uint8_t *sequences;
@@ -82,7 +82,7 @@ static Case read_case(const char *path) {
     Case c;
     if (n < HEADER_DWORDS * 4) die("%s: too short", path);
     memcpy(&c, b, HEADER_DWORDS * 4);
-    if (c.magic != 0x31434744u /* 'DGC1' */ || c.version != 1) die("%s: not a d3d12wl DGC case", path);
+    if (c.magic != 0x31434744u /* 'DGC1' */ || c.version != 2) die("%s: not a d3d12wl DGC case (version 2)", path);
     size_t off = HEADER_DWORDS * 4;
     size_t need = off + c.token_count * sizeof(CaseToken) + c.push_constant_size + (size_t)c.stride * c.count;
     if (n != need) die("%s: size %zu, expected %zu", path, n, need);
@@ -342,7 +342,6 @@ typedef struct {
     DgcIndirectCommandsLayout cmd_layout;
     Buffer *indirect, *preprocess, *records;
     VkQueryPool queries;
-    uint32_t batch;
     VkShaderStageFlags stages;
     VkPipelineBindPoint bind_point;
 } Run;
@@ -369,39 +368,76 @@ static void record_run(VkCommandBuffer cb, void *ctx) {
                                  0, NULL, 0, NULL);
             vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, r->queries, 1);
         }
-        for (uint32_t base = 0; base < c->count; base += r->batch) {
-            uint32_t n = c->count - base < r->batch ? c->count - base : r->batch;
-            memcpy(pc + PC_BLOCK_BYTES - 4, &base, 4);
-            vkCmdPushConstants(cb, r->layout, r->stages, 0, PC_BLOCK_BYTES, pc);
-            DgcPipelineInfo pinfo = {DGC_STYPE_PIPELINE_INFO, NULL, r->pipelines[0]};
-            DgcGeneratedCommandsInfo info = {DGC_STYPE_GENERATED_COMMANDS_INFO,
-                                             r->exec_set ? NULL : &pinfo,
-                                             r->stages,
-                                             r->exec_set,
-                                             r->cmd_layout,
-                                             r->indirect->address + (VkDeviceSize)base * c->stride,
-                                             (VkDeviceSize)n * c->stride,
-                                             r->preprocess->address,
-                                             r->preprocess->size,
-                                             n,
-                                             0,
-                                             0};
-            if (phase == 0) {
-                r->g->preprocess(cb, &info, cb);
-            } else {
-                VkRenderingInfo ri = {VK_STRUCTURE_TYPE_RENDERING_INFO, NULL, 0, {{0, 0}, {1, 1}}, 1, 0, 0, NULL,
-                                      NULL, NULL};
-                if (!c->compute) vkCmdBeginRendering(cb, &ri);
-                r->g->execute(cb, VK_TRUE, &info);
-                if (!c->compute) vkCmdEndRendering(cb);
-            }
-            if (base + n < c->count && phase == 0) {
-                /* one preprocess buffer: with several batches, preprocess and execute alternate */
-                die("batched preprocess not supported: %u sequences > maxIndirectSequenceCount %u", c->count, r->batch);
-            }
+        /* one DGC execute of every sequence (check_limits: count <= maxIndirectSequenceCount); push-constant DWORD
+         * 63, the shaders' sequence base, stays 0 */
+        vkCmdPushConstants(cb, r->layout, r->stages, 0, PC_BLOCK_BYTES, pc);
+        DgcPipelineInfo pinfo = {DGC_STYPE_PIPELINE_INFO, NULL, r->pipelines[0]};
+        DgcGeneratedCommandsInfo info = {DGC_STYPE_GENERATED_COMMANDS_INFO,
+                                         r->exec_set ? NULL : &pinfo,
+                                         r->stages,
+                                         r->exec_set,
+                                         r->cmd_layout,
+                                         r->indirect->address,
+                                         (VkDeviceSize)c->count * c->stride,
+                                         r->preprocess->address,
+                                         r->preprocess->size,
+                                         c->count,
+                                         0,
+                                         0};
+        if (phase == 0) {
+            r->g->preprocess(cb, &info, cb);
+        } else {
+            VkRenderingInfo ri = {VK_STRUCTURE_TYPE_RENDERING_INFO, NULL, 0, {{0, 0}, {1, 1}}, 1, 0, 0, NULL,
+                                  NULL, NULL};
+            if (!c->compute) vkCmdBeginRendering(cb, &ri);
+            r->g->execute(cb, VK_TRUE, &info);
+            if (!c->compute) vkCmdEndRendering(cb);
         }
     }
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, 2);
+}
+
+/* The device limits a case needs, checked before anything is created: a case past one exits 2 naming it. */
+#define MAX_VERTEX_BINDINGS 32 /* the harness's vertex binding array */
+static void check_limits(const Gpu *g, const Case *c) {
+    const DgcProperties *p = &g->dgc_props;
+    const VkPhysicalDeviceLimits *l = &g->props.limits;
+    if (l->maxPushConstantsSize < PC_BLOCK_BYTES)
+        die("limit maxPushConstantsSize %u < the shaders' push-constant block of %u bytes", l->maxPushConstantsSize,
+            PC_BLOCK_BYTES);
+    if (c->count > p->maxIndirectSequenceCount)
+        die("limit maxIndirectSequenceCount %u < the case's %u sequences (the harness runs one DGC execute)",
+            p->maxIndirectSequenceCount, c->count);
+    if (c->token_count > p->maxIndirectCommandsTokenCount)
+        die("limit maxIndirectCommandsTokenCount %u < the case's %u tokens", p->maxIndirectCommandsTokenCount,
+            c->token_count);
+    if (c->stride > p->maxIndirectCommandsIndirectStride)
+        die("limit maxIndirectCommandsIndirectStride %u < the case's stride %u", p->maxIndirectCommandsIndirectStride,
+            c->stride);
+    for (uint32_t t = 0; t < c->token_count; t++) {
+        const CaseToken *tk = &c->tokens[t];
+        if (tk->offset > p->maxIndirectCommandsTokenOffset)
+            die("limit maxIndirectCommandsTokenOffset %u < token %u's offset %u", p->maxIndirectCommandsTokenOffset, t,
+                tk->offset);
+        if ((uint64_t)tk->offset + tk->size > c->stride)
+            die("case: token %u (offset %u, %u bytes) past the stride %u", t, tk->offset, tk->size, c->stride);
+        if (tk->type == DGC_TOKEN_INDEX_BUFFER && !(p->supportedIndirectCommandsInputModes & tk->index_mode))
+            die("limit supportedIndirectCommandsInputModes 0x%x lacks token %u's index input mode 0x%x",
+                p->supportedIndirectCommandsInputModes, t, tk->index_mode);
+        if (tk->type == DGC_TOKEN_VERTEX_BUFFER &&
+            (tk->vertex_binding_unit >= MAX_VERTEX_BINDINGS || tk->vertex_binding_unit >= l->maxVertexInputBindings))
+            die("limit maxVertexInputBindings %u (harness %u) <= token %u's vertexBindingUnit %u",
+                l->maxVertexInputBindings, MAX_VERTEX_BINDINGS, t, tk->vertex_binding_unit);
+        if (tk->type == DGC_TOKEN_DISPATCH)
+            for (uint32_t s = 0; s < c->count; s++) {
+                uint32_t groups[3];
+                memcpy(groups, c->sequences + (size_t)s * c->stride + tk->offset, sizeof groups);
+                for (int k = 0; k < 3; k++)
+                    if (groups[k] > l->maxComputeWorkGroupCount[k])
+                        die("limit maxComputeWorkGroupCount[%d] %u < sequence %u's %u groups", k,
+                            l->maxComputeWorkGroupCount[k], s, groups[k]);
+            }
+    }
 }
 
 static void run_case(const char *case_path, const char *records_path, const char *summary_path, const char *spv,
@@ -410,12 +446,11 @@ static void run_case(const char *case_path, const char *records_path, const char
     Gpu g;
     gpu_instance(&g);
     gpu_device(&g);
+    check_limits(&g, &c);
     double t0 = now_s();
     uint32_t record_dwords = RECORD_HEADER + c.push_constant_size / 4;
     VkShaderStageFlags stages = c.compute ? VK_SHADER_STAGE_COMPUTE_BIT : VK_SHADER_STAGE_VERTEX_BIT;
     VkPipelineBindPoint bp = c.compute ? VK_PIPELINE_BIND_POINT_COMPUTE : VK_PIPELINE_BIND_POINT_GRAPHICS;
-    uint32_t batch = g.dgc_props.maxIndirectSequenceCount;
-    if (batch == 0) die("maxIndirectSequenceCount is 0");
 
     /* buffers */
     VkDeviceSize seq_bytes = (VkDeviceSize)c.stride * c.count;
@@ -426,7 +461,7 @@ static void run_case(const char *case_path, const char *records_path, const char
     Buffer readback = make_buffer(&g, rec_bytes, USAGE_TRANSFER_DST, HOST, 0);
     Buffer dummy_vb = make_buffer(&g, c.vertex_bytes ? c.vertex_bytes : 16, USAGE_VERTEX, DEVICE, 0);
     Buffer index_buf = make_buffer(&g, c.index_bytes ? c.index_bytes : 16, USAGE_INDEX, HOST, 0);
-    uint32_t index_size = c.reserved[0] == 2 ? 2 : 4;
+    uint32_t index_size = c.index_size == 2 ? 2 : 4;
     for (uint32_t i = 0; i < (c.index_bytes ? c.index_bytes : 16) / index_size; i++) {
         if (index_size == 2)
             ((uint16_t *)index_buf.mapped)[i] = (uint16_t)i;
@@ -442,12 +477,16 @@ static void run_case(const char *case_path, const char *records_path, const char
         for (uint32_t s = 0; s < c.count; s++) {
             uint8_t *p = c.sequences + (size_t)s * c.stride + tk->offset;
             uint64_t addr = tk->type == DGC_TOKEN_VERTEX_BUFFER ? dummy_vb.address : index_buf.address;
+            /* where SizeInBytes is in the view: from the compiled headers, in the case header */
+            uint32_t size_at = tk->type == DGC_TOKEN_VERTEX_BUFFER ? c.vbv_size_offset : c.ibv_size_offset;
+            if (size_at < 8 || size_at + 4 > tk->size) die("case: SizeInBytes offset %u outside a %u-byte view token",
+                                                           size_at, tk->size);
             uint32_t size;
-            memcpy(&size, p + 8, 4);
+            memcpy(&size, p + size_at, 4);
             VkDeviceSize cap = tk->type == DGC_TOKEN_VERTEX_BUFFER ? dummy_vb.size : index_buf.size;
             if (size > cap) size = (uint32_t)cap;
-            memcpy(p, &addr, 8);
-            memcpy(p + 8, &size, 4);
+            memcpy(p, &addr, 8); /* BufferLocation: offset 0 of both views */
+            memcpy(p + size_at, &size, 4);
             relocated++;
         }
     }
@@ -488,7 +527,9 @@ static void run_case(const char *case_path, const char *records_path, const char
     for (uint32_t t = 0; t < c.token_count; t++)
         if (c.tokens[t].type == DGC_TOKEN_VERTEX_BUFFER && c.tokens[t].vertex_binding_unit + 1 > max_unit)
             max_unit = c.tokens[t].vertex_binding_unit + 1;
-    VkVertexInputBindingDescription vbind[32];
+    VkVertexInputBindingDescription vbind[MAX_VERTEX_BINDINGS]; /* max_unit <= MAX_VERTEX_BINDINGS: check_limits */
+    if (max_unit > MAX_VERTEX_BINDINGS) die("vertexBindingUnit %u past the harness's %u bindings", max_unit - 1,
+                                            MAX_VERTEX_BINDINGS);
     for (uint32_t i = 0; i < max_unit; i++) vbind[i] = (VkVertexInputBindingDescription){i, 16, VK_VERTEX_INPUT_RATE_VERTEX};
     for (uint32_t p = 0; p < nprog; p++) {
         uint32_t spec[4] = {p, c.push_constant_size / 4, c.seq_dword, record_dwords};
@@ -583,10 +624,10 @@ static void run_case(const char *case_path, const char *records_path, const char
     }
 
     /* preprocess buffer */
-    if (c.count < batch) batch = c.count ? c.count : 1;
+    uint32_t max_sequences = c.count ? c.count : 1;
     DgcPipelineInfo pinfo = {DGC_STYPE_PIPELINE_INFO, NULL, pipes[0]};
     DgcMemoryRequirementsInfo mri = {DGC_STYPE_MEMORY_REQUIREMENTS_INFO, exec_set ? NULL : &pinfo, exec_set,
-                                     cmd_layout, batch, 0};
+                                     cmd_layout, max_sequences, 0};
     VkMemoryRequirements2 req = {VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, NULL};
     g.get_reqs(g.device, &mri, &req);
     Buffer preprocess = make_buffer(&g, req.memoryRequirements.size, DGC_BUFFER_USAGE_2_PREPROCESS_BUFFER, DEVICE,
@@ -597,8 +638,7 @@ static void run_case(const char *case_path, const char *records_path, const char
     CHECK(vkCreateQueryPool(g.device, &qpci, NULL, &queries));
     double setup_s = now_s() - t0;
 
-    Run r = {&g, &c, pipes, layout, set, exec_set, cmd_layout, &indirect, &preprocess, &records, queries, batch,
-             stages, bp};
+    Run r = {&g, &c, pipes, layout, set, exec_set, cmd_layout, &indirect, &preprocess, &records, queries, stages, bp};
     if (repeat < 1) repeat = 1;
     double *pre_ms = calloc(repeat, sizeof(double)), *exe_ms = calloc(repeat, sizeof(double));
     double *wall_ms = calloc(repeat, sizeof(double));
@@ -694,6 +734,9 @@ static void run_walk(const char *plan_path, const char *case_path, const char *o
     Gpu g;
     gpu_instance(&g);
     gpu_device(&g);
+    if (primaries > g.props.limits.maxComputeWorkGroupCount[0])
+        die("limit maxComputeWorkGroupCount[0] %u < the walker's %u workgroups (one per primary record)",
+            g.props.limits.maxComputeWorkGroupCount[0], primaries);
     VkDeviceSize seq_bytes = (VkDeviceSize)c.stride * c.count;
     Buffer staging = make_buffer(&g, plan_n, USAGE_TRANSFER_SRC, HOST, 0);
     Buffer planb = make_buffer(&g, plan_n, USAGE_STORAGE | USAGE_TRANSFER_DST, DEVICE, 0);

@@ -8,7 +8,7 @@ layout(constant_id = 0) const uint PROGRAM = 0;
 layout(constant_id = 1) const uint PC_DWORDS = 0;
 layout(constant_id = 2) const uint SEQ_DWORD = 0;
 layout(constant_id = 3) const uint RECORD_DWORDS = 16;
-layout(push_constant) uniform Block { uint v[64]; } pc;  // v[63]: the harness's batch base
+layout(push_constant) uniform Block { uint v[64]; } pc;  // v[63]: the harness's sequence base (0: one DGC execute)
 layout(std430, set = 0, binding = 0) buffer Records { uint r[]; } o;
 
 void main() {

@@ -12,21 +12,24 @@ const uint N_PRIMARY = 2u, P_STRIDE = 3u, P_SIZE = 4u, PTI = 5u, HYBRID = 6u, NU
            S_STRIDE = 9u, S_SIZE = 10u, T_STRIDE = 11u, SLOTS = 12u, SLOT_SIZE = 13u, N_PROG = 14u, N_COL = 15u,
            N_REG = 16u, OUT_STRIDE = 17u;
 const uint NONE = 0xFFFFFFFFu;
+// the plan's layout, as d3d12wl/vulkan/walker.py writes it (HEADER_DWORDS, IDENTIFIER_BYTES / 4, COLUMN_DWORDS;
+// tests/test_vulkan_walker.py checks they agree)
+const uint HEADER_DWORDS = 32u, ID_DWORDS = 8u, COLUMN_DWORDS = 8u, REGION_DWORDS = 4u;
 
 uint H(uint i) { return p.d[i]; }
-uint cols_at() { return 32u + 8u * H(N_PROG); }
-uint regs_at() { return cols_at() + 8u * H(N_COL); }
-uint data_at() { return regs_at() + 4u * H(N_REG); }
+uint cols_at() { return HEADER_DWORDS + ID_DWORDS * H(N_PROG); }
+uint regs_at() { return cols_at() + COLUMN_DWORDS * H(N_COL); }
+uint data_at() { return regs_at() + REGION_DWORDS * H(N_REG); }
 uint64_t u64(uint lo, uint hi) { return uint64_t(lo) | (uint64_t(hi) << 32); }
 
 // the DWORD index in p.d of `size` bytes at `va`, or NONE (error bit 1)
 uint locate(uint64_t va, uint size) {
     uint r0 = regs_at();
     for (uint r = 0u; r < H(N_REG); ++r) {
-        uint64_t base = u64(H(r0 + 4u * r), H(r0 + 4u * r + 1u));
-        uint64_t len = uint64_t(H(r0 + 4u * r + 2u));
+        uint64_t base = u64(H(r0 + REGION_DWORDS * r), H(r0 + REGION_DWORDS * r + 1u));
+        uint64_t len = uint64_t(H(r0 + REGION_DWORDS * r + 2u));
         if (va >= base && va + uint64_t(size) <= base + len && ((va - base) & uint64_t(3)) == uint64_t(0)) {
-            return data_at() + H(r0 + 4u * r + 3u) + uint((va - base) >> 2);
+            return data_at() + H(r0 + REGION_DWORDS * r + 3u) + uint((va - base) >> 2);
         }
     }
     atomicOr(w.s[0], 1u);
@@ -64,7 +67,7 @@ void main() {
     uint set_index = NONE;
     for (uint g = 0u; g < H(N_PROG) && set_index == NONE; ++g) {
         bool same = true;
-        for (uint i = 0u; i < 8u; ++i) same = same && rd(slot, i) == H(32u + 8u * g + i);
+        for (uint i = 0u; i < ID_DWORDS; ++i) same = same && rd(slot, i) == H(HEADER_DWORDS + ID_DWORDS * g + i);
         if (same) set_index = g;
     }
     if (set_index == NONE) atomicOr(w.s[0], 2u);
@@ -75,7 +78,7 @@ void main() {
         uint sec = hybrid ? locate(secva, H(S_SIZE)) : NONE;
         uint ob = (first + j) * ostride;
         for (uint c = 0u; c < H(N_COL); ++c) {
-            uint cb = cols_at() + 8u * c;
+            uint cb = cols_at() + COLUMN_DWORDS * c;
             uint src = H(cb), off = H(cb + 1u) / 4u, n = H(cb + 2u) / 4u, fo = H(cb + 3u) / 4u;
             for (uint i = 0u; i < n; ++i) {
                 uint v = 0u;
@@ -84,7 +87,7 @@ void main() {
                 else if (src == 3u) v = j;
                 else if (src == 4u) v = i == 0u ? uint(rva) : uint(rva >> 32);
                 else if (src == 5u) v = i == 0u ? uint(secva) : uint(secva >> 32);
-                else if (src == 6u) v = i == 0u ? uint(sva) : uint(sva >> 32);
+                else if (src == 6u) v = i == 0u ? uint(tva) : uint(tva >> 32);  // spec "_PROGRAM_TABLE_POINTER": the table start
                 else if (src == 7u) v = rd(rec, fo + i);
                 else if (src == 8u) v = rd(sec, fo + i);
                 else if (src == 9u) v = rd(slot, fo + i);

@@ -13,7 +13,8 @@
  */
 
 /* pfnGetSupportedExtendedFeatures: write up to Capacity (feature, highest version) pairs; return how many the
- * driver supports.  A driver with the feature lists D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES. */
+ * driver supports (Capacity 0, with NULL arrays, asks for the count only; the runtime asks again with room for
+ * all when the count exceeds Capacity).  A driver with the feature lists D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES. */
 uint32_t D3D12WLDriver_GetSupportedExtendedFeatures(uint32_t Capacity, D3D12DDI_FEATURE_0020 *pFeatures,
                                                     uint32_t *pVersions);
 

@@ -85,8 +85,19 @@ static int push(Messages *v, Message m) {
 
 static Message copy_message(const Message *m) {
     Message c = *m;
-    c.text = strdup(m->text ? m->text : "");
+    c.text = strdup(m->text ? m->text : ""); /* NULL when out of memory: push_copy drops such a copy */
     return c;
+}
+
+/* Push a copy of *m (its own text): 0, and nothing held, when strdup or the growth of v fails. */
+static int push_copy(Messages *v, const Message *m) {
+    Message c = copy_message(m);
+    if (!c.text) return 0;
+    if (!push(v, c)) {
+        free(c.text);
+        return 0;
+    }
+    return 1;
 }
 
 static void clear(Messages *v) {
@@ -107,14 +118,15 @@ static int32_t report(Device *dev, const Message *m) {
     return dev->cb.pfnReportMessageCb(dev->hRT, &msg);
 }
 
+/* The probe as a message with the index of its call; its text is the probe's (not copied). */
 static Message from_probe(const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *p, uint32_t index) {
     Message m;
     m.id = p->VendorMessageId;
     m.severity = (int32_t)p->Severity;
     m.category = (int32_t)p->Category;
-    m.text = (char *)p->pDescription;
+    m.text = (char *)(p->pDescription ? p->pDescription : "");
     m.index = index;
-    return copy_message(&m);
+    return m;
 }
 
 /* ---- the feature's DDI table ------------------------------------------------------------------------------ */
@@ -170,7 +182,7 @@ EXPORT int32_t D3D12WLDriver_EnableExtendedFeature(D3D12DDI_HDEVICE hDevice, D3D
     Device *dev = hDevice.pDrvPrivate;
     Message init;
     if (Feature != D3D12DDI_FEATURE_0126_DRIVER_REPORTED_MESSAGES ||
-        Version < D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 || !pTable)
+        Version != D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0 || !pTable) /* only _0 is implemented */
         return (int32_t)E_INVALIDARG;
     pTable->pfnFlushDriverReportedMessages = flush_driver_reported_messages;
     pTable->pfnSetCommandListStateIndex = set_command_list_state_index;
@@ -246,12 +258,14 @@ EXPORT void D3D12WLDriver_CommandListWork(D3D12DDI_HCOMMANDLIST hCommandList, co
     pthread_mutex_lock(&dev->lock);
     index = list->index; /* the index the runtime gave just before this call */
     enabled = dev->enabled;
-    if (pGpuProbe) push(&list->recording, from_probe(pGpuProbe, index));
+    if (pGpuProbe) {
+        Message m = from_probe(pGpuProbe, index);
+        push_copy(&list->recording, &m); /* out of memory: the finding is dropped, never held half-made */
+    }
     pthread_mutex_unlock(&dev->lock);
     if (pRecordProbe && enabled) { /* a recording-time finding: reported at once, outside the lock */
         Message m = from_probe(pRecordProbe, index);
         report(dev, &m);
-        free(m.text);
     }
 }
 
@@ -281,7 +295,7 @@ EXPORT void D3D12WLDriver_ExecuteCommandLists(void *hCommandQueue, uint32_t NumC
     /* the submission owns a copy of what was recorded: a later Reset does not change what the GPU runs */
     for (uint32_t i = 0; i < NumCommandLists; i++) {
         List *list = phCommandLists[i].pDrvPrivate;
-        for (size_t j = 0; j < list->recording.n; j++) push(&s->work, copy_message(&list->recording.items[j]));
+        for (size_t j = 0; j < list->recording.n; j++) push_copy(&s->work, &list->recording.items[j]);
     }
     if (queue->tail) queue->tail->next = s;
     else queue->head = s;
@@ -305,13 +319,13 @@ EXPORT void D3D12WLDriver_GpuExecute(void *hCommandQueue, uint32_t NumCommandLis
         /* planted bug: the GPU reads each list's recording as it is now, not as it was submitted */
         for (uint32_t i = 0; i < NumCommandLists; i++) {
             List *list = phCommandLists[i].pDrvPrivate;
-            for (size_t j = 0; j < list->recording.n; j++) push(&dev->pending, copy_message(&list->recording.items[j]));
+            for (size_t j = 0; j < list->recording.n; j++) push_copy(&dev->pending, &list->recording.items[j]);
         }
 #else
         (void)NumCommandLists;
         (void)phCommandLists;
         if (s)
-            for (size_t j = 0; j < s->work.n; j++) push(&dev->pending, copy_message(&s->work.items[j]));
+            for (size_t j = 0; j < s->work.n; j++) push_copy(&dev->pending, &s->work.items[j]);
 #endif
     }
     pthread_mutex_unlock(&dev->lock);
