@@ -301,3 +301,27 @@ def test_records_are_the_packers_readers_view() -> None:
                     (READBACK / "dispatch_input.bin").read_bytes())
     assert s.records.dtype == packers.read_dispatch_list_inputs((READBACK / "dispatch_input.bin").read_bytes()).dtype
     assert int(s.records["NumProgramInputs"][0]) == 3
+
+
+def _renamed_programs(tmp_path: Path, names: dict[str, str]) -> Path:
+    doc = json.loads(CULLING.read_text())
+    doc["programs"] = {names.get(k, k): v for k, v in doc["programs"].items()}
+    path = tmp_path / "renamed.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_program_names_are_escaped_per_format(capsysbinary: pytest.CaptureFixture[bytes], tmp_path: Path) -> None:
+    """A program name with a quote, a backslash, a comma or non-ASCII characters is written whole and escaped as
+    the format needs (JSON string escapes, CSV quoting); its UTF-8 bytes are measured, not its characters."""
+    names = {"Opaque": 'Op"a\\que', "Transparent": "Trans,parent", "Shadow": "Ω" * 14}
+    desc = _renamed_programs(tmp_path, names)
+    argv = ["decode", str(desc), "PCS.program_table", str(READBACK / "program_table.bin"), "--count", "4"]
+    code, out, _ = run([*argv, "--format", "json"], capsysbinary)
+    assert code == 0
+    assert [r["program"] for r in json.loads(out)["records"]] == [*names.values(), "-"]
+    code, out, _ = run([*argv, "--format", "csv"], capsysbinary)
+    assert code == 0
+    assert [r["program"] for r in csv.DictReader(io.StringIO(out))] == [*names.values(), "-"]
+    code, out, _ = run(argv, capsysbinary)
+    assert code == 0 and "Ω" * 14 in out and 'Op"a\\que' in out

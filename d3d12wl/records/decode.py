@@ -405,8 +405,8 @@ def _format_int(values: np.ndarray, width: int, hex_: bool) -> np.ndarray:
 
 
 def _strings(texts: list[str]) -> np.ndarray:
-    """A table of left-aligned, NUL-padded texts as a (k, width) character matrix."""
-    width = max([1, *(len(t) for t in texts)])
+    """A table of left-aligned, NUL-padded texts as a (k, width) character matrix (width in UTF-8 bytes)."""
+    width = max([1, *(len(t.encode()) for t in texts)])
     arr = np.array([t.encode() for t in texts], dtype=f"S{width}")
     return arr.view(np.uint8).reshape(len(texts), width) if texts else np.zeros((0, width), dtype=np.uint8)
 
@@ -450,12 +450,22 @@ def _enum_text(enum_name: str, value: int) -> str:
     return next((m for m, v in members.items() if v == value), str(value))
 
 
+def _escaped(text: str, fmt: Format) -> str:
+    """``text`` as a cell of ``fmt``: JSON string escapes (the quotes are the column's), CSV quoting where the
+    text holds a comma, a quote or a line break, text as it is."""
+    if fmt == "json":
+        return json.dumps(text)[1:-1]
+    if fmt == "csv" and any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 class _Formatter:
     """Turns a column of a chunk of records into a (rows, width) character matrix.  ``width`` is fixed for the
     whole output (measured over every record up front, so text columns align across chunks)."""
 
-    def __init__(self, d: Decoded, col: Column, *, json: bool = False) -> None:
-        self.d, self.col, self.json = d, col, json
+    def __init__(self, d: Decoded, col: Column, *, fmt: Format = "text") -> None:
+        self.d, self.col, self.fmt, self.json = d, col, fmt, fmt == "json"
         self.table: _Table | None = None
         self.names = np.zeros((0, 1), dtype=np.uint8)
         self.width = 1
@@ -476,7 +486,7 @@ class _Formatter:
     def _make_table(self, values: np.ndarray) -> None:
         col = self.col
         if col.kind == "program":  # the names of the description's programs, '-' (all zero) and '?' (no program)
-            self.names = _strings(["?", "-", *(name for _, name in self.d.target.programs)])
+            self.names = _strings(["?", "-", *(_escaped(name, self.fmt) for _, name in self.d.target.programs)])
             self.width = self.names.shape[1]
             return
         distinct = np.unique(values)
@@ -535,7 +545,7 @@ class _Synthetic(_Formatter):
     """The ``index`` and ``va`` columns, computed from the record number."""
 
     def __init__(self, d: Decoded, name: str) -> None:
-        self.d, self.name, self.json = d, name, False
+        self.d, self.name, self.fmt, self.json = d, name, "text", False
         self.col = Column(name, 0, np.dtype(np.uint64), "hex" if name == "va" else "dec")
         self.table = None
         last = max(d.count - 1, 0)
@@ -550,11 +560,11 @@ class _Synthetic(_Formatter):
         return _format_int(base + idx * np.uint64(self.d.stride), self.width, True)
 
 
-def _formatters(d: Decoded, *, json: bool = False) -> list[_Formatter]:
+def _formatters(d: Decoded, fmt: Format = "text") -> list[_Formatter]:
     out: list[_Formatter] = [_Synthetic(d, "index")]
     if d.va is not None:
         out.append(_Synthetic(d, "va"))
-    out += [_Formatter(d, c, json=json) for c in d.target.columns]
+    out += [_Formatter(d, c, fmt=fmt) for c in d.target.columns]
     return out
 
 
@@ -665,7 +675,7 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
     partial record), ``csv`` (a header row, one row per record; the partial record goes to ``warn``) or ``json``
     (one object: the target, stride, count, fields, ``partial`` and ``records``, one object per record keyed by
     the packers' column names)."""
-    fs = _formatters(d, json=fmt == "json")
+    fs = _formatters(d, fmt)
     if fmt == "text":
         header, parts = _text_parts(fs)
         out.write((summary(d) + "\n" + header + "\n").encode())
