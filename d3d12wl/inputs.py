@@ -14,6 +14,7 @@ whatever Draft 2020-12 allows), so what passes the schema is an int everywhere a
 from __future__ import annotations
 
 import json
+import math
 import mmap
 import os
 import stat
@@ -130,6 +131,13 @@ def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not JSON")
 
 
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: JSON's grammar allows it, but no float holds it
+        raise ValueError(f"the number {text[:40]} is out of a double's range")
+    return value
+
+
 def json_depth(value: Any, limit: int = MAX_DEPTH) -> int:
     """The nesting depth of parsed JSON (a scalar is 0), level by level without recursion; stops past ``limit``."""
     depth, level = 0, [value] if type(value) in (dict, list) else []
@@ -147,7 +155,8 @@ def json_depth(value: Any, limit: int = MAX_DEPTH) -> int:
 def parse_json(text: str, *, where: str) -> Any:
     """JSON text parsed with the bounds of this module; errors name ``where`` and the line and column."""
     try:
-        value = json.loads(text, parse_int=_parse_int, parse_constant=_no_constant)
+        value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
+                           parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg}", where=f"{where}:{exc.lineno}:{exc.colno}") from None
     except RecursionError:

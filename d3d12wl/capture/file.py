@@ -834,7 +834,7 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
         data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
                                copy_files=copy_files, staged=staged)
         with staged.open(target) as f:  # renamed last: the JSON never names a .bin that is not there
-            f.write((json.dumps(data, indent=1) + "\n").encode("utf-8"))
+            f.write((json.dumps(data, indent=1, allow_nan=False) + "\n").encode("utf-8"))
         staged.commit()
     finally:
         staged.discard()

@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
     capture = asm.assemble(objects, spec)
     reports = asm.program_table_slots(capture)
     if args.output == "-":
-        json.dump(capture_to_dict(capture), sys.stdout, indent=1)
+        json.dump(capture_to_dict(capture), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
         for line in _summary(capture, "<stdout>", reports):
             print(line, file=sys.stderr)
