@@ -325,3 +325,22 @@ def test_program_names_are_escaped_per_format(capsysbinary: pytest.CaptureFixtur
     assert [r["program"] for r in csv.DictReader(io.StringIO(out))] == [*names.values(), "-"]
     code, out, _ = run(argv, capsysbinary)
     assert code == 0 and "Ω" * 14 in out and 'Op"a\\que' in out
+
+
+@pytest.mark.parametrize(("extra", "where"), [
+    (["--va", "0xffffffffffffffff"], "--va"),
+    (["--va", "-1"], "--va"),
+    (["--va", str(1 << 64)], "--va"),
+    (["--stride", str(1 << 64)], "--stride"),
+    (["--stride", str(1 << 63)], "--stride"),
+    (["--stride", "0", "--count", str((1 << 63) - 1)], "--count"),
+    (["--stride", "0", "--count", str(3 * 10 ** 8)], "--count"),
+])
+def test_out_of_range_va_stride_count_are_usage_errors(extra: list[str], where: str,
+                                                        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """A VA, stride or count past the 64-bit VA space (or a broadcast count beyond any dispatch) is refused before
+    any output, with exit 2 naming the option (not a crash with exit 3, nor a minutes-long run)."""
+    code, out, err = run(["decode", str(CULLING), "PCS.secondary", str(READBACK / "secondary_opaque.bin"), *extra],
+                         capsysbinary)
+    assert code == 2, err
+    assert out == "" and where in err

@@ -45,6 +45,12 @@ FORMATS: tuple[str, ...] = ("text", "json", "csv")
 #: rows formatted and written at a time
 CHUNK = 1 << 16
 
+#: the GPU VA space (a VA is a 64-bit unsigned integer), the strides numpy can lay a view at, and the copies of
+#: the broadcast record (stride 0) that may be asked for (each is formatted)
+VA_SPACE = 1 << 64
+MAX_STRIDE = 1 << 63
+MAX_BROADCAST = 1 << 24
+
 #: C types whose values are GPU virtual addresses or descriptor handles (shown in hex)
 _ADDRESS_TYPES = {"D3D12_GPU_VIRTUAL_ADDRESS"}
 _HANDLE_STRUCTS = {"D3D12_GPU_DESCRIPTOR_HANDLE", "D3D12_CPU_DESCRIPTOR_HANDLE"}
@@ -291,6 +297,10 @@ def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, co
     broadcast form, is one record).  ``count`` defaults to every record the bytes hold whole; bytes left after
     them are a :class:`Partial` record.  An explicit ``count`` the bytes do not hold raises :class:`ParseError`."""
     buf = _as_u8(data)
+    if va is not None and not 0 <= va < VA_SPACE:
+        raise ParseError(f"VA 0x{va:x} is outside the 64-bit VA space", where="--va")
+    if stride is not None and not 0 <= stride < MAX_STRIDE:
+        raise ParseError(f"stride {stride} is outside [0, 2**63)", where="--stride")
     stride = t.check_stride(stride)
     if offset < 0:
         raise ParseError(f"offset {offset} is negative", where="--offset")
@@ -317,6 +327,12 @@ def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, co
             raise ParseError(f"{n} records of {size} bytes at stride {stride} from offset {offset} need "
                              f"{(n - 1) * stride + size} bytes; {source} holds {available} from there "
                              f"({fits} whole records)", where=f"{source} --count")
+        if stride == 0 and n > MAX_BROADCAST:
+            raise ParseError(f"{n} copies of the broadcast record (stride 0): at most {MAX_BROADCAST}",
+                             where="--count")
+    if va is not None and n and va + offset + (n - 1) * stride + size > VA_SPACE:
+        raise ParseError(f"record {n - 1} at VA 0x{va + offset + (n - 1) * stride:x} ends past the 64-bit VA "
+                         "space", where="--va")
     return Decoded(t, buf, offset, stride, n, _records(t, buf, offset, stride, n), partial, va, source)
 
 
