@@ -344,3 +344,22 @@ def test_out_of_range_va_stride_count_are_usage_errors(extra: list[str], where: 
                          capsysbinary)
     assert code == 2, err
     assert out == "" and where in err
+
+
+def test_many_distinct_floats_stay_aligned() -> None:
+    """A float column with more distinct values than are tabled is formatted chunk by chunk in the width measured
+    up front: every text row is as wide as the header (the columns after it stay under their headers)."""
+    name = "D3D12_STATIC_SAMPLER_DESC"
+    n = 20000
+    data = np.zeros(n * abi.sizeof(name), dtype=np.uint8)
+    arr = np.ndarray((n,), dtype=decode.target(objects(), name).dtype, buffer=data)
+    arr["MaxLOD"] = np.arange(n, dtype=np.float32) / 4
+    arr["RegisterSpace"] = 7
+    buf = io.BytesIO()
+    decode.write(decode.view(decode.target(objects(), name), data), buf)
+    lines = buf.getvalue().decode().splitlines()
+    header, rows = lines[1], lines[2:]
+    assert len(rows) == n
+    end = header.index("MaxLOD") + len("MaxLOD")
+    assert len({len(r) for r in rows}) == 1
+    assert all(r[:end].endswith(str(v)) for r, v in zip(rows[::997], arr["MaxLOD"][::997].tolist(), strict=True))

@@ -549,7 +549,7 @@ class _Formatter:
             if self.json:
                 text[~np.isfinite(values)] = b"null"
             mat = text.view(np.uint8).reshape(hi - lo, -1)
-            return _right(mat, max(self.width, mat.shape[1]))
+            return _right(mat, self.width)
         cells = self.table.texts[np.searchsorted(self.table.values, values)]
         return _right(cells, self.width) if self.right else cells
 
