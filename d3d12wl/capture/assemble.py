@@ -40,6 +40,8 @@ from d3d12wl.model.objects import ObjectSet, RootSignature
 from d3d12wl.model.state import ProgramTableBinding
 from d3d12wl.records.layout import PROGRAM_IDENTIFIER, array_strides, signature_strides
 from d3d12wl.records.payloads import executable_class_of
+from d3d12wl.rules import Sink
+from d3d12wl.rules.setprogram import check_program_table_binding
 
 __all__ = ["AssembleSpec", "BindingSpec", "CallSpec", "Region", "SlotReport", "assemble", "parse_region",
            "program_table_slots", "resolve_va"]
@@ -455,14 +457,12 @@ def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotRe
     out = []
     for i, t in enumerate(_tables(capture)):
         start, size, stride = t.Table.StartAddress, t.Table.SizeInBytes, t.Table.StrideInBytes
-        findings: list[str] = []
-        slots = t.SlotCount if stride else min(t.SlotCount, 1)
-        holds = (size // stride if stride else (1 if size >= ident_size else 0)) if size >= ident_size else 0
-        if slots > holds:
-            findings.append(f"program table {i} @0x{start:x}: SlotCount {t.SlotCount} at stride {stride} needs "
-                            f"{(slots - 1) * stride + ident_size} bytes, SizeInBytes is {size} (holds {holds} "
-                            "slots)")
-            slots = holds
+        # the binding's rules as SetProgram (and so exec) checks them; the slots read are those the table holds
+        sink = Sink("state", "program")
+        check_program_table_binding(sink, t, "ProgramTable")
+        findings = [f"program table {i} @0x{start:x}: [{v.rule}] {v.message}" for v in sink.out]
+        holds = 0 if size < ident_size else size // stride if stride else 1
+        slots = min(t.SlotCount if stride else min(t.SlotCount, 1), holds)
         try:
             raw = capture.memory.view(start, (slots - 1) * stride + ident_size) if slots else memoryview(b"")
         except D3D12WLError as exc:  # unmapped: the executor reports it as it reads
