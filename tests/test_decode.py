@@ -363,3 +363,29 @@ def test_many_distinct_floats_stay_aligned() -> None:
     end = header.index("MaxLOD") + len("MaxLOD")
     assert len({len(r) for r in rows}) == 1
     assert all(r[:end].endswith(str(v)) for r, v in zip(rows[::997], arr["MaxLOD"][::997].tolist(), strict=True))
+
+
+def test_identifiers_are_matched_by_one_lookup() -> None:
+    """packers.match_identifiers (decode's program column and capture's slots both use it): every 32-byte slot
+    looked up among the sorted identifiers, chunk by chunk; exact on all 32 bytes (trailing NULs included), the
+    last of two equal identifiers wins, all-zero is EMPTY_IDENTIFIER unless a program has it."""
+    rng = np.random.default_rng(7)
+    ids = [rng.integers(0, 256, 32, dtype=np.uint8).tobytes() for _ in range(50)]
+    ids.append(b"A" + bytes(31))  # a prefix of the next one but for its trailing NULs
+    ids.append(b"A" + bytes(30) + b"\x01")
+    n, stride = 1000, 40
+    pick = rng.integers(-2, len(ids), n)
+    data = np.zeros((n, stride), dtype=np.uint8)
+    for i, k in enumerate(pick):
+        if k >= 0:
+            data[i, :32] = np.frombuffer(ids[k], dtype=np.uint8)
+        elif k == -1:
+            data[i, :32] = 0xEE
+    want = pick.copy()
+    for chunk in (1, 7, 1 << 20):
+        got = packers.match_identifiers(data.tobytes(), ids, count=n, stride=stride, chunk=chunk)
+        assert got.tolist() == want.tolist()
+    assert packers.match_identifiers(bytes(32), [ids[0], ids[0]], count=3, stride=0).tolist() == [-2] * 3
+    assert packers.match_identifiers(ids[0], [ids[0], ids[0]], count=1, stride=0).tolist() == [1]
+    assert packers.match_identifiers(bytes(32), [bytes(32)], count=1, stride=32).tolist() == [0]
+    assert packers.match_identifiers(b"", ids, count=0, stride=32).tolist() == []

@@ -39,6 +39,7 @@ from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, RootSignature
 from d3d12wl.model.state import ProgramTableBinding
 from d3d12wl.records.layout import PROGRAM_IDENTIFIER, array_strides, signature_strides
+from d3d12wl.records.packers import EMPTY_IDENTIFIER, NO_PROGRAM, match_identifiers
 from d3d12wl.records.payloads import executable_class_of
 from d3d12wl.rules import Sink
 from d3d12wl.rules.setprogram import check_program_table_binding
@@ -469,19 +470,17 @@ def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotRe
             findings.append(f"program table {i} @0x{start:x}: {exc}")
             out.append(SlotReport(i, t, {}, 0, [], findings))
             continue
-        buf = np.frombuffer(raw, dtype=np.uint8)
-        ids = np.ndarray((slots, ident_size), dtype=np.uint8, buffer=buf, strides=(stride, 1)) if slots else \
-            np.zeros((0, ident_size), dtype=np.uint8)
-        # one comparison per program of the description over every slot at once (no Python object per slot)
-        which = np.full(slots, -1, dtype=np.int64)
+        # every slot's identifier looked up among the programs' at once (records.packers.match_identifiers)
         names = list(known.values())
-        for k, ident in enumerate(known):
-            which[(ids == np.frombuffer(ident, dtype=np.uint8)).all(axis=1)] = k
-        empty_mask = (which < 0) & ~ids.any(axis=1)
-        programs = {names[k]: np.nonzero(which == k)[0] for k in range(len(names)) if (which == k).any()}
-        empty = int(empty_mask.sum())
-        unmatched_slots = np.nonzero((which < 0) & ~empty_mask)[0]
-        unmatched = [(int(slot), bytes(ids[slot]).hex()) for slot in unmatched_slots[:max_listed]]
+        which = match_identifiers(raw, list(known), count=slots, stride=stride)
+        matched = np.nonzero(which >= 0)[0]
+        counts = np.bincount(which[matched], minlength=len(names))
+        by_program = np.split(matched[np.argsort(which[matched], kind="stable")], np.cumsum(counts)[:-1])
+        programs = {names[k]: part for k, part in enumerate(by_program) if part.size}
+        empty = int(np.count_nonzero(which == EMPTY_IDENTIFIER))
+        unmatched_slots = np.nonzero(which == NO_PROGRAM)[0]
+        unmatched = [(int(slot), bytes(raw[slot * stride:slot * stride + ident_size]).hex())
+                     for slot in unmatched_slots[:max_listed]]
         unmatched_count = int(unmatched_slots.size)
         for slot, ident_hex in unmatched:
             findings.append(f"program table {i} slot {slot} @0x{start + slot * stride:x}: identifier {ident_hex} "

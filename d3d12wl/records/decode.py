@@ -11,8 +11,8 @@ reports a trailing partial record instead of dropping it; the array is the packe
 in chunks.
 
 Nothing is formatted one record at a time: every column is turned into a matrix of characters by numpy (digits by
-division, hex digits by shifts, enum members by lookup over the distinct values, program names by one comparison
-per program), the cells of a chunk are placed into one matrix of lines, and the matrix is written as bytes.
+division, hex digits by shifts, enum members by lookup over the distinct values, program names by one binary search
+over the sorted identifiers), the cells of a chunk are placed into one matrix of lines, and the matrix is written as bytes.
 Sizes, offsets and types come from :mod:`d3d12wl.records.dtypes` (the compiled headers and the layout
 calculator); enum members from :mod:`d3d12wl.abi`; strides are checked by
 :func:`d3d12wl.records.packers.resolve_stride`.
@@ -34,7 +34,13 @@ from d3d12wl.errors import LayoutError, ParseError
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import layout as L
 from d3d12wl.records.dtypes import Leaf, classify, field_type, leaves, record_dtype, struct_dtype
-from d3d12wl.records.packers import read_records, read_structs, resolve_stride
+from d3d12wl.records.packers import (
+    EMPTY_IDENTIFIER,
+    match_identifiers,
+    read_records,
+    read_structs,
+    resolve_stride,
+)
 from d3d12wl.records.schemas import missing_field
 
 __all__ = ["Decoded", "Format", "Partial", "Target", "FORMATS", "declared_stride", "target", "view", "write"]
@@ -502,7 +508,9 @@ class _Formatter:
     def _make_table(self, values: np.ndarray) -> None:
         col = self.col
         if col.kind == "program":  # the names of the description's programs, '-' (all zero) and '?' (no program)
-            self.names = _strings(["?", "-", *(_escaped(name, self.fmt) for _, name in self.d.target.programs)])
+            # indexed by match_identifiers' answer - EMPTY_IDENTIFIER: '-' (EMPTY_IDENTIFIER), '?' (NO_PROGRAM), the
+            # programs
+            self.names = _strings(["-", "?", *(_escaped(name, self.fmt) for _, name in self.d.target.programs)])
             self.width = self.names.shape[1]
             return
         distinct = np.unique(values)
@@ -539,11 +547,11 @@ class _Formatter:
             out[:, 0::2] = _HEX_DIGITS[values >> 4]
             out[:, 1::2] = _HEX_DIGITS[values & 15]
             return out
-        if col.kind == "program":  # one comparison per program of the description, over every row at once
-            which = np.where(values.any(axis=1), 0, 1)
-            for k, (ident, _) in enumerate(self.d.target.programs):
-                which[(values == np.frombuffer(ident, dtype=np.uint8)).all(axis=1)] = k + 2
-            return self.names[which]
+        if col.kind == "program":  # every row's identifier looked up among the description's programs at once
+            d = self.d
+            which = match_identifiers(d.buffer, [ident for ident, _ in d.target.programs], count=hi - lo,
+                                      stride=d.stride, offset=d.offset + lo * d.stride + col.offset)
+            return self.names[which - EMPTY_IDENTIFIER]
         if self.table is None:  # many distinct floats
             text = np.asarray(values).astype("S32")
             if self.json:
