@@ -389,3 +389,19 @@ def test_identifiers_are_matched_by_one_lookup() -> None:
     assert packers.match_identifiers(ids[0], [ids[0], ids[0]], count=1, stride=0).tolist() == [1]
     assert packers.match_identifiers(bytes(32), [bytes(32)], count=1, stride=32).tolist() == [0]
     assert packers.match_identifiers(b"", ids, count=0, stride=32).tolist() == []
+
+
+def test_records_are_built_once_and_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """view() does not build the structured array (write reads the buffer itself); Decoded.records builds it once."""
+    calls: list[int] = []
+    real = decode._records
+
+    def counted(*args: Any) -> np.ndarray:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(decode, "_records", counted)
+    d = decode.view(decode.target(objects(), "PCS.secondary"), (READBACK / "secondary_opaque.bin").read_bytes())
+    decode.write(d, io.BytesIO(), "json")
+    assert calls == []
+    assert d.records is d.records and calls == [1]

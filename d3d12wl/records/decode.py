@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import IO, Any, Literal
 
 import numpy as np
@@ -274,7 +274,7 @@ class Partial:
 
 @dataclass
 class Decoded:
-    """Records over a buffer: ``records`` is a zero-copy structured array (``itemsize`` = bytes used, strided by
+    """Records over a buffer: ``records`` (built once, on first use) is a zero-copy structured array (``itemsize`` = bytes used, strided by
     ``stride``); ``va`` the VA of the buffer's byte 0 when given."""
 
     target: Target
@@ -282,10 +282,14 @@ class Decoded:
     offset: int
     stride: int
     count: int
-    records: np.ndarray
     partial: Partial | None
     va: int | None = None
     source: str = "-"
+
+    @cached_property
+    def records(self) -> np.ndarray:
+        """The records as a structured array, built on first use (:func:`write` reads the buffer itself)."""
+        return _records(self.target, self.buffer, self.offset, self.stride, self.count)
 
     def record_va(self, index: int) -> int | None:
         return None if self.va is None else self.va + self.offset + index * self.stride
@@ -339,7 +343,7 @@ def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, co
     if va is not None and n and va + offset + (n - 1) * stride + size > VA_SPACE:
         raise ParseError(f"record {n - 1} at VA 0x{va + offset + (n - 1) * stride:x} ends past the 64-bit VA "
                          "space", where="--va")
-    return Decoded(t, buf, offset, stride, n, _records(t, buf, offset, stride, n), partial, va, source)
+    return Decoded(t, buf, offset, stride, n, partial, va, source)
 
 
 def _records(t: Target, buf: np.ndarray, offset: int, stride: int, n: int) -> np.ndarray:
