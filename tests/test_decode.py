@@ -405,3 +405,14 @@ def test_records_are_built_once_and_only_when_asked(monkeypatch: pytest.MonkeyPa
     decode.write(d, io.BytesIO(), "json")
     assert calls == []
     assert d.records is d.records and calls == [1]
+
+
+def test_enum_text_is_abi_s() -> None:
+    """One enum/flag text (abi.enum_text), used by decode: a member's short name, a flag value as its single-bit
+    members joined by '|' and unnamed bits in hex, a value that is no member as the number."""
+    e = "D3D12_DISPATCH_LIST_FLAGS1"
+    assert abi.enum_text(e, 0) == "NONE"
+    assert abi.enum_text(e, 2) == "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION"
+    assert abi.enum_text(e, 1 | 8 | 0x30) == "ALLOW_OUT_OF_ORDER_GRAPHICS|END_WITH_MEMORY_FLUSH|0x30"
+    assert abi.enum_text("D3D12_INDIRECT_ARGUMENT_TYPE", 0x7FFF) == str(0x7FFF)
+    assert not hasattr(decode, "_enum_text")

@@ -113,11 +113,9 @@ class Target:
         return [(lf.path, lf.offset, lf.size) for lf in leaves(self.dtype)]
 
 
-def _enum_names() -> frozenset[str]:
-    return frozenset(abi.default.decls.enums)
-
-
-_ENUMS = cache(_enum_names)
+@cache
+def _enums() -> frozenset[str]:
+    return frozenset(abi.default.enum_names())
 
 
 def _ctypes_of_struct(info: TypeInfo, prefix: str, out: dict[str, tuple[str, str | None]], parent: str) -> None:
@@ -156,7 +154,7 @@ def _leaf_ctypes(record: L.RecordLayout | None, struct: str | None) -> dict[str,
 
 
 def _kind(ctype: str, parent: str | None, leaf: Leaf, dword_array: bool) -> tuple[str, str | None]:
-    if ctype in _ENUMS():
+    if ctype in _enums():
         return "enum", ctype
     if leaf.dtype.kind == "f":
         return "float", None
@@ -457,25 +455,6 @@ class _Table:
     texts: np.ndarray  # (k, width) characters
 
 
-def _enum_text(enum_name: str, value: int) -> str:
-    """An enum value by its member's short name (flags: ``NAME|NAME``, unnamed bits in hex); a value that is no
-    member is the number."""
-    prefix = abi.default.enum_prefix(enum_name)
-    members = {m[len(prefix):]: v for m, v in abi.enum_members(enum_name).items()}
-    if abi.is_flag_enum(enum_name):
-        if value == 0:
-            return next((m for m, v in members.items() if v == 0), "0")
-        names, rest = [], value
-        for m, bit in members.items():
-            if bit and bit & (bit - 1) == 0 and rest & bit:
-                names.append(m)
-                rest &= ~bit
-        if rest:
-            names.append(f"0x{rest:x}")
-        return "|".join(names)
-    return next((m for m, v in members.items() if v == value), str(value))
-
-
 def _escaped(text: str, fmt: Format) -> str:
     """``text`` as a cell of ``fmt``: JSON string escapes (the quotes are the column's), CSV quoting where the
     text holds a comma, a quote or a line break, text as it is."""
@@ -525,7 +504,7 @@ class _Formatter:
                 return
         if col.kind == "enum":
             assert col.enum is not None
-            texts = [_enum_text(col.enum, int(v)) for v in distinct]
+            texts = [abi.enum_text(col.enum, int(v)) for v in distinct]
         else:  # float: numpy's shortest repr of each distinct value
             if distinct.size > _MAX_DISTINCT:  # formatted chunk by chunk; the widest text, measured vectorized
                 self.width = max(4, int(np.strings.str_len(np.asarray(distinct).astype("S32")).max()))
