@@ -57,10 +57,6 @@ VA_SPACE = 1 << 64
 MAX_STRIDE = 1 << 63
 MAX_BROADCAST = 1 << 24
 
-#: C types whose values are GPU virtual addresses or descriptor handles (shown in hex)
-_ADDRESS_TYPES = {"D3D12_GPU_VIRTUAL_ADDRESS"}
-_HANDLE_STRUCTS = {"D3D12_GPU_DESCRIPTOR_HANDLE", "D3D12_CPU_DESCRIPTOR_HANDLE"}
-
 #: at most this many distinct values of an enum/flags/float column are named one by one (more: plain numbers)
 _MAX_DISTINCT = 1 << 14
 
@@ -158,7 +154,7 @@ def _kind(ctype: str, parent: str | None, leaf: Leaf, dword_array: bool) -> tupl
         return "enum", ctype
     if leaf.dtype.kind == "f":
         return "float", None
-    if ctype == "pointer" or ctype in _ADDRESS_TYPES or parent in _HANDLE_STRUCTS or dword_array:
+    if ctype == "pointer" or ctype in L.HEX_TYPES or parent in L.HEX_STRUCTS or dword_array:
         return "hex", None
     return "dec", None
 
@@ -166,8 +162,7 @@ def _kind(ctype: str, parent: str | None, leaf: Leaf, dword_array: bool) -> tupl
 def _columns(dtype: np.dtype, record: L.RecordLayout | None, struct: str | None,
              with_programs: bool) -> tuple[Column, ...]:
     ctypes = _leaf_ctypes(record, struct)
-    # DWORD arrays of root constants and local root arguments: raw bits, shown in hex as `d3d12wl dump` does
-    dword_arrays = {f.name for f in record.fields if f.count > 1} if record is not None else set()
+    dword_arrays = record.hex_dword_arrays if record is not None else frozenset()
     cols: list[Column] = []
     for leaf in leaves(dtype):
         ctype, parent = ctypes.get(leaf.path, ("", None))
