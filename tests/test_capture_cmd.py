@@ -284,3 +284,13 @@ def test_regions_by_option_anywhere(tmp_path: Path) -> None:
     regions = [a for r in CULLING_REGIONS for a in ("--region", r)]
     assert main(["capture", str(CULLING), *CULLING_CALL, "-o", str(out), *regions]) == 0
     assert trace_of(load_capture(out)) == trace_of(load_capture(EXAMPLES / "culling_capture.json"))
+
+
+def test_capture_only_members_are_defined_once() -> None:
+    """The members a capture has beyond a description's collections: one definition (capture.file), which
+    decode and capture both ignore when a capture is given as DESC.json."""
+    from d3d12wl.capture import file
+    from d3d12wl.cli import capture_cmd, decode_cmd
+
+    assert decode_cmd.CAPTURE_ONLY is file.CAPTURE_ONLY is capture_cmd.CAPTURE_ONLY
+    assert file.CAPTURE_ONLY == {"version", "device", "memory", "state", "call"}

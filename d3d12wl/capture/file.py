@@ -75,6 +75,8 @@ OBJECT_COLLECTIONS = (
     "programs",
 )
 CAPTURE_MEMBERS = ("version", "device", *OBJECT_COLLECTIONS, "memory", "state", "call")
+#: A capture can be given where a description is expected: its own members are not description collections.
+CAPTURE_ONLY = frozenset(CAPTURE_MEMBERS) - frozenset(OBJECT_COLLECTIONS)
 
 #: Regions up to this many bytes are written inline by :func:`save_capture`; larger ones go to files.
 INLINE_LIMIT = 4096
@@ -877,5 +879,5 @@ def schema_errors(doc: Any) -> list[str]:
     return out
 
 
-__all__ = ["CAPTURE_VERSION", "Capture", "capture_to_dict", "load_capture", "save_capture", "schema",
+__all__ = ["CAPTURE_ONLY", "CAPTURE_VERSION", "Capture", "capture_to_dict", "load_capture", "save_capture", "schema",
            "schema_errors"]
