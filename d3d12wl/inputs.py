@@ -116,7 +116,7 @@ def read_text(source: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, wh
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        name = "<stdin>" if os.fspath(source) == STDIN else os.fspath(source)
+        name = label(source)
         raise InputError(f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}): a {what} is "
                          "JSON text, and binary data belongs in a region file", where=name) from None
 
@@ -171,7 +171,7 @@ def parse_json(text: str, *, where: str) -> Any:
 
 def load_json(source: str | os.PathLike[str], *, what: str = "file", limit: int = MAX_JSON_BYTES) -> Any:
     """The JSON document of a file (or stdin for ``-``), read and parsed within the bounds of this module."""
-    name = "<stdin>" if os.fspath(source) == STDIN else os.fspath(source)
+    name = label(source)
     return parse_json(read_text(source, limit=limit, what=what), where=name)
 
 
