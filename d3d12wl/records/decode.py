@@ -36,6 +36,7 @@ from d3d12wl.records import layout as L
 from d3d12wl.records.dtypes import Leaf, classify, field_type, leaves, record_dtype, struct_dtype
 from d3d12wl.records.packers import (
     EMPTY_IDENTIFIER,
+    as_u8,
     match_identifiers,
     read_records,
     read_structs,
@@ -288,18 +289,12 @@ class Decoded:
         return None if self.va is None else self.va + self.offset + index * self.stride
 
 
-def _as_u8(data: Any) -> np.ndarray:
-    if isinstance(data, np.ndarray):
-        return data.reshape(-1).view(np.uint8)
-    return np.frombuffer(data, dtype=np.uint8)
-
-
 def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, count: int | None = None,
          va: int | None = None, source: str = "-") -> Decoded:
     """The records of ``t`` in ``data`` from ``offset``, ``stride`` apart (default: the declared stride; 0, the
     broadcast form, is one record).  ``count`` defaults to every record the bytes hold whole; bytes left after
     them are a :class:`Partial` record.  An explicit ``count`` the bytes do not hold raises :class:`ParseError`."""
-    buf = _as_u8(data)
+    buf = as_u8(data)
     if va is not None and not 0 <= va < VA_SPACE:
         raise ParseError(f"VA 0x{va:x} is outside the 64-bit VA space", where="--va")
     if stride is not None and not 0 <= stride < MAX_STRIDE:
