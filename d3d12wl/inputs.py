@@ -25,7 +25,8 @@ from typing import Any
 from d3d12wl.errors import D3D12WLError
 
 __all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "MAX_JSON_BYTES", "MAX_STREAM_BYTES", "STDIN", "InputError", "file_kind",
-           "json_depth", "label", "load_json", "map_bytes", "parse_json", "path_of", "read_bytes", "read_text",
+           "integer", "json_depth", "label", "load_json", "map_bytes", "parse_json", "path_of", "read_bytes",
+           "read_text",
            "schema_validator"]
 
 #: the name that stands for standard input
@@ -119,6 +120,19 @@ def read_text(source: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, wh
         name = label(source)
         raise InputError(f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}): a {what} is "
                          "JSON text, and binary data belongs in a region file", where=name) from None
+
+
+def integer(text: str) -> int:
+    """An integer a user typed (an option, a region's VA or size): decimal or ``0x`` hexadecimal, ``_`` between
+    digits as Python allows; at most :data:`MAX_INT_DIGITS` digits.  ``ValueError`` saying why otherwise (callers
+    raise their own error kind from it)."""
+    digits = text.strip().lstrip("+-").removeprefix("0x").removeprefix("0X").replace("_", "")
+    if len(digits) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(digits)} digits (at most {MAX_INT_DIGITS}): {text[:20]!r}...")
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise ValueError(f"not an integer: {text!r} (decimal or 0x hex)") from None
 
 
 def _parse_int(text: str) -> int:

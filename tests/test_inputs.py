@@ -123,3 +123,21 @@ def test_a_number_beyond_a_double_is_refused(number: str, tmp_path: Path,
     assert number in desc.read_text()
     assert main(["validate", str(desc)]) == 2
     assert "out of a double's range" in capsys.readouterr().err
+
+
+def test_one_integer_parser_for_options_and_region_grammar(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """inputs.integer is the one parser of a typed integer: decode's --count and capture's region grammar give the
+    same answers and the same refusal (a huge digit string is refused, not converted)."""
+    from d3d12wl.capture import assemble
+    from d3d12wl.cli import _options
+    from d3d12wl.errors import CaptureError
+
+    for text, value in [("0x10", 16), ("1_000", 1000), ("42", 42)]:
+        assert inputs.integer(text) == _options.integer(text) == assemble._int(text, "x") == value
+    with pytest.raises(ValueError, match="not an integer"):
+        inputs.integer("0xzz")
+    with pytest.raises(ValueError, match="digits"):
+        inputs.integer("9" * 5000)
+    with pytest.raises(CaptureError, match="digits"):
+        assemble._int("9" * 5000, "x")

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl import abi
+from d3d12wl import abi, inputs
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.errors import CaptureError, D3D12WLError
 from d3d12wl.model import description
@@ -69,9 +69,9 @@ def _fail(where: str, message: str) -> CaptureError:
 
 def _int(text: str, where: str) -> int:
     try:
-        value = int(text.replace("_", ""), 0)
-    except ValueError:
-        raise _fail(where, f"not an integer: {text!r} (decimal or 0x hex)") from None
+        value = inputs.integer(text)
+    except ValueError as exc:
+        raise _fail(where, str(exc)) from None
     if value < 0:
         raise _fail(where, f"{text!r} is negative")
     return value
