@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from d3d12wl import abi, inputs
-from d3d12wl.capture.file import Capture, load_capture
+from d3d12wl.capture.file import CAPTURE_VERSION, Capture, load_capture
 from d3d12wl.errors import CaptureError, D3D12WLError
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
@@ -401,8 +401,8 @@ def document(objects: ObjectSet, spec: AssembleSpec) -> dict[str, Any]:
         names[r.name] = r
     signature = _signature(objects, spec)
     tier = spec.tier if spec.tier is not None else (2 if spec.call.kind == "DispatchList1" else 1)
-    doc: dict[str, Any] = {"version": 1, "device": {"Tier": f"TIER_{tier}",
-                                                    "DispatchRaysSupported": spec.dispatch_rays}}
+    doc: dict[str, Any] = {"version": CAPTURE_VERSION, "device": {"Tier": f"TIER_{tier}",
+                                                                  "DispatchRaysSupported": spec.dispatch_rays}}
     objects_doc = description.dump(objects)
     doc.update({k: v for k, v in objects_doc.items() if v})
     doc["memory"] = [r.entry for r in spec.regions if r.data is None]

@@ -474,7 +474,7 @@ class _Formatter:
                 else:
                     self.width = max(len(str(lo)), len(str(hi)))
         elif col.kind == "identifier":
-            self.width = 2 * values.shape[1] if values.ndim == 2 else 64
+            self.width = 2 * abi.sizeof(L.PROGRAM_IDENTIFIER)  # two hex digits a byte
         else:
             self._make_table(values)
 
