@@ -240,10 +240,8 @@ def _classes(objects: ObjectSet, spec: AssembleSpec, signature: str | None) -> d
     out: dict[str, RootSignature | None] = {}
     for pcs in pcses:
         cls = executable_class_of(pcs.pArgumentDescs)
-        if cls is not None and cls is not ExecutableClass.RAYTRACING:
-            out.setdefault("compute" if cls is ExecutableClass.COMPUTE else "graphics", pcs.pGlobalRootSignature)
-        elif cls is ExecutableClass.RAYTRACING:
-            out.setdefault("compute", pcs.pGlobalRootSignature)
+        if cls is not None:  # a raytracing PCS's global root signature is a compute one
+            out.setdefault("graphics" if cls is ExecutableClass.GRAPHICS else "compute", pcs.pGlobalRootSignature)
     return out
 
 

@@ -312,7 +312,7 @@ def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, co
         fits = (available - size) // stride + 1 if available >= size else 0
     partial = None
     if count is None:
-        n = fits if stride else min(fits, 1)
+        n = fits  # (at most 1 at stride 0)
         end = n * stride if stride else n * size
         if stride and available > end or (n == 0 and available):
             left = available - end
