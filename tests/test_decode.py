@@ -416,3 +416,19 @@ def test_enum_text_is_abi_s() -> None:
     assert abi.enum_text(e, 1 | 8 | 0x30) == "ALLOW_OUT_OF_ORDER_GRAPHICS|END_WITH_MEMORY_FLUSH|0x30"
     assert abi.enum_text("D3D12_INDIRECT_ARGUMENT_TYPE", 0x7FFF) == str(0x7FFF)
     assert not hasattr(decode, "_enum_text")
+
+
+def test_an_enum_column_of_many_values_says_it_is_numbers() -> None:
+    """An enum column with more distinct values than are named one by one falls back to numbers, and the JSON
+    "fields" entry says so (kind "dec", no enum), as its values (JSON numbers) are."""
+    name = "D3D12_DISPATCH_LIST_INPUT1"
+    n = 20000
+    data = np.zeros(n * abi.sizeof(name), dtype=np.uint8)
+    arr = np.ndarray((n,), dtype=decode.target(objects(), name).dtype, buffer=data)
+    arr["Flags"] = np.arange(n)
+    buf = io.BytesIO()
+    decode.write(decode.view(decode.target(objects(), name), data), buf, "json")
+    doc = json.loads(buf.getvalue())
+    field = next(f for f in doc["fields"] if f["name"] == "Flags")
+    assert field["kind"] == "dec" and "enum" not in field
+    assert [r["Flags"] for r in doc["records"][:3]] == [0, 1, 2]

@@ -694,8 +694,9 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
         "what": t.name, "source": d.source, "offset": d.offset, "stride": d.stride, "size": t.size,
         "default_stride": t.default_stride, "stride_from": t.stride_from, "count": d.count,
         "va": None if d.va is None else f"0x{d.va:x}",
+        # the columns as formatted (an enum column of too many distinct values is shown as numbers)
         "fields": [{"name": c.name, "offset": c.offset, "kind": c.kind, **({"enum": c.enum} if c.enum else {})}
-                   for c in t.columns],
+                   for c in (f.col for f in fs if not isinstance(f, _Synthetic))],
         "partial": None if d.partial is None else d.partial.to_dict(d.va),
     }
     text = json.dumps(head, indent=1)
