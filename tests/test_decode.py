@@ -325,6 +325,9 @@ def test_program_names_are_escaped_per_format(capsysbinary: pytest.CaptureFixtur
     assert [r["program"] for r in csv.DictReader(io.StringIO(out))] == [*names.values(), "-"]
     code, out, _ = run(argv, capsysbinary)
     assert code == 0 and "Ω" * 14 in out and 'Op"a\\que' in out
+    lines = out.splitlines()[1:]  # the text table stays aligned by characters, whatever a name's UTF-8 bytes
+    assert len({len(line) for line in lines}) == 1
+    assert len({line.index("0x3f") for line in lines[1:3]}) == 1
 
 
 @pytest.mark.parametrize(("extra", "where"), [

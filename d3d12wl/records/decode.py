@@ -353,6 +353,8 @@ def _records(t: Target, buf: np.ndarray, offset: int, stride: int, n: int) -> np
 
 _HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 _ZERO, _X, _MINUS, _SPACE, _NEWLINE = ord("0"), ord("x"), ord("-"), ord(" "), ord("\n")
+#: a byte that is never UTF-8: fills a text cell's bytes beyond its characters, dropped from the output
+_DROPPED = 0xFF
 
 
 def _leaf_values(d: Decoded, col: Column, lo: int, hi: int) -> np.ndarray:
@@ -418,11 +420,15 @@ def _format_int(values: np.ndarray, width: int, hex_: bool) -> np.ndarray:
     return _digits(values, 10, width)
 
 
-def _strings(texts: list[str]) -> np.ndarray:
-    """A table of left-aligned, NUL-padded texts as a (k, width) character matrix (width in UTF-8 bytes)."""
+def _strings(texts: list[str], fill: int = 0) -> np.ndarray:
+    """A table of left-aligned texts padded with ``fill`` (NUL) as a (k, width) character matrix (width in UTF-8
+    bytes)."""
     width = max([1, *(len(t.encode()) for t in texts)])
     arr = np.array([t.encode() for t in texts], dtype=f"S{width}")
-    return arr.view(np.uint8).reshape(len(texts), width) if texts else np.zeros((0, width), dtype=np.uint8)
+    mat = arr.view(np.uint8).reshape(len(texts), width) if texts else np.zeros((0, width), dtype=np.uint8)
+    if fill:
+        mat[mat == 0] = fill
+    return mat
 
 
 def _right(mat: np.ndarray, width: int) -> np.ndarray:
@@ -464,6 +470,7 @@ class _Formatter:
         self.table: _Table | None = None
         self.names = np.zeros((0, 1), dtype=np.uint8)
         self.width = 1
+        self.extra = 0  # bytes of a cell beyond its width in characters (text: non-ASCII program names)
         values = _leaf_values(d, col, 0, d.count)
         if col.kind in ("dec", "hex"):
             if d.count:
@@ -483,8 +490,14 @@ class _Formatter:
         if col.kind == "program":  # the names of the description's programs, '-' (all zero) and '?' (no program)
             # indexed by match_identifiers' answer - EMPTY_IDENTIFIER: '-' (EMPTY_IDENTIFIER), '?' (NO_PROGRAM), the
             # programs
-            self.names = _strings(["-", "?", *(_escaped(name, self.fmt) for _, name in self.d.target.programs)])
-            self.width = self.names.shape[1]
+            names = ["-", "?", *(_escaped(name, self.fmt) for _, name in self.d.target.programs)]
+            if self.fmt == "text":  # aligned by characters: each name padded to as many, the UTF-8 bytes beyond
+                self.width = max(len(n) for n in names)  # them filled with bytes that are dropped
+                self.names = _strings([n.ljust(self.width) for n in names], fill=_DROPPED)
+                self.extra = self.names.shape[1] - self.width
+            else:
+                self.names = _strings(names)
+                self.width = self.names.shape[1]
             return
         distinct = np.unique(values)
         if distinct.size > _MAX_DISTINCT and col.kind in ("enum", "float"):  # not an enum column after all
@@ -543,6 +556,7 @@ class _Synthetic(_Formatter):
 
     def __init__(self, d: Decoded, name: str) -> None:
         self.d, self.name, self.fmt, self.json = d, name, "text", False
+        self.extra = 0
         self.col = Column(name, 0, np.dtype(np.uint64), "hex" if name == "va" else "dec")
         self.table = None
         last = max(d.count - 1, 0)
@@ -594,9 +608,13 @@ def _assemble(parts: list[bytes | tuple[_Formatter, int]], lo: int, hi: int, *, 
         if last[0].right:
             np.maximum(out, _SPACE, out=out)
             out[:, -1] = _NEWLINE
-            return out.tobytes()
-        head = out[:, :last_cell]
-        np.maximum(head, _SPACE, out=head)  # a left-aligned last column is not padded: its NULs are dropped
+            data = out.tobytes()
+        else:
+            head = out[:, :last_cell]
+            np.maximum(head, _SPACE, out=head)  # a left-aligned last column is not padded: its NULs are dropped
+            data = out[out != 0].tobytes()
+        dropped = any(isinstance(p, tuple) and p[0].extra for p in parts)
+        return data.replace(bytes([_DROPPED]), b"") if dropped else data
     return out[out != 0].tobytes()
 
 
@@ -611,7 +629,7 @@ def _text_parts(fs: list[_Formatter]) -> tuple[str, list[bytes | tuple[_Formatte
         # right-aligned cells come padded to the formatter's width; shift them to the column's
         if f.right and w > f.width:
             parts.append(b" " * (w - f.width))
-        parts.append((f, f.width if f.right or i == len(fs) - 1 else w))
+        parts.append((f, (f.width if f.right or i == len(fs) - 1 else w) + f.extra))
     parts.append(b"\n")
     return header, parts
 
