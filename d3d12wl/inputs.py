@@ -14,6 +14,7 @@ whatever Draft 2020-12 allows), so what passes the schema is an int everywhere a
 from __future__ import annotations
 
 import json
+import math
 import mmap
 import os
 import stat
@@ -24,7 +25,8 @@ from typing import Any
 from d3d12wl.errors import D3D12WLError
 
 __all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "MAX_JSON_BYTES", "MAX_STREAM_BYTES", "STDIN", "InputError", "file_kind",
-           "json_depth", "label", "load_json", "map_bytes", "parse_json", "path_of", "read_bytes", "read_text",
+           "integer", "json_depth", "label", "load_json", "map_bytes", "parse_json", "path_of", "read_bytes",
+           "read_text",
            "schema_validator"]
 
 #: the name that stands for standard input
@@ -115,9 +117,22 @@ def read_text(source: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, wh
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        name = "<stdin>" if os.fspath(source) == STDIN else os.fspath(source)
+        name = label(source)
         raise InputError(f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}): a {what} is "
                          "JSON text, and binary data belongs in a region file", where=name) from None
+
+
+def integer(text: str) -> int:
+    """An integer a user typed (an option, a region's VA or size): decimal or ``0x`` hexadecimal, ``_`` between
+    digits as Python allows; at most :data:`MAX_INT_DIGITS` digits.  ``ValueError`` saying why otherwise (callers
+    raise their own error kind from it)."""
+    digits = text.strip().lstrip("+-").removeprefix("0x").removeprefix("0X").replace("_", "")
+    if len(digits) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(digits)} digits (at most {MAX_INT_DIGITS}): {text[:20]!r}...")
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise ValueError(f"not an integer: {text!r} (decimal or 0x hex)") from None
 
 
 def _parse_int(text: str) -> int:
@@ -128,6 +143,13 @@ def _parse_int(text: str) -> int:
 
 def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not JSON")
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: JSON's grammar allows it, but no float holds it
+        raise ValueError(f"the number {text[:40]} is out of a double's range")
+    return value
 
 
 def json_depth(value: Any, limit: int = MAX_DEPTH) -> int:
@@ -147,7 +169,8 @@ def json_depth(value: Any, limit: int = MAX_DEPTH) -> int:
 def parse_json(text: str, *, where: str) -> Any:
     """JSON text parsed with the bounds of this module; errors name ``where`` and the line and column."""
     try:
-        value = json.loads(text, parse_int=_parse_int, parse_constant=_no_constant)
+        value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float,
+                           parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg}", where=f"{where}:{exc.lineno}:{exc.colno}") from None
     except RecursionError:
@@ -162,7 +185,7 @@ def parse_json(text: str, *, where: str) -> Any:
 
 def load_json(source: str | os.PathLike[str], *, what: str = "file", limit: int = MAX_JSON_BYTES) -> Any:
     """The JSON document of a file (or stdin for ``-``), read and parsed within the bounds of this module."""
-    name = "<stdin>" if os.fspath(source) == STDIN else os.fspath(source)
+    name = label(source)
     return parse_json(read_text(source, limit=limit, what=what), where=name)
 
 

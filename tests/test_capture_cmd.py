@@ -150,7 +150,27 @@ def test_slot_count_beyond_the_table_is_a_finding(tmp_path: Path, capsys: pytest
     out = tmp_path / "capture.json"
     code = main(["capture", str(CULLING), *CULLING_REGIONS, *CULLING_CALL, "--slots", "65", "-o", str(out)])
     assert code == 1
-    assert "SlotCount 65 at stride 48 needs 3104 bytes, SizeInBytes is 3072 (holds 64 slots)" in capsys.readouterr().out
+    # the binding rule's own words (rules.setprogram): SizeInBytes >= SlotCount * StrideInBytes, 65 * 48 = 3120
+    assert ("program table 0 @0x30000: [D3D12_WORK_LIST_PROGRAM_TABLE_BINDING] Table.SizeInBytes 3072 is below "
+            "SlotCount * StrideInBytes = 3120") in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (["--stride", "50", "--slots", "61"], "Table.StrideInBytes 50 must be 0 or in [32, "),
+    (["--program-table", "program_table+4"], "Table.StartAddress 0x30004 must be 8-byte aligned"),
+])
+def test_program_table_binding_rules_are_findings(call: list[str], message: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The capture's findings on a bound program table are the binding rules exec applies
+    (D3D12_WORK_LIST_PROGRAM_TABLE_BINDING): a stride that is no multiple of 8, a misaligned table."""
+    out = tmp_path / "capture.json"
+    base = [a for a in CULLING_CALL if a != "program_table"] if "--program-table" in call else [
+        *CULLING_CALL]
+    if "--program-table" in call:
+        base.remove("--program-table")
+    code = main(["capture", str(CULLING), *CULLING_REGIONS, *base, *call, "-o", str(out)])
+    assert code == 1
+    assert message in capsys.readouterr().out
 
 
 def test_region_grammar(tmp_path: Path) -> None:
@@ -264,3 +284,13 @@ def test_regions_by_option_anywhere(tmp_path: Path) -> None:
     regions = [a for r in CULLING_REGIONS for a in ("--region", r)]
     assert main(["capture", str(CULLING), *CULLING_CALL, "-o", str(out), *regions]) == 0
     assert trace_of(load_capture(out)) == trace_of(load_capture(EXAMPLES / "culling_capture.json"))
+
+
+def test_capture_only_members_are_defined_once() -> None:
+    """The members a capture has beyond a description's collections: one definition (capture.file), which
+    decode and capture both ignore when a capture is given as DESC.json."""
+    from d3d12wl.capture import file
+    from d3d12wl.cli import capture_cmd, decode_cmd
+
+    assert decode_cmd.CAPTURE_ONLY is file.CAPTURE_ONLY is capture_cmd.CAPTURE_ONLY
+    assert file.CAPTURE_ONLY == {"version", "device", "memory", "state", "call"}

@@ -26,7 +26,7 @@ import pytest
 from d3d12wl import abi
 from d3d12wl.cli import main
 from d3d12wl.model import description
-from d3d12wl.records import codegen, renderdoc
+from d3d12wl.records import codegen, decode, renderdoc
 from d3d12wl.records.decode import declared_stride
 from d3d12wl.records.layout import record_id, record_layouts
 
@@ -346,3 +346,28 @@ def test_the_parser_rejects_what_the_documentation_rules_out() -> None:
                 "struct A { [[offset(0), hex]] uint a; };"]:
         with pytest.raises(FormatError):
             parse(bad)
+
+
+@pytest.mark.parametrize("what", ["D3D12_GPU_DESCRIPTOR_HANDLE",
+                                  "D3D12_DISPATCH_LIST_INPUT1", "D3D12_DRAW_INDEXED_ARGUMENTS",
+                                  "D3D12_VERTEX_BUFFER_VIEW"])
+def test_decode_and_renderdoc_show_the_same_members_in_hex(what: str) -> None:
+    """Which members are hex is decided once (records.layout.HEX_TYPES, HEX_STRUCTS, hex_dword_arrays): a
+    struct's top-level scalar is [[hex]] in its RenderDoc format exactly where decode shows it in hex."""
+    t = decode.target(description.load(EXAMPLES / "culling.json"), what)
+    text = renderdoc.struct_format(what)
+    for col in t.columns:
+        if "." in col.name or "[" in col.name or col.kind in ("enum", "float"):
+            continue
+        line = next(ln for ln in text.splitlines() if re.search(rf"\b{re.escape(col.name)};", ln))
+        assert ("[[hex]]" in line) == (col.kind == "hex"), (col, line)
+
+
+def test_dword_arrays_are_hex_in_both() -> None:
+    objects = description.load(EXAMPLES / "culling.json")
+    rec = next(r for r in record_layouts(objects) if record_id(r) == "PCS.program_table")
+    assert rec.hex_dword_arrays == {"arg2_InlineRootParameter"}
+    kinds = {c.kind for c in decode.target(objects, "PCS.program_table").columns
+             if c.group == "arg2_InlineRootParameter"}
+    assert kinds == {"hex"}
+    assert re.search(r"\[\[hex\]\] uint arg2_InlineRootParameter\[4\]", renderdoc.record_format(rec))

@@ -301,3 +301,137 @@ def test_records_are_the_packers_readers_view() -> None:
                     (READBACK / "dispatch_input.bin").read_bytes())
     assert s.records.dtype == packers.read_dispatch_list_inputs((READBACK / "dispatch_input.bin").read_bytes()).dtype
     assert int(s.records["NumProgramInputs"][0]) == 3
+
+
+def _renamed_programs(tmp_path: Path, names: dict[str, str]) -> Path:
+    doc = json.loads(CULLING.read_text())
+    doc["programs"] = {names.get(k, k): v for k, v in doc["programs"].items()}
+    path = tmp_path / "renamed.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_program_names_are_escaped_per_format(capsysbinary: pytest.CaptureFixture[bytes], tmp_path: Path) -> None:
+    """A program name with a quote, a backslash, a comma or non-ASCII characters is written whole and escaped as
+    the format needs (JSON string escapes, CSV quoting); its UTF-8 bytes are measured, not its characters."""
+    names = {"Opaque": 'Op"a\\que', "Transparent": "Trans,parent", "Shadow": "Ω" * 14}
+    desc = _renamed_programs(tmp_path, names)
+    argv = ["decode", str(desc), "PCS.program_table", str(READBACK / "program_table.bin"), "--count", "4"]
+    code, out, _ = run([*argv, "--format", "json"], capsysbinary)
+    assert code == 0
+    assert [r["program"] for r in json.loads(out)["records"]] == [*names.values(), "-"]
+    code, out, _ = run([*argv, "--format", "csv"], capsysbinary)
+    assert code == 0
+    assert [r["program"] for r in csv.DictReader(io.StringIO(out))] == [*names.values(), "-"]
+    code, out, _ = run(argv, capsysbinary)
+    assert code == 0 and "Ω" * 14 in out and 'Op"a\\que' in out
+    lines = out.splitlines()[1:]  # the text table stays aligned by characters, whatever a name's UTF-8 bytes
+    assert len({len(line) for line in lines}) == 1
+    assert len({line.index("0x3f") for line in lines[1:3]}) == 1
+
+
+@pytest.mark.parametrize(("extra", "where"), [
+    (["--va", "0xffffffffffffffff"], "--va"),
+    (["--va", "-1"], "--va"),
+    (["--va", str(1 << 64)], "--va"),
+    (["--stride", str(1 << 64)], "--stride"),
+    (["--stride", str(1 << 63)], "--stride"),
+    (["--stride", "0", "--count", str((1 << 63) - 1)], "--count"),
+    (["--stride", "0", "--count", str(3 * 10 ** 8)], "--count"),
+])
+def test_out_of_range_va_stride_count_are_usage_errors(extra: list[str], where: str,
+                                                        capsysbinary: pytest.CaptureFixture[bytes]) -> None:
+    """A VA, stride or count past the 64-bit VA space (or a broadcast count beyond any dispatch) is refused before
+    any output, with exit 2 naming the option (not a crash with exit 3, nor a minutes-long run)."""
+    code, out, err = run(["decode", str(CULLING), "PCS.secondary", str(READBACK / "secondary_opaque.bin"), *extra],
+                         capsysbinary)
+    assert code == 2, err
+    assert out == "" and where in err
+
+
+def test_many_distinct_floats_stay_aligned() -> None:
+    """A float column with more distinct values than are tabled is formatted chunk by chunk in the width measured
+    up front: every text row is as wide as the header (the columns after it stay under their headers)."""
+    name = "D3D12_STATIC_SAMPLER_DESC"
+    n = 20000
+    data = np.zeros(n * abi.sizeof(name), dtype=np.uint8)
+    arr = np.ndarray((n,), dtype=decode.target(objects(), name).dtype, buffer=data)
+    arr["MaxLOD"] = np.arange(n, dtype=np.float32) / 4
+    arr["RegisterSpace"] = 7
+    buf = io.BytesIO()
+    decode.write(decode.view(decode.target(objects(), name), data), buf)
+    lines = buf.getvalue().decode().splitlines()
+    header, rows = lines[1], lines[2:]
+    assert len(rows) == n
+    end = header.index("MaxLOD") + len("MaxLOD")
+    assert len({len(r) for r in rows}) == 1
+    assert all(r[:end].endswith(str(v)) for r, v in zip(rows[::997], arr["MaxLOD"][::997].tolist(), strict=True))
+
+
+def test_identifiers_are_matched_by_one_lookup() -> None:
+    """packers.match_identifiers (decode's program column and capture's slots both use it): every 32-byte slot
+    looked up among the sorted identifiers, chunk by chunk; exact on all 32 bytes (trailing NULs included), the
+    last of two equal identifiers wins, all-zero is EMPTY_IDENTIFIER unless a program has it."""
+    rng = np.random.default_rng(7)
+    ids = [rng.integers(0, 256, 32, dtype=np.uint8).tobytes() for _ in range(50)]
+    ids.append(b"A" + bytes(31))  # a prefix of the next one but for its trailing NULs
+    ids.append(b"A" + bytes(30) + b"\x01")
+    n, stride = 1000, 40
+    pick = rng.integers(-2, len(ids), n)
+    data = np.zeros((n, stride), dtype=np.uint8)
+    for i, k in enumerate(pick):
+        if k >= 0:
+            data[i, :32] = np.frombuffer(ids[k], dtype=np.uint8)
+        elif k == -1:
+            data[i, :32] = 0xEE
+    want = pick.copy()
+    for chunk in (1, 7, 1 << 20):
+        got = packers.match_identifiers(data.tobytes(), ids, count=n, stride=stride, chunk=chunk)
+        assert got.tolist() == want.tolist()
+    assert packers.match_identifiers(bytes(32), [ids[0], ids[0]], count=3, stride=0).tolist() == [-2] * 3
+    assert packers.match_identifiers(ids[0], [ids[0], ids[0]], count=1, stride=0).tolist() == [1]
+    assert packers.match_identifiers(bytes(32), [bytes(32)], count=1, stride=32).tolist() == [0]
+    assert packers.match_identifiers(b"", ids, count=0, stride=32).tolist() == []
+
+
+def test_records_are_built_once_and_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """view() does not build the structured array (write reads the buffer itself); Decoded.records builds it once."""
+    calls: list[int] = []
+    real = decode._records
+
+    def counted(*args: Any) -> np.ndarray:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(decode, "_records", counted)
+    d = decode.view(decode.target(objects(), "PCS.secondary"), (READBACK / "secondary_opaque.bin").read_bytes())
+    decode.write(d, io.BytesIO(), "json")
+    assert calls == []
+    assert d.records is d.records and calls == [1]
+
+
+def test_enum_text_is_abi_s() -> None:
+    """One enum/flag text (abi.enum_text), used by decode: a member's short name, a flag value as its single-bit
+    members joined by '|' and unnamed bits in hex, a value that is no member as the number."""
+    e = "D3D12_DISPATCH_LIST_FLAGS1"
+    assert abi.enum_text(e, 0) == "NONE"
+    assert abi.enum_text(e, 2) == "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION"
+    assert abi.enum_text(e, 1 | 8 | 0x30) == "ALLOW_OUT_OF_ORDER_GRAPHICS|END_WITH_MEMORY_FLUSH|0x30"
+    assert abi.enum_text("D3D12_INDIRECT_ARGUMENT_TYPE", 0x7FFF) == str(0x7FFF)
+    assert not hasattr(decode, "_enum_text")
+
+
+def test_an_enum_column_of_many_values_says_it_is_numbers() -> None:
+    """An enum column with more distinct values than are named one by one falls back to numbers, and the JSON
+    "fields" entry says so (kind "dec", no enum), as its values (JSON numbers) are."""
+    name = "D3D12_DISPATCH_LIST_INPUT1"
+    n = 20000
+    data = np.zeros(n * abi.sizeof(name), dtype=np.uint8)
+    arr = np.ndarray((n,), dtype=decode.target(objects(), name).dtype, buffer=data)
+    arr["Flags"] = np.arange(n)
+    buf = io.BytesIO()
+    decode.write(decode.view(decode.target(objects(), name), data), buf, "json")
+    doc = json.loads(buf.getvalue())
+    field = next(f for f in doc["fields"] if f["name"] == "Flags")
+    assert field["kind"] == "dec" and "enum" not in field
+    assert [r["Flags"] for r in doc["records"][:3]] == [0, 1, 2]

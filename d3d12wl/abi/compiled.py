@@ -45,6 +45,7 @@ __all__ = [
     "enum",
     "enum_members",
     "enum_short_name",
+    "enum_text",
     "enum_value",
     "enums",
     "ffi",
@@ -365,6 +366,23 @@ class ABI:
             name = self._short_names[(enum_name, value)] = self._enum_short_name(enum_name, value)
         return name
 
+    def enum_text(self, enum_name: str, value: int) -> str:
+        """``value`` as text: its member's short name; a flag enum's value that is no member as the single-bit
+        members it sets joined by ``|`` (bits no member names as one hex number); any other value the number."""
+        try:
+            return self.enum_short_name(enum_name, value)
+        except ABIError:
+            pass
+        if not self.is_flag_enum(enum_name) or value <= 0:
+            return str(value)
+        prefix = self.enum_prefix(enum_name)
+        names, rest = [], value
+        for m, bit in self._enum_members(enum_name).items():
+            if bit > 0 and bit & (bit - 1) == 0 and rest & bit:
+                names.append(m[len(prefix) :])
+                rest &= ~bit
+        return "|".join(names + ([f"0x{rest:x}"] if rest else []))
+
     def _enum_short_name(self, enum_name: str, value: int) -> str:
         prefix = self.enum_prefix(enum_name)
         for m, v in self._enum_members(enum_name).items():
@@ -464,6 +482,10 @@ enum_value = default.enum_value
 
 #: (the installed ABI's bound method: no wrapper call on the per-record paths)
 enum_short_name = default.enum_short_name
+
+
+def enum_text(enum_name: str, value: int) -> str:
+    return default.enum_text(enum_name, value)
 
 
 def constant(name: str) -> int:

@@ -31,15 +31,18 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl import abi
-from d3d12wl.capture.file import Capture, load_capture
+from d3d12wl import abi, inputs
+from d3d12wl.capture.file import CAPTURE_VERSION, Capture, load_capture
 from d3d12wl.errors import CaptureError, D3D12WLError
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, RootSignature
 from d3d12wl.model.state import ProgramTableBinding
 from d3d12wl.records.layout import PROGRAM_IDENTIFIER, array_strides, signature_strides
+from d3d12wl.records.packers import EMPTY_IDENTIFIER, NO_PROGRAM, match_identifiers
 from d3d12wl.records.payloads import executable_class_of
+from d3d12wl.rules import Sink
+from d3d12wl.rules.setprogram import check_program_table_binding
 
 __all__ = ["AssembleSpec", "BindingSpec", "CallSpec", "Region", "SlotReport", "assemble", "parse_region",
            "program_table_slots", "resolve_va"]
@@ -66,9 +69,9 @@ def _fail(where: str, message: str) -> CaptureError:
 
 def _int(text: str, where: str) -> int:
     try:
-        value = int(text.replace("_", ""), 0)
-    except ValueError:
-        raise _fail(where, f"not an integer: {text!r} (decimal or 0x hex)") from None
+        value = inputs.integer(text)
+    except ValueError as exc:
+        raise _fail(where, str(exc)) from None
     if value < 0:
         raise _fail(where, f"{text!r} is negative")
     return value
@@ -237,10 +240,8 @@ def _classes(objects: ObjectSet, spec: AssembleSpec, signature: str | None) -> d
     out: dict[str, RootSignature | None] = {}
     for pcs in pcses:
         cls = executable_class_of(pcs.pArgumentDescs)
-        if cls is not None and cls is not ExecutableClass.RAYTRACING:
-            out.setdefault("compute" if cls is ExecutableClass.COMPUTE else "graphics", pcs.pGlobalRootSignature)
-        elif cls is ExecutableClass.RAYTRACING:
-            out.setdefault("compute", pcs.pGlobalRootSignature)
+        if cls is not None:  # a raytracing PCS's global root signature is a compute one
+            out.setdefault("graphics" if cls is ExecutableClass.GRAPHICS else "compute", pcs.pGlobalRootSignature)
     return out
 
 
@@ -398,8 +399,8 @@ def document(objects: ObjectSet, spec: AssembleSpec) -> dict[str, Any]:
         names[r.name] = r
     signature = _signature(objects, spec)
     tier = spec.tier if spec.tier is not None else (2 if spec.call.kind == "DispatchList1" else 1)
-    doc: dict[str, Any] = {"version": 1, "device": {"Tier": f"TIER_{tier}",
-                                                    "DispatchRaysSupported": spec.dispatch_rays}}
+    doc: dict[str, Any] = {"version": CAPTURE_VERSION, "device": {"Tier": f"TIER_{tier}",
+                                                                  "DispatchRaysSupported": spec.dispatch_rays}}
     objects_doc = description.dump(objects)
     doc.update({k: v for k, v in objects_doc.items() if v})
     doc["memory"] = [r.entry for r in spec.regions if r.data is None]
@@ -455,33 +456,29 @@ def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotRe
     out = []
     for i, t in enumerate(_tables(capture)):
         start, size, stride = t.Table.StartAddress, t.Table.SizeInBytes, t.Table.StrideInBytes
-        findings: list[str] = []
-        slots = t.SlotCount if stride else min(t.SlotCount, 1)
-        holds = (size // stride if stride else (1 if size >= ident_size else 0)) if size >= ident_size else 0
-        if slots > holds:
-            findings.append(f"program table {i} @0x{start:x}: SlotCount {t.SlotCount} at stride {stride} needs "
-                            f"{(slots - 1) * stride + ident_size} bytes, SizeInBytes is {size} (holds {holds} "
-                            "slots)")
-            slots = holds
+        # the binding's rules as SetProgram (and so exec) checks them; the slots read are those the table holds
+        sink = Sink("state", "program")
+        check_program_table_binding(sink, t, "ProgramTable")
+        findings = [f"program table {i} @0x{start:x}: [{v.rule}] {v.message}" for v in sink.out]
+        holds = 0 if size < ident_size else size // stride if stride else 1
+        slots = min(t.SlotCount if stride else min(t.SlotCount, 1), holds)
         try:
             raw = capture.memory.view(start, (slots - 1) * stride + ident_size) if slots else memoryview(b"")
         except D3D12WLError as exc:  # unmapped: the executor reports it as it reads
             findings.append(f"program table {i} @0x{start:x}: {exc}")
             out.append(SlotReport(i, t, {}, 0, [], findings))
             continue
-        buf = np.frombuffer(raw, dtype=np.uint8)
-        ids = np.ndarray((slots, ident_size), dtype=np.uint8, buffer=buf, strides=(stride, 1)) if slots else \
-            np.zeros((0, ident_size), dtype=np.uint8)
-        # one comparison per program of the description over every slot at once (no Python object per slot)
-        which = np.full(slots, -1, dtype=np.int64)
+        # every slot's identifier looked up among the programs' at once (records.packers.match_identifiers)
         names = list(known.values())
-        for k, ident in enumerate(known):
-            which[(ids == np.frombuffer(ident, dtype=np.uint8)).all(axis=1)] = k
-        empty_mask = (which < 0) & ~ids.any(axis=1)
-        programs = {names[k]: np.nonzero(which == k)[0] for k in range(len(names)) if (which == k).any()}
-        empty = int(empty_mask.sum())
-        unmatched_slots = np.nonzero((which < 0) & ~empty_mask)[0]
-        unmatched = [(int(slot), bytes(ids[slot]).hex()) for slot in unmatched_slots[:max_listed]]
+        which = match_identifiers(raw, list(known), count=slots, stride=stride)
+        matched = np.nonzero(which >= 0)[0]
+        counts = np.bincount(which[matched], minlength=len(names))
+        by_program = np.split(matched[np.argsort(which[matched], kind="stable")], np.cumsum(counts)[:-1])
+        programs = {names[k]: part for k, part in enumerate(by_program) if part.size}
+        empty = int(np.count_nonzero(which == EMPTY_IDENTIFIER))
+        unmatched_slots = np.nonzero(which == NO_PROGRAM)[0]
+        unmatched = [(int(slot), bytes(raw[slot * stride:slot * stride + ident_size]).hex())
+                     for slot in unmatched_slots[:max_listed]]
         unmatched_count = int(unmatched_slots.size)
         for slot, ident_hex in unmatched:
             findings.append(f"program table {i} slot {slot} @0x{start + slot * stride:x}: identifier {ident_hex} "

@@ -75,6 +75,8 @@ OBJECT_COLLECTIONS = (
     "programs",
 )
 CAPTURE_MEMBERS = ("version", "device", *OBJECT_COLLECTIONS, "memory", "state", "call")
+#: A capture can be given where a description is expected: its own members are not description collections.
+CAPTURE_ONLY = frozenset(CAPTURE_MEMBERS) - frozenset(OBJECT_COLLECTIONS)
 
 #: Regions up to this many bytes are written inline by :func:`save_capture`; larger ones go to files.
 INLINE_LIMIT = 4096
@@ -834,7 +836,7 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
         data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
                                copy_files=copy_files, staged=staged)
         with staged.open(target) as f:  # renamed last: the JSON never names a .bin that is not there
-            f.write((json.dumps(data, indent=1) + "\n").encode("utf-8"))
+            f.write((json.dumps(data, indent=1, allow_nan=False) + "\n").encode("utf-8"))
         staged.commit()
     finally:
         staged.discard()
@@ -877,5 +879,5 @@ def schema_errors(doc: Any) -> list[str]:
     return out
 
 
-__all__ = ["CAPTURE_VERSION", "Capture", "capture_to_dict", "load_capture", "save_capture", "schema",
+__all__ = ["CAPTURE_ONLY", "CAPTURE_VERSION", "Capture", "capture_to_dict", "load_capture", "save_capture", "schema",
            "schema_errors"]

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from d3d12wl import inputs
+
 
 def integer(text: str) -> int:
-    """A decimal or ``0x`` hexadecimal integer."""
+    """A decimal or ``0x`` hexadecimal integer (:func:`d3d12wl.inputs.integer`)."""
     try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r} (decimal or 0x hex)") from None
+        return inputs.integer(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

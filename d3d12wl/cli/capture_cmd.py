@@ -14,7 +14,7 @@ import numpy as np
 
 from d3d12wl import inputs, tables
 from d3d12wl.capture import assemble as asm
-from d3d12wl.capture.file import CAPTURE_MEMBERS, OBJECT_COLLECTIONS, Capture, capture_to_dict, save_capture
+from d3d12wl.capture.file import CAPTURE_ONLY, Capture, capture_to_dict, save_capture
 from d3d12wl.cli import summary
 from d3d12wl.cli._options import integer
 from d3d12wl.errors import CaptureError
@@ -170,8 +170,7 @@ def run(args: argparse.Namespace) -> int:
     stdin_regions = [r for r in args.regions if r.partition("=")[2].rpartition("@")[0].split(",")[0] == "-"]
     if len(stdin_regions) + (args.description == "-") + (args.state == "-") > 1:
         raise inputs.InputError("stdin can feed one of DESC.json, --state and a region, not several", where="-")
-    capture_only = frozenset(CAPTURE_MEMBERS) - frozenset(OBJECT_COLLECTIONS)
-    objects = description.load(args.description, ignore_keys=capture_only | {description.RECORD_STRUCTS})
+    objects = description.load(args.description, ignore_keys=CAPTURE_ONLY | {description.RECORD_STRUCTS})
     stdin = inputs.map_bytes(inputs.STDIN, what="region") if stdin_regions else None
     regions = [asm.parse_region(text, stdin=stdin) for text in args.regions]
     state = inputs.load_json(args.state, what="state file (--state)") if args.state else {}
@@ -186,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
     capture = asm.assemble(objects, spec)
     reports = asm.program_table_slots(capture)
     if args.output == "-":
-        json.dump(capture_to_dict(capture), sys.stdout, indent=1)
+        json.dump(capture_to_dict(capture), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
         for line in _summary(capture, "<stdout>", reports):
             print(line, file=sys.stderr)

@@ -7,16 +7,11 @@ import argparse
 import sys
 
 from d3d12wl import inputs
-from d3d12wl.capture.file import CAPTURE_MEMBERS, OBJECT_COLLECTIONS
+from d3d12wl.capture.file import CAPTURE_ONLY
 from d3d12wl.cli import summary
 from d3d12wl.cli._options import integer
 from d3d12wl.model import description
 from d3d12wl.records import decode
-
-#: a capture can be given where a description is expected: its own members are not description collections
-CAPTURE_ONLY = frozenset(CAPTURE_MEMBERS) - frozenset(OBJECT_COLLECTIONS)
-
-
 
 #: the plain-text --help description
 DESCRIPTION = """\

@@ -11,8 +11,8 @@ reports a trailing partial record instead of dropping it; the array is the packe
 in chunks.
 
 Nothing is formatted one record at a time: every column is turned into a matrix of characters by numpy (digits by
-division, hex digits by shifts, enum members by lookup over the distinct values, program names by one comparison
-per program), the cells of a chunk are placed into one matrix of lines, and the matrix is written as bytes.
+division, hex digits by shifts, enum members by lookup over the distinct values, program names by one binary search
+over the sorted identifiers), the cells of a chunk are placed into one matrix of lines, and the matrix is written as bytes.
 Sizes, offsets and types come from :mod:`d3d12wl.records.dtypes` (the compiled headers and the layout
 calculator); enum members from :mod:`d3d12wl.abi`; strides are checked by
 :func:`d3d12wl.records.packers.resolve_stride`.
@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import IO, Any, Literal
 
 import numpy as np
@@ -34,7 +34,14 @@ from d3d12wl.errors import LayoutError, ParseError
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import layout as L
 from d3d12wl.records.dtypes import Leaf, classify, field_type, leaves, record_dtype, struct_dtype
-from d3d12wl.records.packers import read_records, read_structs, resolve_stride
+from d3d12wl.records.packers import (
+    EMPTY_IDENTIFIER,
+    as_u8,
+    match_identifiers,
+    read_records,
+    read_structs,
+    resolve_stride,
+)
 from d3d12wl.records.schemas import missing_field
 
 __all__ = ["Decoded", "Format", "Partial", "Target", "FORMATS", "declared_stride", "target", "view", "write"]
@@ -45,9 +52,11 @@ FORMATS: tuple[str, ...] = ("text", "json", "csv")
 #: rows formatted and written at a time
 CHUNK = 1 << 16
 
-#: C types whose values are GPU virtual addresses or descriptor handles (shown in hex)
-_ADDRESS_TYPES = {"D3D12_GPU_VIRTUAL_ADDRESS"}
-_HANDLE_STRUCTS = {"D3D12_GPU_DESCRIPTOR_HANDLE", "D3D12_CPU_DESCRIPTOR_HANDLE"}
+#: the GPU VA space (a VA is a 64-bit unsigned integer), the strides numpy can lay a view at, and the copies of
+#: the broadcast record (stride 0) that may be asked for (each is formatted)
+VA_SPACE = 1 << 64
+MAX_STRIDE = 1 << 63
+MAX_BROADCAST = 1 << 24
 
 #: at most this many distinct values of an enum/flags/float column are named one by one (more: plain numbers)
 _MAX_DISTINCT = 1 << 14
@@ -101,11 +110,9 @@ class Target:
         return [(lf.path, lf.offset, lf.size) for lf in leaves(self.dtype)]
 
 
-def _enum_names() -> frozenset[str]:
-    return frozenset(abi.default.decls.enums)
-
-
-_ENUMS = cache(_enum_names)
+@cache
+def _enums() -> frozenset[str]:
+    return frozenset(abi.default.enum_names())
 
 
 def _ctypes_of_struct(info: TypeInfo, prefix: str, out: dict[str, tuple[str, str | None]], parent: str) -> None:
@@ -144,11 +151,11 @@ def _leaf_ctypes(record: L.RecordLayout | None, struct: str | None) -> dict[str,
 
 
 def _kind(ctype: str, parent: str | None, leaf: Leaf, dword_array: bool) -> tuple[str, str | None]:
-    if ctype in _ENUMS():
+    if ctype in _enums():
         return "enum", ctype
     if leaf.dtype.kind == "f":
         return "float", None
-    if ctype == "pointer" or ctype in _ADDRESS_TYPES or parent in _HANDLE_STRUCTS or dword_array:
+    if ctype == "pointer" or ctype in L.HEX_TYPES or parent in L.HEX_STRUCTS or dword_array:
         return "hex", None
     return "dec", None
 
@@ -156,8 +163,7 @@ def _kind(ctype: str, parent: str | None, leaf: Leaf, dword_array: bool) -> tupl
 def _columns(dtype: np.dtype, record: L.RecordLayout | None, struct: str | None,
              with_programs: bool) -> tuple[Column, ...]:
     ctypes = _leaf_ctypes(record, struct)
-    # DWORD arrays of root constants and local root arguments: raw bits, shown in hex as `d3d12wl dump` does
-    dword_arrays = {f.name for f in record.fields if f.count > 1} if record is not None else set()
+    dword_arrays = record.hex_dword_arrays if record is not None else frozenset()
     cols: list[Column] = []
     for leaf in leaves(dtype):
         ctype, parent = ctypes.get(leaf.path, ("", None))
@@ -262,7 +268,7 @@ class Partial:
 
 @dataclass
 class Decoded:
-    """Records over a buffer: ``records`` is a zero-copy structured array (``itemsize`` = bytes used, strided by
+    """Records over a buffer: ``records`` (built once, on first use) is a zero-copy structured array (``itemsize`` = bytes used, strided by
     ``stride``); ``va`` the VA of the buffer's byte 0 when given."""
 
     target: Target
@@ -270,19 +276,17 @@ class Decoded:
     offset: int
     stride: int
     count: int
-    records: np.ndarray
     partial: Partial | None
     va: int | None = None
     source: str = "-"
 
+    @cached_property
+    def records(self) -> np.ndarray:
+        """The records as a structured array, built on first use (:func:`write` reads the buffer itself)."""
+        return _records(self.target, self.buffer, self.offset, self.stride, self.count)
+
     def record_va(self, index: int) -> int | None:
         return None if self.va is None else self.va + self.offset + index * self.stride
-
-
-def _as_u8(data: Any) -> np.ndarray:
-    if isinstance(data, np.ndarray):
-        return data.reshape(-1).view(np.uint8)
-    return np.frombuffer(data, dtype=np.uint8)
 
 
 def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, count: int | None = None,
@@ -290,7 +294,11 @@ def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, co
     """The records of ``t`` in ``data`` from ``offset``, ``stride`` apart (default: the declared stride; 0, the
     broadcast form, is one record).  ``count`` defaults to every record the bytes hold whole; bytes left after
     them are a :class:`Partial` record.  An explicit ``count`` the bytes do not hold raises :class:`ParseError`."""
-    buf = _as_u8(data)
+    buf = as_u8(data)
+    if va is not None and not 0 <= va < VA_SPACE:
+        raise ParseError(f"VA 0x{va:x} is outside the 64-bit VA space", where="--va")
+    if stride is not None and not 0 <= stride < MAX_STRIDE:
+        raise ParseError(f"stride {stride} is outside [0, 2**63)", where="--stride")
     stride = t.check_stride(stride)
     if offset < 0:
         raise ParseError(f"offset {offset} is negative", where="--offset")
@@ -304,7 +312,7 @@ def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, co
         fits = (available - size) // stride + 1 if available >= size else 0
     partial = None
     if count is None:
-        n = fits if stride else min(fits, 1)
+        n = fits  # (at most 1 at stride 0)
         end = n * stride if stride else n * size
         if stride and available > end or (n == 0 and available):
             left = available - end
@@ -317,7 +325,13 @@ def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, co
             raise ParseError(f"{n} records of {size} bytes at stride {stride} from offset {offset} need "
                              f"{(n - 1) * stride + size} bytes; {source} holds {available} from there "
                              f"({fits} whole records)", where=f"{source} --count")
-    return Decoded(t, buf, offset, stride, n, _records(t, buf, offset, stride, n), partial, va, source)
+        if stride == 0 and n > MAX_BROADCAST:
+            raise ParseError(f"{n} copies of the broadcast record (stride 0): at most {MAX_BROADCAST}",
+                             where="--count")
+    if va is not None and n and va + offset + (n - 1) * stride + size > VA_SPACE:
+        raise ParseError(f"record {n - 1} at VA 0x{va + offset + (n - 1) * stride:x} ends past the 64-bit VA "
+                         "space", where="--va")
+    return Decoded(t, buf, offset, stride, n, partial, va, source)
 
 
 def _records(t: Target, buf: np.ndarray, offset: int, stride: int, n: int) -> np.ndarray:
@@ -339,6 +353,8 @@ def _records(t: Target, buf: np.ndarray, offset: int, stride: int, n: int) -> np
 
 _HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 _ZERO, _X, _MINUS, _SPACE, _NEWLINE = ord("0"), ord("x"), ord("-"), ord(" "), ord("\n")
+#: a byte that is never UTF-8: fills a text cell's bytes beyond its characters, dropped from the output
+_DROPPED = 0xFF
 
 
 def _leaf_values(d: Decoded, col: Column, lo: int, hi: int) -> np.ndarray:
@@ -404,11 +420,15 @@ def _format_int(values: np.ndarray, width: int, hex_: bool) -> np.ndarray:
     return _digits(values, 10, width)
 
 
-def _strings(texts: list[str]) -> np.ndarray:
-    """A table of left-aligned, NUL-padded texts as a (k, width) character matrix."""
-    width = max([1, *(len(t) for t in texts)])
+def _strings(texts: list[str], fill: int = 0) -> np.ndarray:
+    """A table of left-aligned texts padded with ``fill`` (NUL) as a (k, width) character matrix (width in UTF-8
+    bytes)."""
+    width = max([1, *(len(t.encode()) for t in texts)])
     arr = np.array([t.encode() for t in texts], dtype=f"S{width}")
-    return arr.view(np.uint8).reshape(len(texts), width) if texts else np.zeros((0, width), dtype=np.uint8)
+    mat = arr.view(np.uint8).reshape(len(texts), width) if texts else np.zeros((0, width), dtype=np.uint8)
+    if fill:
+        mat[mat == 0] = fill
+    return mat
 
 
 def _right(mat: np.ndarray, width: int) -> np.ndarray:
@@ -431,34 +451,26 @@ class _Table:
     texts: np.ndarray  # (k, width) characters
 
 
-def _enum_text(enum_name: str, value: int) -> str:
-    """An enum value by its member's short name (flags: ``NAME|NAME``, unnamed bits in hex); a value that is no
-    member is the number."""
-    prefix = abi.default.enum_prefix(enum_name)
-    members = {m[len(prefix):]: v for m, v in abi.enum_members(enum_name).items()}
-    if abi.is_flag_enum(enum_name):
-        if value == 0:
-            return next((m for m, v in members.items() if v == 0), "0")
-        names, rest = [], value
-        for m, bit in members.items():
-            if bit and bit & (bit - 1) == 0 and rest & bit:
-                names.append(m)
-                rest &= ~bit
-        if rest:
-            names.append(f"0x{rest:x}")
-        return "|".join(names)
-    return next((m for m, v in members.items() if v == value), str(value))
+def _escaped(text: str, fmt: Format) -> str:
+    """``text`` as a cell of ``fmt``: JSON string escapes (the quotes are the column's), CSV quoting where the
+    text holds a comma, a quote or a line break, text as it is."""
+    if fmt == "json":
+        return json.dumps(text)[1:-1]
+    if fmt == "csv" and any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
 
 
 class _Formatter:
     """Turns a column of a chunk of records into a (rows, width) character matrix.  ``width`` is fixed for the
     whole output (measured over every record up front, so text columns align across chunks)."""
 
-    def __init__(self, d: Decoded, col: Column, *, json: bool = False) -> None:
-        self.d, self.col, self.json = d, col, json
+    def __init__(self, d: Decoded, col: Column, *, fmt: Format = "text") -> None:
+        self.d, self.col, self.fmt, self.json = d, col, fmt, fmt == "json"
         self.table: _Table | None = None
         self.names = np.zeros((0, 1), dtype=np.uint8)
         self.width = 1
+        self.extra = 0  # bytes of a cell beyond its width in characters (text: non-ASCII program names)
         values = _leaf_values(d, col, 0, d.count)
         if col.kind in ("dec", "hex"):
             if d.count:
@@ -469,15 +481,23 @@ class _Formatter:
                 else:
                     self.width = max(len(str(lo)), len(str(hi)))
         elif col.kind == "identifier":
-            self.width = 2 * values.shape[1] if values.ndim == 2 else 64
+            self.width = 2 * abi.sizeof(L.PROGRAM_IDENTIFIER)  # two hex digits a byte
         else:
             self._make_table(values)
 
     def _make_table(self, values: np.ndarray) -> None:
         col = self.col
         if col.kind == "program":  # the names of the description's programs, '-' (all zero) and '?' (no program)
-            self.names = _strings(["?", "-", *(name for _, name in self.d.target.programs)])
-            self.width = self.names.shape[1]
+            # indexed by match_identifiers' answer - EMPTY_IDENTIFIER: '-' (EMPTY_IDENTIFIER), '?' (NO_PROGRAM), the
+            # programs
+            names = ["-", "?", *(_escaped(name, self.fmt) for _, name in self.d.target.programs)]
+            if self.fmt == "text":  # aligned by characters: each name padded to as many, the UTF-8 bytes beyond
+                self.width = max(len(n) for n in names)  # them filled with bytes that are dropped
+                self.names = _strings([n.ljust(self.width) for n in names], fill=_DROPPED)
+                self.extra = self.names.shape[1] - self.width
+            else:
+                self.names = _strings(names)
+                self.width = self.names.shape[1]
             return
         distinct = np.unique(values)
         if distinct.size > _MAX_DISTINCT and col.kind in ("enum", "float"):  # not an enum column after all
@@ -487,7 +507,7 @@ class _Formatter:
                 return
         if col.kind == "enum":
             assert col.enum is not None
-            texts = [_enum_text(col.enum, int(v)) for v in distinct]
+            texts = [abi.enum_text(col.enum, int(v)) for v in distinct]
         else:  # float: numpy's shortest repr of each distinct value
             if distinct.size > _MAX_DISTINCT:  # formatted chunk by chunk; the widest text, measured vectorized
                 self.width = max(4, int(np.strings.str_len(np.asarray(distinct).astype("S32")).max()))
@@ -513,17 +533,17 @@ class _Formatter:
             out[:, 0::2] = _HEX_DIGITS[values >> 4]
             out[:, 1::2] = _HEX_DIGITS[values & 15]
             return out
-        if col.kind == "program":  # one comparison per program of the description, over every row at once
-            which = np.where(values.any(axis=1), 0, 1)
-            for k, (ident, _) in enumerate(self.d.target.programs):
-                which[(values == np.frombuffer(ident, dtype=np.uint8)).all(axis=1)] = k + 2
-            return self.names[which]
+        if col.kind == "program":  # every row's identifier looked up among the description's programs at once
+            d = self.d
+            which = match_identifiers(d.buffer, [ident for ident, _ in d.target.programs], count=hi - lo,
+                                      stride=d.stride, offset=d.offset + lo * d.stride + col.offset)
+            return self.names[which - EMPTY_IDENTIFIER]
         if self.table is None:  # many distinct floats
             text = np.asarray(values).astype("S32")
             if self.json:
                 text[~np.isfinite(values)] = b"null"
             mat = text.view(np.uint8).reshape(hi - lo, -1)
-            return _right(mat, max(self.width, mat.shape[1]))
+            return _right(mat, self.width)
         cells = self.table.texts[np.searchsorted(self.table.values, values)]
         return _right(cells, self.width) if self.right else cells
 
@@ -535,7 +555,8 @@ class _Synthetic(_Formatter):
     """The ``index`` and ``va`` columns, computed from the record number."""
 
     def __init__(self, d: Decoded, name: str) -> None:
-        self.d, self.name, self.json = d, name, False
+        self.d, self.name, self.fmt, self.json = d, name, "text", False
+        self.extra = 0
         self.col = Column(name, 0, np.dtype(np.uint64), "hex" if name == "va" else "dec")
         self.table = None
         last = max(d.count - 1, 0)
@@ -550,11 +571,11 @@ class _Synthetic(_Formatter):
         return _format_int(base + idx * np.uint64(self.d.stride), self.width, True)
 
 
-def _formatters(d: Decoded, *, json: bool = False) -> list[_Formatter]:
+def _formatters(d: Decoded, fmt: Format = "text") -> list[_Formatter]:
     out: list[_Formatter] = [_Synthetic(d, "index")]
     if d.va is not None:
         out.append(_Synthetic(d, "va"))
-    out += [_Formatter(d, c, json=json) for c in d.target.columns]
+    out += [_Formatter(d, c, fmt=fmt) for c in d.target.columns]
     return out
 
 
@@ -587,9 +608,13 @@ def _assemble(parts: list[bytes | tuple[_Formatter, int]], lo: int, hi: int, *, 
         if last[0].right:
             np.maximum(out, _SPACE, out=out)
             out[:, -1] = _NEWLINE
-            return out.tobytes()
-        head = out[:, :last_cell]
-        np.maximum(head, _SPACE, out=head)  # a left-aligned last column is not padded: its NULs are dropped
+            data = out.tobytes()
+        else:
+            head = out[:, :last_cell]
+            np.maximum(head, _SPACE, out=head)  # a left-aligned last column is not padded: its NULs are dropped
+            data = out[out != 0].tobytes()
+        dropped = any(isinstance(p, tuple) and p[0].extra for p in parts)
+        return data.replace(bytes([_DROPPED]), b"") if dropped else data
     return out[out != 0].tobytes()
 
 
@@ -604,7 +629,7 @@ def _text_parts(fs: list[_Formatter]) -> tuple[str, list[bytes | tuple[_Formatte
         # right-aligned cells come padded to the formatter's width; shift them to the column's
         if f.right and w > f.width:
             parts.append(b" " * (w - f.width))
-        parts.append((f, f.width if f.right or i == len(fs) - 1 else w))
+        parts.append((f, (f.width if f.right or i == len(fs) - 1 else w) + f.extra))
     parts.append(b"\n")
     return header, parts
 
@@ -665,7 +690,7 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
     partial record), ``csv`` (a header row, one row per record; the partial record goes to ``warn``) or ``json``
     (one object: the target, stride, count, fields, ``partial`` and ``records``, one object per record keyed by
     the packers' column names)."""
-    fs = _formatters(d, json=fmt == "json")
+    fs = _formatters(d, fmt)
     if fmt == "text":
         header, parts = _text_parts(fs)
         out.write((summary(d) + "\n" + header + "\n").encode())
@@ -687,8 +712,9 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
         "what": t.name, "source": d.source, "offset": d.offset, "stride": d.stride, "size": t.size,
         "default_stride": t.default_stride, "stride_from": t.stride_from, "count": d.count,
         "va": None if d.va is None else f"0x{d.va:x}",
+        # the columns as formatted (an enum column of too many distinct values is shown as numbers)
         "fields": [{"name": c.name, "offset": c.offset, "kind": c.kind, **({"enum": c.enum} if c.enum else {})}
-                   for c in t.columns],
+                   for c in (f.col for f in fs if not isinstance(f, _Synthetic))],
         "partial": None if d.partial is None else d.partial.to_dict(d.va),
     }
     text = json.dumps(head, indent=1)

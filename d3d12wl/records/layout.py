@@ -58,6 +58,12 @@ _PRIMARY_HEADER = {
 }
 PROGRAM_IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
 
+#: what is shown in hex (``d3d12wl decode``, ``codegen --lang renderdoc``): values of these C types (GPU virtual
+#: addresses), every integer inside these structs (descriptor handles, the program identifier), pointers, and a
+#: record's DWORD arrays (:attr:`RecordLayout.hex_dword_arrays`)
+HEX_TYPES = frozenset({"D3D12_GPU_VIRTUAL_ADDRESS"})
+HEX_STRUCTS = frozenset({"D3D12_GPU_DESCRIPTOR_HANDLE", "D3D12_CPU_DESCRIPTOR_HANDLE", PROGRAM_IDENTIFIER})
+
 #: Field name of a trigger or IA arg that has no union member of its own.
 _PAYLOAD_NAME = {
     "DRAW": "Draw",
@@ -146,6 +152,11 @@ class RecordLayout:
     @property
     def payload_fields(self) -> tuple[LayoutField, ...]:
         return tuple(f for f in self.fields if f.role in ("arg", "local"))
+
+    @property
+    def hex_dword_arrays(self) -> frozenset[str]:
+        """The DWORD arrays of root constants and local root arguments (raw bits, shown in hex)."""
+        return frozenset(f.name for f in self.payload_fields if f.count > 1)
 
     @property
     def tail_size(self) -> int:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, Union
@@ -65,6 +65,10 @@ from d3d12wl.records.layout import (
 from d3d12wl.records.schemas import _layout_leaves, missing_field
 
 __all__ = [
+    "NO_PROGRAM",
+    "EMPTY_IDENTIFIER",
+    "match_identifiers",
+    "as_u8",
     "Columns",
     "RecordData",
     "pack_records",
@@ -837,7 +841,8 @@ def pack_count_buffer(count: int) -> np.ndarray:
 # --- readers -----------------------------------------------------------------------------------------------------
 
 
-def _as_u8(data: Buffer) -> np.ndarray:
+def as_u8(data: Buffer) -> np.ndarray:
+    """``data`` (bytes, a buffer, any C-contiguous array) as a flat uint8 array, without a copy where it can."""
     if type(data) is np.ndarray and data.dtype is _U8 and data.ndim == 1 and data.flags.c_contiguous:
         return data  # what the packers return
     if isinstance(data, np.ndarray):
@@ -851,7 +856,7 @@ _U8 = np.dtype(np.uint8)
 
 def _read(dtype: np.dtype, data: Buffer, count: int | None, offset: int, where: Callable[[int], str],
           leaves_: Callable[[], list[tuple[str, int, int]]]) -> np.ndarray:
-    buf = _as_u8(data)
+    buf = as_u8(data)
     available = max(0, buf.nbytes - offset)
     size = dtype.itemsize
     n = available // size if count is None else int(count)
@@ -908,7 +913,7 @@ def read_dispatch_list_inputs(data: Buffer, *, tier: int = 1, count: int | None 
 
 
 def read_count_buffer(data: Buffer, offset: int = 0) -> int:
-    buf = _as_u8(data)
+    buf = as_u8(data)
     if buf.nbytes - offset < 4:
         raise ParseError(f"truncated: the count buffer needs 4 bytes at offset {offset}, only "
                          f"{max(0, buf.nbytes - offset)} available", where="count buffer field count (UINT32)")
@@ -942,3 +947,42 @@ def to_columns(arr: np.ndarray, *, copy: bool = True) -> dict[str, np.ndarray]:
 
 
 _GATHER_PLANS: dict[int, tuple[np.dtype, tuple[tuple[str, int, int, np.dtype, tuple[int, ...]], ...]]] = {}
+
+
+# --- program identifiers -------------------------------------------------------------------------------------
+
+#: :func:`match_identifiers`' answer for an identifier that names no program, and for an all-zero one
+NO_PROGRAM = -1
+EMPTY_IDENTIFIER = -2
+
+#: identifiers matched at a time (bounds the temporaries: about 20 bytes a slot)
+MATCH_CHUNK = 1 << 20
+
+
+def match_identifiers(data: Buffer, identifiers: Sequence[bytes], *, count: int, stride: int, offset: int = 0,
+                      chunk: int = MATCH_CHUNK) -> np.ndarray:
+    """Which of ``identifiers`` (D3D12_PROGRAM_IDENTIFIERs) each of ``count`` slots holds, the slots ``stride``
+    bytes apart from ``offset`` in ``data``, each starting with its identifier: an int32 array of indexes into
+    ``identifiers`` (the last one where two are equal), :data:`EMPTY_IDENTIFIER` for an all-zero identifier that
+    is no program's, :data:`NO_PROGRAM` for any other.  The slots are viewed as 32-byte strings (no copy), the
+    identifiers sorted once and every slot looked up by binary search: O(slots log programs), chunk by chunk."""
+    size = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+    out = np.full(count, NO_PROGRAM, dtype=np.int32)
+    if not count:
+        return out
+    kind = f"S{size}"  # fixed-width byte strings: equal exactly when all their bytes are (NUL padding included)
+    slots = np.ndarray((count,), dtype=kind, buffer=as_u8(data), offset=offset, strides=(stride,))
+    last = {bytes(ident): k for k, ident in enumerate(identifiers)}
+    keys = np.array(list(last), dtype=kind)
+    order = np.argsort(keys)
+    keys, index = keys[order], np.array(list(last.values()), dtype=np.int32)[order]
+    empty = np.zeros(1, dtype=kind)[0]
+    for lo in range(0, count, chunk):
+        values, dest = slots[lo:lo + chunk], out[lo:lo + chunk]
+        dest[values == empty] = EMPTY_IDENTIFIER
+        if keys.size:
+            pos = np.searchsorted(keys, values)
+            np.minimum(pos, keys.size - 1, out=pos)
+            hit = keys[pos] == values
+            dest[hit] = index[pos[hit]]
+    return out

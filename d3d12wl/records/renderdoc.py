@@ -29,7 +29,7 @@ from d3d12wl.abi.compiled import FieldInfo, TypeInfo
 from d3d12wl.errors import LayoutError
 from d3d12wl.records.codegen import c_identifier, struct_name
 from d3d12wl.records.dtypes import Scalar, classify, field_type
-from d3d12wl.records.layout import PROGRAM_IDENTIFIER, RecordLayout
+from d3d12wl.records.layout import HEX_STRUCTS, HEX_TYPES, RecordLayout, record_id
 
 __all__ = ["record_format", "struct_format", "source", "BASIC_TYPES"]
 
@@ -38,9 +38,6 @@ BASIC_TYPES = {("u", 1): "ubyte", ("u", 2): "ushort", ("u", 4): "uint", ("u", 8)
                ("i", 1): "byte", ("i", 2): "short", ("i", 4): "int", ("i", 8): "long",
                ("f", 4): "float", ("f", 8): "double"}
 
-#: C types shown in hex: GPU virtual addresses; and every integer inside these structs
-_HEX_TYPES = {"D3D12_GPU_VIRTUAL_ADDRESS"}
-_HEX_STRUCTS = {"D3D12_GPU_DESCRIPTOR_HANDLE", "D3D12_CPU_DESCRIPTOR_HANDLE", PROGRAM_IDENTIFIER}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -91,7 +88,7 @@ class _Format:
         if tname in abi.default.decls.enums and offset % size == 0:
             return [(offset, size * count, _member(offset, self.enum(tname, size), name, count, False, ctype))]
         base = BASIC_TYPES[(scalar.kind, size)]
-        hex_ = (hex_ or scalar.pointer or tname in _HEX_TYPES) and scalar.kind != "f"
+        hex_ = (hex_ or scalar.pointer or tname in HEX_TYPES) and scalar.kind != "f"
         if offset % size == 0:
             return [(offset, size * count, _member(offset, base, name, count, hex_, ctype))]
         piece = 4 if offset % 4 == 0 and size % 4 == 0 else 1
@@ -121,7 +118,7 @@ class _Format:
                 ft = field_type(f)
                 label = f"{name}{i if count > 1 else ''}_{f.name}"
                 out += self.emit(ft, f.type, label, f.array_length or 1, base + f.offset,
-                                 t.name in _HEX_STRUCTS, parent)
+                                 t.name in HEX_STRUCTS, parent)
         return out
 
     def members(self, fields: tuple[FieldInfo, ...], size: int, parent: str) -> list[str]:
@@ -130,7 +127,7 @@ class _Format:
         members: list[tuple[int, int, str]] = []
         info_fields = _shown_fields_of(fields)
         for f, span, others in info_fields:
-            emitted = self.emit(field_type(f), f.type, f.name, f.array_length or 1, f.offset, parent in _HEX_STRUCTS,
+            emitted = self.emit(field_type(f), f.type, f.name, f.array_length or 1, f.offset, parent in HEX_STRUCTS,
                                 parent)
             if others:
                 off, sz, text = emitted[-1]
@@ -215,7 +212,7 @@ def record_format(layout: RecordLayout, stride: int | None = None) -> str:
                           where=f"{layout.record} record of {layout.owner!r}")
     fmt = _Format()
     name = struct_name(layout)
-    dword_arrays = {f.name for f in layout.fields if f.count > 1 and f.role in ("arg", "local")}
+    dword_arrays = layout.hex_dword_arrays
     members: list[tuple[int, int, str]] = []
     for f in sorted(layout.fields, key=lambda f: f.offset):
         if f.size == 0:
@@ -239,8 +236,6 @@ def struct_format(name: str) -> str:
 def source(layouts: Sequence[RecordLayout], structs: Sequence[str] = (), strides: Mapping[str, int] | None = None
            ) -> str:
     """Every format, one after another; each is a separate, self-contained format (one per buffer)."""
-    from d3d12wl.records.layout import record_id
-
     parts = [record_format(r, (strides or {}).get(record_id(r))) for r in layouts]
     parts += [struct_format(s) for s in structs]
     return "\n".join(parts)
