@@ -270,3 +270,50 @@ def test_a_parameter_only_one_command_signature_declares_becomes_local() -> None
         from d3d12wl.migrate.wl_to_ei import wl_to_ei
 
         assert compare_runs(scene, wl_to_ei(result.capture).entries).same
+
+
+def _plain_call(n: int = 3) -> CallSequenceEntry:
+    """The bundled example's command list (root signature RS and its root arguments bound) drawing through
+    PlainMultiDrawIndirect, a command signature without a root signature (IndirectDrawing "Command signature
+    Creation", Validation 13: allowed when no argument changes a root argument)."""
+    from d3d12wl.records.packers import pack_execute_indirect
+
+    capture = load_capture(EI_EXAMPLE)
+    assert isinstance(capture.call, ExecuteIndirectCall)
+    plain = capture.objects.command_signatures["PlainMultiDrawIndirect"]
+    args = pack_execute_indirect(plain, {"arg0_DrawIndexed.IndexCountPerInstance": np.arange(n) + 3,
+                                         "arg0_DrawIndexed.InstanceCount": 1, "arg0_DrawIndexed.StartIndexLocation": 0,
+                                         "arg0_DrawIndexed.BaseVertexLocation": 0,
+                                         "arg0_DrawIndexed.StartInstanceLocation": 0})
+    memory = GpuMemory()
+    memory.map(capture.call.ArgumentBuffer, args, name="pArgumentBuffer")
+    capture.memory = memory
+    capture.call = ExecuteIndirectCall(plain, n, capture.call.ArgumentBuffer, None)
+    return CallSequenceEntry(capture, "A")
+
+
+def test_a_command_signature_without_root_signature_keeps_the_command_lists_root_arguments() -> None:
+    """IndirectDrawing "Drawing": the draws use the command list's root signature (the command signature's, when it
+    has one, must match it), so the work list keeps that root signature and its root arguments."""
+    entry = _plain_call()
+    state = entry.capture.state
+    result = ei_to_wl([entry])
+    migrated = result.capture.state
+    assert migrated.graphics_root_signature is not None
+    assert [p.parameter_type_name for p in migrated.graphics_root_signature.pParameters] == [
+        p.parameter_type_name for p in state.graphics_root_signature.pParameters]  # type: ignore[union-attr]
+    trace = execute(result.capture).to_dict()
+    registers = {a["register"]: a["value"] for a in trace["executions"][0]["root_arguments"]}
+    assert registers["b0 space0"] == state.graphics_root_arguments[0].value
+    assert registers["t3 space0"] == state.graphics_root_arguments[5].value
+
+
+def test_a_command_signature_root_signature_other_than_the_bound_one_is_refused() -> None:
+    """IndirectDrawing "Drawing": the root signature of the command list matches that of the command signature."""
+    from d3d12wl.model.objects import RootSignature
+
+    entry = load_capture(EI_EXAMPLE)
+    entry.state.graphics_root_signature = RootSignature("Other", [], [], 0)
+    entry.state.graphics_root_arguments = {}
+    with pytest.raises(MigrationError, match="command list has 'Other' bound"):
+        ei_to_wl([CallSequenceEntry(entry, "Draw")])

@@ -182,9 +182,17 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
         count = min(count, cap.memory.read_u32(call.CountBuffer, what="count buffer"))
     records = strided(cap.memory, call.ArgumentBuffer, count, cs.ByteStride, layout.size, f"{where}: command")
     state = cap.state
-    # the root arguments an ExecuteIndirect call changes and reports are those of its command signature's root
-    # signature (IndirectDrawing.md "Command signature Creation": none without one)
-    rs = cs.pRootSignature
+    # the draws see the root signature bound on the command list and its root arguments; a command signature
+    # without a root signature (IndirectDrawing.md "Command signature Creation", Validation 13: none when no
+    # argument changes a root argument) draws with them too, and one with a root signature must match it
+    # (IndirectDrawing.md "Drawing": "The root signature of the command list matches the root signature of the
+    # command signature")
+    bound = state.graphics_root_signature if cls is ExecutableClass.GRAPHICS else state.compute_root_signature
+    if cs.pRootSignature is not None and bound is not None and cs.pRootSignature != bound:
+        raise MigrationError(f"command signature {cs.name!r} has root signature {cs.pRootSignature.name!r} but the "
+                             f"command list has {bound.name!r} bound", where=where,
+                             rule="IndirectDrawing Drawing: root signature of the command list matches")
+    rs = cs.pRootSignature if cs.pRootSignature is not None else bound
     bindings: dict[str, Binding] = {}
     values: dict[str, np.ndarray] = {}
     fixed: dict[str, np.ndarray] = {}
@@ -427,8 +435,11 @@ def _plan(buckets: list[Bucket], bucket_constants: str, layout: str) -> _Plan:
         if by_cs.setdefault(b.signature.name, b.signature) != b.signature:
             raise MigrationError(f"two different command signatures are named {b.signature.name!r}")
 
+    bound_rs = {b.signature.name: b.root_signature for b in buckets}
+
     def locals_of(cs: CommandSignature, where: str) -> list[str]:
-        declared = {root_binding(p).key for p in (cs.pRootSignature.pParameters if cs.pRootSignature else [])}
+        crs = bound_rs[cs.name]
+        declared = {root_binding(p).key for p in (crs.pParameters if crs else [])}
         return [k for k, w in placement.items() if w == where and k in declared]
 
     arg_keys: dict[str, list[str | None]] = {}  # PCS name -> binding key of each argument (None: the trigger)
