@@ -317,3 +317,26 @@ def test_a_command_signature_root_signature_other_than_the_bound_one_is_refused(
     entry.state.graphics_root_arguments = {}
     with pytest.raises(MigrationError, match="command list has 'Other' bound"):
         ei_to_wl([CallSequenceEntry(entry, "Draw")])
+
+
+def test_root_arguments_of_a_call_without_command_signature_root_signature_are_compared() -> None:
+    """IndirectDrawing "Drawing" / Validation 13: a command signature without a root signature draws with the
+    command list's root arguments; its trace lists none, so the run fills them in from the capture's command-list
+    state and a changed one is a difference, not a note."""
+    from d3d12wl.migrate.diff import diff_runs
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+    from d3d12wl.model.state import RootArgument
+
+    entry = _plain_call()
+    changed = _plain_call()
+    changed.capture.state.graphics_root_arguments[0] = RootArgument("descriptor", value=0x999000)
+    comparison = compare_runs([entry], [changed])
+    assert not comparison.same and not comparison.note and f"CBV b0 space0={0x999000}" in comparison.differences[0]
+    assert any("b0 space0: value" in w for w in diff_runs([entry], [changed]).differences[0].what)
+    result = ei_to_wl([entry])
+    forward = compare_runs([entry], result.capture)
+    assert forward.same and not forward.note, forward
+    assert not compare_runs([changed], result.capture).same
+    back = wl_to_ei(result.capture).entries
+    assert compare_runs([entry], back).same
+    assert not compare_runs([changed], back).same

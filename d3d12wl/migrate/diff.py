@@ -79,7 +79,7 @@ def _bindings(e: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
     return out
 
 
-def _compare(x: Mapping[str, Any], y: Mapping[str, Any], sources: bool, bindings: bool) -> list[str]:
+def _compare(x: Mapping[str, Any], y: Mapping[str, Any], sources: bool) -> list[str]:
     what: list[str] = []
     if x.get("program") != y.get("program"):
         what.append(f"program: {x.get('program')} -> {y.get('program')}")
@@ -94,8 +94,6 @@ def _compare(x: Mapping[str, Any], y: Mapping[str, Any], sources: bool, bindings
         what.append(f"trigger source: {_sources([tx.get('source') or {}])} -> {_sources([ty.get('source') or {}])}")
     bx, by = _bindings(x), _bindings(y)
     for name in sorted(set(bx) | set(by)):
-        if not bindings and not name.startswith("IA "):
-            continue
         if name not in bx:
             what.append(f"{name}: added, {by[name][0]} from {by[name][1]}")
         elif name not in by:
@@ -119,10 +117,7 @@ def diff_runs(a: Any, b: Any, *, key: Sequence[str] = (), sources: bool = True) 
     if bad:
         raise MigrationError(f"unknown key {', '.join(bad)}; keys are {', '.join(KEYS)}", where="--key")
     ra, rb = load_run(a, name="A"), load_run(b, name="B")
-    unreported = any(e.get("root_arguments_unreported") for e in (*ra.executions, *rb.executions))
-    out = Diff(0, key=tuple(key), note="root arguments not compared: an ExecuteIndirect command signature without a "
-               "root signature draws with the command list's root arguments, which its trace does not list"
-               if unreported else "")
+    out = Diff(0, key=tuple(key))
     pairs: list[tuple[int, int]] = []
     if not key:
         pairs = list(zip(range(len(ra.executions)), range(len(rb.executions))))
@@ -146,7 +141,7 @@ def diff_runs(a: Any, b: Any, *, key: Sequence[str] = (), sources: bool = True) 
         out.only_in_b.sort()
     out.matched = len(pairs)
     for i, j in pairs:
-        what = _compare(ra.executions[i], rb.executions[j], sources, not unreported)
+        what = _compare(ra.executions[i], rb.executions[j], sources)
         if what:
             out.differences.append(ExecutionDiff(i, j, _key_of(ra.executions[i], key) if key else (i,), what))
     fa, fb = Counter(_finding(f) for f in ra.findings), Counter(_finding(f) for f in rb.findings)

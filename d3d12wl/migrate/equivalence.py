@@ -98,11 +98,9 @@ def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Com
     if order not in ("spec", "strict", "multiset"):
         raise MigrationError(f"order must be 'spec', 'strict' or 'multiset', not {order!r}")
     ra, rb = load_run(a, name="A"), load_run(b, name="B")
-    unreported = any(e.get("root_arguments_unreported") for e in (*ra.executions, *rb.executions))
-    note = ("root arguments not compared: an ExecuteIndirect command signature without a root signature draws with "
-            "the command list's root arguments, which its trace does not list") if unreported else ""
-    ca = [canonical(e, root_arguments=not unreported) for e in ra.executions]
-    cb = [canonical(e, root_arguments=not unreported) for e in rb.executions]
+    note = ""
+    ca = [canonical(e) for e in ra.executions]
+    cb = [canonical(e) for e in rb.executions]
     # per executable class: graphics executions are compared in order when the spec orders every one of them on
     # both sides; compute (never ordered) and partly ordered classes as multisets
     diffs: list[str] = []
