@@ -140,9 +140,10 @@ def test_cli_wl_to_ei_writes_a_call_sequence(tmp_path: Path) -> None:
     assert r.returncode == 2 and "lowers a DispatchList or DispatchList1" in r.stderr
 
 
-def _ic_capture(reset: bool, trigger: str) -> Capture:
+def _ic_capture(reset: bool, trigger: str, inline_ic: bool = False) -> Capture:
     """A list-wide (or per-secondary-list) incrementing constant over hybrid records of two primary records and an
-    inline PCS without one (spec "Incrementing constant semantics")."""
+    inline PCS without one (with one, of the same flags, when ``inline_ic``) (spec "Incrementing constant
+    semantics")."""
     sys.path.insert(0, str(Path(__file__).parent))
     from executor_builder import (
         INPUT_VA,
@@ -172,7 +173,8 @@ def _ic_capture(reset: bool, trigger: str) -> Capture:
     fill.Constant.Num32BitValuesToSet = 1
     hybrid = ProgramCommandSignature("H", [ic, arg(trigger, "SECONDARY_RECORD")], SecondaryRecordByteStride=16,
                                      pGlobalRootSignature=grs)
-    inline = ProgramCommandSignature("I", [fill, arg(trigger)], pGlobalRootSignature=grs)
+    inline = ProgramCommandSignature("I", [fill, *([ic] if inline_ic else []), arg(trigger)],
+                                     pGlobalRootSignature=grs)
     s = Scene()
     progs = [program("A", 1, hybrid), program("B", 2, inline)]
     s.add_programs(*progs)
@@ -185,7 +187,8 @@ def _ic_capture(reset: bool, trigger: str) -> Capture:
     data = b""
     for r, n in enumerate([2, -1, 3]):
         if n < 0:
-            data += primary(inline, 24, ProgramTableIndex=1, arg0_Constant=[9], **{f"arg1_{name}": payload})
+            data += primary(inline, 24, ProgramTableIndex=1, arg0_Constant=[9],
+                            **{f"arg{2 if inline_ic else 1}_{name}": payload})
         else:
             va = SECONDARY_VA + 0x1000 * r
             s.put(va, secondaries(hybrid, [{f"arg1_{name}": payload}] * n))
@@ -210,3 +213,15 @@ def test_incrementing_constant_becomes_the_values_it_would_have_had(reset: bool,
     assert sum(c.count for c in lowered.calls) == 6
     comparison = compare_runs(wl, lowered.entries)
     assert comparison.same and comparison.ordered == (trigger == "DRAW") and not comparison.note, comparison
+
+
+@pytest.mark.parametrize("trigger", ["DRAW", "DISPATCH"])
+def test_reset_per_secondary_list_leaves_a_fully_inline_counter_list_wide(trigger: str) -> None:
+    """Incrementing constant semantics: _RESET_PER_SECONDARY_LIST "overrides this for hybrid signatures" only; a
+    fully-inline PCS's counter stays list-wide (its record, after two hybrid executions, sees 2)."""
+    wl = _ic_capture(True, trigger, inline_ic=True)
+    trace = execute(wl).to_dict()
+    assert not trace["findings"]
+    assert [e["counter"] for e in trace["executions"] if e["pcs"] == "I"] == [2]
+    comparison = compare_runs(wl, wl_to_ei(wl).entries)
+    assert comparison.same, comparison

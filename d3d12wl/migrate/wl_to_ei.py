@@ -368,7 +368,9 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
                 a = low.pcs.pArgumentDescs[arg]
                 reset = a.IncrementingConstant.Flags & abi.enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS",
                                                                       "RESET_PER_SECONDARY_LIST")
-                value = exec_k[sel] if reset else sel
+                # the flag overrides the list-wide count for hybrid signatures only (spec "Incrementing constant
+                # semantics"); a fully-inline PCS counts list-wide with or without it
+                value = exec_k[sel] if reset and lay.secondary is not None else sel
                 rows[arg] = value.astype("<u4").view(np.uint8).reshape(-1, 4)
                 continue
             src = low.pcs.pArgumentDescs[arg].source_name
