@@ -340,3 +340,29 @@ def test_root_arguments_of_a_call_without_command_signature_root_signature_are_c
     back = wl_to_ei(result.capture).entries
     assert compare_runs([entry], back).same
     assert not compare_runs([changed], back).same
+
+
+def test_a_tier2_round_trip_keeps_the_compute_lists_end_of_list_sync() -> None:
+    """Dispatch List Continuations: the bundled chain's compute list ends with _END_WITH_WAIT_FOR_COMPLETION |
+    _END_WITH_MEMORY_FLUSH (Flags 0xe); lowered, that is a barrier between the calls (reported), and migrated back the
+    compute list ends with them again.  Two work lists whose list flags differ are not the same."""
+    from d3d12wl import abi
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+    chain = load_capture(ROOT / "d3d12wl" / "examples" / "tier2_chain_capture.json")
+    lowered = wl_to_ei(chain)
+    assert lowered.report()["barriers"] == [{"list": 0, "after_call": 0, "before_call": 1,
+                                             "flags": ["END_WITH_WAIT_FOR_COMPLETION", "END_WITH_MEMORY_FLUSH"]}]
+    back = ei_to_wl(lowered.entries).capture
+    assert [lst["header"]["Flags"] for lst in execute(back).to_dict()["lists"]] == [0xE, 0]
+    assert compare_runs(chain, back).same
+    memory = GpuMemory()
+    for r in back.memory:
+        raw = bytearray(back.memory.read(r.base, r.size))
+        if r.base == back.call.DispatchListInput:  # type: ignore[union-attr]
+            at = abi.offsetof("D3D12_DISPATCH_LIST_INPUT1", "Flags")
+            raw[at:at + 4] = (2).to_bytes(4, "little")  # list 0's Flags: continuation only
+        memory.map(r.base, bytes(raw), name=r.name)
+    back.memory = memory
+    comparison = compare_runs(chain, back)
+    assert not comparison.same and "dispatch lists differ" in comparison.differences[-1], comparison

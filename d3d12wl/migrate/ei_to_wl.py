@@ -764,10 +764,17 @@ def _assemble_chain(buckets: list[Bucket], plans: list[_Plan], base_va: int,
         lists.append((which[id(run[0])], cursor, primary.nbytes // plan.stride, plan.stride))
         blocks += [(cursor, primary), (secondary_va, secondary)]
         cursor = round_up(secondary_va + secondary.nbytes, VA_ALIGN)
+    # a list with a successor continues; one of a class whose records have no defined order (compute; the graphics
+    # lists made here are in order) also ends with a wait for completion and a memory flush, the conservative
+    # reading of a call sequence, which records no barriers (spec "Dispatch List Continuations")
     cont = abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
+    sync = (abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION")
+            | abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_MEMORY_FLUSH"))
+    flags = [0 if i + 1 == len(lists) else cont | (sync if plans[k].cls is not ExecutableClass.GRAPHICS else 0)
+             for i, (k, _, _, _) in enumerate(lists)]
     inputs = pack_dispatch_list_inputs({
         "NumProgramInputs": np.array([n for _, _, n, _ in lists], dtype=np.uint64),
-        "Flags": np.array([cont if i + 1 < len(lists) else 0 for i in range(len(lists))], dtype=np.uint64),
+        "Flags": np.array(flags, dtype=np.uint64),
         "SignatureIndex": np.array([k for k, _, _, _ in lists], dtype=np.uint64),
         "ProgramInputs.StartAddress": np.array([va for _, va, _, _ in lists], dtype=np.uint64),
         "ProgramInputs.StrideInBytes": np.array([st for _, _, _, st in lists], dtype=np.uint64),

@@ -117,6 +117,11 @@ def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Com
         diffs += _compare([ca[i] for i in ia], [cb[i] for i in ib], ia, ib, ordered, limit - len(diffs))
         if len(diffs) >= limit:
             break
+    if ra.lists and rb.lists and ra.lists != rb.lists and len(diffs) < limit:
+        # two work lists: their lists' flags (continuation, end-of-list wait and flush) are part of what runs
+        # (spec "Dispatch List Continuations"); an ExecuteIndirect run has none to compare
+        diffs.append("dispatch lists differ: A " + "; ".join(f"{c.lower()} {'|'.join(f) or 'NONE'}" for c, f in ra.lists)
+                     + " | B " + "; ".join(f"{c.lower()} {'|'.join(f) or 'NONE'}" for c, f in rb.lists))
     return Comparison(ordered_all, len(ca), len(cb), diffs, note, compared)
 
 

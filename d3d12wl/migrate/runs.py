@@ -56,6 +56,9 @@ class Run:
     ordering: str = "in order"
     calls: int = 1
     name: str = ""
+    #: per dispatch list of a work-list run, in walk order: its executable class and the names of its flags
+    #: (``Trace.to_dict()["lists"][i]["flags"]``); empty for ExecuteIndirect calls, which have none
+    lists: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
 
 def _ordered(trace: Mapping[str, Any]) -> tuple[bool, str]:
@@ -87,7 +90,9 @@ def run_of_trace(trace: Mapping[str, Any], *, program: str | None = None, call: 
         executions.append(e)
     in_order, ordering = _ordered(trace)
     findings = [dict(f, call=call) for f in trace.get("findings") or []]
-    return Run(executions, findings, in_order, ordering, 1, name)
+    list_flags = [(str(lst.get("executable_class")), tuple(sorted(str(f) for f in lst.get("flags") or [])))
+                  for lst in lists]
+    return Run(executions, findings, in_order, ordering, 1, name, list_flags)
 
 
 def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> Run:
@@ -106,6 +111,7 @@ def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> 
                     e["root_arguments"] = [dict(a) for a in command_list]
         out.executions.extend(part.executions)
         out.findings.extend(part.findings)
+        out.lists.extend(part.lists)
         if not part.in_order:
             out.in_order, out.ordering = False, part.ordering
     return out

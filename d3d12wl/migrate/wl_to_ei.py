@@ -86,6 +86,10 @@ class WlToEi:
     ordering: str
     bytes_before: int
     parts_before: dict[str, int] = field(default_factory=dict)
+    #: list-boundary synchronization an ExecuteIndirect call sequence cannot carry: per list that ends with
+    #: _END_WITH_WAIT_FOR_COMPLETION / _END_WITH_MEMORY_FLUSH and continues, the calls it falls between and the
+    #: flags; the application records a barrier there (spec "Dispatch List Continuations")
+    barriers: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def entries(self) -> list[CallSequenceEntry]:
@@ -99,6 +103,7 @@ class WlToEi:
             "after": {"calls": len(self.calls), "empty_calls": sum(c.count == 0 for c in self.calls), "draws": draws,
                       "bytes": sum(c.bytes for c in self.calls)},
             "ordering": self.ordering,
+            "barriers": self.barriers,
             "calls": [{"slot": c.slot, "program": c.program, "command_signature": c.signature, "count": c.count,
                        "bytes": c.bytes} for c in self.calls],
         }
@@ -248,6 +253,7 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
     calls: list[EiCall] = []
     parts = {"dispatch_input": 0, "program_table": 0, "primary": 0, "secondary": 0}
     orderings: list[str] = []
+    barriers: list[dict[str, Any]] = []
     va, seen = call.DispatchListInput, set[int]()
     while va:
         if va in seen or len(seen) >= max_lists:
@@ -283,9 +289,14 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
         for k, v in list_parts.items():
             parts[k] += v
         va = int(header["NextDispatchList"]) if tier2 and flags & cont_flag else 0
+        end_sync = [name for name in ("END_WITH_WAIT_FOR_COMPLETION", "END_WITH_MEMORY_FLUSH")
+                    if tier2 and flags & abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", name)]
+        if va and end_sync:
+            barriers.append({"list": index, "after_call": len(calls) - 1, "before_call": len(calls),
+                             "flags": end_sync})
     ordering = orderings[0] if len(set(orderings)) == 1 else "; ".join(
         f"list {i}: {o}" for i, o in enumerate(orderings))
-    return WlToEi(calls, ordering, sum(parts.values()), parts)
+    return WlToEi(calls, ordering, sum(parts.values()), parts, barriers)
 
 
 def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered], wls: Any, binding: Any, n: int,
