@@ -81,3 +81,26 @@ def test_the_bundled_lowered_culling_example_is_current(tmp_path: Path) -> None:
     for entry, call in zip(names, lowered.calls):
         out = save_capture(call.capture, tmp_path / entry["capture"])
         assert out.read_text(encoding="utf-8") == (committed / entry["capture"]).read_text(encoding="utf-8")
+
+
+def test_error_findings_are_differences() -> None:
+    """IndirectDrawing "Drawing": the argument buffer must hold MaxCommandCount commands; a call reading past it is
+    undefined behaviour (an error finding), which no comparison calls "the same", even against itself."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_migrate_ei_to_wl import _plain_call
+
+    from d3d12wl.migrate.equivalence import compare_runs
+    from d3d12wl.model.state import ExecuteIndirectCall
+
+    entry = _plain_call(3)
+    call = entry.capture.call
+    assert isinstance(call, ExecuteIndirectCall)
+    entry.capture.call = ExecuteIndirectCall(call.pCommandSignature, 4, call.ArgumentBuffer, None)
+    comparison = compare_runs([entry], [entry])
+    assert not comparison.same
+    assert any(d.startswith("A has an error finding") for d in comparison.differences)
+    assert any(d.startswith("B has an error finding") for d in comparison.differences)
+    assert compare_runs([_plain_call(3)], [_plain_call(3)]).same

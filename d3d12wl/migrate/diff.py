@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from d3d12wl.migrate.equivalence import finding_text
 from d3d12wl.migrate.runs import MigrationError, load_run
 
 __all__ = ["KEYS", "Diff", "ExecutionDiff", "diff_runs"]
@@ -107,10 +108,6 @@ def _compare(x: Mapping[str, Any], y: Mapping[str, Any], sources: bool) -> list[
     return what
 
 
-def _finding(f: Mapping[str, Any]) -> str:
-    return f"{f.get('severity')} {f.get('kind')} [{f.get('rule')}]: {f.get('message')}"
-
-
 def diff_runs(a: Any, b: Any, *, key: Sequence[str] = (), sources: bool = True) -> Diff:
     """Diff two runs (anything :func:`~d3d12wl.migrate.runs.load_run` takes)."""
     bad = [k for k in key if k not in KEYS]
@@ -144,7 +141,7 @@ def diff_runs(a: Any, b: Any, *, key: Sequence[str] = (), sources: bool = True) 
         what = _compare(ra.executions[i], rb.executions[j], sources)
         if what:
             out.differences.append(ExecutionDiff(i, j, _key_of(ra.executions[i], key) if key else (i,), what))
-    fa, fb = Counter(_finding(f) for f in ra.findings), Counter(_finding(f) for f in rb.findings)
+    fa, fb = Counter(finding_text(f) for f in ra.findings), Counter(finding_text(f) for f in rb.findings)
     out.findings_added = sorted((fb - fa).elements())
     out.findings_removed = sorted((fa - fb).elements())
     return out

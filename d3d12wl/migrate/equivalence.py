@@ -31,7 +31,7 @@ from typing import Any
 from d3d12wl.migrate.runs import MigrationError, load_run
 
 __all__ = ["Comparison", "ExpectedDraw", "assert_draws", "assert_same_executions", "canonical", "compare_runs",
-           "load_expected_draws"]
+           "finding_text", "load_expected_draws"]
 
 Canonical = tuple[Any, ...]
 
@@ -52,6 +52,11 @@ def canonical(execution: Mapping[str, Any], *, root_arguments: bool = True) -> C
     ia = tuple(sorted((str(v.get("slot")), tuple(sorted((v.get("fields") or {}).items())))
                       for v in execution.get("ia") or []))
     return (execution.get("program"), trigger.get("type"), fields, bindings, ia)
+
+
+def finding_text(f: Mapping[str, Any]) -> str:
+    """One finding of ``Trace.to_dict()`` as a line: severity, kind, rule and message."""
+    return f"{f.get('severity')} {f.get('kind')} [{f.get('rule')}]: {f.get('message')}"
 
 
 def describe(c: Canonical) -> str:
@@ -117,6 +122,10 @@ def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Com
         diffs += _compare([ca[i] for i in ia], [cb[i] for i in ib], ia, ib, ordered, limit - len(diffs))
         if len(diffs) >= limit:
             break
+    # undefined behaviour (an error-severity finding) on either side is never "the same draws": the executor's
+    # trace of it is one reading of what the hardware may do
+    errors = [(side, f) for side, r in (("A", ra), ("B", rb)) for f in r.findings if f.get("severity") == "error"]
+    diffs += [f"{side} has an error finding: {finding_text(f)}" for side, f in errors][:max(0, limit - len(diffs))]
     if ra.lists and rb.lists and ra.lists != rb.lists and len(diffs) < limit:
         # two work lists: their lists' flags (continuation, end-of-list wait and flush) are part of what runs
         # (spec "Dispatch List Continuations"); an ExecuteIndirect run has none to compare
