@@ -220,22 +220,32 @@ def test_one_program_in_two_calls_gets_two_slots() -> None:
     assert compare_runs(same, result.capture).same
 
 
-def test_an_internal_error_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_of_migrate_and_diff_go_through_the_one_cli_handler(capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """cli.main is the one handler: an internal error is exit 3 with one line (the traceback only with --debug),
+    unusable input exit 2, and --json prints the error object on stdout."""
     import argparse
 
-    from d3d12wl.cli import diff_cmd, migrate_cmd
+    from d3d12wl.cli import diff_cmd, main, migrate_cmd
 
     def broken(args: argparse.Namespace) -> int:
         raise RuntimeError("a bug")
 
-    assert migrate_cmd._guard(broken)(argparse.Namespace()) == 3
-    assert "internal error" in capsys.readouterr().err
-    original = diff_cmd._run
-    try:
-        diff_cmd._run = broken  # type: ignore[assignment]
-        assert diff_cmd.run(argparse.Namespace()) == 3
-    finally:
-        diff_cmd._run = original  # type: ignore[assignment]
+    monkeypatch.setattr(migrate_cmd, "run_ei_to_wl", broken)
+    monkeypatch.setattr(diff_cmd, "run", broken)
+    for argv in (["migrate", "ei-to-wl", "x.json", "-o", "y.json"], ["diff", "a.json", "b.json"]):
+        assert main(argv) == 3
+        err = capsys.readouterr().err
+        assert "internal error: RuntimeError: a bug" in err and "Traceback" not in err
+        assert main([*argv, "--debug"]) == 3
+        assert "Traceback" in capsys.readouterr().err
+        if argv[0] == "diff":
+            assert main([*argv, "--json"]) == 3
+            assert json.loads(capsys.readouterr().out)["kind"] == "InternalError"
+    monkeypatch.undo()
+    assert main(["diff", "/nonexistent", "/nonexistent", "--json"]) == 2
+    out = capsys.readouterr()
+    assert json.loads(out.out)["kind"] == "MigrationError" and "/nonexistent" in out.err
 
 
 def test_a_parameter_only_one_command_signature_declares_becomes_local() -> None:

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from d3d12wl.capture.file import Capture, load_capture
-from d3d12wl.errors import D3D12WLError
+from d3d12wl.errors import CaptureError, D3D12WLError
 
 __all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "load_call_sequence", "load_run",
+           "load_run_source",
            "run_of_trace", "run_of_captures", "save_call_sequence"]
 
 CALL_SEQUENCE_VERSION = 1
@@ -174,6 +175,26 @@ def load_call_sequence(path: str | os.PathLike[str]) -> list[CallSequenceEntry]:
     return _sequence_of(doc, p)
 
 
+def load_run_source(path: str | os.PathLike[str]) -> Capture | list[CallSequenceEntry]:
+    """A call sequence file's entries, or else the capture the file holds; the JSON is parsed once."""
+    p = Path(path)
+    doc = _read_json(p, "capture or call sequence")
+    if isinstance(doc, dict) and "call_sequence" in doc:
+        return _sequence_of(doc, p)
+    return _capture_of(doc, p)
+
+
+def _capture_of(doc: Any, p: Path) -> Capture:
+    try:
+        capture = load_capture(doc, base_dir=p.parent)
+    except CaptureError as exc:
+        if not (exc.where or "").startswith(str(p)):
+            exc.args = (f"{p}: {exc.args[0]}",)
+        raise
+    capture.path = p
+    return capture
+
+
 def _sequence_of(doc: Any, p: Path) -> list[CallSequenceEntry]:
     if not isinstance(doc, dict) or doc.get("call_sequence") != CALL_SEQUENCE_VERSION:
         raise MigrationError(f"not a call sequence (version {CALL_SEQUENCE_VERSION})", where=f"{p}: call_sequence")
@@ -223,7 +244,7 @@ def load_run(source: Any, *, name: str | None = None) -> Run:
         if isinstance(doc, dict) and "executions" in doc and "memory" not in doc:
             return run_of_trace(doc, name=label)
         if isinstance(doc, dict) and "memory" in doc:
-            return run_of_captures([CallSequenceEntry(load_capture(p))], name=label)
+            return run_of_captures([CallSequenceEntry(_capture_of(doc, p))], name=label)
         raise MigrationError("neither a capture (has 'memory'), a saved trace (has 'executions') nor a call "
                              "sequence (has 'call_sequence')", where=str(p))
     raise MigrationError(f"cannot read a run from {type(source).__name__}")
