@@ -376,3 +376,26 @@ def test_a_tier2_round_trip_keeps_the_compute_lists_end_of_list_sync() -> None:
     back.memory = memory
     comparison = compare_runs(chain, back)
     assert not comparison.same and "dispatch lists differ" in comparison.differences[-1], comparison
+
+
+def test_a_count_beyond_the_mapped_arguments_is_refused_before_anything_is_allocated() -> None:
+    """IndirectDrawing "Drawing": MaxCommandCount commands of ByteStride must lie in the argument buffer; a count
+    past it (no count buffer) is refused naming the first command outside, without allocating for the count, and
+    a count beyond what one migration reads is refused outright."""
+    import tracemalloc
+
+    entry = _plain_call(3)
+    call = entry.capture.call
+    assert isinstance(call, ExecuteIndirectCall)
+    entry.capture.call = ExecuteIndirectCall(call.pCommandSignature, 1_000_000, call.ArgumentBuffer, None)
+    tracemalloc.start()
+    try:
+        with pytest.raises(MigrationError, match="command 3 at VA"):
+            ei_to_wl([entry])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, peak
+    entry.capture.call = ExecuteIndirectCall(call.pCommandSignature, 200_000_000, call.ArgumentBuffer, None)
+    with pytest.raises(MigrationError, match="exceed"):
+        ei_to_wl([entry])

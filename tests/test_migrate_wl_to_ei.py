@@ -225,3 +225,31 @@ def test_reset_per_secondary_list_leaves_a_fully_inline_counter_list_wide(trigge
     assert [e["counter"] for e in trace["executions"] if e["pcs"] == "I"] == [2]
     comparison = compare_runs(wl, wl_to_ei(wl).entries)
     assert comparison.same, comparison
+
+
+@pytest.mark.parametrize("count", [1 << 20, 1 << 30])
+def test_a_huge_num_program_inputs_is_refused_before_anything_is_allocated(count: int) -> None:
+    """Dispatch list input: NumProgramInputs records of StrideInBytes must lie in mapped memory; past it (or past
+    what one migration reads) the lowering refuses, naming the first record outside, before allocating."""
+    import tracemalloc
+
+    from d3d12wl.capture.memory import GpuMemory
+    from d3d12wl.migrate.runs import MigrationError
+
+    capture = load_capture(CULLING)
+    at = capture.call.DispatchListInput + abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "NumProgramInputs")  # type: ignore[union-attr]
+    memory = GpuMemory()
+    for r in capture.memory:
+        raw = bytearray(capture.memory.read(r.base, r.size))
+        if r.base <= at < r.base + r.size:
+            raw[at - r.base:at - r.base + 4] = count.to_bytes(4, "little")
+        memory.map(r.base, bytes(raw), name=r.name)
+    capture.memory = memory
+    tracemalloc.start()
+    try:
+        with pytest.raises(MigrationError, match="primary record 3 at VA|exceed"):
+            wl_to_ei(capture)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, peak

@@ -102,7 +102,35 @@ def gather(memory: GpuMemory, vas: np.ndarray, size: int, what: str) -> np.ndarr
     return out
 
 
+#: the most records, slots or commands one migration reads from one range (the executor's limits are of the same
+#: order when a run is compared, :func:`d3d12wl.migrate.runs.run_of_captures`): a count from the input is checked
+#: against it, and against the mapped memory, before anything is allocated
+MAX_RECORDS = 1 << 24
+
+
+def check_count(count: int, what: str, where: str | None = None) -> int:
+    """``count`` (read from the input) when at most :data:`MAX_RECORDS`, else a :class:`MigrationError`."""
+    if count > MAX_RECORDS:
+        raise MigrationError(f"{count} {what}s exceed the {MAX_RECORDS} one migration reads", where=where or what)
+    return count
+
+
 def strided(memory: GpuMemory, va: int, count: int, stride: int, size: int, what: str) -> np.ndarray:
-    """``count`` records of ``size`` bytes, ``stride`` apart from ``va``, as uint8 ``(count, size)``."""
-    vas = np.uint64(va) + np.arange(count, dtype=np.uint64) * np.uint64(stride)
-    return gather(memory, vas, size, what)
+    """``count`` records of ``size`` bytes, ``stride`` apart from ``va``, as a read-only uint8 ``(count, size)`` view
+    of the one mapped region that holds them all (a strided view, as :func:`d3d12wl.records.packers.read_records`:
+    nothing is copied).  The range ``[va, va + (count - 1) * stride + size)`` is checked before anything is made;
+    a record outside the region is an error naming it (the executor reports it as a finding)."""
+    check_count(count, what)
+    if count == 0 or size == 0:
+        return np.zeros((count, size), dtype=np.uint8)
+    region = memory.region_at(va)
+    end = region.base + region.size if region is not None else va
+    if region is None or va + (count - 1) * stride + size > end:
+        i = 0 if region is None or va + size > end or stride == 0 else (end - va - size) // stride + 1
+        rva = va + i * stride
+        raise MigrationError(f"{what} {i} at VA 0x{rva:x} (+{size} bytes) is not inside one mapped region with the "
+                             "records before it; `d3d12wl exec` reports what the call does with it",
+                             where=f"{what} {i}")
+    data = np.frombuffer(memory.view(region.base, region.size), dtype=np.uint8)
+    return np.lib.stride_tricks.as_strided(data[va - region.base:], shape=(count, size), strides=(stride, 1),
+                                           writeable=False)
