@@ -24,17 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from d3d12wl.capture.file import Capture, load_capture
-from d3d12wl.errors import CaptureError, D3D12WLError
+from d3d12wl.errors import CaptureError
+from d3d12wl.migrate.errors import MigrationError
 
 __all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "load_call_sequence", "load_run",
            "load_run_source",
            "run_of_trace", "run_of_captures", "save_call_sequence"]
 
 CALL_SEQUENCE_VERSION = 1
-
-
-class MigrationError(D3D12WLError):
-    """An input a migration, a diff or an equivalence check cannot use (the CLI exits 2 with it)."""
 
 
 @dataclass(frozen=True)
