@@ -13,14 +13,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.migrate.runs import MigrationError
+from d3d12wl.migrate.errors import MigrationError
+from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.model.objects import RootParameter1
 from d3d12wl.records.dtypes import layout_field_dtype
 from d3d12wl.records.layout import LayoutField
 
 #: register letter of a root parameter type (the HLSL register class it binds)
 _LETTER = {"CBV": "b", "32BIT_CONSTANTS": "b", "SRV": "t", "UAV": "u"}
+#: the argument type that sets each root view, and the one that binds a descriptor table
+_VIEW_ARG = {"CBV": "CONSTANT_BUFFER_VIEW", "SRV": "SHADER_RESOURCE_VIEW", "UAV": "UNORDERED_ACCESS_VIEW"}
+
+
+def payload_size(arg_type: str) -> int:
+    """Bytes of the record payload of ``arg_type`` (its C type's ``sizeof``, :mod:`d3d12wl.model.argtypes`)."""
+    ctype = arg_type_info(arg_type).payload_ctype
+    assert ctype is not None, arg_type
+    return abi.sizeof(ctype)
 
 
 @dataclass(frozen=True)
@@ -46,18 +57,19 @@ def root_binding(param: RootParameter1) -> Binding:
         return Binding(f"b{c.ShaderRegister} space{c.RegisterSpace}", "constants", 4 * c.Num32BitValues, param)
     if ptype in ("CBV", "SRV", "UAV"):
         d = param.Descriptor
-        return Binding(f"{_LETTER[ptype]}{d.ShaderRegister} space{d.RegisterSpace}", ptype, 8, param)
+        return Binding(f"{_LETTER[ptype]}{d.ShaderRegister} space{d.RegisterSpace}", ptype,
+                       payload_size(_VIEW_ARG[ptype]), param)
     ranges = param.DescriptorTable.pDescriptorRanges
     first = ranges[0] if ranges else None
     name = f"table {first.RangeType}:{first.BaseShaderRegister} space{first.RegisterSpace}" if first else "table"
-    return Binding(name, "table", 8, param)
+    return Binding(name, "table", payload_size("DESCRIPTOR_TABLE"), param)
 
 
 def vb_binding(slot: int) -> Binding:
-    return Binding(f"VB{slot}", "VB", 16, slot=slot)
+    return Binding(f"VB{slot}", "VB", payload_size("VERTEX_BUFFER_VIEW"), slot=slot)
 
 
-IB_BINDING = Binding("IB", "IB", 16)
+IB_BINDING = Binding("IB", "IB", payload_size("INDEX_BUFFER_VIEW"))
 
 
 def rows_of(records: np.ndarray, f: LayoutField) -> np.ndarray:

@@ -73,17 +73,21 @@ from d3d12wl.model.state import (
 from d3d12wl.records.layout import PCSLayout, command_layout, pcs_layout, round_up
 from d3d12wl.records.packers import (
     VA_ALIGN,
+    pack_count_buffer,
     pack_dispatch_list_inputs,
     pack_primary_records,
     pack_program_table,
     pack_secondary_records,
+    pack_structs,
+    read_structs,
 )
 
 __all__ = ["Bucket", "EiToWl", "LayoutChoice", "identifier_for", "ei_to_wl", "read_buckets"]
 
 GRAPHICS_TRIGGERS = ("DRAW", "DRAW_INDEXED", "DISPATCH_MESH")
 TRIGGERS = (*GRAPHICS_TRIGGERS, "DISPATCH")
-IDENTIFIER_SIZE = 32
+IDENTIFIER_SIZE = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+VB_VIEW, IB_VIEW = "D3D12_VERTEX_BUFFER_VIEW", "D3D12_INDEX_BUFFER_VIEW"
 
 
 def identifier_for(name: str) -> bytes:
@@ -131,8 +135,8 @@ class Bucket:
 
     @property
     def bytes_read(self) -> int:
-        """Argument-buffer bytes the call reads (count x ByteStride) plus its count buffer's 4 bytes."""
-        return self.count * self.signature.ByteStride + (4 if self.count_buffer else 0)
+        """Argument-buffer bytes the call reads (count x ByteStride) plus its count buffer's (one UINT32)."""
+        return self.count * self.signature.ByteStride + (pack_count_buffer(0).nbytes if self.count_buffer else 0)
 
 
 def _root_arguments(state: CommandListState, cls: ExecutableClass) -> dict[int, RootArgument]:
@@ -142,17 +146,17 @@ def _root_arguments(state: CommandListState, cls: ExecutableClass) -> dict[int, 
 def _command_list_bytes(arg: RootArgument, b: Binding) -> np.ndarray:
     if arg.kind == "constants":
         return np.array(arg.values, dtype="<u4").view(np.uint8)[None, :b.size]
-    return np.array([arg.value], dtype="<u8").view(np.uint8)[None, :]
+    return np.frombuffer(int(arg.value).to_bytes(b.size, "little"), dtype=np.uint8)[None, :]
 
 
 def _vb_bytes(v: VertexBufferView) -> np.ndarray:
-    return np.array([(v.BufferLocation, v.SizeInBytes, v.StrideInBytes)],
-                    dtype=[("a", "<u8"), ("b", "<u4"), ("c", "<u4")]).view(np.uint8).reshape(1, 16)
+    return pack_structs(VB_VIEW, {"BufferLocation": [v.BufferLocation], "SizeInBytes": [v.SizeInBytes],
+                                  "StrideInBytes": [v.StrideInBytes]}).reshape(1, -1)
 
 
 def _ib_bytes(v: IndexBufferView) -> np.ndarray:
-    return np.array([(v.BufferLocation, v.SizeInBytes, v.Format)],
-                    dtype=[("a", "<u8"), ("b", "<u4"), ("c", "<u4")]).view(np.uint8).reshape(1, 16)
+    return pack_structs(IB_VIEW, {"BufferLocation": [v.BufferLocation], "SizeInBytes": [v.SizeInBytes],
+                                  "Format": [v.Format]}).reshape(1, -1)
 
 
 def read_buckets(entries: Sequence[CallSequenceEntry]) -> list[Bucket]:
@@ -210,10 +214,10 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
         for slot, v in state.vertex_buffers.items():
             b = vb_binding(slot)
             fixed[b.key] = _vb_bytes(v)[0]
-            bindings[b.key], values[b.key] = b, np.broadcast_to(fixed[b.key], (count, 16))
+            bindings[b.key], values[b.key] = b, np.broadcast_to(fixed[b.key], (count, b.size))
         if state.index_buffer is not None:
             fixed["IB"] = _ib_bytes(state.index_buffer)[0]
-            bindings["IB"], values["IB"] = IB_BINDING, np.broadcast_to(fixed["IB"], (count, 16))
+            bindings["IB"], values["IB"] = IB_BINDING, np.broadcast_to(fixed["IB"], (count, IB_BINDING.size))
     for i, arg in enumerate(cs.pArgumentDescs):
         t = arg.type_name
         f = layout.arg_field(i)
@@ -655,13 +659,14 @@ def _command_list(plan: _Plan, state: CommandListState) -> None:
                 root_args[plan.index[key]] = RootArgument("constants", values=[int(v) for v in row.view("<u4")])
             else:
                 root_args[plan.index[key]] = RootArgument("table" if kb.kind == "table" else "descriptor",
-                                                          value=int(row.view("<u8")[0]))
+                                                          value=int.from_bytes(row.tobytes(), "little"))
         elif kb.kind == "VB":
-            loc, size, st = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
-            state.vertex_buffers[kb.slot or 0] = VertexBufferView(loc, size, st)
+            vb = read_structs(VB_VIEW, row)[0]
+            state.vertex_buffers[kb.slot or 0] = VertexBufferView(
+                int(vb["BufferLocation"]), int(vb["SizeInBytes"]), int(vb["StrideInBytes"]))
         else:
-            loc, size, fmt = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
-            state.index_buffer = IndexBufferView(loc, size, fmt)
+            ib = read_structs(IB_VIEW, row)[0]
+            state.index_buffer = IndexBufferView(int(ib["BufferLocation"]), int(ib["SizeInBytes"]), int(ib["Format"]))
     if plan.cls is ExecutableClass.GRAPHICS:
         state.graphics_root_signature, state.graphics_root_arguments = plan.grs, root_args
     else:

@@ -35,6 +35,8 @@ from d3d12wl.capture.file import CAPTURE_VERSION, Capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.migrate._columns import column_for, gather, rows_of, strided
 from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError
+from d3d12wl.migrate.scene import ARGUMENTS_VA  # each call's argument buffer at its own VA in its own capture
+from d3d12wl.migrate.scene import COUNTS_VA as COUNT_VA
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import (
     CommandSignature,
@@ -56,8 +58,6 @@ from d3d12wl.records.packers import pack_count_buffer, pack_execute_indirect, re
 __all__ = ["EiCall", "WlToEi", "wl_to_ei"]
 
 IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
-ARGUMENTS_VA = 0x1000000  # each call's argument buffer at its own VA in its own capture
-COUNT_VA = 0x100000
 _EI_ROOT_TYPES = {"CONSTANT_BUFFER_VIEW": "ConstantBufferView", "SHADER_RESOURCE_VIEW": "ShaderResourceView",
                   "UNORDERED_ACCESS_VIEW": "UnorderedAccessView"}
 _VIEW_OF_PARAM = {"CBV": "CONSTANT_BUFFER_VIEW", "SRV": "SHADER_RESOURCE_VIEW", "UAV": "UNORDERED_ACCESS_VIEW"}
@@ -77,7 +77,7 @@ class EiCall:
     def bytes(self) -> int:
         call = self.capture.call
         assert isinstance(call, ExecuteIndirectCall) and call.pCommandSignature is not None
-        return self.count * call.pCommandSignature.ByteStride + 4
+        return self.count * call.pCommandSignature.ByteStride + pack_count_buffer(0).nbytes
 
 
 @dataclass
