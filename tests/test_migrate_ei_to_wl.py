@@ -399,3 +399,21 @@ def test_a_count_beyond_the_mapped_arguments_is_refused_before_anything_is_alloc
     entry.capture.call = ExecuteIndirectCall(call.pCommandSignature, 200_000_000, call.ArgumentBuffer, None)
     with pytest.raises(MigrationError, match="exceed"):
         ei_to_wl([entry])
+
+
+def test_a_call_without_a_program_name_verifies(tmp_path: Path) -> None:
+    """Spec "Motivation": each call is one PSO; a call sequence entry that names none is named once (pso<i>), the
+    same for the migration and for the run it is compared with."""
+    from d3d12wl.capture.file import save_capture
+    from d3d12wl.migrate.runs import load_call_sequence, save_call_sequence
+
+    entry = _plain_call()
+    result = ei_to_wl([CallSequenceEntry(entry.capture)])
+    assert compare_runs([CallSequenceEntry(entry.capture)], result.capture).same
+    save_capture(entry.capture, tmp_path / "a.json")
+    save_call_sequence(tmp_path / "calls.json", [("a.json", None)])
+    assert [e.program for e in load_call_sequence(tmp_path / "calls.json")] == ["pso0"]
+    r = subprocess.run([sys.executable, "-m", "d3d12wl", "migrate", "ei-to-wl", str(tmp_path / "calls.json"), "-o",
+                        str(tmp_path / "wl.json"), "--verify", "--json"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and json.loads(r.stdout)["verify"]["same"], r.stdout + r.stderr

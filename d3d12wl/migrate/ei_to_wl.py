@@ -38,7 +38,7 @@ from d3d12wl import abi
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.migrate._columns import IB_BINDING, Binding, column_for, root_binding, rows_of, strided, vb_binding
-from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError
+from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError, call_program
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import (
     CommandSignature,
@@ -168,7 +168,9 @@ def read_buckets(entries: Sequence[CallSequenceEntry]) -> list[Bucket]:
         call = cap.call
         if not isinstance(call, ExecuteIndirectCall) or call.pCommandSignature is None:
             raise MigrationError(f"not an ExecuteIndirect capture ({cap.call_name})", where=where)
-        buckets.append(_read_bucket(cap, call, entry.program or f"pso{i}", where))
+        program = call_program(entry, i)
+        assert program is not None
+        buckets.append(_read_bucket(cap, call, program, where))
     return buckets
 
 

@@ -27,9 +27,8 @@ from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.errors import CaptureError
 from d3d12wl.migrate.errors import MigrationError
 
-__all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "load_call_sequence", "load_run",
-           "load_run_source",
-           "run_of_trace", "run_of_captures", "save_call_sequence"]
+__all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "call_program", "load_call_sequence",
+           "load_run", "load_run_source", "run_of_trace", "run_of_captures", "save_call_sequence"]
 
 CALL_SEQUENCE_VERSION = 1
 
@@ -93,6 +92,16 @@ def run_of_trace(trace: Mapping[str, Any], *, program: str | None = None, call: 
     return Run(executions, findings, in_order, ordering, 1, name, list_flags)
 
 
+def call_program(entry: CallSequenceEntry, i: int) -> str | None:
+    """The program (PSO) of call ``i``: its entry's, or for an ExecuteIndirect that names none ``pso<i>``; the one
+    naming the migrations, the call sequence files and the runs compared all use."""
+    from d3d12wl.model.state import ExecuteIndirectCall
+
+    if entry.program is not None or not isinstance(entry.capture.call, ExecuteIndirectCall):
+        return entry.program
+    return f"pso{i}"
+
+
 def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> Run:
     """Execute every capture (public API: ``execute(capture).to_dict()``) and concatenate their runs in order."""
     from d3d12wl.executor import execute
@@ -101,7 +110,7 @@ def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> 
     out = Run([], [], True, "in order", len(entries), name)
     for i, entry in enumerate(entries):
         limits = Limits(max_executions=1 << 24, max_records=1 << 24)
-        part = run_of_trace(execute(entry.capture, limits).to_dict(), program=entry.program, call=i)
+        part = run_of_trace(execute(entry.capture, limits).to_dict(), program=call_program(entry, i), call=i)
         command_list = _command_list_root_arguments(entry.capture)
         if command_list is not None:
             for e in part.executions:
@@ -205,7 +214,8 @@ def _sequence_of(doc: Any, p: Path) -> list[CallSequenceEntry]:
         program = c.get("program")
         if program is not None and not isinstance(program, str):
             raise MigrationError("'program' must be a string", where=f"{p}: calls[{i}].program")
-        out.append(CallSequenceEntry(load_capture(p.parent / c["capture"]), program))
+        entry = CallSequenceEntry(load_capture(p.parent / c["capture"]), program)
+        out.append(CallSequenceEntry(entry.capture, call_program(entry, i)))
     return out
 
 
