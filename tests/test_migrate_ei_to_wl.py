@@ -417,3 +417,14 @@ def test_a_call_without_a_program_name_verifies(tmp_path: Path) -> None:
                         str(tmp_path / "wl.json"), "--verify", "--json"], cwd=ROOT, capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and json.loads(r.stdout)["verify"]["same"], r.stdout + r.stderr
+
+
+def test_a_cbv_and_root_constants_on_one_register_are_refused() -> None:
+    """Per-binding source: a binding is named by its register, and root constants and a root CBV both bind a b
+    register; two root parameters on one register would be one binding, so the migration refuses them."""
+    capture = load_capture(EI_EXAMPLE)
+    rs = capture.state.graphics_root_signature
+    assert rs is not None and rs.pParameters[6].parameter_type_name == "32BIT_CONSTANTS"
+    rs.pParameters[6].Constants.ShaderRegister = 0  # b0 space0 is also the root CBV of parameter 0
+    with pytest.raises(MigrationError, match="b0 space0"):
+        ei_to_wl([CallSequenceEntry(capture, "Draw")])

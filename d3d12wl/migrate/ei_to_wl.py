@@ -174,6 +174,17 @@ def read_buckets(entries: Sequence[CallSequenceEntry]) -> list[Bucket]:
     return buckets
 
 
+def _one_parameter_per_register(bindings: Sequence[Binding], where: str) -> None:
+    """A binding is named by its register (root constants and a root CBV both take a b register): two root
+    parameters of one name would be one binding, so they are refused."""
+    seen: dict[str, int] = {}
+    for i, b in enumerate(bindings):
+        if b.key in seen:
+            raise MigrationError(f"root parameters {seen[b.key]} and {i} both bind {b.key}; the migration names a "
+                                 "binding by its register", where=where)
+        seen[b.key] = i
+
+
 def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: str) -> Bucket:
     cs = call.pCommandSignature
     assert cs is not None
@@ -206,6 +217,7 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
     trigger, trigger_rows = "", np.zeros((count, 0), dtype=np.uint8)
     params = rs.pParameters if rs is not None else []
     root_bindings = [root_binding(p) for p in params]
+    _one_parameter_per_register(root_bindings, where)
     cl = _root_arguments(state, cls)
     for p, b in enumerate(root_bindings):
         if p in cl:
@@ -317,7 +329,11 @@ def _classify(buckets: list[Bucket], bucket_constants: str) -> tuple[dict[str, s
     it becomes a local root parameter of their PCSes, spec "Local root signatures")."""
     keys: dict[str, Binding] = {}
     for b in buckets:
-        keys.update(b.bindings)
+        for key, binding in b.bindings.items():
+            if key in keys and keys[key].kind != binding.kind:
+                raise MigrationError(f"{key} is {keys[key].kind} in one call and {binding.kind} in {b.program!r}; "
+                                     "the migration names a binding by its register")
+            keys[key] = binding
     declared = [{root_binding(p).key: p for p in (b.root_signature.pParameters if b.root_signature else [])}
                 for b in buckets]
     out: dict[str, str] = {}
