@@ -104,3 +104,24 @@ def test_error_findings_are_differences() -> None:
     assert any(d.startswith("A has an error finding") for d in comparison.differences)
     assert any(d.startswith("B has an error finding") for d in comparison.differences)
     assert compare_runs([_plain_call(3)], [_plain_call(3)]).same
+
+
+def test_expected_draws_are_ordered_class_by_class() -> None:
+    """Execution Order and State Scoping: the bundled Tier 2 chain's compute records are unordered, its graphics
+    records (a list without _ALLOW_OUT_OF_ORDER_GRAPHICS) ordered; the compute list does not make the graphics draws
+    a multiset."""
+    from d3d12wl.executor import execute
+
+    chain = load_capture(EXAMPLES / "tier2_chain_capture.json")
+    rows = [{"program": e["program"], "type": e["trigger"]["type"], **e["trigger"]["fields"]}
+            for e in execute(chain).to_dict()["executions"]]
+    compute = [r for r in rows if r["type"] == "DISPATCH"]
+    graphics = [r for r in rows if r["type"] != "DISPATCH"]
+    assert len(compute) > 1 and len(graphics) > 1
+    assert_draws(chain, rows)
+    assert_draws(chain, compute[::-1] + graphics)
+    with pytest.raises(AssertionError, match="draw"):
+        assert_draws(chain, compute + graphics[::-1])
+    assert_draws(chain, compute + graphics[::-1], order="multiset")
+    with pytest.raises(AssertionError, match="no execution matches"):
+        assert_draws(chain, compute + [dict(graphics[0], program="Nope")] + graphics[1:], order="multiset")

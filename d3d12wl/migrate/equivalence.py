@@ -216,35 +216,60 @@ def load_expected_draws(source: str | os.PathLike[str] | Sequence[Mapping[str, A
     return out
 
 
+def _class_of(trigger_type: str) -> str:
+    """The executable class of a dispatch trigger (spec "Dispatch trigger"): DISPATCH is compute, the rest
+    graphics."""
+    return "COMPUTE" if trigger_type == "DISPATCH" else "GRAPHICS"
+
+
+def _as_expected(e: Mapping[str, Any], w: ExpectedDraw) -> ExpectedDraw:
+    """Execution ``e`` as row ``w`` states it: the program only when ``w`` names one, the fields ``w`` has."""
+    t = e.get("trigger") or {}
+    f = t.get("fields") or {}
+    return ExpectedDraw(e.get("program") if w.program is not None else None, str(t.get("type")),
+                        tuple((k, f.get(k)) for k, _ in w.fields))
+
+
 def assert_draws(run: Any, expected: Any, *, order: str = "spec") -> None:
     """Raise ``AssertionError`` unless ``run`` (a capture, trace, call sequence or path) executes exactly the draws of
     ``expected`` (an expected-draws file or :func:`load_expected_draws` rows): the same programs and trigger fields,
-    in order where the spec guarantees it."""
+    in order where the spec guarantees it, executable class by class as :func:`compare_runs` does."""
     r = load_run(run)
     want = expected if isinstance(expected, list) and all(isinstance(e, ExpectedDraw) for e in expected) \
         else load_expected_draws(expected)
-
-    def got(e: Mapping[str, Any], w: ExpectedDraw | None) -> ExpectedDraw:
-        t = e.get("trigger") or {}
-        f = t.get("fields") or {}
-        keys = [k for k, _ in w.fields] if w is not None else sorted(f)
-        return ExpectedDraw(e.get("program") if w is None or w.program is not None else None, str(t.get("type")),
-                            tuple((k, f.get(k)) for k in keys))
-
-    ordered = order == "strict" or (order == "spec" and r.in_order)
     diffs: list[str] = []
-    if ordered:
-        for i, e in enumerate(r.executions[:len(want)]):
-            if got(e, want[i]) != want[i]:
-                diffs.append(f"draw {i}: expected {want[i]}, got {got(e, want[i])}")
-    else:
-        remaining = list(r.executions)
-        for i, w in enumerate(want):
-            match = next((j for j, e in enumerate(remaining) if got(e, w) == w), None)
-            if match is None:
-                diffs.append(f"draw {i}: no execution matches {w}")
+    by_class: dict[str, tuple[list[int], list[int]]] = {}
+    for i, e in enumerate(r.executions):
+        by_class.setdefault(_class_of(str((e.get("trigger") or {}).get("type"))), ([], []))[0].append(i)
+    for i, w in enumerate(want):
+        by_class.setdefault(_class_of(w.type), ([], []))[1].append(i)
+    for cls, (got, rows) in sorted(by_class.items()):
+        ordered = order == "strict" or (order == "spec" and all(r.executions[i].get("ordered", False) for i in got))
+        if ordered:
+            for i, j in zip(got, rows):
+                seen = _as_expected(r.executions[i], want[j])
+                if seen != want[j]:
+                    diffs.append(f"draw {j}: expected {want[j]}, got {seen}")
+            continue
+        # as a multiset: per (program stated?, type, fields stated) an index of the executions by what the row
+        # states, each execution taken once
+        index: dict[tuple[bool, str, tuple[str, ...]], dict[ExpectedDraw, list[int]]] = {}
+        taken: set[int] = set()
+        for j in rows:
+            w = want[j]
+            shape = (w.program is not None, w.type, tuple(k for k, _ in w.fields))
+            if shape not in index:
+                table: dict[ExpectedDraw, list[int]] = {}
+                for i in reversed(got):
+                    table.setdefault(_as_expected(r.executions[i], w), []).append(i)
+                index[shape] = table
+            candidates = index[shape].get(w, [])
+            while candidates and candidates[-1] in taken:
+                candidates.pop()
+            if candidates:
+                taken.add(candidates.pop())
             else:
-                remaining.pop(match)
+                diffs.append(f"draw {j}: no execution matches {w}")
     if len(r.executions) != len(want):
         diffs.append(f"{len(r.executions)} executions, {len(want)} expected")
     if diffs:
