@@ -253,3 +253,44 @@ def test_a_huge_num_program_inputs_is_refused_before_anything_is_allocated(count
     finally:
         tracemalloc.stop()
     assert peak < 8 << 20, peak
+
+
+def _with_region(capture: Capture, base: int, size: int | None = None, patch: tuple[int, bytes] | None = None
+                 ) -> Capture:
+    """``capture`` with the region at ``base`` cut to ``size`` bytes and/or ``patch`` (va, bytes) written."""
+    from d3d12wl.capture.memory import GpuMemory
+
+    memory = GpuMemory()
+    for r in capture.memory:
+        raw = bytearray(capture.memory.read(r.base, r.size))
+        if patch is not None and r.base <= patch[0] < r.base + r.size:
+            raw[patch[0] - r.base:patch[0] - r.base + len(patch[1])] = patch[1]
+        memory.map(r.base, bytes(raw[:size] if r.base == base and size is not None else raw), name=r.name)
+    capture.memory = memory
+    return capture
+
+
+def test_each_primary_record_is_read_at_its_own_pcs_size() -> None:
+    """Primary record layout: a record is its PCS's header and inline tail; the last record, of the hybrid PCS (16
+    bytes), may end before the inline PCS's 24-byte record would, where the mapped list ends."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from executor_builder import PRIMARY_VA
+
+    full = _ic_capture(False, "DRAW")
+    hybrid = pcs_layout(full.objects.programs["A"].ProgramCommandSignature)  # type: ignore[arg-type]
+    cut = _with_region(_ic_capture(False, "DRAW"), PRIMARY_VA, 2 * 24 + hybrid.primary.size)
+    assert not execute(cut).to_dict()["findings"]
+    assert compare_runs(cut, wl_to_ei(cut).entries).same
+
+
+def test_a_primary_stride_not_8_byte_aligned_is_refused() -> None:
+    """Rule 25(e) (Per-arg integrity (e)): ProgramInputs.StrideInBytes must be 8-byte aligned."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from executor_builder import INPUT_VA
+
+    from d3d12wl.migrate.runs import MigrationError
+
+    at = INPUT_VA + abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "ProgramInputs.StrideInBytes")
+    capture = _with_region(_ic_capture(False, "DRAW"), INPUT_VA, patch=(at, (28).to_bytes(8, "little")))
+    with pytest.raises(MigrationError, match="not 8-byte aligned"):
+        wl_to_ei(capture)

@@ -88,9 +88,11 @@ def column_for(f: LayoutField, rows: np.ndarray) -> np.ndarray:
     return out if shape else out[:, 0]
 
 
-def gather(memory: GpuMemory, vas: np.ndarray, size: int, what: str) -> np.ndarray:
+def gather(memory: GpuMemory, vas: np.ndarray, size: int, what: str, *,
+           indices: np.ndarray | None = None) -> np.ndarray:
     """``size`` bytes at each VA of ``vas`` as uint8 ``(n, size)``, vectorized per memory region; a record that is
-    not wholly inside one mapped region is an error naming it (the executor reports it as a finding)."""
+    not wholly inside one mapped region is an error naming it (by ``indices[i]`` when given; the executor reports
+    it as a finding)."""
     n = len(vas)
     out = np.zeros((n, size), dtype=np.uint8)
     if n == 0 or size == 0:
@@ -109,8 +111,9 @@ def gather(memory: GpuMemory, vas: np.ndarray, size: int, what: str) -> np.ndarr
         done |= inside
     if not done.all():
         i = int(np.flatnonzero(~done)[0])
-        raise MigrationError(f"{what} {i} at VA 0x{int(vas[i]):x} (+{size} bytes) is not inside one mapped region; "
-                             "`d3d12wl exec` reports what the call does with it", where=f"{what} {i}")
+        name = int(indices[i]) if indices is not None else i
+        raise MigrationError(f"{what} {name} at VA 0x{int(vas[i]):x} (+{size} bytes) is not inside one mapped "
+                             "region; `d3d12wl exec` reports what the call does with it", where=f"{what} {name}")
     return out
 
 

@@ -309,7 +309,10 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
     graphics = layouts[0].executable_class is ExecutableClass.GRAPHICS if layouts else True
     in_order = graphics and not ooo
     grs = pcses[0].pGlobalRootSignature if pcses else None
-    lowered = [cache.setdefault(id(p), _lower_pcs(p, grs)) for p in pcses]
+    for p in pcses:
+        if id(p) not in cache:
+            cache[id(p)] = _lower_pcs(p, grs)
+    lowered = [cache[id(p)] for p in pcses]
 
     # the program table: identifier and tail of every slot
     pt = binding.ProgramTable
@@ -328,6 +331,9 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
     index_field = layouts[0].primary.field("ProgramTableIndex") if layouts else None
     if index_field is None:
         raise MigrationError("the bound signature has no program command signature", where=where)
+    if n and stride % 8:
+        raise MigrationError(f"ProgramInputs.StrideInBytes {stride} is not 8-byte aligned", where=where,
+                             rule="rule 25(e)")
     head = strided(memory, start, n, stride, index_field.end, "primary record")
     pti = column_for(index_field, rows_of(head, index_field)).astype(np.int64)
     bad = np.flatnonzero((pti >= slots) | (slot_pcs[np.minimum(pti, max(slots - 1, 0))] < 0)) if slots else \
@@ -342,16 +348,23 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
     if n and stride < max(lay.primary.min_stride for lay in present):
         raise MigrationError(f"ProgramInputs.StrideInBytes {stride} is below the minimum primary record of a PCS "
                              "its records select", where=where, rule="rule 25(e)")
-    primary = strided(memory, start, n, stride, max([lay.primary.size for lay in present], default=4),
-                      "primary record")
+    # each record read at its own PCS's primary size (a last record of a small PCS may end before the largest)
+    record_va = np.uint64(start) + np.arange(n, dtype=np.uint64) * np.uint64(stride)
+    primary: dict[int, np.ndarray] = {}  # PCS -> the primary bytes of its records, in record order
+    row_of = np.zeros(n, dtype=np.int64)  # a record's row in primary[its PCS]
+    for k in (int(k) for k in np.unique(rec_pcs)):
+        mask = rec_pcs == k
+        primary[k] = gather(memory, record_va[mask], layouts[k].primary.size, "primary record",
+                            indices=np.flatnonzero(mask))
+        row_of[mask] = np.arange(int(mask.sum()))
     counts = np.ones(n, dtype=np.int64)
     sec_va = np.zeros(n, dtype=np.uint64)
     for k, lay in enumerate(layouts):
         mask = rec_pcs == k
         if lay.secondary is not None and mask.any():
             nf, vf = lay.primary.field("NumSecondaryRecords"), lay.primary.field("SecondaryRecords")
-            counts[mask] = column_for(nf, rows_of(primary[mask], nf)).astype(np.int64)
-            sec_va[mask] = column_for(vf, rows_of(primary[mask], vf))
+            counts[mask] = column_for(nf, rows_of(primary[k], nf)).astype(np.int64)
+            sec_va[mask] = column_for(vf, rows_of(primary[k], vf))
     total = int(counts.sum())
     if total > max_executions:
         raise MigrationError(f"{total} executions exceed max_executions {max_executions}", where=where)
@@ -391,7 +404,8 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
                 rows[arg] = rows_of(sec, f) if sec is not None else np.zeros((0, f.size), dtype=np.uint8)
             else:
                 f = _field(lay.primary, arg)
-                rows[arg] = rows_of(primary, f)[exec_record[sel]]
+                mine = primary.get(k, np.zeros((0, lay.primary.size), dtype=np.uint8))
+                rows[arg] = rows_of(mine, f)[row_of[exec_record[sel]]]
         arg_rows.append(rows)
 
     # the calls: runs of one slot (in order) or one call per slot (any order), plus the empty ones
