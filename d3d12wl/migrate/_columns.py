@@ -23,8 +23,8 @@ from d3d12wl.records.layout import LayoutField
 
 #: register letter of a root parameter type (the HLSL register class it binds)
 _LETTER = {"CBV": "b", "32BIT_CONSTANTS": "b", "SRV": "t", "UAV": "u"}
-#: the argument type that sets each root view, and the one that binds a descriptor table
-_VIEW_ARG = {"CBV": "CONSTANT_BUFFER_VIEW", "SRV": "SHADER_RESOURCE_VIEW", "UAV": "UNORDERED_ACCESS_VIEW"}
+#: the argument type that sets each root view (its root_parameter_types, :func:`arg_type_info`)
+VIEW_ARG = {"CBV": "CONSTANT_BUFFER_VIEW", "SRV": "SHADER_RESOURCE_VIEW", "UAV": "UNORDERED_ACCESS_VIEW"}
 
 
 def payload_size(arg_type: str) -> int:
@@ -58,7 +58,7 @@ def root_binding(param: RootParameter1) -> Binding:
     if ptype in ("CBV", "SRV", "UAV"):
         d = param.Descriptor
         return Binding(f"{_LETTER[ptype]}{d.ShaderRegister} space{d.RegisterSpace}", ptype,
-                       payload_size(_VIEW_ARG[ptype]), param)
+                       payload_size(VIEW_ARG[ptype]), param)
     ranges = param.DescriptorTable.pDescriptorRanges
     first = ranges[0] if ranges else None
     name = f"table {first.RangeType}:{first.BaseShaderRegister} space{first.RegisterSpace}" if first else "table"

@@ -37,9 +37,18 @@ import numpy as np
 from d3d12wl import abi
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.migrate._columns import IB_BINDING, Binding, column_for, root_binding, rows_of, strided, vb_binding
+from d3d12wl.migrate._columns import (
+    IB_BINDING,
+    VIEW_ARG,
+    Binding,
+    column_for,
+    root_binding,
+    rows_of,
+    strided,
+    vb_binding,
+)
 from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError, call_program
-from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 from d3d12wl.model.objects import (
     CommandSignature,
     ConstantArg,
@@ -84,8 +93,8 @@ from d3d12wl.records.packers import (
 
 __all__ = ["Bucket", "EiToWl", "LayoutChoice", "identifier_for", "ei_to_wl", "read_buckets"]
 
-GRAPHICS_TRIGGERS = ("DRAW", "DRAW_INDEXED", "DISPATCH_MESH")
-TRIGGERS = (*GRAPHICS_TRIGGERS, "DISPATCH")
+#: the executable classes whose ExecuteIndirect calls migrate (a raytracing-class call has no work list to go to)
+MIGRATED_CLASSES = (ExecutableClass.GRAPHICS, ExecutableClass.COMPUTE)
 IDENTIFIER_SIZE = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
 VB_VIEW, IB_VIEW = "D3D12_VERTEX_BUFFER_VIEW", "D3D12_INDEX_BUFFER_VIEW"
 
@@ -188,11 +197,12 @@ def _one_parameter_per_register(bindings: Sequence[Binding], where: str) -> None
 def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: str) -> Bucket:
     cs = call.pCommandSignature
     assert cs is not None
-    triggers = [a.type_name for a in cs.pArgumentDescs if a.type_name in TRIGGERS]
-    if len(triggers) != 1:
+    triggers = [arg_type_info(a.type_name) for a in cs.pArgumentDescs if arg_type_info(a.type_name).is_trigger]
+    if len(triggers) != 1 or triggers[0].trigger_class not in MIGRATED_CLASSES:
         raise MigrationError(f"command signature {cs.name!r} needs one DRAW, DRAW_INDEXED, DISPATCH_MESH or DISPATCH "
                              "argument", where=where, rule="IndirectDrawing Validation 1")
-    cls = ExecutableClass.COMPUTE if triggers[0] == "DISPATCH" else ExecutableClass.GRAPHICS
+    cls = triggers[0].trigger_class
+    assert cls is not None
     layout = command_layout(cs)
     count = call.MaxCommandCount
     if call.CountBuffer is not None:
@@ -235,7 +245,7 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
     for i, arg in enumerate(cs.pArgumentDescs):
         t = arg.type_name
         f = layout.arg_field(i)
-        if t in TRIGGERS:
+        if arg_type_info(t).is_trigger:
             assert f is not None
             trigger, trigger_rows = t, np.ascontiguousarray(rows_of(records, f))
             continue
@@ -388,9 +398,10 @@ def _record_arg(b: Binding, rpi: int | None, source: str) -> WorkListArgumentDes
     if b.kind == "constants":
         assert b.parameter is not None and rpi is not None
         return _arg("CONSTANT", source, Constant=ConstantArg(rpi, 0, b.parameter.Constants.Num32BitValues))
-    if b.kind in ("CBV", "SRV", "UAV"):
-        member = {"CBV": "ConstantBufferView", "SRV": "ShaderResourceView", "UAV": "UnorderedAccessView"}[b.kind]
-        kind = {"CBV": "CONSTANT_BUFFER_VIEW", "SRV": "SHADER_RESOURCE_VIEW", "UAV": "UNORDERED_ACCESS_VIEW"}[b.kind]
+    if b.kind in VIEW_ARG:
+        kind = VIEW_ARG[b.kind]
+        member = arg_type_info(kind).union_member
+        assert member is not None
         return _arg(kind, source, **{member: RootParameterIndexArg(rpi or 0)})
     if b.kind == "VB":
         return _arg("VERTEX_BUFFER_VIEW", source, VertexBuffer=VertexBufferArg(b.slot or 0))

@@ -33,11 +33,11 @@ import numpy as np
 from d3d12wl import abi
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.migrate._columns import column_for, gather, rows_of, strided
+from d3d12wl.migrate._columns import VIEW_ARG, column_for, gather, rows_of, strided
 from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError
 from d3d12wl.migrate.scene import ARGUMENTS_VA  # each call's argument buffer at its own VA in its own capture
 from d3d12wl.migrate.scene import COUNTS_VA as COUNT_VA
-from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 from d3d12wl.model.objects import (
     CommandSignature,
     EIConstantArg,
@@ -58,9 +58,8 @@ from d3d12wl.records.packers import pack_count_buffer, pack_execute_indirect, re
 __all__ = ["EiCall", "WlToEi", "wl_to_ei"]
 
 IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
-_EI_ROOT_TYPES = {"CONSTANT_BUFFER_VIEW": "ConstantBufferView", "SHADER_RESOURCE_VIEW": "ShaderResourceView",
-                  "UNORDERED_ACCESS_VIEW": "UnorderedAccessView"}
-_VIEW_OF_PARAM = {"CBV": "CONSTANT_BUFFER_VIEW", "SRV": "SHADER_RESOURCE_VIEW", "UAV": "UNORDERED_ACCESS_VIEW"}
+_EI_ROOT_TYPES = {t: str(arg_type_info(t).union_member) for t in VIEW_ARG.values()}
+_VIEW_OF_PARAM = VIEW_ARG
 
 
 @dataclass
@@ -156,7 +155,7 @@ def _lower_pcs(pcs: ProgramCommandSignature, grs: RootSignature | None) -> _Lowe
         if t == "INLINE_STATIC_SAMPLER":
             samplers.append(StaticSamplerDesc1(**vars(a.InlineStaticSampler)))
             continue
-        if t in ("DRAW", "DRAW_INDEXED", "DISPATCH", "DISPATCH_MESH"):
+        if arg_type_info(t).is_trigger and arg_type_info(t).ei:
             trigger = (IndirectArgumentDesc(Type=a.Type), i)
             continue
         if t == "INLINE_ROOT_PARAMETER":
@@ -203,8 +202,7 @@ def _lower_pcs(pcs: ProgramCommandSignature, grs: RootSignature | None) -> _Lowe
     params = global_params + [RootParameter1(ParameterType=p.ParameterType, DescriptorTable=p.DescriptorTable,
                                              Constants=p.Constants, Descriptor=p.Descriptor,
                                              ShaderVisibility=p.ShaderVisibility) for p in local_params]
-    rooted = any(d.type_name not in ("VERTEX_BUFFER_VIEW", "INDEX_BUFFER_VIEW", "DRAW", "DRAW_INDEXED", "DISPATCH",
-                                     "DISPATCH_MESH") for d in descs)
+    rooted = any(arg_type_info(d.type_name).root_parameter_types for d in descs)
     flags = grs.Flags if grs is not None else 0
     rs = None
     if params or samplers:
