@@ -564,8 +564,7 @@ def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "p
             pcs.pGlobalRootSignature = grs
     if len(plans) == 1:
         plan = plans[0]
-        capture, parts = _assemble(buckets, plan.chosen, plan.grs, plan.index, plan.arg_keys, plan.keys,
-                                   plan.placement, plan.cls, base_va, slot_stride, plan.stride)
+        capture, parts = _assemble(plan, base_va, slot_stride)
         placement = plan.placement
     else:
         capture, parts = _assemble_chain(buckets, plans, base_va, slot_stride)
@@ -714,11 +713,9 @@ def _device(buckets: list[Bucket], tier: int) -> DeviceCaps:
                       Max1DDispatchSize=buckets[0].capture_device.Max1DDispatchSize)
 
 
-def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature], grs: RootSignature | None,
-              index: dict[str, int], arg_keys: dict[str, list[str | None]], keys: dict[str, Binding],
-              placement: dict[str, str], cls: ExecutableClass, base_va: int, slot_stride: int | None,
-              stride: int) -> tuple[Capture, dict[str, int]]:
+def _assemble(plan: _Plan, base_va: int, slot_stride: int | None) -> tuple[Capture, dict[str, int]]:
     """Tier 1: one work list signature bound directly, one program table, one list."""
+    buckets, chosen, grs, arg_keys, stride = plan.buckets, plan.chosen, plan.grs, plan.arg_keys, plan.stride
     objects = ObjectSet()
     if grs is not None:
         objects.root_signatures[grs.name] = grs
@@ -734,7 +731,7 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
     primary_va = round_up(table_va + table.nbytes, VA_ALIGN)
     primary, secondary, secondary_va = _pack_records(list(enumerate(buckets)), chosen, arg_keys, stride, primary_va)
     n_records = primary.nbytes // stride if stride else 0
-    graphics = cls is ExecutableClass.GRAPHICS
+    graphics = plan.cls is ExecutableClass.GRAPHICS
     inputs = pack_dispatch_list_inputs({"NumProgramInputs": np.array([n_records], dtype=np.uint64),
                                         "Flags": np.array([0], dtype=np.uint64),
                                         "ProgramInputs.StartAddress": np.array([primary_va], dtype=np.uint64),
@@ -746,7 +743,7 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
     memory = GpuMemory()
     memory.map(base_va, data, name="work_list")
     state = CommandListState(descriptor_heaps=buckets[0].state.descriptor_heaps)
-    _command_list(_Plan(cls, buckets, grs, index, arg_keys, keys, placement, chosen, [], stride, 0, 0), state)
+    _command_list(plan, state)
     state.program = SetProgramDesc(abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST"), WorkList=SetWorkListDesc(
         wls, _table_binding(table_va, table, stride_pt, len(buckets))))
     call = DispatchListCall(base_va, n_records if graphics else 0)
@@ -791,12 +788,15 @@ def _assemble_chain(buckets: list[Bucket], plans: list[_Plan], base_va: int,
         cursor = round_up(cursor + table.nbytes, VA_ALIGN)
     blocks: list[tuple[int, np.ndarray]] = [(va, t) for va, t, _ in tables]
     lists = []
+    primary_bytes = secondary_bytes = 0
     for run in runs:
         plan = plans[which[id(run[0])]]
         primary, secondary, secondary_va = _pack_records([(slot_of[id(b)], b) for b in run], plan.chosen,
                                                          plan.arg_keys, plan.stride, cursor)
         lists.append((which[id(run[0])], cursor, primary.nbytes // plan.stride, plan.stride))
         blocks += [(cursor, primary), (secondary_va, secondary)]
+        primary_bytes += int(primary.nbytes)
+        secondary_bytes += int(secondary.nbytes)
         cursor = round_up(secondary_va + secondary.nbytes, VA_ALIGN)
     # a list with a successor continues; one of a class whose records have no defined order (compute; the graphics
     # lists made here are in order) also ends with a wait for completion and a memory flush, the conservative
@@ -828,6 +828,5 @@ def _assemble_chain(buckets: list[Bucket], plans: list[_Plan], base_va: int,
     graphics = [n for k, _, n, _ in lists if plans[k].cls is ExecutableClass.GRAPHICS]
     call = DispatchListCall(base_va, max(graphics, default=0), len(graphics), tier2=True)
     parts = {"dispatch_input": input_size * len(lists), "program_table": sum(int(t.nbytes) for _, t, _ in tables),
-             "primary": sum(int(b.nbytes) for va, b in blocks[len(tables):len(tables) + 2 * len(lists):2]),
-             "secondary": sum(int(b.nbytes) for va, b in blocks[len(tables) + 1:len(tables) + 2 * len(lists):2])}
+             "primary": primary_bytes, "secondary": secondary_bytes}
     return Capture(CAPTURE_VERSION, _device(buckets, 2), objects, memory, state, call), parts
