@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from d3d12wl.migrate.equivalence import finding_text
+from d3d12wl.migrate.equivalence import finding_text, root_arguments_seen
 from d3d12wl.migrate.runs import MigrationError, load_run
 
 __all__ = ["KEYS", "Diff", "ExecutionDiff", "diff_runs"]
@@ -69,12 +69,9 @@ def _sources(items: Sequence[Mapping[str, Any]] | None) -> str:
 
 def _bindings(e: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
     out: dict[str, tuple[Any, str]] = {}
-    for a in e.get("root_arguments") or []:
-        if a.get("kind") == "static_sampler":
-            continue
-        name = f"{a.get('kind')} {a.get('register') or (str(a.get('binding')) + ':' + str(a.get('parameter')))}"
+    for kind, register, a in root_arguments_seen(e):
         value = a.get("values") if a.get("values") is not None else a.get("value")
-        out[name] = (value, _sources(a.get("sources")))
+        out[f"{kind} {register}"] = (value, _sources(a.get("sources")))
     for v in e.get("ia") or []:
         out[f"IA slot {v.get('slot')}"] = (v.get("fields"), _sources([v.get("source") or {}]))
     return out

@@ -31,7 +31,7 @@ from typing import Any
 from d3d12wl.migrate.runs import MigrationError, load_run
 
 __all__ = ["Comparison", "ExpectedDraw", "assert_draws", "assert_same_executions", "canonical", "compare_runs",
-           "finding_text", "load_expected_draws"]
+           "finding_text", "load_expected_draws", "root_arguments_seen"]
 
 Canonical = tuple[Any, ...]
 
@@ -41,14 +41,21 @@ def _value(arg: Mapping[str, Any]) -> Any:
     return tuple(values) if values is not None else arg.get("value")
 
 
+def root_arguments_seen(execution: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """The root arguments of one execution that carry a value, as (kind, register, argument): the register where
+    it has one (``b1 space0``), else ``binding:parameter`` (descriptor tables); static samplers are left out.
+    :func:`canonical` and :func:`d3d12wl.migrate.diff.diff_runs` both name bindings by it."""
+    return [(str(a.get("kind")), str(a.get("register") or f"{a.get('binding')}:{a.get('parameter')}"), a)
+            for a in execution.get("root_arguments") or [] if a.get("kind") != "static_sampler"]
+
+
 def canonical(execution: Mapping[str, Any], *, root_arguments: bool = True) -> Canonical:
     """What the shaders of one execution see, as a hashable tuple (program, trigger, bindings, IA); without
     ``root_arguments`` the bindings are left out (an empty tuple)."""
     trigger = execution.get("trigger") or {}
     fields = tuple(sorted((trigger.get("fields") or {}).items()))
     bindings = () if not root_arguments else tuple(sorted(
-        (str(a.get("kind")), str(a.get("register") or f"{a.get('binding')}:{a.get('parameter')}"), _value(a))
-        for a in execution.get("root_arguments") or [] if a.get("kind") != "static_sampler"))
+        (kind, register, _value(a)) for kind, register, a in root_arguments_seen(execution)))
     ia = tuple(sorted((str(v.get("slot")), tuple(sorted((v.get("fields") or {}).items())))
                       for v in execution.get("ia") or []))
     return (execution.get("program"), trigger.get("type"), fields, bindings, ia)
