@@ -104,8 +104,7 @@ def call_program(entry: CallSequenceEntry, i: int) -> str | None:
 
 def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> Run:
     """Execute every capture (public API: ``execute(capture).to_dict()``) and concatenate their runs in order."""
-    from d3d12wl.executor import execute
-    from d3d12wl.executor.trace import Limits
+    from d3d12wl.executor import Limits, execute  # the package's public face, not executor.trace
 
     out = Run([], [], True, "in order", len(entries), name)
     for i, entry in enumerate(entries):
