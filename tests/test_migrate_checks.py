@@ -81,3 +81,47 @@ def test_the_bundled_lowered_culling_example_is_current(tmp_path: Path) -> None:
     for entry, call in zip(names, lowered.calls):
         out = save_capture(call.capture, tmp_path / entry["capture"])
         assert out.read_text(encoding="utf-8") == (committed / entry["capture"]).read_text(encoding="utf-8")
+
+
+def test_error_findings_are_differences() -> None:
+    """IndirectDrawing "Drawing": the argument buffer must hold MaxCommandCount commands; a call reading past it is
+    undefined behaviour (an error finding), which no comparison calls "the same", even against itself."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_migrate_ei_to_wl import _plain_call
+
+    from d3d12wl.migrate.equivalence import compare_runs
+    from d3d12wl.model.state import ExecuteIndirectCall
+
+    entry = _plain_call(3)
+    call = entry.capture.call
+    assert isinstance(call, ExecuteIndirectCall)
+    entry.capture.call = ExecuteIndirectCall(call.pCommandSignature, 4, call.ArgumentBuffer, None)
+    comparison = compare_runs([entry], [entry])
+    assert not comparison.same
+    assert any(d.startswith("A has an error finding") for d in comparison.differences)
+    assert any(d.startswith("B has an error finding") for d in comparison.differences)
+    assert compare_runs([_plain_call(3)], [_plain_call(3)]).same
+
+
+def test_expected_draws_are_ordered_class_by_class() -> None:
+    """Execution Order and State Scoping: the bundled Tier 2 chain's compute records are unordered, its graphics
+    records (a list without _ALLOW_OUT_OF_ORDER_GRAPHICS) ordered; the compute list does not make the graphics draws
+    a multiset."""
+    from d3d12wl.executor import execute
+
+    chain = load_capture(EXAMPLES / "tier2_chain_capture.json")
+    rows = [{"program": e["program"], "type": e["trigger"]["type"], **e["trigger"]["fields"]}
+            for e in execute(chain).to_dict()["executions"]]
+    compute = [r for r in rows if r["type"] == "DISPATCH"]
+    graphics = [r for r in rows if r["type"] != "DISPATCH"]
+    assert len(compute) > 1 and len(graphics) > 1
+    assert_draws(chain, rows)
+    assert_draws(chain, compute[::-1] + graphics)
+    with pytest.raises(AssertionError, match="draw"):
+        assert_draws(chain, compute + graphics[::-1])
+    assert_draws(chain, compute + graphics[::-1], order="multiset")
+    with pytest.raises(AssertionError, match="no execution matches"):
+        assert_draws(chain, compute + [dict(graphics[0], program="Nope")] + graphics[1:], order="multiset")

@@ -220,22 +220,32 @@ def test_one_program_in_two_calls_gets_two_slots() -> None:
     assert compare_runs(same, result.capture).same
 
 
-def test_an_internal_error_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
+def test_errors_of_migrate_and_diff_go_through_the_one_cli_handler(capsys: pytest.CaptureFixture[str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """cli.main is the one handler: an internal error is exit 3 with one line (the traceback only with --debug),
+    unusable input exit 2, and --json prints the error object on stdout."""
     import argparse
 
-    from d3d12wl.cli import diff_cmd, migrate_cmd
+    from d3d12wl.cli import diff_cmd, main, migrate_cmd
 
     def broken(args: argparse.Namespace) -> int:
         raise RuntimeError("a bug")
 
-    assert migrate_cmd._guard(broken)(argparse.Namespace()) == 3
-    assert "internal error" in capsys.readouterr().err
-    original = diff_cmd._run
-    try:
-        diff_cmd._run = broken  # type: ignore[assignment]
-        assert diff_cmd.run(argparse.Namespace()) == 3
-    finally:
-        diff_cmd._run = original  # type: ignore[assignment]
+    monkeypatch.setattr(migrate_cmd, "run_ei_to_wl", broken)
+    monkeypatch.setattr(diff_cmd, "run", broken)
+    for argv in (["migrate", "ei-to-wl", "x.json", "-o", "y.json"], ["diff", "a.json", "b.json"]):
+        assert main(argv) == 3
+        err = capsys.readouterr().err
+        assert "internal error: RuntimeError: a bug" in err and "Traceback" not in err
+        assert main([*argv, "--debug"]) == 3
+        assert "Traceback" in capsys.readouterr().err
+        if argv[0] == "diff":
+            assert main([*argv, "--json"]) == 3
+            assert json.loads(capsys.readouterr().out)["kind"] == "InternalError"
+    monkeypatch.undo()
+    assert main(["diff", "/nonexistent", "/nonexistent", "--json"]) == 2
+    out = capsys.readouterr()
+    assert json.loads(out.out)["kind"] == "MigrationError" and "/nonexistent" in out.err
 
 
 def test_a_parameter_only_one_command_signature_declares_becomes_local() -> None:
@@ -270,3 +280,151 @@ def test_a_parameter_only_one_command_signature_declares_becomes_local() -> None
         from d3d12wl.migrate.wl_to_ei import wl_to_ei
 
         assert compare_runs(scene, wl_to_ei(result.capture).entries).same
+
+
+def _plain_call(n: int = 3) -> CallSequenceEntry:
+    """The bundled example's command list (root signature RS and its root arguments bound) drawing through
+    PlainMultiDrawIndirect, a command signature without a root signature (IndirectDrawing "Command signature
+    Creation", Validation 13: allowed when no argument changes a root argument)."""
+    from d3d12wl.records.packers import pack_execute_indirect
+
+    capture = load_capture(EI_EXAMPLE)
+    assert isinstance(capture.call, ExecuteIndirectCall)
+    plain = capture.objects.command_signatures["PlainMultiDrawIndirect"]
+    args = pack_execute_indirect(plain, {"arg0_DrawIndexed.IndexCountPerInstance": np.arange(n) + 3,
+                                         "arg0_DrawIndexed.InstanceCount": 1, "arg0_DrawIndexed.StartIndexLocation": 0,
+                                         "arg0_DrawIndexed.BaseVertexLocation": 0,
+                                         "arg0_DrawIndexed.StartInstanceLocation": 0})
+    memory = GpuMemory()
+    memory.map(capture.call.ArgumentBuffer, args, name="pArgumentBuffer")
+    capture.memory = memory
+    capture.call = ExecuteIndirectCall(plain, n, capture.call.ArgumentBuffer, None)
+    return CallSequenceEntry(capture, "A")
+
+
+def test_a_command_signature_without_root_signature_keeps_the_command_lists_root_arguments() -> None:
+    """IndirectDrawing "Drawing": the draws use the command list's root signature (the command signature's, when it
+    has one, must match it), so the work list keeps that root signature and its root arguments."""
+    entry = _plain_call()
+    state = entry.capture.state
+    result = ei_to_wl([entry])
+    migrated = result.capture.state
+    assert migrated.graphics_root_signature is not None
+    assert [p.parameter_type_name for p in migrated.graphics_root_signature.pParameters] == [
+        p.parameter_type_name for p in state.graphics_root_signature.pParameters]  # type: ignore[union-attr]
+    trace = execute(result.capture).to_dict()
+    registers = {a["register"]: a["value"] for a in trace["executions"][0]["root_arguments"]}
+    assert registers["b0 space0"] == state.graphics_root_arguments[0].value
+    assert registers["t3 space0"] == state.graphics_root_arguments[5].value
+
+
+def test_a_command_signature_root_signature_other_than_the_bound_one_is_refused() -> None:
+    """IndirectDrawing "Drawing": the root signature of the command list matches that of the command signature."""
+    from d3d12wl.model.objects import RootSignature
+
+    entry = load_capture(EI_EXAMPLE)
+    entry.state.graphics_root_signature = RootSignature("Other", [], [], 0)
+    entry.state.graphics_root_arguments = {}
+    with pytest.raises(MigrationError, match="command list has 'Other' bound"):
+        ei_to_wl([CallSequenceEntry(entry, "Draw")])
+
+
+def test_root_arguments_of_a_call_without_command_signature_root_signature_are_compared() -> None:
+    """IndirectDrawing "Drawing" / Validation 13: a command signature without a root signature draws with the
+    command list's root arguments; its trace lists none, so the run fills them in from the capture's command-list
+    state and a changed one is a difference, not a note."""
+    from d3d12wl.migrate.diff import diff_runs
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+    from d3d12wl.model.state import RootArgument
+
+    entry = _plain_call()
+    changed = _plain_call()
+    changed.capture.state.graphics_root_arguments[0] = RootArgument("descriptor", value=0x999000)
+    comparison = compare_runs([entry], [changed])
+    assert not comparison.same and not comparison.note and f"CBV b0 space0={0x999000}" in comparison.differences[0]
+    assert any("b0 space0: value" in w for w in diff_runs([entry], [changed]).differences[0].what)
+    result = ei_to_wl([entry])
+    forward = compare_runs([entry], result.capture)
+    assert forward.same and not forward.note, forward
+    assert not compare_runs([changed], result.capture).same
+    back = wl_to_ei(result.capture).entries
+    assert compare_runs([entry], back).same
+    assert not compare_runs([changed], back).same
+
+
+def test_a_tier2_round_trip_keeps_the_compute_lists_end_of_list_sync() -> None:
+    """Dispatch List Continuations: the bundled chain's compute list ends with _END_WITH_WAIT_FOR_COMPLETION |
+    _END_WITH_MEMORY_FLUSH (Flags 0xe); lowered, that is a barrier between the calls (reported), and migrated back the
+    compute list ends with them again.  Two work lists whose list flags differ are not the same."""
+    from d3d12wl import abi
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+    chain = load_capture(ROOT / "d3d12wl" / "examples" / "tier2_chain_capture.json")
+    lowered = wl_to_ei(chain)
+    assert lowered.report()["barriers"] == [{"list": 0, "after_call": 0, "before_call": 1,
+                                             "flags": ["END_WITH_WAIT_FOR_COMPLETION", "END_WITH_MEMORY_FLUSH"]}]
+    back = ei_to_wl(lowered.entries).capture
+    assert [lst["header"]["Flags"] for lst in execute(back).to_dict()["lists"]] == [0xE, 0]
+    assert compare_runs(chain, back).same
+    memory = GpuMemory()
+    for r in back.memory:
+        raw = bytearray(back.memory.read(r.base, r.size))
+        if r.base == back.call.DispatchListInput:  # type: ignore[union-attr]
+            at = abi.offsetof("D3D12_DISPATCH_LIST_INPUT1", "Flags")
+            raw[at:at + 4] = (2).to_bytes(4, "little")  # list 0's Flags: continuation only
+        memory.map(r.base, bytes(raw), name=r.name)
+    back.memory = memory
+    comparison = compare_runs(chain, back)
+    assert not comparison.same and "dispatch lists differ" in comparison.differences[-1], comparison
+
+
+def test_a_count_beyond_the_mapped_arguments_is_refused_before_anything_is_allocated() -> None:
+    """IndirectDrawing "Drawing": MaxCommandCount commands of ByteStride must lie in the argument buffer; a count
+    past it (no count buffer) is refused naming the first command outside, without allocating for the count, and
+    a count beyond what one migration reads is refused outright."""
+    import tracemalloc
+
+    entry = _plain_call(3)
+    call = entry.capture.call
+    assert isinstance(call, ExecuteIndirectCall)
+    entry.capture.call = ExecuteIndirectCall(call.pCommandSignature, 1_000_000, call.ArgumentBuffer, None)
+    tracemalloc.start()
+    try:
+        with pytest.raises(MigrationError, match="command 3 at VA"):
+            ei_to_wl([entry])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, peak
+    entry.capture.call = ExecuteIndirectCall(call.pCommandSignature, 200_000_000, call.ArgumentBuffer, None)
+    with pytest.raises(MigrationError, match="exceed"):
+        ei_to_wl([entry])
+
+
+def test_a_call_without_a_program_name_verifies(tmp_path: Path) -> None:
+    """Spec "Motivation": each call is one PSO; a call sequence entry that names none is named once (pso<i>), the
+    same for the migration and for the run it is compared with."""
+    from d3d12wl.capture.file import save_capture
+    from d3d12wl.migrate.runs import load_call_sequence, save_call_sequence
+
+    entry = _plain_call()
+    result = ei_to_wl([CallSequenceEntry(entry.capture)])
+    assert compare_runs([CallSequenceEntry(entry.capture)], result.capture).same
+    save_capture(entry.capture, tmp_path / "a.json")
+    save_call_sequence(tmp_path / "calls.json", [("a.json", None)])
+    assert [e.program for e in load_call_sequence(tmp_path / "calls.json")] == ["pso0"]
+    r = subprocess.run([sys.executable, "-m", "d3d12wl", "migrate", "ei-to-wl", str(tmp_path / "calls.json"), "-o",
+                        str(tmp_path / "wl.json"), "--verify", "--json"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and json.loads(r.stdout)["verify"]["same"], r.stdout + r.stderr
+
+
+def test_a_cbv_and_root_constants_on_one_register_are_refused() -> None:
+    """Per-binding source: a binding is named by its register, and root constants and a root CBV both bind a b
+    register; two root parameters on one register would be one binding, so the migration refuses them."""
+    capture = load_capture(EI_EXAMPLE)
+    rs = capture.state.graphics_root_signature
+    assert rs is not None and rs.pParameters[6].parameter_type_name == "32BIT_CONSTANTS"
+    rs.pParameters[6].Constants.ShaderRegister = 0  # b0 space0 is also the root CBV of parameter 0
+    with pytest.raises(MigrationError, match="b0 space0"):
+        ei_to_wl([CallSequenceEntry(capture, "Draw")])

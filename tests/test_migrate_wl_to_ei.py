@@ -140,9 +140,10 @@ def test_cli_wl_to_ei_writes_a_call_sequence(tmp_path: Path) -> None:
     assert r.returncode == 2 and "lowers a DispatchList or DispatchList1" in r.stderr
 
 
-def _ic_capture(reset: bool, trigger: str) -> Capture:
+def _ic_capture(reset: bool, trigger: str, inline_ic: bool = False) -> Capture:
     """A list-wide (or per-secondary-list) incrementing constant over hybrid records of two primary records and an
-    inline PCS without one (spec "Incrementing constant semantics")."""
+    inline PCS without one (with one, of the same flags, when ``inline_ic``) (spec "Incrementing constant
+    semantics")."""
     sys.path.insert(0, str(Path(__file__).parent))
     from executor_builder import (
         INPUT_VA,
@@ -172,7 +173,8 @@ def _ic_capture(reset: bool, trigger: str) -> Capture:
     fill.Constant.Num32BitValuesToSet = 1
     hybrid = ProgramCommandSignature("H", [ic, arg(trigger, "SECONDARY_RECORD")], SecondaryRecordByteStride=16,
                                      pGlobalRootSignature=grs)
-    inline = ProgramCommandSignature("I", [fill, arg(trigger)], pGlobalRootSignature=grs)
+    inline = ProgramCommandSignature("I", [fill, *([ic] if inline_ic else []), arg(trigger)],
+                                     pGlobalRootSignature=grs)
     s = Scene()
     progs = [program("A", 1, hybrid), program("B", 2, inline)]
     s.add_programs(*progs)
@@ -185,7 +187,8 @@ def _ic_capture(reset: bool, trigger: str) -> Capture:
     data = b""
     for r, n in enumerate([2, -1, 3]):
         if n < 0:
-            data += primary(inline, 24, ProgramTableIndex=1, arg0_Constant=[9], **{f"arg1_{name}": payload})
+            data += primary(inline, 24, ProgramTableIndex=1, arg0_Constant=[9],
+                            **{f"arg{2 if inline_ic else 1}_{name}": payload})
         else:
             va = SECONDARY_VA + 0x1000 * r
             s.put(va, secondaries(hybrid, [{f"arg1_{name}": payload}] * n))
@@ -210,3 +213,84 @@ def test_incrementing_constant_becomes_the_values_it_would_have_had(reset: bool,
     assert sum(c.count for c in lowered.calls) == 6
     comparison = compare_runs(wl, lowered.entries)
     assert comparison.same and comparison.ordered == (trigger == "DRAW") and not comparison.note, comparison
+
+
+@pytest.mark.parametrize("trigger", ["DRAW", "DISPATCH"])
+def test_reset_per_secondary_list_leaves_a_fully_inline_counter_list_wide(trigger: str) -> None:
+    """Incrementing constant semantics: _RESET_PER_SECONDARY_LIST "overrides this for hybrid signatures" only; a
+    fully-inline PCS's counter stays list-wide (its record, after two hybrid executions, sees 2)."""
+    wl = _ic_capture(True, trigger, inline_ic=True)
+    trace = execute(wl).to_dict()
+    assert not trace["findings"]
+    assert [e["counter"] for e in trace["executions"] if e["pcs"] == "I"] == [2]
+    comparison = compare_runs(wl, wl_to_ei(wl).entries)
+    assert comparison.same, comparison
+
+
+@pytest.mark.parametrize("count", [1 << 20, 1 << 30])
+def test_a_huge_num_program_inputs_is_refused_before_anything_is_allocated(count: int) -> None:
+    """Dispatch list input: NumProgramInputs records of StrideInBytes must lie in mapped memory; past it (or past
+    what one migration reads) the lowering refuses, naming the first record outside, before allocating."""
+    import tracemalloc
+
+    from d3d12wl.capture.memory import GpuMemory
+    from d3d12wl.migrate.runs import MigrationError
+
+    capture = load_capture(CULLING)
+    at = capture.call.DispatchListInput + abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "NumProgramInputs")  # type: ignore[union-attr]
+    memory = GpuMemory()
+    for r in capture.memory:
+        raw = bytearray(capture.memory.read(r.base, r.size))
+        if r.base <= at < r.base + r.size:
+            raw[at - r.base:at - r.base + 4] = count.to_bytes(4, "little")
+        memory.map(r.base, bytes(raw), name=r.name)
+    capture.memory = memory
+    tracemalloc.start()
+    try:
+        with pytest.raises(MigrationError, match="primary record 3 at VA|exceed"):
+            wl_to_ei(capture)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, peak
+
+
+def _with_region(capture: Capture, base: int, size: int | None = None, patch: tuple[int, bytes] | None = None
+                 ) -> Capture:
+    """``capture`` with the region at ``base`` cut to ``size`` bytes and/or ``patch`` (va, bytes) written."""
+    from d3d12wl.capture.memory import GpuMemory
+
+    memory = GpuMemory()
+    for r in capture.memory:
+        raw = bytearray(capture.memory.read(r.base, r.size))
+        if patch is not None and r.base <= patch[0] < r.base + r.size:
+            raw[patch[0] - r.base:patch[0] - r.base + len(patch[1])] = patch[1]
+        memory.map(r.base, bytes(raw[:size] if r.base == base and size is not None else raw), name=r.name)
+    capture.memory = memory
+    return capture
+
+
+def test_each_primary_record_is_read_at_its_own_pcs_size() -> None:
+    """Primary record layout: a record is its PCS's header and inline tail; the last record, of the hybrid PCS (16
+    bytes), may end before the inline PCS's 24-byte record would, where the mapped list ends."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from executor_builder import PRIMARY_VA
+
+    full = _ic_capture(False, "DRAW")
+    hybrid = pcs_layout(full.objects.programs["A"].ProgramCommandSignature)  # type: ignore[arg-type]
+    cut = _with_region(_ic_capture(False, "DRAW"), PRIMARY_VA, 2 * 24 + hybrid.primary.size)
+    assert not execute(cut).to_dict()["findings"]
+    assert compare_runs(cut, wl_to_ei(cut).entries).same
+
+
+def test_a_primary_stride_not_8_byte_aligned_is_refused() -> None:
+    """Rule 25(e) (Per-arg integrity (e)): ProgramInputs.StrideInBytes must be 8-byte aligned."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from executor_builder import INPUT_VA
+
+    from d3d12wl.migrate.runs import MigrationError
+
+    at = INPUT_VA + abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "ProgramInputs.StrideInBytes")
+    capture = _with_region(_ic_capture(False, "DRAW"), INPUT_VA, patch=(at, (28).to_bytes(8, "little")))
+    with pytest.raises(MigrationError, match="not 8-byte aligned"):
+        wl_to_ei(capture)

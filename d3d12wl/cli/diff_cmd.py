@@ -6,11 +6,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import traceback
 from typing import Any
 
 from d3d12wl.cli import summary
-from d3d12wl.errors import D3D12WLError
 
 DESCRIPTION = """\
 Compare what two runs execute: captures, saved traces (the output of exec --json) or call sequence files.
@@ -36,23 +34,6 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except D3D12WLError as exc:
-        print(f"d3d12wl diff: error: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        print(f"d3d12wl diff: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except Exception:  # noqa: BLE001 - exit 3 is the contract for a bug
-        traceback.print_exc()
-        print("d3d12wl diff: internal error", file=sys.stderr)
-        return 3
-
-
-def _run(args: argparse.Namespace) -> int:
     from d3d12wl.migrate.diff import diff_runs
 
     key = [k.strip() for k in args.key.split(",") if k.strip()]

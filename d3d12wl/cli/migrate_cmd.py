@@ -4,16 +4,15 @@ is :data:`DESCRIPTION` (its ``--help``)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-import traceback
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from d3d12wl import tables
 from d3d12wl.cli import summary
-from d3d12wl.errors import D3D12WLError
 
 DESCRIPTION = """\
 Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivation").
@@ -54,7 +53,7 @@ def register(sub: Any) -> None:
                    help="record layout of every PCS (default: auto, the fewer bytes)")
     e.add_argument("--verify", action="store_true", help="execute both sides and compare")
     e.add_argument("--json", action="store_true", help="print the report as JSON")
-    e.set_defaults(func=_guard(run_ei_to_wl))
+    e.set_defaults(func=run_ei_to_wl)
     s = steps.add_parser("scene", help="write a synthetic per-PSO bucket scene")
     s.add_argument("-o", "--output", required=True, help="folder to write the captures and calls.json into")
     s.add_argument("--draws", type=int, default=100_000)
@@ -62,48 +61,37 @@ def register(sub: Any) -> None:
     s.add_argument("--active", type=float, default=0.75, help="fraction of PSOs with draws (default 0.75)")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--mixed", action="store_true", help="every second PSO uses a DRAW command signature")
-    s.set_defaults(func=_guard(run_scene))
+    s.set_defaults(func=run_scene)
     w = steps.add_parser("wl-to-ei", help="a DispatchList capture -> ExecuteIndirect calls, one per program")
     w.add_argument("capture", help="a DispatchList or DispatchList1 capture")
     w.add_argument("-o", "--output", required=True, help="folder for the captures and calls.json")
     w.add_argument("--no-empty", action="store_true", help="leave out the calls of programs no record selects")
     w.add_argument("--verify", action="store_true", help="execute both sides and compare")
     w.add_argument("--json", action="store_true", help="print the report as JSON")
-    w.set_defaults(func=_guard(run_wl_to_ei))
+    w.set_defaults(func=run_wl_to_ei)
 
 
-def _guard(fn: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Exit 2 for unusable input (the package's own errors), 3 for an internal error."""
-    def run(args: argparse.Namespace) -> int:
-        try:
-            return fn(args)
-        except D3D12WLError as exc:
-            print(f"d3d12wl migrate: error: {exc}", file=sys.stderr)
-            return 2
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            print(f"d3d12wl migrate: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        except Exception:  # noqa: BLE001 - exit 3 is the contract for a bug
-            traceback.print_exc()
-            print("d3d12wl migrate: internal error", file=sys.stderr)
-            return 3
-    return run
+@contextlib.contextmanager
+def _writing(where: str) -> Iterator[None]:
+    """An output that cannot be written is unusable input (exit 2 from ``cli.main``), named by its option."""
+    from d3d12wl.migrate.runs import MigrationError
+
+    try:
+        yield
+    except OSError as exc:
+        raise MigrationError(f"cannot write: {exc.strerror or exc}", where=f"{exc.filename or where} (-o)") from None
 
 
 def read_inputs(inputs: list[str]) -> list[Any]:
     """Call sequence entries from a call sequence file or PROGRAM=CAPTURE arguments."""
     from d3d12wl.capture.file import load_capture
-    from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError, load_call_sequence
+    from d3d12wl.migrate.runs import CallSequenceEntry, load_run_source
 
     if len(inputs) == 1 and "=" not in inputs[0]:
-        try:
-            head = json.loads(Path(inputs[0]).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise MigrationError(f"not JSON: {exc.msg}", where=inputs[0]) from exc
-        if isinstance(head, dict) and "call_sequence" in head:
-            return load_call_sequence(inputs[0])
+        doc = load_run_source(inputs[0])
+        if isinstance(doc, list):
+            return doc
+        return [CallSequenceEntry(doc, Path(inputs[0]).stem)]
     entries = []
     for item in inputs:
         name, sep, path = item.partition("=")
@@ -133,8 +121,9 @@ def run_ei_to_wl(args: argparse.Namespace) -> int:
 
     entries = read_inputs(args.inputs)
     result = ei_to_wl(entries, bucket_constants=args.bucket_constants, layout=args.layout)
-    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-    out = save_capture(result.capture, args.output)
+    with _writing(args.output):
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        out = save_capture(result.capture, args.output)
     report = result.report()
     report["output"] = str(out)
     code = _verify(entries, result.capture, report) if args.verify else 0
@@ -168,14 +157,15 @@ def run_scene(args: argparse.Namespace) -> int:
     if args.draws < 0 or args.psos < 1 or not 0 < args.active <= 1:
         raise MigrationError("--draws >= 0, --psos >= 1 and 0 < --active <= 1", where="--draws/--psos/--active")
     folder = Path(args.output)
-    folder.mkdir(parents=True, exist_ok=True)
     entries = bucket_scene(args.draws, args.psos, active=args.active, seed=args.seed, mixed=args.mixed)
     calls = []
-    for i, e in enumerate(entries):
-        name = f"call{i:03d}_{e.program}.json"
-        save_capture(e.capture, folder / name)
-        calls.append((name, e.program))
-    path = save_call_sequence(folder / "calls.json", calls)
+    with _writing(args.output):
+        folder.mkdir(parents=True, exist_ok=True)
+        for i, e in enumerate(entries):
+            name = f"call{i:03d}_{e.program}.json"
+            save_capture(e.capture, folder / name)
+            calls.append((name, e.program))
+        path = save_call_sequence(folder / "calls.json", calls)
     print(f"scene: {len(entries)} ExecuteIndirect calls, {args.draws} draws -> {path}")
     return 0
 
@@ -188,13 +178,14 @@ def run_wl_to_ei(args: argparse.Namespace) -> int:
     capture = load_capture(args.capture)
     result = wl_to_ei(capture, include_empty=not args.no_empty)
     folder = Path(args.output)
-    folder.mkdir(parents=True, exist_ok=True)
     names = []
-    for i, c in enumerate(result.calls):
-        name = f"call{i:03d}_{c.program}.json"
-        save_capture(c.capture, folder / name)
-        names.append((name, c.program))
-    path = save_call_sequence(folder / "calls.json", names)
+    with _writing(args.output):
+        folder.mkdir(parents=True, exist_ok=True)
+        for i, c in enumerate(result.calls):
+            name = f"call{i:03d}_{c.program}.json"
+            save_capture(c.capture, folder / name)
+            names.append((name, c.program))
+        path = save_call_sequence(folder / "calls.json", names)
     report = result.report()
     report["output"] = str(path)
     code = _verify(capture, result.entries, report) if args.verify else 0
@@ -208,6 +199,8 @@ def run_wl_to_ei(args: argparse.Namespace) -> int:
     lines += tables.render(("slot", "program", "command signature", "count", "bytes"),
                            [(c["slot"], c["program"], c["command_signature"], c["count"], c["bytes"])
                             for c in report["calls"]], indent="  ")
+    lines += [f"barrier between calls {b['after_call']} and {b['before_call']} (list {b['list']} ends with "
+              f"{' | '.join(b['flags'])}): record it on the command list" for b in report["barriers"]]
     if "verify" in report:
         v = report["verify"]
         note = f"; {v['note']}" if v["note"] else ""

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from d3d12wl.migrate.equivalence import finding_text, root_arguments_seen
 from d3d12wl.migrate.runs import MigrationError, load_run
 
 __all__ = ["KEYS", "Diff", "ExecutionDiff", "diff_runs"]
@@ -68,18 +69,15 @@ def _sources(items: Sequence[Mapping[str, Any]] | None) -> str:
 
 def _bindings(e: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
     out: dict[str, tuple[Any, str]] = {}
-    for a in e.get("root_arguments") or []:
-        if a.get("kind") == "static_sampler":
-            continue
-        name = f"{a.get('kind')} {a.get('register') or (str(a.get('binding')) + ':' + str(a.get('parameter')))}"
+    for kind, register, a in root_arguments_seen(e):
         value = a.get("values") if a.get("values") is not None else a.get("value")
-        out[name] = (value, _sources(a.get("sources")))
+        out[f"{kind} {register}"] = (value, _sources(a.get("sources")))
     for v in e.get("ia") or []:
         out[f"IA slot {v.get('slot')}"] = (v.get("fields"), _sources([v.get("source") or {}]))
     return out
 
 
-def _compare(x: Mapping[str, Any], y: Mapping[str, Any], sources: bool, bindings: bool) -> list[str]:
+def _compare(x: Mapping[str, Any], y: Mapping[str, Any], sources: bool) -> list[str]:
     what: list[str] = []
     if x.get("program") != y.get("program"):
         what.append(f"program: {x.get('program')} -> {y.get('program')}")
@@ -94,8 +92,6 @@ def _compare(x: Mapping[str, Any], y: Mapping[str, Any], sources: bool, bindings
         what.append(f"trigger source: {_sources([tx.get('source') or {}])} -> {_sources([ty.get('source') or {}])}")
     bx, by = _bindings(x), _bindings(y)
     for name in sorted(set(bx) | set(by)):
-        if not bindings and not name.startswith("IA "):
-            continue
         if name not in bx:
             what.append(f"{name}: added, {by[name][0]} from {by[name][1]}")
         elif name not in by:
@@ -109,20 +105,13 @@ def _compare(x: Mapping[str, Any], y: Mapping[str, Any], sources: bool, bindings
     return what
 
 
-def _finding(f: Mapping[str, Any]) -> str:
-    return f"{f.get('severity')} {f.get('kind')} [{f.get('rule')}]: {f.get('message')}"
-
-
 def diff_runs(a: Any, b: Any, *, key: Sequence[str] = (), sources: bool = True) -> Diff:
     """Diff two runs (anything :func:`~d3d12wl.migrate.runs.load_run` takes)."""
     bad = [k for k in key if k not in KEYS]
     if bad:
         raise MigrationError(f"unknown key {', '.join(bad)}; keys are {', '.join(KEYS)}", where="--key")
     ra, rb = load_run(a, name="A"), load_run(b, name="B")
-    unreported = any(e.get("root_arguments_unreported") for e in (*ra.executions, *rb.executions))
-    out = Diff(0, key=tuple(key), note="root arguments not compared: an ExecuteIndirect command signature without a "
-               "root signature draws with the command list's root arguments, which its trace does not list"
-               if unreported else "")
+    out = Diff(0, key=tuple(key))
     pairs: list[tuple[int, int]] = []
     if not key:
         pairs = list(zip(range(len(ra.executions)), range(len(rb.executions))))
@@ -146,10 +135,10 @@ def diff_runs(a: Any, b: Any, *, key: Sequence[str] = (), sources: bool = True) 
         out.only_in_b.sort()
     out.matched = len(pairs)
     for i, j in pairs:
-        what = _compare(ra.executions[i], rb.executions[j], sources, not unreported)
+        what = _compare(ra.executions[i], rb.executions[j], sources)
         if what:
             out.differences.append(ExecutionDiff(i, j, _key_of(ra.executions[i], key) if key else (i,), what))
-    fa, fb = Counter(_finding(f) for f in ra.findings), Counter(_finding(f) for f in rb.findings)
+    fa, fb = Counter(finding_text(f) for f in ra.findings), Counter(finding_text(f) for f in rb.findings)
     out.findings_added = sorted((fb - fa).elements())
     out.findings_removed = sorted((fa - fb).elements())
     return out

@@ -37,9 +37,18 @@ import numpy as np
 from d3d12wl import abi
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.migrate._columns import IB_BINDING, Binding, column_for, root_binding, rows_of, strided, vb_binding
-from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError
-from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.migrate._columns import (
+    IB_BINDING,
+    VIEW_ARG,
+    Binding,
+    column_for,
+    root_binding,
+    rows_of,
+    strided,
+    vb_binding,
+)
+from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError, call_program
+from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 from d3d12wl.model.objects import (
     CommandSignature,
     ConstantArg,
@@ -73,17 +82,21 @@ from d3d12wl.model.state import (
 from d3d12wl.records.layout import PCSLayout, command_layout, pcs_layout, round_up
 from d3d12wl.records.packers import (
     VA_ALIGN,
+    pack_count_buffer,
     pack_dispatch_list_inputs,
     pack_primary_records,
     pack_program_table,
     pack_secondary_records,
+    pack_structs,
+    read_structs,
 )
 
 __all__ = ["Bucket", "EiToWl", "LayoutChoice", "identifier_for", "ei_to_wl", "read_buckets"]
 
-GRAPHICS_TRIGGERS = ("DRAW", "DRAW_INDEXED", "DISPATCH_MESH")
-TRIGGERS = (*GRAPHICS_TRIGGERS, "DISPATCH")
-IDENTIFIER_SIZE = 32
+#: the executable classes whose ExecuteIndirect calls migrate (a raytracing-class call has no work list to go to)
+MIGRATED_CLASSES = (ExecutableClass.GRAPHICS, ExecutableClass.COMPUTE)
+IDENTIFIER_SIZE = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
+VB_VIEW, IB_VIEW = "D3D12_VERTEX_BUFFER_VIEW", "D3D12_INDEX_BUFFER_VIEW"
 
 
 def identifier_for(name: str) -> bytes:
@@ -131,8 +144,8 @@ class Bucket:
 
     @property
     def bytes_read(self) -> int:
-        """Argument-buffer bytes the call reads (count x ByteStride) plus its count buffer's 4 bytes."""
-        return self.count * self.signature.ByteStride + (4 if self.count_buffer else 0)
+        """Argument-buffer bytes the call reads (count x ByteStride) plus its count buffer's (one UINT32)."""
+        return self.count * self.signature.ByteStride + (pack_count_buffer(0).nbytes if self.count_buffer else 0)
 
 
 def _root_arguments(state: CommandListState, cls: ExecutableClass) -> dict[int, RootArgument]:
@@ -142,17 +155,17 @@ def _root_arguments(state: CommandListState, cls: ExecutableClass) -> dict[int, 
 def _command_list_bytes(arg: RootArgument, b: Binding) -> np.ndarray:
     if arg.kind == "constants":
         return np.array(arg.values, dtype="<u4").view(np.uint8)[None, :b.size]
-    return np.array([arg.value], dtype="<u8").view(np.uint8)[None, :]
+    return np.frombuffer(int(arg.value).to_bytes(b.size, "little"), dtype=np.uint8)[None, :]
 
 
 def _vb_bytes(v: VertexBufferView) -> np.ndarray:
-    return np.array([(v.BufferLocation, v.SizeInBytes, v.StrideInBytes)],
-                    dtype=[("a", "<u8"), ("b", "<u4"), ("c", "<u4")]).view(np.uint8).reshape(1, 16)
+    return pack_structs(VB_VIEW, {"BufferLocation": [v.BufferLocation], "SizeInBytes": [v.SizeInBytes],
+                                  "StrideInBytes": [v.StrideInBytes]}).reshape(1, -1)
 
 
 def _ib_bytes(v: IndexBufferView) -> np.ndarray:
-    return np.array([(v.BufferLocation, v.SizeInBytes, v.Format)],
-                    dtype=[("a", "<u8"), ("b", "<u4"), ("c", "<u4")]).view(np.uint8).reshape(1, 16)
+    return pack_structs(IB_VIEW, {"BufferLocation": [v.BufferLocation], "SizeInBytes": [v.SizeInBytes],
+                                  "Format": [v.Format]}).reshape(1, -1)
 
 
 def read_buckets(entries: Sequence[CallSequenceEntry]) -> list[Bucket]:
@@ -164,27 +177,49 @@ def read_buckets(entries: Sequence[CallSequenceEntry]) -> list[Bucket]:
         call = cap.call
         if not isinstance(call, ExecuteIndirectCall) or call.pCommandSignature is None:
             raise MigrationError(f"not an ExecuteIndirect capture ({cap.call_name})", where=where)
-        buckets.append(_read_bucket(cap, call, entry.program or f"pso{i}", where))
+        program = call_program(entry, i)
+        assert program is not None
+        buckets.append(_read_bucket(cap, call, program, where))
     return buckets
+
+
+def _one_parameter_per_register(bindings: Sequence[Binding], where: str) -> None:
+    """A binding is named by its register (root constants and a root CBV both take a b register): two root
+    parameters of one name would be one binding, so they are refused."""
+    seen: dict[str, int] = {}
+    for i, b in enumerate(bindings):
+        if b.key in seen:
+            raise MigrationError(f"root parameters {seen[b.key]} and {i} both bind {b.key}; the migration names a "
+                                 "binding by its register", where=where)
+        seen[b.key] = i
 
 
 def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: str) -> Bucket:
     cs = call.pCommandSignature
     assert cs is not None
-    triggers = [a.type_name for a in cs.pArgumentDescs if a.type_name in TRIGGERS]
-    if len(triggers) != 1:
+    triggers = [arg_type_info(a.type_name) for a in cs.pArgumentDescs if arg_type_info(a.type_name).is_trigger]
+    if len(triggers) != 1 or triggers[0].trigger_class not in MIGRATED_CLASSES:
         raise MigrationError(f"command signature {cs.name!r} needs one DRAW, DRAW_INDEXED, DISPATCH_MESH or DISPATCH "
                              "argument", where=where, rule="IndirectDrawing Validation 1")
-    cls = ExecutableClass.COMPUTE if triggers[0] == "DISPATCH" else ExecutableClass.GRAPHICS
+    cls = triggers[0].trigger_class
+    assert cls is not None
     layout = command_layout(cs)
     count = call.MaxCommandCount
     if call.CountBuffer is not None:
         count = min(count, cap.memory.read_u32(call.CountBuffer, what="count buffer"))
     records = strided(cap.memory, call.ArgumentBuffer, count, cs.ByteStride, layout.size, f"{where}: command")
     state = cap.state
-    # the root arguments an ExecuteIndirect call changes and reports are those of its command signature's root
-    # signature (IndirectDrawing.md "Command signature Creation": none without one)
-    rs = cs.pRootSignature
+    # the draws see the root signature bound on the command list and its root arguments; a command signature
+    # without a root signature (IndirectDrawing.md "Command signature Creation", Validation 13: none when no
+    # argument changes a root argument) draws with them too, and one with a root signature must match it
+    # (IndirectDrawing.md "Drawing": "The root signature of the command list matches the root signature of the
+    # command signature")
+    bound = state.graphics_root_signature if cls is ExecutableClass.GRAPHICS else state.compute_root_signature
+    if cs.pRootSignature is not None and bound is not None and cs.pRootSignature != bound:
+        raise MigrationError(f"command signature {cs.name!r} has root signature {cs.pRootSignature.name!r} but the "
+                             f"command list has {bound.name!r} bound", where=where,
+                             rule="IndirectDrawing Drawing: root signature of the command list matches")
+    rs = cs.pRootSignature if cs.pRootSignature is not None else bound
     bindings: dict[str, Binding] = {}
     values: dict[str, np.ndarray] = {}
     fixed: dict[str, np.ndarray] = {}
@@ -192,6 +227,7 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
     trigger, trigger_rows = "", np.zeros((count, 0), dtype=np.uint8)
     params = rs.pParameters if rs is not None else []
     root_bindings = [root_binding(p) for p in params]
+    _one_parameter_per_register(root_bindings, where)
     cl = _root_arguments(state, cls)
     for p, b in enumerate(root_bindings):
         if p in cl:
@@ -202,14 +238,14 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
         for slot, v in state.vertex_buffers.items():
             b = vb_binding(slot)
             fixed[b.key] = _vb_bytes(v)[0]
-            bindings[b.key], values[b.key] = b, np.broadcast_to(fixed[b.key], (count, 16))
+            bindings[b.key], values[b.key] = b, np.broadcast_to(fixed[b.key], (count, b.size))
         if state.index_buffer is not None:
             fixed["IB"] = _ib_bytes(state.index_buffer)[0]
-            bindings["IB"], values["IB"] = IB_BINDING, np.broadcast_to(fixed["IB"], (count, 16))
+            bindings["IB"], values["IB"] = IB_BINDING, np.broadcast_to(fixed["IB"], (count, IB_BINDING.size))
     for i, arg in enumerate(cs.pArgumentDescs):
         t = arg.type_name
         f = layout.arg_field(i)
-        if t in TRIGGERS:
+        if arg_type_info(t).is_trigger:
             assert f is not None
             trigger, trigger_rows = t, np.ascontiguousarray(rows_of(records, f))
             continue
@@ -303,7 +339,11 @@ def _classify(buckets: list[Bucket], bucket_constants: str) -> tuple[dict[str, s
     it becomes a local root parameter of their PCSes, spec "Local root signatures")."""
     keys: dict[str, Binding] = {}
     for b in buckets:
-        keys.update(b.bindings)
+        for key, binding in b.bindings.items():
+            if key in keys and keys[key].kind != binding.kind:
+                raise MigrationError(f"{key} is {keys[key].kind} in one call and {binding.kind} in {b.program!r}; "
+                                     "the migration names a binding by its register")
+            keys[key] = binding
     declared = [{root_binding(p).key: p for p in (b.root_signature.pParameters if b.root_signature else [])}
                 for b in buckets]
     out: dict[str, str] = {}
@@ -358,9 +398,10 @@ def _record_arg(b: Binding, rpi: int | None, source: str) -> WorkListArgumentDes
     if b.kind == "constants":
         assert b.parameter is not None and rpi is not None
         return _arg("CONSTANT", source, Constant=ConstantArg(rpi, 0, b.parameter.Constants.Num32BitValues))
-    if b.kind in ("CBV", "SRV", "UAV"):
-        member = {"CBV": "ConstantBufferView", "SRV": "ShaderResourceView", "UAV": "UnorderedAccessView"}[b.kind]
-        kind = {"CBV": "CONSTANT_BUFFER_VIEW", "SRV": "SHADER_RESOURCE_VIEW", "UAV": "UNORDERED_ACCESS_VIEW"}[b.kind]
+    if b.kind in VIEW_ARG:
+        kind = VIEW_ARG[b.kind]
+        member = arg_type_info(kind).union_member
+        assert member is not None
         return _arg(kind, source, **{member: RootParameterIndexArg(rpi or 0)})
     if b.kind == "VB":
         return _arg("VERTEX_BUFFER_VIEW", source, VertexBuffer=VertexBufferArg(b.slot or 0))
@@ -427,8 +468,11 @@ def _plan(buckets: list[Bucket], bucket_constants: str, layout: str) -> _Plan:
         if by_cs.setdefault(b.signature.name, b.signature) != b.signature:
             raise MigrationError(f"two different command signatures are named {b.signature.name!r}")
 
+    bound_rs = {b.signature.name: b.root_signature for b in buckets}
+
     def locals_of(cs: CommandSignature, where: str) -> list[str]:
-        declared = {root_binding(p).key for p in (cs.pRootSignature.pParameters if cs.pRootSignature else [])}
+        crs = bound_rs[cs.name]
+        declared = {root_binding(p).key for p in (crs.pParameters if crs else [])}
         return [k for k, w in placement.items() if w == where and k in declared]
 
     arg_keys: dict[str, list[str | None]] = {}  # PCS name -> binding key of each argument (None: the trigger)
@@ -520,8 +564,7 @@ def ei_to_wl(entries: Sequence[CallSequenceEntry], *, bucket_constants: str = "p
             pcs.pGlobalRootSignature = grs
     if len(plans) == 1:
         plan = plans[0]
-        capture, parts = _assemble(buckets, plan.chosen, plan.grs, plan.index, plan.arg_keys, plan.keys,
-                                   plan.placement, plan.cls, base_va, slot_stride, plan.stride)
+        capture, parts = _assemble(plan, base_va, slot_stride)
         placement = plan.placement
     else:
         capture, parts = _assemble_chain(buckets, plans, base_va, slot_stride)
@@ -644,13 +687,14 @@ def _command_list(plan: _Plan, state: CommandListState) -> None:
                 root_args[plan.index[key]] = RootArgument("constants", values=[int(v) for v in row.view("<u4")])
             else:
                 root_args[plan.index[key]] = RootArgument("table" if kb.kind == "table" else "descriptor",
-                                                          value=int(row.view("<u8")[0]))
+                                                          value=int.from_bytes(row.tobytes(), "little"))
         elif kb.kind == "VB":
-            loc, size, st = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
-            state.vertex_buffers[kb.slot or 0] = VertexBufferView(loc, size, st)
+            vb = read_structs(VB_VIEW, row)[0]
+            state.vertex_buffers[kb.slot or 0] = VertexBufferView(
+                int(vb["BufferLocation"]), int(vb["SizeInBytes"]), int(vb["StrideInBytes"]))
         else:
-            loc, size, fmt = int(row[:8].view("<u8")[0]), *(int(v) for v in row[8:].view("<u4"))
-            state.index_buffer = IndexBufferView(loc, size, fmt)
+            ib = read_structs(IB_VIEW, row)[0]
+            state.index_buffer = IndexBufferView(int(ib["BufferLocation"]), int(ib["SizeInBytes"]), int(ib["Format"]))
     if plan.cls is ExecutableClass.GRAPHICS:
         state.graphics_root_signature, state.graphics_root_arguments = plan.grs, root_args
     else:
@@ -669,11 +713,9 @@ def _device(buckets: list[Bucket], tier: int) -> DeviceCaps:
                       Max1DDispatchSize=buckets[0].capture_device.Max1DDispatchSize)
 
 
-def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature], grs: RootSignature | None,
-              index: dict[str, int], arg_keys: dict[str, list[str | None]], keys: dict[str, Binding],
-              placement: dict[str, str], cls: ExecutableClass, base_va: int, slot_stride: int | None,
-              stride: int) -> tuple[Capture, dict[str, int]]:
+def _assemble(plan: _Plan, base_va: int, slot_stride: int | None) -> tuple[Capture, dict[str, int]]:
     """Tier 1: one work list signature bound directly, one program table, one list."""
+    buckets, chosen, grs, arg_keys, stride = plan.buckets, plan.chosen, plan.grs, plan.arg_keys, plan.stride
     objects = ObjectSet()
     if grs is not None:
         objects.root_signatures[grs.name] = grs
@@ -689,7 +731,7 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
     primary_va = round_up(table_va + table.nbytes, VA_ALIGN)
     primary, secondary, secondary_va = _pack_records(list(enumerate(buckets)), chosen, arg_keys, stride, primary_va)
     n_records = primary.nbytes // stride if stride else 0
-    graphics = cls is ExecutableClass.GRAPHICS
+    graphics = plan.cls is ExecutableClass.GRAPHICS
     inputs = pack_dispatch_list_inputs({"NumProgramInputs": np.array([n_records], dtype=np.uint64),
                                         "Flags": np.array([0], dtype=np.uint64),
                                         "ProgramInputs.StartAddress": np.array([primary_va], dtype=np.uint64),
@@ -701,7 +743,7 @@ def _assemble(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature],
     memory = GpuMemory()
     memory.map(base_va, data, name="work_list")
     state = CommandListState(descriptor_heaps=buckets[0].state.descriptor_heaps)
-    _command_list(_Plan(cls, buckets, grs, index, arg_keys, keys, placement, chosen, [], stride, 0, 0), state)
+    _command_list(plan, state)
     state.program = SetProgramDesc(abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST"), WorkList=SetWorkListDesc(
         wls, _table_binding(table_va, table, stride_pt, len(buckets))))
     call = DispatchListCall(base_va, n_records if graphics else 0)
@@ -746,17 +788,27 @@ def _assemble_chain(buckets: list[Bucket], plans: list[_Plan], base_va: int,
         cursor = round_up(cursor + table.nbytes, VA_ALIGN)
     blocks: list[tuple[int, np.ndarray]] = [(va, t) for va, t, _ in tables]
     lists = []
+    primary_bytes = secondary_bytes = 0
     for run in runs:
         plan = plans[which[id(run[0])]]
         primary, secondary, secondary_va = _pack_records([(slot_of[id(b)], b) for b in run], plan.chosen,
                                                          plan.arg_keys, plan.stride, cursor)
         lists.append((which[id(run[0])], cursor, primary.nbytes // plan.stride, plan.stride))
         blocks += [(cursor, primary), (secondary_va, secondary)]
+        primary_bytes += int(primary.nbytes)
+        secondary_bytes += int(secondary.nbytes)
         cursor = round_up(secondary_va + secondary.nbytes, VA_ALIGN)
+    # a list with a successor continues; one of a class whose records have no defined order (compute; the graphics
+    # lists made here are in order) also ends with a wait for completion and a memory flush, the conservative
+    # reading of a call sequence, which records no barriers (spec "Dispatch List Continuations")
     cont = abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
+    sync = (abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION")
+            | abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_MEMORY_FLUSH"))
+    flags = [0 if i + 1 == len(lists) else cont | (sync if plans[k].cls is not ExecutableClass.GRAPHICS else 0)
+             for i, (k, _, _, _) in enumerate(lists)]
     inputs = pack_dispatch_list_inputs({
         "NumProgramInputs": np.array([n for _, _, n, _ in lists], dtype=np.uint64),
-        "Flags": np.array([cont if i + 1 < len(lists) else 0 for i in range(len(lists))], dtype=np.uint64),
+        "Flags": np.array(flags, dtype=np.uint64),
         "SignatureIndex": np.array([k for k, _, _, _ in lists], dtype=np.uint64),
         "ProgramInputs.StartAddress": np.array([va for _, va, _, _ in lists], dtype=np.uint64),
         "ProgramInputs.StrideInBytes": np.array([st for _, _, _, st in lists], dtype=np.uint64),
@@ -776,6 +828,5 @@ def _assemble_chain(buckets: list[Bucket], plans: list[_Plan], base_va: int,
     graphics = [n for k, _, n, _ in lists if plans[k].cls is ExecutableClass.GRAPHICS]
     call = DispatchListCall(base_va, max(graphics, default=0), len(graphics), tier2=True)
     parts = {"dispatch_input": input_size * len(lists), "program_table": sum(int(t.nbytes) for _, t, _ in tables),
-             "primary": sum(int(b.nbytes) for va, b in blocks[len(tables):len(tables) + 2 * len(lists):2]),
-             "secondary": sum(int(b.nbytes) for va, b in blocks[len(tables) + 1:len(tables) + 2 * len(lists):2])}
+             "primary": primary_bytes, "secondary": secondary_bytes}
     return Capture(CAPTURE_VERSION, _device(buckets, 2), objects, memory, state, call), parts

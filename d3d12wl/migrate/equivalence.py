@@ -31,7 +31,7 @@ from typing import Any
 from d3d12wl.migrate.runs import MigrationError, load_run
 
 __all__ = ["Comparison", "ExpectedDraw", "assert_draws", "assert_same_executions", "canonical", "compare_runs",
-           "load_expected_draws"]
+           "finding_text", "load_expected_draws", "root_arguments_seen"]
 
 Canonical = tuple[Any, ...]
 
@@ -41,17 +41,29 @@ def _value(arg: Mapping[str, Any]) -> Any:
     return tuple(values) if values is not None else arg.get("value")
 
 
+def root_arguments_seen(execution: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
+    """The root arguments of one execution that carry a value, as (kind, register, argument): the register where
+    it has one (``b1 space0``), else ``binding:parameter`` (descriptor tables); static samplers are left out.
+    :func:`canonical` and :func:`d3d12wl.migrate.diff.diff_runs` both name bindings by it."""
+    return [(str(a.get("kind")), str(a.get("register") or f"{a.get('binding')}:{a.get('parameter')}"), a)
+            for a in execution.get("root_arguments") or [] if a.get("kind") != "static_sampler"]
+
+
 def canonical(execution: Mapping[str, Any], *, root_arguments: bool = True) -> Canonical:
     """What the shaders of one execution see, as a hashable tuple (program, trigger, bindings, IA); without
     ``root_arguments`` the bindings are left out (an empty tuple)."""
     trigger = execution.get("trigger") or {}
     fields = tuple(sorted((trigger.get("fields") or {}).items()))
     bindings = () if not root_arguments else tuple(sorted(
-        (str(a.get("kind")), str(a.get("register") or f"{a.get('binding')}:{a.get('parameter')}"), _value(a))
-        for a in execution.get("root_arguments") or [] if a.get("kind") != "static_sampler"))
+        (kind, register, _value(a)) for kind, register, a in root_arguments_seen(execution)))
     ia = tuple(sorted((str(v.get("slot")), tuple(sorted((v.get("fields") or {}).items())))
                       for v in execution.get("ia") or []))
     return (execution.get("program"), trigger.get("type"), fields, bindings, ia)
+
+
+def finding_text(f: Mapping[str, Any]) -> str:
+    """One finding of ``Trace.to_dict()`` as a line: severity, kind, rule and message."""
+    return f"{f.get('severity')} {f.get('kind')} [{f.get('rule')}]: {f.get('message')}"
 
 
 def describe(c: Canonical) -> str:
@@ -98,11 +110,9 @@ def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Com
     if order not in ("spec", "strict", "multiset"):
         raise MigrationError(f"order must be 'spec', 'strict' or 'multiset', not {order!r}")
     ra, rb = load_run(a, name="A"), load_run(b, name="B")
-    unreported = any(e.get("root_arguments_unreported") for e in (*ra.executions, *rb.executions))
-    note = ("root arguments not compared: an ExecuteIndirect command signature without a root signature draws with "
-            "the command list's root arguments, which its trace does not list") if unreported else ""
-    ca = [canonical(e, root_arguments=not unreported) for e in ra.executions]
-    cb = [canonical(e, root_arguments=not unreported) for e in rb.executions]
+    note = ""
+    ca = [canonical(e) for e in ra.executions]
+    cb = [canonical(e) for e in rb.executions]
     # per executable class: graphics executions are compared in order when the spec orders every one of them on
     # both sides; compute (never ordered) and partly ordered classes as multisets
     diffs: list[str] = []
@@ -119,6 +129,15 @@ def compare_runs(a: Any, b: Any, *, order: str = "spec", limit: int = 20) -> Com
         diffs += _compare([ca[i] for i in ia], [cb[i] for i in ib], ia, ib, ordered, limit - len(diffs))
         if len(diffs) >= limit:
             break
+    # undefined behaviour (an error-severity finding) on either side is never "the same draws": the executor's
+    # trace of it is one reading of what the hardware may do
+    errors = [(side, f) for side, r in (("A", ra), ("B", rb)) for f in r.findings if f.get("severity") == "error"]
+    diffs += [f"{side} has an error finding: {finding_text(f)}" for side, f in errors][:max(0, limit - len(diffs))]
+    if ra.lists and rb.lists and ra.lists != rb.lists and len(diffs) < limit:
+        # two work lists: their lists' flags (continuation, end-of-list wait and flush) are part of what runs
+        # (spec "Dispatch List Continuations"); an ExecuteIndirect run has none to compare
+        diffs.append("dispatch lists differ: A " + "; ".join(f"{c.lower()} {'|'.join(f) or 'NONE'}" for c, f in ra.lists)
+                     + " | B " + "; ".join(f"{c.lower()} {'|'.join(f) or 'NONE'}" for c, f in rb.lists))
     return Comparison(ordered_all, len(ca), len(cb), diffs, note, compared)
 
 
@@ -204,35 +223,60 @@ def load_expected_draws(source: str | os.PathLike[str] | Sequence[Mapping[str, A
     return out
 
 
+def _class_of(trigger_type: str) -> str:
+    """The executable class of a dispatch trigger (spec "Dispatch trigger"): DISPATCH is compute, the rest
+    graphics."""
+    return "COMPUTE" if trigger_type == "DISPATCH" else "GRAPHICS"
+
+
+def _as_expected(e: Mapping[str, Any], w: ExpectedDraw) -> ExpectedDraw:
+    """Execution ``e`` as row ``w`` states it: the program only when ``w`` names one, the fields ``w`` has."""
+    t = e.get("trigger") or {}
+    f = t.get("fields") or {}
+    return ExpectedDraw(e.get("program") if w.program is not None else None, str(t.get("type")),
+                        tuple((k, f.get(k)) for k, _ in w.fields))
+
+
 def assert_draws(run: Any, expected: Any, *, order: str = "spec") -> None:
     """Raise ``AssertionError`` unless ``run`` (a capture, trace, call sequence or path) executes exactly the draws of
     ``expected`` (an expected-draws file or :func:`load_expected_draws` rows): the same programs and trigger fields,
-    in order where the spec guarantees it."""
+    in order where the spec guarantees it, executable class by class as :func:`compare_runs` does."""
     r = load_run(run)
     want = expected if isinstance(expected, list) and all(isinstance(e, ExpectedDraw) for e in expected) \
         else load_expected_draws(expected)
-
-    def got(e: Mapping[str, Any], w: ExpectedDraw | None) -> ExpectedDraw:
-        t = e.get("trigger") or {}
-        f = t.get("fields") or {}
-        keys = [k for k, _ in w.fields] if w is not None else sorted(f)
-        return ExpectedDraw(e.get("program") if w is None or w.program is not None else None, str(t.get("type")),
-                            tuple((k, f.get(k)) for k in keys))
-
-    ordered = order == "strict" or (order == "spec" and r.in_order)
     diffs: list[str] = []
-    if ordered:
-        for i, e in enumerate(r.executions[:len(want)]):
-            if got(e, want[i]) != want[i]:
-                diffs.append(f"draw {i}: expected {want[i]}, got {got(e, want[i])}")
-    else:
-        remaining = list(r.executions)
-        for i, w in enumerate(want):
-            match = next((j for j, e in enumerate(remaining) if got(e, w) == w), None)
-            if match is None:
-                diffs.append(f"draw {i}: no execution matches {w}")
+    by_class: dict[str, tuple[list[int], list[int]]] = {}
+    for i, e in enumerate(r.executions):
+        by_class.setdefault(_class_of(str((e.get("trigger") or {}).get("type"))), ([], []))[0].append(i)
+    for i, w in enumerate(want):
+        by_class.setdefault(_class_of(w.type), ([], []))[1].append(i)
+    for cls, (got, rows) in sorted(by_class.items()):
+        ordered = order == "strict" or (order == "spec" and all(r.executions[i].get("ordered", False) for i in got))
+        if ordered:
+            for i, j in zip(got, rows):
+                seen = _as_expected(r.executions[i], want[j])
+                if seen != want[j]:
+                    diffs.append(f"draw {j}: expected {want[j]}, got {seen}")
+            continue
+        # as a multiset: per (program stated?, type, fields stated) an index of the executions by what the row
+        # states, each execution taken once
+        index: dict[tuple[bool, str, tuple[str, ...]], dict[ExpectedDraw, list[int]]] = {}
+        taken: set[int] = set()
+        for j in rows:
+            w = want[j]
+            shape = (w.program is not None, w.type, tuple(k for k, _ in w.fields))
+            if shape not in index:
+                table: dict[ExpectedDraw, list[int]] = {}
+                for i in reversed(got):
+                    table.setdefault(_as_expected(r.executions[i], w), []).append(i)
+                index[shape] = table
+            candidates = index[shape].get(w, [])
+            while candidates and candidates[-1] in taken:
+                candidates.pop()
+            if candidates:
+                taken.add(candidates.pop())
             else:
-                remaining.pop(match)
+                diffs.append(f"draw {j}: no execution matches {w}")
     if len(r.executions) != len(want):
         diffs.append(f"{len(r.executions)} executions, {len(want)} expected")
     if diffs:

@@ -24,16 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from d3d12wl.capture.file import Capture, load_capture
-from d3d12wl.errors import D3D12WLError
+from d3d12wl.errors import CaptureError
+from d3d12wl.migrate.errors import MigrationError
 
-__all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "load_call_sequence", "load_run",
-           "run_of_trace", "run_of_captures", "save_call_sequence"]
+__all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "call_program", "load_call_sequence",
+           "load_run", "load_run_source", "run_of_trace", "run_of_captures", "save_call_sequence"]
 
 CALL_SEQUENCE_VERSION = 1
-
-
-class MigrationError(D3D12WLError):
-    """An input a migration, a diff or an equivalence check cannot use (the CLI exits 2 with it)."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +53,9 @@ class Run:
     ordering: str = "in order"
     calls: int = 1
     name: str = ""
+    #: per dispatch list of a work-list run, in walk order: its executable class and the names of its flags
+    #: (``Trace.to_dict()["lists"][i]["flags"]``); empty for ExecuteIndirect calls, which have none
+    lists: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
 
 def _ordered(trace: Mapping[str, Any]) -> tuple[bool, str]:
@@ -87,41 +87,81 @@ def run_of_trace(trace: Mapping[str, Any], *, program: str | None = None, call: 
         executions.append(e)
     in_order, ordering = _ordered(trace)
     findings = [dict(f, call=call) for f in trace.get("findings") or []]
-    return Run(executions, findings, in_order, ordering, 1, name)
+    list_flags = [(str(lst.get("executable_class")), tuple(sorted(str(f) for f in lst.get("flags") or [])))
+                  for lst in lists]
+    return Run(executions, findings, in_order, ordering, 1, name, list_flags)
+
+
+def call_program(entry: CallSequenceEntry, i: int) -> str | None:
+    """The program (PSO) of call ``i``: its entry's, or for an ExecuteIndirect that names none ``pso<i>``; the one
+    naming the migrations, the call sequence files and the runs compared all use."""
+    from d3d12wl.model.state import ExecuteIndirectCall
+
+    if entry.program is not None or not isinstance(entry.capture.call, ExecuteIndirectCall):
+        return entry.program
+    return f"pso{i}"
 
 
 def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> Run:
     """Execute every capture (public API: ``execute(capture).to_dict()``) and concatenate their runs in order."""
-    from d3d12wl.executor import execute
-    from d3d12wl.executor.trace import Limits
+    from d3d12wl.executor import Limits, execute  # the package's public face, not executor.trace
 
     out = Run([], [], True, "in order", len(entries), name)
     for i, entry in enumerate(entries):
         limits = Limits(max_executions=1 << 24, max_records=1 << 24)
-        part = run_of_trace(execute(entry.capture, limits).to_dict(), program=entry.program, call=i)
-        if _unreported_root_arguments(entry.capture):
+        part = run_of_trace(execute(entry.capture, limits).to_dict(), program=call_program(entry, i), call=i)
+        command_list = _command_list_root_arguments(entry.capture)
+        if command_list is not None:
             for e in part.executions:
-                e["root_arguments_unreported"] = True
+                if not e.get("root_arguments"):
+                    e["root_arguments"] = [dict(a) for a in command_list]
         out.executions.extend(part.executions)
         out.findings.extend(part.findings)
+        out.lists.extend(part.lists)
         if not part.in_order:
             out.in_order, out.ordering = False, part.ordering
     return out
 
 
-def _unreported_root_arguments(capture: Capture) -> bool:
-    """An ExecuteIndirect whose command signature has no root signature (IndirectDrawing Validation 13: none when
-    no argument changes a root argument) still draws with the command list's root arguments, but its trace lists
-    none: such executions are marked so that comparisons leave root arguments out rather than call them different."""
+def _command_list_root_arguments(capture: Capture) -> list[dict[str, Any]] | None:
+    """The root arguments the draws of an ExecuteIndirect whose command signature has no root signature see
+    (IndirectDrawing Validation 13: none when no argument changes a root argument; "Drawing": the draws still use
+    the command list's root signature and arguments), in the shape of ``Trace.to_dict()``'s ``root_arguments``, one
+    per parameter of the root signature bound on the command list for the call's class; its trace lists none.
+    None when the call is not such an ExecuteIndirect."""
+    from d3d12wl.migrate._columns import root_binding
     from d3d12wl.model.state import ExecuteIndirectCall
 
     call = capture.call
     if not isinstance(call, ExecuteIndirectCall) or call.pCommandSignature is None:
-        return False
-    if call.pCommandSignature.pRootSignature is not None:
-        return False
+        return None
+    cs = call.pCommandSignature
+    if cs.pRootSignature is not None:
+        return None
+    compute = any(a.type_name == "DISPATCH" for a in cs.pArgumentDescs)
     st = capture.state
-    return any(rs is not None and rs.pParameters for rs in (st.graphics_root_signature, st.compute_root_signature))
+    rs, args = ((st.compute_root_signature, st.compute_root_arguments) if compute
+                else (st.graphics_root_signature, st.graphics_root_arguments))
+    if rs is None:
+        return None
+    source = {"kind": "command-list", "origin": "command-list state", "va": None, "first_dword": None,
+              "num_dwords": None, "arg": None}
+    out: list[dict[str, Any]] = []
+    for i, param in enumerate(rs.pParameters):
+        b = root_binding(param)
+        arg = args.get(i)
+        kind = "descriptor_table" if b.kind == "table" else b.kind
+        value: int | None = None
+        values: list[int | None] | None = None
+        if b.kind == "constants":
+            n = param.Constants.Num32BitValues
+            have: list[int | None] = list(arg.values) if arg is not None else []
+            values = (have + [None] * n)[:n]
+        elif arg is not None:
+            value = arg.value
+        out.append({"binding": "global", "parameter": i, "kind": kind, "value": value, "values": values,
+                    "sources": [dict(source)], "register": None if b.kind == "table" else b.key})
+    return out
 
 
 def _read_json(path: Path, what: str) -> Any:
@@ -140,6 +180,26 @@ def load_call_sequence(path: str | os.PathLike[str]) -> list[CallSequenceEntry]:
     return _sequence_of(doc, p)
 
 
+def load_run_source(path: str | os.PathLike[str]) -> Capture | list[CallSequenceEntry]:
+    """A call sequence file's entries, or else the capture the file holds; the JSON is parsed once."""
+    p = Path(path)
+    doc = _read_json(p, "capture or call sequence")
+    if isinstance(doc, dict) and "call_sequence" in doc:
+        return _sequence_of(doc, p)
+    return _capture_of(doc, p)
+
+
+def _capture_of(doc: Any, p: Path) -> Capture:
+    try:
+        capture = load_capture(doc, base_dir=p.parent)
+    except CaptureError as exc:
+        if not (exc.where or "").startswith(str(p)):
+            exc.args = (f"{p}: {exc.args[0]}",)
+        raise
+    capture.path = p
+    return capture
+
+
 def _sequence_of(doc: Any, p: Path) -> list[CallSequenceEntry]:
     if not isinstance(doc, dict) or doc.get("call_sequence") != CALL_SEQUENCE_VERSION:
         raise MigrationError(f"not a call sequence (version {CALL_SEQUENCE_VERSION})", where=f"{p}: call_sequence")
@@ -153,7 +213,8 @@ def _sequence_of(doc: Any, p: Path) -> list[CallSequenceEntry]:
         program = c.get("program")
         if program is not None and not isinstance(program, str):
             raise MigrationError("'program' must be a string", where=f"{p}: calls[{i}].program")
-        out.append(CallSequenceEntry(load_capture(p.parent / c["capture"]), program))
+        entry = CallSequenceEntry(load_capture(p.parent / c["capture"]), program)
+        out.append(CallSequenceEntry(entry.capture, call_program(entry, i)))
     return out
 
 
@@ -189,7 +250,7 @@ def load_run(source: Any, *, name: str | None = None) -> Run:
         if isinstance(doc, dict) and "executions" in doc and "memory" not in doc:
             return run_of_trace(doc, name=label)
         if isinstance(doc, dict) and "memory" in doc:
-            return run_of_captures([CallSequenceEntry(load_capture(p))], name=label)
+            return run_of_captures([CallSequenceEntry(_capture_of(doc, p))], name=label)
         raise MigrationError("neither a capture (has 'memory'), a saved trace (has 'executions') nor a call "
                              "sequence (has 'call_sequence')", where=str(p))
     raise MigrationError(f"cannot read a run from {type(source).__name__}")

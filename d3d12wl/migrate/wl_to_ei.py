@@ -33,9 +33,11 @@ import numpy as np
 from d3d12wl import abi
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.migrate._columns import column_for, gather, rows_of, strided
+from d3d12wl.migrate._columns import VIEW_ARG, column_for, gather, rows_of, strided
 from d3d12wl.migrate.runs import CallSequenceEntry, MigrationError
-from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.migrate.scene import ARGUMENTS_VA  # each call's argument buffer at its own VA in its own capture
+from d3d12wl.migrate.scene import COUNTS_VA as COUNT_VA
+from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 from d3d12wl.model.objects import (
     CommandSignature,
     EIConstantArg,
@@ -56,11 +58,8 @@ from d3d12wl.records.packers import pack_count_buffer, pack_execute_indirect, re
 __all__ = ["EiCall", "WlToEi", "wl_to_ei"]
 
 IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
-ARGUMENTS_VA = 0x1000000  # each call's argument buffer at its own VA in its own capture
-COUNT_VA = 0x100000
-_EI_ROOT_TYPES = {"CONSTANT_BUFFER_VIEW": "ConstantBufferView", "SHADER_RESOURCE_VIEW": "ShaderResourceView",
-                  "UNORDERED_ACCESS_VIEW": "UnorderedAccessView"}
-_VIEW_OF_PARAM = {"CBV": "CONSTANT_BUFFER_VIEW", "SRV": "SHADER_RESOURCE_VIEW", "UAV": "UNORDERED_ACCESS_VIEW"}
+_EI_ROOT_TYPES = {t: str(arg_type_info(t).union_member) for t in VIEW_ARG.values()}
+_VIEW_OF_PARAM = VIEW_ARG
 
 
 @dataclass
@@ -77,7 +76,7 @@ class EiCall:
     def bytes(self) -> int:
         call = self.capture.call
         assert isinstance(call, ExecuteIndirectCall) and call.pCommandSignature is not None
-        return self.count * call.pCommandSignature.ByteStride + 4
+        return self.count * call.pCommandSignature.ByteStride + pack_count_buffer(0).nbytes
 
 
 @dataclass
@@ -86,6 +85,10 @@ class WlToEi:
     ordering: str
     bytes_before: int
     parts_before: dict[str, int] = field(default_factory=dict)
+    #: list-boundary synchronization an ExecuteIndirect call sequence cannot carry: per list that ends with
+    #: _END_WITH_WAIT_FOR_COMPLETION / _END_WITH_MEMORY_FLUSH and continues, the calls it falls between and the
+    #: flags; the application records a barrier there (spec "Dispatch List Continuations")
+    barriers: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def entries(self) -> list[CallSequenceEntry]:
@@ -99,6 +102,7 @@ class WlToEi:
             "after": {"calls": len(self.calls), "empty_calls": sum(c.count == 0 for c in self.calls), "draws": draws,
                       "bytes": sum(c.bytes for c in self.calls)},
             "ordering": self.ordering,
+            "barriers": self.barriers,
             "calls": [{"slot": c.slot, "program": c.program, "command_signature": c.signature, "count": c.count,
                        "bytes": c.bytes} for c in self.calls],
         }
@@ -151,7 +155,7 @@ def _lower_pcs(pcs: ProgramCommandSignature, grs: RootSignature | None) -> _Lowe
         if t == "INLINE_STATIC_SAMPLER":
             samplers.append(StaticSamplerDesc1(**vars(a.InlineStaticSampler)))
             continue
-        if t in ("DRAW", "DRAW_INDEXED", "DISPATCH", "DISPATCH_MESH"):
+        if arg_type_info(t).is_trigger and arg_type_info(t).ei:
             trigger = (IndirectArgumentDesc(Type=a.Type), i)
             continue
         if t == "INLINE_ROOT_PARAMETER":
@@ -198,8 +202,7 @@ def _lower_pcs(pcs: ProgramCommandSignature, grs: RootSignature | None) -> _Lowe
     params = global_params + [RootParameter1(ParameterType=p.ParameterType, DescriptorTable=p.DescriptorTable,
                                              Constants=p.Constants, Descriptor=p.Descriptor,
                                              ShaderVisibility=p.ShaderVisibility) for p in local_params]
-    rooted = any(d.type_name not in ("VERTEX_BUFFER_VIEW", "INDEX_BUFFER_VIEW", "DRAW", "DRAW_INDEXED", "DISPATCH",
-                                     "DISPATCH_MESH") for d in descs)
+    rooted = any(arg_type_info(d.type_name).root_parameter_types for d in descs)
     flags = grs.Flags if grs is not None else 0
     rs = None
     if params or samplers:
@@ -248,6 +251,7 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
     calls: list[EiCall] = []
     parts = {"dispatch_input": 0, "program_table": 0, "primary": 0, "secondary": 0}
     orderings: list[str] = []
+    barriers: list[dict[str, Any]] = []
     va, seen = call.DispatchListInput, set[int]()
     while va:
         if va in seen or len(seen) >= max_lists:
@@ -283,9 +287,14 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
         for k, v in list_parts.items():
             parts[k] += v
         va = int(header["NextDispatchList"]) if tier2 and flags & cont_flag else 0
+        end_sync = [name for name in ("END_WITH_WAIT_FOR_COMPLETION", "END_WITH_MEMORY_FLUSH")
+                    if tier2 and flags & abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", name)]
+        if va and end_sync:
+            barriers.append({"list": index, "after_call": len(calls) - 1, "before_call": len(calls),
+                             "flags": end_sync})
     ordering = orderings[0] if len(set(orderings)) == 1 else "; ".join(
         f"list {i}: {o}" for i, o in enumerate(orderings))
-    return WlToEi(calls, ordering, sum(parts.values()), parts)
+    return WlToEi(calls, ordering, sum(parts.values()), parts, barriers)
 
 
 def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered], wls: Any, binding: Any, n: int,
@@ -298,7 +307,10 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
     graphics = layouts[0].executable_class is ExecutableClass.GRAPHICS if layouts else True
     in_order = graphics and not ooo
     grs = pcses[0].pGlobalRootSignature if pcses else None
-    lowered = [cache.setdefault(id(p), _lower_pcs(p, grs)) for p in pcses]
+    for p in pcses:
+        if id(p) not in cache:
+            cache[id(p)] = _lower_pcs(p, grs)
+    lowered = [cache[id(p)] for p in pcses]
 
     # the program table: identifier and tail of every slot
     pt = binding.ProgramTable
@@ -317,6 +329,9 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
     index_field = layouts[0].primary.field("ProgramTableIndex") if layouts else None
     if index_field is None:
         raise MigrationError("the bound signature has no program command signature", where=where)
+    if n and stride % 8:
+        raise MigrationError(f"ProgramInputs.StrideInBytes {stride} is not 8-byte aligned", where=where,
+                             rule="rule 25(e)")
     head = strided(memory, start, n, stride, index_field.end, "primary record")
     pti = column_for(index_field, rows_of(head, index_field)).astype(np.int64)
     bad = np.flatnonzero((pti >= slots) | (slot_pcs[np.minimum(pti, max(slots - 1, 0))] < 0)) if slots else \
@@ -331,16 +346,23 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
     if n and stride < max(lay.primary.min_stride for lay in present):
         raise MigrationError(f"ProgramInputs.StrideInBytes {stride} is below the minimum primary record of a PCS "
                              "its records select", where=where, rule="rule 25(e)")
-    primary = strided(memory, start, n, stride, max([lay.primary.size for lay in present], default=4),
-                      "primary record")
+    # each record read at its own PCS's primary size (a last record of a small PCS may end before the largest)
+    record_va = np.uint64(start) + np.arange(n, dtype=np.uint64) * np.uint64(stride)
+    primary: dict[int, np.ndarray] = {}  # PCS -> the primary bytes of its records, in record order
+    row_of = np.zeros(n, dtype=np.int64)  # a record's row in primary[its PCS]
+    for k in (int(k) for k in np.unique(rec_pcs)):
+        mask = rec_pcs == k
+        primary[k] = gather(memory, record_va[mask], layouts[k].primary.size, "primary record",
+                            indices=np.flatnonzero(mask))
+        row_of[mask] = np.arange(int(mask.sum()))
     counts = np.ones(n, dtype=np.int64)
     sec_va = np.zeros(n, dtype=np.uint64)
     for k, lay in enumerate(layouts):
         mask = rec_pcs == k
         if lay.secondary is not None and mask.any():
             nf, vf = lay.primary.field("NumSecondaryRecords"), lay.primary.field("SecondaryRecords")
-            counts[mask] = column_for(nf, rows_of(primary[mask], nf)).astype(np.int64)
-            sec_va[mask] = column_for(vf, rows_of(primary[mask], vf))
+            counts[mask] = column_for(nf, rows_of(primary[k], nf)).astype(np.int64)
+            sec_va[mask] = column_for(vf, rows_of(primary[k], vf))
     total = int(counts.sum())
     if total > max_executions:
         raise MigrationError(f"{total} executions exceed max_executions {max_executions}", where=where)
@@ -368,7 +390,9 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
                 a = low.pcs.pArgumentDescs[arg]
                 reset = a.IncrementingConstant.Flags & abi.enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS",
                                                                       "RESET_PER_SECONDARY_LIST")
-                value = exec_k[sel] if reset else sel
+                # the flag overrides the list-wide count for hybrid signatures only (spec "Incrementing constant
+                # semantics"); a fully-inline PCS counts list-wide with or without it
+                value = exec_k[sel] if reset and lay.secondary is not None else sel
                 rows[arg] = value.astype("<u4").view(np.uint8).reshape(-1, 4)
                 continue
             src = low.pcs.pArgumentDescs[arg].source_name
@@ -378,7 +402,8 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
                 rows[arg] = rows_of(sec, f) if sec is not None else np.zeros((0, f.size), dtype=np.uint8)
             else:
                 f = _field(lay.primary, arg)
-                rows[arg] = rows_of(primary, f)[exec_record[sel]]
+                mine = primary.get(k, np.zeros((0, lay.primary.size), dtype=np.uint8))
+                rows[arg] = rows_of(mine, f)[row_of[exec_record[sel]]]
         arg_rows.append(rows)
 
     # the calls: runs of one slot (in order) or one call per slot (any order), plus the empty ones
