@@ -5,8 +5,8 @@ The package is a pipeline of stages, one subpackage each, in the order data flow
 every record), ``rules`` (creation-time validation), ``headercheck`` (anyone's headers against the spec),
 ``capture`` (GPU memory, the builder, the capture file), ``executor``, ``messages``, ``migrate`` (ExecuteIndirect
 buckets to work lists and back), ``vulkan`` (the lowering to device-generated commands) and ``cli``.  The foundation
-below them all is ``errors`` (the exception hierarchy), ``tables`` (the one table renderer) and ``serialize`` (the
-one JSON serializer).
+below them all is ``errors`` (the exception hierarchy), ``inputs`` (the bounded readers), ``tables`` (the one table
+renderer) and ``serialize`` (the one JSON serializer).
 
 The entry points a user starts from are here, imported on first use (``import d3d12wl`` stays cheap)::
 
