@@ -328,3 +328,16 @@ def culling_pcs() -> tuple[ProgramCommandSignature, RootSignature]:
         arg("INLINE_STATIC_SAMPLER", "STATIC", "LOCAL_ROOT_SIGNATURE", InlineStaticSampler=sampler),
     ], SecondaryRecordByteStride=24, pGlobalRootSignature=grs)
     return pcs, grs
+
+
+def patched(cap: Any, va: int, data: bytes) -> Any:
+    """``cap`` (a Capture) with ``data`` written at ``va``: its memory rebuilt region by region, the region that
+    holds the bytes patched (captured regions are read-only)."""
+    memory = GpuMemory()
+    for region in cap.memory.regions:
+        raw = bytearray(region.data)
+        if region.contains(va, len(data)):
+            raw[va - region.base:va - region.base + len(data)] = data
+        memory.map(region.base, bytes(raw), name=region.name)
+    cap.memory = memory
+    return cap

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from executor_builder import patched
 
 from d3d12wl import abi
 from d3d12wl.capture.file import Capture, load_capture
@@ -141,14 +142,8 @@ def test_validation_hooks_are_reported_not_lowered() -> None:
 
 def test_undefined_bytes_raise() -> None:
     """A ProgramTableIndex past SlotCount is undefined behaviour: the lowering refuses (the executor reports it)."""
-    cap = example("culling")
-    memory = GpuMemory()
-    for region in cap.memory.regions:
-        data = bytearray(region.data)
-        if region.base == 0x20000:  # pPrimaryListBuffer: record 0's ProgramTableIndex = SlotCount (64)
-            data[0:4] = (64).to_bytes(4, "little")
-        memory.map(region.base, bytes(data), name=region.name)
-    cap.memory = memory
+    # pPrimaryListBuffer at 0x20000: record 0's ProgramTableIndex = SlotCount (64)
+    cap = patched(example("culling"), 0x20000, (64).to_bytes(4, "little"))
     with pytest.raises(LoweringError, match="SlotCount"):
         lower_capture(cap)
 
@@ -224,23 +219,12 @@ def test_secondary_records_in_two_regions_are_still_read() -> None:
     assert lower_capture(cap).sequence_bytes() == want
 
 
-def _patched(cap: Capture, va: int, data: bytes) -> Capture:
-    memory = GpuMemory()
-    for region in cap.memory.regions:
-        raw = bytearray(region.data)
-        if region.contains(va, len(data)):
-            raw[va - region.base:va - region.base + len(data)] = data
-        memory.map(region.base, bytes(raw), name=region.name)
-    cap.memory = memory
-    return cap
-
-
 def test_primary_stride_below_the_layout_minimum_raises() -> None:
     """Rule 25(e): ProgramInputs.StrideInBytes below the primary record's minimum stride makes records overlap;
     the lowering refuses it instead of reading overlapping rows."""
     cap = example("culling")
     off = abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "ProgramInputs.StrideInBytes")
-    cap = _patched(cap, cap.call.DispatchListInput + off, (8).to_bytes(8, "little"))
+    cap = patched(cap, cap.call.DispatchListInput + off, (8).to_bytes(8, "little"))
     with pytest.raises(LoweringError, match=r"below the minimum.*rule 25\(e\)|rule 25\(e\).*below the minimum"):
         lower_capture(cap)
 

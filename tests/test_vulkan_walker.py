@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from executor_builder import patched
 
 from d3d12wl.capture.file import Capture, load_capture
-from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.vulkan import LoweringError, lower_capture
 from d3d12wl.vulkan.captures import build_big_capture, build_compute_capture, build_pointer_capture
 from d3d12wl.vulkan.walker import ERRORS, model_walk, plan_of, read_plan, write_plan
@@ -41,17 +41,6 @@ def test_walker_writes_the_cpu_lowering_byte_for_byte(name: str, sequence_index:
     sequences, error = model_walk(plan)
     assert error == 0
     assert sequences.tobytes() == low.sequence_bytes()
-
-
-def patched(cap: Capture, va: int, data: bytes) -> Capture:
-    memory = GpuMemory()
-    for region in cap.memory.regions:
-        raw = bytearray(region.data)
-        if region.contains(va, len(data)):
-            raw[va - region.base:va - region.base + len(data)] = data
-        memory.map(region.base, bytes(raw), name=region.name)
-    cap.memory = memory
-    return cap
 
 
 def test_walker_error_bits() -> None:
