@@ -115,6 +115,38 @@ def _verify(original: Any, migrated: Any, report: dict[str, Any]) -> int:
     return 0 if result.same else 1
 
 
+def _print_json(report: dict[str, Any], code: int) -> int:
+    json.dump(report, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return code
+
+
+def _verify_lines(report: dict[str, Any]) -> list[str]:
+    """The --verify verdict and its differences, as text (nothing without --verify)."""
+    if "verify" not in report:
+        return []
+    v = report["verify"]
+    note = f"; {v['note']}" if v["note"] else ""
+    return [f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {v['compared']}{note})",
+            *(f"  {d}" for d in v["differences"])]
+
+
+def _save_calls(output: str, calls: list[tuple[Any, str | None]]) -> Path:
+    """Each ExecuteIndirect call as ``OUTPUT/callNNN_PROGRAM.json`` and the call sequence ``OUTPUT/calls.json``."""
+    from d3d12wl.capture.file import save_capture
+    from d3d12wl.migrate.runs import save_call_sequence
+
+    folder = Path(output)
+    names = []
+    with _writing(output):
+        folder.mkdir(parents=True, exist_ok=True)
+        for i, (capture, program) in enumerate(calls):
+            name = f"call{i:03d}_{program}.json"
+            save_capture(capture, folder / name)
+            names.append((name, program))
+        return save_call_sequence(folder / "calls.json", names)
+
+
 def run_ei_to_wl(args: argparse.Namespace) -> int:
     from d3d12wl.capture.file import save_capture
     from d3d12wl.migrate.ei_to_wl import ei_to_wl
@@ -128,9 +160,7 @@ def run_ei_to_wl(args: argparse.Namespace) -> int:
     report["output"] = str(out)
     code = _verify(entries, result.capture, report) if args.verify else 0
     if args.json:
-        json.dump(report, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-        return code
+        return _print_json(report, code)
     lines = [f"ei-to-wl: {len(entries)} ExecuteIndirect calls -> 1 {result.capture.call_name} ({out})", *_figures(
         report["before"], report["after"]), "record layouts (bytes of the records of each PCS):"]
     lines += tables.render(("pcs", "fully inline", "hybrid", "chosen"),
@@ -140,59 +170,34 @@ def run_ei_to_wl(args: argparse.Namespace) -> int:
                  f"written {report['after']['bytes']} ({', '.join(f'{k} {v}' for k, v in report['after']['parts'].items())})")
     lines.append("bindings:")
     lines += tables.render(None, sorted(report["placement"].items()), indent="  ")
-    if "verify" in report:
-        v = report["verify"]
-        note = f"; {v['note']}" if v["note"] else ""
-        lines.append(f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {v['compared']}{note})")
-        lines += [f"  {d}" for d in v["differences"]]
-    print("\n".join(lines))
+    print("\n".join(lines + _verify_lines(report)))
     return code
 
 
 def run_scene(args: argparse.Namespace) -> int:
-    from d3d12wl.capture.file import save_capture
-    from d3d12wl.migrate.runs import MigrationError, save_call_sequence
+    from d3d12wl.migrate.runs import MigrationError
     from d3d12wl.migrate.scene import bucket_scene
 
     if args.draws < 0 or args.psos < 1 or not 0 < args.active <= 1:
         raise MigrationError("--draws >= 0, --psos >= 1 and 0 < --active <= 1", where="--draws/--psos/--active")
-    folder = Path(args.output)
     entries = bucket_scene(args.draws, args.psos, active=args.active, seed=args.seed, mixed=args.mixed)
-    calls = []
-    with _writing(args.output):
-        folder.mkdir(parents=True, exist_ok=True)
-        for i, e in enumerate(entries):
-            name = f"call{i:03d}_{e.program}.json"
-            save_capture(e.capture, folder / name)
-            calls.append((name, e.program))
-        path = save_call_sequence(folder / "calls.json", calls)
+    path = _save_calls(args.output, [(e.capture, e.program) for e in entries])
     print(f"scene: {len(entries)} ExecuteIndirect calls, {args.draws} draws -> {path}")
     return 0
 
 
 def run_wl_to_ei(args: argparse.Namespace) -> int:
-    from d3d12wl.capture.file import load_capture, save_capture
-    from d3d12wl.migrate.runs import save_call_sequence
+    from d3d12wl.capture.file import load_capture
     from d3d12wl.migrate.wl_to_ei import wl_to_ei
 
     capture = load_capture(args.capture)
     result = wl_to_ei(capture, include_empty=not args.no_empty)
-    folder = Path(args.output)
-    names = []
-    with _writing(args.output):
-        folder.mkdir(parents=True, exist_ok=True)
-        for i, c in enumerate(result.calls):
-            name = f"call{i:03d}_{c.program}.json"
-            save_capture(c.capture, folder / name)
-            names.append((name, c.program))
-        path = save_call_sequence(folder / "calls.json", names)
+    path = _save_calls(args.output, [(c.capture, c.program) for c in result.calls])
     report = result.report()
     report["output"] = str(path)
     code = _verify(capture, result.entries, report) if args.verify else 0
     if args.json:
-        json.dump(report, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-        return code
+        return _print_json(report, code)
     lines = [f"wl-to-ei: 1 {capture.call_name} -> {len(result.calls)} ExecuteIndirect calls ({path}); "
              f"{report['ordering']}",
              *_figures(report["before"], report["after"]), "calls:"]
@@ -201,10 +206,5 @@ def run_wl_to_ei(args: argparse.Namespace) -> int:
                             for c in report["calls"]], indent="  ")
     lines += [f"barrier between calls {b['after_call']} and {b['before_call']} (list {b['list']} ends with "
               f"{' | '.join(b['flags'])}): record it on the command list" for b in report["barriers"]]
-    if "verify" in report:
-        v = report["verify"]
-        note = f"; {v['note']}" if v["note"] else ""
-        lines.append(f"verify: {'same executions' if v['same'] else 'DIFFERENT'} (compared {v['compared']}{note})")
-        lines += [f"  {d}" for d in v["differences"]]
-    print("\n".join(lines))
+    print("\n".join(lines + _verify_lines(report)))
     return code
