@@ -15,6 +15,7 @@ from executor_builder import (
     culling_pcs,
     dispatch_input,
     draw,
+    patched,
     primary,
     program,
     program_table,
@@ -22,6 +23,7 @@ from executor_builder import (
 )
 from test_executor_execute_indirect import ARGS_VA, COUNT_VA, ei_scene
 
+from d3d12wl import abi, examples
 from d3d12wl.capture.file import load_capture
 from d3d12wl.executor import columnar, execute, run
 from d3d12wl.executor.columnar import CommandBatch, execution_columns
@@ -71,6 +73,22 @@ def test_bundled_captures_run_in_columns_with_the_reference_trace(path):
     assert fast.to_dict() == execute(capture, engine="reference").to_dict()
     if "validation" not in path:  # no validators given: every record of these captures is clean
         assert fast.executions.segments and all(not isinstance(seg, list) for seg in fast.executions.segments)
+
+
+@pytest.mark.parametrize("num_inputs", [1, 2])
+def test_a_stride_of_2_to_the_63_or_more(num_inputs):
+    """D3D12_DISPATCH_LIST_INPUT.ProgramInputs.StrideInBytes is a UINT64 the GPU reads: one of 2^63 or more does
+    not fit numpy's signed strides.  One record needs no stride and runs; a second record's address leaves the VA
+    space, which the reference reports.  Both engines give the same trace (found by tools/fuzz.py)."""
+    capture = load_capture(examples.path("culling_capture.json"))
+    va = capture.call.DispatchListInput
+    stride_at = va + abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "ProgramInputs.StrideInBytes")
+    count_at = va + abi.offsetof("D3D12_DISPATCH_LIST_INPUT", "NumProgramInputs")
+    patched(capture, stride_at, (0x8000000000000010).to_bytes(8, "little"))
+    patched(capture, count_at, num_inputs.to_bytes(4, "little"))
+    fast = execute(capture)
+    assert fast.to_dict() == execute(capture, engine="reference").to_dict()
+    assert len(fast.executions) == 4  # primary record 0 drives four secondary records (spec culling example)
 
 
 def test_clean_records_make_no_object_per_record():

@@ -111,9 +111,10 @@ class _Regions:
 
     def strided(self, r: int, va: int, n: int, stride: int, size: int) -> np.ndarray:
         """A read-only ``(n, size)`` uint8 view of ``n`` records ``stride`` bytes apart from ``va`` (all of them
-        inside region ``r``)."""
+        inside region ``r``).  One record needs no stride, which may then be any 64-bit value (numpy's strides are
+        signed 64-bit: a stride of 2^63 or more read from GPU memory would not fit)."""
         view = np.ndarray((n, size), dtype=np.uint8, buffer=self.bytes[r], offset=va - int(self.bases[r]),
-                          strides=(stride, 1))
+                          strides=(stride if n > 1 else 0, 1))
         view.flags.writeable = False
         return view
 
