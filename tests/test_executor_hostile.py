@@ -140,3 +140,23 @@ def test_execution_limit_stops_a_broadcast_flood_in_bounded_time():
     limits = Limits(max_executions=20_000)
     trace = run(s, DispatchListCall(INPUT_VA), limits)
     assert trace.findings[-1].kind == "limit-exceeded" and len(trace.executions) == limits.max_executions
+
+
+def test_two_arguments_of_different_kinds_on_one_root_parameter():
+    """A signature the creation-time rules reject (rule 24(b): two arguments naming one root parameter, here an SRV and
+    an incrementing constant both left at RootParameterIndex 0) still runs when captured: the end-of-call reset
+    reports a reset for each instead of failing an assertion, on both engines (found by tools/fuzz.py)."""
+    import json
+
+    from d3d12wl import examples
+    from d3d12wl.capture.file import load_capture
+    from d3d12wl.executor import execute
+
+    doc = json.loads(examples.path("validation_chain_capture.json").read_text(encoding="utf-8"))
+    args = doc["program_command_signatures"]["PCS_Draw"]["pArgumentDescs"]
+    del args[0]["ShaderResourceView"], args[1]["IncrementingConstant"]
+    capture = load_capture(doc, base_dir=examples.FOLDER)
+    fast = execute(capture)
+    assert fast.to_dict() == execute(capture, engine="reference").to_dict()
+    at_zero = {(r.what, r.parameter) for r in fast.end_of_call_reset if r.parameter == 0 and r.binding_set == "graphics"}
+    assert {("root view", 0), ("root constant", 0)} <= at_zero

@@ -810,7 +810,9 @@ def _reset_order(e: ResetEntry) -> tuple[Any, ...]:
 
 
 def _reset_entry(entries: dict[tuple[Any, ...], ResetEntry], root_set: str, arg: Any, owner: str) -> None:
-    """Add the reset one argument implies (shared by DispatchList and ExecuteIndirect)."""
+    """Add the reset one argument implies (shared by DispatchList and ExecuteIndirect).  Entries are keyed by the
+    parameter and what the argument sets there: in a signature the creation-time rules reject, two arguments of
+    different kinds can name one root parameter, and each reset is reported (neither is merged into the other)."""
     name = type_name(arg)
     binding = binding_name(arg) if hasattr(arg, "Binding") else "GLOBAL_ROOT_SIGNATURE"
     if name == "VERTEX_BUFFER_VIEW":
@@ -829,17 +831,19 @@ def _reset_entry(entries: dict[tuple[Any, ...], ResetEntry], root_set: str, arg:
         else:
             dwords = range(arg.IncrementingConstant.DestOffsetIn32BitValues,
                            arg.IncrementingConstant.DestOffsetIn32BitValues + 1)
-        entry = entries.setdefault((root_set, p), ResetEntry(root_set, "root constant", parameter=p, dwords=[],
-                                                             reset_to="0"))
+        entry = entries.setdefault((root_set, p, "root constant"),
+                                   ResetEntry(root_set, "root constant", parameter=p, dwords=[], reset_to="0"))
         assert entry.dwords is not None
         entry.dwords = sorted(set(entry.dwords) | set(dwords))
     elif name in _VIEW_TYPES or name.endswith("_POINTER"):
         p = root_index(arg)
-        entry = entries.setdefault((root_set, p), ResetEntry(root_set, "root view", parameter=p, reset_to="NULL"))
+        entry = entries.setdefault((root_set, p, "root view"),
+                                   ResetEntry(root_set, "root view", parameter=p, reset_to="NULL"))
     elif name == "DESCRIPTOR_TABLE":
         p = root_index(arg)
-        entry = entries.setdefault((root_set, p), ResetEntry(root_set, "descriptor table", parameter=p,
-                                                             reset_to="NULL descriptor table handle"))
+        entry = entries.setdefault((root_set, p, "descriptor table"),
+                                   ResetEntry(root_set, "descriptor table", parameter=p,
+                                              reset_to="NULL descriptor table handle"))
     else:
         return
     if owner not in entry.touched_by:
