@@ -7,7 +7,9 @@ through everything a user runs on them and report, per input, how it ended and w
 
 * ``ok`` or ``error`` (a clean D3D12WLError) are the two good endings;
 * ``crash``: any other exception;
-* ``slow``: over ``--time-limit`` seconds (1 by default);
+* ``slow``: over ``--time-limit`` seconds (1 by default) of the worker's CPU time (``--clock cpu``, the default, so
+  a campaign run beside other work, or at ``nice 19``, measures what each input costs and not what it waited), or of
+  wall time (``--clock wall``);
 * ``big``: a peak resident set over ``--rss-limit`` MiB (512 by default), read from the worker's VmHWM, which is
   reset before each input.
 
@@ -63,9 +65,9 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _run(kind: str, doc: dict[str, Any]) -> tuple[str, str, float, float]:
+def _run(kind: str, doc: dict[str, Any]) -> tuple[str, str, float, float, float]:
     _reset_peak_rss()
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         outcome, why = engine.exercise(kind, doc), ""
     except MemoryError:
@@ -73,7 +75,7 @@ def _run(kind: str, doc: dict[str, Any]) -> tuple[str, str, float, float]:
     except Exception as exc:  # noqa: BLE001 - what the campaign looks for
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         outcome, why = "crash", f"{type(exc).__name__}: {exc} at {Path(frame.filename).name}:{frame.lineno}"
-    return outcome, why, time.perf_counter() - start, _peak_rss_mib()
+    return outcome, why, time.process_time() - cpu_start, time.perf_counter() - start, _peak_rss_mib()
 
 
 def _verdict(outcome: str, seconds: float, rss: float, limits: tuple[float, float]) -> str:
@@ -91,17 +93,17 @@ def _init(as_limit_gib: float) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def work(task: tuple[int, float, float]) -> dict[str, Any]:
-    seed, time_limit, rss_limit = task
+def work(task: tuple[int, float, float, bool]) -> dict[str, Any]:
+    seed, time_limit, rss_limit, wall_clock = task
     kind, name, steps = _input(seed)
-    outcome, why, seconds, rss = _run(kind, steps[-1])
-    verdict = _verdict(outcome, seconds, rss, (time_limit, rss_limit))
-    result = {"seed": seed, "kind": kind, "example": name, "verdict": verdict, "seconds": seconds, "rss_mib": rss,
-              "why": why}
+    outcome, why, cpu, wall, rss = _run(kind, steps[-1])
+    verdict = _verdict(outcome, wall if wall_clock else cpu, rss, (time_limit, rss_limit))
+    result = {"seed": seed, "kind": kind, "example": name, "verdict": verdict, "seconds": wall if wall_clock else cpu,
+              "cpu_seconds": cpu, "wall_seconds": wall, "rss_mib": rss, "why": why}
     if verdict not in ("ok", "error"):
         for step, doc in enumerate(steps):  # minimize: the first mutation step that still ends badly
-            o, w, s, r = _run(kind, doc)
-            if _verdict(o, s, r, (time_limit, rss_limit)) == verdict:
+            o, w, c, t, r = _run(kind, doc)
+            if _verdict(o, t if wall_clock else c, r, (time_limit, rss_limit)) == verdict:
                 result.update(doc=doc, steps=step + 1, why=w or why)
                 break
         else:
@@ -115,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the first input's seed (default 0)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     parser.add_argument("--time-limit", type=float, default=1.0, help="seconds an input may take (default 1)")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="what --time-limit measures: the worker's CPU time (default) or wall time")
     parser.add_argument("--rss-limit", type=float, default=512, help="MiB of peak RSS an input may use (default 512)")
     parser.add_argument("--as-limit", type=float, default=4, help="GiB of address space per worker (default 4)")
     parser.add_argument("--out", type=Path, default=Path("fuzz-findings"), help="where bad inputs are saved")
@@ -123,14 +127,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.inputs < 1 or args.workers < 1:
         parser.error("--inputs and --workers must be at least 1")
     counts = {v: 0 for v in ("ok", "error", "crash", "slow", "big")}
-    slowest, biggest = 0.0, 0.0
+    slowest, slowest_wall, biggest = 0.0, 0.0, 0.0
     start = time.perf_counter()
-    tasks = ((s, args.time_limit, args.rss_limit) for s in range(args.seed, args.seed + args.inputs))
+    tasks = ((s, args.time_limit, args.rss_limit, args.clock == "wall") for s in range(args.seed, args.seed + args.inputs))
     with multiprocessing.get_context("fork").Pool(args.workers, _init, (args.as_limit,),
                                                   maxtasksperchild=2000) as pool:
         for done, result in enumerate(pool.imap_unordered(work, tasks, chunksize=16), 1):
             counts[result["verdict"]] += 1
             slowest, biggest = max(slowest, result["seconds"]), max(biggest, result["rss_mib"])
+            slowest_wall = max(slowest_wall, result["wall_seconds"])
             if "doc" in result:
                 args.out.mkdir(parents=True, exist_ok=True)
                 stem = args.out / f"{result['kind']}-{result['seed']}"
@@ -138,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
                 stem.with_suffix(".txt").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
             if not args.json and done % 10_000 == 0:
                 print(f"{done:,} inputs, {counts}", file=sys.stderr, flush=True)
-    summary = {"inputs": args.inputs, "first_seed": args.seed, **counts, "slowest_seconds": round(slowest, 3),
+    summary = {"inputs": args.inputs, "first_seed": args.seed, **counts, "clock": args.clock,
+               "slowest_seconds": round(slowest, 3), "slowest_wall_seconds": round(slowest_wall, 3),
                "peak_rss_mib": round(biggest, 1), "wall_seconds": round(time.perf_counter() - start, 1)}
     if args.json:
         print(json.dumps(summary, indent=1))
