@@ -6,7 +6,16 @@ from __future__ import annotations
 import random
 
 from call_requirements import Call, breaks
-from executor_builder import INPUT_VA, PRIMARY_VA, SECONDARY_VA, dispatch, dispatch_input, hybrid_scene, primary, secondaries
+from executor_builder import (
+    INPUT_VA,
+    PRIMARY_VA,
+    SECONDARY_VA,
+    dispatch,
+    dispatch_input,
+    hybrid_scene,
+    primary,
+    secondaries,
+)
 
 from d3d12wl.model.state import DispatchListCall
 from d3d12wl.records.layout import pcs_layout
