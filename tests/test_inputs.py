@@ -141,3 +141,37 @@ def test_one_integer_parser_for_options_and_region_grammar(tmp_path: Path,
         inputs.integer("9" * 5000)
     with pytest.raises(CaptureError, match="digits"):
         assemble._int("9" * 5000, "x")
+
+
+@pytest.mark.parametrize(("text", "refused"), [
+    ('{"a": ' + "1" * inputs.MAX_INT_DIGITS + "}", False),
+    ('{"a": ' + "1" * (inputs.MAX_INT_DIGITS + 1) + "}", True),
+    ('{"a": -' + "1" * (inputs.MAX_INT_DIGITS + 1) + "}", True),
+    # a long run in a string is no integer: the per-integer bound then runs, and passes it
+    ('{"a": "' + "1" * 100 + '", "b": 7}', False),
+    # runs across the 16 MiB chunks the pre-scan reads
+    ('{"pad": "' + "x" * ((1 << 24) - 30) + '", "a": ' + "9" * (inputs.MAX_INT_DIGITS + 1) + "}", True),
+    ('{"pad": "' + "x" * ((1 << 24) - 30) + '", "a": ' + "9" * inputs.MAX_INT_DIGITS + "}", False),
+])
+def test_integer_digit_bound_with_and_without_the_per_integer_hook(text: str, refused: bool) -> None:
+    """parse_json bounds integers to MAX_INT_DIGITS digits; it skips the per-integer hook (a third of the parse of a
+    large description) only where no run of more digits occurs anywhere in the text."""
+    if refused:
+        with pytest.raises(inputs.InputError, match="digits"):
+            inputs.parse_json(text, where="t")
+    else:
+        assert isinstance(inputs.parse_json(text, where="t"), dict)
+
+
+def test_parsing_pauses_the_cycle_collector_and_resumes_it() -> None:
+    import gc
+
+    assert gc.isenabled()
+    inputs.parse_json('{"a": [1, {"b": 2}]}', where="t")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        inputs.parse_json("[]", where="t")
+        assert not gc.isenabled()  # (it resumes only what was running)
+    finally:
+        gc.enable()
