@@ -211,3 +211,86 @@ def test_cli_reports_member_path_and_exits_2(tmp_path, capsys):
         lambda d: d["program_command_signatures"]["PCS"].update(pGlobalRootSignature="Missing"))))
     assert main(["layout", str(path)]) == 2
     assert "program_command_signatures.PCS.pGlobalRootSignature" in capsys.readouterr().err
+
+
+#: problems only the loader finds (the schema lets them through), nested as deep as the model goes
+_LOADER_ONLY: dict[str, Any] = {
+    "root_signatures": {"R": {
+        "pParameters": [{"ParameterType": "32BIT_CONSTANTS", "Constants": {"Num32BitValues": 65}},
+                        {"ParameterType": "CBV", "Constants": {"ShaderRegister": 1}}],
+        "NumParameters": 3, "Flags": [1, "LOCAL_ROOT_SIGNATURE"]}},
+    "program_command_signatures": {"P": {
+        "pArgumentDescs": [
+            {"Type": "CONSTANT", "Constant": {"RootParameterIndex": 1.0, "Num32BitValuesToSet": 65}},
+            {"Type": "DRAW", "InlineRootParameter": {
+                "RootParameter": {"ParameterType": "CBV", "Constants": {"Num32BitValues": 70}},
+                "Num32BitValuesToSet": 100}},
+            {"Type": 99, "Constant": {}},
+            {"Type": "INLINE_ROOT_PARAMETER", "InlineRootParameter": {"RootParameter": {
+                "ParameterType": "32BIT_CONSTANTS", "Descriptor": {},
+                "DescriptorTable": {"pDescriptorRanges": [{}], "NumDescriptorRanges": 2}}}}],
+        "pGlobalRootSignature": "Nope", "NumArgumentDescs": 5, "SecondaryRecordByteStride": 2.0}},
+    "work_list_signatures": {"W": {"pProgramCommandSignatures": ["P", "R", "Q"]}},
+    "command_signatures": {"C": {
+        "pArgumentDescs": [{"Type": "CONSTANT", "Constant": {"DestOffsetIn32BitValues": 1000}},
+                           {"Type": "DRAW", "VertexBuffer": {}}],
+        "pRootSignature": "P"}},
+    "programs": {"G": {"ProgramCommandSignature": "R", "GlobalRootSignature": "R", "LocalRootSignature": "W"}},
+}
+
+#: what the loader reports for them: every one, in document order, each at its member path (a count member, a
+#: union member, a DWORD count, a float for an integer, a reference, an element of a list of references)
+_LOADER_ONLY_ERRORS = [
+    ("root_signatures.R.NumParameters",
+     "NumParameters is 3 but pParameters has 2 element(s)"),
+    ("root_signatures.R.pParameters[0].Constants.Num32BitValues",
+     "Num32BitValues 65 is more DWORDs than a root signature holds (D3D12_MAX_ROOT_COST = 64)"),
+    ("root_signatures.R.pParameters[1].Constants",
+     "union member Constants is not the one ParameterType 2 uses (ParameterType selects Descriptor)"),
+    ("program_command_signatures.P.NumArgumentDescs",
+     "NumArgumentDescs is 5 but pArgumentDescs has 4 element(s)"),
+    ("program_command_signatures.P.pArgumentDescs[0].Constant.RootParameterIndex",
+     "1.0 is not an integer"),
+    ("program_command_signatures.P.pArgumentDescs[0].Constant.Num32BitValuesToSet",
+     "Num32BitValuesToSet 65 is more DWORDs than a root signature holds (D3D12_MAX_ROOT_COST = 64)"),
+    ("program_command_signatures.P.pArgumentDescs[1].InlineRootParameter.RootParameter.Constants.Num32BitValues",
+     "Num32BitValues 70 is more DWORDs than a root signature holds (D3D12_MAX_ROOT_COST = 64)"),
+    ("program_command_signatures.P.pArgumentDescs[1].InlineRootParameter.RootParameter.Constants",
+     "union member Constants is not the one ParameterType 2 uses (ParameterType selects Descriptor)"),
+    ("program_command_signatures.P.pArgumentDescs[1].InlineRootParameter.Num32BitValuesToSet",
+     "Num32BitValuesToSet 100 is more DWORDs than a root signature holds (D3D12_MAX_ROOT_COST = 64)"),
+    ("program_command_signatures.P.pArgumentDescs[1].InlineRootParameter",
+     "union member InlineRootParameter is not the one Type 0 uses (Type selects no union member)"),
+    ("program_command_signatures.P.pArgumentDescs[2].Constant",
+     "union member Constant is not the one Type 99 uses (Type selects no union member)"),
+    ("program_command_signatures.P.pArgumentDescs[3].InlineRootParameter.RootParameter.DescriptorTable.NumDescriptorRanges",
+     "NumDescriptorRanges is 2 but pDescriptorRanges has 1 element(s)"),
+    ("program_command_signatures.P.pArgumentDescs[3].InlineRootParameter.RootParameter.DescriptorTable",
+     "union member DescriptorTable is not the one ParameterType 1 uses (ParameterType selects Constants)"),
+    ("program_command_signatures.P.pArgumentDescs[3].InlineRootParameter.RootParameter.Descriptor",
+     "union member Descriptor is not the one ParameterType 1 uses (ParameterType selects Constants)"),
+    ("program_command_signatures.P.SecondaryRecordByteStride",
+     "2.0 is not an integer"),
+    ("program_command_signatures.P.pGlobalRootSignature",
+     "no object named 'Nope' in root_signatures; known: R"),
+    ("work_list_signatures.W.pProgramCommandSignatures[1]",
+     "no object named 'R' in program_command_signatures ('R' is in root_signatures); known: P"),
+    ("work_list_signatures.W.pProgramCommandSignatures[2]",
+     "no object named 'Q' in program_command_signatures; known: P"),
+    ("command_signatures.C.pArgumentDescs[0].Constant.DestOffsetIn32BitValues",
+     "DestOffsetIn32BitValues 1000 is more DWORDs than a root signature holds (D3D12_MAX_ROOT_COST = 64)"),
+    ("command_signatures.C.pArgumentDescs[1].VertexBuffer",
+     "union member VertexBuffer is not the one Type 0 uses (Type selects no union member)"),
+    ("command_signatures.C.pRootSignature",
+     "no object named 'P' in root_signatures ('P' is in program_command_signatures); known: R"),
+    ("programs.G.ProgramCommandSignature",
+     "no object named 'R' in program_command_signatures ('R' is in root_signatures); known: P"),
+    ("programs.G.LocalRootSignature",
+     "no object named 'W' in root_signatures ('W' is in work_list_signatures); known: R"),
+]
+
+
+def test_loader_errors_name_every_member_path() -> None:
+    with pytest.raises(DescriptionErrors) as info:
+        description.load(_LOADER_ONLY)
+    assert [(e.where, e.message) for e in info.value.errors] == _LOADER_ONLY_ERRORS

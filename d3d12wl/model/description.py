@@ -173,19 +173,6 @@ class _MemberBase(typing.TypedDict):
 
 
 _MEMBERS: dict[tuple[type, str | None], tuple[Member, ...]] = {}
-_INDEX: dict[int, tuple[dict[str, tuple[int, Member]], tuple[Member, ...], tuple[Member, ...]]] = {}
-
-
-def _member_index(table: tuple[Member, ...]) -> tuple[dict[str, tuple[int, Member]], tuple[Member, ...],
-                                                       tuple[Member, ...]]:
-    """For a member table: name -> (position, member), the members with a count member, the union members."""
-    hit = _INDEX.get(id(table))
-    if hit is None:
-        hit = _INDEX[id(table)] = ({m.name: (i, m) for i, m in enumerate(table)},
-                                   tuple(m for m in table if m.count), tuple(m for m in table if m.union))
-    return hit
-
-
 def members(cls: type, cinfo: abi.TypeInfo | None) -> tuple[Member, ...]:
     """The member table of model class ``cls`` mirrored onto C type ``cinfo`` (None: no C counterpart)."""
     key = (cls, cinfo.name if cinfo else None)
@@ -290,89 +277,207 @@ ROOT_BUDGET = "D3D12_MAX_ROOT_COST"
 DWORD_COUNTS = frozenset({"Num32BitValues", "Num32BitValuesToSet", "DestOffsetIn32BitValues"})
 
 
+#: A member path not yet formatted: a formatted path, or ``(parent, member name or list index)``.  The loader builds
+#: one per nested object and formats it only for an error (:func:`_where`), so a valid description of 100,000
+#: arguments costs no path strings.
+_Where = str | tuple[Any, str | int]
+
+
+def _where(where: _Where) -> str:
+    """The member path ``where`` stands for (``program_command_signatures.PCS.pArgumentDescs[1].Source``)."""
+    parts: list[str | int] = []
+    while not isinstance(where, str):
+        where, part = where
+        parts.append(part)
+    for part in reversed(parts):
+        where = f"{where}[{part}]" if isinstance(part, int) else _path(where, part)
+    return where
+
+
+#: How the loader converts one member: ``convert(loader, raw, parent)`` is the member's value from its JSON ``raw``,
+#: or ``_BAD`` after the loader has recorded why; ``parent`` is the path of the object that holds the member.
+_Converter = typing.Callable[["_Loader", Any, _Where], Any]
+#: One loader step for a member table and the keys an object writes: the (array, count member) pairs to check,
+#: (JSON key, converter) in member order (as C declares them), and the union members written (checked against the
+#: discriminator once every member is set).
+_Step = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, _Converter], ...], tuple[str, ...]]
+
+
+class _Plan:
+    """How the loader fills one model class mirrored onto one C type: a converter per member, made once, and a
+    :data:`_Step` per distinct tuple of keys written (a description of 100,000 arguments has a handful)."""
+
+    #: distinct key tuples remembered per plan (a step is also cheap to recompute, so a hostile document of many
+    #: key orders costs time linear in its size, not memory)
+    MAX_STEPS = 256
+
+    def __init__(self, cls: type, table: tuple[Member, ...]) -> None:
+        self.cls = cls
+        self.table = table
+        #: the member that selects the union member (checked only where a union member is written), and the union
+        #: member each of its values selects (selected_union_member, which reads nothing else)
+        self.discriminator = "ParameterType" if issubclass(cls, RootParameter1) else "Type"  # (_discriminator)
+        self.selected: dict[Any, str | None] = {}
+        self.position = {m.name: i for i, m in enumerate(table)}
+        self.counted = tuple((m.name, m.count) for m in table if m.count)
+        self.unions = tuple(m.name for m in table if m.union)
+        self.converters: dict[str, _Converter] = {}
+        self.steps: dict[tuple[str, ...], _Step] = {}
+
+    def step(self, keys: tuple[str, ...]) -> _Step:
+        step = self.steps.get(keys)
+        if step is None:
+            keyset = set(keys)
+            written = sorted((self.position[k], k) for k in keyset if k in self.position)  # (counts are no members)
+            step = (tuple((name, count) for name, count in self.counted if count in keyset),
+                    tuple((name, self.converter(name)) for _, name in written),
+                    tuple(name for name in self.unions if name in keyset))
+            if len(self.steps) < self.MAX_STEPS:
+                self.steps[keys] = step
+        return step
+
+    def converter(self, name: str) -> _Converter:
+        convert = self.converters.get(name)
+        if convert is None:
+            convert = self.converters[name] = _converter(self.table[self.position[name]])
+        return convert
+
+
+_PLANS: dict[tuple[type, str | None], _Plan] = {}
+
+
+def _plan(cls: type, cinfo: abi.TypeInfo | None) -> _Plan:
+    key = (cls, cinfo.name if cinfo else None)
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS[key] = _Plan(cls, members(cls, cinfo))
+    return plan
+
+
+def _converter(m: Member) -> _Converter:
+    """The converter of member ``m`` (see :data:`_Converter`)."""
+    name = m.name
+
+    if m.kind == INT:
+        dwords = name in DWORD_COUNTS
+
+        def convert_int(loader: _Loader, raw: Any, parent: _Where) -> Any:
+            if not isinstance(raw, int):  # 1.0 or -0.0: what JSON Schema calls an integer is not one
+                loader.error((parent, name), f"{raw!r} is not an integer")
+                return _BAD
+            if dwords and raw > loader.root_budget:
+                # a root-constant range larger than a whole root signature cannot be created; nothing sizes an
+                # allocation by it (a hostile 0x7FFFFFFF would be 8 GB of DWORDs per execution)
+                loader.error((parent, name), f"{name} {raw} is more DWORDs than a root signature holds "
+                                             f"({ROOT_BUDGET} = {loader.root_budget})")
+                return _BAD
+            return raw
+        return convert_int
+    if m.kind == STR:
+        return lambda loader, raw, parent: raw
+    if m.kind == FLOAT:
+        return lambda loader, raw, parent: float(raw)
+    if m.kind == HEX:
+        return lambda loader, raw, parent: bytes.fromhex(raw)
+    if m.kind in (ENUM, FLAGS):
+        enum_name = m.enum_name
+        known: dict[str, int] = {}  # names this member has resolved (a bounded set: the enum's spellings)
+
+        def convert_enum(loader: _Loader, raw: Any, parent: _Where, where: _Where | None = None) -> Any:
+            try:
+                return known[raw]
+            except (KeyError, TypeError):  # (TypeError: a list or an object, which the slow path reports)
+                pass
+            value = loader.enum_value(enum_name, raw, (parent, name) if where is None else where)
+            if value is not _BAD and isinstance(raw, str):
+                known[raw] = value
+            return value
+        if m.kind == ENUM:
+            return convert_enum
+
+        def convert_flags(loader: _Loader, raw: Any, parent: _Where) -> Any:
+            if isinstance(raw, int):
+                return raw
+            where = (parent, name)
+            if not isinstance(raw, list):
+                loader.error(where, f"{raw!r} is neither an integer nor a list of {enum_name} member names")
+                return _BAD
+            bits = 0
+            for i, item in enumerate(raw):
+                v = convert_enum(loader, item, parent, (where, i))
+                bits |= 0 if v is _BAD else v
+            return bits
+        return convert_flags
+    if m.kind in (STRUCT, LIST):
+        cls, plan = m.model_class, _plan(m.model_class, m.cinfo)
+
+        def convert_struct(loader: _Loader, raw: Any, parent: _Where) -> Any:
+            obj = cls()
+            loader.fill(obj, plan, raw, (parent, name))
+            return obj
+        if m.kind == STRUCT:
+            return convert_struct
+
+        def convert_list(loader: _Loader, raw: Any, parent: _Where) -> Any:
+            where, fill = (parent, name), loader.fill
+            out = []
+            for i, item in enumerate(raw):
+                obj = cls()
+                fill(obj, plan, item, (where, i))
+                out.append(obj)
+            return out
+        return convert_list
+    if m.kind in (REF, REFLIST):
+        target = m.model_class
+        if m.kind == REF:
+            return lambda loader, raw, parent: loader.ref(target, raw, (parent, name))
+
+        def convert_refs(loader: _Loader, raw: Any, parent: _Where) -> Any:
+            where = (parent, name)
+            refs = [loader.ref(target, item, (where, i)) for i, item in enumerate(raw)]
+            return [r for r in refs if r is not _BAD]
+        return convert_refs
+    raise AssertionError(m.kind)  # pragma: no cover
+
+
 class _Loader:
     def __init__(self, objects: ObjectSet) -> None:
         self.objects = objects
         self.errors: list[DescriptionError] = []
+        self.root_budget = abi.constant(ROOT_BUDGET)
 
-    def error(self, where: str, message: str) -> None:
-        self.errors.append(DescriptionError(message, where=where))
+    def error(self, where: _Where, message: str) -> None:
+        self.errors.append(DescriptionError(message, where=_where(where)))
 
-    def fill(self, obj: object, cinfo: abi.TypeInfo | None, data: dict[str, Any], where: str) -> None:
-        table = members(type(obj), cinfo)
-        by_name, counted, unions = _member_index(table)
-        for m in counted:
-            if m.count in data:
-                n = len(data.get(m.name, []))
-                if data[m.count] != n:
-                    self.error(_path(where, m.count), f"{m.count} is {data[m.count]} but {m.name} has {n} element(s)")
-        written = [by_name[k] for k in data if k in by_name]  # (count members were checked above)
-        if len(written) > 1:
-            written.sort(key=lambda hit: hit[0])  # in member order, as C declares them
-        for _, m in written:
-            value = self.value(m, data[m.name], _path(where, m.name))
+    def fill(self, obj: object, plan: _Plan, data: dict[str, Any], where: _Where) -> None:
+        keys = tuple(data)
+        counted, writes, unions = plan.steps.get(keys) or plan.step(keys)
+        for name, count in counted:
+            n = len(data.get(name, []))
+            if data[count] != n:
+                self.error((where, count), f"{count} is {data[count]} but {name} has {n} element(s)")
+        for name, convert in writes:
+            value = convert(self, data[name], where)
             if value is not _BAD:
-                setattr(obj, m.name, value)
+                setattr(obj, name, value)
         if unions:
-            self.check_union(obj, unions, where, set(data))
+            self.check_union(obj, plan, unions, where)
 
-    def check_union(self, obj: object, unions: tuple[Member, ...], where: str, written: set[str]) -> None:
-        selected = selected_union_member(obj)
-        disc = _discriminator(obj)
-        for m in unions:
-            if m.name in written and m.name != selected:
+    def check_union(self, obj: object, plan: _Plan, written: tuple[str, ...], where: _Where) -> None:
+        disc = plan.discriminator
+        value = getattr(obj, disc)
+        try:
+            selected = plan.selected[value]
+        except (KeyError, TypeError):  # (TypeError: an unhashable value, which no converter returns)
+            selected = selected_union_member(obj)
+            if len(plan.selected) < plan.MAX_STEPS and isinstance(value, int):
+                plan.selected[value] = selected
+        for name in written:
+            if name != selected:
                 what = f"selects {selected}" if selected else "selects no union member"
-                self.error(_path(where, m.name), f"union member {m.name} is not the one {disc} "
-                                                 f"{getattr(obj, disc)!r} uses ({disc} {what})")
+                self.error((where, name), f"union member {name} is not the one {disc} {value!r} uses ({disc} {what})")
 
-    def value(self, m: Member, raw: Any, where: str) -> Any:
-        if m.kind == INT and m.name in DWORD_COUNTS and isinstance(raw, int) and raw > abi.constant(ROOT_BUDGET):
-            # a root-constant range larger than a whole root signature cannot be created; nothing sizes an
-            # allocation by it (a hostile 0x7FFFFFFF would be 8 GB of DWORDs per execution)
-            self.error(where, f"{m.name} {raw} is more DWORDs than a root signature holds ({ROOT_BUDGET} = "
-                              f"{abi.constant(ROOT_BUDGET)})")
-            return _BAD
-        if m.kind == INT and not isinstance(raw, int):  # 1.0 or -0.0: what JSON Schema calls an integer is not one
-            self.error(where, f"{raw!r} is not an integer")
-            return _BAD
-        if m.kind in (INT, STR):
-            return raw
-        if m.kind == FLOAT:
-            return float(raw)
-        if m.kind == ENUM:
-            return self.enum_value(m.enum_name, raw, where)
-        if m.kind == FLAGS:
-            if isinstance(raw, int):
-                return raw
-            if not isinstance(raw, list):
-                self.error(where, f"{raw!r} is neither an integer nor a list of {m.enum_name} member names")
-                return _BAD
-            bits = 0
-            for i, name in enumerate(raw):
-                v = self.enum_value(m.enum_name, name, f"{where}[{i}]")
-                bits |= 0 if v is _BAD else v
-            return bits
-        if m.kind == HEX:
-            return bytes.fromhex(raw)
-        if m.kind == STRUCT:
-            obj = m.model_class()
-            self.fill(obj, m.cinfo, raw, where)
-            return obj
-        if m.kind == LIST:
-            out = []
-            for i, item in enumerate(raw):
-                obj = m.model_class()
-                self.fill(obj, m.cinfo, item, f"{where}[{i}]")
-                out.append(obj)
-            return out
-        if m.kind == REF:
-            return self.ref(m.model_class, raw, where)
-        if m.kind == REFLIST:
-            refs = [self.ref(m.model_class, name, f"{where}[{i}]") for i, name in enumerate(raw)]
-            return [r for r in refs if r is not _BAD]
-        raise AssertionError(m.kind)  # pragma: no cover
-
-    def enum_value(self, enum_name: str, raw: Any, where: str) -> Any:
+    def enum_value(self, enum_name: str, raw: Any, where: _Where) -> Any:
         if isinstance(raw, int):
             return raw
         if not isinstance(raw, str):
@@ -384,7 +489,7 @@ class _Loader:
             self.error(where, exc.message)
             return _BAD
 
-    def ref(self, cls: type, name: str | None, where: str) -> Any:
+    def ref(self, cls: type, name: str | None, where: _Where) -> Any:
         if name is None:
             return None
         coll = _COLLECTION_OF[cls]
@@ -430,17 +535,18 @@ def load(data: dict[str, Any] | str | Path, *, ignore_keys: Collection[str] = ()
     ``ignore_keys``: top-level keys that are not description collections (a capture's ``memory``, ``state``, ...).
     Raises :class:`DescriptionErrors` with every problem found.
     """
-    doc = {k: v for k, v in read_document(data).items() if k not in ignore_keys}
-    schema_errors = validate_schema(doc)
-    if schema_errors:
-        raise DescriptionErrors(schema_errors)
-    objects = ObjectSet()
-    for key, cls in COLLECTIONS.items():  # every object exists before any reference is resolved
-        getattr(objects, key).update({name: cls(name=name) for name in doc.get(key, {})})
-    loader = _Loader(objects)
-    for key, cls in COLLECTIONS.items():
-        for name, body in doc.get(key, {}).items():
-            loader.fill(getattr(objects, key)[name], _desc_info(cls), body, f"{key}.{name}")
+    with inputs.paused_cycle_collection():  # (reading and loading make no reference cycles)
+        doc = {k: v for k, v in read_document(data).items() if k not in ignore_keys}
+        schema_errors = validate_schema(doc)
+        if schema_errors:
+            raise DescriptionErrors(schema_errors)
+        objects = ObjectSet()
+        for key, cls in COLLECTIONS.items():  # every object exists before any reference is resolved
+            getattr(objects, key).update({name: cls(name=name) for name in doc.get(key, {})})
+        loader = _Loader(objects)
+        for key, cls in COLLECTIONS.items():
+            for name, body in doc.get(key, {}).items():
+                loader.fill(getattr(objects, key)[name], _plan(cls, _desc_info(cls)), body, f"{key}.{name}")
     if loader.errors:
         raise DescriptionErrors(loader.errors)
     return objects
