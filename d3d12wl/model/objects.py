@@ -27,6 +27,32 @@ from d3d12wl import abi
 from d3d12wl.model.argtypes import arg_type_info
 
 
+class _ShortNames:
+    """``abi.enum_short_name(enum_name, value)`` for one enum, the answers kept in a dict of their own: the model's
+    ``type_name`` / ``source_name`` / ``binding_name`` / ``parameter_type_name`` are read several times per argument
+    by the rules and the layout calculator, for descriptions of 100,000 arguments.  Only names found are kept (a set
+    bounded by the enum's members); a value outside the enum raises as ``abi.enum_short_name`` does, every time."""
+
+    __slots__ = ("enum_name", "names")
+
+    def __init__(self, enum_name: str) -> None:
+        self.enum_name = enum_name
+        self.names: dict[int, str] = {}
+
+    def __call__(self, value: int) -> str:
+        try:
+            return self.names[value]
+        except KeyError:
+            name = self.names[value] = abi.enum_short_name(self.enum_name, value)
+            return name
+
+
+_TYPE_NAME = _ShortNames("D3D12_INDIRECT_ARGUMENT_TYPE")
+_SOURCE_NAME = _ShortNames("D3D12_INDIRECT_ARGUMENT_SOURCE")
+_BINDING_NAME = _ShortNames("D3D12_INDIRECT_ARGUMENT_BINDING")
+_PARAMETER_TYPE_NAME = _ShortNames("D3D12_ROOT_PARAMETER_TYPE")
+
+
 class RecordKind(str, Enum):
     """Spec "Primary record layout": hybrid iff any arg has Source == SOURCE_SECONDARY_RECORD."""
 
@@ -88,7 +114,7 @@ class RootParameter1:
 
     @property
     def parameter_type_name(self) -> str:
-        return abi.enum_short_name("D3D12_ROOT_PARAMETER_TYPE", self.ParameterType)
+        return _PARAMETER_TYPE_NAME(self.ParameterType)
 
 
 @dataclass
@@ -202,15 +228,15 @@ class WorkListArgumentDesc:
     @property
     def type_name(self) -> str:
         """Short ``D3D12_INDIRECT_ARGUMENT_TYPE`` member name (``'DRAW'``)."""
-        return abi.enum_short_name("D3D12_INDIRECT_ARGUMENT_TYPE", self.Type)
+        return _TYPE_NAME(self.Type)
 
     @property
     def source_name(self) -> str:
-        return abi.enum_short_name("D3D12_INDIRECT_ARGUMENT_SOURCE", self.Source)
+        return _SOURCE_NAME(self.Source)
 
     @property
     def binding_name(self) -> str:
-        return abi.enum_short_name("D3D12_INDIRECT_ARGUMENT_BINDING", self.Binding)
+        return _BINDING_NAME(self.Binding)
 
     @property
     def payload(self) -> object | None:
@@ -312,7 +338,7 @@ class IndirectArgumentDesc:
 
     @property
     def type_name(self) -> str:
-        return abi.enum_short_name("D3D12_INDIRECT_ARGUMENT_TYPE", self.Type)
+        return _TYPE_NAME(self.Type)
 
     @property
     def payload(self) -> object | None:

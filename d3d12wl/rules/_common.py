@@ -3,13 +3,13 @@ name lookups (a desc may hold any integer), and the few D3D12 constants the rule
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import pairwise
+from typing import Any
 
 from d3d12wl import abi
 from d3d12wl.errors import D3D12WLError
@@ -118,9 +118,13 @@ def d3d12_constant(name: str) -> int:
     return abi.constant(name)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Arg:
-    """One argument with its enum members decoded (None where the desc holds a value outside the enum)."""
+    """One argument with its enum members decoded (None where the desc holds a value outside the enum), and what the
+    rules ask of it on every pass, worked out once when it is decoded: whether its type's payload carries a
+    RootParameterIndex (so Binding is meaningful for it) and that index, whether it is a dispatch trigger, whether it
+    is an ``_INLINE_*`` local-root-signature arg.  Made once per argument, and never changed (not ``frozen``: a
+    frozen dataclass costs five times as much to make, and a description can hold 100,000 arguments)."""
 
     index: int
     desc: WorkListArgumentDesc | IndirectArgumentDesc
@@ -128,6 +132,12 @@ class Arg:
     info: ArgTypeInfo | None
     source: str | None
     binding: str | None
+    #: the type's payload carries a RootParameterIndex (so Binding is meaningful for it)
+    has_root_parameter: bool = False
+    #: RootParameterIndex of the payload, for arg types that have one (else None)
+    root_parameter_index: int | None = None
+    is_trigger: bool = False
+    is_inline_lrs: bool = False
 
     @property
     def wl(self) -> WorkListArgumentDesc:
@@ -135,15 +145,6 @@ class Arg:
         InlineRootParameter and InlineStaticSampler exist only there."""
         assert isinstance(self.desc, WorkListArgumentDesc)
         return self.desc
-
-    @property
-    def has_root_parameter(self) -> bool:
-        """The type's payload carries a RootParameterIndex (so Binding is meaningful for it)."""
-        return self.info is not None and bool(self.info.root_parameter_types)
-
-    @property
-    def root_parameter_index(self) -> int | None:
-        return self.desc.root_parameter_index if self.has_root_parameter else None
 
     @property
     def rpi_member(self) -> str:
@@ -154,14 +155,6 @@ class Arg:
         assert self.info is not None and self.info.union_member is not None
         return f"{self.info.union_member}.{member}"
 
-    @property
-    def is_inline_lrs(self) -> bool:
-        return self.type in ("INLINE_ROOT_PARAMETER", "INLINE_STATIC_SAMPLER")
-
-    @property
-    def is_trigger(self) -> bool:
-        return self.info is not None and self.info.is_trigger
-
     def dword_range(self) -> tuple[int, int] | None:
         """[start, end) of the root-constant DWORDs a CONSTANT / INCREMENTING_CONSTANT arg writes."""
         if self.type == "CONSTANT":
@@ -171,6 +164,9 @@ class Arg:
             start = self.desc.IncrementingConstant.DestOffsetIn32BitValues
             return start, start + 1
         return None
+
+
+_INLINE_LRS_TYPES = frozenset({"INLINE_ROOT_PARAMETER", "INLINE_STATIC_SAMPLER"})
 
 
 #: decoded argument lists, kept while :func:`decoding_once` is active (one check_objects call): key (id of the
@@ -220,32 +216,61 @@ def decode_args(args: Iterable[WorkListArgumentDesc | IndirectArgumentDesc], sin
     return list(decoded)
 
 
+#: What decoding says about one (Type, Source, Binding) triple, the same for every argument that has it: type name,
+#: facts, source, binding, the union member holding a RootParameterIndex (None: the payload has none), trigger,
+#: inline-LRS, and the members (Type, Source, Binding) whose value is not a member of its enum, each with its rule
+#: and enum.
+_Decoded = tuple[str | None, ArgTypeInfo | None, str | None, str | None, str | None, bool, bool,
+                 tuple[tuple[str, str, str], ...]]
+
+
+def _decode_triple(type_value: Any, source_value: Any, binding_value: Any, work_lists: bool) -> _Decoded:
+    bad: list[tuple[str, str, str]] = []  # (member, rule, enum)
+    type_name = short_name("D3D12_INDIRECT_ARGUMENT_TYPE", type_value)
+    info = None
+    if type_name is not None:
+        try:
+            info = arg_type_info(type_name)
+        except D3D12WLError:
+            type_name = None
+    if info is None:
+        bad.append(("Type", "Supported argument types", "D3D12_INDIRECT_ARGUMENT_TYPE"))
+    source = binding = None
+    if work_lists:
+        source = short_name("D3D12_INDIRECT_ARGUMENT_SOURCE", source_value)
+        if source is None:
+            bad.append(("Source", "D3D12_INDIRECT_ARGUMENT_SOURCE", "D3D12_INDIRECT_ARGUMENT_SOURCE"))
+        binding = short_name("D3D12_INDIRECT_ARGUMENT_BINDING", binding_value)
+        if binding is None:
+            bad.append(("Binding", "D3D12_INDIRECT_ARGUMENT_BINDING", "D3D12_INDIRECT_ARGUMENT_BINDING"))
+    # (the desc's own root_parameter_index reads RootParameterIndex from the union member its Type selects)
+    rpi_holder = info.union_member if info is not None and info.root_parameter_types else None
+    return (type_name, info, source, binding, rpi_holder, info is not None and info.is_trigger,
+            type_name in _INLINE_LRS_TYPES, tuple(bad))
+
+
 def _decode_args(args: Iterable[WorkListArgumentDesc | IndirectArgumentDesc], sink: _Reports,
                  work_lists: bool) -> list[Arg]:
     out = []
+    triples: dict[tuple[Any, Any, Any], _Decoded] = {}  # (a description of 100,000 arguments has a handful)
+    key: tuple[Any, Any, Any]
     for i, desc in enumerate(args):
-        type_name = short_name("D3D12_INDIRECT_ARGUMENT_TYPE", desc.Type)
-        info = None
-        if type_name is not None:
-            try:
-                info = arg_type_info(type_name)
-            except D3D12WLError:
-                type_name = None
-        if info is None:
-            sink.arg(i, "Supported argument types", f"Type {desc.Type} is not a D3D12_INDIRECT_ARGUMENT_TYPE value",
-                     "Type")
-        source = binding = None
         if work_lists:
             assert isinstance(desc, WorkListArgumentDesc)
-            source = short_name("D3D12_INDIRECT_ARGUMENT_SOURCE", desc.Source)
-            if source is None:
-                sink.arg(i, "D3D12_INDIRECT_ARGUMENT_SOURCE",
-                         f"Source {desc.Source} is not a D3D12_INDIRECT_ARGUMENT_SOURCE value", "Source")
-            binding = short_name("D3D12_INDIRECT_ARGUMENT_BINDING", desc.Binding)
-            if binding is None:
-                sink.arg(i, "D3D12_INDIRECT_ARGUMENT_BINDING",
-                         f"Binding {desc.Binding} is not a D3D12_INDIRECT_ARGUMENT_BINDING value", "Binding")
-        out.append(Arg(i, desc, type_name, info, source, binding))
+            key = (desc.Type, desc.Source, desc.Binding)
+        else:
+            key = (desc.Type, None, None)
+        decoded = triples.get(key)
+        if decoded is None:
+            decoded = triples[key] = _decode_triple(key[0], key[1], key[2], work_lists)
+        type_name, info, source, binding, rpi_holder, trigger, inline_lrs, bad = decoded
+        if bad:
+            for member, rule, enum in bad:
+                sink.arg(i, rule, f"{member} {getattr(desc, member)} is not a {enum} value", member)
+        rpi = None
+        if rpi_holder is not None:
+            rpi = getattr(getattr(desc, rpi_holder, None), "RootParameterIndex", None)
+        out.append(Arg(i, desc, type_name, info, source, binding, rpi_holder is not None, rpi, trigger, inline_lrs))
     return out
 
 
@@ -276,6 +301,22 @@ def parameter_type(param: RootParameter1) -> str | None:
     return short_name("D3D12_ROOT_PARAMETER_TYPE", param.ParameterType)
 
 
+class ParameterTypes:
+    """:func:`parameter_type` of many root parameters (one per argument of 100,000), each ParameterType value looked
+    up once."""
+
+    def __init__(self) -> None:
+        self.names: dict[int, str | None] = {}
+
+    def __call__(self, param: RootParameter1) -> str | None:
+        value = param.ParameterType
+        try:
+            return self.names[value]
+        except KeyError:
+            name = self.names[value] = parameter_type(param)
+            return name
+
+
 def overlaps(ranges: list[tuple[int, int]]) -> bool:
     return any(b[0] < a[1] for a, b in pairwise(ranges))
 
@@ -295,12 +336,19 @@ def descending_root_parameters(args: list[Arg]) -> Iterator[tuple[Arg, Arg]]:
 def shared_root_parameters(args: list[Arg]) -> Iterator[tuple[int, list[Arg], list[tuple[int, int]] | None]]:
     """``(rpi, group, ranges)`` for each RootParameterIndex that more than one of ``args`` targets: the args in
     order, and their root-constant DWORD ranges when every one of them writes root constants (else None)."""
-    groups: dict[int, list[Arg]] = defaultdict(list)
+    first: dict[int, Arg] = {}
+    groups: dict[int, list[Arg]] = {}  # (only the indices targeted more than once: no list per argument)
     for a in args:
-        groups[a.root_parameter_index or 0].append(a)
-    for rpi, group in groups.items():
-        if len(group) < 2:
-            continue
+        rpi = a.root_parameter_index or 0
+        head = first.setdefault(rpi, a)
+        if head is not a:
+            group = groups.get(rpi)
+            if group is None:
+                groups[head.root_parameter_index or 0] = [head, a]  # (keyed as its first argument has it)
+            else:
+                group.append(a)
+    # in the order of each index's first argument, as a dict of every index would hold them
+    for rpi, group in sorted(groups.items(), key=lambda item: item[1][0].index):
         ranges = [r for a in group if (r := a.dword_range()) is not None]
         yield rpi, group, ranges if len(ranges) == len(group) else None
 

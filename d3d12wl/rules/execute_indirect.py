@@ -24,13 +24,13 @@ from d3d12wl.records.layout import command_layout
 from d3d12wl.rules._common import (
     CS_KIND,
     Arg,
+    ParameterTypes,
     Sink,
     Violation,
     constants_in_order,
     d3d12_constant,
     decode_args,
     descending_root_parameters,
-    parameter_type,
     shared_root_parameters,
 )
 
@@ -128,6 +128,7 @@ def _check_root_arguments(sink: Sink, cs: CommandSignature, rooted: list[Arg]) -
     if rs is None:
         return
     params = rs.pParameters
+    types = ParameterTypes()
     for a in rooted:
         rpi = a.root_parameter_index or 0
         assert a.info is not None
@@ -135,7 +136,7 @@ def _check_root_arguments(sink: Sink, cs: CommandSignature, rooted: list[Arg]) -
             sink.arg(a.index, _v(7), f"RootParameterIndex {rpi} exceeds the {len(params)} parameters of root "
                      f"signature {rs.name!r}", a.rpi_member)
             continue
-        ptype = parameter_type(params[rpi])
+        ptype = types(params[rpi])
         if ptype not in a.info.root_parameter_types:
             sink.arg(a.index, _v(5), f"{a.type} is not compatible with parameter {rpi} ({ptype}) of root signature "
                      f"{rs.name!r}", a.rpi_member)

@@ -25,6 +25,7 @@ from d3d12wl.records.layout import pcs_layout
 from d3d12wl.rules._common import (
     PCS_KIND,
     Arg,
+    ParameterTypes,
     Sink,
     Violation,
     constants_in_order,
@@ -334,6 +335,7 @@ def check_root_targets(args: list[Arg], params: list[RootParameter1], what: str,
     """Rules 25(a)/(b) for every arg in ``args`` against the root parameters ``params`` of ``what``: the index is in
     range, the parameter's type is one the arg type may target (``argtypes`` root_parameter_types), and constant
     sub-ranges fit the slot.  ``report(arg, rule, message, member)``."""
+    types = ParameterTypes()
     for a in args:
         rpi = a.root_parameter_index
         assert rpi is not None and a.info is not None
@@ -341,7 +343,7 @@ def check_root_targets(args: list[Arg], params: list[RootParameter1], what: str,
             report(a, "rule 25(b)", f"RootParameterIndex {rpi} is out of range for {what} ({len(params)} "
                    "parameters)", a.rpi_member)
             continue
-        ptype = parameter_type(params[rpi])
+        ptype = types(params[rpi])
         if ptype not in a.info.root_parameter_types:
             want = " or ".join(sorted(a.info.root_parameter_types))
             report(a, "rule 25(b)", f"{a.type} must target a {want} root parameter; parameter {rpi} of {what} is "
