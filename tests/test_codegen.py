@@ -216,3 +216,17 @@ def test_codegen_cli_json(capsys):
     assert [(s["record"], s["size"], s["stride"]) for s in out["structs"]] == [
         ("primary", 16, 16), ("secondary", 24, 24), ("program_table", 48, 48)]
     assert all(s["text"] in out["source"] for s in out["structs"])
+
+
+def test_hlsl_members_are_the_dataclass_s_own() -> None:
+    """hlsl_members makes its HlslMembers in one step (records._frozen): each is the object ``HlslMember(...)``
+    makes, field for field."""
+    from d3d12wl.records._frozen import field_names
+
+    objects = description.load(str(resources.files("d3d12wl").joinpath("examples/culling.json")))
+    members = [m for r in record_layouts(objects) if r.min_stride for m in codegen.hlsl_members(r)]
+    assert members
+    for m in members:
+        rebuilt = codegen.HlslMember(**{name: getattr(m, name) for name in field_names(codegen.HlslMember)})
+        assert m == rebuilt and hash(m) == hash(rebuilt) and vars(m) == vars(rebuilt)
+        assert dataclasses.replace(m) == m

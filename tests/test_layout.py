@@ -15,7 +15,14 @@ from d3d12wl import abi
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, RecordKind
-from d3d12wl.records.layout import command_layout, pcs_layout, program_table_layout, signature_strides
+from d3d12wl.records.layout import (
+    LayoutField,
+    command_layout,
+    pcs_layout,
+    program_table_layout,
+    record_layouts,
+    signature_strides,
+)
 
 
 def example(name: str) -> ObjectSet:
@@ -253,3 +260,36 @@ def test_execute_indirect_root_constants_vertex_buffer_example():
                      {"Type": "VERTEX_BUFFER_VIEW", "VertexBuffer": {"Slot": 3}}, {"Type": "DRAW"}, stride=40)
     assert [(f.offset, f.size) for f in layout.payload_fields] == [(0, 4), (4, 4), (8, 16), (24, 16)]
     assert (layout.size, layout.min_stride, layout.stride_problems(40)) == (40, 40, [])
+
+
+def test_layout_fields_are_the_dataclass_s_own() -> None:
+    """The calculator makes its LayoutFields in one step (records._frozen): each is the object ``LayoutField(...)``
+    makes, field for field (equal, hashing alike, no attribute more or less)."""
+    import dataclasses
+
+    from d3d12wl.records._frozen import field_names
+
+    layouts = record_layouts(example("culling.json")) + record_layouts(example("execute_indirect.json"))
+    fields = [f for r in layouts for f in r.fields if f.role == "arg"]
+    assert fields
+    for f in fields:
+        rebuilt = LayoutField(**{name: getattr(f, name) for name in field_names(LayoutField)})
+        assert f == rebuilt and hash(f) == hash(rebuilt) and repr(f) == repr(rebuilt)
+        assert vars(f) == vars(rebuilt) and dataclasses.astuple(f) == dataclasses.astuple(rebuilt)
+
+
+def test_laying_out_once_lays_each_signature_out_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``laying_out_once`` (``d3d12wl validate``: the rules, then the notes): each PCS is laid out once inside the
+    block, every time outside it, with equal layouts."""
+    from d3d12wl.records import layout as layout_module
+
+    pcs = example("culling.json").program_command_signatures["PCS"]
+    made: list[Any] = []
+    real = layout_module._pcs_layout
+    monkeypatch.setattr(layout_module, "_pcs_layout", lambda p: made.append(p) or real(p))
+    with layout_module.laying_out_once():
+        first = pcs_layout(pcs)
+        assert pcs_layout(pcs) is first and len(made) == 1
+        with layout_module.laying_out_once():
+            assert pcs_layout(pcs) is first and len(made) == 1
+    assert pcs_layout(pcs) == first and len(made) == 2

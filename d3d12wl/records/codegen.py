@@ -28,10 +28,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from d3d12wl import abi
 from d3d12wl.abi.check import PRE_EXISTING_HEADERS
 from d3d12wl.model.argtypes import arg_type_info
+from d3d12wl.records._frozen import frozen
 from d3d12wl.records.layout import COMMAND, PRIMARY, PROGRAM_TABLE, SECONDARY, LayoutField, RecordLayout
 
 #: Headers a generated C file includes, in dependency order (they are cffi-cdef style: no #include of their own).
@@ -89,9 +92,8 @@ def _describe(f: LayoutField) -> str:
     return f"pArgumentDescs[{f.arg}] {f.arg_type} from {f.source or 'record'}{dw}"
 
 
-@dataclass(frozen=True)
-class _Slot:
-    """One C/HLSL member: a field or a run of padding."""
+class _Slot(NamedTuple):
+    """One C/HLSL member: a field or a run of padding (a tuple: one per field of a record of 100,000)."""
 
     offset: int
     size: int
@@ -297,6 +299,16 @@ class HlslMember:
 
 def _leaves(ctype: str, offset: int, prefix: str) -> list[tuple[str, str, str, int, int, int]]:
     """(name, dotted path, scalar C type, offset, element size, count) of every scalar inside ``ctype``."""
+    shape = _leaf_shape(ctype)
+    if isinstance(shape, str):
+        return [(prefix, "", shape, offset, abi.sizeof(shape), 1)]
+    return [(name, path, scalar, offset + off, size, count) for name, path, scalar, off, size, count in shape]
+
+
+@lru_cache(maxsize=4096)
+def _leaf_shape(ctype: str) -> str | tuple[tuple[str, str, str, int, int, int], ...]:
+    """The scalars of struct ``ctype`` as :func:`_leaves` gives them at offset 0, or the scalar C type ``ctype``
+    is (asked once per field: cached)."""
     resolved = abi.default.resolve(ctype)
     if resolved in abi.default.decls.aggregates:
         out = []
@@ -304,11 +316,11 @@ def _leaves(ctype: str, offset: int, prefix: str) -> list[tuple[str, str, str, i
             if f.nested is None:
                 scalar = abi.default.resolve(re.sub(r"\[\d+\]$", "", f.type).strip())
                 count = f.array_length or 1
-                out.append((path.replace(".", "_"), path, scalar, offset + off, f.size // count, count))
-        return out
+                out.append((path.replace(".", "_"), path, scalar, off, f.size // count, count))
+        return tuple(out)
     if resolved in abi.default.decls.enums:
         resolved = "uint32_t"
-    return [(prefix, "", resolved, offset, abi.sizeof(resolved), 1)]
+    return resolved
 
 
 def _name_claim(f: LayoutField) -> tuple[int, int, int]:
@@ -322,9 +334,19 @@ def _name_claim(f: LayoutField) -> tuple[int, int, int]:
     return (rank, f.arg if f.arg is not None else -1, f.offset)
 
 
+#: one HlslMember's values, in its field order
+_HlslRow = tuple[str, str, int, int, int, str, str | None, str, int]
+
+
 def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMember]:
     """The flattened members of a record's HLSL struct, padding included."""
-    stride = _stride(layout, stride)
+    return [frozen(HlslMember, {"name": name, "hlsl_type": hlsl_type, "offset": offset, "size": size,
+                                "count": count, "comment": comment, "field": field, "path": path, "part": part})
+            for name, hlsl_type, offset, size, count, comment, field, path, part
+            in _hlsl_rows(layout, _stride(layout, stride))]
+
+
+def _hlsl_rows(layout: RecordLayout, stride: int) -> list[_HlslRow]:
     # (field, leaf name, path in the field's C type, scalar, offset, element size, count)
     raw: list[tuple[LayoutField | None, str, str, str, int, int, int]] = []
     for slot in _slots(layout, stride):
@@ -344,31 +366,32 @@ def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMe
     # name depends only on the fields that claim it more strongly: adding vertex-buffer views (weaker than the index
     # buffer view) or a later one of them never renames an existing member.
     owner: dict[str, tuple[int, int, int]] = {}
+    claims: dict[int, tuple[int, int, int]] = {}  # id(field) -> its claim (worked out once per field)
     for f, leaf, *_ in raw:
         if f is not None and leaf != f.name:
-            claim = _name_claim(f)
+            claim = claims.get(id(f))
+            if claim is None:
+                claim = claims[id(f)] = _name_claim(f)
             owner[leaf] = min(owner.get(leaf, claim), claim)
-    out: list[HlslMember] = []
+    out: list[_HlslRow] = []
     pad = 0
     for f, leaf, path, scalar, off, size, count in raw:
         if f is None:
-            out.append(HlslMember(f"_pad{pad}", "uint", off, 4 * count, count, "padding"))
+            out.append((f"_pad{pad}", "uint", off, 4 * count, count, "padding", None, "", 0))
             pad += 1
             continue
-        name = f"{f.name}_{leaf}" if leaf != f.name and owner[leaf] != _name_claim(f) else leaf
+        name = f"{f.name}_{leaf}" if leaf != f.name and owner[leaf] != claims[id(f)] else leaf
         if scalar == "uint64_t" and (off % 8 or stride % 8):
             why = "at a 4-byte offset" if off % 8 else f"in a record of stride {stride}, not a multiple of 8"
             if count > 1:
-                out.append(HlslMember(f"{name}_dw", "uint", off, size * count, 2 * count,
-                                      f"{_describe(f)} (uint64_t[{count}] {why}, as low/high DWORD pairs)",
-                                      f.name, path))
+                out.append((f"{name}_dw", "uint", off, size * count, 2 * count,
+                            f"{_describe(f)} (uint64_t[{count}] {why}, as low/high DWORD pairs)", f.name, path, 0))
                 continue
             for half, delta in (("lo", 0), ("hi", 4)):
-                out.append(HlslMember(f"{name}_{half}", "uint", off + delta, 4, 1,
-                                      f"{_describe(f)} (uint64_t {why}, split)", f.name, path, delta))
+                out.append((f"{name}_{half}", "uint", off + delta, 4, 1, f"{_describe(f)} (uint64_t {why}, split)",
+                            f.name, path, delta))
             continue
-        out.append(HlslMember(name, _HLSL_SCALAR.get(scalar, "uint"), off, size * count, count, _describe(f),
-                              f.name, path))
+        out.append((name, _HLSL_SCALAR.get(scalar, "uint"), off, size * count, count, _describe(f), f.name, path, 0))
     return out
 
 

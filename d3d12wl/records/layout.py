@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from d3d12wl import abi
 from d3d12wl.errors import LayoutError
-from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
+from d3d12wl.model.argtypes import ArgTypeInfo, ExecutableClass, arg_type_info
 from d3d12wl.model.objects import (
     CommandSignature,
     IndirectArgumentDesc,
@@ -30,7 +32,8 @@ from d3d12wl.model.objects import (
     WorkListSignature,
     WorkListSignatureArray,
 )
-from d3d12wl.records.payloads import Payload, executable_class_of, payload_of, root_parameter_payload
+from d3d12wl.records._frozen import frozen
+from d3d12wl.records.payloads import Payload, executable_class_of, payload_with, root_parameter_payload
 
 #: Record kinds
 PRIMARY = "primary"
@@ -198,17 +201,30 @@ class _Packer:
 
     def place(self, name: str, payload: Payload, role: str, *, arg: int | None = None, parameter: int | None = None,
               source: str | None = None, dword_offset: int | None = None, arg_type: str | None = None) -> None:
-        offset = round_up(self.pos, payload.align)
-        self.fields.append(LayoutField(name, offset, payload.size, payload.ctype, role, payload.count, arg=arg,
-                                       parameter=parameter, source=source, dword_offset=dword_offset,
-                                       arg_type=arg_type))
+        align = payload.align
+        offset = (self.pos + align - 1) // align * align  # round_up
+        self.fields.append(_layout_field(name, offset, payload.size, payload.ctype, role, payload.count, arg,
+                                         parameter, source, dword_offset, arg_type))
         self.pos = offset + payload.size
+
+
+def _layout_field(name: str, offset: int, size: int, ctype: str, role: str, count: int, arg: int | None,
+                  parameter: int | None, source: str | None, dword_offset: int | None, arg_type: str | None
+                  ) -> LayoutField:
+    """``LayoutField(name, offset, ..., arg_type)``, made in one step (:func:`d3d12wl.records._frozen.frozen`: once
+    per argument of a record)."""
+    return frozen(LayoutField, {"name": name, "offset": offset, "size": size, "ctype": ctype, "role": role,
+                                "count": count, "arg": arg, "parameter": parameter, "source": source,
+                                "dword_offset": dword_offset, "arg_type": arg_type})
 
 
 def arg_field_name(index: int, arg: WorkListArgumentDesc | IndirectArgumentDesc) -> str:
     """Field name of ``pArgumentDescs[index]``'s payload: ``arg{index}_{union member or trigger name}``."""
-    info = arg_type_info(arg.type_name)
-    return f"arg{index}_{info.union_member or _PAYLOAD_NAME.get(info.name, info.name)}"
+    return f"arg{index}_{_payload_name(arg_type_info(arg.type_name))}"
+
+
+def _payload_name(info: ArgTypeInfo) -> str:
+    return info.union_member or _PAYLOAD_NAME.get(info.name, info.name)
 
 
 def _header_fields(header: str | None) -> tuple[list[LayoutField], int]:
@@ -233,16 +249,18 @@ def _record(record: str, owner: str, header: str | None, args: list[WorkListArgu
     for i, arg in enumerate(args):
         if arg.source_name != source:
             continue
-        payload = payload_of(arg)
+        type_name = arg.type_name
+        info = arg_type_info(type_name)
+        payload = payload_with(arg, info)
         if payload is None:
             continue
-        packer.place(arg_field_name(i, arg), payload, "arg", arg=i, source=source, arg_type=arg.type_name,
-                     dword_offset=_dword_offset(arg))
+        packer.place(f"arg{i}_{_payload_name(info)}", payload, "arg", arg=i, source=source, arg_type=type_name,
+                     dword_offset=_dword_offset(arg, type_name))
     return _finish(record, owner, header, header_size, header_fields + packer.fields, WL_STRIDE_ALIGN, broadcast_ok)
 
 
-def _dword_offset(arg: WorkListArgumentDesc) -> int | None:
-    name = arg.type_name
+def _dword_offset(arg: WorkListArgumentDesc, name: str) -> int | None:
+    """The first root-constant DWORD an argument of type ``name`` (its ``type_name``) writes, or None."""
     if name == "CONSTANT":
         return arg.Constant.DestOffsetIn32BitValues
     if name == "INLINE_ROOT_PARAMETER" and arg.InlineRootParameter.RootParameter.parameter_type_name == "32BIT_CONSTANTS":
@@ -284,10 +302,13 @@ def _implicit_tail(owner: str, args: list[WorkListArgumentDesc]) -> RecordLayout
             arg = args[i]
             if arg.source_name != "PROGRAM_TABLE_RECORD":
                 continue
-            payload = payload_of(arg)
+            type_name = arg.type_name
+            info = arg_type_info(type_name)
+            payload = payload_with(arg, info)
             if payload is not None:
-                packer.place(arg_field_name(i, arg), payload, "arg", arg=i, parameter=slot,
-                             source="PROGRAM_TABLE_RECORD", arg_type=arg.type_name, dword_offset=_dword_offset(arg))
+                packer.place(f"arg{i}_{_payload_name(info)}", payload, "arg", arg=i, parameter=slot,
+                             source="PROGRAM_TABLE_RECORD", arg_type=type_name,
+                             dword_offset=_dword_offset(arg, type_name))
     return _finish(PROGRAM_TABLE, owner, PROGRAM_IDENTIFIER, header_size, header_fields + packer.fields,
                    WL_STRIDE_ALIGN, True)
 
@@ -371,7 +392,13 @@ def pcs_layout(pcs: ProgramCommandSignature) -> PCSLayout:
     """Layouts of ``pcs``'s primary, secondary and (implicit-path) program-table records.
 
     Raises :class:`LayoutError` when the signature has no dispatch trigger (no executable class, so no header).
+    Within :func:`laying_out_once`, each signature is laid out once.
     """
+    memo = _ONCE.get()
+    return _pcs_layout(pcs) if memo is None else memo.pcs(pcs)
+
+
+def _pcs_layout(pcs: ProgramCommandSignature) -> PCSLayout:
     args = pcs.pArgumentDescs
     cls = executable_class_of(args)
     if cls is None:
@@ -458,14 +485,16 @@ def command_layout(cs: CommandSignature) -> RecordLayout:
     (IndirectDrawing.md, "Command signature Creation" and "Validation")."""
     packer = _Packer(0)
     for i, arg in enumerate(cs.pArgumentDescs):
-        if not arg_type_info(arg.type_name).ei:
-            raise LayoutError(f"{arg.type_name} is a Work Lists argument type; an ExecuteIndirect command signature "
+        type_name = arg.type_name
+        info = arg_type_info(type_name)
+        if not info.ei:
+            raise LayoutError(f"{type_name} is a Work Lists argument type; an ExecuteIndirect command signature "
                               "cannot hold it (IndirectDrawing.md, \"Command signature Creation\")",
                               where=f"command_signatures.{cs.name}.pArgumentDescs[{i}]")
-        payload = payload_of(arg, tight=True)
+        payload = payload_with(arg, info, tight=True)
         if payload is not None:
-            packer.place(arg_field_name(i, arg), payload, "arg", arg=i, arg_type=arg.type_name,
-                         dword_offset=arg.Constant.DestOffsetIn32BitValues if arg.type_name == "CONSTANT" else None)
+            packer.place(f"arg{i}_{_payload_name(info)}", payload, "arg", arg=i, arg_type=type_name,
+                         dword_offset=arg.Constant.DestOffsetIn32BitValues if type_name == "CONSTANT" else None)
     layout = _finish(COMMAND, cs.name, None, 0, packer.fields, EI_STRIDE_ALIGN, broadcast_ok=False)
     return dataclasses.replace(layout, declared_stride=cs.ByteStride or None)
 
@@ -480,7 +509,7 @@ class LayoutCache:
     def pcs(self, pcs: ProgramCommandSignature) -> PCSLayout:
         hit = self._pcs.get(id(pcs))
         if hit is None or hit[0] is not pcs:
-            hit = (pcs, pcs_layout(pcs))
+            hit = (pcs, _pcs_layout(pcs))
             self._pcs[id(pcs)] = hit
         return hit[1]
 
@@ -491,6 +520,27 @@ class LayoutCache:
             hit = (program, program_table_layout(program, self.pcs(pcs) if pcs is not None else None))
             self._programs[id(program)] = hit
         return hit[1]
+
+
+#: the layouts of the active :func:`laying_out_once` block
+_ONCE: ContextVar[LayoutCache | None] = ContextVar("d3d12wl_laying_out_once", default=None)
+
+
+@contextmanager
+def laying_out_once() -> Iterator[LayoutCache]:
+    """Within the block, :func:`pcs_layout` lays each program command signature out once, however many callers ask
+    (the objects must not change during the block): ``d3d12wl validate`` asks in the rules (rule 25(e)) and again
+    in the notes, for signatures of up to 100,000 arguments."""
+    cache = _ONCE.get()
+    if cache is not None:  # (nested: the outer block's layouts serve)
+        yield cache
+        return
+    cache = LayoutCache()
+    token = _ONCE.set(cache)
+    try:
+        yield cache
+    finally:
+        _ONCE.reset(token)
 
 
 def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[RecordLayout]:

@@ -8,10 +8,11 @@ ExecuteIndirect); the local-root-argument packing of "Program table record layou
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from d3d12wl import abi
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
+from d3d12wl.model.argtypes import ArgTypeInfo, ExecutableClass, arg_type_info
 from d3d12wl.model.objects import IndirectArgumentDesc, WorkListArgumentDesc
 
 
@@ -29,8 +30,20 @@ class Payload:
 DWORD_CTYPE = "uint32_t"
 
 
+@lru_cache(maxsize=1024, typed=True)
 def _dwords(n: int, align: int) -> Payload:
+    # (Payloads are immutable: one per shape, shared by every argument that has it)
     return Payload(DWORD_CTYPE, n, n * abi.sizeof(DWORD_CTYPE), align)
+
+
+@lru_cache(maxsize=1024, typed=True)
+def _fixed(ctype: str, align: int) -> Payload:
+    return Payload(ctype, 1, abi.sizeof(ctype), align)
+
+
+@lru_cache(maxsize=1024, typed=True)
+def _tight(p: Payload) -> Payload:
+    return Payload(p.ctype, p.count, p.size, 1)
 
 
 def payload_of(arg: WorkListArgumentDesc | IndirectArgumentDesc, *, tight: bool = False) -> Payload | None:
@@ -40,7 +53,12 @@ def payload_of(arg: WorkListArgumentDesc | IndirectArgumentDesc, *, tight: bool 
     The Source is not considered here: a ``_PROGRAM_TABLE_RECORD`` inline parameter still has a payload, it just
     lives in the program-table record instead of a primary or secondary record.
     """
-    info = arg_type_info(arg.type_name)
+    return payload_with(arg, arg_type_info(arg.type_name), tight=tight)
+
+
+def payload_with(arg: WorkListArgumentDesc | IndirectArgumentDesc, info: ArgTypeInfo, *, tight: bool = False
+                 ) -> Payload | None:
+    """:func:`payload_of` for a caller that has the argument's type facts already (``arg_type_info(arg.type_name)``)."""
     p: Payload | None
     if info.name == "CONSTANT":
         p = _dwords(arg.Constant.Num32BitValuesToSet, info.wl_align)
@@ -51,10 +69,10 @@ def payload_of(arg: WorkListArgumentDesc | IndirectArgumentDesc, *, tight: bool 
     elif info.payload_ctype is None or info.system_pointer:
         return None
     else:
-        p = Payload(info.payload_ctype, 1, abi.sizeof(info.payload_ctype), info.wl_align)
+        p = _fixed(info.payload_ctype, info.wl_align)
     if p is None:
         return None
-    return Payload(p.ctype, p.count, p.size, 1) if tight else p
+    return _tight(p) if tight else p
 
 
 #: Local-root-argument packing (spec "Program table record layout", the raytracing shader-record rules):
@@ -74,7 +92,7 @@ def root_parameter_payload(parameter_type: str, num_dwords: int) -> Payload | No
     ctype = _ROOT_PARAMETER_PAYLOAD_CTYPE.get(parameter_type)
     if ctype is None:
         raise D3D12WLError(f"unknown D3D12_ROOT_PARAMETER_TYPE {parameter_type!r}")
-    return Payload(ctype, 1, abi.sizeof(ctype), 8)
+    return _fixed(ctype, 8)
 
 
 def executable_class_of(args: list[WorkListArgumentDesc]) -> ExecutableClass | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from d3d12wl import abi
 from d3d12wl.abi.compiled import FieldInfo, TypeInfo
@@ -41,7 +42,9 @@ BASIC_TYPES = {("u", 1): "ubyte", ("u", 2): "ushort", ("u", 4): "uint", ("u", 8)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+@lru_cache(maxsize=4096)
 def _type_name(text: str) -> str:
+    # (cached: asked once per field, and a record can have 100,000 fields of a handful of types)
     return re.sub(r"\b(const|volatile|struct|union|enum)\b", "", text.split("[")[0]).strip()
 
 
@@ -169,9 +172,13 @@ def _align(t: Scalar | TypeInfo) -> int:
 def _member(offset: int, base: str, name: str, count: int, hex_: bool, ctype: str) -> str:
     annotations = f"[[offset({offset})]] " + ("[[hex]] " if hex_ else "")
     array = f"[{count}]" if count > 1 else ""
+    return f"{annotations}{base} {name}{array};  // {_comment(ctype)}"
+
+
+@lru_cache(maxsize=4096)
+def _comment(ctype: str) -> str:
     # RenderDoc's parser ends a declaration at a brace even inside a comment: none in comments
-    note = re.sub(r"[{}]", "", ctype)
-    return f"{annotations}{base} {name}{array};  // {note}"
+    return re.sub(r"[{}]", "", ctype)
 
 
 def _with_padding(members: list[tuple[int, int, str]], size: int) -> list[str]:
