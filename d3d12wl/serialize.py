@@ -8,18 +8,23 @@ without a hand-written ``to_dict``:
 * a class attribute ``JSON_PROPERTIES = ("status", ...)`` names properties that are written after the fields.
 
 Enums are written as the value of a ``str`` enum (``"GRAPHICS"``), else by member name; bytes as hex.
+
+:func:`json_text` writes JSON-ready data as ``json.dumps(data, indent=N)`` does, in a fraction of the time for the
+large outputs (``layout --json`` of 100,000 arguments): Python's C encoder does not indent.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import os
 from collections.abc import Mapping
+from json.encoder import encode_basestring_ascii as _string
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["NOT_JSON", "to_jsonable"]
+__all__ = ["NOT_JSON", "json_text", "to_jsonable"]
 
 #: field metadata that keeps a dataclass field out of its JSON
 NOT_JSON: Mapping[str, Any] = MappingProxyType({"json": False})
@@ -50,3 +55,68 @@ def to_jsonable(obj: Any) -> Any:
     if callable(getattr(obj, "tolist", None)):  # numpy scalars and arrays
         return to_jsonable(obj.tolist())
     raise TypeError(f"d3d12wl.serialize: cannot write a {type(obj).__name__} as JSON")
+
+
+class _NotPlain(Exception):
+    """Data :func:`json_text` leaves to ``json.dumps`` (a subclass, a non-string key, a cycle)."""
+
+
+_float_repr = float.__repr__
+_int_repr = int.__repr__
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return _float_repr(value)
+
+
+def _text(value: Any, newline: str, step: str) -> str:
+    """``value`` as ``json.dumps(..., indent=len(step))`` writes it inside a container whose lines start with
+    ``newline``; raises :class:`_NotPlain` for what only ``json.dumps`` writes the same."""
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is int:
+        return _int_repr(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if kind is float:
+        return _float(value)
+    inner = newline + step
+    parts = []
+    if kind is dict:
+        if not value:
+            return "{}"
+        for key, item in value.items():
+            if type(key) is not str:
+                raise _NotPlain
+            kind = type(item)
+            text = _string(item) if kind is str else _int_repr(item) if kind is int else _text(item, inner, step)
+            parts.append(f"{_string(key)}: {text}")
+        return "{" + inner + ("," + inner).join(parts) + newline + "}"
+    if kind is list or kind is tuple:
+        if not value:
+            return "[]"
+        for item in value:
+            kind = type(item)
+            parts.append(_string(item) if kind is str else _int_repr(item) if kind is int
+                         else _text(item, inner, step))
+        return "[" + inner + ("," + inner).join(parts) + newline + "]"
+    raise _NotPlain
+
+
+def json_text(data: Any, *, indent: int = 2) -> str:
+    """``json.dumps(data, indent=indent)``: the same text (keys in order, ASCII, NaN and Infinity as ``json``
+    writes them), written by one pass that does not go through the encoder's per-value generators; what it does
+    not handle itself (subclasses of the JSON types, non-string keys, a reference cycle) goes to ``json.dumps``."""
+    try:
+        return _text(data, "\n", " " * indent)
+    except (_NotPlain, RecursionError):
+        return json.dumps(data, indent=indent)

@@ -31,6 +31,8 @@ _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|0x[0-9a-fA-F]+|inf
 
 def cell(value: Any) -> str:
     """The text of one cell: enum members by name (``DRAW``, ``VS|PS``), None as ``-``, everything else ``str``."""
+    if type(value) is str:
+        return value
     if value is None:
         return "-"
     if isinstance(value, enum.Flag):
@@ -67,14 +69,18 @@ def render(headers: Sequence[str] | None, rows: Iterable[Sequence[Any]], *, inde
            align: Sequence[Align] | None = None, gap: str = "  ") -> list[str]:
     """The lines of an aligned table (``headers`` first unless None).  A row shorter than the header leaves its
     last columns empty; the last column is not padded."""
-    cells = [[cell(c) for c in row] for row in rows]
+    cells = [[c if type(c) is str else cell(c) for c in row] for row in rows]
     ncols = max([len(headers or ()), *(len(r) for r in cells)], default=0)
-    cells = [r + [""] * (ncols - len(r)) for r in cells]
+    cells = [r + [""] * (ncols - len(r)) if len(r) < ncols else r for r in cells]
     head = list(headers) + [""] * (ncols - len(headers)) if headers is not None else None
-    widths = [max([len(head[i]) if head else 0, *(len(r[i]) for r in cells)]) for i in range(ncols)]
+    columns = list(zip(*cells)) if cells else [()] * ncols
+    widths = [max([len(head[i]) if head else 0, *map(len, columns[i])]) for i in range(ncols)]
     aligns = _aligns(cells, ncols, align)
     out = [_line(head, widths, aligns, indent, gap)] if head is not None else []
-    out.extend(_line(r, widths, aligns, indent, gap) for r in cells)
+    # (the _line of every row, in one str.format call per row: a table can have 100,000 rows)
+    row_format = indent.replace("{", "{{").replace("}", "}}") + gap.replace("{", "{{").replace("}", "}}").join(
+        f"{{:{'>' if a == '>' else '<'}{w}}}" for a, w in zip(aligns, widths, strict=True))
+    out.extend(row_format.format(*r).rstrip() for r in cells)
     return out
 
 

@@ -32,3 +32,29 @@ def test_fixed_columns_stream_rows() -> None:
     cols = tables.Columns(widths=(4, 6, 0), align=(">", "<", "<"))
     assert cols.row((-3, "ab", "tail")) == "  -3 ab     tail"
     assert cols.row((123456, "abcdefgh", "t")) == "123456 abcdefgh t"  # a wide cell widens only its own row
+
+
+def test_render_is_every_row_through_the_row_formatter() -> None:
+    """``render`` formats a table's rows in one ``str.format`` per row (a layout table has 100,000 rows); its lines
+    are those of the one row formatter (``_line``, what ``Columns`` uses) at the measured widths, whatever the
+    cells (empty, ``-``, braces, trailing blanks, numbers, enums), alignments, indent and gap."""
+    import random
+
+    rng = random.Random(15)
+    values = ["", "-", "a", "ab c ", " x", "{}", "{0}", "0x1f", "-3", 7, None, True, 2.5, "é",
+              abi.enum("D3D12_INDIRECT_ARGUMENT_TYPE").DRAW]
+    for _ in range(2000):
+        ncols = rng.randint(0, 4)
+        headers = None if rng.random() < 0.3 else tuple(rng.choice(["h", "{", "", "long header"])
+                                                        for _ in range(rng.randint(0, ncols)))
+        rows = [[rng.choice(values) for _ in range(rng.randint(0, ncols))] for _ in range(rng.randint(0, 5))]
+        width = max([len(headers or ()), *(len(r) for r in rows)], default=0)
+        align = None if rng.random() < 0.5 else tuple(rng.choice(["<", ">", None]) for _ in range(width))
+        indent, gap = rng.choice(["", "  ", "{"]), rng.choice(["  ", " ", "}"])
+        cells = [[tables.cell(c) for c in row] + [""] * (width - len(row)) for row in rows]
+        head = list(headers) + [""] * (width - len(headers)) if headers is not None else None
+        widths = [max([len(head[i]) if head else 0, *(len(r[i]) for r in cells)]) for i in range(width)]
+        aligns = tables._aligns(cells, width, align)
+        expected = ([tables._line(head, widths, aligns, indent, gap)] if head is not None else []) + [
+            tables._line(r, widths, aligns, indent, gap) for r in cells]
+        assert tables.render(headers, rows, indent=indent, align=align, gap=gap) == expected, (headers, rows)

@@ -15,7 +15,7 @@ import numpy as np
 from d3d12wl import inputs, tables
 from d3d12wl.capture import assemble as asm
 from d3d12wl.capture.file import CAPTURE_ONLY, Capture, capture_to_dict, save_capture
-from d3d12wl.cli import summary
+from d3d12wl.cli import load_description, summary
 from d3d12wl.cli._options import integer
 from d3d12wl.errors import CaptureError
 from d3d12wl.model import description
@@ -170,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     stdin_regions = [r for r in args.regions if r.partition("=")[2].rpartition("@")[0].split(",")[0] == "-"]
     if len(stdin_regions) + (args.description == "-") + (args.state == "-") > 1:
         raise inputs.InputError("stdin can feed one of DESC.json, --state and a region, not several", where="-")
-    objects = description.load(args.description, ignore_keys=CAPTURE_ONLY | {description.RECORD_STRUCTS})
+    objects = load_description(args, ignore_keys=CAPTURE_ONLY | {description.RECORD_STRUCTS})
     stdin = inputs.map_bytes(inputs.STDIN, what="region") if stdin_regions else None
     regions = [asm.parse_region(text, stdin=stdin) for text in args.regions]
     state = inputs.load_json(args.state, what="state file (--state)") if args.state else {}

@@ -4,17 +4,16 @@ is :data:`DESCRIPTION` (its ``--help``)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from d3d12wl import abi
-from d3d12wl.cli import summary
+from d3d12wl.cli import load_description, summary
 from d3d12wl.errors import LayoutError
-from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import codegen, renderdoc
 from d3d12wl.records.decode import declared_stride
 from d3d12wl.records.layout import RecordLayout, record_id, record_layouts
+from d3d12wl.serialize import json_text
 
 #: the plain-text --help description
 DESCRIPTION = """\
@@ -68,7 +67,7 @@ def _select(objects: ObjectSet, args: argparse.Namespace) -> list[RecordLayout]:
 
 
 def run(args: argparse.Namespace) -> int:
-    objects = description.load(args.description)
+    objects = load_description(args)
     layouts = _select(objects, args)
     if args.struct and args.lang != "renderdoc":
         raise LayoutError("--struct applies to --lang renderdoc (the C and HLSL of declared structs are the "
@@ -96,6 +95,6 @@ def run(args: argparse.Namespace) -> int:
         one = codegen.c_struct if args.lang == "c" else codegen.hlsl_struct
         structs = [{"name": codegen.struct_name(r), "record": r.record, "owner": r.owner, "size": r.size,
                     "stride": r.min_stride, "text": one(r)} for r in layouts]
-    json.dump({"lang": args.lang, "source": text, "structs": structs}, sys.stdout, indent=2)
+    sys.stdout.write(json_text({"lang": args.lang, "source": text, "structs": structs}, indent=2))
     sys.stdout.write("\n")
     return 0

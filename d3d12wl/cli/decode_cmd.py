@@ -8,7 +8,7 @@ import sys
 
 from d3d12wl import inputs
 from d3d12wl.capture.file import CAPTURE_ONLY
-from d3d12wl.cli import summary
+from d3d12wl.cli import load_description, summary
 from d3d12wl.cli._options import integer
 from d3d12wl.model import description
 from d3d12wl.records import decode
@@ -58,7 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     if "-" == args.description == args.file:
         raise inputs.InputError("stdin can feed DESC.json or FILE, not both", where="-")
-    objects = description.load(args.description, ignore_keys=CAPTURE_ONLY | {description.RECORD_STRUCTS})
+    objects = load_description(args, ignore_keys=CAPTURE_ONLY | {description.RECORD_STRUCTS})
     target = decode.target(objects, args.what)
     data = inputs.map_bytes(args.file, what=f"file of {args.what} records")
     decoded = decode.view(target, data, offset=args.offset, stride=args.stride, count=args.count, va=args.va,

@@ -4,13 +4,11 @@ is :data:`DESCRIPTION` (its ``--help``)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
 from d3d12wl import tables
-from d3d12wl.cli import summary
-from d3d12wl.model import description
+from d3d12wl.cli import load_description, summary
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records.layout import (
     PROGRAM_TABLE,
@@ -20,6 +18,7 @@ from d3d12wl.records.layout import (
     program_table_layout,
     signature_strides,
 )
+from d3d12wl.serialize import json_text
 from d3d12wl.tables import Align
 
 #: the plain-text --help description
@@ -149,9 +148,9 @@ def layout_text(objects: ObjectSet) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    objects = description.load(args.description)
+    objects = load_description(args)
     if args.json:
-        json.dump(layout_json(objects), sys.stdout, indent=2)
+        sys.stdout.write(json_text(layout_json(objects), indent=2))
         sys.stdout.write("\n")
     else:
         sys.stdout.write(layout_text(objects))

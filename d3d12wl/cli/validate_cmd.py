@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from d3d12wl import abi, tables
-from d3d12wl.cli import summary
-from d3d12wl.model import description
+from d3d12wl.cli import load_description, summary
 from d3d12wl.model.state import DeviceCaps
+from d3d12wl.records.layout import laying_out_once
 from d3d12wl.rules import check_objects
 from d3d12wl.rules.notes import notes
+from d3d12wl.serialize import json_text
 
 _TIERS = {"1": "D3D12_WORK_LISTS_TIER_1", "2": "D3D12_WORK_LISTS_TIER_2"}
 
@@ -33,13 +33,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    objects = description.load(args.description)
+    objects = load_description(args)
     caps = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", _TIERS[args.tier]),
                       DispatchRaysSupported=args.dispatch_rays)
-    violations = check_objects(objects, caps)
-    found = notes(objects)
+    with laying_out_once():  # (the rules and the notes read the same layouts)
+        violations = check_objects(objects, caps)
+        found = notes(objects)
     if args.json:
-        print(json.dumps({"violations": [v.to_dict() for v in violations], "count": len(violations),
+        print(json_text({"violations": [v.to_dict() for v in violations], "count": len(violations),
                           "notes": [n.to_dict() for n in found]}, indent=2))
         return 1 if violations else 0
     if violations:
