@@ -8,7 +8,9 @@ all mechanical:
   count is ``len()`` of that list and is not stored;
 * a pointer to another object (``pGlobalRootSignature``, ``pProgramCommandSignatures``) holds the object itself;
 * union members are all present as attributes holding C's zero value unless written; which one is meaningful
-  is decided, as in C, by the discriminator (``Type``, ``ParameterType``);
+  is decided, as in C, by the discriminator (``Type``, ``ParameterType``).  A union member not written is made
+  when first read (:func:`union_member`): an argument desc has fifteen union members and one of them is used, and a
+  description of 100,000 arguments would otherwise make millions of objects no one reads;
 * enum-typed members hold ints (``IntEnum``/``IntFlag`` values from :mod:`d3d12wl.abi`).
 
 Objects are named (``name``): JSON descriptions and captures refer to objects by name.
@@ -20,11 +22,99 @@ lives in :mod:`d3d12wl.model.argtypes`; creation-time rules in :mod:`d3d12wl.rul
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any, TypeVar
 
 from d3d12wl import abi
 from d3d12wl.model.argtypes import arg_type_info
+
+T = TypeVar("T")
+C = TypeVar("C", bound=type)
+
+#: the field metadata of a union member (:func:`union_member`)
+UNION_MEMBER = "d3d12wl_union_member"
+
+
+def union_member(factory: Callable[[], T]) -> T:
+    """A union member of a desc class: C's zero value of its type unless written, like every member, but made when
+    first read rather than with the object (the class is decorated with :func:`_union_members_made_when_read`)."""
+    made: T = field(default_factory=factory, metadata={UNION_MEMBER: True})
+    return made
+
+
+class _ZeroUntilRead:
+    """The class attribute of a union member: the first read of an object's member that was never written makes
+    C's zero value of its type and stores it on the object, where every later read finds it (stored with
+    ``setdefault``: two threads reading it first get the same object).  The class itself has no such attribute, as
+    a dataclass field with a default factory has none."""
+
+    __slots__ = ("factory", "name")
+
+    def __init__(self, name: str, factory: Callable[[], Any]) -> None:
+        self.name = name
+        self.factory = factory
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            raise AttributeError(self.name)
+        return obj.__dict__.setdefault(self.name, self.factory())
+
+
+class _Factory:
+    """The default every member with a default factory shows in a signature (as dataclasses writes it)."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_FACTORY = _Factory()
+
+
+def _union_members_made_when_read(cls: C) -> C:
+    """Give dataclass ``cls`` an ``__init__`` with the dataclass's own signature that stores a :func:`union_member`
+    only when it is passed (every other member as the dataclass stores it), a :class:`_ZeroUntilRead` per union
+    member, and a ``__getstate__`` that makes every union member first, so that ``copy.copy``, ``copy.deepcopy``
+    and ``pickle`` see what they saw when every member was made with the object.  Equality, ``repr``,
+    ``dataclasses.fields`` / ``replace`` / ``asdict`` read members, so they are unchanged too."""
+    fields = dataclasses.fields(cls)
+    assert not hasattr(cls, "__post_init__") and all(f.init and not f.kw_only for f in fields), cls
+    names = tuple(f.name for f in fields if f.metadata.get(UNION_MEMBER))
+    namespace: dict[str, Any] = {"__name__": cls.__module__, "_FACTORY": _FACTORY}
+    params, body = [], []
+    for f in fields:
+        if f.default is not dataclasses.MISSING:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+            body.append(f"    self.{f.name} = {f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            namespace[f"_factory_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_FACTORY")
+            body.append(f"    if {f.name} is not _FACTORY:\n        self.{f.name} = {f.name}" if f.name in names else
+                        f"    self.{f.name} = _factory_{f.name}() if {f.name} is _FACTORY else {f.name}")
+        else:
+            params.append(f.name)
+            body.append(f"    self.{f.name} = {f.name}")
+    exec(f"def __init__(self, {', '.join(params)}):\n" + "\n".join(body) + "\n", namespace)  # noqa: S102
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = {**{f.name: f.type for f in fields}, "return": None}
+    cls.__init__ = init  # type: ignore[misc]
+    for f in fields:
+        if f.name in names:
+            setattr(cls, f.name, _ZeroUntilRead(f.name, f.default_factory))  # type: ignore[arg-type]
+
+    def __getstate__(self: Any) -> dict[str, Any]:
+        for name in names:
+            getattr(self, name)
+        state: dict[str, Any] = self.__dict__
+        return state
+
+    __getstate__.__qualname__ = f"{cls.__qualname__}.__getstate__"
+    cls.__getstate__ = __getstate__  # type: ignore[assignment]
+    return cls
 
 
 class _ShortNames:
@@ -102,14 +192,15 @@ class RootDescriptor1:
     Flags: int = 0
 
 
+@_union_members_made_when_read
 @dataclass
 class RootParameter1:
     """``D3D12_ROOT_PARAMETER1``; ``ParameterType`` selects which union member is meaningful."""
 
     ParameterType: int = 0
-    DescriptorTable: RootDescriptorTable1 = field(default_factory=RootDescriptorTable1)
-    Constants: RootConstants = field(default_factory=RootConstants)
-    Descriptor: RootDescriptor1 = field(default_factory=RootDescriptor1)
+    DescriptorTable: RootDescriptorTable1 = union_member(RootDescriptorTable1)
+    Constants: RootConstants = union_member(RootConstants)
+    Descriptor: RootDescriptor1 = union_member(RootDescriptor1)
     ShaderVisibility: int = 0
 
     @property
@@ -201,6 +292,7 @@ class InlineRootParameter:
     Num32BitValuesToSet: int = 0
 
 
+@_union_members_made_when_read
 @dataclass
 class WorkListArgumentDesc:
     """``D3D12_WORK_LIST_ARGUMENT_DESC``: Type, Source, Binding and every per-type union member."""
@@ -208,22 +300,22 @@ class WorkListArgumentDesc:
     Type: int = 0
     Source: int = 0
     Binding: int = 0
-    VertexBuffer: VertexBufferArg = field(default_factory=VertexBufferArg)
-    Constant: ConstantArg = field(default_factory=ConstantArg)
-    ConstantBufferView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    ShaderResourceView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    UnorderedAccessView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    IncrementingConstant: IncrementingConstantArg = field(default_factory=IncrementingConstantArg)
-    DescriptorTable: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    FixedDispatch: FixedDispatchArg = field(default_factory=FixedDispatchArg)
-    InlineRootParameter: InlineRootParameter = field(default_factory=InlineRootParameter)
-    InlineStaticSampler: StaticSamplerDesc1 = field(default_factory=StaticSamplerDesc1)
-    DispatchListHeaderPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    ProgramTablePointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    PrimaryListPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    PrimaryRecordPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    SecondaryListPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    SecondaryRecordPointer: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
+    VertexBuffer: VertexBufferArg = union_member(VertexBufferArg)
+    Constant: ConstantArg = union_member(ConstantArg)
+    ConstantBufferView: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    ShaderResourceView: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    UnorderedAccessView: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    IncrementingConstant: IncrementingConstantArg = union_member(IncrementingConstantArg)
+    DescriptorTable: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    FixedDispatch: FixedDispatchArg = union_member(FixedDispatchArg)
+    InlineRootParameter: InlineRootParameter = union_member(InlineRootParameter)
+    InlineStaticSampler: StaticSamplerDesc1 = union_member(StaticSamplerDesc1)
+    DispatchListHeaderPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    ProgramTablePointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    PrimaryListPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    PrimaryRecordPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    SecondaryListPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    SecondaryRecordPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
 
     @property
     def type_name(self) -> str:
@@ -324,17 +416,18 @@ class EIIncrementingConstantArg:
     DestOffsetIn32BitValues: int = 0
 
 
+@_union_members_made_when_read
 @dataclass
 class IndirectArgumentDesc:
     """``D3D12_INDIRECT_ARGUMENT_DESC`` (ExecuteIndirect)."""
 
     Type: int = 0
-    VertexBuffer: VertexBufferArg = field(default_factory=VertexBufferArg)
-    Constant: EIConstantArg = field(default_factory=EIConstantArg)
-    ConstantBufferView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    ShaderResourceView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    UnorderedAccessView: RootParameterIndexArg = field(default_factory=RootParameterIndexArg)
-    IncrementingConstant: EIIncrementingConstantArg = field(default_factory=EIIncrementingConstantArg)
+    VertexBuffer: VertexBufferArg = union_member(VertexBufferArg)
+    Constant: EIConstantArg = union_member(EIConstantArg)
+    ConstantBufferView: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    ShaderResourceView: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    UnorderedAccessView: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    IncrementingConstant: EIIncrementingConstantArg = union_member(EIIncrementingConstantArg)
 
     @property
     def type_name(self) -> str:
