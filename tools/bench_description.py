@@ -16,10 +16,12 @@ check), each the bundled ``culling.json`` plus:
 Every document is valid: ``validate`` finds no violation.  For each document and each command (``validate``,
 ``layout``, ``layout --json``, ``codegen --lang c``, ``--lang hlsl``, ``--lang renderdoc``) it measures
 
-* in process: ``d3d12wl.cli.main`` on the document file with stdout to ``/dev/null`` (best of ``--repeat``),
-  reported as seconds, microseconds per argument, and ratios to two anchors measured on the same document in the
-  same process: ``json.loads`` of its text, and a plain per-argument Python loop (one formatted line per argument
-  and parameter from the parsed JSON: the least a Python tool does per argument);
+* in process: ``d3d12wl.cli.main`` on the document file with stdout to ``/dev/null`` (best of ``--repeat``), as a
+  library call (the command line also freezes the loaded description out of the cycle collector; a call does not),
+  with this process's own objects frozen meanwhile; reported as seconds, microseconds per argument, and ratios to
+  two anchors measured on the same document in the same process: ``json.loads`` of its text, and a plain
+  per-argument Python loop (one formatted line per argument and parameter from the parsed JSON: the least a Python
+  tool does per argument);
 * through the command line: ``d3d12wl CMD FILE > /dev/null`` in a subprocess, its wall time, CPU time and peak RSS
   (``wait4``), best of ``--cli-repeat``;
 * per stage, in process, for the largest size: read and parse, schema check, loader, rules, notes, layouts and
@@ -45,6 +47,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import gc
 import json
 import os
 import resource
@@ -192,6 +195,10 @@ print(json.dumps({"wall_s": time.perf_counter() - t, "cpu_s": usage.ru_utime + u
 """
 
 
+def _run_recording(argv: list[str], codes: list[int]) -> None:
+    codes.append(in_process(argv))
+
+
 def through_cli(argv: list[str], repeat: int) -> dict[str, float]:
     """``d3d12wl ARGV > /dev/null`` in a fresh process: best wall and CPU seconds of ``repeat`` runs after one
     warm-up, and the peak RSS in bytes.  The children run with bytecode caching on (``PYTHONDONTWRITEBYTECODE``
@@ -263,13 +270,21 @@ def bench_descriptions(cases: tuple[str, ...], sizes: list[int], repeat: int, cl
             t_loop = best(lambda: python_loop(doc), repeat)
             row: dict[str, Any] = {"arguments": args, "bytes": len(text), "json_loads_s": t_json,
                                    "python_loop_s": t_loop, "commands": {}}
-            for label, argv in COMMANDS.items():
-                code = in_process([*argv, str(path)])
-                assert code == 0, f"{case} {n} {label}: exit {code}"
-                t = best(functools.partial(in_process, [*argv, str(path)]), repeat)
-                row["commands"][label] = {"in_process_s": t, "us_per_arg": t / args * 1e6, "x_json_loads": t / t_json,
-                                          "x_python_loop": t / t_loop, "cli": through_cli([*argv, str(path)],
-                                                                                          cli_repeat)}
+            # this process's own objects (the documents, the results) kept out of the cycle collector's sight while
+            # the commands run, as in a program that calls d3d12wl with little else alive; the commands' own objects
+            # are collected as any library's are (only the command line freezes its description)
+            gc.collect()
+            gc.freeze()
+            try:
+                for label, argv in COMMANDS.items():
+                    codes: list[int] = []
+                    t = best(functools.partial(_run_recording, [*argv, str(path)], codes), repeat)
+                    assert set(codes) == {0}, f"{case} {n} {label}: exit {codes}"
+                    row["commands"][label] = {"in_process_s": t, "us_per_arg": t / args * 1e6,
+                                              "x_json_loads": t / t_json, "x_python_loop": t / t_loop,
+                                              "cli": through_cli([*argv, str(path)], cli_repeat)}
+            finally:
+                gc.unfreeze()
             if n == max(sizes):
                 row["stages"] = stages(doc, case)
             results[case][str(n)] = row
@@ -301,7 +316,7 @@ def bench_hex(hex_mb: int, repeat: int, cli_repeat: int, directory: Path) -> dic
 def report(results: dict[str, Any], cases: tuple[str, ...], sizes: list[int], repeat: int, cli_repeat: int) -> bool:
     ok = True
     print(f"d3d12wl description benchmark (in process: best of {repeat}; command line: best of {cli_repeat}, wall; "
-          f"load average {load_average()}; d3d12wl from {PACKAGE_ROOT})")
+          f"load average {results['load_average']} at the start; d3d12wl from {results['package']})")
     for case in cases:
         for n in sizes:
             row = results["descriptions"][case][str(n)]
@@ -360,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         directory = Path(args.keep) if args.keep else Path(stack.enter_context(tempfile.TemporaryDirectory()))
         directory.mkdir(parents=True, exist_ok=True)
-        results: dict[str, Any] = {"load_average": load_average(),
+        results: dict[str, Any] = {"load_average": load_average(), "package": str(PACKAGE_ROOT),
                                    "descriptions": bench_descriptions(cases, sizes, args.repeat, args.cli_repeat, directory)}
         if not args.no_hex:
             results["hex"] = bench_hex(args.hex_mb, args.repeat, args.cli_repeat, directory)
