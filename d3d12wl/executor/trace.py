@@ -45,8 +45,25 @@ FINDING_KINDS: dict[str, str] = {
     "unknown-program-identifier": "a program-table slot holds an identifier of no known program",
     "program-not-in-signature": "the program's PCS is not one of the selected work list signature's PCSes",
     "program-class-mismatch": "a record's PCS is of another executable class than its list's signature",
+    "direct-bind-signature-index-nonzero":
+        "DispatchList1 over a direct bind (D3D12_PROGRAM_TYPE_WORK_LIST) reads a SignatureIndex other than 0",
+    "raytracing-binding-null": "a RAYTRACING D3D12_WORK_LIST_BINDING has a null pRaytracing",
+    "program-without-command-signature":
+        "a program-table slot's program has no program command signature associated with it",
+    "program-inputs-stride-below-worst-case":
+        "ProgramInputs.StrideInBytes does not fit the worst-case primary record of the selected signature's PCSes",
+    "program-table-size-too-small":
+        "a broadcast (stride 0) program table's SizeInBytes cannot hold its record: identifier + that program's LRA",
+    "null-validation-program-table-nonzero":
+        "ValidationProgramTable.Table.StartAddress is 0 (no validation) but its StrideInBytes or SlotCount is not",
+    "shader-table-mutated": "a bound raytracing shader table was written during the call (rule 18)",
+    "next-dispatch-list-ignored":
+        "a non-null NextDispatchList without _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION: ignored, the call ends (info)",
+    "validation-index-ignored":
+        "non-zero validation index fields with no ValidationProgramTable bound: ignored, no validator runs (info)",
     "program-table-stride-too-small": "a program's program-table-record LRA does not fit Table.StrideInBytes - 32",
-    "program-table-mutated": "bound program-table bytes changed during the call",
+    "program-table-mutated":
+        "bound program-table (or validation-program-table) bytes were written or changed during the call (rule 14)",
     "invalid-program-command-signature": "a PCS the executor must decode has no record layout",
     "descriptor-heap-not-bound": "a descriptor-table argument executes with no heap of the required type bound",
     "max-graphics-primary-lists-exceeded": "more graphics-class lists in the chain than MaxGraphicsPrimaryLists",

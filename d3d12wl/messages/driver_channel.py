@@ -106,6 +106,15 @@ _ASSIGNED: tuple[tuple[str, str], ...] = (
     ("validator-pointer-arg-unavailable", "STATE_CREATION"),
     ("validator-fault", "EXECUTION"),
     ("program-class-mismatch", "EXECUTION"),
+    ("direct-bind-signature-index-nonzero", "EXECUTION"),
+    ("raytracing-binding-null", "STATE_SETTING"),
+    ("program-without-command-signature", "EXECUTION"),
+    ("program-inputs-stride-below-worst-case", "EXECUTION"),
+    ("program-table-size-too-small", "STATE_SETTING"),
+    ("null-validation-program-table-nonzero", "STATE_SETTING"),
+    ("shader-table-mutated", "RESOURCE_MANIPULATION"),
+    ("next-dispatch-list-ignored", "EXECUTION"),
+    ("validation-index-ignored", "STATE_SETTING"),
 )
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
