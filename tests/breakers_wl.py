@@ -486,7 +486,7 @@ def _patch_record(wl: WorkList, rng: random.Random, field: str, value: Any) -> N
 
 @breaks("program-table-index-out-of-range")
 def program_table_index_past_slot_count(rng: random.Random, broken: bool) -> Call:
-    """W41: D3D12_WORK_LIST_PRIMARY_RECORD::ProgramTableIndex: "Must be a valid index within the bound program
+    """W44: D3D12_WORK_LIST_PRIMARY_RECORD::ProgramTableIndex: "Must be a valid index within the bound program
     table's SlotCount" (D3D12_WORK_LIST_PROGRAM_TABLE_BINDING::SlotCount: "must be in [0, SlotCount)")."""
     wl = work_list(rng)
     if broken:
@@ -496,7 +496,7 @@ def program_table_index_past_slot_count(rng: random.Random, broken: bool) -> Cal
 
 @breaks("misaligned-va")
 def misaligned_secondary_records(rng: random.Random, broken: bool) -> Call:
-    """W42: D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords: "The address must be 8-byte aligned"."""
+    """W45: D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords: "The address must be 8-byte aligned"."""
     wl = work_list(rng)
     if broken:
         i = rng.randrange(wl.n)
@@ -508,7 +508,7 @@ def misaligned_secondary_records(rng: random.Random, broken: bool) -> Call:
 
 @breaks("unmapped-va")
 def secondary_records_past_their_memory(rng: random.Random, broken: bool) -> Call:
-    """W43: D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords: "an array of NumSecondaryRecords secondary records,
+    """W46: D3D12_WORK_LIST_PRIMARY_RECORD::SecondaryRecords: "an array of NumSecondaryRecords secondary records,
     each SecondaryRecordByteStride bytes"."""
     wl = work_list(rng)
     if broken:
@@ -521,14 +521,14 @@ def secondary_records_past_their_memory(rng: random.Random, broken: bool) -> Cal
 
 @breaks("reserved-padding-nonzero")
 def raytracing_record_reserved_padding(rng: random.Random, broken: bool) -> Call:
-    """W45: D3D12_WORK_LIST_RAYTRACING_RECORD::ReservedPadding: "must be 0"."""
+    """W48: D3D12_WORK_LIST_RAYTRACING_RECORD::ReservedPadding: "must be 0"."""
     s, call = raytracing_scene(True, rng.randint(1, U32) if broken else 0)
     return Call(s.memory, s.device, s.objects, s.state, call)
 
 
 @breaks("stride-below-minimum")
 def secondary_stride_below_minimum(rng: random.Random, broken: bool) -> Call:
-    """W46: rule 25(e): "SecondaryRecordByteStride ... must be 0 or at least the minimum secondary-record size"
+    """W49: rule 25(e): "SecondaryRecordByteStride ... must be 0 or at least the minimum secondary-record size"
     (a capture can hold a PCS the creation-time rules reject: checked as the records are walked)."""
     wl = work_list(rng)
     if broken:
@@ -538,7 +538,7 @@ def secondary_stride_below_minimum(rng: random.Random, broken: bool) -> Call:
 
 @breaks("stride-misaligned")
 def secondary_stride_misaligned(rng: random.Random, broken: bool) -> Call:
-    """W47: rule 25(e): "SecondaryRecordByteStride ... and 8-byte aligned when non-zero"."""
+    """W50: rule 25(e): "SecondaryRecordByteStride ... and 8-byte aligned when non-zero"."""
     wl = work_list(rng)
     if broken:
         wl.pcs.SecondaryRecordByteStride = 16 + rng.choice([1, 2, 3, 4, 5, 6, 7, 12, 20])
@@ -552,7 +552,7 @@ def secondary_stride_misaligned(rng: random.Random, broken: bool) -> Call:
 
 @breaks("unknown-program-identifier")
 def slot_with_an_unknown_identifier(rng: random.Random, broken: bool) -> Call:
-    """W58: "Any given table entry is only referenced if an executing list points to it and has records to invoke
+    """W62: "Any given table entry is only referenced if an executing list points to it and has records to invoke
     on it; otherwise the memory doesn't need to be initialized": a referenced slot holds a known program's
     identifier."""
     wl = work_list(rng)
@@ -563,7 +563,7 @@ def slot_with_an_unknown_identifier(rng: random.Random, broken: bool) -> Call:
 
 @breaks("program-without-command-signature")
 def program_without_pcs(rng: random.Random, broken: bool) -> Call:
-    """W59: "Every generic program whose identifier may appear in a program table must have a program command
+    """W63: "Every generic program whose identifier may appear in a program table must have a program command
     signature subobject associated with it"."""
     wl = work_list(rng)
     if broken:
@@ -573,7 +573,7 @@ def program_without_pcs(rng: random.Random, broken: bool) -> Call:
 
 @breaks("program-not-in-signature")
 def program_of_another_signature(rng: random.Random, broken: bool) -> Call:
-    """W60: "The associated program command signature must be one of the ID3D12ProgramCommandSignatures referenced
+    """W64: "The associated program command signature must be one of the ID3D12ProgramCommandSignatures referenced
     ... by the ID3D12WorkListSignature that the dispatch list runs against"."""
     wl = work_list(rng)
     if broken:
@@ -608,7 +608,7 @@ def culling_call(rng: random.Random, table_stride: int, table_size: int | None =
 
 @breaks("program-table-stride-too-small")
 def program_table_stride_below_the_lra(rng: random.Random, broken: bool) -> Call:
-    """W61: rule 6: "the program-table-record portion of its local root arguments ... must be ≤
+    """W65: rule 6: "the program-table-record portion of its local root arguments ... must be ≤
     Table.StrideInBytes - sizeof(D3D12_PROGRAM_IDENTIFIER) ... Without that validation, mismatch is undefined
     behavior"."""
     return culling_call(rng, 40 if broken else rng.choice([48, 56, 64]))
@@ -616,14 +616,14 @@ def program_table_stride_below_the_lra(rng: random.Random, broken: bool) -> Call
 
 @breaks("program-table-size-too-small")
 def broadcast_table_below_its_record(rng: random.Random, broken: bool) -> Call:
-    """W62: D3D12_WORK_LIST_PROGRAM_TABLE_BINDING::Table: "For a zero stride, Table.SizeInBytes must hold the single
+    """W66: D3D12_WORK_LIST_PROGRAM_TABLE_BINDING::Table: "For a zero stride, Table.SizeInBytes must hold the single
     broadcast record (one program identifier plus that program's program-table-record LRA)"."""
     return culling_call(rng, 0, rng.randint(32, 47) if broken else rng.randint(48, 112))
 
 
 @breaks("unmapped-va")
 def program_table_slot_past_its_memory(rng: random.Random, broken: bool) -> Call:
-    """W64: "Populating the program table": "the SetProgram-bound D3D12_WORK_LIST_PROGRAM_TABLE_BINDING::Table.
+    """W68: "Populating the program table": "the SetProgram-bound D3D12_WORK_LIST_PROGRAM_TABLE_BINDING::Table.
     StartAddress is dereferenced at DispatchList time and slot ProgramTableIndex is read": the slot lies in GPU
     memory."""
     wl = work_list(rng)
@@ -634,7 +634,7 @@ def program_table_slot_past_its_memory(rng: random.Random, broken: bool) -> Call
 
 @breaks("program-class-mismatch")
 def signature_mixing_classes(rng: random.Random, broken: bool) -> Call:
-    """W65: "Work List Signature": "a single work list signature cannot mix executable classes" (the list takes
+    """W69: "Work List Signature": "a single work list signature cannot mix executable classes" (the list takes
     the class of the signature's first PCS; a record of another class is not executed)."""
     wl = work_list(rng)
     first = ProgramCommandSignature("First", [arg("DRAW" if broken else "DISPATCH")])
@@ -644,7 +644,7 @@ def signature_mixing_classes(rng: random.Random, broken: bool) -> Call:
 
 @breaks("invalid-program-command-signature")
 def signature_with_an_unusable_pcs(rng: random.Random, broken: bool) -> Call:
-    """W66: "Supported argument types": "Each program command signature must contain exactly one dispatch-trigger
+    """W70: "Supported argument types": "Each program command signature must contain exactly one dispatch-trigger
     argument" (a capture's signature can hold one the creation-time rules reject: it has no record layout)."""
     wl = work_list(rng)
     if broken:
@@ -654,7 +654,7 @@ def signature_with_an_unusable_pcs(rng: random.Random, broken: bool) -> Call:
 
 @breaks("descriptor-heap-not-bound")
 def descriptor_table_without_its_heap(rng: random.Random, broken: bool) -> Call:
-    """W53: _DESCRIPTOR_TABLE: "If, at DispatchList time, no descriptor heap of the required type is bound on the
+    """W57: _DESCRIPTOR_TABLE: "If, at DispatchList time, no descriptor heap of the required type is bound on the
     command list, behavior for any record that actually executes a DESCRIPTOR_TABLE argument is undefined"."""
     sampler = rng.random() < 0.5
     grs = root_signature("GRS", table_param("SAMPLER" if sampler else "SRV"))
@@ -696,7 +696,7 @@ class WriteBack:
 
 @breaks("program-table-mutated")
 def write_into_a_bound_program_table(rng: random.Random, broken: bool) -> Call:
-    """W67: rule 14: "The buffer pointed to by binding.ProgramTable.Table.StartAddress ..., plus the buffer pointed
+    """W71: rule 14: "The buffer pointed to by binding.ProgramTable.Table.StartAddress ..., plus the buffer pointed
     to by D3D12_SET_WORK_LIST_DESC1's ValidationProgramTable.Table.StartAddress if present, must not be written by
     the GPU or the CPU during this window"."""
     wl = work_list(rng, tier2=True, array=True)
@@ -715,7 +715,7 @@ def write_into_a_bound_program_table(rng: random.Random, broken: bool) -> Call:
 
 @breaks("shader-table-mutated")
 def write_into_a_bound_shader_table(rng: random.Random, broken: bool) -> Call:
-    """W68: rule 18: "the D3D12_WORK_LIST_RAYTRACING_BINDING's pRaytracingStateObject reference and its four
+    """W72: rule 18: "the D3D12_WORK_LIST_RAYTRACING_BINDING's pRaytracingStateObject reference and its four
     shader-table address/range/stride values must not change during this window" (D3D12_WORK_LIST_RAYTRACING_
     BINDING: "Contents ... must not be mutated from when SetProgram executes on the GPU until every referencing
     DispatchList / DispatchList1 chain completes")."""
@@ -760,7 +760,7 @@ def _nothing(call: ValidatorCall) -> None:
 
 @breaks("validator-index-out-of-range")
 def validator_index_past_the_table(rng: random.Random, broken: bool) -> Call:
-    """W82: the validation program table is "structurally identical to the regular program table" (SlotCount:
+    """W87: the validation program table is "structurally identical to the regular program table" (SlotCount:
     "must be in [0, SlotCount)"): a non-zero validation index field names one of its slots."""
     wl, runner = hooked(rng)
     runner.register(Validator(PL_ID, _nothing, "PL", validator_pcs("VPL", AREA_PRIMARY_LIST)))
@@ -770,7 +770,7 @@ def validator_index_past_the_table(rng: random.Random, broken: bool) -> Call:
 
 @breaks("unknown-validator-identifier")
 def validator_slot_with_an_unknown_identifier(rng: random.Random, broken: bool) -> Call:
-    """W83: "Validation programs are regular generic compute programs declared in ID3D12StateObjects. Their
+    """W88: "Validation programs are regular generic compute programs declared in ID3D12StateObjects. Their
     identifiers are obtained via ID3D12StateObjectProperties1::GetProgramIdentifier, written into the validation
     program table": a designated slot holds a validator program's identifier."""
     wl, runner = hooked(rng)
@@ -782,7 +782,7 @@ def validator_slot_with_an_unknown_identifier(rng: random.Random, broken: bool) 
 
 @breaks("validator-without-signature")
 def validator_without_a_program_command_signature(rng: random.Random, broken: bool) -> Call:
-    """W84: "The validator program command signatures are never members of any work list signature's
+    """W89: "The validator program command signatures are never members of any work list signature's
     pProgramCommandSignatures[]; they are reached exclusively through slots in the bound validation program
     table": a validator program has its program command signature."""
     wl, runner = hooked(rng)
@@ -793,7 +793,7 @@ def validator_without_a_program_command_signature(rng: random.Random, broken: bo
 
 @breaks("validator-grid-missing")
 def validator_without_a_fixed_dispatch_grid(rng: random.Random, broken: bool) -> Call:
-    """W85: "Each validator program command signature declares its dispatch grid with a _FIXED_DISPATCH arg
+    """W90: "Each validator program command signature declares its dispatch grid with a _FIXED_DISPATCH arg
     (Source == _STATIC)"."""
     wl, runner = hooked(rng)
     pcs = validator_pcs("VPL", AREA_PRIMARY_LIST, grid=(rng.randint(1, 8), 1, 1))
@@ -806,7 +806,7 @@ def validator_without_a_fixed_dispatch_grid(rng: random.Random, broken: bool) ->
 
 @breaks("validator-pointer-arg-unavailable")
 def signature_selection_validator_with_list_pointers(rng: random.Random, broken: bool) -> Call:
-    """W86: "the program command signature that SignatureSelectionValidationProgramTableIndex points at should
+    """W91: "the program command signature that SignatureSelectionValidationProgramTableIndex points at should
     declare only DISPATCH_LIST_HEADER_POINTER" (the availability table: each validator area is bound its own
     pointers)."""
     wl, runner = hooked(rng)
@@ -821,7 +821,7 @@ def signature_selection_validator_with_list_pointers(rng: random.Random, broken:
 
 @breaks("validator-fault")
 def validator_writing_outside_writable_memory(rng: random.Random, broken: bool) -> Call:
-    """W87: "A validation shader can defensively neutralize bad records by writing back through any of its bindings
+    """W92: "A validation shader can defensively neutralize bad records by writing back through any of its bindings
     declared as a UAV-bound root descriptor": its writes land in writable GPU memory."""
     wl, runner = hooked(rng)
     target = UNMAPPED_VA + 8 * rng.randint(0, 64) if broken else None
