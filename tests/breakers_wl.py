@@ -49,6 +49,7 @@ from d3d12wl.executor.validation import (
 )
 from d3d12wl.model.objects import (
     InlineRootParameter,
+    Program,
     ProgramCommandSignature,
     RootParameterIndexArg,
     WorkListSignature,
@@ -59,7 +60,7 @@ from d3d12wl.model.state import (
     ProgramTableBinding,
     RaytracingBinding,
 )
-from d3d12wl.records.layout import pcs_layout
+from d3d12wl.records.layout import WL_ALIGN, pcs_layout, program_table_layout
 
 INPUT1 = "D3D12_DISPATCH_LIST_INPUT1"
 VT_VA = 0x7000  # the validation program table
@@ -67,6 +68,7 @@ SCRATCH_VA = 0x8000  # memory a validator may write freely
 UNMAPPED_VA = 0x90_0000  # nothing is mapped there
 TIER_1 = E("D3D12_WORK_LISTS_TIER", "TIER_1")
 U32 = (1 << 32) - 1
+IDENTIFIER = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
 
 
 @dataclass
@@ -254,7 +256,7 @@ def validation_table(s: Scene, ids: list[bytes | None], size: int | None = None)
     """Map a validation program table of ``ids`` (slot 0 the "no validator" sentinel) at VT_VA and bind it."""
     s.put(VT_VA, validation_program_table(ids))
     s.state.program.WorkList1.ValidationProgramTable = ProgramTableBinding(
-        GpuVirtualAddressRangeAndStride(VT_VA, 32 * len(ids) if size is None else size, 32), len(ids))
+        GpuVirtualAddressRangeAndStride(VT_VA, IDENTIFIER * len(ids) if size is None else size, IDENTIFIER), len(ids))
 
 
 @breaks("program-table-binding-invalid")
@@ -275,7 +277,7 @@ def null_validation_program_table(rng: random.Random, broken: bool) -> Call:
     no validation, in which case ByteStride and SlotCount must also be 0"."""
     wl = work_list(rng, tier2=True, array=True)
     if broken:
-        stride, slots = rng.choice([(32, 0), (0, rng.randint(1, 8)), (32, rng.randint(1, 8))])
+        stride, slots = rng.choice([(IDENTIFIER, 0), (0, rng.randint(1, 8)), (IDENTIFIER, rng.randint(1, 8))])
         wl.scene.state.program.WorkList1.ValidationProgramTable = ProgramTableBinding(
             GpuVirtualAddressRangeAndStride(0, 0, stride), slots)
     return wl.call
@@ -382,7 +384,7 @@ def program_inputs_stride_below_the_records_minimum(rng: random.Random, broken: 
     size for that record class ... Rejected ... at DispatchList for the per-dispatch ProgramInputs.StrideInBytes"."""
     wl = work_list(rng)
     if broken:
-        wl.put_input(stride=wl.stride - 8)
+        wl.put_input(stride=wl.stride - WL_ALIGN)
     return wl.call
 
 
@@ -618,7 +620,10 @@ def program_table_stride_below_the_lra(rng: random.Random, broken: bool) -> Call
 def broadcast_table_below_its_record(rng: random.Random, broken: bool) -> Call:
     """W66: D3D12_WORK_LIST_PROGRAM_TABLE_BINDING::Table: "For a zero stride, Table.SizeInBytes must hold the single
     broadcast record (one program identifier plus that program's program-table-record LRA)"."""
-    return culling_call(rng, 0, rng.randint(32, 47) if broken else rng.randint(48, 112))
+    record = program_table_layout(Program("Opaque", identifier(1), culling_pcs()[0]))
+    assert record is not None  # the identifier and the 16-byte tint
+    size = rng.randint(IDENTIFIER, record.size - 1) if broken else rng.randint(record.size, record.size + 64)
+    return culling_call(rng, 0, size)
 
 
 @breaks("unmapped-va")
@@ -706,9 +711,9 @@ def write_into_a_bound_program_table(rng: random.Random, broken: bool) -> Call:
     if not broken:
         target = SCRATCH_VA + rng.randint(0, 56)
     elif rng.random() < 0.5:
-        target = TABLE_VA + rng.randint(0, 32 - size)
+        target = TABLE_VA + rng.randint(0, IDENTIFIER - size)  # slot 0: its identifier
     else:
-        target = VT_VA + rng.randint(0, 64 - size)
+        target = VT_VA + rng.randint(0, 2 * IDENTIFIER - size)
     wl.call.hooks = WriteBack(target, size)
     return wl.call
 

@@ -42,6 +42,7 @@ from d3d12wl.model.state import DispatchListCall, GpuVirtualAddressRangeAndStrid
 from d3d12wl.records.layout import pcs_layout, program_table_layout
 
 VT_VA = 0x7000
+IDENTIFIER = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
 
 
 def both(s: Scene, call: DispatchListCall, hooks: Any = None) -> Trace:
@@ -97,7 +98,8 @@ def test_null_validation_program_table_needs_zero_stride_and_slot_count():
     c = Chain()
     c.chain(["compute"])
     assert not both(c.s, DispatchListCall(0x1000, 16, 16, tier2=True)).findings
-    c.s.state.program.WorkList1.ValidationProgramTable = ProgramTableBinding(GpuVirtualAddressRangeAndStride(0, 0, 32), 4)
+    c.s.state.program.WorkList1.ValidationProgramTable = ProgramTableBinding(
+        GpuVirtualAddressRangeAndStride(0, 0, IDENTIFIER), 4)
     trace = both(c.s, DispatchListCall(0x1000, 16, 16, tier2=True))
     assert kinds(trace) == [("null-validation-program-table-nonzero", "D3D12_SET_WORK_LIST_DESC1::ValidationProgramTable")]
     assert len(trace.executions) == 1  # only a finding
@@ -250,7 +252,7 @@ def test_app_defined_padding_after_the_lra_is_never_read():
     s, _, call = hybrid_list(1)
     p = s.objects.programs["A"]
     s.memory = type(s.memory)()
-    s.put(TABLE_VA, program_table([(identifier(77), {}), (p, {})], 64)[: 64 + 32])  # slot 1: identifier only
+    s.put(TABLE_VA, program_table([(identifier(77), {}), (p, {})], 64)[: 64 + IDENTIFIER])  # slot 1: identifier only
     s.bind(s.state.program.WorkList.pSignature, TABLE_VA, 64, 2, size=128)
     pcs = p.ProgramCommandSignature
     assert pcs is not None
@@ -311,7 +313,7 @@ def test_any_write_into_a_bound_program_table_or_the_validation_program_table_is
         return c
 
     for target, where in ((0x8000, None), (VT_VA + 8, "the ValidationProgramTable"),
-                          (TABLE_VA + 2 * 32 + 4, "the program table of binding 0")):
+                          (TABLE_VA + 2 * IDENTIFIER + 4, "the program table of binding 0")):
         c = chain()
         trace = both(c.s, DispatchListCall(0x1000, 16, 16, tier2=True), hooks=WriteBack(target))
         assert len(trace.executions) == 1  # the write happened; nothing read changed
