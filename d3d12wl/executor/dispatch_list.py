@@ -222,13 +222,13 @@ class _ImmutableRanges:
     def __call__(self, va: int, size: int) -> None:
         for r in self.ranges:
             if va < r.end and r.start < va + size:
-                bound = "bound program tables are" if r.kind == "program-table-mutated" else "bound raytracing " \
-                    "state (the RTPSO and its shader tables) is"
+                subject = ("bound program tables are" if r.kind == "program-table-mutated"
+                           else "bound raytracing state (the RTPSO and its shader tables) is")
                 self.ctx.finding(r.kind, r.rule,
                                  f"a write of {size} bytes at 0x{va:x} lands in {r.what} [0x{r.start:x}, "
-                                 f"0x{r.end:x}): {bound} immutable from SetProgram until every referencing "
-                                 "DispatchList / DispatchList1 chain has completed", loc=Loc(list_index=self.ctx.list_index),
-                                 va=max(va, r.start), key=("mutated", r.start))
+                                 f"0x{r.end:x}): {subject} immutable from SetProgram until every referencing "
+                                 "DispatchList / DispatchList1 chain has completed (the write happens)",
+                                 loc=Loc(list_index=self.ctx.list_index), va=max(va, r.start), key=("mutated", r.start))
         if self.previous is not None:
             self.previous(va, size)
 
