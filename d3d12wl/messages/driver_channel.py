@@ -106,6 +106,15 @@ _ASSIGNED: tuple[tuple[str, str], ...] = (
     ("validator-pointer-arg-unavailable", "STATE_CREATION"),
     ("validator-fault", "EXECUTION"),
     ("program-class-mismatch", "EXECUTION"),
+    ("root-signature-not-set", "STATE_SETTING"),
+    ("argument-buffer-offset-misaligned", "EXECUTION"),
+    ("count-buffer-offset-misaligned", "EXECUTION"),
+    ("argument-buffer-out-of-bounds", "EXECUTION"),
+    ("count-buffer-out-of-bounds", "EXECUTION"),
+    ("argument-buffer-wrong-state", "EXECUTION"),
+    ("count-buffer-wrong-state", "EXECUTION"),
+    ("index-buffer-format-invalid", "EXECUTION"),
+    ("cbv-address-misaligned", "EXECUTION"),
 )
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
