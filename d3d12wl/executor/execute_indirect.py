@@ -35,7 +35,7 @@ from d3d12wl.executor.trace import Execution, Limits, ResetEntry, Trace
 from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 from d3d12wl.model.objects import CommandSignature, ObjectSet
 from d3d12wl.model.state import BufferResource, CommandListState, DeviceCaps, ExecuteIndirectCall
-from d3d12wl.records.layout import EI_BUFFER_ALIGN, LayoutField, RecordLayout, command_layout
+from d3d12wl.records.layout import EI_BUFFER_ALIGN, EI_STRIDE_ALIGN, LayoutField, RecordLayout, command_layout
 
 #: The count buffer holds "a single 32-bit unsigned integer (UINT32 / uint)" (the ExecuteIndirect seed, "The Count
 #: Buffer"; IndirectDrawing.md "Drawing": ``pCountBuffer->ReadUINT32(CountBufferOffset)``).
@@ -76,8 +76,8 @@ def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectS
     layout = command_layout(cs)
     stride = cs.ByteStride
     rule = "Validation"
-    if stride % 4 or stride < layout.size:
-        kind = "stride-misaligned" if stride % 4 else "stride-below-minimum"
+    if stride % EI_STRIDE_ALIGN or stride < layout.size:
+        kind = "stride-misaligned" if stride % EI_STRIDE_ALIGN else "stride-below-minimum"
         ctx.finding(kind, rule, f"ByteStride {stride} must be a multiple of 4 and >= {layout.size} (the command's "
                     "tightly packed arguments): nothing executes")
         return trace
@@ -311,14 +311,21 @@ class CommandCheck:
     enum_name: str = ""
 
     def values(self, rows: np.ndarray) -> np.ndarray:
-        part = np.ascontiguousarray(rows[:, self.offset:self.offset + self.size])
-        return part.view(f"<u{self.size}").reshape(len(rows))
+        """The checked value of every row: a strided view of the rows' bytes, no copy (the last axis of a row
+        matrix is contiguous)."""
+        return rows[:, self.offset:self.offset + self.size].view(f"<u{self.size}")[:, 0]
 
     def flags(self, rows: np.ndarray) -> np.ndarray:
         values = self.values(rows)
-        if self.multiple_of is not None:
-            return values % np.uint64(self.multiple_of) != 0
-        return ~np.isin(values, _enum_values(self.enum_name, self.allowed))
+        m = self.multiple_of
+        if m is not None:
+            if m & (m - 1) == 0:  # a power of two (the CBV's 256): a mask, not a division
+                return (values & values.dtype.type(m - 1)) != 0
+            return values % values.dtype.type(m) != 0
+        bad = np.ones(len(values), dtype=bool)
+        for v in _enum_values(self.enum_name, self.allowed).tolist():
+            bad &= values != v
+        return bad
 
     def report(self, ctx: ExecContext, loc: Loc, va: int, row: np.ndarray) -> None:
         value = int(self.values(row)[0])
@@ -332,7 +339,7 @@ class CommandCheck:
 
 @cache
 def _enum_values(enum_name: str, names: tuple[str, ...]) -> np.ndarray:
-    return np.array([abi.enum_value(enum_name, n) for n in names], dtype=np.uint64)
+    return np.array([abi.enum_value(enum_name, n) for n in names], dtype=np.int64)
 
 
 def command_checks(cs: CommandSignature, layout: RecordLayout) -> tuple[CommandCheck, ...]:
