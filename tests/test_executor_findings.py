@@ -38,7 +38,7 @@ SOURCES = Path(d3d12wl.executor.__file__).parent
 
 def _emitted(paths: list[Path]) -> set[str]:
     code = "".join(p.read_text() for p in paths)
-    found = set(re.findall(r'(?:finding\(\s*|kind = )"([a-z0-9-]+)"', code))
+    found = set(re.findall(r'(?:finding\(\s*|kind\s*=\s*)"([a-z0-9-]+)"', code))
     return found | set(re.findall(r'"(stride-[a-z-]+)"', code))
 
 

@@ -38,7 +38,12 @@ A VA anywhere below is a number (0x hex or decimal), a region's NAME (its base) 
 The call (one of):
   --dispatch-list VA --max-inputs N                   DispatchList(DispatchListInput, MaxGraphicsProgramInputs...)
   --dispatch-list1 VA --max-lists N --max-inputs N    DispatchList1 (Tier 2)
-  --execute-indirect SIG --args VA [--count VA] --max N
+  --execute-indirect SIG --args VA [--count VA] --max N [--args-resource BASE,WIDTH[,STATE]]
+                                                      [--count-resource BASE,WIDTH[,STATE]]
+                                  a buffer's resource: its GPU VA, D3D12_RESOURCE_DESC::Width and (optionally) the
+                                  D3D12_RESOURCE_STATES it is in at the call (NAME or NAME|NAME); the call reads at
+                                  --args / --count, so the offsets are what they lie past BASE.  Without one, the
+                                  region holding the VA stands for the resource (writes capture version 2)
 
 The binding (work lists):
   --program-table VA [--slots N] [--stride N]   SizeInBytes is the rest of the region VA lies in; the stride
@@ -80,6 +85,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--args", metavar="VA", help="ExecuteIndirect: the argument buffer")
     p.add_argument("--count", metavar="VA", help="ExecuteIndirect: the count buffer (default: none)")
     p.add_argument("--max", type=integer, default=0, metavar="N", help="ExecuteIndirect: MaxCommandCount")
+    p.add_argument("--args-resource", metavar="BASE,WIDTH[,STATE]",
+                   help="ExecuteIndirect: the argument buffer's resource (GPU VA, size in bytes, resource state)")
+    p.add_argument("--count-resource", metavar="BASE,WIDTH[,STATE]",
+                   help="ExecuteIndirect: the count buffer's resource (GPU VA, size in bytes, resource state)")
     p.add_argument("--program-table", action="append", default=[], metavar="VA", help="bind a program table at VA")
     p.add_argument("--slots", action="append", type=integer, default=[], metavar="N", help="its SlotCount")
     p.add_argument("--stride", action="append", type=integer, default=[], metavar="N", help="its StrideInBytes")
@@ -112,10 +121,11 @@ def _bindings(args: argparse.Namespace) -> list[asm.BindingSpec]:
 def _call(args: argparse.Namespace) -> asm.CallSpec:
     if args.execute_indirect is not None:
         return asm.CallSpec("ExecuteIndirect", signature=args.execute_indirect, args=args.args, count=args.count,
-                            max_commands=args.max)
-    for flag in ("args", "count"):
+                            max_commands=args.max, args_resource=args.args_resource,
+                            count_resource=args.count_resource)
+    for flag in ("args", "count", "args_resource", "count_resource"):
         if getattr(args, flag) is not None:
-            raise CaptureError("applies to --execute-indirect only", where=f"--{flag}")
+            raise CaptureError("applies to --execute-indirect only", where=f"--{flag.replace('_', '-')}")
     if args.dispatch_list is not None:
         return asm.CallSpec("DispatchList", input=args.dispatch_list, max_inputs=args.max_inputs)
     return asm.CallSpec("DispatchList1", input=args.dispatch_list1, max_inputs=args.max_inputs,

@@ -836,7 +836,10 @@ class CommandBatch:
 
 def walk_commands_columnar(plan: CommandPlan) -> None:
     """The command walk in chunks: each chunk's commands checked (VA wrap, mapping, limits) as arrays and copied
-    in one gather; the first command a check stops at takes the reference walk, which reports it."""
+    in one gather; the first command a check stops at takes the reference walk, which reports it.  The commands
+    whose values break a per-command requirement (:meth:`CommandPlan.flagged`: the index buffer format, the root
+    CBV address) take the reference walk too, which reports them and executes them as it does; the commands
+    between them stay columns."""
     ctx, trace = plan.ctx, plan.ctx.trace
     regions = _regions(ctx)
     base, stride, size = plan.call.ArgumentBuffer, plan.stride, plan.layout.size
@@ -861,8 +864,17 @@ def walk_commands_columnar(plan: CommandPlan) -> None:
                     vas, ridx = vas[: end - k], ridx[: end - k]
                 rows = regions.gather(ridx, vas, size)
         if end > k and rows is not None:
-            trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k, rows))
-            ctx.records_walked += end - k
+            start = 0
+            for f in plan.flagged(rows).tolist():  # the budget above covers every command of the chunk
+                if f > start:
+                    trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k + start, rows[start:f]))
+                    ctx.records_walked += f - start
+                if not walk_command(plan, k + f):
+                    return
+                start = f + 1
+            if start < end - k:
+                trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k + start, rows[start:]))
+                ctx.records_walked += end - k - start
             k = end
             continue
         if not walk_command(plan, k):  # the reference reports the wrap, fault or limit

@@ -74,6 +74,17 @@ FINDING_KINDS: dict[str, str] = {
     "root-signature-mismatch": "the command list's root signature is not the command signature's",
     "missing-command-signature": "ExecuteIndirect without a command signature",
     "no-dispatch-trigger": "an ExecuteIndirect command signature has no draw/dispatch argument",
+    "root-signature-not-set":
+        "ExecuteIndirect whose command signature has a root signature, on a command list with none set (its class)",
+    "argument-buffer-offset-misaligned": "ExecuteIndirect's ArgumentBufferOffset is not 4-byte aligned",
+    "count-buffer-offset-misaligned": "ExecuteIndirect's CountBufferOffset is not 4-byte aligned",
+    "argument-buffer-out-of-bounds":
+        "ArgumentBufferOffset + MaxCommandCount * ByteStride exceeds pArgumentBuffer (its resource or region)",
+    "count-buffer-out-of-bounds": "CountBufferOffset + the UINT32 count exceeds pCountBuffer (its resource or region)",
+    "argument-buffer-wrong-state": "the argument buffer's resource is not in the INDIRECT_ARGUMENT state",
+    "count-buffer-wrong-state": "the count buffer's resource is not in the INDIRECT_ARGUMENT state",
+    "index-buffer-format-invalid": "an ExecuteIndirect command's index buffer view has no valid index format",
+    "cbv-address-misaligned": "an ExecuteIndirect command's root CBV address is not a multiple of 256 bytes",
     # GPU Timeline Validation Hooks (d3d12wl.executor.validation)
     "validator-index-out-of-range": "a validation index field is >= the bound ValidationProgramTable's SlotCount",
     "unknown-validator-identifier": "a validation-program-table slot holds an identifier of no registered validator",

@@ -158,10 +158,32 @@ class DispatchListCall:
 
 
 @dataclass
+class BufferResource:
+    """The ``ID3D12Resource`` an ExecuteIndirect buffer parameter names, as far as the call's checks read it
+    (IndirectDrawing.md "Drawing": the runtime validates the offsets and bounds against the resource, the debug
+    layer its state).
+
+    ``GPUVirtualAddress``: ``GetGPUVirtualAddress()``, the resource's first byte; ``Width``:
+    ``D3D12_RESOURCE_DESC::Width``, a buffer's size in bytes; ``State``: the ``D3D12_RESOURCE_STATES`` the resource
+    is in when the call executes (after the command list's barriers), None where the capture does not say."""
+
+    GPUVirtualAddress: int = 0
+    Width: int = 0
+    State: int | None = None
+
+
+@dataclass
 class ExecuteIndirectCall:
-    """``ExecuteIndirect`` with buffers given as VAs (resource base + offset); ``CountBuffer`` None = NULL."""
+    """``ExecuteIndirect`` with buffers given as VAs (resource base + offset); ``CountBuffer`` None = NULL.
+
+    ``ArgumentBufferResource`` / ``CountBufferResource``: the resources ``pArgumentBuffer`` / ``pCountBuffer``
+    (None: not captured; the executor then takes the mapped region that holds the VA for the resource).  The
+    offsets the runtime checks are ``ArgumentBuffer - ArgumentBufferResource.GPUVirtualAddress`` and likewise for
+    the count buffer."""
 
     pCommandSignature: CommandSignature | None = None
     MaxCommandCount: int = 0
     ArgumentBuffer: int = 0
     CountBuffer: int | None = None
+    ArgumentBufferResource: BufferResource | None = None
+    CountBufferResource: BufferResource | None = None

@@ -158,7 +158,9 @@ def exercise_capture(doc: Any, base_dir: Path | None = None) -> str:
         capture = load_capture(doc, base_dir=base_dir)
         trace = execute(capture, LIMITS)
         json.dumps(trace.to_dict())
-        render.render_text(render.dump_view(capture, trace, with_hex=True)).encode("utf-8", "backslashreplace")
+        # what `d3d12wl dump --hex` shows: its default selection (at most render.DEFAULT_LIMIT records per list)
+        view = render.dump_view(capture, render.selected_trace(trace, render.Selection()), with_hex=True)
+        render.render_text(view).encode("utf-8", "backslashreplace")
     except D3D12WLError:
         return "error"
     return "ok"
