@@ -59,6 +59,13 @@ PINNED = [
     "findings-suppressed", "validator-index-out-of-range", "unknown-validator-identifier",
     "validator-without-signature", "validator-grid-missing", "validator-pointer-arg-unavailable", "validator-fault",
     "program-class-mismatch",
+    # issue 14 (call-time requirements): ExecuteIndirect, then Work Lists
+    "root-signature-not-set", "argument-buffer-offset-misaligned", "count-buffer-offset-misaligned",
+    "argument-buffer-out-of-bounds", "count-buffer-out-of-bounds", "argument-buffer-wrong-state",
+    "count-buffer-wrong-state", "index-buffer-format-invalid", "cbv-address-misaligned",
+    "direct-bind-signature-index-nonzero", "raytracing-binding-null", "program-without-command-signature",
+    "program-inputs-stride-below-worst-case", "program-table-size-too-small", "null-validation-program-table-nonzero",
+    "shader-table-mutated", "next-dispatch-list-ignored", "validation-index-ignored",
 ]
 
 LIST_VA, REC_VA, TABLE_VA = 0x1000, 0x10000, 0x40000
