@@ -22,8 +22,11 @@ import pytest
 from d3d12wl import abi
 from d3d12wl.capture.file import (
     CAPTURE_VERSIONS,
+    COMMAND_LIST_MEMBERS,
+    COMMAND_LIST_VERSION,
     Capture,
     capture_to_dict,
+    format_version,
     load_capture,
     save_capture,
     schema_errors,
@@ -240,6 +243,78 @@ def test_malformed_buffer_resource_rejected_with_path(name: str, mutate: Callabl
         assert schema_errors(d) != []  # the schema says so too
 
 
+def test_version_3_command_list_state_round_trip(tmp_path: Path) -> None:
+    """Version 3: the state may give command_list_type (a D3D12_COMMAND_LIST_TYPE) and in_render_pass; a capture
+    saves as version 3 only when one differs from what every older version means (a direct command list outside a
+    render pass), and versions 1 and 2 keep loading as exactly that."""
+    cl_type = "D3D12_COMMAND_LIST_TYPE"
+    for old in (tier2_dict(), _ei_v2()):
+        c = load_capture(old)
+        assert c.version in (1, 2)
+        assert c.state.command_list_type == abi.enum_value(cl_type, "DIRECT") and not c.state.in_render_pass
+        saved = json.loads(save_capture(c, tmp_path / "old.json").read_text())
+        assert saved["version"] == old["version"] and not set(COMMAND_LIST_MEMBERS) & set(saved["state"])
+    c = load_capture(tier2_dict())
+    c.state.command_list_type = abi.enum_value(cl_type, "COMPUTE")
+    assert format_version(c) == COMMAND_LIST_VERSION == 3
+    saved = json.loads(save_capture(c, tmp_path / "compute.json").read_text())
+    assert saved["version"] == 3 and saved["state"]["command_list_type"] == "COMPUTE" and schema_errors(saved) == []
+    assert "in_render_pass" not in saved["state"]
+    back = load_capture(tmp_path / "compute.json")
+    assert back.version == 3 and back.state.command_list_type == abi.enum_value(cl_type, "COMPUTE")
+    c.version = 3
+    _same(c, back)
+    c.state.command_list_type = abi.enum_value(cl_type, "DIRECT")
+    c.state.in_render_pass = True
+    saved = json.loads(save_capture(c, tmp_path / "pass.json").read_text())
+    assert saved["version"] == 3 and saved["state"]["in_render_pass"] is True and schema_errors(saved) == []
+    assert "command_list_type" not in saved["state"]
+    assert load_capture(tmp_path / "pass.json").state.in_render_pass is True
+    d = tier2_dict()
+    d.update(version=3)
+    d["state"]["command_list_type"] = "D3D12_COMMAND_LIST_TYPE_BUNDLE"
+    assert schema_errors(d) == []
+    assert load_capture(d).state.command_list_type == abi.enum_value(cl_type, "BUNDLE")
+    d["state"]["command_list_type"] = abi.enum_value(cl_type, "COPY")
+    assert load_capture(d).state.command_list_type == abi.enum_value(cl_type, "COPY")
+
+
+COMMAND_LIST_CASES: list[tuple[str, Callable[[dict[str, Any]], Any], str, str]] = [
+    ("command_list_type in version 1", lambda d: d["state"].update(command_list_type="COMPUTE"),
+     "state.command_list_type", "needs capture version 3"),
+    ("in_render_pass in version 2", lambda d: d.update(version=2) or d["state"].update(in_render_pass=False),
+     "state.in_render_pass", "needs capture version 3"),
+    ("unknown type", lambda d: d.update(version=3) or d["state"].update(command_list_type="GRAPHICS"),
+     "state.command_list_type", "GRAPHICS"),
+    ("NONE", lambda d: d.update(version=3) or d["state"].update(command_list_type="NONE"),
+     "state.command_list_type", "NONE"),
+    ("render pass not a boolean", lambda d: d.update(version=3) or d["state"].update(in_render_pass=1),
+     "state.in_render_pass", "true or false"),
+]
+
+
+@pytest.mark.parametrize("name, mutate, where, says", COMMAND_LIST_CASES, ids=[c[0] for c in COMMAND_LIST_CASES])
+def test_malformed_command_list_state_rejected_with_path(name: str, mutate: Callable[[dict[str, Any]], Any],
+                                                         where: str, says: str) -> None:
+    d = tier2_dict()
+    mutate(d)
+    with pytest.raises(CaptureError) as e:
+        load_capture(d)
+    assert e.value.where == where and says in str(e.value), str(e.value)
+    if "version" in name:
+        assert schema_errors(d) != []  # the schema says so too
+
+
+def test_version_3_unknown_to_an_older_reader_is_an_unsupported_version() -> None:
+    """Version 3 is what makes an older reader say "unsupported capture version" instead of "unknown member"."""
+    d = tier2_dict()
+    d.update(version=max(CAPTURE_VERSIONS) + 1)
+    d["state"]["command_list_type"] = "COMPUTE"
+    with pytest.raises(CaptureError) as e:
+        load_capture(d)
+    assert e.value.where == "version" and "unsupported capture version" in str(e.value)
+
+
 def test_large_regions_are_saved_as_files_and_memory_mapped(tmp_path: Path) -> None:
     c = load_capture(tier2_dict())
     c.memory.map(0x100000, bytes(range(256)) * 64, name="big table")  # 16 KiB > INLINE_LIMIT
@@ -343,7 +418,7 @@ def _do(*mutations: Mutation) -> Mutation:
 PT = "state.program.WorkList.Binding.ProgramTable"
 
 EXAMPLE_CASES: list[tuple[str, Mutation, str]] = [
-    ("version 3", _set("version", 3), "version"),
+    ("version 4", _set("version", 4), "version"),
     ("version string", _set("version", "1"), "version"),
     ("version missing", _delete("version"), "version"),
     ("unknown member", _set("colour", "red"), "colour"),

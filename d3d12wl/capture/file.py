@@ -7,13 +7,14 @@ A capture is one JSON file (documented by ``d3d12wl/capture/capture.schema.json`
   reads them (design.md, "The JSON description of objects": "A capture adds its own collections (memory, device,
   state, call) to the same file");
 * ``version``: the capture format version (:data:`CAPTURE_VERSIONS`; version 2 adds ExecuteIndirect's buffer
-  resources, :data:`VERSION_ADDITIONS`);
+  resources, version 3 the command list's type and render-pass scope, :data:`VERSION_ADDITIONS`);
 * ``device``: ``D3D12_FEATURE_DATA_WORK_LISTS`` (``Tier``, ``DispatchRaysSupported``) and ``Max1DDispatchSize``;
 * ``memory``: the GPU virtual address space, a list of regions, each at a ``base`` VA with its bytes inline
   (``hex``, ``base64``, ``zeros``) or in a file next to the capture (``file`` + optional ``offset``/``size``),
   which is memory-mapped (:meth:`GpuMemory.map_file`), never read whole;
 * ``state``: the command-list state before the call (SetProgram desc, root signatures and root arguments,
-  IA bindings, descriptor heaps);
+  IA bindings, descriptor heaps; from version 3 the command list's type and whether the call is inside a render
+  pass);
 * ``call``: ``{"DispatchList": {...}}``, ``{"DispatchList1": {...}}`` or ``{"ExecuteIndirect": {...}}`` with the
   C parameter names.
 
@@ -62,20 +63,26 @@ from d3d12wl.model.state import (
     SetWorkListDesc1,
     VertexBufferView,
     WorkListBinding,
+    direct_command_list_type,
 )
 
 #: The newest capture format version: what this module reads, and writes where a capture needs it.
-CAPTURE_VERSION = 2
+CAPTURE_VERSION = 3
 #: Every version this module reads.  Each adds members to the one before; a file names the oldest version that
 #: holds what it uses (:func:`format_version`), so a capture that needs nothing new stays readable by older tools.
-CAPTURE_VERSIONS = (1, 2)
+CAPTURE_VERSIONS = (1, 2, 3)
 #: What each version adds.
 VERSION_ADDITIONS = {
     1: "the format",
     2: "ExecuteIndirect's pArgumentBuffer / pCountBuffer as the resource (GPUVirtualAddress, Width, State)",
+    3: "the command-list state's command_list_type (D3D12_COMMAND_LIST_TYPE) and in_render_pass",
 }
 #: The first version in which pArgumentBuffer / pCountBuffer may be a resource object.
 BUFFER_RESOURCE_VERSION = 2
+#: The first version in which the state may give ``command_list_type`` and ``in_render_pass``.
+COMMAND_LIST_VERSION = 3
+#: The state members version :data:`COMMAND_LIST_VERSION` adds.
+COMMAND_LIST_MEMBERS = ("command_list_type", "in_render_pass")
 
 #: The object collections, read and written by :mod:`d3d12wl.model.description`.
 OBJECT_COLLECTIONS = (
@@ -526,12 +533,28 @@ def _index_buffer(value: Any, where: str) -> IndexBufferView | None:
 
 
 _STATE_MEMBERS = ("program", "graphics_root_signature", "compute_root_signature", "graphics_root_arguments",
-                  "compute_root_arguments", "vertex_buffers", "index_buffer", "descriptor_heaps")
+                  "compute_root_arguments", "vertex_buffers", "index_buffer", "descriptor_heaps",
+                  *COMMAND_LIST_MEMBERS)
 
 
-def _read_state(value: Any, where: str, objects: ObjectSet) -> CommandListState:
+def _command_list_type(value: Any, where: str) -> int:
+    """``command_list_type``: a ``D3D12_COMMAND_LIST_TYPE`` member (``NONE`` is no command list's type)."""
+    value = _enum(value, "D3D12_COMMAND_LIST_TYPE", where)
+    if value == abi.enum_value("D3D12_COMMAND_LIST_TYPE", "NONE"):
+        raise _fail(where, "NONE is not the type of a command list a call is recorded on")
+    return value
+
+
+def _read_state(value: Any, where: str, objects: ObjectSet, version: int = CAPTURE_VERSION) -> CommandListState:
     d = _object(value, where, _STATE_MEMBERS)
+    for key in COMMAND_LIST_MEMBERS:
+        if key in d and version < COMMAND_LIST_VERSION:
+            raise _fail(_member(where, key), f"{key} needs capture version {COMMAND_LIST_VERSION}; version "
+                                             f"{version} captures a direct command list outside a render pass")
     st = CommandListState()
+    if "command_list_type" in d:
+        st.command_list_type = _command_list_type(d["command_list_type"], _member(where, "command_list_type"))
+    st.in_render_pass = _bool(d.get("in_render_pass", False), _member(where, "in_render_pass"))
     st.program = _program(d.get("program"), _member(where, "program"), objects)
     for which in ("graphics", "compute"):
         key = f"{which}_root_signature"
@@ -651,7 +674,7 @@ def _load(data: Any, directory: Path | None, path: Path | None) -> Capture:
     device = _read_device(d["device"], "device")
     objects = _read_objects(d)
     memory = _read_memory(d["memory"], "memory", directory)
-    state = _read_state(d.get("state", {}), "state", objects)
+    state = _read_state(d.get("state", {}), "state", objects, version)
     call = _read_call(d["call"], "call", objects, version)
     return Capture(version, device, objects, memory, state, call, path)
 
@@ -717,7 +740,7 @@ def _dump_root_argument(a: RootArgument) -> dict[str, Any]:
 
 
 def _dump_state(st: CommandListState) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "program": _dump_program(st.program),
         "graphics_root_signature": st.graphics_root_signature.name if st.graphics_root_signature else None,
         "compute_root_signature": st.compute_root_signature.name if st.compute_root_signature else None,
@@ -732,6 +755,12 @@ def _dump_state(st: CommandListState) -> dict[str, Any]:
             "Format": _short("DXGI_FORMAT", st.index_buffer.Format)},
         "descriptor_heaps": {"CBV_SRV_UAV": st.descriptor_heaps.CBV_SRV_UAV, "SAMPLER": st.descriptor_heaps.SAMPLER},
     }
+    # written only where they differ from what every older version means (direct, outside a render pass)
+    if st.command_list_type != direct_command_list_type():
+        out["command_list_type"] = _short("D3D12_COMMAND_LIST_TYPE", st.command_list_type)
+    if st.in_render_pass:
+        out["in_render_pass"] = True
+    return out
 
 
 def _dump_states(value: int) -> str | list[str] | int:
@@ -765,6 +794,9 @@ def _dump_buffer(va: int, resource: BufferResource | None, where: str) -> tuple[
 
 def format_version(capture: Capture) -> int:
     """The oldest capture version that holds everything in ``capture`` (what :func:`save_capture` writes)."""
+    st = capture.state
+    if st.command_list_type != direct_command_list_type() or st.in_render_pass:
+        return COMMAND_LIST_VERSION
     call = capture.call
     if isinstance(call, ExecuteIndirectCall) and (
             call.ArgumentBufferResource is not None
@@ -974,6 +1006,6 @@ def schema_errors(doc: Any) -> list[str]:
     return out
 
 
-__all__ = ["BUFFER_RESOURCE_VERSION", "CAPTURE_ONLY", "CAPTURE_VERSION", "CAPTURE_VERSIONS", "VERSION_ADDITIONS",
+__all__ = ["BUFFER_RESOURCE_VERSION", "COMMAND_LIST_MEMBERS", "COMMAND_LIST_VERSION", "CAPTURE_ONLY", "CAPTURE_VERSION", "CAPTURE_VERSIONS", "VERSION_ADDITIONS",
            "Capture", "capture_to_dict", "format_version", "load_capture", "save_capture", "schema",
            "schema_errors"]

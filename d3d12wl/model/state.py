@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from d3d12wl import abi
 from d3d12wl.model.objects import CommandSignature, RootSignature, WorkListSignature, WorkListSignatureArray
 
 
@@ -145,6 +146,17 @@ class CommandListState:
     vertex_buffers: dict[int, VertexBufferView] = field(default_factory=dict)
     index_buffer: IndexBufferView | None = None
     descriptor_heaps: DescriptorHeaps = field(default_factory=DescriptorHeaps)
+    #: the ``D3D12_COMMAND_LIST_TYPE`` the call is recorded on (Work Lists "Bundles", "Command queue type";
+    #: IndirectDrawing.md "Drawing", "Bundles"): DIRECT unless the capture says otherwise
+    command_list_type: int = field(default_factory=lambda: direct_command_list_type())
+    #: whether the call is recorded inside a render pass scope (between BeginRenderPass and EndRenderPass; Work
+    #: Lists "Render passes")
+    in_render_pass: bool = False
+
+
+def direct_command_list_type() -> int:
+    """``D3D12_COMMAND_LIST_TYPE_DIRECT``: the type a command-list state has unless it says otherwise."""
+    return abi.enum_value("D3D12_COMMAND_LIST_TYPE", "DIRECT")
 
 
 @dataclass
