@@ -66,6 +66,10 @@ PINNED = [
     "direct-bind-signature-index-nonzero", "raytracing-binding-null", "program-without-command-signature",
     "program-inputs-stride-below-worst-case", "program-table-size-too-small", "null-validation-program-table-nonzero",
     "shader-table-mutated", "next-dispatch-list-ignored", "validation-index-ignored",
+    # the command list's type and render-pass scope (capture version 3): Work Lists, then ExecuteIndirect
+    "dispatch-list-in-bundle", "command-list-type-invalid", "render-pass-compute-class",
+    "execute-indirect-command-list-type-invalid", "execute-indirect-bundle-count-buffer",
+    "execute-indirect-bundle-multiple-operations",
 ]
 
 LIST_VA, REC_VA, TABLE_VA = 0x1000, 0x10000, 0x40000

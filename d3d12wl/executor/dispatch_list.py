@@ -161,6 +161,7 @@ def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet,
     args["MaxGraphicsProgramInputsPerPrimaryList"] = call.MaxGraphicsProgramInputsPerPrimaryList
     trace = Trace("DispatchList1" if call.tier2 else "DispatchList", call_args=args)
     ctx = ExecContext(memory, device, objects, state, limits, trace)
+    _check_command_list(ctx)
     bound = _check_bind(ctx, call)
     if bound is not None:
         previous = memory.on_write
@@ -231,6 +232,47 @@ class _ImmutableRanges:
                                  loc=Loc(list_index=self.ctx.list_index), va=max(va, r.start), key=("mutated", r.start))
         if self.previous is not None:
             self.previous(va, size)
+
+
+def _command_list_type(member: str) -> int:
+    return enum_value("D3D12_COMMAND_LIST_TYPE", member)
+
+
+def _check_command_list(ctx: ExecContext) -> None:
+    """Work Lists "Bundles" ("DispatchList is not allowed inside a bundle command list") and "Command queue type"
+    ("Both methods are invalid on copy or video command lists"): once per call, before anything is read.  Findings
+    only: the hardware would still read the bytes."""
+    cl_type = ctx.state.command_list_type
+    if cl_type == _command_list_type("BUNDLE"):
+        ctx.finding("dispatch-list-in-bundle", "Bundles",
+                    f"{ctx.trace.call} is recorded into a bundle command list: DispatchList is not allowed inside a "
+                    "bundle command list (recording it into a bundle is invalid)")
+    elif cl_type not in (_command_list_type("DIRECT"), _command_list_type("COMPUTE")):
+        ctx.finding("command-list-type-invalid", "Command queue type",
+                    f"{ctx.trace.call} on a {short_name('D3D12_COMMAND_LIST_TYPE', cl_type)} command list: "
+                    "DispatchList and DispatchList1 are invalid on copy or video command lists (valid on direct "
+                    "and, for compute-class and raytracing-class signatures, compute command lists)")
+
+
+def _check_selected_class(run: ListRun, wls: WorkListSignature, cls: ExecutableClass) -> None:
+    """The signature a list selects is one "actually used by the call" (Work Lists "Command queue type": "the single
+    bound signature in the Tier 1 case, or every signature reached via SignatureIndex across the continuation chain
+    in the Tier 2 case"; "Render passes": "any signature reachable via SignatureIndex across the chain"): on a
+    compute command list it must be compute-class or raytracing-class, inside a render pass graphics-class.  Once
+    per signature and call; findings only."""
+    ctx = run.ctx
+    graphics = cls is ExecutableClass.GRAPHICS
+    if graphics and ctx.state.command_list_type == _command_list_type("COMPUTE"):
+        ctx.finding("command-list-type-invalid", "Command queue type",
+                    f"list {run.index} selects the graphics-class signature {wls.name!r} on a compute command list: "
+                    "there DispatchList / DispatchList1 are valid only when every signature actually used by the "
+                    "call is compute-class or raytracing-class", loc=run.loc, key=("compute command list", id(wls)))
+    if not graphics and ctx.state.in_render_pass:
+        ctx.finding("render-pass-compute-class", "Render passes",
+                    f"list {run.index} selects the {cls.value.lower()}-class signature {wls.name!r} inside a render "
+                    "pass scope: compute-class and raytracing-class lists cannot be recorded inside a render pass "
+                    "(a Tier 2 chain is rejected if any signature reached via SignatureIndex is one)", loc=run.loc,
+                    key=("render pass", id(wls)))
 
 
 def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
@@ -452,6 +494,7 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
         return None
     cls = layouts[0].executable_class
     lt.executable_class = cls.value
+    _check_selected_class(run, wls, cls)
     rt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING")
     pt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
     want = rt_type if cls is ExecutableClass.RAYTRACING else pt_type

@@ -244,8 +244,10 @@ COUNT_BUFFER = BufferRequirements("CountBufferOffset", misaligned_kind="count-bu
 
 def check_call(ctx: ExecContext, call: ExecuteIndirectCall, cs: CommandSignature, stride: int, root_set: str) -> None:
     """The requirements IndirectDrawing.md "Drawing" (and the ExecuteIndirect seed) place on the call itself,
-    checked once before any read: the debug layer's root-signature match, then per buffer the core runtime's offset
-    alignment and bounds and the debug layer's resource state.  Findings only: the execution is unchanged."""
+    checked once before any read: the command list's type ("Drawing", "Bundles"), the debug layer's root-signature
+    match, then per buffer the core runtime's offset alignment and bounds and the debug layer's resource state.
+    Findings only: the execution is unchanged."""
+    check_command_list(ctx, call, cs)
     state = ctx.state
     cl_rs = state.graphics_root_signature if root_set == "graphics" else state.compute_root_signature
     if cs.pRootSignature is not None and cl_rs is not None and cl_rs is not cs.pRootSignature:
@@ -263,6 +265,36 @@ def check_call(ctx: ExecContext, call: ExecuteIndirectCall, cs: CommandSignature
     if call.CountBuffer is not None:
         count = buffer_extent(ctx.memory, "count buffer", call.CountBuffer, call.CountBufferResource)
         _check_buffer(ctx, COUNT_BUFFER, count, count_size, f"the {count_size}-byte count")
+
+
+#: The command list types ExecuteIndirect is recorded on: "The command list is a direct command list or a compute
+#: command list (not a copy or JPEG decode command list)" (IndirectDrawing.md "Drawing"), or a bundle ("Bundles").
+COMMAND_LIST_TYPES = ("DIRECT", "COMPUTE", "BUNDLE")
+
+
+def check_command_list(ctx: ExecContext, call: ExecuteIndirectCall, cs: CommandSignature) -> None:
+    """IndirectDrawing.md "Drawing": "The command list is a direct command list or a compute command list (not a
+    copy or JPEG decode command list)"; "Bundles": "ExecuteIndirect is allowed inside of bundle command lists only
+    if all of the following are true: 1. CountBuffer is NULL (CPU-specified count only) 2. The command signature
+    contains exactly 1 operation"."""
+    enum_name = "D3D12_COMMAND_LIST_TYPE"
+    cl_type = ctx.state.command_list_type
+    if cl_type not in {abi.enum_value(enum_name, t) for t in COMMAND_LIST_TYPES}:
+        ctx.finding("execute-indirect-command-list-type-invalid", "Drawing",
+                    f"ExecuteIndirect on a {abi.enum_short_name(enum_name, cl_type)} command list: the command list "
+                    "must be a direct command list or a compute command list (not a copy or JPEG decode command "
+                    "list), or a bundle")
+    if cl_type != abi.enum_value(enum_name, "BUNDLE"):
+        return
+    if call.CountBuffer is not None:
+        ctx.finding("execute-indirect-bundle-count-buffer", "Bundles",
+                    f"ExecuteIndirect in a bundle with a count buffer (at 0x{call.CountBuffer:x}): allowed inside "
+                    "a bundle only if CountBuffer is NULL (CPU-specified count only)", va=call.CountBuffer)
+    if len(cs.pArgumentDescs) != 1:
+        ctx.finding("execute-indirect-bundle-multiple-operations", "Bundles",
+                    f"ExecuteIndirect in a bundle with command signature {cs.name!r} of {len(cs.pArgumentDescs)} "
+                    "operations: allowed inside a bundle only if the command signature contains exactly 1 operation "
+                    "(no root argument changes, no VB/IB binding changes)")
 
 
 def _check_buffer(ctx: ExecContext, req: BufferRequirements, extent: BufferExtent | None, needed: int,

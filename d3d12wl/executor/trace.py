@@ -92,6 +92,20 @@ FINDING_KINDS: dict[str, str] = {
     "validator-grid-missing": "a validator's program command signature has no _FIXED_DISPATCH grid",
     "validator-pointer-arg-unavailable": "a validator declares a system pointer arg its validator area does not bind",
     "validator-fault": "a validator's read or write of GPU memory faulted (unmapped VA or read-only region)",
+    # The command list the call is recorded on (capture version 3: state.command_list_type, state.in_render_pass)
+    "dispatch-list-in-bundle": "DispatchList / DispatchList1 recorded into a bundle command list (Work Lists Bundles)",
+    "command-list-type-invalid":
+        "DispatchList / DispatchList1 on a copy or video command list, or on a compute command list with a "
+        "graphics-class signature used by the call (Work Lists Command queue type)",
+    "render-pass-compute-class":
+        "a compute-class or raytracing-class signature used by a DispatchList / DispatchList1 call inside a render "
+        "pass scope (Work Lists Render passes)",
+    "execute-indirect-command-list-type-invalid":
+        "ExecuteIndirect on a command list that is neither direct, compute nor a bundle (copy, video)",
+    "execute-indirect-bundle-count-buffer":
+        "ExecuteIndirect in a bundle with a count buffer (only a NULL one is allowed)",
+    "execute-indirect-bundle-multiple-operations":
+        "ExecuteIndirect in a bundle whose command signature has more than 1 operation",
 }
 
 

@@ -124,6 +124,12 @@ _ASSIGNED: tuple[tuple[str, str], ...] = (
     ("shader-table-mutated", "RESOURCE_MANIPULATION"),
     ("next-dispatch-list-ignored", "EXECUTION"),
     ("validation-index-ignored", "STATE_SETTING"),
+    ("dispatch-list-in-bundle", "EXECUTION"),
+    ("command-list-type-invalid", "EXECUTION"),
+    ("render-pass-compute-class", "EXECUTION"),
+    ("execute-indirect-command-list-type-invalid", "EXECUTION"),
+    ("execute-indirect-bundle-count-buffer", "EXECUTION"),
+    ("execute-indirect-bundle-multiple-operations", "EXECUTION"),
 )
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
