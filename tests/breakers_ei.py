@@ -423,3 +423,49 @@ def cbv_address_misaligned(rng: random.Random, broken: bool) -> Call:
         align = abi.constant("D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT")
         spec.commands[rng.randrange(spec.max_count)][name] += rng.randint(1, align - 1)
     return spec.build()
+
+
+# The command list the call is recorded on (capture version 3: state.command_list_type)
+
+COMMAND_LIST_TYPE = "D3D12_COMMAND_LIST_TYPE"
+#: "not a copy or JPEG decode command list" (IndirectDrawing.md "Drawing"): d3d12.h's copy and video types
+COPY_OR_VIDEO = ("COPY", "VIDEO_DECODE", "VIDEO_PROCESS", "VIDEO_ENCODE")
+
+
+def _recorded_on(c: Call, member: str) -> Call:
+    c.state.command_list_type = abi.enum_value(COMMAND_LIST_TYPE, member)
+    return c
+
+
+def _legal_type(rng: random.Random, spec: EISpec) -> str:
+    """A command list ``spec``'s call may be recorded on: direct; compute for a compute command signature; a bundle
+    without a count buffer and with 1 operation."""
+    types = ["DIRECT"] + ([] if spec.graphics else ["COMPUTE"])
+    if spec.count is None and len(spec.cs.pArgumentDescs) == 1:
+        types.append("BUNDLE")
+    return rng.choice(types)
+
+
+@breaks("execute-indirect-command-list-type-invalid")
+def execute_indirect_on_a_copy_or_video_list(rng: random.Random, broken: bool) -> Call:
+    """E8: Drawing, core runtime: "The command list is a direct command list or a compute command list (not a copy
+    or JPEG decode command list)"."""
+    spec = ei_spec(rng)
+    return _recorded_on(spec.build(), rng.choice(COPY_OR_VIDEO) if broken else _legal_type(rng, spec))
+
+
+@breaks("execute-indirect-bundle-count-buffer")
+def execute_indirect_in_a_bundle_with_a_count_buffer(rng: random.Random, broken: bool) -> Call:
+    """E11: Bundles: "ExecuteIndirect is allowed inside of bundle command lists only if all of the following are
+    true: 1. CountBuffer is NULL (CPU-specified count only)" (a one-operation DISPATCH signature with a count
+    buffer: kept on a direct or compute command list)."""
+    spec = ei_spec(rng, trigger="DISPATCH", root=False, count_buffer=True)
+    return _recorded_on(spec.build(), "BUNDLE" if broken else rng.choice(["DIRECT", "COMPUTE"]))
+
+
+@breaks("execute-indirect-bundle-multiple-operations")
+def execute_indirect_in_a_bundle_with_several_operations(rng: random.Random, broken: bool) -> Call:
+    """E12: Bundles: "2. The command signature contains exactly 1 operation. This implies that the command signature
+    does not contain root arguments changes, nor contain VB/IB binding changes" (root arguments, no count buffer)."""
+    spec = ei_spec(rng, root=True, count_buffer=False)
+    return _recorded_on(spec.build(), "BUNDLE" if broken else _legal_type(rng, spec))

@@ -841,3 +841,63 @@ def validator_writing_outside_writable_memory(rng: random.Random, broken: bool) 
     runner.register(Validator(PL_ID, rewrite_count, "PL", validator_pcs("VPL", AREA_PRIMARY_LIST)))
     wl.wls.ListValidationProgramTableIndex = PL_SLOT
     return wl.call
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The command list the call is recorded on (capture version 3: state.command_list_type, state.in_render_pass)
+# ----------------------------------------------------------------------------------------------------------------
+
+COMMAND_LIST_TYPE = "D3D12_COMMAND_LIST_TYPE"
+#: "Both methods are invalid on copy or video command lists" (Work Lists "Command queue type")
+COPY_OR_VIDEO = ("COPY", "VIDEO_DECODE", "VIDEO_PROCESS", "VIDEO_ENCODE")
+CHAIN_KINDS = ("compute", "graphics", "mesh", "raytracing")
+GRAPHICS_KINDS = ("graphics", "mesh")
+
+
+def _chain_with(rng: random.Random, must: tuple[str, ...]) -> list[str]:
+    """1-4 list kinds of the four-signature array (tests/test_executor_chains.py::Chain), one of them of ``must``."""
+    kinds = [rng.choice(CHAIN_KINDS) for _ in range(rng.randint(1, 4))]
+    kinds[rng.randrange(len(kinds))] = rng.choice(must)
+    return kinds
+
+
+@breaks("dispatch-list-in-bundle")
+def dispatch_list_in_a_bundle(rng: random.Random, broken: bool) -> Call:
+    """W96: Bundles: "DispatchList is not allowed inside a bundle command list ... Recording DispatchList into a
+    bundle is invalid" (kept: a direct or compute command list; the signature is compute-class)."""
+    wl = work_list(rng, tier2=rng.random() < 0.5)
+    wl.scene.state.command_list_type = E(COMMAND_LIST_TYPE, "BUNDLE" if broken else rng.choice(["DIRECT", "COMPUTE"]))
+    return wl.call
+
+
+@breaks("command-list-type-invalid")
+def dispatch_list_on_a_copy_or_video_list(rng: random.Random, broken: bool) -> Call:
+    """W97: Command queue type: "Both methods are invalid on copy or video command lists" (kept: direct, or compute
+    for a compute-class signature)."""
+    trigger = rng.choice(["DISPATCH", "DRAW"])
+    wl = work_list(rng, tier2=rng.random() < 0.5, trigger=trigger)
+    kept = rng.choice(["DIRECT", "COMPUTE"] if trigger == "DISPATCH" else ["DIRECT"])
+    wl.scene.state.command_list_type = E(COMMAND_LIST_TYPE, rng.choice(COPY_OR_VIDEO) if broken else kept)
+    return wl.call
+
+
+@breaks("command-list-type-invalid")
+def graphics_signature_used_on_a_compute_list(rng: random.Random, broken: bool) -> Call:
+    """W97: Command queue type: "On compute command lists they are valid when every signature actually used by the
+    call is compute-class or raytracing-class, ... every signature reached via SignatureIndex across the
+    continuation chain in the Tier 2 case" (a chain that selects a graphics-class signature: kept on a direct
+    command list, broken on a compute one)."""
+    c = chain_call(_chain_with(rng, GRAPHICS_KINDS))
+    c.state.command_list_type = E(COMMAND_LIST_TYPE, "COMPUTE" if broken else "DIRECT")
+    return c
+
+
+@breaks("render-pass-compute-class")
+def compute_class_list_inside_a_render_pass(rng: random.Random, broken: bool) -> Call:
+    """W98: Render passes: "Compute-class and raytracing-class lists cannot be recorded inside a render pass scope";
+    "For Tier 2 mixed-class chains the call is rejected inside a render pass if any signature reachable via
+    SignatureIndex across the chain is compute-class or raytracing-class, even when the first list is
+    graphics-class" (a DispatchList of a compute-class signature, or a chain with a compute or raytracing list)."""
+    c = work_list(rng).call if rng.random() < 0.25 else chain_call(_chain_with(rng, ("compute", "raytracing")))
+    c.state.in_render_pass = broken
+    return c

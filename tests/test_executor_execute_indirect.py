@@ -293,3 +293,64 @@ def test_per_command_values_index_format_and_cbv_address(chunk):
                    ("index-buffer-format-invalid", 5, ARGS_VA + 5 * cs.ByteStride + field["arg1_IndexBuffer"] + fmt)]
     assert len(ref.executions) == 9 and ref.executions[1].root_argument("global", 0).value == 0x100140
     assert "UNKNOWN is not one of R16_UINT, R32_UINT" in ref.findings[1].message
+
+
+# -- the command list the call is recorded on (capture version 3: state.command_list_type) ------------------------
+
+CL = "D3D12_COMMAND_LIST_TYPE"
+
+
+def on_both_engines(s: Scene, call: ExecuteIndirectCall):
+    from d3d12wl.executor import run as execute
+
+    reference = execute(s.memory, s.device, s.objects, s.state, call, engine="reference")
+    assert execute(s.memory, s.device, s.objects, s.state, call, engine="columnar").to_dict() == reference.to_dict()
+    return reference
+
+
+def dispatch_scene(n: int = 3) -> tuple[Scene, CommandSignature]:
+    """One-operation command signature (DISPATCH), ``n`` commands, a count buffer holding ``n`` at COUNT_VA."""
+    cs = CommandSignature("CS", 12, [ei_arg("DISPATCH")])
+    s = Scene()
+    s.put(ARGS_VA, b"".join(struct.pack("<3I", k + 1, 1, 1) for k in range(n)))
+    s.put(COUNT_VA, struct.pack("<I", n))
+    return s, cs
+
+
+def test_the_command_list_is_direct_or_compute_not_copy_or_video():
+    """IndirectDrawing.md "Drawing" (core runtime): "The command list is a direct command list or a compute command
+    list (not a copy or JPEG decode command list)" (a bundle is "Bundles"' case).  Once per call; the commands still
+    execute."""
+    s, cs = dispatch_scene()
+    call = ExecuteIndirectCall(cs, 3, ARGS_VA)
+    for member in ("DIRECT", "COMPUTE", "BUNDLE"):
+        s.state.command_list_type = abi.enum_value(CL, member)
+        assert not on_both_engines(s, call).findings
+    for member in ("COPY", "VIDEO_DECODE", "VIDEO_PROCESS", "VIDEO_ENCODE"):
+        s.state.command_list_type = abi.enum_value(CL, member)
+        trace = on_both_engines(s, call)
+        assert [(f.kind, f.rule) for f in trace.findings] == [("execute-indirect-command-list-type-invalid", "Drawing")]
+        assert member in trace.findings[0].message and len(trace.executions) == 3
+
+
+def test_in_a_bundle_only_without_count_buffer_and_with_exactly_one_operation():
+    """IndirectDrawing.md "Bundles": "ExecuteIndirect is allowed inside of bundle command lists only if all of the
+    following are true: 1. CountBuffer is NULL (CPU-specified count only) 2. The command signature contains exactly 1
+    operation. This implies that the command signature does not contain root arguments changes, nor contain VB/IB
+    binding changes."  Each is its own finding; outside a bundle neither applies."""
+    s, cs = dispatch_scene()
+    with_count = ExecuteIndirectCall(cs, 3, ARGS_VA, COUNT_VA)
+    assert not on_both_engines(s, with_count).findings
+    s.state.command_list_type = abi.enum_value(CL, "BUNDLE")
+    assert not on_both_engines(s, ExecuteIndirectCall(cs, 3, ARGS_VA)).findings
+    trace = on_both_engines(s, with_count)
+    assert [(f.kind, f.rule, f.va) for f in trace.findings] == [("execute-indirect-bundle-count-buffer", "Bundles",
+                                                                 COUNT_VA)]
+    assert len(trace.executions) == 3
+    s, cs = ei_scene(commands=2)  # CONSTANT, INCREMENTING_CONSTANT, SRV, VBV, DRAW: 5 operations
+    call = ExecuteIndirectCall(cs, 2, ARGS_VA)
+    assert not on_both_engines(s, call).findings
+    s.state.command_list_type = abi.enum_value(CL, "BUNDLE")
+    trace = on_both_engines(s, call)
+    assert [(f.kind, f.rule) for f in trace.findings] == [("execute-indirect-bundle-multiple-operations", "Bundles")]
+    assert "5 operations" in trace.findings[0].message and len(trace.executions) == 2

@@ -340,3 +340,93 @@ def test_a_write_into_a_bound_shader_table_is_rule_18():
     trace = both(c.s, DispatchListCall(0x1000, 16, 16, tier2=True), hooks=WriteBack(0x9040, 8))
     assert [(f.kind, f.rule, f.va) for f in trace.findings] == [("shader-table-mutated", "rule 18", 0x9040)]
     assert "binding 3's HitGroupTable" in trace.findings[0].message and len(trace.executions) == 1
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The command list the call is recorded on (capture version 3: state.command_list_type, state.in_render_pass)
+# ----------------------------------------------------------------------------------------------------------------
+
+CL = "D3D12_COMMAND_LIST_TYPE"
+
+
+def chain_scene(kinds_: list[str]) -> tuple[Scene, DispatchListCall]:
+    """A DispatchList1 chain of one-record lists of ``kinds_`` over the four-signature array (compute, graphics,
+    mesh, raytracing: every class is bound, only the lists' SignatureIndex values select)."""
+    c = Chain()
+    c.chain(kinds_)
+    graphics = sum(k in ("graphics", "mesh") for k in kinds_)
+    return c.s, DispatchListCall(0x1000, 16, graphics, tier2=True)
+
+
+def test_dispatch_list_is_not_allowed_inside_a_bundle():
+    """Bundles: "DispatchList is not allowed inside a bundle command list ... Recording DispatchList into a bundle
+    is invalid."  Checked once per call; the execution is unchanged (the hardware would still read the bytes)."""
+    for tier2 in (False, True):
+        s, _, call = hybrid_list(tier2=tier2)
+        kept = both(s, call)
+        assert not kept.findings
+        s.state.command_list_type = E(CL, "BUNDLE")
+        trace = both(s, call)
+        assert kinds(trace) == [("dispatch-list-in-bundle", "Bundles")]
+        assert executions(trace) == executions(kept)
+
+
+def test_both_methods_are_invalid_on_copy_or_video_command_lists():
+    """Command queue type: "DispatchList and DispatchList1 are valid on direct command lists for any class of
+    signature. ... Both methods are invalid on copy or video command lists."  Once per call."""
+    s, _, call = hybrid_list(tier2=True)
+    for member in ("DIRECT", "COMPUTE"):
+        s.state.command_list_type = E(CL, member)
+        assert not both(s, call).findings
+    for member in ("COPY", "VIDEO_DECODE", "VIDEO_PROCESS", "VIDEO_ENCODE"):
+        s.state.command_list_type = E(CL, member)
+        trace = both(s, call)
+        assert kinds(trace) == [("command-list-type-invalid", "Command queue type")]
+        assert member in trace.findings[0].message and trace.findings[0].list_index is None
+
+
+def test_compute_command_lists_need_every_signature_actually_used_to_be_compute_or_raytracing_class():
+    """Command queue type: "On compute command lists they are valid when every signature actually used by the call
+    is compute-class or raytracing-class, the single bound signature in the Tier 1 case, or every signature reached
+    via SignatureIndex across the continuation chain in the Tier 2 case."  Used means selected: the array binds a
+    graphics-class and a mesh signature too, and a chain that selects neither is valid; the first list that selects
+    one is the finding (once per signature)."""
+    s, call = chain_scene(["compute", "raytracing", "compute"])
+    s.state.command_list_type = E(CL, "COMPUTE")
+    assert not both(s, call).findings
+    s, call = chain_scene(["compute", "graphics", "graphics", "mesh"])
+    s.state.command_list_type = E(CL, "DIRECT")
+    kept = both(s, call)
+    assert not kept.findings
+    s.state.command_list_type = E(CL, "COMPUTE")
+    trace = both(s, call)
+    assert [(f.kind, f.rule, f.list_index) for f in trace.findings] == [
+        ("command-list-type-invalid", "Command queue type", 1), ("command-list-type-invalid", "Command queue type", 3)]
+    assert "WLS_graphics" in trace.findings[0].message and "WLS_mesh" in trace.findings[1].message
+    assert [e.trigger.fields for e in trace.executions] == [e.trigger.fields for e in kept.executions]
+    # Tier 1: the single bound signature
+    s1, _, call1 = hybrid_list()
+    s1.state.command_list_type = E(CL, "COMPUTE")
+    assert not both(s1, call1).findings
+
+
+def test_compute_and_raytracing_class_lists_cannot_be_recorded_inside_a_render_pass():
+    """Render passes: "Graphics-class lists can be recorded inside a render pass scope"; "Compute-class and
+    raytracing-class lists cannot be recorded inside a render pass scope."; "For Tier 2 mixed-class chains the call is
+    rejected inside a render pass if any signature reachable via SignatureIndex across the chain is compute-class or
+    raytracing-class, even when the first list is graphics-class.\""""
+    s, call = chain_scene(["graphics", "mesh", "graphics"])
+    s.state.in_render_pass = True
+    assert not both(s, call).findings
+    s, call = chain_scene(["graphics", "compute", "raytracing"])
+    kept = both(s, call)
+    assert not kept.findings
+    s.state.in_render_pass = True
+    trace = both(s, call)
+    assert [(f.kind, f.rule, f.list_index) for f in trace.findings] == [
+        ("render-pass-compute-class", "Render passes", 1), ("render-pass-compute-class", "Render passes", 2)]
+    assert "compute-class" in trace.findings[0].message and "raytracing-class" in trace.findings[1].message
+    assert [e.trigger.fields for e in trace.executions] == [e.trigger.fields for e in kept.executions]
+    s1, _, call1 = hybrid_list()  # Tier 1: the bound compute-class signature
+    s1.state.in_render_pass = True
+    assert kinds(both(s1, call1)) == [("render-pass-compute-class", "Render passes")]
