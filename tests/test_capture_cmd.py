@@ -129,6 +129,31 @@ def test_execute_indirect_buffer_resources(tmp_path: Path, capsys: pytest.Captur
     assert "NOT_A_STATE" in capsys.readouterr().err
 
 
+def test_command_list_type_and_render_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--command-list-type TYPE / --in-render-pass: the command list the call is recorded on (capture version 3,
+    written only when it is not a direct list outside a render pass); IndirectDrawing.md "Bundles" checks it."""
+    bundled_path = EXAMPLES / "execute_indirect_capture.json"
+    regions = split_regions(bundled_path, tmp_path)
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(json.loads(bundled_path.read_text())["state"]))
+    base = ["capture", str(EXAMPLES / "execute_indirect.json"), *regions, "--execute-indirect",
+            "RootConstantsAndVertexBuffers", "--args", "r0", "--count", "r1", "--max", "4", "--state", str(state)]
+    out = tmp_path / "ei.json"
+    assert main([*base, "--command-list-type", "DIRECT", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["version"] == 1 and "command_list_type" not in doc["state"]
+    assert main([*base, "--command-list-type", "D3D12_COMMAND_LIST_TYPE_BUNDLE", "--in-render-pass",
+                 "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["version"] == 3 and doc["state"]["command_list_type"] == "BUNDLE" and doc["state"]["in_render_pass"]
+    kinds = [f["kind"] for f in trace_of(load_capture(out))["findings"]]
+    assert kinds == ["execute-indirect-bundle-count-buffer", "execute-indirect-bundle-multiple-operations"]
+    capsys.readouterr()
+    assert main([*base, "--command-list-type", "GRAPHICS", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--command-list-type" in err and "GRAPHICS" in err
+
+
 def test_tier2_chain_with_two_program_tables(tmp_path: Path) -> None:
     """DispatchList1 on a signature array: one --program-table per signature index, each with its own stride."""
     bundled_path = EXAMPLES / "tier2_chain_capture.json"

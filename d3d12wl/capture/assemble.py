@@ -13,6 +13,8 @@ as a written one is.  What it adds on top:
   size holds;
 * ExecuteIndirect's buffer resources (``BASE,WIDTH[,STATE]``, :func:`parse_resource`), written as the capture's
   version 2 resource objects with the offsets the VAs imply;
+* the command list the call is recorded on (a ``D3D12_COMMAND_LIST_TYPE`` name, whether inside a render pass),
+  written as the capture's version 3 state members where they differ from a direct list outside a render pass;
 * the root signatures the call's class uses (a PCS's ``pGlobalRootSignature``, a command signature's
   ``pRootSignature``), and root arguments whose form follows the parameter's type in that root signature;
 * program identifiers read from the bound table's slots and matched to the description's programs
@@ -244,6 +246,8 @@ class AssembleSpec:
     vertex_buffers: list[str] = field(default_factory=list)  # SLOT=VA,SIZE,STRIDE
     index_buffer: str | None = None  # VA,SIZE,FORMAT
     root_signatures: dict[str, str] = field(default_factory=dict)  # "graphics"/"compute" -> name
+    command_list_type: str | None = None  # a D3D12_COMMAND_LIST_TYPE member name (None: the base state's, DIRECT)
+    in_render_pass: bool = False  # True: inside a render pass scope (False: the base state's)
 
 
 def _only(names: Sequence[str], what: str, flag: str) -> str:
@@ -360,6 +364,18 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
             raise _fail(where, "expected VA,SIZE,FORMAT (R16_UINT or R32_UINT)")
         state["index_buffer"] = {"BufferLocation": f"0x{resolve_va(fields[0], spec.regions, where):x}",
                                  "SizeInBytes": _int(fields[1], where), "Format": fields[2]}
+    if spec.command_list_type is not None:
+        enum_name = "D3D12_COMMAND_LIST_TYPE"
+        try:
+            value = abi.enum_value(enum_name, spec.command_list_type)
+        except D3D12WLError as exc:
+            raise _fail("--command-list-type", exc.message) from None
+        if value != abi.enum_value(enum_name, "DIRECT"):
+            state["command_list_type"] = abi.enum_short_name(enum_name, value)
+        else:
+            state.pop("command_list_type", None)
+    if spec.in_render_pass:
+        state["in_render_pass"] = True
     return state
 
 

@@ -60,6 +60,9 @@ State (the root signatures default to those the call's class uses):
                                   (1,2,3) for root constants, as the bound root signature declares P
   --vertex-buffer SLOT=VA,SIZE,STRIDE, --index-buffer VA,SIZE,FORMAT
   --graphics-root-signature NAME, --compute-root-signature NAME, --tier 1|2, --dispatch-rays
+  --command-list-type TYPE        the D3D12_COMMAND_LIST_TYPE the call is recorded on (DIRECT, BUNDLE, COMPUTE,
+                                  COPY, VIDEO_DECODE, VIDEO_PROCESS, VIDEO_ENCODE; default DIRECT)
+  --in-render-pass                the call is recorded inside a render pass scope (both write capture version 3)
 
 Program identifiers are read from the bound table's slots and matched to the description's programs.  The capture
 is written atomically (a temporary file renamed); -o - prints it (every region inline).  Exit status: 0 written,
@@ -101,6 +104,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--compute-root-signature", metavar="NAME")
     p.add_argument("--tier", type=int, choices=(1, 2), help="D3D12_WORK_LISTS_TIER (default 1; 2 for DispatchList1)")
     p.add_argument("--dispatch-rays", action="store_true", help="DispatchRaysSupported")
+    p.add_argument("--command-list-type", metavar="TYPE",
+                   help="the D3D12_COMMAND_LIST_TYPE the call is recorded on (default DIRECT)")
+    p.add_argument("--in-render-pass", action="store_true", help="the call is recorded inside a render pass")
     p.set_defaults(func=run)
 
 
@@ -190,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
         regions=regions, call=_call(args), bindings=_bindings(args), signature=args.signature, tier=args.tier,
         dispatch_rays=args.dispatch_rays, state=state, root_arguments=args.root_arg,
         vertex_buffers=args.vertex_buffer, index_buffer=args.index_buffer,
+        command_list_type=args.command_list_type, in_render_pass=args.in_render_pass,
         root_signatures={k: v for k, v in (("graphics", args.graphics_root_signature),
                                            ("compute", args.compute_root_signature)) if v})
     capture = asm.assemble(objects, spec)
