@@ -367,11 +367,11 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
     if spec.command_list_type is not None:
         enum_name = "D3D12_COMMAND_LIST_TYPE"
         try:
-            value = abi.enum_value(enum_name, spec.command_list_type)
+            cl_type = abi.enum_value(enum_name, spec.command_list_type)
         except D3D12WLError as exc:
             raise _fail("--command-list-type", exc.message) from None
-        if value != abi.enum_value(enum_name, "DIRECT"):
-            state["command_list_type"] = abi.enum_short_name(enum_name, value)
+        if cl_type != abi.enum_value(enum_name, "DIRECT"):
+            state["command_list_type"] = abi.enum_short_name(enum_name, cl_type)
         else:
             state.pop("command_list_type", None)
     if spec.in_render_pass:
