@@ -269,30 +269,31 @@ def root_signature_not_set(rng: random.Random, broken: bool) -> Call:
     return spec.build()
 
 
+def _misaligned_offset(rng: random.Random, broken: bool, count: bool) -> Call:
+    """A call whose argument (or count) buffer's resource starts 1-3 bytes before where it did when ``broken``: the
+    VA stays aligned, its offset into the resource does not."""
+    spec = ei_spec(rng, count_buffer=count, resources=True)
+    if broken:
+        attr = "count_resource" if count else "args_resource"
+        r = getattr(spec, attr)
+        assert r is not None
+        skew = rng.randint(1, EI_BUFFER_ALIGN - 1)
+        setattr(spec, attr, BufferResource(r.GPUVirtualAddress - skew, r.Width + skew, r.State))
+    return spec.build()
+
+
 @breaks("argument-buffer-offset-misaligned")
 def argument_buffer_offset_misaligned(rng: random.Random, broken: bool) -> Call:
     """E5: Drawing, core runtime: "CountBufferOffset and ArgumentBufferOffset are 4-byte aligned" (the argument
     buffer's offset into its resource; the VA itself stays aligned)."""
-    spec = ei_spec(rng, resources=True)
-    if broken:
-        r = spec.args_resource
-        assert r is not None
-        skew = rng.randint(1, EI_BUFFER_ALIGN - 1)
-        spec.args_resource = BufferResource(r.GPUVirtualAddress - skew, r.Width + skew, r.State)
-    return spec.build()
+    return _misaligned_offset(rng, broken, count=False)
 
 
 @breaks("count-buffer-offset-misaligned")
 def count_buffer_offset_misaligned(rng: random.Random, broken: bool) -> Call:
     """E5: Drawing, core runtime: "CountBufferOffset and ArgumentBufferOffset are 4-byte aligned" (the count
     buffer's offset into its resource)."""
-    spec = ei_spec(rng, count_buffer=True, resources=True)
-    if broken:
-        r = spec.count_resource
-        assert r is not None
-        skew = rng.randint(1, EI_BUFFER_ALIGN - 1)
-        spec.count_resource = BufferResource(r.GPUVirtualAddress - skew, r.Width + skew, r.State)
-    return spec.build()
+    return _misaligned_offset(rng, broken, count=True)
 
 
 @breaks("argument-buffer-out-of-bounds")
