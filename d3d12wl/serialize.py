@@ -30,18 +30,46 @@ __all__ = ["NOT_JSON", "json_text", "to_jsonable"]
 NOT_JSON: Mapping[str, Any] = MappingProxyType({"json": False})
 
 
+#: types written as they are (exact types: ``bool`` and ``int`` subclasses such as enums take the general path)
+_PLAIN = frozenset({int, float, str, bool, type(None)})
+#: per class: None, or a dataclass's (JSON field names, JSON_PROPERTIES), found once per class (traces hold
+#: millions of objects of a few classes; ``dataclasses.fields`` per object was most of the cost)
+_PLANS: dict[type, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
+
+
+def _plan(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    try:
+        return _PLANS[cls]
+    except KeyError:
+        pass
+    plan = None
+    if dataclasses.is_dataclass(cls):
+        plan = (tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("json", True)),
+                tuple(getattr(cls, "JSON_PROPERTIES", ())))
+    _PLANS[cls] = plan
+    return plan
+
+
 def to_jsonable(obj: Any) -> Any:
     """``obj`` as JSON-ready data (see the module docstring); raises TypeError naming what it cannot write."""
-    if obj is None or isinstance(obj, (bool, int, float, str)) and not isinstance(obj, enum.Enum):
+    cls = type(obj)
+    if cls in _PLAIN:
+        return obj
+    if cls is list or cls is tuple:
+        return [to_jsonable(v) for v in obj]
+    if cls is dict:
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    plan = _plan(cls)
+    if plan is not None:
+        names, properties = plan
+        out = {name: to_jsonable(getattr(obj, name)) for name in names}
+        for name in properties:
+            out[name] = to_jsonable(getattr(obj, name))
+        return out
+    if isinstance(obj, (bool, int, float, str)) and not isinstance(obj, enum.Enum):
         return obj
     if isinstance(obj, enum.Enum):
         return obj.value if isinstance(obj.value, str) else obj.name
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)
-               if f.metadata.get("json", True)}
-        for name in getattr(type(obj), "JSON_PROPERTIES", ()):
-            out[name] = to_jsonable(getattr(obj, name))
-        return out
     if isinstance(obj, tuple) and hasattr(obj, "_asdict"):  # a NamedTuple
         return {k: to_jsonable(v) for k, v in obj._asdict().items()}
     if isinstance(obj, Mapping):

@@ -54,6 +54,21 @@ typedef enum D3D12_FEATURE
     D3D12_FEATURE_WORK_LISTS = 100, /* d3d12wl:provisional: Work Lists CheckFeatureSupport adds D3D12_FEATURE_WORK_LISTS without a value */
 } D3D12_FEATURE;
 
+/* The command list a call is recorded on (d3d12.h's members and values).  Work Lists "Bundles" / "Command queue
+ * type" and IndirectDrawing.md "Drawing" / "Bundles" say on which types DispatchList, DispatchList1 and
+ * ExecuteIndirect are valid; a capture's command-list state names it. */
+typedef enum D3D12_COMMAND_LIST_TYPE
+{
+    D3D12_COMMAND_LIST_TYPE_DIRECT = 0,
+    D3D12_COMMAND_LIST_TYPE_BUNDLE = 1,
+    D3D12_COMMAND_LIST_TYPE_COMPUTE = 2,
+    D3D12_COMMAND_LIST_TYPE_COPY = 3,
+    D3D12_COMMAND_LIST_TYPE_VIDEO_DECODE = 4,
+    D3D12_COMMAND_LIST_TYPE_VIDEO_PROCESS = 5,
+    D3D12_COMMAND_LIST_TYPE_VIDEO_ENCODE = 6,
+    D3D12_COMMAND_LIST_TYPE_NONE = -1,
+} D3D12_COMMAND_LIST_TYPE;
+
 typedef enum DXGI_FORMAT
 {
     DXGI_FORMAT_UNKNOWN = 0,

@@ -33,8 +33,12 @@ from d3d12wl.model.objects import (
 from d3d12wl.model.state import (
     CommandListState,
     DeviceCaps,
+    DispatchListCall,
+    GpuVirtualAddressRange,
     GpuVirtualAddressRangeAndStride,
     ProgramTableBinding,
+    RaytracingBinding,
+    RootArgument,
     SetProgramDesc,
     SetWorkListDesc,
     SetWorkListDesc1,
@@ -328,6 +332,68 @@ def culling_pcs() -> tuple[ProgramCommandSignature, RootSignature]:
         arg("INLINE_STATIC_SAMPLER", "STATIC", "LOCAL_ROOT_SIGNATURE", InlineStaticSampler=sampler),
     ], SecondaryRecordByteStride=24, pGlobalRootSignature=grs)
     return pcs, grs
+
+
+#: The culling example's three programs and their per-material tints (program-table LRA).
+TINTS = {"Opaque": (1.0, 1.0, 1.0, 1.0), "Transparent": (0.5, 0.7, 1.0, 0.5), "Shadow": (0.0, 0.0, 0.0, 1.0)}
+
+
+def culling_scene(visible: dict[str, int]) -> tuple[Scene, DispatchListCall]:
+    """Three programs in a 48-byte-stride table of 64 slots; one primary record per active program, its secondary
+    records in a 256-record slab per program (MAX_RECORDS_PER_PIPELINE)."""
+    pcs, grs = culling_pcs()
+    s = Scene()
+    progs = [program(name, i + 1, pcs) for i, name in enumerate(TINTS)]
+    s.add_programs(*progs)
+    wls = WorkListSignature("WLS", [pcs])
+    tail = program_table_layout(progs[0])
+    assert tail is not None and tail.min_stride == 48  # "Stride = 32-byte identifier + 16 bytes ... = 48"
+    s.put(TABLE_VA, program_table([(p, {"arg2_InlineRootParameter": [f32(x) for x in TINTS[p.name]]})
+                                   for p in progs], 48) + bytes(48 * 61))
+    s.bind(wls, TABLE_VA, 48, 64)
+    s.state.graphics_root_signature = grs
+    s.state.graphics_root_arguments[0] = RootArgument("descriptor", 0xCB0000)
+    records = []
+    slab = 256 * 24
+    for i, p in enumerate(progs):
+        n = visible.get(p.name, 0)
+        if not n:
+            continue
+        rows = [{"arg0_ShaderResourceView": 0x5000_0000 + 0x100 * i + k, "arg1_Draw": draw(36 + k)} for k in range(n)]
+        s.put(SECONDARY_VA + i * slab, secondaries(pcs, rows))
+        records.append(primary(pcs, ProgramTableIndex=i, NumSecondaryRecords=n, SecondaryRecords=SECONDARY_VA + i * slab))
+    stride = pcs_layout(pcs).primary.min_stride
+    assert stride == 16  # sizeof(D3D12_WORK_LIST_PRIMARY_RECORD)
+    s.put(PRIMARY_VA, b"".join(records))
+    s.put(INPUT_VA, dispatch_input(len(records), PRIMARY_VA, stride))
+    return s, DispatchListCall(INPUT_VA, MaxGraphicsProgramInputsPerPrimaryList=3)
+
+
+
+def raytracing_scene(hybrid: bool, padding: int = 0) -> tuple[Scene, DispatchListCall]:
+    """A raytracing-class list (spec "Raytracing pipeline programs"): one PCS with a primary-sourced root SRV and a
+    DISPATCH_RAYS_DIMENSIONS trigger (from the secondary records when ``hybrid``: two of them), the RTPSO and two
+    shader tables bound directly; one primary record."""
+    grs = root_signature("G", view_param("SRV"))
+    src = "SECONDARY_RECORD" if hybrid else "PRIMARY_RECORD"
+    pcs = ProgramCommandSignature("RT", [srv(0, "PRIMARY_RECORD"), arg("DISPATCH_RAYS_DIMENSIONS", src)],
+                                  SecondaryRecordByteStride=16 if hybrid else 0, pGlobalRootSignature=grs)
+    s = Scene()
+    rtb = RaytracingBinding("RTPSO", GpuVirtualAddressRange(0x9000, 64),
+                            GpuVirtualAddressRangeAndStride(0x9100, 64, 32))
+    s.bind(WorkListSignature("W", [pcs]), raytracing=rtb)
+    s.state.compute_root_arguments[0] = RootArgument("descriptor", 0x1111)
+    layout = pcs_layout(pcs).primary
+    dims = {"Width": 64, "Height": 32, "Depth": 1}
+    if hybrid:
+        s.put(SECONDARY_VA, secondaries(pcs, [{"arg1_DispatchRaysDimensions": dims}] * 2))
+        rec = primary(pcs, NumSecondaryRecords=2, ReservedPadding=padding, SecondaryRecords=SECONDARY_VA,
+                      arg0_ShaderResourceView=0xABC)
+    else:
+        rec = primary(pcs, arg0_ShaderResourceView=0xABC, arg1_DispatchRaysDimensions=dims)
+    s.put(PRIMARY_VA, rec)
+    s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, layout.min_stride))
+    return s, DispatchListCall(INPUT_VA)
 
 
 def patched(cap: Any, va: int, data: bytes) -> Any:

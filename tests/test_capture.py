@@ -21,9 +21,12 @@ import pytest
 
 from d3d12wl import abi
 from d3d12wl.capture.file import (
-    CAPTURE_VERSION,
+    CAPTURE_VERSIONS,
+    COMMAND_LIST_MEMBERS,
+    COMMAND_LIST_VERSION,
     Capture,
     capture_to_dict,
+    format_version,
     load_capture,
     save_capture,
     schema_errors,
@@ -31,7 +34,7 @@ from d3d12wl.capture.file import (
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import CaptureError
 from d3d12wl.model import description
-from d3d12wl.model.state import DispatchListCall, ExecuteIndirectCall
+from d3d12wl.model.state import BufferResource, DispatchListCall, ExecuteIndirectCall
 
 
 def example_dict() -> dict[str, Any]:
@@ -90,7 +93,7 @@ def tier2_dict() -> dict[str, Any]:
 
 
 def _same(a: Capture, b: Capture) -> None:
-    assert a.version == b.version == CAPTURE_VERSION
+    assert a.version == b.version and a.version in CAPTURE_VERSIONS
     assert a.device == b.device
     assert description.dump(a.objects) == description.dump(b.objects)
     ra, rb = a.memory.regions, b.memory.regions
@@ -162,6 +165,154 @@ def test_execute_indirect_round_trip(tmp_path: Path) -> None:
     _same(c, load_capture(save_capture(c, tmp_path / "ei.json")))
     d["call"]["ExecuteIndirect"]["pCountBuffer"] = None
     assert load_capture(d).call.CountBuffer is None  # type: ignore[union-attr]
+
+
+def _ei_v2() -> dict[str, Any]:
+    """A version 2 capture: ExecuteIndirect's buffers given as their resources."""
+    d = tier2_dict()
+    d["version"] = 2
+    d["call"] = {"ExecuteIndirect": {
+        "pCommandSignature": "EI", "MaxCommandCount": 4, "ArgumentBufferOffset": 16, "CountBufferOffset": 4,
+        "pArgumentBuffer": {"GPUVirtualAddress": "0x20000", "Width": 4096, "State": "INDIRECT_ARGUMENT"},
+        "pCountBuffer": {"GPUVirtualAddress": "0x30000", "Width": 8, "State": ["INDIRECT_ARGUMENT", "COPY_SOURCE"]}}}
+    return d
+
+
+def test_version_2_buffer_resources_round_trip(tmp_path: Path) -> None:
+    """Version 2: pArgumentBuffer / pCountBuffer may be the resource (GetGPUVirtualAddress(), D3D12_RESOURCE_DESC::
+    Width, the state at the call), read at GPUVirtualAddress + the offset; a capture that gives a resource saves as
+    version 2, one that gives none as version 1 (readable by every d3d12wl that reads version 1)."""
+    c = load_capture(_ei_v2())
+    assert c.version == 2 and isinstance(c.call, ExecuteIndirectCall)
+    state = abi.enum_value("D3D12_RESOURCE_STATES", "INDIRECT_ARGUMENT")
+    assert c.call.ArgumentBuffer == 0x20010 and c.call.CountBuffer == 0x30004
+    assert c.call.ArgumentBufferResource == BufferResource(0x20000, 4096, state)
+    assert c.call.CountBufferResource == BufferResource(
+        0x30000, 8, state | abi.enum_value("D3D12_RESOURCE_STATES", "COPY_SOURCE"))
+    path = save_capture(c, tmp_path / "v2.json")
+    saved = json.loads(path.read_text())
+    assert saved["version"] == 2 and schema_errors(saved) == []
+    assert saved["call"]["ExecuteIndirect"]["pArgumentBuffer"] == {"GPUVirtualAddress": "0x20000", "Width": 4096,
+                                                                   "State": "INDIRECT_ARGUMENT"}
+    assert saved["call"]["ExecuteIndirect"]["pCountBuffer"]["State"] == ["INDIRECT_ARGUMENT", "COPY_SOURCE"]
+    assert saved["call"]["ExecuteIndirect"]["ArgumentBufferOffset"] == 16
+    _same(c, load_capture(path))
+    c.call.ArgumentBufferResource = c.call.CountBufferResource = None
+    assert json.loads(save_capture(c, tmp_path / "v1.json").read_text())["version"] == 1
+    c.call.ArgumentBufferResource = BufferResource(0x20020, 64)
+    with pytest.raises(CaptureError) as e:
+        save_capture(c, tmp_path / "below.json")
+    assert e.value.where == "call.ExecuteIndirect.pArgumentBuffer" and "lies before" in str(e.value)
+
+
+@pytest.mark.parametrize("state, value", [("GENERIC_READ", 0xAC3), (0x200, 0x200), (["COMMON"], 0),
+                                          ("D3D12_RESOURCE_STATE_INDIRECT_ARGUMENT", 0x200)])
+def test_resource_state_forms(state: Any, value: int) -> None:
+    """State: a D3D12_RESOURCE_STATES member name (full or short), a list of names, or an integer."""
+    d = _ei_v2()
+    d["call"]["ExecuteIndirect"]["pArgumentBuffer"]["State"] = state
+    assert schema_errors(d) == []
+    call = load_capture(d).call
+    assert isinstance(call, ExecuteIndirectCall) and call.ArgumentBufferResource is not None
+    assert call.ArgumentBufferResource.State == value
+
+
+RESOURCE_CASES: list[tuple[str, Callable[[dict[str, Any]], Any], str]] = [
+    ("resource in version 1", lambda d: d.update(version=1), "call.ExecuteIndirect.pArgumentBuffer"),
+    ("resource without Width", lambda d: d["call"]["ExecuteIndirect"]["pArgumentBuffer"].pop("Width"),
+     "call.ExecuteIndirect.pArgumentBuffer.Width"),
+    ("unknown resource member", lambda d: d["call"]["ExecuteIndirect"]["pCountBuffer"].update(Dimension="BUFFER"),
+     "call.ExecuteIndirect.pCountBuffer.Dimension"),
+    ("unknown state name", lambda d: d["call"]["ExecuteIndirect"]["pCountBuffer"].update(
+        State=["INDIRECT_ARGUMENT", "INDIRECT_ARGS"]), "call.ExecuteIndirect.pCountBuffer.State[1]"),
+    ("resource leaves the VA space", lambda d: d["call"]["ExecuteIndirect"]["pArgumentBuffer"].update(
+        GPUVirtualAddress="0xffffffffffffff00"), "call.ExecuteIndirect.pArgumentBuffer.Width"),
+]
+
+
+@pytest.mark.parametrize("name, mutate, where", RESOURCE_CASES, ids=[c[0] for c in RESOURCE_CASES])
+def test_malformed_buffer_resource_rejected_with_path(name: str, mutate: Callable[[dict[str, Any]], Any],
+                                                     where: str) -> None:
+    d = _ei_v2()
+    mutate(d)
+    with pytest.raises(CaptureError) as e:
+        load_capture(d)
+    assert e.value.where == where, str(e.value)
+    if name == "resource in version 1":
+        assert "needs capture version 2" in str(e.value)
+        assert schema_errors(d) != []  # the schema says so too
+
+
+def test_version_3_command_list_state_round_trip(tmp_path: Path) -> None:
+    """Version 3: the state may give command_list_type (a D3D12_COMMAND_LIST_TYPE) and in_render_pass; a capture
+    saves as version 3 only when one differs from what every older version means (a direct command list outside a
+    render pass), and versions 1 and 2 keep loading as exactly that."""
+    cl_type = "D3D12_COMMAND_LIST_TYPE"
+    for old in (tier2_dict(), _ei_v2()):
+        c = load_capture(old)
+        assert c.version in (1, 2)
+        assert c.state.command_list_type == abi.enum_value(cl_type, "DIRECT") and not c.state.in_render_pass
+        saved = json.loads(save_capture(c, tmp_path / "old.json").read_text())
+        assert saved["version"] == old["version"] and not set(COMMAND_LIST_MEMBERS) & set(saved["state"])
+    c = load_capture(tier2_dict())
+    c.state.command_list_type = abi.enum_value(cl_type, "COMPUTE")
+    assert format_version(c) == COMMAND_LIST_VERSION == 3
+    saved = json.loads(save_capture(c, tmp_path / "compute.json").read_text())
+    assert saved["version"] == 3 and saved["state"]["command_list_type"] == "COMPUTE" and schema_errors(saved) == []
+    assert "in_render_pass" not in saved["state"]
+    back = load_capture(tmp_path / "compute.json")
+    assert back.version == 3 and back.state.command_list_type == abi.enum_value(cl_type, "COMPUTE")
+    c.version = 3
+    _same(c, back)
+    c.state.command_list_type = abi.enum_value(cl_type, "DIRECT")
+    c.state.in_render_pass = True
+    saved = json.loads(save_capture(c, tmp_path / "pass.json").read_text())
+    assert saved["version"] == 3 and saved["state"]["in_render_pass"] is True and schema_errors(saved) == []
+    assert "command_list_type" not in saved["state"]
+    assert load_capture(tmp_path / "pass.json").state.in_render_pass is True
+    d = tier2_dict()
+    d.update(version=3)
+    d["state"]["command_list_type"] = "D3D12_COMMAND_LIST_TYPE_BUNDLE"
+    assert schema_errors(d) == []
+    assert load_capture(d).state.command_list_type == abi.enum_value(cl_type, "BUNDLE")
+    d["state"]["command_list_type"] = abi.enum_value(cl_type, "COPY")
+    assert load_capture(d).state.command_list_type == abi.enum_value(cl_type, "COPY")
+
+
+COMMAND_LIST_CASES: list[tuple[str, Callable[[dict[str, Any]], Any], str, str]] = [
+    ("command_list_type in version 1", lambda d: d["state"].update(command_list_type="COMPUTE"),
+     "state.command_list_type", "needs capture version 3"),
+    ("in_render_pass in version 2", lambda d: d.update(version=2) or d["state"].update(in_render_pass=False),
+     "state.in_render_pass", "needs capture version 3"),
+    ("unknown type", lambda d: d.update(version=3) or d["state"].update(command_list_type="GRAPHICS"),
+     "state.command_list_type", "GRAPHICS"),
+    ("NONE", lambda d: d.update(version=3) or d["state"].update(command_list_type="NONE"),
+     "state.command_list_type", "NONE"),
+    ("render pass not a boolean", lambda d: d.update(version=3) or d["state"].update(in_render_pass=1),
+     "state.in_render_pass", "true or false"),
+]
+
+
+@pytest.mark.parametrize("name, mutate, where, says", COMMAND_LIST_CASES, ids=[c[0] for c in COMMAND_LIST_CASES])
+def test_malformed_command_list_state_rejected_with_path(name: str, mutate: Callable[[dict[str, Any]], Any],
+                                                         where: str, says: str) -> None:
+    d = tier2_dict()
+    mutate(d)
+    with pytest.raises(CaptureError) as e:
+        load_capture(d)
+    assert e.value.where == where and says in str(e.value), str(e.value)
+    if "version" in name:
+        assert schema_errors(d) != []  # the schema says so too
+
+
+def test_version_3_unknown_to_an_older_reader_is_an_unsupported_version() -> None:
+    """Version 3 is what makes an older reader say "unsupported capture version" instead of "unknown member"."""
+    d = tier2_dict()
+    d.update(version=max(CAPTURE_VERSIONS) + 1)
+    d["state"]["command_list_type"] = "COMPUTE"
+    with pytest.raises(CaptureError) as e:
+        load_capture(d)
+    assert e.value.where == "version" and "unsupported capture version" in str(e.value)
 
 
 def test_large_regions_are_saved_as_files_and_memory_mapped(tmp_path: Path) -> None:
@@ -267,7 +418,7 @@ def _do(*mutations: Mutation) -> Mutation:
 PT = "state.program.WorkList.Binding.ProgramTable"
 
 EXAMPLE_CASES: list[tuple[str, Mutation, str]] = [
-    ("version 2", _set("version", 2), "version"),
+    ("version 4", _set("version", 4), "version"),
     ("version string", _set("version", "1"), "version"),
     ("version missing", _delete("version"), "version"),
     ("unknown member", _set("colour", "red"), "colour"),

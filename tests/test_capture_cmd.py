@@ -102,6 +102,58 @@ def test_execute_indirect_state_by_flags(tmp_path: Path) -> None:
     assert trace_of(load_capture(out)) == trace_of(load_capture(bundled_path))
 
 
+def test_execute_indirect_buffer_resources(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--args-resource / --count-resource BASE,WIDTH[,STATE]: the resources IndirectDrawing.md's "Drawing" checks
+    run against (the offsets the VAs imply, MaxCommandCount * ByteStride within Width, the INDIRECT_ARGUMENT
+    state); written as capture version 2."""
+    bundled_path = EXAMPLES / "execute_indirect_capture.json"
+    regions = split_regions(bundled_path, tmp_path)
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(json.loads(bundled_path.read_text())["state"]))
+    base = ["capture", str(EXAMPLES / "execute_indirect.json"), *regions, "--execute-indirect",
+            "RootConstantsAndVertexBuffers", "--args", "r0", "--count", "r1", "--max", "4", "--state", str(state)]
+    out = tmp_path / "ei.json"
+    assert main([*base, "--args-resource", "r0,65536,INDIRECT_ARGUMENT",
+                 "--count-resource", "r1,4,INDIRECT_ARGUMENT|COPY_SOURCE", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["version"] == 2 and doc["call"]["ExecuteIndirect"]["pArgumentBuffer"]["Width"] == 65536
+    assert trace_of(load_capture(out)) == trace_of(load_capture(bundled_path))
+    # a resource too small for MaxCommandCount commands, in the UAV state: the call-time findings
+    assert main([*base, "--args-resource", "r0,64,UNORDERED_ACCESS", "-o", str(out)]) == 0
+    kinds = [f["kind"] for f in trace_of(load_capture(out))["findings"]]
+    assert kinds == ["argument-buffer-out-of-bounds", "argument-buffer-wrong-state"]
+    capsys.readouterr()
+    assert main([*base, "--args-resource", "r0+4,64", "-o", str(out)]) == 2
+    assert "lies before the resource's GPUVirtualAddress" in capsys.readouterr().err
+    assert main([*base, "--count-resource", "r1,4,NOT_A_STATE", "-o", str(out)]) == 2
+    assert "NOT_A_STATE" in capsys.readouterr().err
+
+
+def test_command_list_type_and_render_pass(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--command-list-type TYPE / --in-render-pass: the command list the call is recorded on (capture version 3,
+    written only when it is not a direct list outside a render pass); IndirectDrawing.md "Bundles" checks it."""
+    bundled_path = EXAMPLES / "execute_indirect_capture.json"
+    regions = split_regions(bundled_path, tmp_path)
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(json.loads(bundled_path.read_text())["state"]))
+    base = ["capture", str(EXAMPLES / "execute_indirect.json"), *regions, "--execute-indirect",
+            "RootConstantsAndVertexBuffers", "--args", "r0", "--count", "r1", "--max", "4", "--state", str(state)]
+    out = tmp_path / "ei.json"
+    assert main([*base, "--command-list-type", "DIRECT", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["version"] == 1 and "command_list_type" not in doc["state"]
+    assert main([*base, "--command-list-type", "D3D12_COMMAND_LIST_TYPE_BUNDLE", "--in-render-pass",
+                 "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["version"] == 3 and doc["state"]["command_list_type"] == "BUNDLE" and doc["state"]["in_render_pass"]
+    kinds = [f["kind"] for f in trace_of(load_capture(out))["findings"]]
+    assert kinds == ["execute-indirect-bundle-count-buffer", "execute-indirect-bundle-multiple-operations"]
+    capsys.readouterr()
+    assert main([*base, "--command-list-type", "GRAPHICS", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--command-list-type" in err and "GRAPHICS" in err
+
+
 def test_tier2_chain_with_two_program_tables(tmp_path: Path) -> None:
     """DispatchList1 on a signature array: one --program-table per signature index, each with its own stride."""
     bundled_path = EXAMPLES / "tier2_chain_capture.json"
@@ -201,6 +253,7 @@ def test_region_grammar(tmp_path: Path) -> None:
     (["--program-table", "0x90000"], "VA 0x90000 is in no region"),
     (["--signature", "NOPE"], "no work list signature or signature array named 'NOPE'"),
     (["--args", "0x0"], "applies to --execute-indirect only"),
+    (["--args-resource", "0x0,16"], "applies to --execute-indirect only"),
 ])
 def test_unusable_flags_exit_2_naming_the_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                extra: list[str], message: str) -> None:

@@ -33,7 +33,12 @@ from d3d12wl.model.objects import (
     RootParameterIndexArg,
     WorkListSignature,
 )
-from d3d12wl.model.state import DispatchListCall, RaytracingBinding
+from d3d12wl.model.state import (
+    DispatchListCall,
+    GpuVirtualAddressRangeAndStride,
+    ProgramTableBinding,
+    RaytracingBinding,
+)
 from d3d12wl.records.layout import pcs_layout
 
 F1 = "D3D12_DISPATCH_LIST_FLAGS1"
@@ -69,6 +74,12 @@ class Chain:
         self.s.bind_array("ARR", [(WorkListSignature(f"WLS_{k}", [self.pcs[k]]), rt if k == "raytracing" else table)
                                   for k in KINDS])
         self.stride = max(pcs_layout(p).primary.min_stride for p in self.pcs.values())
+
+    def bind_validation_table(self, va: int = 0x7000) -> None:
+        """A non-null ValidationProgramTable (its bytes are not mapped: only the executor's hook points run, no
+        validator reads it): a one-slot, 32-byte-stride D3D12_WORK_LIST_PROGRAM_TABLE_BINDING."""
+        self.s.state.program.WorkList1.ValidationProgramTable = ProgramTableBinding(
+            GpuVirtualAddressRangeAndStride(va, 32, 32), 1)
 
     def records(self, kind: str, n: int, tag: int) -> bytes:
         pcs = self.pcs[kind]
@@ -249,7 +260,8 @@ def test_direct_bind_requires_signature_index_zero():
     c.add_list(0, "compute", next_=0)  # SignatureIndex 0: fine
     assert not c.run().findings
     c.add_list(0, "graphics", next_=0)  # SignatureIndex 1 with a direct bind
-    assert [f.kind for f in c.run().findings] == ["signature-index-out-of-range"]
+    assert [(f.kind, f.rule) for f in c.run().findings] == [
+        ("direct-bind-signature-index-nonzero", "Compatibility of bind type with dispatch method")]
 
 
 def test_array_bind_with_tier1_dispatch_list_is_invalid():
@@ -263,7 +275,9 @@ def test_tier2_call_on_tier1_device():
     c = Chain()
     c.chain(["compute"])
     c.s.device.Tier = E("D3D12_WORK_LISTS_TIER", "TIER_1")
-    assert [f.kind for f in c.run().findings] == ["tier-not-supported"]
+    assert [(f.kind, f.rule) for f in c.run().findings] == [
+        ("tier-not-supported", "Feature Tiers and Capability Queries"),  # DispatchList1 is a Tier 2 entry point
+        ("tier-not-supported", "Binding via SetProgram")]  # and the array bind path is Tier 2 only
 
 
 def test_input1_reserved_padding_nonzero():
@@ -329,7 +343,7 @@ def test_hooks_run_in_step_order_and_the_header_is_re_read():
     c = Chain()
     c.add_list(0, "compute", n=2)
     c.add_list(1, "compute", next_=0)
-    c.s.state.program.WorkList1.ValidationProgramTable.Table.StartAddress = 0x7000
+    c.bind_validation_table()
     hooks = ZeroingHooks()
     trace = c.run(hooks=hooks)
     assert hooks.calls == [(step, i) for i in (0, 1) for step in ("signature_selection", "primary_list",
@@ -392,7 +406,7 @@ def test_revisit_after_a_validator_wrote_memory_is_not_yet_a_cycle():
     c = Chain()
     c.add_list(0, "compute", n=1)
     c.add_list(1, "compute", n=1, next_=LIST_VA)
-    c.s.state.program.WorkList1.ValidationProgramTable.Table.StartAddress = 0x7000
+    c.bind_validation_table()
     trace = c.run(hooks=RewritingHooks(writes=3))
     assert [f.kind for f in trace.findings] == ["chain-cycle"]
     assert len(trace.lists) == 5 and trace.findings[0].list_index == 4

@@ -194,6 +194,40 @@ def test_generated_execute_indirect(commands, count, seed, flips, limits, with_c
     same(memory, s.device, s.objects, s.state, call, limits)
 
 
+@PROPERTY
+@given(st.integers(0, 2**32 - 1), st.integers(0, 12), st.sampled_from([2, 5, columnar.CHUNK]),
+       st.sampled_from([None, Limits(max_executions=4), Limits(max_records=6)]))
+def test_generated_execute_indirect_call_requirements(seed, flips, chunk, limits):
+    """Calls drawn as the call-requirement breakers draw them (tests/breakers_ei.py: every argument type, count
+    buffer or not, resources and states or the region), then corrupted: bytes of the commands flipped (index
+    formats, CBV addresses, VAs), the resources and states drawn anew, MaxCommandCount and the stride changed.  The
+    call-time findings and the per-command ones are the same on both engines, chunked or not."""
+    from breakers_ei import BROKEN_STATES, KEPT_STATES, ei_spec, states
+
+    from d3d12wl.model.state import BufferResource
+
+    rng = random.Random(seed)
+    spec = ei_spec(rng, cbv=rng.random() < 0.5, index_buffer=rng.random() < 0.5)
+    if rng.random() < 0.3:
+        spec.max_count += rng.randint(0, 6)
+    if rng.random() < 0.2:
+        spec.cs.ByteStride += rng.choice([-4, 1, 4])
+    if rng.random() < 0.5:
+        base = spec.args_va - rng.randint(0, 9)
+        spec.args_resource = BufferResource(base, rng.randint(0, 512), rng.choice(
+            [None, states(rng.choice(KEPT_STATES + BROKEN_STATES))]))
+    if rng.random() < 0.3:
+        spec.root_signature = None
+    c = spec.build()
+    memory = mutated(c.memory, rng, flips) if c.memory.regions else c.memory
+    old = columnar.CHUNK
+    columnar.CHUNK = chunk
+    try:
+        same(memory, c.device, c.objects, c.state, c.call, limits)
+    finally:
+        columnar.CHUNK = old
+
+
 # -- the executor's worst cases ------------------------------------------------------------------------------------
 
 

@@ -12,18 +12,20 @@ from executor_builder import (
     PRIMARY_VA,
     SECONDARY_VA,
     TABLE_VA,
+    TINTS,
     Scene,
     arg,
     constants_param,
     culling_pcs,
+    culling_scene,
     dispatch,
     dispatch_input,
     draw,
-    f32,
     one_program_scene,
     primary,
     program,
     program_table,
+    raytracing_scene,
     root_signature,
     secondaries,
     srv,
@@ -45,11 +47,8 @@ from d3d12wl.model.objects import (
 )
 from d3d12wl.model.state import (
     DispatchListCall,
-    GpuVirtualAddressRange,
-    GpuVirtualAddressRangeAndStride,
     IndexBufferView,
     RaytracingBinding,
-    RootArgument,
     VertexBufferView,
 )
 from d3d12wl.records.layout import pcs_layout, program_table_layout
@@ -57,40 +56,6 @@ from d3d12wl.records.layout import pcs_layout, program_table_layout
 # ----------------------------------------------------------------------------------------------------------------
 # The spec's culling example ("Example": GPU culling and work list emission)
 # ----------------------------------------------------------------------------------------------------------------
-
-
-TINTS = {"Opaque": (1.0, 1.0, 1.0, 1.0), "Transparent": (0.5, 0.7, 1.0, 0.5), "Shadow": (0.0, 0.0, 0.0, 1.0)}
-
-
-def culling_scene(visible: dict[str, int]) -> tuple[Scene, DispatchListCall]:
-    """Three programs in a 48-byte-stride table of 64 slots; one primary record per active program, its secondary
-    records in a 256-record slab per program (MAX_RECORDS_PER_PIPELINE)."""
-    pcs, grs = culling_pcs()
-    s = Scene()
-    progs = [program(name, i + 1, pcs) for i, name in enumerate(TINTS)]
-    s.add_programs(*progs)
-    wls = WorkListSignature("WLS", [pcs])
-    tail = program_table_layout(progs[0])
-    assert tail is not None and tail.min_stride == 48  # "Stride = 32-byte identifier + 16 bytes ... = 48"
-    s.put(TABLE_VA, program_table([(p, {"arg2_InlineRootParameter": [f32(x) for x in TINTS[p.name]]})
-                                   for p in progs], 48) + bytes(48 * 61))
-    s.bind(wls, TABLE_VA, 48, 64)
-    s.state.graphics_root_signature = grs
-    s.state.graphics_root_arguments[0] = RootArgument("descriptor", 0xCB0000)
-    records = []
-    slab = 256 * 24
-    for i, p in enumerate(progs):
-        n = visible.get(p.name, 0)
-        if not n:
-            continue
-        rows = [{"arg0_ShaderResourceView": 0x5000_0000 + 0x100 * i + k, "arg1_Draw": draw(36 + k)} for k in range(n)]
-        s.put(SECONDARY_VA + i * slab, secondaries(pcs, rows))
-        records.append(primary(pcs, ProgramTableIndex=i, NumSecondaryRecords=n, SecondaryRecords=SECONDARY_VA + i * slab))
-    stride = pcs_layout(pcs).primary.min_stride
-    assert stride == 16  # sizeof(D3D12_WORK_LIST_PRIMARY_RECORD)
-    s.put(PRIMARY_VA, b"".join(records))
-    s.put(INPUT_VA, dispatch_input(len(records), PRIMARY_VA, stride))
-    return s, DispatchListCall(INPUT_VA, MaxGraphicsProgramInputsPerPrimaryList=3)
 
 
 def run(s: Scene, call: DispatchListCall, **kw):
@@ -193,7 +158,9 @@ def test_primary_stride_below_minimum_is_rule_25e():
     s, call = culling_scene({"Opaque": 1})
     s.memory.write(INPUT_VA, dispatch_input(1, PRIMARY_VA, 8))
     trace = run(s, call)
-    assert [(f.kind, f.rule) for f in trace.findings] == [("stride-below-minimum", "rule 25(e)")]
+    assert [(f.kind, f.rule) for f in trace.findings] == [  # the list's one PCS is also its worst case
+        ("program-inputs-stride-below-worst-case", "D3D12_DISPATCH_LIST_INPUT::ProgramInputs"),
+        ("stride-below-minimum", "rule 25(e)")]
     assert not trace.executions
 
 
@@ -464,34 +431,11 @@ def test_fixed_dispatch_reads_no_record_bytes():
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def rt_scene(hybrid: bool, padding: int = 0) -> tuple[Scene, DispatchListCall]:
-    grs = root_signature("G", view_param("SRV"))
-    src = "SECONDARY_RECORD" if hybrid else "PRIMARY_RECORD"
-    pcs = ProgramCommandSignature("RT", [srv(0, "PRIMARY_RECORD"), arg("DISPATCH_RAYS_DIMENSIONS", src)],
-                                  SecondaryRecordByteStride=16 if hybrid else 0, pGlobalRootSignature=grs)
-    s = Scene()
-    rtb = RaytracingBinding("RTPSO", GpuVirtualAddressRange(0x9000, 64),
-                            GpuVirtualAddressRangeAndStride(0x9100, 64, 32))
-    s.bind(WorkListSignature("W", [pcs]), raytracing=rtb)
-    s.state.compute_root_arguments[0] = RootArgument("descriptor", 0x1111)
-    layout = pcs_layout(pcs).primary
-    dims = {"Width": 64, "Height": 32, "Depth": 1}
-    if hybrid:
-        s.put(SECONDARY_VA, secondaries(pcs, [{"arg1_DispatchRaysDimensions": dims}] * 2))
-        rec = primary(pcs, NumSecondaryRecords=2, ReservedPadding=padding, SecondaryRecords=SECONDARY_VA,
-                      arg0_ShaderResourceView=0xABC)
-    else:
-        rec = primary(pcs, arg0_ShaderResourceView=0xABC, arg1_DispatchRaysDimensions=dims)
-    s.put(PRIMARY_VA, rec)
-    s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, layout.min_stride))
-    return s, DispatchListCall(INPUT_VA)
-
-
 @pytest.mark.parametrize("hybrid", [False, True])
 def test_raytracing_list_uses_the_bound_rtpso_and_no_program_table(hybrid):
     """Spec "Raytracing pipeline programs": no ProgramTableIndex, the RTPSO and shader tables bound at SetProgram,
     the compute root binding set, any order."""
-    s, call = rt_scene(hybrid)
+    s, call = raytracing_scene(hybrid)
     trace = run(s, call)
     assert not trace.findings
     assert len(trace.executions) == (2 if hybrid else 1)
@@ -508,14 +452,14 @@ def test_raytracing_list_uses_the_bound_rtpso_and_no_program_table(hybrid):
 
 def test_raytracing_record_reserved_padding_nonzero():
     """D3D12_WORK_LIST_RAYTRACING_RECORD::ReservedPadding "must be 0"."""
-    s, call = rt_scene(True, padding=7)
+    s, call = raytracing_scene(True, padding=7)
     trace = run(s, call)
     assert [f.kind for f in trace.findings] == ["reserved-padding-nonzero"]
     assert trace.findings[0].va == PRIMARY_VA + 4
 
 
 def test_raytracing_without_dispatch_rays_support_is_rule_16():
-    s, call = rt_scene(False)
+    s, call = raytracing_scene(False)
     s.device.DispatchRaysSupported = False
     assert [f.rule for f in run(s, call).findings] == ["rule 16"]
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import struct
 
 import pytest
-from executor_builder import Scene, constants_param, draw, ei_arg, encode, root_signature, view_param
+from executor_builder import Scene, constants_param, draw, ei_arg, encode, pack_record, root_signature, view_param
 
-from d3d12wl.executor import run_execute_indirect
+from d3d12wl import abi
+from d3d12wl.executor import columnar, run_execute_indirect
 from d3d12wl.model.objects import (
     CommandSignature,
     EIConstantArg,
@@ -16,7 +17,7 @@ from d3d12wl.model.objects import (
     RootParameterIndexArg,
     VertexBufferArg,
 )
-from d3d12wl.model.state import ExecuteIndirectCall, RootArgument, VertexBufferView
+from d3d12wl.model.state import BufferResource, ExecuteIndirectCall, RootArgument, VertexBufferView
 from d3d12wl.records.layout import command_layout
 
 ARGS_VA = 0x10000
@@ -118,18 +119,27 @@ def test_byte_stride_below_the_packed_size():
 
 
 def test_argument_buffer_past_its_end_is_unmapped_va():
+    """A read past the mapped bytes is unmapped-va where it happens.  The core runtime's bounds check ("The offset
+    implied by MaxCommandCount, ArgumentBufferOffset, and the drawing program stride do not exceed the bounds of
+    pArgumentBuffer") is a finding of its own, before any read: against the region, which stands for the resource,
+    and not at all when the capture gives a resource that holds the three commands."""
     s, cs = ei_scene(commands=2)
     trace = run(s, ExecuteIndirectCall(cs, 3, ARGS_VA))
-    assert [(f.kind, f.command_index, f.va) for f in trace.findings] == [("unmapped-va", 2, ARGS_VA + 96)]
+    assert [(f.kind, f.command_index, f.va) for f in trace.findings] == [
+        ("argument-buffer-out-of-bounds", None, ARGS_VA), ("unmapped-va", 2, ARGS_VA + 96)]
     assert len(trace.executions) == 2
+    resource = BufferResource(ARGS_VA, 3 * cs.ByteStride)
+    trace = run(s, ExecuteIndirectCall(cs, 3, ARGS_VA, ArgumentBufferResource=resource))
+    assert [(f.kind, f.command_index, f.va) for f in trace.findings] == [("unmapped-va", 2, ARGS_VA + 96)]
 
 
 def test_misaligned_count_buffer():
-    """IndirectDrawing.md "Drawing": CountBufferOffset and ArgumentBufferOffset are 4-byte aligned."""
+    """The count buffer's UINT32 at a VA that is not 4-byte aligned is misaligned-va and ends the call; its offset
+    into the resource (here the region) breaks "CountBufferOffset and ArgumentBufferOffset are 4-byte aligned"."""
     s, cs = ei_scene(commands=1)
     s.put(COUNT_VA, struct.pack("<II", 1, 1))
     trace = run(s, ExecuteIndirectCall(cs, 1, ARGS_VA, COUNT_VA + 2))
-    assert [f.kind for f in trace.findings] == ["misaligned-va"]
+    assert [f.kind for f in trace.findings] == ["count-buffer-offset-misaligned", "misaligned-va"]
 
 
 def test_root_signature_mismatch():
@@ -147,6 +157,7 @@ def test_dispatch_uses_the_compute_binding_set():
     cs = CommandSignature("CS", 16, [ei_arg("CONSTANT", Constant=EIConstantArg(0, 0, 1)), ei_arg("DISPATCH")],
                           pRootSignature=rs)
     s = Scene()
+    s.state.compute_root_signature = rs
     s.state.graphics_root_arguments[0] = RootArgument("constants", values=[1])
     s.put(ARGS_VA, struct.pack("<4I", 77, 2, 1, 1))
     trace = run(s, ExecuteIndirectCall(cs, 1, ARGS_VA))
@@ -155,3 +166,191 @@ def test_dispatch_uses_the_compute_binding_set():
     assert e.executable_class == "COMPUTE" and e.root_argument("global", 0).values == [77] and e.ia == []
     assert e.trigger.fields == {"ThreadGroupCountX": 2, "ThreadGroupCountY": 1, "ThreadGroupCountZ": 1}
     assert [r.binding_set for r in trace.end_of_call_reset] == ["compute"]
+
+
+# -- call-time requirements (docs/executor.md "Audit: every requirement on a call", ExecuteIndirect rows) --------
+
+
+def test_root_signature_not_set():
+    """IndirectDrawing.md "Drawing" (debug layer): "The root signature of the command list matches the root
+    signature of the command signature": a command list with no root signature set matches none.  The call still
+    executes (the finding only adds)."""
+    s, cs = ei_scene(commands=2)
+    s.state.graphics_root_signature = None
+    s.state.graphics_root_arguments.clear()
+    trace = run(s, ExecuteIndirectCall(cs, 2, ARGS_VA))
+    assert [(f.kind, f.rule) for f in trace.findings] == [("root-signature-not-set", "Drawing")]
+    assert len(trace.executions) == 2
+
+
+def test_buffer_offsets_are_4_byte_aligned_in_their_resource():
+    """IndirectDrawing.md "Drawing" (core runtime): "CountBufferOffset and ArgumentBufferOffset are 4-byte
+    aligned": the offset into the resource the capture gives, even where the VA itself is aligned."""
+    s, cs = ei_scene(commands=2)
+    s.put(COUNT_VA, struct.pack("<I", 2))
+    args = BufferResource(ARGS_VA - 2, 2 + 2 * cs.ByteStride)
+    count = BufferResource(COUNT_VA - 6, 10)
+    trace = run(s, ExecuteIndirectCall(cs, 2, ARGS_VA, COUNT_VA, args, count))
+    assert [(f.kind, f.va) for f in trace.findings] == [("argument-buffer-offset-misaligned", ARGS_VA),
+                                                        ("count-buffer-offset-misaligned", COUNT_VA)]
+    assert len(trace.executions) == 2
+    trace = run(s, ExecuteIndirectCall(cs, 2, ARGS_VA, COUNT_VA, BufferResource(ARGS_VA - 4, 4 + 2 * cs.ByteStride),
+                                       BufferResource(COUNT_VA - 4, 8)))
+    assert not trace.findings
+
+
+def test_buffer_bounds_implied_by_max_command_count():
+    """IndirectDrawing.md "Drawing" (core runtime): "The offset implied by MaxCommandCount, ArgumentBufferOffset,
+    and the drawing program stride do not exceed the bounds of pArgumentBuffer (similarly for count buffer)".  The
+    runtime checks MaxCommandCount, not the count the GPU reads later (here 2), and the execution is unchanged."""
+    s, cs = ei_scene(commands=5)
+    s.put(COUNT_VA, struct.pack("<I", 2))
+    fits = ExecuteIndirectCall(cs, 4, ARGS_VA, COUNT_VA, BufferResource(ARGS_VA, 4 * cs.ByteStride),
+                               BufferResource(COUNT_VA, 4))
+    assert not run(s, fits).findings
+    short = ExecuteIndirectCall(cs, 5, ARGS_VA, COUNT_VA, BufferResource(ARGS_VA, 4 * cs.ByteStride),
+                                BufferResource(COUNT_VA, 2))
+    trace = run(s, short)
+    assert [(f.kind, f.va) for f in trace.findings] == [("argument-buffer-out-of-bounds", ARGS_VA),
+                                                        ("count-buffer-out-of-bounds", COUNT_VA)]
+    assert len(trace.executions) == 2
+    before = ExecuteIndirectCall(cs, 1, ARGS_VA, None, BufferResource(ARGS_VA + 4, 1024))
+    assert [f.kind for f in run(s, before).findings] == ["argument-buffer-out-of-bounds"]
+
+
+@pytest.mark.parametrize("state, kinds", [
+    (["INDIRECT_ARGUMENT"], []), (["GENERIC_READ"], []), (["INDIRECT_ARGUMENT", "COPY_SOURCE"], []),
+    (["UNORDERED_ACCESS"], ["argument-buffer-wrong-state", "count-buffer-wrong-state"]),
+    (["COMMON"], ["argument-buffer-wrong-state", "count-buffer-wrong-state"])])
+def test_both_buffers_in_the_indirect_argument_state(state, kinds):
+    """IndirectDrawing.md "Drawing": "The debug layer will issue an error if either the count buffer or the
+    argument buffer are not in the D3D12_RESOURCE_USAGE_INDIRECT_ARGUMENT state"; the ExecuteIndirect seed: "you
+    must insert a resource barrier transitioning both ... from UNORDERED_ACCESS to INDIRECT_ARGUMENT".  A state
+    that includes INDIRECT_ARGUMENT (GENERIC_READ does) is one."""
+    s, cs = ei_scene(commands=2)
+    s.put(COUNT_VA, struct.pack("<I", 2))
+    value = 0
+    for name in state:
+        value |= abi.enum_value("D3D12_RESOURCE_STATES", name)
+    call = ExecuteIndirectCall(cs, 2, ARGS_VA, COUNT_VA, BufferResource(ARGS_VA, 2 * cs.ByteStride, value),
+                               BufferResource(COUNT_VA, 4, value))
+    trace = run(s, call)
+    assert [f.kind for f in trace.findings] == kinds and len(trace.executions) == 2
+    no_state = ExecuteIndirectCall(cs, 2, ARGS_VA, COUNT_VA, BufferResource(ARGS_VA, 2 * cs.ByteStride))
+    assert not run(s, no_state).findings  # a capture that does not say checks nothing
+
+
+def indexed_scene(n: int) -> tuple[Scene, CommandSignature, list[dict]]:
+    """A graphics command signature of a root CBV, an index buffer view and DRAW_INDEXED, with ``n`` valid
+    commands (CBVs at multiples of 256, R16_UINT / R32_UINT index buffers)."""
+    rs = root_signature("RS", view_param("CBV", 0))
+    cs = CommandSignature("CS", 0, [ei_arg("CONSTANT_BUFFER_VIEW", ConstantBufferView=RootParameterIndexArg(0)),
+                                    ei_arg("INDEX_BUFFER_VIEW"), ei_arg("DRAW_INDEXED")], pRootSignature=rs)
+    layout = command_layout(cs)
+    cs.ByteStride = layout.size
+    s = Scene()
+    s.state.graphics_root_signature = rs
+    formats = [abi.enum_value("DXGI_FORMAT", f) for f in ("R16_UINT", "R32_UINT")]
+    values = [{"arg0_ConstantBufferView": 0x100000 + 256 * k,
+               "arg1_IndexBuffer": {"BufferLocation": 0x200000, "SizeInBytes": 64, "Format": formats[k % 2]},
+               "arg2_DrawIndexed": {"IndexCountPerInstance": 3, "InstanceCount": 1, "StartIndexLocation": 0,
+                                    "BaseVertexLocation": 0, "StartInstanceLocation": 0}} for k in range(n)]
+    return s, cs, values
+
+
+def _put_commands(s: Scene, cs: CommandSignature, values: list[dict]) -> None:
+    layout = command_layout(cs)
+    s.put(ARGS_VA, b"".join(pack_record(layout, v, cs.ByteStride) for v in values))
+
+
+@pytest.mark.parametrize("chunk", [3, 1 << 16])
+def test_per_command_values_index_format_and_cbv_address(chunk):
+    """IndirectDrawing.md "Validation": "If there are index buffer changes, the index buffer format is valid"
+    (the format is in the argument buffer, so it is checked per command); "Command signature Creation": "CBV --
+    Address and size must be a multiple of 256 bytes".  Both engines report the same findings (the columnar path
+    sends the flagged commands through the reference walk, in any chunking) and execute every command."""
+    s, cs, values = indexed_scene(9)
+    values[1]["arg0_ConstantBufferView"] += 0x40
+    values[4]["arg1_IndexBuffer"]["Format"] = abi.enum_value("DXGI_FORMAT", "UNKNOWN")
+    values[5]["arg0_ConstantBufferView"] += 4
+    values[5]["arg1_IndexBuffer"]["Format"] = 7
+    _put_commands(s, cs, values)
+    call = ExecuteIndirectCall(cs, 9, ARGS_VA)
+    old = columnar.CHUNK
+    columnar.CHUNK = chunk
+    try:
+        col = columnar.run_columnar(s.memory, s.device, s.objects, s.state, call)
+    finally:
+        columnar.CHUNK = old
+    ref = run(s, call)
+    assert col.to_dict() == ref.to_dict()
+    field = {f.name: f.offset for f in command_layout(cs).fields}
+    fmt = abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "Format")
+    got = [(f.kind, f.command_index, f.va) for f in ref.findings]
+    assert got == [("cbv-address-misaligned", 1, ARGS_VA + cs.ByteStride),
+                   ("index-buffer-format-invalid", 4, ARGS_VA + 4 * cs.ByteStride + field["arg1_IndexBuffer"] + fmt),
+                   ("cbv-address-misaligned", 5, ARGS_VA + 5 * cs.ByteStride),
+                   ("index-buffer-format-invalid", 5, ARGS_VA + 5 * cs.ByteStride + field["arg1_IndexBuffer"] + fmt)]
+    assert len(ref.executions) == 9 and ref.executions[1].root_argument("global", 0).value == 0x100140
+    assert "UNKNOWN is not one of R16_UINT, R32_UINT" in ref.findings[1].message
+
+
+# -- the command list the call is recorded on (capture version 3: state.command_list_type) ------------------------
+
+CL = "D3D12_COMMAND_LIST_TYPE"
+
+
+def on_both_engines(s: Scene, call: ExecuteIndirectCall):
+    from d3d12wl.executor import run as execute
+
+    reference = execute(s.memory, s.device, s.objects, s.state, call, engine="reference")
+    assert execute(s.memory, s.device, s.objects, s.state, call, engine="columnar").to_dict() == reference.to_dict()
+    return reference
+
+
+def dispatch_scene(n: int = 3) -> tuple[Scene, CommandSignature]:
+    """One-operation command signature (DISPATCH), ``n`` commands, a count buffer holding ``n`` at COUNT_VA."""
+    cs = CommandSignature("CS", 12, [ei_arg("DISPATCH")])
+    s = Scene()
+    s.put(ARGS_VA, b"".join(struct.pack("<3I", k + 1, 1, 1) for k in range(n)))
+    s.put(COUNT_VA, struct.pack("<I", n))
+    return s, cs
+
+
+def test_the_command_list_is_direct_or_compute_not_copy_or_video():
+    """IndirectDrawing.md "Drawing" (core runtime): "The command list is a direct command list or a compute command
+    list (not a copy or JPEG decode command list)" (a bundle is "Bundles"' case).  Once per call; the commands still
+    execute."""
+    s, cs = dispatch_scene()
+    call = ExecuteIndirectCall(cs, 3, ARGS_VA)
+    for member in ("DIRECT", "COMPUTE", "BUNDLE"):
+        s.state.command_list_type = abi.enum_value(CL, member)
+        assert not on_both_engines(s, call).findings
+    for member in ("COPY", "VIDEO_DECODE", "VIDEO_PROCESS", "VIDEO_ENCODE"):
+        s.state.command_list_type = abi.enum_value(CL, member)
+        trace = on_both_engines(s, call)
+        assert [(f.kind, f.rule) for f in trace.findings] == [("execute-indirect-command-list-type-invalid", "Drawing")]
+        assert member in trace.findings[0].message and len(trace.executions) == 3
+
+
+def test_in_a_bundle_only_without_count_buffer_and_with_exactly_one_operation():
+    """IndirectDrawing.md "Bundles": "ExecuteIndirect is allowed inside of bundle command lists only if all of the
+    following are true: 1. CountBuffer is NULL (CPU-specified count only) 2. The command signature contains exactly 1
+    operation. This implies that the command signature does not contain root arguments changes, nor contain VB/IB
+    binding changes."  Each is its own finding; outside a bundle neither applies."""
+    s, cs = dispatch_scene()
+    with_count = ExecuteIndirectCall(cs, 3, ARGS_VA, COUNT_VA)
+    assert not on_both_engines(s, with_count).findings
+    s.state.command_list_type = abi.enum_value(CL, "BUNDLE")
+    assert not on_both_engines(s, ExecuteIndirectCall(cs, 3, ARGS_VA)).findings
+    trace = on_both_engines(s, with_count)
+    assert [(f.kind, f.rule, f.va) for f in trace.findings] == [("execute-indirect-bundle-count-buffer", "Bundles",
+                                                                 COUNT_VA)]
+    assert len(trace.executions) == 3
+    s, cs = ei_scene(commands=2)  # CONSTANT, INCREMENTING_CONSTANT, SRV, VBV, DRAW: 5 operations
+    call = ExecuteIndirectCall(cs, 2, ARGS_VA)
+    assert not on_both_engines(s, call).findings
+    s.state.command_list_type = abi.enum_value(CL, "BUNDLE")
+    trace = on_both_engines(s, call)
+    assert [(f.kind, f.rule) for f in trace.findings] == [("execute-indirect-bundle-multiple-operations", "Bundles")]
+    assert "5 operations" in trace.findings[0].message and len(trace.executions) == 2

@@ -38,7 +38,7 @@ SOURCES = Path(d3d12wl.executor.__file__).parent
 
 def _emitted(paths: list[Path]) -> set[str]:
     code = "".join(p.read_text() for p in paths)
-    found = set(re.findall(r'(?:finding\(\s*|kind = )"([a-z0-9-]+)"', code))
+    found = set(re.findall(r'(?:finding\(\s*|kind\s*=\s*)"([a-z0-9-]+)"', code))
     return found | set(re.findall(r'"(stride-[a-z-]+)"', code))
 
 
@@ -139,7 +139,7 @@ def test_program_table_mutated_during_the_call_is_rule_14():
     c = Chain()
     c.add_list(0, "compute")
     c.add_list(1, "compute", next_=0)
-    c.s.state.program.WorkList1.ValidationProgramTable.Table.StartAddress = 0x7000
+    c.bind_validation_table()
     trace = c.run(hooks=TableWriter())
     assert ("program-table-mutated", "rule 14") in [(f.kind, f.rule) for f in trace.findings]
     assert trace.findings[0].list_index == 1 and LIST_VA

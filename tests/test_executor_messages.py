@@ -59,6 +59,17 @@ PINNED = [
     "findings-suppressed", "validator-index-out-of-range", "unknown-validator-identifier",
     "validator-without-signature", "validator-grid-missing", "validator-pointer-arg-unavailable", "validator-fault",
     "program-class-mismatch",
+    # issue 14 (call-time requirements): ExecuteIndirect, then Work Lists
+    "root-signature-not-set", "argument-buffer-offset-misaligned", "count-buffer-offset-misaligned",
+    "argument-buffer-out-of-bounds", "count-buffer-out-of-bounds", "argument-buffer-wrong-state",
+    "count-buffer-wrong-state", "index-buffer-format-invalid", "cbv-address-misaligned",
+    "direct-bind-signature-index-nonzero", "raytracing-binding-null", "program-without-command-signature",
+    "program-inputs-stride-below-worst-case", "program-table-size-too-small", "null-validation-program-table-nonzero",
+    "shader-table-mutated", "next-dispatch-list-ignored", "validation-index-ignored",
+    # the command list's type and render-pass scope (capture version 3): Work Lists, then ExecuteIndirect
+    "dispatch-list-in-bundle", "command-list-type-invalid", "render-pass-compute-class",
+    "execute-indirect-command-list-type-invalid", "execute-indirect-bundle-count-buffer",
+    "execute-indirect-bundle-multiple-operations",
 ]
 
 LIST_VA, REC_VA, TABLE_VA = 0x1000, 0x10000, 0x40000

@@ -31,7 +31,14 @@ from d3d12wl.model.objects import (
     RootSignature,
     VertexBufferArg,
 )
-from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument, VertexBufferView
+from d3d12wl.model.state import (
+    BufferResource,
+    CommandListState,
+    DeviceCaps,
+    ExecuteIndirectCall,
+    RootArgument,
+    VertexBufferView,
+)
 from d3d12wl.records.layout import command_layout, round_up
 from d3d12wl.records.packers import pack_count_buffer, pack_execute_indirect
 from d3d12wl.rules import check_command_signature, check_objects
@@ -157,7 +164,11 @@ def scenes(draw: st.DrawFn) -> list[CallSequenceEntry]:
                                     if compute else {"graphics_root_signature": call_rs,
                                                      "graphics_root_arguments": root_args,
                                           "vertex_buffers": {0: VertexBufferView(0x900000, 4096, 16)}}))
-        call = ExecuteIndirectCall(cs, n + draw(st.integers(0, 2)), 0x200000, 0x100000)
+        capacity = n + draw(st.integers(0, 2))
+        # the argument buffer's resource holds MaxCommandCount commands (IndirectDrawing.md "Drawing" bounds them by
+        # it); the capture maps the n written
+        call = ExecuteIndirectCall(cs, capacity, 0x200000, 0x100000,
+                                   ArgumentBufferResource=BufferResource(0x200000, capacity * cs.ByteStride))
         entries.append(CallSequenceEntry(Capture(CAPTURE_VERSION, device, _objects(rs, rs2, signatures), memory, state,
                                                  call), f"P{c}"))
     return entries

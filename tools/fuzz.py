@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                 stem = args.out / f"{result['kind']}-{result['seed']}"
                 stem.with_suffix(".json").write_text(json.dumps(result.pop("doc")), encoding="utf-8")
                 stem.with_suffix(".txt").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-            if not args.json and done % 10_000 == 0:
+            if done % 10_000 == 0:  # progress on stderr, also with --json (the summary is on stdout)
                 print(f"{done:,} inputs, {counts}", file=sys.stderr, flush=True)
     summary = {"inputs": args.inputs, "first_seed": args.seed, **counts, "clock": args.clock,
                "slowest_seconds": round(slowest, 3), "slowest_wall_seconds": round(slowest_wall, 3),

@@ -466,6 +466,8 @@ SPEC_ENUM_VALUES: tuple[tuple[str, dict[str, int], str], ...] = (
 
 SPEC_CONSTANTS: tuple[tuple[str, int, str], ...] = (
     ("D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE", 4096, f"{W} Constants"),
+    ("D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT", 256,
+     "IndirectDrawing.md Command signature Creation (CBV -- Address and size must be a multiple of 256 bytes)"),
     ("D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_NONE", 0, f"{M} feature version macros"),
     ("D3D12DDI_FEATURE_VERSION_DRIVER_REPORTED_MESSAGES_0", 1, f"{M} feature version macros"),
 )

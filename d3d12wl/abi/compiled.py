@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 #: enum names ending like these are bitmasks (IntFlag)
-_FLAG_SUFFIX = re.compile(r"_(FLAGS\d*|MASK)$")
+_FLAG_SUFFIX = re.compile(r"_(FLAGS\d*|MASK|STATES)$")
 
 
 @dataclass(frozen=True)

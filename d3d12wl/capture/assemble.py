@@ -11,6 +11,10 @@ as a written one is.  What it adds on top:
 * the program-table binding with ``SizeInBytes`` taken from the region the table starts in, the stride defaulting
   to the signature's minimum program-table stride (spec "Program table slot layout") and ``SlotCount`` to what the
   size holds;
+* ExecuteIndirect's buffer resources (``BASE,WIDTH[,STATE]``, :func:`parse_resource`), written as the capture's
+  version 2 resource objects with the offsets the VAs imply;
+* the command list the call is recorded on (a ``D3D12_COMMAND_LIST_TYPE`` name, whether inside a render pass),
+  written as the capture's version 3 state members where they differ from a direct list outside a render pass;
 * the root signatures the call's class uses (a PCS's ``pGlobalRootSignature``, a command signature's
   ``pRootSignature``), and root arguments whose form follows the parameter's type in that root signature;
 * program identifiers read from the bound table's slots and matched to the description's programs
@@ -45,7 +49,7 @@ from d3d12wl.rules import Sink
 from d3d12wl.rules.setprogram import check_program_table_binding
 
 __all__ = ["AssembleSpec", "BindingSpec", "CallSpec", "Region", "SlotReport", "assemble", "parse_region",
-           "program_table_slots", "resolve_va"]
+           "parse_resource", "program_table_slots", "resolve_va"]
 
 
 @dataclass
@@ -173,6 +177,33 @@ def resolve_va(text: str | int, regions: Sequence[Region], where: str) -> int:
     raise _fail(where, f"{text!r} is neither a VA nor a region name (regions: {known})")
 
 
+def parse_resource(text: str, regions: Sequence[Region], where: str) -> dict[str, Any]:
+    """An ExecuteIndirect buffer's resource from ``BASE,WIDTH[,STATE]`` (the capture's version 2 resource object):
+    BASE its GPU VA (a number, a region name or ``NAME+N``), WIDTH its size in bytes (D3D12_RESOURCE_DESC::Width),
+    STATE the D3D12_RESOURCE_STATES it is in at the call (a member name, or names joined by ``|``)."""
+    parts = text.split(",")
+    if len(parts) not in (2, 3) or not all(parts):
+        raise _fail(where, f"{text!r}: expected BASE,WIDTH[,STATE] (e.g. args,4096,INDIRECT_ARGUMENT)")
+    out: dict[str, Any] = {"GPUVirtualAddress": f"0x{resolve_va(parts[0], regions, where):x}",
+                           "Width": _int(parts[1], where)}
+    if len(parts) == 3:
+        out["State"] = parts[2].split("|")
+    return out
+
+
+def _buffer(va: str, resource: str | None, regions: Sequence[Region], flag: str) -> tuple[Any, int]:
+    """(``pArgumentBuffer`` / ``pCountBuffer``, its offset member) for ``flag`` VA and its ``-resource``."""
+    address = resolve_va(va, regions, flag)
+    if resource is None:
+        return f"0x{address:x}", 0
+    where = f"{flag}-resource"
+    member = parse_resource(resource, regions, where)
+    base = int(member["GPUVirtualAddress"], 16)
+    if address < base:
+        raise _fail(where, f"{flag} 0x{address:x} lies before the resource's GPUVirtualAddress 0x{base:x}")
+    return member, address - base
+
+
 @dataclass
 class BindingSpec:
     """``--program-table VA --slots N --stride N``: None takes the default."""
@@ -185,7 +216,8 @@ class BindingSpec:
 @dataclass
 class CallSpec:
     """The call: ``DispatchList`` / ``DispatchList1`` (``input``, ``max_inputs``, ``max_lists``) or
-    ``ExecuteIndirect`` (``signature``, ``args``, ``count``, ``max_commands``)."""
+    ``ExecuteIndirect`` (``signature``, ``args``, ``count``, ``max_commands``; ``args_resource`` /
+    ``count_resource``: the buffer's resource as ``BASE,WIDTH[,STATE]``, see :func:`parse_resource`)."""
 
     kind: str
     input: str | None = None
@@ -195,6 +227,8 @@ class CallSpec:
     args: str | None = None
     count: str | None = None
     max_commands: int = 0
+    args_resource: str | None = None
+    count_resource: str | None = None
 
 
 @dataclass
@@ -212,6 +246,8 @@ class AssembleSpec:
     vertex_buffers: list[str] = field(default_factory=list)  # SLOT=VA,SIZE,STRIDE
     index_buffer: str | None = None  # VA,SIZE,FORMAT
     root_signatures: dict[str, str] = field(default_factory=dict)  # "graphics"/"compute" -> name
+    command_list_type: str | None = None  # a D3D12_COMMAND_LIST_TYPE member name (None: the base state's, DIRECT)
+    in_render_pass: bool = False  # True: inside a render pass scope (False: the base state's)
 
 
 def _only(names: Sequence[str], what: str, flag: str) -> str:
@@ -328,6 +364,18 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
             raise _fail(where, "expected VA,SIZE,FORMAT (R16_UINT or R32_UINT)")
         state["index_buffer"] = {"BufferLocation": f"0x{resolve_va(fields[0], spec.regions, where):x}",
                                  "SizeInBytes": _int(fields[1], where), "Format": fields[2]}
+    if spec.command_list_type is not None:
+        enum_name = "D3D12_COMMAND_LIST_TYPE"
+        try:
+            cl_type = abi.enum_value(enum_name, spec.command_list_type)
+        except D3D12WLError as exc:
+            raise _fail("--command-list-type", exc.message) from None
+        if cl_type != abi.enum_value(enum_name, "DIRECT"):
+            state["command_list_type"] = abi.enum_short_name(enum_name, cl_type)
+        else:
+            state.pop("command_list_type", None)
+    if spec.in_render_pass:
+        state["in_render_pass"] = True
     return state
 
 
@@ -375,11 +423,15 @@ def _call(objects: ObjectSet, spec: AssembleSpec) -> dict[str, Any]:
             raise _fail("--execute-indirect", f"no command signature named {c.signature!r} (known: {known})")
         if c.args is None:
             raise _fail("--args", "ExecuteIndirect needs --args VA (the argument buffer)")
+        if c.count is None and c.count_resource is not None:
+            raise _fail("--count-resource", "applies to a --count buffer")
+        argument, argument_offset = _buffer(c.args, c.args_resource, regions, "--args")
+        count, count_offset = _buffer(c.count, c.count_resource, regions, "--count") if c.count is not None \
+            else (None, 0)
         return {"ExecuteIndirect": {
             "pCommandSignature": c.signature, "MaxCommandCount": c.max_commands,
-            "pArgumentBuffer": f"0x{resolve_va(c.args, regions, '--args'):x}", "ArgumentBufferOffset": 0,
-            "pCountBuffer": None if c.count is None else f"0x{resolve_va(c.count, regions, '--count'):x}",
-            "CountBufferOffset": 0}}
+            "pArgumentBuffer": argument, "ArgumentBufferOffset": argument_offset,
+            "pCountBuffer": count, "CountBufferOffset": count_offset}}
     assert c.input is not None
     flag = "--dispatch-list" if c.kind == "DispatchList" else "--dispatch-list1"
     body: dict[str, Any] = {"DispatchListInput": f"0x{resolve_va(c.input, regions, flag):x}"}

@@ -6,13 +6,15 @@ A capture is one JSON file (documented by ``d3d12wl/capture/capture.schema.json`
   ``work_list_signature_arrays``, ``command_signatures``, ``programs``) exactly as :mod:`d3d12wl.model.description`
   reads them (design.md, "The JSON description of objects": "A capture adds its own collections (memory, device,
   state, call) to the same file");
-* ``version``: the capture format version (:data:`CAPTURE_VERSION`);
+* ``version``: the capture format version (:data:`CAPTURE_VERSIONS`; version 2 adds ExecuteIndirect's buffer
+  resources, version 3 the command list's type and render-pass scope, :data:`VERSION_ADDITIONS`);
 * ``device``: ``D3D12_FEATURE_DATA_WORK_LISTS`` (``Tier``, ``DispatchRaysSupported``) and ``Max1DDispatchSize``;
 * ``memory``: the GPU virtual address space, a list of regions, each at a ``base`` VA with its bytes inline
   (``hex``, ``base64``, ``zeros``) or in a file next to the capture (``file`` + optional ``offset``/``size``),
   which is memory-mapped (:meth:`GpuMemory.map_file`), never read whole;
 * ``state``: the command-list state before the call (SetProgram desc, root signatures and root arguments,
-  IA bindings, descriptor heaps);
+  IA bindings, descriptor heaps; from version 3 the command list's type and whether the call is inside a render
+  pass);
 * ``call``: ``{"DispatchList": {...}}``, ``{"DispatchList1": {...}}`` or ``{"ExecuteIndirect": {...}}`` with the
   C parameter names.
 
@@ -44,6 +46,7 @@ from d3d12wl.errors import CaptureError, D3D12WLError
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet, RootSignature
 from d3d12wl.model.state import (
+    BufferResource,
     CommandListState,
     DescriptorHeaps,
     DeviceCaps,
@@ -60,10 +63,26 @@ from d3d12wl.model.state import (
     SetWorkListDesc1,
     VertexBufferView,
     WorkListBinding,
+    direct_command_list_type,
 )
 
-#: The capture format version this module reads and writes.
-CAPTURE_VERSION = 1
+#: The newest capture format version: what this module reads, and writes where a capture needs it.
+CAPTURE_VERSION = 3
+#: Every version this module reads.  Each adds members to the one before; a file names the oldest version that
+#: holds what it uses (:func:`format_version`), so a capture that needs nothing new stays readable by older tools.
+CAPTURE_VERSIONS = (1, 2, 3)
+#: What each version adds.
+VERSION_ADDITIONS = {
+    1: "the format",
+    2: "ExecuteIndirect's pArgumentBuffer / pCountBuffer as the resource (GPUVirtualAddress, Width, State)",
+    3: "the command-list state's command_list_type (D3D12_COMMAND_LIST_TYPE) and in_render_pass",
+}
+#: The first version in which pArgumentBuffer / pCountBuffer may be a resource object.
+BUFFER_RESOURCE_VERSION = 2
+#: The first version in which the state may give ``command_list_type`` and ``in_render_pass``.
+COMMAND_LIST_VERSION = 3
+#: The state members version :data:`COMMAND_LIST_VERSION` adds.
+COMMAND_LIST_MEMBERS = ("command_list_type", "in_render_pass")
 
 #: The object collections, read and written by :mod:`d3d12wl.model.description`.
 OBJECT_COLLECTIONS = (
@@ -184,6 +203,20 @@ def _enum(value: Any, enum_name: str, where: str) -> int:
         return value
     raise _fail(where, f"expected a {enum_name} member name, one of: "
                        f"{', '.join(m[len(abi.default.enum_prefix(enum_name)):] for m in members)}")
+
+
+def _flags(value: Any, enum_name: str, where: str) -> int:
+    """A flag-enum value: a member name, a list of member names (OR-ed), or an unsigned 32-bit integer."""
+    if isinstance(value, list):
+        out = 0
+        for i, item in enumerate(value):
+            if not isinstance(item, str):
+                raise _fail(_member(where, i), f"expected a {enum_name} member name, got {_kind(item)}")
+            out |= _enum(item, enum_name, _member(where, i))
+        return out
+    if isinstance(value, str):
+        return _enum(value, enum_name, where)
+    return _uint(value, where)
 
 
 T = TypeVar("T")
@@ -500,12 +533,28 @@ def _index_buffer(value: Any, where: str) -> IndexBufferView | None:
 
 
 _STATE_MEMBERS = ("program", "graphics_root_signature", "compute_root_signature", "graphics_root_arguments",
-                  "compute_root_arguments", "vertex_buffers", "index_buffer", "descriptor_heaps")
+                  "compute_root_arguments", "vertex_buffers", "index_buffer", "descriptor_heaps",
+                  *COMMAND_LIST_MEMBERS)
 
 
-def _read_state(value: Any, where: str, objects: ObjectSet) -> CommandListState:
+def _command_list_type(value: Any, where: str) -> int:
+    """``command_list_type``: a ``D3D12_COMMAND_LIST_TYPE`` member (``NONE`` is no command list's type)."""
+    value = _enum(value, "D3D12_COMMAND_LIST_TYPE", where)
+    if value == abi.enum_value("D3D12_COMMAND_LIST_TYPE", "NONE"):
+        raise _fail(where, "NONE is not the type of a command list a call is recorded on")
+    return value
+
+
+def _read_state(value: Any, where: str, objects: ObjectSet, version: int = CAPTURE_VERSION) -> CommandListState:
     d = _object(value, where, _STATE_MEMBERS)
+    for key in COMMAND_LIST_MEMBERS:
+        if key in d and version < COMMAND_LIST_VERSION:
+            raise _fail(_member(where, key), f"{key} needs capture version {COMMAND_LIST_VERSION}; version "
+                                             f"{version} captures a direct command list outside a render pass")
     st = CommandListState()
+    if "command_list_type" in d:
+        st.command_list_type = _command_list_type(d["command_list_type"], _member(where, "command_list_type"))
+    st.in_render_pass = _bool(d.get("in_render_pass", False), _member(where, "in_render_pass"))
     st.program = _program(d.get("program"), _member(where, "program"), objects)
     for which in ("graphics", "compute"):
         key = f"{which}_root_signature"
@@ -531,7 +580,29 @@ _CALLS = {
 }
 
 
-def _read_call(value: Any, where: str, objects: ObjectSet) -> DispatchListCall | ExecuteIndirectCall:
+_RESOURCE_MEMBERS = ("GPUVirtualAddress", "Width", "State")
+
+
+def _buffer(value: Any, where: str, version: int) -> tuple[int, BufferResource | None]:
+    """``pArgumentBuffer`` / ``pCountBuffer``: the resource's GPU VA (every version) or, from version
+    :data:`BUFFER_RESOURCE_VERSION`, the resource itself: ``{"GPUVirtualAddress", "Width", "State"}``."""
+    if not isinstance(value, dict):
+        return _va(value, where), None
+    if version < BUFFER_RESOURCE_VERSION:
+        raise _fail(where, f"a buffer resource (an object of {', '.join(_RESOURCE_MEMBERS)}) needs capture version "
+                           f"{BUFFER_RESOURCE_VERSION}; version {version} gives the resource's GPU VA only")
+    d = _object(value, where, _RESOURCE_MEMBERS, ("GPUVirtualAddress", "Width"))
+    base = _va(d["GPUVirtualAddress"], _member(where, "GPUVirtualAddress"))
+    width = _uint(d["Width"], _member(where, "Width"), 64)
+    if base + width > VA_LIMIT:
+        raise _fail(_member(where, "Width"), f"the resource at 0x{base:x} (+{width} bytes) leaves the 64-bit VA "
+                                             "space")
+    state = _flags(d["State"], "D3D12_RESOURCE_STATES", _member(where, "State")) if "State" in d else None
+    return base, BufferResource(base, width, state)
+
+
+def _read_call(value: Any, where: str, objects: ObjectSet, version: int = CAPTURE_VERSION
+               ) -> DispatchListCall | ExecuteIndirectCall:
     if not isinstance(value, dict) or len(value) != 1:
         raise _fail(where, f"expected an object with exactly one of {', '.join(_CALLS)}")
     kind, body = next(iter(value.items()))
@@ -545,18 +616,19 @@ def _read_call(value: Any, where: str, objects: ObjectSet) -> DispatchListCall |
                   "command signature")
         if cs is None:
             raise _fail(_member(w, "pCommandSignature"), "ExecuteIndirect needs a command signature")
-        argument = _va(d["pArgumentBuffer"], _member(w, "pArgumentBuffer"))
+        argument, argument_resource = _buffer(d["pArgumentBuffer"], _member(w, "pArgumentBuffer"), version)
         argument += _uint(d.get("ArgumentBufferOffset", 0), _member(w, "ArgumentBufferOffset"), 64)
         count: int | None = None
+        count_resource: BufferResource | None = None
         if d.get("pCountBuffer") is not None:
-            count = _va(d["pCountBuffer"], _member(w, "pCountBuffer"))
+            count, count_resource = _buffer(d["pCountBuffer"], _member(w, "pCountBuffer"), version)
             count += _uint(d.get("CountBufferOffset", 0), _member(w, "CountBufferOffset"), 64)
         elif d.get("CountBufferOffset", 0):
             raise _fail(_member(w, "CountBufferOffset"), "CountBufferOffset without a pCountBuffer")
         if argument > _U64 or (count is not None and count > _U64):
             raise _fail(w, "buffer address + offset leaves the 64-bit VA space")
         return ExecuteIndirectCall(cs, _uint(d.get("MaxCommandCount", 0), _member(w, "MaxCommandCount")),
-                                   argument, count)
+                                   argument, count, argument_resource, count_resource)
     return DispatchListCall(
         DispatchListInput=_va(d["DispatchListInput"], _member(w, "DispatchListInput")),
         MaxGraphicsProgramInputsPerPrimaryList=_uint(d.get("MaxGraphicsProgramInputsPerPrimaryList", 0),
@@ -596,14 +668,14 @@ def load_capture(source: str | os.PathLike[str] | Mapping[str, Any], *, base_dir
 def _load(data: Any, directory: Path | None, path: Path | None) -> Capture:
     d = _object(data, "", CAPTURE_MEMBERS, ("version", "device", "memory", "call"))
     version = _uint(d["version"], "version") if not isinstance(d["version"], str) else None
-    if version != CAPTURE_VERSION:
-        raise _fail("version", f"unsupported capture version {d['version']!r}: this d3d12wl reads version "
-                               f"{CAPTURE_VERSION}")
+    if version not in CAPTURE_VERSIONS:
+        raise _fail("version", f"unsupported capture version {d['version']!r}: this d3d12wl reads versions "
+                               f"{', '.join(map(str, CAPTURE_VERSIONS))}")
     device = _read_device(d["device"], "device")
     objects = _read_objects(d)
     memory = _read_memory(d["memory"], "memory", directory)
-    state = _read_state(d.get("state", {}), "state", objects)
-    call = _read_call(d["call"], "call", objects)
+    state = _read_state(d.get("state", {}), "state", objects, version)
+    call = _read_call(d["call"], "call", objects, version)
     return Capture(version, device, objects, memory, state, call, path)
 
 
@@ -668,7 +740,7 @@ def _dump_root_argument(a: RootArgument) -> dict[str, Any]:
 
 
 def _dump_state(st: CommandListState) -> dict[str, Any]:
-    return {
+    out: dict[str, Any] = {
         "program": _dump_program(st.program),
         "graphics_root_signature": st.graphics_root_signature.name if st.graphics_root_signature else None,
         "compute_root_signature": st.compute_root_signature.name if st.compute_root_signature else None,
@@ -683,15 +755,70 @@ def _dump_state(st: CommandListState) -> dict[str, Any]:
             "Format": _short("DXGI_FORMAT", st.index_buffer.Format)},
         "descriptor_heaps": {"CBV_SRV_UAV": st.descriptor_heaps.CBV_SRV_UAV, "SAMPLER": st.descriptor_heaps.SAMPLER},
     }
+    # written only where they differ from what every older version means (direct, outside a render pass)
+    if st.command_list_type != direct_command_list_type():
+        out["command_list_type"] = _short("D3D12_COMMAND_LIST_TYPE", st.command_list_type)
+    if st.in_render_pass:
+        out["in_render_pass"] = True
+    return out
+
+
+def _dump_states(value: int) -> str | list[str] | int:
+    """A ``D3D12_RESOURCE_STATES`` value as its member's name, else the single-bit members it sets (an integer if
+    some bit has no name)."""
+    enum_name = "D3D12_RESOURCE_STATES"
+    try:
+        return _short(enum_name, value)
+    except D3D12WLError:
+        pass
+    names, rest = [], value
+    for bit in abi.enum_members(enum_name).values():
+        if bit and bit & (bit - 1) == 0 and rest & bit:
+            names.append(_short(enum_name, bit))
+            rest &= ~bit
+    return value if rest else names
+
+
+def _dump_buffer(va: int, resource: BufferResource | None, where: str) -> tuple[Any, int]:
+    """(``pArgumentBuffer`` / ``pCountBuffer``, its offset member): the VA and 0 without a resource."""
+    if resource is None:
+        return _hex_va(va), 0
+    if va < resource.GPUVirtualAddress:
+        raise CaptureError(f"the buffer VA 0x{va:x} lies before its resource's GPUVirtualAddress "
+                           f"0x{resource.GPUVirtualAddress:x}: no offset reaches it", where=where)
+    out: dict[str, Any] = {"GPUVirtualAddress": _hex_va(resource.GPUVirtualAddress), "Width": resource.Width}
+    if resource.State is not None:
+        out["State"] = _dump_states(resource.State)
+    return out, va - resource.GPUVirtualAddress
+
+
+def format_version(capture: Capture) -> int:
+    """The oldest capture version that holds everything in ``capture`` (what :func:`save_capture` writes)."""
+    st = capture.state
+    if st.command_list_type != direct_command_list_type() or st.in_render_pass:
+        return COMMAND_LIST_VERSION
+    call = capture.call
+    if isinstance(call, ExecuteIndirectCall) and (
+            call.ArgumentBufferResource is not None
+            or (call.CountBuffer is not None and call.CountBufferResource is not None)):
+        return BUFFER_RESOURCE_VERSION
+    return CAPTURE_VERSIONS[0]
 
 
 def _dump_call(call: DispatchListCall | ExecuteIndirectCall) -> dict[str, Any]:
     if isinstance(call, ExecuteIndirectCall):
+        w = "call.ExecuteIndirect"
+        argument, argument_offset = _dump_buffer(call.ArgumentBuffer, call.ArgumentBufferResource,
+                                                 f"{w}.pArgumentBuffer")
+        count: Any = None
+        count_offset = 0
+        if call.CountBuffer is not None:
+            count, count_offset = _dump_buffer(call.CountBuffer, call.CountBufferResource, f"{w}.pCountBuffer")
         return {"ExecuteIndirect": {
             "pCommandSignature": call.pCommandSignature.name if call.pCommandSignature else None,
             "MaxCommandCount": call.MaxCommandCount,
-            "pArgumentBuffer": _hex_va(call.ArgumentBuffer), "ArgumentBufferOffset": 0,
-            "pCountBuffer": None if call.CountBuffer is None else _hex_va(call.CountBuffer), "CountBufferOffset": 0}}
+            "pArgumentBuffer": argument, "ArgumentBufferOffset": argument_offset,
+            "pCountBuffer": count, "CountBufferOffset": count_offset}}
     body: dict[str, Any] = {"DispatchListInput": _hex_va(call.DispatchListInput)}
     if call.tier2:
         body["MaxGraphicsPrimaryLists"] = call.MaxGraphicsPrimaryLists
@@ -797,7 +924,7 @@ def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: st
 
     if directory is None:
         directory, inline_limit = Path.cwd(), VA_LIMIT
-    out: dict[str, Any] = {"version": CAPTURE_VERSION, "device": _dump_device(capture.device)}
+    out: dict[str, Any] = {"version": format_version(capture), "device": _dump_device(capture.device)}
     objects = description.dump(capture.objects)
     for key in OBJECT_COLLECTIONS:
         if objects.get(key):
@@ -879,5 +1006,6 @@ def schema_errors(doc: Any) -> list[str]:
     return out
 
 
-__all__ = ["CAPTURE_ONLY", "CAPTURE_VERSION", "Capture", "capture_to_dict", "load_capture", "save_capture", "schema",
+__all__ = ["BUFFER_RESOURCE_VERSION", "COMMAND_LIST_MEMBERS", "COMMAND_LIST_VERSION", "CAPTURE_ONLY", "CAPTURE_VERSION", "CAPTURE_VERSIONS", "VERSION_ADDITIONS",
+           "Capture", "capture_to_dict", "format_version", "load_capture", "save_capture", "schema",
            "schema_errors"]

@@ -12,7 +12,7 @@ import bisect
 import mmap
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,6 +72,9 @@ class GpuMemory:
         #: bumped by every :meth:`write`: lets a reader tell "the same bytes, nothing written since" (the executor
         #: needs it to decide that a continuation chain revisiting a list can never end)
         self.write_count = 0
+        #: called as ``on_write(va, size)`` after every :meth:`write` (None: nobody watches): lets the executor tell
+        #: a write into memory the spec makes immutable for the call (bound program tables, rule 14) from others
+        self.on_write: Callable[[int, int], None] | None = None
 
     # -- mapping ------------------------------------------------------------------------------------------------
 
@@ -172,6 +175,8 @@ class GpuMemory:
             raise MemoryAccessError(f"{what}: region {region.name!r} is read-only", va=va, size=data.nbytes)
         region.data[off: off + data.nbytes] = data
         self.write_count += 1
+        if self.on_write is not None:
+            self.on_write(va, data.nbytes)
 
     def write_u32(self, va: int, value: int, *, what: str = "write") -> None:
         self.write(va, struct.pack("<I", value), what=what)

@@ -38,7 +38,12 @@ A VA anywhere below is a number (0x hex or decimal), a region's NAME (its base) 
 The call (one of):
   --dispatch-list VA --max-inputs N                   DispatchList(DispatchListInput, MaxGraphicsProgramInputs...)
   --dispatch-list1 VA --max-lists N --max-inputs N    DispatchList1 (Tier 2)
-  --execute-indirect SIG --args VA [--count VA] --max N
+  --execute-indirect SIG --args VA [--count VA] --max N [--args-resource BASE,WIDTH[,STATE]]
+                                                      [--count-resource BASE,WIDTH[,STATE]]
+                                  a buffer's resource: its GPU VA, D3D12_RESOURCE_DESC::Width and (optionally) the
+                                  D3D12_RESOURCE_STATES it is in at the call (NAME or NAME|NAME); the call reads at
+                                  --args / --count, so the offsets are what they lie past BASE.  Without one, the
+                                  region holding the VA stands for the resource (writes capture version 2)
 
 The binding (work lists):
   --program-table VA [--slots N] [--stride N]   SizeInBytes is the rest of the region VA lies in; the stride
@@ -55,6 +60,9 @@ State (the root signatures default to those the call's class uses):
                                   (1,2,3) for root constants, as the bound root signature declares P
   --vertex-buffer SLOT=VA,SIZE,STRIDE, --index-buffer VA,SIZE,FORMAT
   --graphics-root-signature NAME, --compute-root-signature NAME, --tier 1|2, --dispatch-rays
+  --command-list-type TYPE        the D3D12_COMMAND_LIST_TYPE the call is recorded on (DIRECT, BUNDLE, COMPUTE,
+                                  COPY, VIDEO_DECODE, VIDEO_PROCESS, VIDEO_ENCODE; default DIRECT)
+  --in-render-pass                the call is recorded inside a render pass scope (both write capture version 3)
 
 Program identifiers are read from the bound table's slots and matched to the description's programs.  The capture
 is written atomically (a temporary file renamed); -o - prints it (every region inline).  Exit status: 0 written,
@@ -80,6 +88,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--args", metavar="VA", help="ExecuteIndirect: the argument buffer")
     p.add_argument("--count", metavar="VA", help="ExecuteIndirect: the count buffer (default: none)")
     p.add_argument("--max", type=integer, default=0, metavar="N", help="ExecuteIndirect: MaxCommandCount")
+    p.add_argument("--args-resource", metavar="BASE,WIDTH[,STATE]",
+                   help="ExecuteIndirect: the argument buffer's resource (GPU VA, size in bytes, resource state)")
+    p.add_argument("--count-resource", metavar="BASE,WIDTH[,STATE]",
+                   help="ExecuteIndirect: the count buffer's resource (GPU VA, size in bytes, resource state)")
     p.add_argument("--program-table", action="append", default=[], metavar="VA", help="bind a program table at VA")
     p.add_argument("--slots", action="append", type=integer, default=[], metavar="N", help="its SlotCount")
     p.add_argument("--stride", action="append", type=integer, default=[], metavar="N", help="its StrideInBytes")
@@ -92,6 +104,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--compute-root-signature", metavar="NAME")
     p.add_argument("--tier", type=int, choices=(1, 2), help="D3D12_WORK_LISTS_TIER (default 1; 2 for DispatchList1)")
     p.add_argument("--dispatch-rays", action="store_true", help="DispatchRaysSupported")
+    p.add_argument("--command-list-type", metavar="TYPE",
+                   help="the D3D12_COMMAND_LIST_TYPE the call is recorded on (default DIRECT)")
+    p.add_argument("--in-render-pass", action="store_true", help="the call is recorded inside a render pass")
     p.set_defaults(func=run)
 
 
@@ -112,10 +127,11 @@ def _bindings(args: argparse.Namespace) -> list[asm.BindingSpec]:
 def _call(args: argparse.Namespace) -> asm.CallSpec:
     if args.execute_indirect is not None:
         return asm.CallSpec("ExecuteIndirect", signature=args.execute_indirect, args=args.args, count=args.count,
-                            max_commands=args.max)
-    for flag in ("args", "count"):
+                            max_commands=args.max, args_resource=args.args_resource,
+                            count_resource=args.count_resource)
+    for flag in ("args", "count", "args_resource", "count_resource"):
         if getattr(args, flag) is not None:
-            raise CaptureError("applies to --execute-indirect only", where=f"--{flag}")
+            raise CaptureError("applies to --execute-indirect only", where=f"--{flag.replace('_', '-')}")
     if args.dispatch_list is not None:
         return asm.CallSpec("DispatchList", input=args.dispatch_list, max_inputs=args.max_inputs)
     return asm.CallSpec("DispatchList1", input=args.dispatch_list1, max_inputs=args.max_inputs,
@@ -180,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
         regions=regions, call=_call(args), bindings=_bindings(args), signature=args.signature, tier=args.tier,
         dispatch_rays=args.dispatch_rays, state=state, root_arguments=args.root_arg,
         vertex_buffers=args.vertex_buffer, index_buffer=args.index_buffer,
+        command_list_type=args.command_list_type, in_render_pass=args.in_render_pass,
         root_signatures={k: v for k, v in (("graphics", args.graphics_root_signature),
                                            ("compute", args.compute_root_signature)) if v})
     capture = asm.assemble(objects, spec)

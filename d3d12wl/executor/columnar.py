@@ -201,6 +201,9 @@ class _Group:
     sstride: int = 0
     sec_ok: bool = True  # SecondaryRecordByteStride usable
     ic_reset: bool = False
+    #: the reference reports something once for this slot and still executes its records (a broadcast table too
+    #: small for the program's record): the first record takes the reference walk, the rest stay in columns
+    first_to_reference: bool = False
 
 
 class _ListWalk:
@@ -267,10 +270,12 @@ class _ListWalk:
             return None
         tail = decode_record(tail_layout, data, skip_identifier=True)
         slot_trace = ProgramTableSlotTrace(pt_index, slot_va, ident.hex(), program.name, tail)
+        # D3D12_WORK_LIST_PROGRAM_TABLE_BINDING::Table: a broadcast table's SizeInBytes must hold the record
+        too_small = not pt.Table.StrideInBytes and id_size <= pt.Table.SizeInBytes < tail_layout.size
         table = RecordData(f"program table slot {pt_index}", "program-table", slot_va, tail_layout, tail)
         hybrid = layout.record_kind is RecordKind.HYBRID
         group = _Group(pt_index, program, pcs, layout, table, slot_trace, hybrid, layout.primary.size,
-                       _packed_dtype(layout.primary))
+                       _packed_dtype(layout.primary), first_to_reference=too_small)
         if hybrid:
             sec = layout.secondary
             assert sec is not None
@@ -340,6 +345,11 @@ class _ListWalk:
         chunk = _Chunk(self, i0, va0, stride, vas, gid)
         for g in np.unique(gid[gid >= 0]):
             chunk.load_group(int(g))
+        for g in np.unique(chunk.gid[chunk.gid >= 0]).tolist():
+            group = self.groups[g]
+            if group.first_to_reference:  # the reference reports it at the slot's first record, once
+                group.first_to_reference = False
+                chunk.gid[int(np.flatnonzero(chunk.gid == g)[0])] = -1
         clean = chunk.gid >= 0
         flagged = np.flatnonzero(~clean)
         pos = 0
@@ -826,7 +836,10 @@ class CommandBatch:
 
 def walk_commands_columnar(plan: CommandPlan) -> None:
     """The command walk in chunks: each chunk's commands checked (VA wrap, mapping, limits) as arrays and copied
-    in one gather; the first command a check stops at takes the reference walk, which reports it."""
+    in one gather; the first command a check stops at takes the reference walk, which reports it.  The commands
+    whose values break a per-command requirement (:meth:`CommandPlan.flagged`: the index buffer format, the root
+    CBV address) take the reference walk too, which reports them and executes them as it does; the commands
+    between them stay columns."""
     ctx, trace = plan.ctx, plan.ctx.trace
     regions = _regions(ctx)
     base, stride, size = plan.call.ArgumentBuffer, plan.stride, plan.layout.size
@@ -851,8 +864,17 @@ def walk_commands_columnar(plan: CommandPlan) -> None:
                     vas, ridx = vas[: end - k], ridx[: end - k]
                 rows = regions.gather(ridx, vas, size)
         if end > k and rows is not None:
-            trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k, rows))
-            ctx.records_walked += end - k
+            start = 0
+            for f in plan.flagged(rows).tolist():  # the budget above covers every command of the chunk
+                if f > start:
+                    trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k + start, rows[start:f]))
+                    ctx.records_walked += f - start
+                if not walk_command(plan, k + f):
+                    return
+                start = f + 1
+            if start < end - k:
+                trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k + start, rows[start:]))
+                ctx.records_walked += end - k - start
             k = end
             continue
         if not walk_command(plan, k):  # the reference reports the wrap, fault or limit

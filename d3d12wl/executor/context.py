@@ -45,6 +45,9 @@ class ExecContext:
         self.trace = trace
         trace.limits = self.limits
         self.layouts = LayoutCache()
+        #: the list being processed (DispatchList / DispatchList1), for findings made outside the list's own code
+        #: (a validator's write into memory the call must not change)
+        self.list_index: int | None = None
         self.records_walked = 0
         self.records_repeated = 0
         self._finding_keys: set[Any] = set()

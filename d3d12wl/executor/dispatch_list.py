@@ -64,7 +64,7 @@ from d3d12wl.executor.trace import (
 )
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature, RecordKind, WorkListSignature
-from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, WorkListBinding
+from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, SetWorkListDesc1, WorkListBinding
 from d3d12wl.records.layout import WL_ALIGN, PCSLayout
 from d3d12wl.rules import Sink
 from d3d12wl.rules.setprogram import check_program_table_binding
@@ -161,15 +161,118 @@ def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet,
     args["MaxGraphicsProgramInputsPerPrimaryList"] = call.MaxGraphicsProgramInputsPerPrimaryList
     trace = Trace("DispatchList1" if call.tier2 else "DispatchList", call_args=args)
     ctx = ExecContext(memory, device, objects, state, limits, trace)
+    _check_command_list(ctx)
     bound = _check_bind(ctx, call)
     if bound is not None:
+        previous = memory.on_write
+        memory.on_write = _ImmutableRanges(ctx, bound, previous)
         try:
             active = hooks if bound.validation_active else None
             _run_chain(ctx, call, bound, active, walker if active is None else None)
         except StopCall as stop:
             trace.stopped_reason = stop.reason
+        finally:
+            memory.on_write = previous
         trace.end_of_call_reset = end_of_call_reset(ctx, list(bound.used.values()))
     return trace
+
+
+@dataclass(frozen=True)
+class _Range:
+    start: int
+    end: int
+    kind: str
+    rule: str
+    what: str
+
+
+class _ImmutableRanges:
+    """``GpuMemory.on_write`` for one call: a write into memory that must stay unchanged from SetProgram until every
+    referencing chain completes is a finding (the write still happens).  Rule 14: every bound program table
+    (``pBindings[i].ProgramTable.Table``) and the ``ValidationProgramTable``; rule 18: the shader tables of every
+    bound raytracing binding.  Only validation hooks write memory during a call."""
+
+    def __init__(self, ctx: ExecContext, bound: _Bound, previous: Callable[[int, int], None] | None) -> None:
+        self.ctx = ctx
+        self.previous = previous
+        pt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
+        rt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING")
+        ranges: dict[tuple[int, int, str], _Range] = {}
+
+        def add(start: int, size: int, kind: str, rule: str, what: str) -> None:
+            if start and size:
+                ranges.setdefault((start, start + size, kind), _Range(start, start + size, kind, rule, what))
+
+        for i, b in enumerate(bound.bindings):
+            if b.Type == pt_type:
+                kind = "program-table-mutated"
+                add(b.ProgramTable.Table.StartAddress, b.ProgramTable.Table.SizeInBytes, kind, "rule 14",
+                    f"the program table of binding {i}")
+            elif b.Type == rt_type and b.pRaytracing is not None:
+                kind = "shader-table-mutated"
+                rt = b.pRaytracing
+                for name in ("RayGenerationShaderRecord", "MissShaderTable", "HitGroupTable", "CallableShaderTable"):
+                    table = getattr(rt, name)
+                    add(table.StartAddress, table.SizeInBytes, kind, "rule 18", f"binding {i}'s {name}")
+        program = ctx.state.program
+        if bound.array and program is not None:
+            vpt = program.WorkList1.ValidationProgramTable.Table
+            add(vpt.StartAddress, vpt.SizeInBytes, "program-table-mutated", "rule 14", "the ValidationProgramTable")
+        self.ranges = list(ranges.values())
+
+    def __call__(self, va: int, size: int) -> None:
+        for r in self.ranges:
+            if va < r.end and r.start < va + size:
+                subject = ("bound program tables are" if r.kind == "program-table-mutated"
+                           else "bound raytracing state (the RTPSO and its shader tables) is")
+                self.ctx.finding(r.kind, r.rule,
+                                 f"a write of {size} bytes at 0x{va:x} lands in {r.what} [0x{r.start:x}, "
+                                 f"0x{r.end:x}): {subject} immutable from SetProgram until every referencing "
+                                 "DispatchList / DispatchList1 chain has completed (the write happens)",
+                                 loc=Loc(list_index=self.ctx.list_index), va=max(va, r.start), key=("mutated", r.start))
+        if self.previous is not None:
+            self.previous(va, size)
+
+
+def _command_list_type(member: str) -> int:
+    return enum_value("D3D12_COMMAND_LIST_TYPE", member)
+
+
+def _check_command_list(ctx: ExecContext) -> None:
+    """Work Lists "Bundles" ("DispatchList is not allowed inside a bundle command list") and "Command queue type"
+    ("Both methods are invalid on copy or video command lists"): once per call, before anything is read.  Findings
+    only: the hardware would still read the bytes."""
+    cl_type = ctx.state.command_list_type
+    if cl_type == _command_list_type("BUNDLE"):
+        ctx.finding("dispatch-list-in-bundle", "Bundles",
+                    f"{ctx.trace.call} is recorded into a bundle command list: DispatchList is not allowed inside a "
+                    "bundle command list (recording it into a bundle is invalid)")
+    elif cl_type not in (_command_list_type("DIRECT"), _command_list_type("COMPUTE")):
+        ctx.finding("command-list-type-invalid", "Command queue type",
+                    f"{ctx.trace.call} on a {short_name('D3D12_COMMAND_LIST_TYPE', cl_type)} command list: "
+                    "DispatchList and DispatchList1 are invalid on copy or video command lists (valid on direct "
+                    "and, for compute-class and raytracing-class signatures, compute command lists)")
+
+
+def _check_selected_class(run: ListRun, wls: WorkListSignature, cls: ExecutableClass) -> None:
+    """The signature a list selects is one "actually used by the call" (Work Lists "Command queue type": "the single
+    bound signature in the Tier 1 case, or every signature reached via SignatureIndex across the continuation chain
+    in the Tier 2 case"; "Render passes": "any signature reachable via SignatureIndex across the chain"): on a
+    compute command list it must be compute-class or raytracing-class, inside a render pass graphics-class.  Once
+    per signature and call; findings only."""
+    ctx = run.ctx
+    graphics = cls is ExecutableClass.GRAPHICS
+    if graphics and ctx.state.command_list_type == _command_list_type("COMPUTE"):
+        ctx.finding("command-list-type-invalid", "Command queue type",
+                    f"list {run.index} selects the graphics-class signature {wls.name!r} on a compute command list: "
+                    "there DispatchList / DispatchList1 are valid only when every signature actually used by the "
+                    "call is compute-class or raytracing-class", loc=run.loc, key=("compute command list", id(wls)))
+    if not graphics and ctx.state.in_render_pass:
+        ctx.finding("render-pass-compute-class", "Render passes",
+                    f"list {run.index} selects the {cls.value.lower()}-class signature {wls.name!r} inside a render "
+                    "pass scope: compute-class and raytracing-class lists cannot be recorded inside a render pass "
+                    "(a Tier 2 chain is rejected if any signature reached via SignatureIndex is one)", loc=run.loc,
+                    key=("render pass", id(wls)))
 
 
 def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
@@ -183,9 +286,14 @@ def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
     work_list = enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST")
     work_list1 = enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1")
     if program is not None and program.Type == work_list and program.WorkList.pSignature is not None:
+        _ignored_validation_indices(ctx, [program.WorkList.pSignature], None)
         return _Bound([program.WorkList.pSignature], [program.WorkList.Binding], False, False)
     if program is not None and program.Type == work_list1 and program.WorkList1.pSignatureArray is not None:
         desc, signature_array = program.WorkList1, program.WorkList1.pSignatureArray
+        if ctx.device.Tier < tier2:
+            ctx.finding("tier-not-supported", "Binding via SetProgram",
+                        "the array bind path (D3D12_PROGRAM_TYPE_WORK_LIST1 and D3D12_SET_WORK_LIST_DESC1) is only "
+                        f"valid on devices reporting WORK_LISTS_TIER_2; the device reports {ctx.device.Tier}")
         if not call.tier2:
             ctx.finding("bind-type-mismatch-dispatch-method", "Compatibility of bind type with dispatch method",
                         "an array binding (D3D12_PROGRAM_TYPE_WORK_LIST1) is bound; DispatchList (Tier 1) cannot "
@@ -195,12 +303,55 @@ def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
         if len(desc.pBindings) != len(sigs):
             ctx.finding("num-bindings-mismatch", "D3D12_SET_WORK_LIST_DESC1",
                         f"NumBindings {len(desc.pBindings)} != pSignatureArray->NumSignatures {len(sigs)}")
-        validation = desc.ValidationProgramTable.Table.StartAddress != 0
+        vpt = desc.ValidationProgramTable
+        validation = vpt.Table.StartAddress != 0
+        if validation:
+            sink = Sink("binding", "ValidationProgramTable")
+            check_program_table_binding(sink, vpt, "ValidationProgramTable")
+            for v in sink.out:
+                ctx.finding("program-table-binding-invalid", v.rule, f"ValidationProgramTable: {v.message}",
+                            va=vpt.Table.StartAddress, key=("vpt", v.message))
+        else:
+            if vpt.Table.StrideInBytes or vpt.SlotCount:
+                ctx.finding("null-validation-program-table-nonzero", "D3D12_SET_WORK_LIST_DESC1::ValidationProgramTable",
+                            "ValidationProgramTable.Table.StartAddress == 0 means no validation, in which case "
+                            f"ByteStride and SlotCount must also be 0 (Table.StrideInBytes {vpt.Table.StrideInBytes}, "
+                            f"SlotCount {vpt.SlotCount})")
+            _ignored_validation_indices(ctx, sigs, desc)
         return _Bound(sigs, list(desc.pBindings), True, validation)
     ctx.finding("no-work-list-bound", "Dispatch Model",
                 f"{ctx.trace.call} needs a work list signature bound via SetProgram (D3D12_PROGRAM_TYPE_WORK_LIST"
                 f"{' or _WORK_LIST1' if call.tier2 else ''}): nothing executes")
     return None
+
+
+def _ignored_validation_indices(ctx: ExecContext, signatures: list[WorkListSignature],
+                                desc: SetWorkListDesc1 | None) -> None:
+    """Spec "Binding the validation program table": with no ValidationProgramTable (the direct bind has no such
+    field; a D3D12_SET_WORK_LIST_DESC1 may bind a null one) "the implementation ignores all validation index fields
+    on the bound signatures; no validators are invoked".  Non-zero ones are a note: they are ignored."""
+    fields: list[str] = []
+    if desc is not None and desc.SignatureSelectionValidationProgramTableIndex:
+        fields.append(f"SignatureSelectionValidationProgramTableIndex {desc.SignatureSelectionValidationProgramTableIndex}")
+    seen: set[int] = set()
+    for wls in signatures:
+        if id(wls) in seen:
+            continue
+        seen.add(id(wls))
+        if wls.ListValidationProgramTableIndex:
+            fields.append(f"{wls.name}.ListValidationProgramTableIndex {wls.ListValidationProgramTableIndex}")
+        for pcs in wls.pProgramCommandSignatures:
+            if pcs.RecordValidationProgramTableIndex and id(pcs) not in seen:
+                seen.add(id(pcs))
+                fields.append(f"{pcs.name}.RecordValidationProgramTableIndex {pcs.RecordValidationProgramTableIndex}")
+    if not fields:
+        return
+    shown = ", ".join(fields[:8]) + (f" and {len(fields) - 8} more" if len(fields) > 8 else "")
+    why = ("the direct bind (D3D12_SET_WORK_LIST_DESC) has no ValidationProgramTable" if desc is None
+           else "ValidationProgramTable is null")
+    ctx.finding("validation-index-ignored", "Binding the validation program table",
+                f"{why}: the implementation ignores all validation index fields and invokes no validator ({shown})",
+                severity="info")
 
 
 def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: ValidationHooks | None,
@@ -212,6 +363,7 @@ def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: V
     index = 0
     while True:
         loc = Loc(list_index=index)
+        ctx.list_index = index
         if index >= ctx.limits.max_lists:
             ctx.stop("max_lists", "too many lists in one continuation chain", loc=loc, va=va)
         what = f"list {index} {struct_name}"
@@ -314,11 +466,17 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
     lt.signature_index = index
     sig_va = run.va + offsetof(INPUT1, "SignatureIndex") if run.tier2 else run.va
     count = min(len(bound.signatures), len(bound.bindings))
+    if index >= count and not bound.array:
+        ctx.finding("direct-bind-signature-index-nonzero", "Compatibility of bind type with dispatch method",
+                    f"SignatureIndex {index} with a single binding (D3D12_PROGRAM_TYPE_WORK_LIST): DispatchList1 is "
+                    "valid there only if SignatureIndex is 0 (it \"must be 0 when a signature is bound directly via "
+                    "D3D12_SET_WORK_LIST_DESC\"): list records not processed", loc=run.loc, va=sig_va)
+        lt.stopped = "SignatureIndex must be 0 with a direct bind"
+        return None
     if index >= count:
-        what = "NumBindings/NumSignatures" if bound.array else "the direct bind (SignatureIndex must be 0)"
         ctx.finding("signature-index-out-of-range", "D3D12_DISPATCH_LIST_INPUT1::SignatureIndex",
-                    f"SignatureIndex {index} is out of range for {what} ({count}); undefined behaviour: list "
-                    "records not processed", loc=run.loc, va=sig_va)
+                    f"SignatureIndex {index} is out of range for NumBindings/NumSignatures ({count}); undefined "
+                    "behaviour: list records not processed", loc=run.loc, va=sig_va)
         lt.stopped = "signature index out of range"
         return None
     wls = bound.signatures[index]
@@ -336,6 +494,7 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
         return None
     cls = layouts[0].executable_class
     lt.executable_class = cls.value
+    _check_selected_class(run, wls, cls)
     rt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING")
     pt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
     want = rt_type if cls is ExecutableClass.RAYTRACING else pt_type
@@ -350,8 +509,10 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
         return None
     if cls is ExecutableClass.RAYTRACING:
         if binding.pRaytracing is None:
-            ctx.finding("binding-type-mismatch", "D3D12_WORK_LIST_BINDING",
-                        f"binding {index} is RAYTRACING with a null pRaytracing", loc=run.loc, key=("rt", index))
+            ctx.finding("raytracing-binding-null", "D3D12_WORK_LIST_BINDING::pRaytracing",
+                        f"binding {index} is RAYTRACING with a null pRaytracing (\"When Type == _RAYTRACING, non-null "
+                        "pointer to a D3D12_WORK_LIST_RAYTRACING_BINDING\"): list records not processed", loc=run.loc,
+                        key=("rt", index))
             lt.stopped = "no raytracing binding"
             return None
         if not ctx.device.DispatchRaysSupported:
@@ -447,6 +608,11 @@ def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
     lt.continuation = cont
     if not allow:
         cont["note"] = "no _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION: NextDispatchList is ignored; the call ends"
+        if run.header["NextDispatchList"]:
+            ctx.finding("next-dispatch-list-ignored", "D3D12_DISPATCH_LIST_INPUT1::NextDispatchList",
+                        f"NextDispatchList is 0x{run.header['NextDispatchList']:x} but Flags lacks "
+                        "_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION: it is ignored and the call ends after this list",
+                        loc=run.loc, va=run.va + offsetof(INPUT1, "NextDispatchList"), severity="info")
         return None
     field_va = run.va + offsetof(INPUT1, "NextDispatchList")
     data = ctx.read(field_va, ctype_size("D3D12_GPU_VIRTUAL_ADDRESS"), f"list {run.index} NextDispatchList", "Next-list pointer semantics", run.loc)
@@ -489,7 +655,39 @@ def primary_walk_setup(run: ListRun) -> tuple[int, int, int] | None:
                     loc=run.loc, va=run.va + offsetof(lt.input_struct, "ProgramInputs.StrideInBytes"))
         lt.stopped = "misaligned ProgramInputs.StrideInBytes"
         return None
+    _check_worst_case_stride(run, stride)
     return n, start, stride
+
+
+def _check_worst_case_stride(run: ListRun, stride: int) -> None:
+    """D3D12_DISPATCH_LIST_INPUT1::ProgramInputs: "Its StrideInBytes must fit the worst-case primary record across
+    every program command signature reachable from the work list signature selected by SignatureIndex" (the Tier 1
+    input: "across every program command signature this dispatch will reference"), once per list whichever PCSes
+    its records select.  Only a finding: each record is still read at the stride (its own PCS's minimum is rule
+    25(e), per record)."""
+    ctx, sel, lt = run.ctx, run.selection, run.trace
+    assert sel is not None
+    worst = ctx.memo(sel.signature, "worst-primary", lambda wls: _worst_primary(ctx, wls))
+    if worst is None or stride >= worst[0]:
+        return
+    ctx.finding("program-inputs-stride-below-worst-case", f"{lt.input_struct}::ProgramInputs",
+                f"ProgramInputs.StrideInBytes {stride} does not fit the worst-case primary record across every program "
+                f"command signature reachable from work list signature {sel.signature.name!r}: PCS {worst[1]!r} needs "
+                f"{worst[0]} bytes (header + inline primary-sourced tail + trailing pad)", loc=run.loc,
+                va=run.va + offsetof(lt.input_struct, "ProgramInputs.StrideInBytes"))
+
+
+def _worst_primary(ctx: ExecContext, wls: WorkListSignature) -> tuple[int, str] | None:
+    """The largest minimum primary-record stride among ``wls``'s PCSes (those with a layout) and its PCS."""
+    worst: tuple[int, str] | None = None
+    for pcs in wls.pProgramCommandSignatures:
+        try:
+            need = ctx.layouts.pcs(pcs).primary.min_stride
+        except LayoutError:
+            continue  # reported as invalid-program-command-signature at selection
+        if worst is None or need > worst[0]:
+            worst = (need, pcs.name)
+    return worst
 
 
 def walk_primary_records(run: ListRun) -> None:
@@ -635,11 +833,17 @@ def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
         prt.skipped = "unknown program identifier"
         return None
     pcs = program.ProgramCommandSignature
-    if pcs is None or id(pcs) not in sel.members:
+    if pcs is None:
+        ctx.finding("program-without-command-signature", "rule 1",
+                    f"program {program.name!r} (slot {pt_index}) has no program command signature associated with it "
+                    "(\"Every generic program whose identifier may appear in a program table must have a program "
+                    "command signature subobject associated with it\"): not executed", loc=loc, va=slot_va)
+        prt.skipped = "program has no program command signature"
+        return None
+    if id(pcs) not in sel.members:
         ctx.finding("program-not-in-signature", "rule 1",
-                    f"program {program.name!r} (slot {pt_index}) is associated with PCS "
-                    f"{pcs.name if pcs else None!r}, not one of work list signature {sel.signature.name!r}'s: "
-                    "not executed", loc=loc, va=slot_va)
+                    f"program {program.name!r} (slot {pt_index}) is associated with PCS {pcs.name!r}, not one of work "
+                    f"list signature {sel.signature.name!r}'s: not executed", loc=loc, va=slot_va)
         prt.skipped = "program's PCS not in the selected signature"
         return None
     try:
@@ -658,6 +862,12 @@ def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
                     key=(sel.signature_index, program.name))
         prt.skipped = "program-table stride too small for the program's LRA"
         return None
+    if not stride and ctype_size(PROGRAM_IDENTIFIER) <= pt.Table.SizeInBytes < tail_layout.size:
+        ctx.finding("program-table-size-too-small", "D3D12_WORK_LIST_PROGRAM_TABLE_BINDING::Table",
+                    f"broadcast program table (Table.StrideInBytes 0): Table.SizeInBytes {pt.Table.SizeInBytes} "
+                    f"cannot hold the single broadcast record of program {program.name!r} ({tail_layout.size} bytes: "
+                    "\"one program identifier plus that program's program-table-record LRA\")", loc=loc, va=slot_va,
+                    key=("ptsize", sel.signature_index, program.name))
     data = ctx.read(slot_va, tail_layout.size, f"program table slot {pt_index}", "Program table record layout", loc)
     if data is None:
         prt.skipped = "program table slot unreadable"
@@ -680,7 +890,13 @@ def _check_table_stable(run: ListRun, slot_va: int, data: bytes, loc: Loc) -> No
         run.ctx.finding("program-table-mutated", "rule 14",
                         f"program table slot at 0x{slot_va:x} changed during the call (bound program tables are "
                         "immutable until every referencing chain completes)", loc=loc, va=slot_va,
-                        key=("mutated", slot_va))
+                        key=("mutated", _table_start(run)))
+
+
+def _table_start(run: ListRun) -> int:
+    """The bound program table of the list's binding (the key a rule-14 finding is reported once under)."""
+    assert run.selection is not None
+    return run.selection.binding.ProgramTable.Table.StartAddress
 
 
 def walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, layout: PCSLayout,

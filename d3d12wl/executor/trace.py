@@ -45,8 +45,25 @@ FINDING_KINDS: dict[str, str] = {
     "unknown-program-identifier": "a program-table slot holds an identifier of no known program",
     "program-not-in-signature": "the program's PCS is not one of the selected work list signature's PCSes",
     "program-class-mismatch": "a record's PCS is of another executable class than its list's signature",
+    "direct-bind-signature-index-nonzero":
+        "DispatchList1 over a direct bind (D3D12_PROGRAM_TYPE_WORK_LIST) reads a SignatureIndex other than 0",
+    "raytracing-binding-null": "a RAYTRACING D3D12_WORK_LIST_BINDING has a null pRaytracing",
+    "program-without-command-signature":
+        "a program-table slot's program has no program command signature associated with it",
+    "program-inputs-stride-below-worst-case":
+        "ProgramInputs.StrideInBytes does not fit the worst-case primary record of the selected signature's PCSes",
+    "program-table-size-too-small":
+        "a broadcast (stride 0) program table's SizeInBytes cannot hold its record: identifier + that program's LRA",
+    "null-validation-program-table-nonzero":
+        "ValidationProgramTable.Table.StartAddress is 0 (no validation) but its StrideInBytes or SlotCount is not",
+    "shader-table-mutated": "a bound raytracing shader table was written during the call (rule 18)",
+    "next-dispatch-list-ignored":
+        "a non-null NextDispatchList without _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION: ignored, the call ends (info)",
+    "validation-index-ignored":
+        "non-zero validation index fields with no ValidationProgramTable bound: ignored, no validator runs (info)",
     "program-table-stride-too-small": "a program's program-table-record LRA does not fit Table.StrideInBytes - 32",
-    "program-table-mutated": "bound program-table bytes changed during the call",
+    "program-table-mutated":
+        "bound program-table (or validation-program-table) bytes were written or changed during the call (rule 14)",
     "invalid-program-command-signature": "a PCS the executor must decode has no record layout",
     "descriptor-heap-not-bound": "a descriptor-table argument executes with no heap of the required type bound",
     "max-graphics-primary-lists-exceeded": "more graphics-class lists in the chain than MaxGraphicsPrimaryLists",
@@ -57,6 +74,17 @@ FINDING_KINDS: dict[str, str] = {
     "root-signature-mismatch": "the command list's root signature is not the command signature's",
     "missing-command-signature": "ExecuteIndirect without a command signature",
     "no-dispatch-trigger": "an ExecuteIndirect command signature has no draw/dispatch argument",
+    "root-signature-not-set":
+        "ExecuteIndirect whose command signature has a root signature, on a command list with none set (its class)",
+    "argument-buffer-offset-misaligned": "ExecuteIndirect's ArgumentBufferOffset is not 4-byte aligned",
+    "count-buffer-offset-misaligned": "ExecuteIndirect's CountBufferOffset is not 4-byte aligned",
+    "argument-buffer-out-of-bounds":
+        "ArgumentBufferOffset + MaxCommandCount * ByteStride exceeds pArgumentBuffer (its resource or region)",
+    "count-buffer-out-of-bounds": "CountBufferOffset + the UINT32 count exceeds pCountBuffer (its resource or region)",
+    "argument-buffer-wrong-state": "the argument buffer's resource is not in the INDIRECT_ARGUMENT state",
+    "count-buffer-wrong-state": "the count buffer's resource is not in the INDIRECT_ARGUMENT state",
+    "index-buffer-format-invalid": "an ExecuteIndirect command's index buffer view has no valid index format",
+    "cbv-address-misaligned": "an ExecuteIndirect command's root CBV address is not a multiple of 256 bytes",
     # GPU Timeline Validation Hooks (d3d12wl.executor.validation)
     "validator-index-out-of-range": "a validation index field is >= the bound ValidationProgramTable's SlotCount",
     "unknown-validator-identifier": "a validation-program-table slot holds an identifier of no registered validator",
@@ -64,6 +92,20 @@ FINDING_KINDS: dict[str, str] = {
     "validator-grid-missing": "a validator's program command signature has no _FIXED_DISPATCH grid",
     "validator-pointer-arg-unavailable": "a validator declares a system pointer arg its validator area does not bind",
     "validator-fault": "a validator's read or write of GPU memory faulted (unmapped VA or read-only region)",
+    # The command list the call is recorded on (capture version 3: state.command_list_type, state.in_render_pass)
+    "dispatch-list-in-bundle": "DispatchList / DispatchList1 recorded into a bundle command list (Work Lists Bundles)",
+    "command-list-type-invalid":
+        "DispatchList / DispatchList1 on a copy or video command list, or on a compute command list with a "
+        "graphics-class signature used by the call (Work Lists Command queue type)",
+    "render-pass-compute-class":
+        "a compute-class or raytracing-class signature used by a DispatchList / DispatchList1 call inside a render "
+        "pass scope (Work Lists Render passes)",
+    "execute-indirect-command-list-type-invalid":
+        "ExecuteIndirect on a command list that is neither direct, compute nor a bundle (copy, video)",
+    "execute-indirect-bundle-count-buffer":
+        "ExecuteIndirect in a bundle with a count buffer (only a NULL one is allowed)",
+    "execute-indirect-bundle-multiple-operations":
+        "ExecuteIndirect in a bundle whose command signature has more than 1 operation",
 }
 
 

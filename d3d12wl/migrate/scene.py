@@ -19,7 +19,14 @@ from d3d12wl.capture.file import CAPTURE_VERSION, Capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.migrate.runs import CallSequenceEntry
 from d3d12wl.model import description
-from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, IndexBufferView, RootArgument
+from d3d12wl.model.state import (
+    BufferResource,
+    CommandListState,
+    DeviceCaps,
+    ExecuteIndirectCall,
+    IndexBufferView,
+    RootArgument,
+)
 from d3d12wl.records.packers import pack_count_buffer, pack_execute_indirect
 
 __all__ = ["OBJECTS", "bucket_scene"]
@@ -49,7 +56,9 @@ def bucket_scene(draws: int = 100_000, psos: int = 64, *, active: float = 0.75, 
                  mixed: bool = False) -> list[CallSequenceEntry]:
     """``psos`` ExecuteIndirect calls (one per PSO, in PSO order) drawing ``draws`` in all; a fraction ``active``
     of the PSOs has draws this frame, the others' count buffers hold 0.  MaxCommandCount is each bucket's capacity
-    (the largest bucket, rounded up to 256), as an engine sizes them on the CPU."""
+    (the largest bucket, rounded up to 256), as an engine sizes them on the CPU; so is each argument buffer's
+    resource (``ExecuteIndirectCall.ArgumentBufferResource``: IndirectDrawing.md "Drawing" bounds MaxCommandCount *
+    ByteStride by it), in the INDIRECT_ARGUMENT state; the capture maps the commands written this frame."""
     rng = np.random.default_rng(seed)
     objects = description.load(OBJECTS)
     n_active = max(1, int(round(psos * active)))
@@ -87,7 +96,9 @@ def bucket_scene(draws: int = 100_000, psos: int = 64, *, active: float = 0.75, 
         state = CommandListState(graphics_root_signature=rs, index_buffer=ib, graphics_root_arguments={
             0: RootArgument("descriptor", value=FRAME_CONSTANTS_VA),
             2: RootArgument("constants", values=[1000 + p])})
-        call = ExecuteIndirectCall(cs, capacity, va, COUNTS_VA)
+        resource = BufferResource(va, capacity * cs.ByteStride, abi.enum_value("D3D12_RESOURCE_STATES",
+                                                                                "INDIRECT_ARGUMENT"))
+        call = ExecuteIndirectCall(cs, capacity, va, COUNTS_VA, ArgumentBufferResource=resource)
         device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"))
         out.append(CallSequenceEntry(Capture(CAPTURE_VERSION, device, objects, memory, state, call), f"PSO{p:02d}"))
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from d3d12wl import abi
 from d3d12wl.model.objects import CommandSignature, RootSignature, WorkListSignature, WorkListSignatureArray
 
 
@@ -145,6 +146,17 @@ class CommandListState:
     vertex_buffers: dict[int, VertexBufferView] = field(default_factory=dict)
     index_buffer: IndexBufferView | None = None
     descriptor_heaps: DescriptorHeaps = field(default_factory=DescriptorHeaps)
+    #: the ``D3D12_COMMAND_LIST_TYPE`` the call is recorded on (Work Lists "Bundles", "Command queue type";
+    #: IndirectDrawing.md "Drawing", "Bundles"): DIRECT unless the capture says otherwise
+    command_list_type: int = field(default_factory=lambda: direct_command_list_type())
+    #: whether the call is recorded inside a render pass scope (between BeginRenderPass and EndRenderPass; Work
+    #: Lists "Render passes")
+    in_render_pass: bool = False
+
+
+def direct_command_list_type() -> int:
+    """``D3D12_COMMAND_LIST_TYPE_DIRECT``: the type a command-list state has unless it says otherwise."""
+    return abi.enum_value("D3D12_COMMAND_LIST_TYPE", "DIRECT")
 
 
 @dataclass
@@ -158,10 +170,32 @@ class DispatchListCall:
 
 
 @dataclass
+class BufferResource:
+    """The ``ID3D12Resource`` an ExecuteIndirect buffer parameter names, as far as the call's checks read it
+    (IndirectDrawing.md "Drawing": the runtime validates the offsets and bounds against the resource, the debug
+    layer its state).
+
+    ``GPUVirtualAddress``: ``GetGPUVirtualAddress()``, the resource's first byte; ``Width``:
+    ``D3D12_RESOURCE_DESC::Width``, a buffer's size in bytes; ``State``: the ``D3D12_RESOURCE_STATES`` the resource
+    is in when the call executes (after the command list's barriers), None where the capture does not say."""
+
+    GPUVirtualAddress: int = 0
+    Width: int = 0
+    State: int | None = None
+
+
+@dataclass
 class ExecuteIndirectCall:
-    """``ExecuteIndirect`` with buffers given as VAs (resource base + offset); ``CountBuffer`` None = NULL."""
+    """``ExecuteIndirect`` with buffers given as VAs (resource base + offset); ``CountBuffer`` None = NULL.
+
+    ``ArgumentBufferResource`` / ``CountBufferResource``: the resources ``pArgumentBuffer`` / ``pCountBuffer``
+    (None: not captured; the executor then takes the mapped region that holds the VA for the resource).  The
+    offsets the runtime checks are ``ArgumentBuffer - ArgumentBufferResource.GPUVirtualAddress`` and likewise for
+    the count buffer."""
 
     pCommandSignature: CommandSignature | None = None
     MaxCommandCount: int = 0
     ArgumentBuffer: int = 0
     CountBuffer: int | None = None
+    ArgumentBufferResource: BufferResource | None = None
+    CountBufferResource: BufferResource | None = None

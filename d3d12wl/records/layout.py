@@ -48,6 +48,10 @@ COMMAND = "command"
 WL_ALIGN = 8
 WL_STRIDE_ALIGN = WL_ALIGN
 EI_STRIDE_ALIGN = 4
+#: ExecuteIndirect's buffers: "CountBufferOffset and ArgumentBufferOffset are 4-byte aligned" (IndirectDrawing.md
+#: "Drawing", the core runtime's checks); "Every command sequence inside the argument buffer must align to a byte
+#: boundary divisible by 4" (the ExecuteIndirect seed, "Alignment").
+EI_BUFFER_ALIGN = EI_STRIDE_ALIGN
 
 #: The fixed primary-record header per (class, kind) (spec "Primary record layout", first table).  The
 #: raytracing fully-inline record has no header: ``D3D12_WORK_LIST_INLINE_RAYTRACING_RECORD`` is "not a real
