@@ -174,6 +174,31 @@ def json_depth(value: Any, limit: int = MAX_DEPTH) -> int:
 
 
 _CONTAINERS = frozenset({dict, list})
+#: the least integer with more than MAX_INT_DIGITS digits
+_TOO_LONG = 10 ** MAX_INT_DIGITS
+
+
+def _shape(value: Any, limit: int = MAX_DEPTH) -> tuple[int, bool]:
+    """(:func:`json_depth`, whether an integer anywhere in ``value`` has more than MAX_INT_DIGITS digits), in one
+    walk; the depth stops past ``limit`` (and then the integers below are not looked at)."""
+    kind = type(value)
+    long_integer = kind is int and not -_TOO_LONG < value < _TOO_LONG
+    depth, level = 0, [value] if kind in _CONTAINERS else []
+    while level:
+        depth += 1
+        if depth > limit:
+            return depth, long_integer
+        below: list[Any] = []
+        add = below.append
+        for item in level:
+            for c in item.values() if type(item) is dict else item:
+                kind = type(c)
+                if kind in _CONTAINERS:
+                    add(c)
+                elif kind is int and not -_TOO_LONG < c < _TOO_LONG:
+                    long_integer = True
+        level = below
+    return depth, long_integer
 
 
 @contextmanager
@@ -192,30 +217,27 @@ def paused_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-#: every ASCII digit as b"0", every other byte as b" " (for :func:`_has_long_digit_run`)
-_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
-
-
-def _has_long_digit_run(text: str) -> bool:
-    """Whether ``text`` has a run of more than :data:`MAX_INT_DIGITS` ASCII digits anywhere (in a string too), read
-    in chunks of 16 MiB that overlap by a run's length (a regular expression takes ten times as long)."""
-    run = MAX_INT_DIGITS + 1
-    needle, step = b"0" * run, 1 << 24
-    for start in range(0, len(text), step):
-        chunk = text[start:start + step + run - 1].encode("utf-8", "surrogatepass")
-        if needle in chunk.translate(_DIGITS_AS_ZERO):
-            return True
-    return False
-
-
 def parse_json(text: str, *, where: str) -> Any:
     """JSON text parsed with the bounds of this module; errors name ``where`` and the line and column."""
-    # The digit bound needs a Python call per integer (a third of the parse); a text with no run of more than
-    # MAX_INT_DIGITS digits anywhere cannot hold a longer integer, so it is parsed without that call.
-    parse_int = _parse_int if _has_long_digit_run(text) else None
+    # The digit bound as a parse hook costs a Python call per integer (a third of the parse of a large description),
+    # so a text is first parsed without it and its integers checked in the walk that measures its depth; anything
+    # that is not plainly within the bounds (a long integer, a deep nesting, any error) is parsed again the bounded
+    # way, which says what is wrong exactly as it always has.
     try:
         with paused_cycle_collection():
-            value = json.loads(text, parse_int=parse_int, parse_float=_parse_float, parse_constant=_no_constant)
+            value = json.loads(text, parse_float=_parse_float, parse_constant=_no_constant)
+            depth, long_integer = _shape(value)
+        if depth <= MAX_DEPTH and not long_integer:
+            return value
+    except (ValueError, RecursionError):
+        pass
+    return _parse_bounded(text, where)
+
+
+def _parse_bounded(text: str, where: str) -> Any:
+    try:
+        with paused_cycle_collection():
+            value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc.msg}", where=f"{where}:{exc.lineno}:{exc.colno}") from None
     except RecursionError:
