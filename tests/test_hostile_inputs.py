@@ -187,3 +187,13 @@ def test_hex_dump_of_a_record_whose_stride_is_huge() -> None:
     capture = load_capture(doc)
     text = render.render_text(render.dump_view(capture, execute(capture), with_hex=True))
     assert "more bytes not shown" in text and len(text) < 1 << 20
+
+
+def test_an_argument_source_outside_its_enum_is_a_violation(tmp_path: Path) -> None:
+    """A Source of 99 is a violation that validate lists (exit 1), not an error from the notes' layout (exit 2)."""
+    doc = json.loads((EXAMPLES / "culling.json").read_text(encoding="utf-8"))
+    next(iter(doc["program_command_signatures"].values()))["pArgumentDescs"][0]["Source"] = 99
+    path = tmp_path / "bad_source.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    done = run_cli("validate", str(path))
+    assert done.returncode == 1 and "Source 99 is not a D3D12_INDIRECT_ARGUMENT_SOURCE value" in done.stdout

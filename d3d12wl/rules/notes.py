@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from d3d12wl.errors import LayoutError
+from d3d12wl.errors import ABIError, LayoutError
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records.layout import pcs_layout
 from d3d12wl.rules._common import PCS_KIND, Violation
@@ -28,8 +28,8 @@ def notes(objects: ObjectSet) -> list[Note]:
     for name, pcs in objects.program_command_signatures.items():
         try:
             secondary = pcs_layout(pcs).secondary
-        except LayoutError:  # no dispatch trigger: a violation, reported by check_objects
-            continue
+        except (LayoutError, ABIError):  # no dispatch trigger, or an enum value out of range (a Source of 99):
+            continue  # violations, reported by check_objects
         if secondary is not None and pcs.SecondaryRecordByteStride == 0:
             out.append(Note(
                 "rule 25(e)", PCS_KIND, name,
