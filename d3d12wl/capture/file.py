@@ -32,11 +32,10 @@ import json
 import mmap
 import os
 import re
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import numpy as np
 
@@ -65,6 +64,7 @@ from d3d12wl.model.state import (
     WorkListBinding,
     direct_command_list_type,
 )
+from d3d12wl.outfiles import StagedFile
 
 #: The newest capture format version: what this module reads, and writes where a capture needs it.
 CAPTURE_VERSION = 3
@@ -842,33 +842,26 @@ def _all_zero(data: memoryview, chunk: int = 1 << 24) -> bool:
     return all(not flat[i:i + chunk].any() for i in range(0, flat.size, chunk))
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 class _StagedFiles:
-    """Files written under temporary names in their final folder and renamed into place only by :meth:`commit`
-    (``os.replace``, atomic on one file system), so a save that fails part-way leaves none of them behind."""
+    """The files of one save (:class:`~d3d12wl.outfiles.StagedFile` each: under temporary names in their final
+    folder), renamed into place only by :meth:`commit`, so a save that fails part-way leaves none of them behind."""
 
     def __init__(self) -> None:
-        self.pending: list[tuple[Path, Path]] = []  # (temporary, final)
+        self.pending: list[StagedFile] = []
 
-    def open(self, target: Path) -> Any:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        self.pending.append((Path(tmp), target))
-        os.chmod(tmp, 0o666 & ~_umask())  # the mode open() would give (mkstemp makes it private)
-        return os.fdopen(fd, "wb")
+    def open(self, target: Path) -> IO[bytes]:
+        staged = StagedFile(target)
+        self.pending.append(staged)
+        return staged.open()
 
     def commit(self) -> None:
-        for tmp, target in self.pending:
-            os.replace(tmp, target)
+        for staged in self.pending:
+            staged.commit()
         self.pending.clear()
 
     def discard(self) -> None:
-        for tmp, _ in self.pending:
-            tmp.unlink(missing_ok=True)
+        for staged in self.pending:
+            staged.discard()
         self.pending.clear()
 
 
@@ -905,10 +898,10 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
     if source is not None and target.exists() and target.resolve() == source.resolve():
         raise CaptureError(f"saving would overwrite {target}, which region {region.name!r} is mapped from",
                            where=f"memory.{region.name}")
-    with staged.open(target) as f:
-        chunk = 1 << 20
-        for i in range(0, region.size, chunk):
-            f.write(data[i:i + chunk])
+    f = staged.open(target)
+    chunk = 1 << 20
+    for i in range(0, region.size, chunk):
+        f.write(data[i:i + chunk])
     out["file"] = file_name
     return out
 
@@ -962,8 +955,8 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
     try:
         data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
                                copy_files=copy_files, staged=staged)
-        with staged.open(target) as f:  # renamed last: the JSON never names a .bin that is not there
-            f.write((json.dumps(data, indent=1, allow_nan=False) + "\n").encode("utf-8"))
+        # renamed last: the JSON never names a .bin that is not there
+        staged.open(target).write((json.dumps(data, indent=1, allow_nan=False) + "\n").encode("utf-8"))
         staged.commit()
     finally:
         staged.discard()

@@ -1,0 +1,195 @@
+"""Every file a user names for output is written here: atomically where it can be, through where it must be.
+
+A regular file (or a name that does not exist yet) is written under a temporary name in its own folder, flushed,
+``fsync``-ed and renamed over the final name only when the writer finished (``os.replace``, atomic on one file
+system): an interrupted run (SIGINT, a full disk, an encoding error, an exception of the writer) leaves the old
+file or none, never a torn one.  A symlink is followed to its target, which is what gets replaced; an existing
+file keeps its mode.  A FIFO, a character or block device is written through (opened and written in place):
+renaming a regular file over it would replace the special file instead of feeding it.  ``-`` (or ``None``) is
+standard output.
+
+An OS error on the named path (a missing folder, a directory, a read-only folder, a name too long, a symlink
+loop, a full device, a file-size limit) is an :class:`OutputError` naming the path: exit 2 on the command line.
+Text is UTF-8 and, as on standard output, what UTF-8 cannot encode (a lone surrogate a JSON file may hold in a
+name) is written as a backslash escape instead of failing.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import stat
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from d3d12wl.errors import D3D12WLError
+
+__all__ = ["OutputError", "StagedFile", "output_file", "is_stdout"]
+
+#: errors of writing to the destination itself (as opposed to a bug of the writer): raised inside the ``with``
+#: body of :func:`output_file` by a write, they name the path
+_DESTINATION_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EPIPE,
+                                 errno.ENXIO, errno.EACCES, errno.EPERM})
+#: the text errors handler of every text file written (the one standard output and standard error use)
+TEXT_ERRORS = "backslashreplace"
+
+
+class OutputError(D3D12WLError):
+    """A file named for output cannot be written; ``where`` is the path as the user gave it."""
+
+
+def is_stdout(path: str | os.PathLike[str] | None) -> bool:
+    """``None`` and ``-`` mean standard output."""
+    return path is None or os.fspath(path) == "-"
+
+
+def _os_error(path: str | os.PathLike[str], exc: OSError) -> OutputError:
+    reason = exc.strerror or type(exc).__name__
+    if exc.errno == errno.EFBIG:
+        reason = "file too large (the file-size limit was reached)"
+    return OutputError(f"cannot write {os.fspath(path)!r}: {reason}", where=os.fspath(path))
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _destination(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result | None]:
+    """The file to write (a symlink followed to its target) and its ``stat`` (None when it does not exist)."""
+    shown = os.fspath(path)
+    if not shown:
+        raise OutputError("an empty path cannot be written", where="''")
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:  # ELOOP, ENAMETOOLONG, ENOTDIR, EACCES
+        raise _os_error(path, exc) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise OutputError(f"cannot write {shown!r}: it is a directory", where=shown)
+    if st is None and not os.path.isdir(target.parent):
+        raise OutputError(f"cannot write {shown!r}: its folder {str(target.parent)!r} does not exist", where=shown)
+    return target, st
+
+
+class StagedFile:
+    """One output file: ``open()`` gives a binary file to write, ``commit()`` puts it under its final name,
+    ``discard()`` leaves the final name as it was.  A regular or new file is staged under a temporary name in its
+    folder; a FIFO or device is opened and written through (``commit`` only closes it)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self.target, st = _destination(path)
+        self.through = st is not None and not stat.S_ISREG(st.st_mode)
+        self.mode = stat.S_IMODE(st.st_mode) if st is not None and not self.through else 0o666 & ~_umask()
+        self.tmp: Path | None = None
+        self.file: IO[bytes] | None = None
+
+    def open(self) -> IO[bytes]:
+        try:
+            if self.through:
+                self.file = open(self.target, "wb")  # noqa: SIM115 - closed by commit or discard
+            else:
+                fd, tmp = tempfile.mkstemp(dir=self.target.parent, prefix=f".{self.target.name[:200]}.",
+                                           suffix=".tmp")
+                self.tmp = Path(tmp)
+                os.chmod(fd, self.mode)  # mkstemp makes it private: the mode the file has, or open() would give
+                self.file = os.fdopen(fd, "wb")
+        except OSError as exc:
+            self.discard()
+            raise _os_error(self.path, exc) from None
+        return self.file
+
+    def commit(self) -> None:
+        """Flush, fsync and rename into place (or close a written-through file); an OS error discards the
+        temporary file and raises :class:`OutputError`."""
+        f, self.file = self.file, None
+        try:
+            if f is not None:
+                f.flush()
+                if not self.through:
+                    os.fsync(f.fileno())
+                f.close()
+            if self.tmp is not None:
+                os.replace(self.tmp, self.target)
+                self.tmp = None
+                _fsync_folder(self.target.parent)
+        except OSError as exc:
+            if f is not None:
+                _close_quietly(f)
+            self.discard()
+            raise _os_error(self.path, exc) from None
+
+    def discard(self) -> None:
+        """Close and remove the temporary file; the final name keeps what it had."""
+        f, self.file = self.file, None
+        if f is not None:
+            _close_quietly(f)
+        if self.tmp is not None:
+            self.tmp.unlink(missing_ok=True)
+            self.tmp = None
+
+
+def _close_quietly(f: IO[Any]) -> None:
+    try:
+        f.close()
+    except OSError:
+        pass
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename durable (best effort: not every file system lets a folder be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def output_file(path: str | os.PathLike[str] | None, *, binary: bool = False) -> Iterator[IO[Any]]:
+    """A file to write ``path`` through (text: UTF-8, newlines as written, escapes for what UTF-8 cannot hold;
+    ``binary=True``: bytes).  ``None`` or ``-`` is standard output, which is not closed.  The file takes its final
+    name only when the ``with`` body ends without an exception; an exception leaves the old file or none.  An OS
+    error of the destination (opening, a write that fails for want of space or a file-size limit, the rename) is an
+    :class:`OutputError` naming ``path``."""
+    if is_stdout(path):
+        stream: IO[Any] = sys.stdout.buffer if binary else sys.stdout
+        yield stream
+        stream.flush()
+        return
+    assert path is not None
+    staged = StagedFile(path)
+    raw = staged.open()
+    text = None if binary else _text(raw)
+    try:
+        yield raw if text is None else text
+        if text is not None:
+            text.flush()
+            text.detach()  # the binary file stays open for commit
+    except OSError as exc:
+        staged.discard()
+        if exc.errno in _DESTINATION_ERRNOS and not exc.filename:
+            raise _os_error(path, exc) from None
+        raise
+    except BaseException:
+        staged.discard()
+        raise
+    staged.commit()
+
+
+def _text(raw: IO[bytes]) -> io.TextIOWrapper:
+    return io.TextIOWrapper(raw, encoding="utf-8", errors=TEXT_ERRORS, newline="")

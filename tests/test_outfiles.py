@@ -1,0 +1,143 @@
+"""d3d12wl.outfiles: every file a user names for output is written atomically (regular files) or through
+(FIFOs, devices), and an OS error on the path is an OutputError naming it (exit 2)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from d3d12wl.outfiles import OutputError, output_file
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+def test_a_new_file_appears_whole_and_leaves_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    with output_file(target) as f:
+        f.write("line\n")
+        assert not target.exists()  # only under its final name once the writer is done
+    assert target.read_text() == "line\n" and _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("failure", [RuntimeError("writer bug"), KeyboardInterrupt()])
+def test_a_failing_or_interrupted_writer_leaves_the_old_file(tmp_path: Path, failure: BaseException) -> None:
+    target = tmp_path / "out.csv"
+    target.write_text("old\n")
+    with pytest.raises(type(failure)):
+        with output_file(target) as f:
+            f.write("new, torn")
+            raise failure
+    assert target.read_text() == "old\n" and _leftovers(tmp_path) == []
+
+
+def test_an_encoding_error_cannot_tear_the_file(tmp_path: Path) -> None:
+    """A lone surrogate (valid JSON "\\ud800" in a program name) is escaped as on standard output."""
+    target = tmp_path / "names.txt"
+    with output_file(target) as f:
+        f.write("program \ud800\n")
+    assert target.read_bytes() == b"program \\ud800\n"
+
+
+def test_binary_output(tmp_path: Path) -> None:
+    target = tmp_path / "out.bin"
+    with output_file(target, binary=True) as f:
+        f.write(b"\x00\x01")
+    assert target.read_bytes() == b"\x00\x01"
+
+
+def test_an_existing_file_keeps_its_mode(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+    target.chmod(0o640)
+    with output_file(target) as f:
+        f.write("new")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640 and target.read_text() == "new"
+
+
+def test_a_symlink_is_followed_to_its_target(tmp_path: Path) -> None:
+    real = tmp_path / "real.txt"
+    real.write_text("old")
+    link = tmp_path / "link.txt"
+    link.symlink_to(real)
+    with output_file(link) as f:
+        f.write("new")
+    assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_a_fifo_is_written_through(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    with output_file(fifo) as f:
+        f.write("through\n")
+    reader.join(10)
+    assert got == [b"through\n"] and stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_a_device_is_written_through() -> None:
+    with output_file("/dev/null") as f:
+        f.write("nothing")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_standard_output(capsys: pytest.CaptureFixture[str]) -> None:
+    with output_file("-") as f:
+        f.write("to stdout\n")
+    assert capsys.readouterr().out == "to stdout\n"
+
+
+@pytest.mark.parametrize("case", ["directory", "missing folder", "name too long", "symlink loop", "empty",
+                                  "not a folder"])
+def test_a_path_that_cannot_be_written_is_an_output_error_naming_it(tmp_path: Path, case: str) -> None:
+    if case == "directory":
+        path = str(tmp_path)
+    elif case == "missing folder":
+        path = str(tmp_path / "no" / "such" / "out.txt")
+    elif case == "name too long":
+        path = str(tmp_path / ("n" * 300))
+    elif case == "symlink loop":
+        (tmp_path / "a").symlink_to(tmp_path / "b")
+        (tmp_path / "b").symlink_to(tmp_path / "a")
+        path = str(tmp_path / "a")
+    elif case == "not a folder":
+        (tmp_path / "file").write_text("")
+        path = str(tmp_path / "file" / "out.txt")
+    else:
+        path = ""
+    with pytest.raises(OutputError) as info:
+        with output_file(path) as f:
+            f.write("x")
+    assert info.value.where == (path or "''")
+
+
+def test_a_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE stands for a full device: the write fails with EFBIG (Python ignores SIGXFSZ)."""
+    target = tmp_path / "out.txt"
+    target.write_text("old\n")
+    code = (
+        "import resource, sys\n"
+        "from d3d12wl.outfiles import OutputError, output_file\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+        "try:\n"
+        f"    with output_file({str(target)!r}) as f:\n"
+        "        for _ in range(100):\n"
+        "            f.write('x' * 1000)\n"
+        "except OutputError as exc:\n"
+        "    print(exc.where, exc.message)\n"
+        "    sys.exit(2)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            cwd=Path(__file__).resolve().parent.parent)
+    assert result.returncode == 2, result.stderr
+    assert str(target) in result.stdout and "file-size limit" in result.stdout
+    assert target.read_text() == "old\n" and _leftovers(tmp_path) == []
