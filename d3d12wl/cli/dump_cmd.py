@@ -12,6 +12,7 @@ from pathlib import Path
 
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import integer
 from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
 from d3d12wl.cli.render import DEFAULT_LIMIT, Selection, dump_view, parse_range, render_text, selected_trace
 from d3d12wl.errors import D3D12WLError
@@ -61,13 +62,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
-    p.add_argument("--list", type=int, metavar="N", default=None, dest="list_index",
+    p.add_argument("--list", type=integer, metavar="N", default=None, dest="list_index",
                    help="show only list N (its header, records and executions)")
     p.add_argument("--primary", metavar="A:B", default=None, help="show only primary records A..B-1 (A:, :B and A "
                                                                   "alone work too) and their executions")
     p.add_argument("--program", metavar="NAME", default=None,
                    help="show only the records and executions of program NAME")
-    p.add_argument("--limit", type=int, metavar="N", default=DEFAULT_LIMIT,
+    p.add_argument("--limit", type=integer, metavar="N", default=DEFAULT_LIMIT,
                    help=f"show at most N executions and N primary records per list (default {DEFAULT_LIMIT:,}; "
                         "0: all); the output says how many it left out")
     add_limit_flags(p)

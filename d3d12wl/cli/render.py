@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from d3d12wl import abi, tables
+from d3d12wl import abi, inputs, tables
 from d3d12wl.capture.file import Capture
 from d3d12wl.errors import D3D12WLError, MemoryAccessError
 from d3d12wl.executor.trace import Trace
@@ -626,10 +626,10 @@ class Selection:
 def parse_range(text: str) -> tuple[int, int]:
     """``A:B`` (either side may be left out: ``:B``, ``A:``) as ``(A, B)``; ``A`` alone is ``(A, A + 1)``."""
     if ":" not in text:
-        a = int(text)
+        a = inputs.integer(text)
         return a, a + 1
     left, right = text.split(":", 1)
-    return int(left) if left.strip() else 0, int(right) if right.strip() else 1 << 63
+    return inputs.integer(left) if left.strip() else 0, inputs.integer(right) if right.strip() else 1 << 63
 
 
 def _record_programs(records: Any) -> list[str | None]:
