@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from d3d12wl import tables
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import integer
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.output import FORMATS
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Execution, Limits, Trace, ValidatorInvocation
@@ -41,8 +42,9 @@ zero-argument factory returning one (the bundled example is d3d12wl.examples.val
 run only where the capture binds a signature array with a non-null ValidationProgramTable; its slots'
 identifiers select them.  A SPEC that cannot be loaded exits 2.
 
-The record and execution limits default to auto: the records the capture's mapped bytes can hold, so a real
-frame runs whole; broadcast strides are bounded by --max-repeated-records.
+The record and execution limits default to auto: the records the capture's supplied bytes can hold (its hex,
+base64 and file regions; of a zeros region, what was written), so a real frame runs whole; broadcast strides are
+bounded by --max-repeated-records.
 
 Exit status: 0 when the trace has no error findings, 1 when it has (undefined behaviour, invalid call, a limit
 reached), 2 when the capture cannot be used at all."""
@@ -66,8 +68,8 @@ def register(sub: Any) -> None:
 
 
 def limit_value(text: str) -> int:
-    """A ``--max-...`` value: a count, or ``auto`` (scaled to the capture's mapped bytes)."""
-    return AUTO if text.strip().lower() == "auto" else int(text)
+    """A ``--max-...`` value: a count, or ``auto`` (scaled to the capture's supplied bytes)."""
+    return AUTO if text.strip().lower() == "auto" else integer(text)
 
 
 def add_limit_flags(p: argparse.ArgumentParser) -> None:
@@ -75,7 +77,7 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
     defaults = Limits()
     for f in dataclasses.fields(Limits):
         default = getattr(defaults, f.name)
-        shown = ("auto: the records the capture's mapped bytes hold, at least "
+        shown = ("auto: the records the capture's supplied bytes hold, at least "
                  f"{SCALED_FLOORS[f.name]:,}") if default == AUTO else f"{default:,}"
         p.add_argument(Limits.flag(f.name), type=limit_value, metavar="N", default=default, dest=f.name,
                        help=f"executor limit {f.name} (default {shown})")
