@@ -8,13 +8,13 @@ import json
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from d3d12wl import tables
+from d3d12wl import inputs, tables
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.messages.conformance import ISOLATED_TIMEOUT_S, ConformanceReport, run_conformance
 from d3d12wl.messages.driver import Driver
+from d3d12wl.outfiles import StagedFile, is_stdout, output_file
 from d3d12wl.serialize import to_jsonable
 
 REFERENCE_NAME = "d3d12wl reference driver (Python model, d3d12wl.messages.reference_driver)"
@@ -67,7 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _number(text: str, what: str) -> int:
     try:
-        return int(text, 0)
+        return inputs.integer(text)
     except ValueError:
         raise UsageError(f"{text!r} is not a number", where=what) from None
 
@@ -147,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
     name, factory = _factory(args, made)  # a D3D12WLError here is unusable input: main() prints it, exit 2
     if args.timeout <= 0:
         raise UsageError(f"{args.timeout:g} is not a positive number of seconds", where="--timeout")
+    if args.junit and not is_stdout(args.junit):
+        StagedFile(args.junit)  # a report that cannot be written is refused before the suite runs
     library = args.driver is not None
     # a driver library's checks each run in a child process: a crash or a hang fails that check; the suite isolates
     # what a driver raises, so an exception out of it is d3d12wl's own (the top-level handler: exit 3, --debug)
@@ -161,9 +163,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print("\n".join(format_text(name, report)))
-    if args.junit:
-        try:
-            Path(args.junit).write_bytes(junit_xml(name, report))
-        except OSError as exc:
-            raise UsageError(f"cannot write the JUnit report: {exc.strerror}", where=args.junit) from exc
+    if args.junit:  # (atomic: a full disk or an interrupt leaves the old report or none; an OS error names it)
+        with output_file(args.junit, binary=True) as out:
+            out.write(junit_xml(name, report))
     return 0 if report.passed else 1
