@@ -155,7 +155,11 @@ def _acquire(source: str | os.PathLike[str], *, limit: int, what: str, text: boo
                                                               where=where, text=text))
     _regular(name, what)
     try:
-        with open(name, "rb") as f:
+        # O_NONBLOCK: a path swapped for a FIFO after the check above must not make the open wait for a writer
+        with open(os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
+            kind = file_kind(os.fstat(f.fileno()).st_mode)
+            if kind is not None:
+                raise InputError(f"is {kind}, not a {what}", where=name)
             return _map_fd(f.fileno(), limit, what, where,
                            lambda: _spool(f.read, limit=limit, what=what, where=where, text=text))
     except OSError as exc:

@@ -438,6 +438,26 @@ def test_an_os_error_no_command_named_is_still_exit_2(monkeypatch: pytest.Monkey
                                "rule": None}
 
 
+def test_a_panic_of_an_extension_is_not_a_traceback(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A Rust extension's panic (pyo3's PanicException derives from BaseException, not Exception) is an internal
+    error in one line, or, when an interrupt caused it, an interrupt (exit 130; found by tools/fuzz.py --kinds cli:
+    jsonschema-rs importing decimal as SIGINT arrived)."""
+    from d3d12wl.cli import validate_cmd
+
+    class PanicException(BaseException):
+        pass
+
+    for message, code in (("index out of bounds", 3), ("failed to import: KeyboardInterrupt()", 130)):
+        def panic(args: Any, message: str = message) -> int:
+            raise PanicException(message)
+
+        monkeypatch.setattr(validate_cmd, "run", panic)
+        assert main(["validate", str(CULLING)]) == code
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and ("internal error" in err if code == 3 else "interrupted" in err)
+
+
 # --- 13: a lone surrogate in a name, in every writer -------------------------------------------------------------
 
 

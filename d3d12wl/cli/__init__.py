@@ -177,6 +177,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:  # noqa: BLE001 - the one top-level handler: no traceback without --debug
         return _internal(exc, args.command, debug, as_json)
+    except BaseException as exc:  # not Exception: a Rust panic of an extension (pyo3's PanicException)
+        if isinstance(exc, SystemExit | GeneratorExit):
+            raise
+        if "KeyboardInterrupt" in str(exc):  # the panic of an interrupt that landed inside the extension
+            print(f"d3d12wl {args.command}: interrupted", file=sys.stderr)
+            return 130
+        return _internal(exc, args.command, debug, as_json)
 
 
 def _internal(exc: BaseException, command: str, debug: bool, as_json: bool) -> int:

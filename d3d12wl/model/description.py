@@ -737,6 +737,11 @@ def _fast_validator() -> Any:
         import jsonschema_rs
     except ImportError:  # pragma: no cover - a platform without its wheel
         return None
+    # jsonschema-rs imports decimal from Rust on its first use, and an interrupt (Ctrl-C) landing in that import is
+    # a Rust panic, not a KeyboardInterrupt: imported here, where an interrupt is Python's own (found by
+    # tools/fuzz.py --kinds cli, an interrupt a few milliseconds into `d3d12wl layout`)
+    import decimal  # noqa: F401
+
     return jsonschema_rs.validator_for(schema())
 
 
