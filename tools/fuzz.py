@@ -39,6 +39,7 @@ import os
 import random
 import resource
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -172,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     tasks = ((s, args.time_limit, args.rss_limit, args.clock == "wall", kinds)
              for s in range(args.seed, args.seed + args.inputs))
     root = tempfile.mkdtemp(prefix="d3d12wl-fuzz-") if "cli" in kinds else None
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))  # (a kill still removes the pools)
     try:
         return _campaign(args, kinds, tasks, root, counts, start)
     finally:
