@@ -34,7 +34,8 @@ COMMANDS: dict[str, str] = {
     "dump": "print what a captured call executes (headers, records, executions, findings)",
     "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
     "messages": "driver-reported messages: 'messages check' runs the conformance suite against a driver",
-    "headers": "where the package's C headers are (the include directory of generated C)",
+    "headers": "where the package's C headers are (the include directory of generated C) and the flags to use them",
+    "examples": "where the bundled examples are (the specs' own descriptions, captures and readbacks)",
     "migrate": "move per-PSO ExecuteIndirect buckets to one work list and back, with the bytes and calls saved",
     "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
 }
