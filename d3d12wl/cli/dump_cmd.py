@@ -12,6 +12,7 @@ from pathlib import Path
 
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import summary
+from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
 from d3d12wl.cli.render import DEFAULT_LIMIT, Selection, dump_view, parse_range, render_text, selected_trace
 from d3d12wl.errors import D3D12WLError
@@ -94,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
             path = stack.enter_context(resources.as_file(resources.files("d3d12wl").joinpath(EXAMPLE)))
         else:
             path = Path(args.capture)
-        capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
+            capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
         trace = execute(capture, limits, hooks=hooks)
         view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)

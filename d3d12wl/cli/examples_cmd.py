@@ -11,7 +11,7 @@ from d3d12wl.serialize import json_text
 
 #: the plain-text --help description
 DESCRIPTION = """\
-Where the bundled examples are: the specs' own examples (the GPU culling example, IndirectDrawing.md's command
+Where the bundled examples are: the specs' own examples (the GPU culling example, the ExecuteIndirect notes' command
 signatures, a Tier 2 chain, the readback buffers of the culling example, ...), installed with the package.
 
   d3d12wl examples                    the folder and every example file in it

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from d3d12wl import abi, inputs
-from d3d12wl.errors import ABIError, D3D12WLError, DescriptionError
+from d3d12wl.errors import ABIError, D3D12WLError, DescriptionError, did_you_mean
 from d3d12wl.model import objects as model
 from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.model.objects import (
@@ -765,10 +765,16 @@ def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
         enum_name = err.schema.get(ENUM_KEYWORD) if isinstance(err.schema, dict) else None
         if enum_name:
             prefix = abi.default.enum_prefix(enum_name)
-            names = ", ".join(n[len(prefix):] for n in abi.enum_members(enum_name))
-            message = f"{err.instance!r} is not a {enum_name} member (full or short name) or integer; valid: {names}"
-        elif err.validator == "additionalProperties":
-            message = err.message.replace("Additional properties are not allowed", "unknown member(s)")
+            shorts = [n[len(prefix):] for n in abi.enum_members(enum_name)]
+            hint = did_you_mean(err.instance.removeprefix(prefix), shorts) if isinstance(err.instance, str) else ""
+            message = (f"{err.instance!r} is not a {enum_name} member (full or short name) or integer{hint}; valid: "
+                       f"{', '.join(shorts)}")
+        elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            known = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+            unknown = [k for k in err.instance if k not in known]
+            message = "unknown member(s) " + ", ".join(f"{k!r}{did_you_mean(k, known)}" for k in unknown)
+            if known:
+                message += f"; members: {', '.join(known)}"
         else:
             message = err.message
         errors.append(DescriptionError(message, where=where))
