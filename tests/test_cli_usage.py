@@ -175,3 +175,26 @@ def test_a_capture_is_still_a_description_where_one_is_read(capsys: pytest.Captu
     assert main(["decode", str(examples.path("culling_capture.json")), "PCS.primary",
                  str(examples.path("readback/primary.bin"))]) == 0
     assert "3 record(s)" in capsys.readouterr().out
+
+
+# --- layout and codegen say when the description breaks rules ------------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [["layout"], ["layout", "--json"], ["codegen", "--lang", "c"],
+                                  ["codegen", "--lang", "hlsl", "--json"]])
+def test_layout_and_codegen_name_the_violations_on_stderr(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """The bundled invalid description breaks 4 rules (validate lists them); layout and codegen still write what
+    the bytes would be, and say so in one stderr line; --strict exits 1, as validate does."""
+    invalid, valid = str(examples.path("invalid_signature.json")), str(examples.path("culling.json"))
+    assert main(["validate", invalid]) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "4 violation(s)"
+    assert main([argv[0], invalid, *argv[1:]]) == 0
+    out = capsys.readouterr()
+    assert out.out and out.err.splitlines() == [
+        f"d3d12wl {argv[0]}: warning: the description breaks 4 creation-time rule(s), the first Supported argument "
+        "types at program_command_signatures.PCS.pArgumentDescs; d3d12wl validate lists them (--strict makes this "
+        "exit 1)"]
+    assert main([argv[0], invalid, *argv[1:], "--strict"]) == 1
+    strict = capsys.readouterr()
+    assert strict.out == out.out and "(--strict" not in strict.err and "breaks 4 creation-time rule(s)" in strict.err
+    assert main([argv[0], valid, *argv[1:], "--strict"]) == 0 and capsys.readouterr().err == ""
