@@ -198,3 +198,24 @@ def test_layout_and_codegen_name_the_violations_on_stderr(argv: list[str], capsy
     strict = capsys.readouterr()
     assert strict.out == out.out and "(--strict" not in strict.err and "breaks 4 creation-time rule(s)" in strict.err
     assert main([argv[0], valid, *argv[1:], "--strict"]) == 0 and capsys.readouterr().err == ""
+
+
+# --- dump's InfoQueue block ---------------------------------------------------------------------------------------
+
+
+def test_dump_shows_the_info_queue_when_the_call_put_a_message_there(capsys: pytest.CaptureFixture[str]) -> None:
+    """Driver-reported messages spec: a device with the channel enabled always holds the driver's initialization
+    message, so the block is shown when the call added one (a finding), or with --info-queue; --json always has
+    it.  The bundled culling capture is clean; the validation chain capture without its validators is not."""
+    assert main(["dump"]) == 0
+    clean = capsys.readouterr().out
+    assert "InfoQueue" not in clean and clean.splitlines()[-1] == "findings (0): none"
+    assert main(["dump", "--info-queue"]) == 0
+    shown = capsys.readouterr().out.split("InfoQueue (driver-reported messages) (1):\n")
+    assert shown[0].rstrip("\n") == clean.rstrip("\n") and "Driver Reported Messages Enabled" in shown[1]
+    assert main(["dump", "--json"]) == 0
+    (init,) = json.loads(capsys.readouterr().out)["info_queue"]
+    assert init["category_name"] == "INITIALIZATION"
+    assert main(["dump", str(examples.path("validation_chain_capture.json"))]) == 1
+    out = capsys.readouterr().out
+    assert "InfoQueue (driver-reported messages) (" in out and "EXECUTION ERROR" in out
