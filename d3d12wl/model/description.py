@@ -255,6 +255,31 @@ def _discriminator(obj: object) -> str:
     return "ParameterType" if isinstance(obj, RootParameter1) else "Type"
 
 
+@cache
+def _nested_c_infos() -> dict[type, abi.TypeInfo | None]:
+    """The C type each model class mirrors, found by walking the member tables from the named classes' descs (a
+    nested class's C type is its parent member's: ``RootParameter1`` is ``D3D12_ROOT_PARAMETER1``)."""
+    found: dict[type, abi.TypeInfo | None] = {}
+    todo = [(cls, _desc_info(cls)) for cls in COLLECTIONS.values()]
+    while todo:
+        cls, cinfo = todo.pop()
+        if cls in found:
+            continue
+        found[cls] = cinfo
+        todo += [(m.model_class, m.cinfo) for m in members(cls, cinfo) if m.kind in (STRUCT, LIST)]
+    return found
+
+
+def member_c_info(cls: type) -> abi.TypeInfo | None:
+    """The C type model class ``cls`` mirrors (None where it has none: a ``Program``), as the loader pairs them."""
+    return _nested_c_infos().get(cls)
+
+
+def is_zero(value: object) -> bool:
+    """True when ``value`` is C's zero value of its member (what the canonical JSON leaves out)."""
+    return _is_default(value)
+
+
 def _is_default(value: object) -> bool:
     if _is_named(type(value)):
         return False

@@ -475,3 +475,58 @@ class ObjectSet:
             if program.Identifier == identifier:
                 return program
         return None
+
+
+# --------------------------------------------------------------------------------------------------------------
+# repr: the members written, enums by name
+# --------------------------------------------------------------------------------------------------------------
+
+#: the classes whose objects are named (an ObjectSet collection's): a member referring to one shows its name
+_NAMED = (RootSignature, ProgramCommandSignature, WorkListSignature, WorkListSignatureArray, CommandSignature, Program)
+
+
+def _value_repr(value: Any, kind: str, enum_name: str | None) -> str:
+    if kind in ("enum", "flags") and enum_name is not None and isinstance(value, int):
+        return abi.enum_text(enum_name, value)
+    if isinstance(value, _NAMED):
+        return f"<{type(value).__name__} {value.name!r}>"
+    if isinstance(value, list):
+        return "[" + ", ".join(_value_repr(v, kind, enum_name) for v in value) + "]"
+    if isinstance(value, bytes):
+        text = value.rstrip(b"\0")
+        zeros = len(value) - len(text)
+        if text.isascii() and all(32 <= c < 127 for c in text):
+            return f"{text!r}" + (f" + bytes({zeros})" if zeros else "")
+        return f"bytes.fromhex({value.hex()!r})"
+    return repr(value)
+
+
+def compact_repr(obj: Any) -> str:
+    """``ClassName(member=value, ...)`` of a model object: the members that are not C's zero value (as the canonical
+    JSON writes them, ``description.dump``: the discriminating enum members always), enums and flags by their short
+    names, a referenced named object by its name, a program identifier as its text.  A union member that was never
+    read is not made (it is C's zero value)."""
+    from d3d12wl.model import description
+
+    cls = type(obj)
+    parts = [f"{obj.name!r}"] if isinstance(obj, _NAMED) else []
+    for m in description.members(cls, description.member_c_info(cls)):
+        if m.union and m.name not in vars(obj):
+            continue  # (never read nor written: C's zero value, and reading it would make it)
+        value = getattr(obj, m.name)
+        if m.kind != description.ENUM and description.is_zero(value):
+            continue
+        parts.append(f"{m.name}={_value_repr(value, m.kind, m.enum)}")
+    return f"{cls.__name__}({', '.join(parts)})"
+
+
+def _with_compact_repr(cls: type) -> None:
+    cls.__repr__ = compact_repr  # type: ignore[assignment]
+
+
+for _cls in (DescriptorRange1, RootDescriptorTable1, RootConstants, RootDescriptor1, RootParameter1, StaticSamplerDesc1,
+             RootSignature, VertexBufferArg, ConstantArg, RootParameterIndexArg, IncrementingConstantArg,
+             FixedDispatchArg, InlineRootParameter, WorkListArgumentDesc, ProgramCommandSignature, WorkListSignature,
+             WorkListSignatureArray, Program, EIConstantArg, EIIncrementingConstantArg, IndirectArgumentDesc,
+             CommandSignature):
+    _with_compact_repr(_cls)
