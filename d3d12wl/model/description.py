@@ -275,17 +275,17 @@ def member_c_info(cls: type) -> abi.TypeInfo | None:
     return _nested_c_infos().get(cls)
 
 
-def is_zero(value: object) -> bool:
-    """True when ``value`` is C's zero value of its member (what the canonical JSON leaves out)."""
-    return _is_default(value)
+@cache
+def _repr_table(cls: type) -> tuple[tuple[str, str, str | None, bool], ...]:
+    """The member table :func:`d3d12wl.model.objects.compact_repr` reads (registered below)."""
+    return tuple((m.name, m.kind, m.enum, m.union is not None) for m in members(cls, member_c_info(cls)))
+
+
+model.register_member_table(_repr_table)
 
 
 def _is_default(value: object) -> bool:
-    if _is_named(type(value)):
-        return False
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # (values are instances, never classes)
-        return value == type(value)()
-    return value is None or value in (0, b"", [], bytes(32))
+    return model.is_zero(value)
 
 
 def _path(parent: str, name: str) -> str:
