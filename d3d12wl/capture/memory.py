@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import mmap
 import os
+import stat
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -147,8 +148,13 @@ class GpuMemory:
             raise ValueError(f"file {p} ({file_size} bytes) is shorter than offset {offset} + size {length}")
         if length == 0:
             return self.map(base, b"", name=name or p.name, source=str(p))
-        with open(p, "rb") as f:
-            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY if writable else mmap.ACCESS_READ)
+        try:  # (O_NONBLOCK: a path swapped for a FIFO since it was checked must not wait for a writer)
+            with open(os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    raise ValueError(f"{p} is not a regular file")
+                mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY if writable else mmap.ACCESS_READ)
+        except OSError as exc:  # a file system that cannot map it, a permission
+            raise ValueError(f"cannot map {p}: {exc.strerror or exc}") from None
         view = memoryview(mm)[offset: offset + length]
         region = self.map(base, view, name=name or p.name, writable=writable, source=str(p))
         region.offset = offset
