@@ -458,6 +458,21 @@ def test_a_panic_of_an_extension_is_not_a_traceback(monkeypatch: pytest.MonkeyPa
         assert "Traceback" not in err and ("internal error" in err if code == 3 else "interrupted" in err)
 
 
+def test_an_interrupt_inside_the_schema_extension_is_an_interrupt(tmp_path: Path) -> None:
+    """An interrupt landing as jsonschema-rs imports decimal (which it does from Rust, as it is imported) was a Rust
+    panic printed over the terminal: decimal is imported first, in Python, so the interrupt is Python's own (exit
+    130, no panic).  The interrupt is made deterministic by an import hook, in a fresh process."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("import builtins, sys\nreal = builtins.__import__\n"
+                     "def imp(name, *a, **k):\n    if name == 'decimal' and 'decimal' not in sys.modules:\n"
+                     "        raise KeyboardInterrupt\n    return real(name, *a, **k)\n"
+                     "builtins.__import__ = imp\nfrom d3d12wl.cli import main\n"
+                     f"sys.exit(main(['validate', {str(CULLING)!r}]))\n")
+    done = subprocess.run([sys.executable, str(probe)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and "interrupted" in done.stderr, done.stderr
+    assert "panicked" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
 # --- 13: a lone surrogate in a name, in every writer -------------------------------------------------------------
 
 
