@@ -19,7 +19,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -626,6 +628,31 @@ def test_class_19_deep_includes_are_refused_by_depth(clang: str, tmp_path: Path,
     assert main([*argv, "--include-depth", "5"]) == 2
     assert "nest deeper than 5 levels" in capsys.readouterr().err
     assert main(argv) == 0
+
+
+def test_an_include_of_a_fifo_or_a_device_never_waits(clang: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """clang opening a FIFO waits for a writer for ever, using no CPU (so no CPU limit ends it), and reads
+    /dev/zero without end: an include the walk resolves to either is refused before clang runs; one it cannot
+    follow (a macro) is stopped at the wall-clock limit while its output is read."""
+    from d3d12wl.headercheck import probe
+
+    os.mkfifo(tmp_path / "pipe")
+    for target in ("pipe", "/dev/zero"):
+        header = tmp_path / "h.h"
+        header.write_text(f'#include "{target}"\nstruct S {{ int a; }};\n')
+        assert main(["abi", "check", "--header", str(header), "--prelude", "none"]) == 2
+        err = capsys.readouterr().err
+        assert f"includes '{target}', which is a {'FIFO' if target == 'pipe' else 'device'}" in err, err
+    with tempfile.TemporaryFile() as err_file:  # a tool that writes nothing and uses no CPU
+        run = tools.spawn(["sleep", "30"], tmp_path, stdout=subprocess.PIPE, stderr=err_file)
+        run.deadline = time.monotonic() + 0.3  # (the limit's 300 s, made short)
+        assert run.proc.stdout is not None
+        with pytest.raises(ABIError, match="did not finish in 300 s of wall-clock time"):
+            probe._read_by(run.proc.stdout, run)
+        with pytest.raises(ABIError, match="wall-clock"):
+            run.finish()  # killed: its waiter has reaped it
+        run.proc.stdout.close()
 
 
 def _glslc() -> None:

@@ -30,6 +30,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -132,6 +133,9 @@ class ToolRun:
         self._done: list[tuple[int, int, resource.struct_rusage]] = []
         self._waiter = threading.Thread(target=self._wait, name=f"d3d12wl-wait-{_name(cmd)}", daemon=True)
         self._waiter.start()
+        #: when the run's wall-clock limit is reached (time.monotonic)
+        self.deadline = time.monotonic() + self.limits.wall_seconds
+        self.killed = False
         self.maxrss_mib = 0.0
         self.cpu_seconds = 0.0
 
@@ -144,16 +148,19 @@ class ToolRun:
         if not self._done:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.proc.pid, signal.SIGKILL)
+                self.killed = True
+
+    def wall_clock_error(self) -> ABIError:
+        return ABIError(f"{_name(self.cmd)} did not finish in {self.limits.wall_seconds} s of wall-clock time (five "
+                        f"times the CPU limit; raise it with {FLAGS['cpu_seconds']} SECONDS)", where=self.where)
 
     def finish(self) -> int:
         """The exit status (negative: the signal), after the run ended; a limit reached raises."""
-        self._waiter.join(self.limits.wall_seconds)
-        if self._waiter.is_alive():
+        self._waiter.join(max(0.0, self.deadline - time.monotonic()))
+        if self._waiter.is_alive() or self.killed:  # (killed: at the wall-clock limit, by a reader of its output)
             self.kill()
             self._waiter.join()
-            raise ABIError(f"{_name(self.cmd)} did not finish in {self.limits.wall_seconds} s of wall-clock time "
-                           f"(five times the CPU limit; raise it with {FLAGS['cpu_seconds']} SECONDS)",
-                           where=self.where)
+            raise self.wall_clock_error()
         _, status, usage = self._done[0]
         code = os.waitstatus_to_exitcode(status)
         self.proc.returncode = code  # reaped here: Popen must not wait for it again

@@ -22,18 +22,21 @@ from __future__ import annotations
 import functools
 import json
 import re
+import select
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import IO
 
 from d3d12wl import inputs
 from d3d12wl.abi.check import WINDOWS_TARGET, find_clang, find_d3d12_headers
-from d3d12wl.abi.tools import AST_BYTES_PER_SOURCE_BYTE, FLAGS, current_limits, run_tool, spawn
+from d3d12wl.abi.tools import AST_BYTES_PER_SOURCE_BYTE, FLAGS, ToolRun, current_limits, run_tool, spawn
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import clang_ast as header_ast
 from d3d12wl.headercheck import sources
@@ -191,6 +194,16 @@ _CHUNK = 1 << 22
 _INDENT_RE = re.compile(rb"\n[ ]+")
 
 
+def _read_by(stdout: IO[bytes], run: ToolRun) -> bytes:
+    """The next chunk of a tool's output, waiting no longer than the run's wall-clock limit (a tool that neither
+    writes nor uses CPU, as clang waiting on a FIFO, is stopped at it)."""
+    remaining = run.deadline - time.monotonic()
+    if remaining <= 0 or not select.select([stdout], [], [], remaining)[0]:
+        run.kill()
+        raise run.wall_clock_error()
+    return stdout.read1(_CHUNK) if hasattr(stdout, "read1") else stdout.read(_CHUNK)
+
+
 def _ast_dump(cmd: list[str], cwd: Path, where: str) -> subprocess.CompletedProcess[str]:
     """Run clang's JSON AST dump under the tool limits, dropping its indentation as it streams: clang indents two
     spaces per level, so a deeply nested initializer (``1 + 1 + ...``) prints quadratically many spaces
@@ -204,7 +217,7 @@ def _ast_dump(cmd: list[str], cwd: Path, where: str) -> subprocess.CompletedProc
         parts: list[bytes] = []
         size, carry = 0, b""
         try:
-            while chunk := stdout.read(_CHUNK):
+            while chunk := _read_by(stdout, run):
                 text = _INDENT_RE.sub(b"\n", carry + chunk)
                 cut = text.rfind(b"\n")  # keep the last (maybe partly indented) line for the next chunk
                 carry, text = (text[cut:], text[:cut]) if cut >= 0 else (text, b"")

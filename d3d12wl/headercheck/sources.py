@@ -73,11 +73,18 @@ class _Walk:
                         where=str(path))
 
     def resolve(self, quoted: bool, name: str, beside: Path) -> Path | None:
+        """The file an include names, found as the compiler would; one that is not a regular file (a FIFO, which
+        a compiler would wait on for ever, a device such as /dev/zero, which it would read without end) is an
+        :class:`ABIError` naming it."""
         candidates = [Path(name)] if Path(name).is_absolute() else \
             ([beside.parent / name] if quoted else []) + [d / name for d in self.dirs]
         for candidate in candidates:
-            if inputs.path_kind(candidate, where=str(beside)) == "a regular file":
+            kind = inputs.path_kind(candidate, where=str(beside))
+            if kind == "a regular file":
                 return candidate
+            if kind is not None and kind != "a directory":  # (a directory: the compiler looks further, as here)
+                raise ABIError(f"includes {name!r}, which is {kind}, not a source file: a compiler would wait on "
+                               "it or read it without end", where=str(beside))
         return None
 
     def run(self, roots: Sequence[Path]) -> None:

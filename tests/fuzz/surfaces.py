@@ -110,6 +110,9 @@ def _make_pool(root: Path) -> None:
     (root / "bomb.h").write_text("\n".join(lines) + "\nint v[] = {A32};\n")
     (root / "self.h").write_text('#include "self.h"\nstruct S { int a; };\n')
     (root / "self.hlsl").write_text('#include "self.hlsl"\nstruct SecondaryRecord { uint a; };\n')
+    (root / "fifo.h").write_text('#include "fifo"\nstruct S { int a; };\n')  # clang would wait on it
+    (root / "macro-fifo.h").write_text('#define F "fifo"\n#include F\nstruct S { int a; };\n')  # (the walk
+    # cannot follow a macro: the wall-clock limit stops clang)
     (root / "fields.h").write_text("struct Big {\n" + "".join(f"  int f{i};\n" for i in range(1_000_000)) + "};\n")
 
 
@@ -123,7 +126,7 @@ def _input_path(rng: random.Random, kind: str) -> str:
             return f"ex-{rng.choice(CAPTURES)}"
         if kind == "readback":
             return f"readback/{rng.choice(['primary.bin', 'program_table.bin', 'dispatch_input.bin'])}"
-        return rng.choice(["culling_records.h", "bomb.h", "self.h", "fields.h"])
+        return rng.choice(["culling_records.h", "bomb.h", "self.h", "fields.h", "fifo.h", "macro-fifo.h"])
     name = rng.choice(HOSTILE_INPUTS)
     return {"proc": "/proc/self/status", "long": "x" * 5000, "nonutf8": os.fsdecode(b"bad\xff\xfe.json"),
             "through-file": "file/inside.json", "missing": "no-such-folder/x.json"}.get(name, name)
@@ -216,7 +219,7 @@ def case(seed: int) -> Case:
     elif command == "junit":
         c.argv = ["messages", "check", "--junit", _output_path(rng, c, ".xml")]
     else:  # a compiler bomb, or the environment of one, under small limits
-        c.argv = ["abi", "check", "--tool-memory", "300", "--tool-cpu", "5"]
+        c.argv = ["abi", "check", "--tool-memory", "300", "--tool-cpu", "1"]
         c.argv += rng.choice([["--header", _input_path(rng, "header"), "--prelude", "none"],
                               ["--hlsl", rng.choice(["self.hlsl", "culling_records.hlsl"]), "--signature",
                                "ex-culling.json", "--record", "PCS.secondary=SecondaryRecord"]])
