@@ -86,8 +86,8 @@ def add_reading_flag(p: argparse.ArgumentParser) -> None:
     """``--reading NAME=VALUE`` (``exec`` and ``dump``): a :class:`~d3d12wl.executor.trace.Readings` field."""
     choices = "; ".join(f"{n}={'|'.join(v)}" for n, v in Readings.CHOICES.items())
     p.add_argument("--reading", action="append", default=[], metavar="NAME=VALUE",
-                   help=f"read a two-way spec sentence the other way (docs/spec-questions.md): {choices}; the "
-                        "first value of each is the default")
+                   help=f"read a spec sentence that can be read two ways the other way: {choices} (the first "
+                        "value of each is d3d12wl's reading, the default)")
 
 
 def readings_from(args: argparse.Namespace) -> Readings:
