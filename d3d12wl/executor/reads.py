@@ -475,11 +475,8 @@ def call_strides(reads: CallReads, layouts: Sequence[L.RecordLayout]) -> dict[st
     """The stride the call reads each record class of ``layouts`` at, by record id, with where it comes from (the
     classes it reads at one stride; a class it reads at several is a :class:`CaptureError` naming them)."""
     out: dict[str, tuple[int, str]] = {}
-    reach = set(reached(reads))
     for rec in layouts:
         rid = L.record_id(rec)
-        if rid not in reach:
-            continue
         strides = _strides_of(reads, rec)
         if len(strides) > 1:
             listed = "; ".join(f"{s} ({', '.join(_shorten(w))})" for s, w in strides.items())
