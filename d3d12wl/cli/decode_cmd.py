@@ -8,10 +8,9 @@ import re
 import sys
 
 from d3d12wl import inputs
-from d3d12wl.capture.file import CAPTURE_ONLY, OBJECT_COLLECTIONS, load_capture
+from d3d12wl.capture.file import CAPTURE_ONLY, OBJECT_COLLECTIONS
 from d3d12wl.cli import load_description, summary
 from d3d12wl.cli._options import integer
-from d3d12wl.executor.reads import call_rows, read_call
 from d3d12wl.model import description
 from d3d12wl.records import decode
 
@@ -119,6 +118,10 @@ def _from_capture(args: argparse.Namespace) -> decode.Decoded:
         if getattr(args, flag) is not None:
             raise inputs.InputError("chooses records in a raw FILE; with --capture the call chooses them",
                                     where=f"--{flag}")
+    # (imported here: a decode of a raw FILE, the common case, starts without the executor)
+    from d3d12wl.capture.file import load_capture
+    from d3d12wl.executor.reads import call_rows, read_call
+
     what = args.operands[-1]
     capture = load_capture(args.capture)
     reads = read_call(capture.memory, capture.device, capture.objects, capture.state, capture.call)
