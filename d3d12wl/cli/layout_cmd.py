@@ -10,6 +10,7 @@ from typing import Any
 
 from d3d12wl import tables
 from d3d12wl.cli import load_description, summary
+from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.model.objects import IndirectArgumentDesc, ObjectSet, WorkListArgumentDesc
 from d3d12wl.records.layout import (
     PROGRAM_TABLE,
@@ -66,14 +67,19 @@ Args = Sequence[WorkListArgumentDesc | IndirectArgumentDesc]
 
 class _Bindings:
     """What each argument of a signature sets: the binding, its root parameter or IA slot (the synthesized local
-    root signature's slot for an ``_INLINE_ROOT_PARAMETER``), worked out once per signature."""
+    root signature's slot for an ``_INLINE_ROOT_PARAMETER``, worked out on the first one met)."""
 
     def __init__(self, args: Args) -> None:
         self.args = args
-        self.slot: dict[int, int] = {}
-        wl = [a for a in args if isinstance(a, WorkListArgumentDesc)]
-        if len(wl) == len(args):
-            self.slot = {i: s for s, members in enumerate(inline_local_slots(wl)) for i in members}
+        self._slot: dict[int, int] | None = None
+
+    @property
+    def slot(self) -> dict[int, int]:
+        if self._slot is None:
+            wl = [a for a in self.args if isinstance(a, WorkListArgumentDesc)]
+            self._slot = {i: s for s, members in enumerate(inline_local_slots(wl)) for i in members} \
+                if len(wl) == len(self.args) else {}
+        return self._slot
 
     def of(self, f: LayoutField) -> tuple[str | None, int | None, int | None]:
         """(binding, root parameter, IA slot) of one member."""
@@ -82,14 +88,15 @@ class _Bindings:
         if f.role != "arg" or f.arg is None:
             return None, None, None
         arg = self.args[f.arg]
-        t = arg.type_name
+        t = f.arg_type
         if t == "VERTEX_BUFFER_VIEW":
             return "INPUT_ASSEMBLER", None, arg.VertexBuffer.Slot
         if t == "INDEX_BUFFER_VIEW":
             return "INPUT_ASSEMBLER", None, None
         if t == "INLINE_ROOT_PARAMETER":
             return "LOCAL_ROOT_SIGNATURE", self.slot.get(f.arg), None
-        rpi = arg.root_parameter_index
+        member = arg_type_info(t).union_member if t is not None else None
+        rpi = getattr(getattr(arg, member), "RootParameterIndex", None) if member else None
         if rpi is None:
             return None, None, None
         binding = arg.binding_name if isinstance(arg, WorkListArgumentDesc) else "GLOBAL_ROOT_SIGNATURE"
@@ -102,10 +109,10 @@ def _usable(layout: RecordLayout, stride: int | None) -> tuple[int | None, list[
     return (None if problems or not stride else stride), problems
 
 
-def member_rows(layout: RecordLayout, args: Args, stride: int | None = None) -> list[dict[str, Any]]:
+def member_rows(layout: RecordLayout, bindings: _Bindings, stride: int | None = None) -> list[dict[str, Any]]:
     """Every member and hole of one record in offset order, with every fact the table shows (``--json``'s
-    MEMBER): the one source of both views.  Padding runs up to ``stride`` when the record can be read at it."""
-    bindings = _Bindings(args)
+    MEMBER): the one source of both views.  Padding runs up to ``stride`` when the record can be read at it;
+    ``bindings`` are those of the record's signature (made once per signature)."""
     rows: list[dict[str, Any]] = []
     for f in layout.fields:
         binding, rpi, ia = bindings.of(f)
@@ -122,7 +129,7 @@ def member_rows(layout: RecordLayout, args: Args, stride: int | None = None) -> 
     return sorted(rows, key=lambda r: r["offset"])
 
 
-def record_json(layout: RecordLayout | None, args: Args = ()) -> dict[str, Any] | None:
+def record_json(layout: RecordLayout | None, bindings: _Bindings | None = None) -> dict[str, Any] | None:
     """One REC of the ``--json`` output."""
     if layout is None:
         return None
@@ -137,29 +144,44 @@ def record_json(layout: RecordLayout | None, args: Args = ()) -> dict[str, Any] 
         problems = _usable(layout, layout.declared_stride)[1]
         if problems:
             out["declared_stride_problems"] = problems
-    out["members"] = member_rows(layout, args, layout.declared_stride)
+    out["members"] = member_rows(layout, bindings or _Bindings(()), layout.declared_stride)
     return out
 
 
+class _PerSignature:
+    """One :class:`_Bindings` per argument list (a PCS and its programs share one)."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[Args, _Bindings]] = {}
+
+    def of(self, args: Args) -> _Bindings:
+        hit = self._made.get(id(args))
+        if hit is None or hit[0] is not args:
+            hit = self._made[id(args)] = (args, _Bindings(args))
+        return hit[1]
+
+
 def layout_json(objects: ObjectSet) -> dict[str, Any]:
+    bindings = _PerSignature()
     out: dict[str, Any] = {"program_command_signatures": {}, "programs": {}, "work_list_signatures": {},
                            "command_signatures": {}}
     for name, pcs in objects.program_command_signatures.items():
         pl = pcs_layout(pcs)
-        args = pcs.pArgumentDescs
+        b = bindings.of(pcs.pArgumentDescs)
         out["program_command_signatures"][name] = {
             "class": pl.executable_class.value, "record_kind": pl.record_kind.value,
-            "primary": record_json(pl.primary, args), "secondary": record_json(pl.secondary, args),
-            "program_table_record": record_json(pl.program_table, args)}
+            "primary": record_json(pl.primary, b), "secondary": record_json(pl.secondary, b),
+            "program_table_record": record_json(pl.program_table, b)}
     for name, program in objects.programs.items():
         pargs = program.ProgramCommandSignature.pArgumentDescs if program.ProgramCommandSignature else []
-        out["programs"][name] = {"program_table_record": record_json(program_table_layout(program), pargs)}
+        out["programs"][name] = {"program_table_record": record_json(program_table_layout(program),
+                                                                     bindings.of(pargs))}
     for name, wls in objects.work_list_signatures.items():
         s = signature_strides(wls, objects)
         out["work_list_signatures"][name] = {"min_primary_stride": s.min_primary_stride,
                                              "min_program_table_stride": s.min_program_table_stride}
     for name, cs in objects.command_signatures.items():
-        out["command_signatures"][name] = record_json(command_layout(cs), cs.pArgumentDescs)
+        out["command_signatures"][name] = record_json(command_layout(cs), bindings.of(cs.pArgumentDescs))
     return out
 
 
@@ -177,14 +199,14 @@ def _binding_text(row: dict[str, Any]) -> str:
 
 
 def record_table(title: str, layout: RecordLayout, indent: str = "  ", stride: int | None = None,
-                 args: Args = ()) -> list[str]:
+                 bindings: _Bindings | None = None) -> list[str]:
     """An aligned table of one record, padding rows included: up to ``stride`` when the description declares a
     usable one (a secondary record's SecondaryRecordByteStride, an ExecuteIndirect ByteStride), else up to the
     minimum stride."""
     broadcast = stride == 0 and layout.broadcast_ok
     usable, problems = _usable(layout, stride)
     table = []
-    for r in member_rows(layout, args, stride):
+    for r in member_rows(layout, bindings or _Bindings(()), stride):
         if r["role"] == "padding":
             table.append((str(r["offset"]), str(r["size"]), "", "padding", "(trailing)" if r["trailing"] else "",
                           "", ""))
@@ -203,6 +225,7 @@ def record_table(title: str, layout: RecordLayout, indent: str = "  ", stride: i
 
 
 def layout_text(objects: ObjectSet) -> str:
+    bindings = _PerSignature()
     lines: list[str] = []
     for name, pcs in objects.program_command_signatures.items():
         pl = pcs_layout(pcs)
@@ -211,13 +234,13 @@ def layout_text(objects: ObjectSet) -> str:
                                    ("secondary record", pl.secondary, pcs.SecondaryRecordByteStride),
                                    ("program-table record (implicit path)", pl.program_table, None)):
             if rec is not None:
-                lines += record_table(title, rec, stride=stride, args=pcs.pArgumentDescs)
+                lines += record_table(title, rec, stride=stride, bindings=bindings.of(pcs.pArgumentDescs))
         lines.append("")
     for name, program in objects.programs.items():
         rec = program_table_layout(program)
         if rec is not None:
             pargs = program.ProgramCommandSignature.pArgumentDescs if program.ProgramCommandSignature else []
-            lines += record_table(f"program {name}: program-table record", rec, indent="", args=pargs)
+            lines += record_table(f"program {name}: program-table record", rec, indent="", bindings=bindings.of(pargs))
             lines.append("")
     for name, wls in objects.work_list_signatures.items():
         s = signature_strides(wls, objects)
@@ -227,7 +250,7 @@ def layout_text(objects: ObjectSet) -> str:
         lines.append("")
     for name, cs in objects.command_signatures.items():
         lines += record_table(f"command signature {name}", command_layout(cs), indent="", stride=cs.ByteStride,
-                              args=cs.pArgumentDescs)
+                              bindings=bindings.of(cs.pArgumentDescs))
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
