@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from pathlib import Path
 
 from d3d12wl.cli import main
 
@@ -87,7 +86,7 @@ def test_layout_table_pads_to_the_declared_stride(capsys):
     out = capsys.readouterr().out
     assert "command signature PlainMultiDrawIndirect: 20 bytes used, min stride 20, stride 36" in out
     assert any(line.split()[:3] == ["20", "16", "padding"] for line in out.splitlines())
-    assert main(["layout", str(Path(__file__).parent / "data" / "invalid_signature.json")]) == 0
+    assert main(["layout", str(resources.files("d3d12wl").joinpath("examples/invalid_signature.json"))]) == 0
     assert "(declared stride: stride 4 is below the minimum 8" in capsys.readouterr().out
 
 
@@ -97,7 +96,7 @@ def test_layout_json_members_carry_every_fact_of_the_table(capsys):
     type and count, and whether the name is the argument desc's Name; the keys of issue 3 stay as they were.  The
     spec's culling example with names: the SRV sets global root parameter 1, the tint local parameter 0 (the
     synthesized slot), from the program-table record."""
-    assert main(["layout", str(Path(CULLING).with_name("culling_named.json")), "--json"]) == 0
+    assert main(["layout", str(resources.files("d3d12wl").joinpath("examples/culling_named.json")), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     pcs = out["program_command_signatures"]["PCS"]
     primary = pcs["primary"]["members"]

@@ -7,15 +7,21 @@ import argparse
 import sys
 
 from d3d12wl import abi, inputs
-from d3d12wl.capture.file import CAPTURE_ONLY, load_capture
-from d3d12wl.cli import load_description, summary
+from d3d12wl.capture.file import load_capture
+from d3d12wl.cli import _violations, load_description, summary
 from d3d12wl.errors import LayoutError
 from d3d12wl.executor.reads import call_strides, read_call
-from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import codegen, renderdoc
 from d3d12wl.records.decode import declared_stride
-from d3d12wl.records.layout import PROGRAM_TABLE, RecordLayout, program_table_layout, record_id, record_layouts
+from d3d12wl.records.layout import (
+    PROGRAM_TABLE,
+    RecordLayout,
+    laying_out_once,
+    program_table_layout,
+    record_id,
+    record_layouts,
+)
 from d3d12wl.serialize import json_text
 
 #: the plain-text --help description
@@ -48,7 +54,10 @@ command signature's ByteStride; 0, the broadcast form, and records whose stride 
   --capture CAPTURE.json   the strides the capture's call reads each record at (a list's
                            ProgramInputs.StrideInBytes, the bound program table's StrideInBytes, ...); SIG.json may
                            then be left out (the capture's description is used)
-  --stride ID=N            N for record ID (repeatable; below the record's minimum is an error naming it)"""
+  --stride ID=N            N for record ID (repeatable; below the record's minimum is an error naming it)
+
+A description that breaks creation-time rules is generated all the same; one line on stderr says how many rules
+it breaks (d3d12wl validate lists them), and --strict makes that exit 1."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,6 +75,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="the stride of record ID (repeatable)")
     p.add_argument("--capture", metavar="CAPTURE.json", help="the strides this capture's call reads the records at")
     p.add_argument("--json", action="store_true", help="the generated source and each struct as JSON")
+    _violations.add_strict_flag(p)
     p.set_defaults(func=run)
 
 
@@ -112,10 +122,19 @@ def _stride_flags(flags: list[str], layouts: list[RecordLayout]) -> dict[str, tu
     return out
 
 
+def _declared(r: RecordLayout) -> tuple[int, str]:
+    """The declared stride, where the record can be read at it; else the minimum (``layout`` and ``validate`` say
+    why the declared one cannot be used: rule 25(e))."""
+    stride, whence = declared_stride(r)
+    if stride and r.stride_problems(stride):
+        return r.min_stride, f"the minimum ({whence} {stride} cannot be used: rule 25(e))"
+    return stride, whence
+
+
 def _strides(objects: ObjectSet, layouts: list[RecordLayout], args: argparse.Namespace
              ) -> dict[str, tuple[int, str]]:
     """Each record's stride and where it comes from: --stride, else the capture's call, else the declared one."""
-    out = {record_id(r): declared_stride(r) for r in layouts}
+    out = {record_id(r): _declared(r) for r in layouts}
     if args.capture is not None:
         capture = load_capture(args.capture)
         reads = read_call(capture.memory, capture.device, capture.objects, capture.state, capture.call)
@@ -133,10 +152,12 @@ def _strides(objects: ObjectSet, layouts: list[RecordLayout], args: argparse.Nam
 def run(args: argparse.Namespace) -> int:
     if args.description is None and args.capture is None:
         raise LayoutError("give SIG.json (or --capture CAPTURE.json, whose description is used)", where="SIG.json")
-    if args.description is not None:
-        objects = load_description(args, ignore_keys=CAPTURE_ONLY | {description.RECORD_STRUCTS})
-    else:
-        objects = load_capture(args.capture).objects
+    objects = load_description(args) if args.description is not None else load_capture(args.capture).objects
+    with laying_out_once():  # (the rules behind the violations line read the same layouts)
+        return _violations.finish(args, objects, _generate(objects, args))
+
+
+def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
     layouts = _select(objects, args)
     if args.struct and args.lang != "renderdoc":
         raise LayoutError("--struct applies to --lang renderdoc (the C and HLSL of declared structs are the "
