@@ -186,12 +186,17 @@ def case(seed: int) -> Case:
         c.argv = [command, _input_path(rng, "description")]
     elif command == "codegen":
         c.argv = ["codegen", _input_path(rng, "description"), "--lang", rng.choice(["c", "hlsl", "renderdoc"])]
+        c.argv += rng.choice([[], [], ["--capture", _input_path(rng, "capture")],
+                              ["--stride", rng.choice(["PCS.secondary=64", "PCS.secondary=\uff16\uff14", "x=1"])]])
     elif command == "decode":
         what = rng.choice(["PCS.primary", "PCS.secondary", "PCS.program_table", "D3D12_DISPATCH_LIST_INPUT",
                            "EI.command"])
-        c.argv = ["decode", _input_path(rng, "description"), what, _input_path(rng, "readback"),
-                  "--format", rng.choice(["text", "csv", "json"])]
-        c.argv += rng.choice([[], ["--va", rng.choice(["0x1000", "\uff11", "9" * 60])], ["--count", "3"]])
+        if rng.random() < 0.3:  # the records as a capture's call reads them
+            c.argv = ["decode", "--capture", _input_path(rng, "capture"), what]
+        else:
+            c.argv = ["decode", _input_path(rng, "description"), what, _input_path(rng, "readback")]
+            c.argv += rng.choice([[], ["--va", rng.choice(["0x1000", "\uff11", "9" * 60])], ["--count", "3"]])
+        c.argv += ["--format", rng.choice(["text", "csv", "json"])]
     elif command == "capture":
         c.argv = ["capture", _input_path(rng, "description")] + [_region(rng) for _ in range(rng.randint(1, 3))]
         c.argv += ["-o", _output_path(rng, c), "--dispatch-list", rng.choice(["r0", "r1", "0x10000"])]
@@ -201,6 +206,9 @@ def case(seed: int) -> Case:
             c.argv += ["--state", _input_path(rng, "capture")]
     elif command in ("dump", "exec"):
         c.argv = [command, _input_path(rng, "capture")]
+        if command == "dump" and rng.random() < 0.3:
+            c.argv += rng.choice([["--hex"], ["--info-queue"], ["--primary", rng.choice(["0:2", "\uff10:1", "9:"])],
+                                  ["--limit", "1"], ["--json"]])
         if command == "exec":
             c.argv += rng.choice([[], ["--format", rng.choice(["json", "jsonl", "csv"])],
                                   ["--max-executions", rng.choice(["10", "\uff11\uff10", "auto"])],
@@ -316,21 +324,23 @@ def _child(c: Case, folder: Path, pool: Path, report: int) -> None:
     sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - the child's stdout for its one run
     if c.fsize is not None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (c.fsize, resource.RLIM_INFINITY))
-    if c.sigint_ms is not None:
-        def interrupt(signum: int, frame: Any) -> None:
-            raise KeyboardInterrupt
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
 
-        signal.signal(signal.SIGALRM, interrupt)
-        signal.setitimer(signal.ITIMER_REAL, c.sigint_ms / 1000)
     try:
-        code = main(list(c.argv))
-    except KeyboardInterrupt:  # (arrived outside main's own handler: before or after the command)
+        try:
+            if c.sigint_ms is not None:
+                signal.signal(signal.SIGALRM, interrupt)
+                signal.setitimer(signal.ITIMER_REAL, c.sigint_ms / 1000)
+            code = main(list(c.argv))
+        finally:  # (one shot: once it fired, nothing re-arms it)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except KeyboardInterrupt:  # (arrived outside main's own handler: just before or after the command)
         code = 130
     except SystemExit as exc:  # argparse: a usage error
         code = exc.code if isinstance(exc.code, int) else 2
     except BaseException as exc:  # noqa: BLE001 - what the campaign looks for
         code, err = -1, io.StringIO(f"{type(exc).__name__}: {exc}")
-    signal.setitimer(signal.ITIMER_REAL, 0)
     os.write(report, json.dumps({"code": code, "stderr": err.getvalue()[-4000:]}).encode("utf-8",
                                                                                         "backslashreplace"))
 
