@@ -70,6 +70,8 @@ PINNED = [
     "dispatch-list-in-bundle", "command-list-type-invalid", "render-pass-compute-class",
     "execute-indirect-command-list-type-invalid", "execute-indirect-bundle-count-buffer",
     "execute-indirect-bundle-multiple-operations",
+    # the bound descriptor heaps' ranges (capture version 4): W58
+    "descriptor-handle-outside-heap",
 ]
 
 LIST_VA, REC_VA, TABLE_VA = 0x1000, 0x10000, 0x40000

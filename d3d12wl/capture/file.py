@@ -7,14 +7,15 @@ A capture is one JSON file (documented by ``d3d12wl/capture/capture.schema.json`
   reads them (design.md, "The JSON description of objects": "A capture adds its own collections (memory, device,
   state, call) to the same file");
 * ``version``: the capture format version (:data:`CAPTURE_VERSIONS`; version 2 adds ExecuteIndirect's buffer
-  resources, version 3 the command list's type and render-pass scope, :data:`VERSION_ADDITIONS`);
+  resources, version 3 the command list's type and render-pass scope, version 4 the bound descriptor heaps' GPU
+  handle ranges, :data:`VERSION_ADDITIONS`);
 * ``device``: ``D3D12_FEATURE_DATA_WORK_LISTS`` (``Tier``, ``DispatchRaysSupported``) and ``Max1DDispatchSize``;
 * ``memory``: the GPU virtual address space, a list of regions, each at a ``base`` VA with its bytes inline
   (``hex``, ``base64``, ``zeros``) or in a file next to the capture (``file`` + optional ``offset``/``size``),
   which is memory-mapped (:meth:`GpuMemory.map_file`), never read whole;
 * ``state``: the command-list state before the call (SetProgram desc, root signatures and root arguments,
   IA bindings, descriptor heaps; from version 3 the command list's type and whether the call is inside a render
-  pass);
+  pass; from version 4 each bound descriptor heap's GPU handle range);
 * ``call``: ``{"DispatchList": {...}}``, ``{"DispatchList1": {...}}`` or ``{"ExecuteIndirect": {...}}`` with the
   C parameter names.
 
@@ -45,8 +46,10 @@ from d3d12wl.errors import CaptureError, D3D12WLError
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet, RootSignature
 from d3d12wl.model.state import (
+    SHADER_VISIBLE_HEAP_TYPES,
     BufferResource,
     CommandListState,
+    DescriptorHeap,
     DescriptorHeaps,
     DeviceCaps,
     DispatchListCall,
@@ -67,15 +70,17 @@ from d3d12wl.model.state import (
 from d3d12wl.outfiles import StagedFile
 
 #: The newest capture format version: what this module reads, and writes where a capture needs it.
-CAPTURE_VERSION = 3
+CAPTURE_VERSION = 4
 #: Every version this module reads.  Each adds members to the one before; a file names the oldest version that
 #: holds what it uses (:func:`format_version`), so a capture that needs nothing new stays readable by older tools.
-CAPTURE_VERSIONS = (1, 2, 3)
+CAPTURE_VERSIONS = (1, 2, 3, 4)
 #: What each version adds.
 VERSION_ADDITIONS = {
     1: "the format",
     2: "ExecuteIndirect's pArgumentBuffer / pCountBuffer as the resource (GPUVirtualAddress, Width, State)",
     3: "the command-list state's command_list_type (D3D12_COMMAND_LIST_TYPE) and in_render_pass",
+    4: "the bound descriptor heaps' GPU handle ranges (GPUDescriptorHandleForHeapStart, NumDescriptors, "
+       "DescriptorIncrementSize) in the state's descriptor_heaps",
 }
 #: The first version in which pArgumentBuffer / pCountBuffer may be a resource object.
 BUFFER_RESOURCE_VERSION = 2
@@ -83,6 +88,10 @@ BUFFER_RESOURCE_VERSION = 2
 COMMAND_LIST_VERSION = 3
 #: The state members version :data:`COMMAND_LIST_VERSION` adds.
 COMMAND_LIST_MEMBERS = ("command_list_type", "in_render_pass")
+#: The first version in which a ``descriptor_heaps`` member may be the heap's GPU range (:class:`DescriptorHeap`).
+DESCRIPTOR_HEAP_VERSION = 4
+#: The members of a :class:`DescriptorHeap` object, all required.
+DESCRIPTOR_HEAP_MEMBERS = ("GPUDescriptorHandleForHeapStart", "NumDescriptors", "DescriptorIncrementSize")
 
 #: The object collections, read and written by :mod:`d3d12wl.model.description`.
 OBJECT_COLLECTIONS = (
@@ -565,11 +574,39 @@ def _read_state(value: Any, where: str, objects: ObjectSet, version: int = CAPTU
     st.vertex_buffers = _indexed(d.get("vertex_buffers", {}), _member(where, "vertex_buffers"),
                                  abi.constant("D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT"), _vertex_buffer)
     st.index_buffer = _index_buffer(d.get("index_buffer"), _member(where, "index_buffer"))
-    heaps = _object(d.get("descriptor_heaps", {}), _member(where, "descriptor_heaps"), ("CBV_SRV_UAV", "SAMPLER"))
-    st.descriptor_heaps = DescriptorHeaps(
-        *(_bool(heaps.get(k, False), _member(_member(where, "descriptor_heaps"), k)) for k in ("CBV_SRV_UAV",
-                                                                                               "SAMPLER")))
+    st.descriptor_heaps = _descriptor_heaps(d.get("descriptor_heaps", {}), _member(where, "descriptor_heaps"),
+                                            version)
     return st
+
+
+def _descriptor_heaps(value: Any, where: str, version: int) -> DescriptorHeaps:
+    """``descriptor_heaps``: per shader-visible heap type, whether one is bound, or from version
+    :data:`DESCRIPTOR_HEAP_VERSION` the bound heap's GPU handle range."""
+    heaps = _object(value, where, SHADER_VISIBLE_HEAP_TYPES)
+    out = DescriptorHeaps()
+    for name in SHADER_VISIBLE_HEAP_TYPES:
+        w = _member(where, name)
+        item = heaps.get(name, False)
+        if not isinstance(item, dict):
+            setattr(out, name, _bool(item, w))
+            continue
+        if version < DESCRIPTOR_HEAP_VERSION:
+            raise _fail(w, f"a heap's GPU range (an object of {', '.join(DESCRIPTOR_HEAP_MEMBERS)}) needs capture "
+                           f"version {DESCRIPTOR_HEAP_VERSION}; version {version} says only whether the heap is bound "
+                           "(true or false)")
+        h = _object(item, w, DESCRIPTOR_HEAP_MEMBERS, DESCRIPTOR_HEAP_MEMBERS)
+        start, count, increment = (_uint(h[k], _member(w, k), 64 if k == "GPUDescriptorHandleForHeapStart" else 32)
+                                   for k in DESCRIPTOR_HEAP_MEMBERS)
+        heap = DescriptorHeap(start, count, increment)
+        if heap.DescriptorIncrementSize == 0:
+            raise _fail(_member(w, "DescriptorIncrementSize"), "a descriptor increment size is never 0")
+        if heap.end > VA_LIMIT:
+            raise _fail(_member(w, "NumDescriptors"), f"{heap.NumDescriptors} descriptors of "
+                                                      f"{heap.DescriptorIncrementSize} bytes from "
+                                                      f"0x{heap.GPUDescriptorHandleForHeapStart:x} leave the 64-bit "
+                                                      "handle space")
+        setattr(out, name, heap)
+    return out
 
 
 _CALLS = {
@@ -753,7 +790,8 @@ def _dump_state(st: CommandListState) -> dict[str, Any]:
         "index_buffer": None if st.index_buffer is None else {
             "BufferLocation": _hex_va(st.index_buffer.BufferLocation), "SizeInBytes": st.index_buffer.SizeInBytes,
             "Format": _short("DXGI_FORMAT", st.index_buffer.Format)},
-        "descriptor_heaps": {"CBV_SRV_UAV": st.descriptor_heaps.CBV_SRV_UAV, "SAMPLER": st.descriptor_heaps.SAMPLER},
+        "descriptor_heaps": {name: _dump_heap(getattr(st.descriptor_heaps, name))
+                             for name in SHADER_VISIBLE_HEAP_TYPES},
     }
     # written only where they differ from what every older version means (direct, outside a render pass)
     if st.command_list_type != direct_command_list_type():
@@ -761,6 +799,14 @@ def _dump_state(st: CommandListState) -> dict[str, Any]:
     if st.in_render_pass:
         out["in_render_pass"] = True
     return out
+
+
+def _dump_heap(heap: bool | DescriptorHeap) -> bool | dict[str, Any]:
+    """A ``descriptor_heaps`` member: whether the heap is bound, or (version 4) its GPU range."""
+    if not isinstance(heap, DescriptorHeap):
+        return bool(heap)
+    return {"GPUDescriptorHandleForHeapStart": _hex_va(heap.GPUDescriptorHandleForHeapStart),
+            "NumDescriptors": heap.NumDescriptors, "DescriptorIncrementSize": heap.DescriptorIncrementSize}
 
 
 def _dump_states(value: int) -> str | list[str] | int:
@@ -795,6 +841,8 @@ def _dump_buffer(va: int, resource: BufferResource | None, where: str) -> tuple[
 def format_version(capture: Capture) -> int:
     """The oldest capture version that holds everything in ``capture`` (what :func:`save_capture` writes)."""
     st = capture.state
+    if any(st.descriptor_heaps.heap(name) is not None for name in SHADER_VISIBLE_HEAP_TYPES):
+        return DESCRIPTOR_HEAP_VERSION
     if st.command_list_type != direct_command_list_type() or st.in_render_pass:
         return COMMAND_LIST_VERSION
     call = capture.call
@@ -999,6 +1047,7 @@ def schema_errors(doc: Any) -> list[str]:
     return out
 
 
-__all__ = ["BUFFER_RESOURCE_VERSION", "COMMAND_LIST_MEMBERS", "COMMAND_LIST_VERSION", "CAPTURE_ONLY", "CAPTURE_VERSION", "CAPTURE_VERSIONS", "VERSION_ADDITIONS",
+__all__ = ["BUFFER_RESOURCE_VERSION", "COMMAND_LIST_MEMBERS", "COMMAND_LIST_VERSION", "CAPTURE_ONLY", "CAPTURE_VERSION",
+           "CAPTURE_VERSIONS", "DESCRIPTOR_HEAP_MEMBERS", "DESCRIPTOR_HEAP_VERSION", "VERSION_ADDITIONS",
            "Capture", "capture_to_dict", "format_version", "load_capture", "save_capture", "schema",
            "schema_errors"]

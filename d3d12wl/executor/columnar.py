@@ -52,7 +52,7 @@ from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
 from d3d12wl.executor.trace import Execution, Limits, PrimaryRecordTrace, ProgramTableSlotTrace, RecordTrace, Trace
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, RecordKind
-from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.model.state import CommandListState, DescriptorHeap, DeviceCaps, DispatchListCall, ExecuteIndirectCall
 from d3d12wl.records.dtypes import record_dtype
 from d3d12wl.records.layout import PCSLayout, RecordLayout
 
@@ -204,6 +204,31 @@ class _Group:
     #: the reference reports something once for this slot and still executes its records (a broadcast table too
     #: small for the program's record): the first record takes the reference walk, the rest stay in columns
     first_to_reference: bool = False
+    #: the descriptor tables the group's executions resolve from primary / secondary record bytes, whose handles
+    #: must address the bound heap of their type (:class:`HandleCheck`; checked in columns, per record)
+    handle_checks: tuple[HandleCheck, ...] = ()
+
+
+@dataclass(frozen=True)
+class HandleCheck:
+    """A descriptor-table handle at ``offset`` of every ``record`` ("primary" / "secondary") of a group, which must
+    be a descriptor of ``heap`` (spec "_DESCRIPTOR_TABLE"; what :meth:`WorkListRecordContext._check_tables` reports
+    for one record)."""
+
+    record: str
+    offset: int
+    heap: DescriptorHeap
+
+    def outside(self, handles: np.ndarray) -> np.ndarray:
+        """Per handle (uint64): True when it is no descriptor of the heap."""
+        h = self.heap
+        start, end = np.uint64(h.GPUDescriptorHandleForHeapStart), np.uint64(h.end - 1)
+        inside = (handles >= start) & (handles <= end)
+        return ~inside | ((handles - start) % np.uint64(h.DescriptorIncrementSize) != 0)
+
+    def rows(self, rows: np.ndarray) -> np.ndarray:
+        """The check on records ``rows`` (a uint8 matrix of whole records)."""
+        return self.outside(rows[:, self.offset:self.offset + 8].view("<u8")[:, 0])
 
 
 class _ListWalk:
@@ -289,7 +314,9 @@ class _ListWalk:
 
     def _resolves_quietly(self, group: _Group) -> bool:
         """Whether the reference resolves this group's executions without a finding (a descriptor table with no
-        heap of its type bound is one per record: such records take the reference walk)."""
+        heap of its type bound is one per record: such records take the reference walk).  The descriptor-table
+        handles its executions read from records are checked per record in columns (:attr:`_Group.handle_checks`),
+        so the probe only lists them."""
         ctx = self.ctx
         probe = ExecContext(ctx.memory, ctx.device, ctx.objects, ctx.state, ctx.limits, Trace(ctx.trace.call))
         layout = group.layout
@@ -301,8 +328,17 @@ class _ListWalk:
             secondary = RecordData("secondary record 0", "secondary", 0, layout.secondary,
                                    decode_record(layout.secondary, bytes(layout.secondary.min_stride)))
         rctx = WorkListRecordContext(probe, Loc(list_index=0, primary_index=0), self.sel.executable_class,
-                                     group.pcs, layout, group.program, primary, group.table, {})
+                                     group.pcs, layout, group.program, primary, group.table, {}, table_uses=[])
         rctx.resolve(secondary, 0)
+        checks = []
+        for use in rctx.table_uses or ():
+            record = layout.primary if use.source.kind == "primary" else layout.secondary
+            f = record.arg_field(use.source.arg) if record is not None and use.source.arg is not None else None
+            heap = self.ctx.state.descriptor_heaps.heap(use.heap)
+            if f is None or heap is None:
+                return False
+            checks.append(HandleCheck(use.source.kind, f.offset, heap))
+        group.handle_checks = tuple({(c.record, c.offset): c for c in checks}.values())
         return not probe.trace.findings and not probe.trace.findings_suppressed
 
     # -- chunks ---------------------------------------------------------------------------------------------------
@@ -402,14 +438,41 @@ class _Chunk:
             rows = walk.regions.gather(ridx, self.vas[members], group.psize)
         part = _ChunkGroup(members, rows)
         self.row[members] = np.arange(len(members))
+        for check in group.handle_checks:
+            if check.record == "primary":  # the reference reports the record's handle: it takes the reference walk
+                self.gid[members[check.rows(rows)]] = -1
         if group.hybrid:
             rec = rows.view(group.pdtype).reshape(-1)
             ns = rec["NumSecondaryRecords"].astype(np.int64)
             base = rec["SecondaryRecords"].astype(np.uint64)
             flag, sreg, fit = self._secondary_flags(group, ns, base)
+            flag |= self._secondary_handle_flags(group, ns, base, sreg, fit, flag)
             self.gid[members[flag]] = -1
             part.ns, part.base, part.sreg, part.fit = ns, base, sreg, fit
         self.parts[g] = part
+
+    def _secondary_handle_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray, sreg: np.ndarray,
+                                fit: np.ndarray, flag: np.ndarray) -> np.ndarray:
+        """Records with a secondary record, among those the columns would take (``fit``), whose descriptor-table
+        handle addresses no descriptor of its heap: the reference reports them."""
+        out = np.zeros(len(ns), dtype=bool)
+        checks = [c for c in group.handle_checks if c.record == "secondary"]
+        take = np.minimum(ns, fit) * (~flag)
+        if not checks or not take.any():
+            return out
+        regions, stride = self.walk.regions, group.sstride
+        for reg in np.unique(sreg[take > 0]).tolist():
+            m = np.flatnonzero((take > 0) & (sreg == reg))
+            first = np.zeros(len(m) + 1, dtype=np.int64)
+            np.cumsum(take[m], out=first[1:])
+            owner = np.repeat(np.arange(len(m)), take[m])
+            j = np.arange(int(first[-1]), dtype=np.int64) - first[:-1][owner]  # of every secondary record
+            offsets = (base[m][owner] - regions.bases[reg]).astype(np.int64) + j * stride
+            for c in checks:
+                handles = regions.gather_offsets(int(reg), (offsets + c.offset).astype(np.intp), 8).view("<u8")[:, 0]
+                bad = np.unique(owner[c.outside(handles)])
+                out[m[bad]] = True
+        return out
 
     def _secondary_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray,
                                                                                            np.ndarray]:

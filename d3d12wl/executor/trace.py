@@ -106,6 +106,10 @@ FINDING_KINDS: dict[str, str] = {
         "ExecuteIndirect in a bundle with a count buffer (only a NULL one is allowed)",
     "execute-indirect-bundle-multiple-operations":
         "ExecuteIndirect in a bundle whose command signature has more than 1 operation",
+    # The bound descriptor heaps' GPU ranges (capture version 4: state.descriptor_heaps)
+    "descriptor-handle-outside-heap":
+        "a descriptor-table handle a record holds lies outside the bound heap of its type, or not on a descriptor "
+        "boundary (Work Lists _DESCRIPTOR_TABLE)",
 }
 
 

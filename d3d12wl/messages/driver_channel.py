@@ -130,6 +130,7 @@ _ASSIGNED: tuple[tuple[str, str], ...] = (
     ("execute-indirect-command-list-type-invalid", "EXECUTION"),
     ("execute-indirect-bundle-count-buffer", "EXECUTION"),
     ("execute-indirect-bundle-multiple-operations", "EXECUTION"),
+    ("descriptor-handle-outside-heap", "EXECUTION"),
 )
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
