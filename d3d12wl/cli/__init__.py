@@ -1,6 +1,6 @@
 """The ``d3d12wl`` command line.
 
-Each subcommand lives in its own module ``d3d12wl.cli.<name>_cmd`` that defines
+Each subcommand lives in its own module ``d3d12wl.cli.<name>_cmd`` (a ``-`` in the name is ``_``) that defines
 ``register(subparsers) -> None``; the subparser it adds sets ``func`` to a callable
 ``(args: argparse.Namespace) -> int`` (the exit code).
 """
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from d3d12wl.model.objects import ObjectSet
 
 #: subcommand -> its one-line summary, in the order ``--help`` lists them; the module is ``d3d12wl.cli.<name>_cmd``
+#: (``patch-list``: ``patch_list_cmd``)
 COMMANDS: dict[str, str] = {
     "abi": "ABI report of the compiled headers; 'abi check' runs the ABI truth checks",
     "layout": "byte layout of every record a description implies",
@@ -37,6 +38,8 @@ COMMANDS: dict[str, str] = {
     "headers": "where the package's C headers are (the include directory of generated C)",
     "migrate": "move per-PSO ExecuteIndirect buckets to one work list and back, with the bytes and calls saved",
     "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
+    "patch-list": "every GPU VA, descriptor handle and program identifier a captured call reads by value",
+    "remap": "rebase a capture for replay: every reference rewritten through VA, heap and identifier maps",
 }
 
 #: build_parser(command=ALL) registers every command in full
@@ -85,7 +88,7 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
     sub.required = True
     for name, text in COMMANDS.items():
         if command in (ALL, name):
-            importlib.import_module(f"d3d12wl.cli.{name}_cmd").register(sub)
+            importlib.import_module(f"d3d12wl.cli.{name.replace('-', '_')}_cmd").register(sub)
             command_parser = sub.choices[name]
             command_parser.epilog = EXIT_CODES
             command_parser.formatter_class = argparse.RawDescriptionHelpFormatter

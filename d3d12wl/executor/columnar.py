@@ -25,7 +25,7 @@ reference walk.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,9 @@ __all__ = ["CHUNK", "CommandBatch", "ExecutionColumns", "WorkListBatch", "execut
 
 #: primary records (or ExecuteIndirect commands) read per chunk
 CHUNK = 1 << 16
+
+#: called by the walks after each chunk's records and executions are in the trace
+ChunkDone = Callable[[], None]
 
 _U64_MAX = (1 << 64) - 1
 
@@ -343,14 +346,17 @@ class _ListWalk:
 
     # -- chunks ---------------------------------------------------------------------------------------------------
 
-    def walk(self) -> None:
+    def walk(self, on_chunk: ChunkDone | None = None) -> None:
         i, n, limits = 0, self.n, self.ctx.limits
         while i < n:
             if i >= limits.max_primary_records:
                 walk_primary_record(self.run, i, n, self.start, self.stride)  # raises the limit
                 return
             end = min(n, i + CHUNK, limits.max_primary_records)
-            if not self._chunk(i, end):
+            more = self._chunk(i, end)
+            if on_chunk is not None:
+                on_chunk()
+            if not more:
                 return
             i = end
 
@@ -842,18 +848,22 @@ class _Records:
             yield self.batch.record(r)
 
 
-def walk_primary_records_columnar(run: ListRun) -> None:
-    """Step 10 of one list, in columns (the reference walk for raytracing-class lists)."""
+def walk_primary_records_columnar(run: ListRun, on_chunk: ChunkDone | None = None) -> None:
+    """Step 10 of one list, in columns (the reference walk for raytracing-class lists).  ``on_chunk`` is called
+    after each chunk of primary records has been added to the trace (a consumer that streams them reads and
+    releases them there)."""
     sel = run.selection
     if sel is None or sel.executable_class is ExecutableClass.RAYTRACING:
         from d3d12wl.executor.dispatch_list import walk_primary_records
 
         walk_primary_records(run)
+        if on_chunk is not None:
+            on_chunk()
         return
     setup = primary_walk_setup(run)
     if setup is None:
         return
-    _ListWalk(run, *setup).walk()
+    _ListWalk(run, *setup).walk(on_chunk)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -897,12 +907,12 @@ class CommandBatch:
             yield self.item(i)
 
 
-def walk_commands_columnar(plan: CommandPlan) -> None:
+def walk_commands_columnar(plan: CommandPlan, on_chunk: ChunkDone | None = None) -> None:
     """The command walk in chunks: each chunk's commands checked (VA wrap, mapping, limits) as arrays and copied
     in one gather; the first command a check stops at takes the reference walk, which reports it.  The commands
     whose values break a per-command requirement (:meth:`CommandPlan.flagged`: the index buffer format, the root
     CBV address) take the reference walk too, which reports them and executes them as it does; the commands
-    between them stay columns."""
+    between them stay columns.  ``on_chunk``: called after each chunk's commands are in the trace."""
     ctx, trace = plan.ctx, plan.ctx.trace
     regions = _regions(ctx)
     base, stride, size = plan.call.ArgumentBuffer, plan.stride, plan.layout.size
@@ -939,6 +949,8 @@ def walk_commands_columnar(plan: CommandPlan) -> None:
                 trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k + start, rows[start:]))
                 ctx.records_walked += end - k - start
             k = end
+            if on_chunk is not None:
+                on_chunk()
             continue
         if not walk_command(plan, k):  # the reference reports the wrap, fault or limit
             return

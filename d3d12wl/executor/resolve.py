@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from d3d12wl.executor.context import ExecContext, Loc
-from d3d12wl.executor.decode import binding_name, enum_value, parameter_type_name, source_name, type_name
+from d3d12wl.executor.decode import binding_name, parameter_type_name, source_name, type_name
 from d3d12wl.executor.trace import IABinding, RootArgumentValue, Trigger, ValueSource
 from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 from d3d12wl.model.objects import (
@@ -24,7 +24,7 @@ from d3d12wl.model.objects import (
     RootSignature,
     WorkListArgumentDesc,
 )
-from d3d12wl.model.state import CommandListState, RootArgument
+from d3d12wl.model.state import CommandListState, RootArgument, table_heap_type
 from d3d12wl.records.layout import PCSLayout, RecordLayout, inline_local_slots, uses_inline_local_root_signature
 
 #: Root-parameter kinds by D3D12_ROOT_PARAMETER_TYPE short name.
@@ -59,15 +59,6 @@ def param_register(param: RootParameter1) -> str | None:
         letter = {"CBV": "b", "SRV": "t", "UAV": "u"}[kind]
         return f"{letter}{param.Descriptor.ShaderRegister} space{param.Descriptor.RegisterSpace}"
     return None
-
-
-def table_heap(param: RootParameter1 | None) -> str:
-    """The descriptor heap type a descriptor-table root parameter resolves in (spec "_DESCRIPTOR_TABLE")."""
-    sampler = enum_value("D3D12_DESCRIPTOR_RANGE_TYPE", "SAMPLER")
-    if param is not None and param.DescriptorTable.pDescriptorRanges:
-        if param.DescriptorTable.pDescriptorRanges[0].RangeType == sampler:
-            return "SAMPLER"
-    return "CBV_SRV_UAV"
 
 
 def as_handle(value: Any) -> int | None:
@@ -351,7 +342,7 @@ class WorkListRecordContext:
             if root_param is None and slot.binding == "global" and self.pcs.pGlobalRootSignature is not None:
                 params = self.pcs.pGlobalRootSignature.pParameters
                 root_param = params[slot.parameter] if slot.parameter < len(params) else None
-            heap = table_heap(root_param)
+            heap = table_heap_type(root_param)
             if not heaps.bound(heap):
                 self.ctx.finding(
                     "descriptor-heap-not-bound", "_DESCRIPTOR_TABLE",

@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from d3d12wl import abi
-from d3d12wl.model.objects import CommandSignature, RootSignature, WorkListSignature, WorkListSignatureArray
+from d3d12wl.model.objects import (
+    CommandSignature,
+    RootParameter1,
+    RootSignature,
+    WorkListSignature,
+    WorkListSignatureArray,
+)
 
 
 @dataclass
@@ -132,6 +138,18 @@ SHADER_VISIBLE_HEAP_TYPES = ("CBV_SRV_UAV", "SAMPLER")
 def heap_type(name: str) -> int:
     """The ``D3D12_DESCRIPTOR_HEAP_TYPE`` value of a shader-visible heap type's short name."""
     return abi.enum_value("D3D12_DESCRIPTOR_HEAP_TYPE", name)
+
+
+def table_heap_type(param: RootParameter1 | None) -> str:
+    """The type of the descriptor heap a descriptor-table root parameter's handle addresses, a
+    :data:`SHADER_VISIBLE_HEAP_TYPES` name (spec "_DESCRIPTOR_TABLE": "the implementation routes each record's handle
+    to whichever bound heap matches the root parameter's declared type"; a table of sampler ranges is a sampler
+    table)."""
+    sampler = abi.enum_value("D3D12_DESCRIPTOR_RANGE_TYPE", "SAMPLER")
+    if param is not None and param.DescriptorTable.pDescriptorRanges:
+        if param.DescriptorTable.pDescriptorRanges[0].RangeType == sampler:
+            return "SAMPLER"
+    return "CBV_SRV_UAV"
 
 
 @dataclass
