@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
 import mmap
 import os
@@ -913,12 +914,22 @@ class _StagedFiles:
         self.pending.clear()
 
 
+#: writes a region's bytes to a binary file in order (:func:`save_capture`'s ``region_writers``: bytes made as they
+#: are written, never held whole)
+RegionWriter = Callable[[IO[bytes]], None]
+
+
 def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, copy_files: bool,
-                 written: set[str], staged: _StagedFiles) -> dict[str, Any]:
+                 written: set[str], staged: _StagedFiles, writer: RegionWriter | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"name": region.name, "base": _hex_va(region.base)}
     if region.writable:
         out["writable"] = True
     data = region.data
+    if writer is not None and region.size <= inline_limit:  # small: made in memory, written inline
+        buffer = io.BytesIO()
+        writer(buffer)
+        data, writer = memoryview(buffer.getvalue()), None
+        region = Region(region.name, region.base, data, region.writable)
     if region.size and region.source == "inline" and _all_zero(data):
         out["zeros"] = region.size  # scratch memory of any size stays one member (and loads as lazy pages)
         return out
@@ -926,7 +937,7 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
         out["hex"] = [data[i:i + HEX_LINE_BYTES].hex(" ") for i in range(0, region.size, HEX_LINE_BYTES)]
         return out
     source = Path(region.source) if region.source != "inline" else None
-    if source is not None and source.is_file() and not copy_files:
+    if source is not None and source.is_file() and not copy_files and writer is None:
         # Reference the file the region was mapped from: saving must not copy gigabytes.
         try:
             rel = os.path.relpath(source.resolve(), directory.resolve())
@@ -947,20 +958,25 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
         raise CaptureError(f"saving would overwrite {target}, which region {region.name!r} is mapped from",
                            where=f"memory.{region.name}")
     f = staged.open(target)
-    chunk = 1 << 20
-    for i in range(0, region.size, chunk):
-        f.write(data[i:i + chunk])
+    if writer is not None:
+        writer(f)
+    else:
+        chunk = 1 << 20
+        for i in range(0, region.size, chunk):
+            f.write(data[i:i + chunk])
     out["file"] = file_name
     return out
 
 
 def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: str = "capture",
                     inline_limit: int = INLINE_LIMIT, copy_files: bool = False,
-                    staged: _StagedFiles | None = None) -> dict[str, Any]:
+                    staged: _StagedFiles | None = None,
+                    region_writers: Mapping[str, RegionWriter] | None = None) -> dict[str, Any]:
     """The JSON form of ``capture``; regions above ``inline_limit`` bytes are written as files into ``directory``
     (a region mapped from a file is referenced in place unless ``copy_files``).  Without a ``directory`` nothing is
     written: every region is inline.  The files appear (renamed from temporary names) only once the whole form is
-    made; with ``staged`` they wait for its ``commit``."""
+    made; with ``staged`` they wait for its ``commit``.  ``region_writers``: by region name, what writes the
+    region's bytes instead of its data (a region of the same size whose bytes are made as they are written)."""
     from d3d12wl.model import description
 
     if directory is None:
@@ -974,8 +990,9 @@ def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: st
     own = staged is None
     files = _StagedFiles() if staged is None else staged
     try:
-        out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written, files)
-                         for r in capture.memory.regions]
+        writers = region_writers or {}
+        out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written, files,
+                                      writers.get(r.name)) for r in capture.memory.regions]
         out["state"] = _dump_state(capture.state)
         out["call"] = _dump_call(capture.call)
         if own:
@@ -987,10 +1004,11 @@ def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: st
 
 
 def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit: int = INLINE_LIMIT,
-                 copy_files: bool = False) -> Path:
+                 copy_files: bool = False, region_writers: Mapping[str, RegionWriter] | None = None) -> Path:
     """Write ``capture`` to ``path`` (JSON); regions larger than ``inline_limit`` bytes go to
     ``<stem>.<region>.bin`` files next to it, except regions mapped from a file, which are referenced in place
-    unless ``copy_files``.  ``load_capture(save_capture(c, p))`` reads back the same capture.
+    unless ``copy_files``.  ``load_capture(save_capture(c, p))`` reads back the same capture.  ``region_writers``
+    (by region name) stream a region's bytes instead of its data (:func:`capture_to_dict`).
 
     Every file is written under a temporary name and renamed into place once all of them are complete (the
     ``.bin`` files first, the JSON last): a save that fails leaves neither a half-written file nor a capture that
@@ -1002,7 +1020,7 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
     staged = _StagedFiles()
     try:
         data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
-                               copy_files=copy_files, staged=staged)
+                               copy_files=copy_files, staged=staged, region_writers=region_writers)
         # renamed last: the JSON never names a .bin that is not there
         staged.open(target).write((json.dumps(data, indent=1, allow_nan=False) + "\n").encode("utf-8"))
         staged.commit()
