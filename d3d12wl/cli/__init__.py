@@ -74,6 +74,16 @@ def load_description(args: argparse.Namespace, **kwargs: Any) -> ObjectSet:
     return objects
 
 
+class _CommandListFormatter(argparse.RawDescriptionHelpFormatter):
+    """The top-level help, each command's summary on its name's line: argparse measures the commands' names one
+    indent short of where it prints them, so the longest (``patch-list``) would get a line of its own."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            self._action_max_length += self._indent_increment
+
+
 def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
     """The argument parser.  Only ``command`` (every one for :data:`ALL`) is imported and registered in full; the
     others are listed by their summary, so ``d3d12wl --help`` imports no command module."""
@@ -81,7 +91,7 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
         prog="d3d12wl",
         description="Binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages.",
         epilog=EXIT_CODES + "\n\n--debug (anywhere on the line) prints the traceback of an internal error.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_CommandListFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -486,10 +486,12 @@ class _Collector:
             return None
         return self.regions.gather(ridx, vas, size)
 
-    def _slot(self, lt: ListTrace, index: int, va: int, program: Program | None, tail: bool) -> None:
-        """A program-table slot a record selected: its identifier and (when read) its local-root tail."""
+    def _slot(self, lt: ListTrace, index: int, va: int, program: Program | None, tail: bool
+              ) -> dict[str, np.ndarray] | None:
+        """The rows of a program-table slot a record selected, the first time one does: its identifier and (when
+        read) its local-root tail."""
         if va in self.slots:
-            return
+            return None
         self.slots.add(va)
         layout = None
         if program is not None and tail:
@@ -504,8 +506,7 @@ class _Collector:
                               [("ProgramIdentifier", 0, IDENTIFIER, None)], _IDENTIFIER_SIZE)
         vas = np.array([va], dtype=np.uint64)
         rows = self._gather(vas, plan.size)
-        if rows is not None:
-            self.emit(self.rows_of(plan, rows, vas, {"list_index": lt.index, "slot_index": index}))
+        return None if rows is None else self.rows_of(plan, rows, vas, {"list_index": lt.index, "slot_index": index})
 
     def _batch(self, lt: ListTrace, batch: WorkListBatch) -> None:
         walk = batch.walk
@@ -514,10 +515,16 @@ class _Collector:
         groups = walk.groups
         pcs_seen = self.pcses.setdefault(lt.index, set())
         plans: dict[int, tuple[_Plan, _Plan | None]] = {}
-        for g in np.unique(batch.gid).tolist():
+        gid = batch.gid.astype(np.int64)
+        prefix = np.zeros(n, dtype=np.int64)  # rows before a record's own: its slot's, when it is the first to
+        slot_rows: dict[int, dict[str, np.ndarray]] = {}
+        for g in np.unique(gid).tolist():
             group = groups[g]
             pcs_seen.add(id(group.pcs))
-            self._slot(lt, group.pt_index, group.table.va, group.program, True)
+            got = self._slot(lt, group.pt_index, group.table.va, group.program, True)
+            if got is not None and len(got["va"]):
+                slot_rows[g] = got
+                prefix[int(np.argmax(gid == g))] = len(got["va"])
             sec = self.plan(group.layout.secondary, group.pcs, group.program) if group.hybrid and \
                 group.layout.secondary is not None else None
             plans[g] = (self.plan(group.layout.primary, group.pcs, group.program), sec)
@@ -526,21 +533,25 @@ class _Collector:
         for g, (pplan, splan) in plans.items():
             pcount[g] = len(pplan.offsets)
             scount[g] = len(splan.offsets) if splan is not None else 0
-        gid = batch.gid.astype(np.int64)
-        count = pcount[gid] + scount[gid] * execs
+        count = prefix + pcount[gid] + scount[gid] * execs
         start = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(count, out=start[1:])
         total = int(start[-1])
         if not total:
             return
         out = {c: np.empty(total, dtype=dt) for c, dt in COLUMNS.items()}
+        for g, got in slot_rows.items():
+            pos = start[int(np.argmax(gid == g))] + np.arange(len(got["va"]))
+            for c in COLUMNS:
+                out[c][pos] = got[c]
+        own = start[:-1] + prefix  # where each record's own rows start
         for g, (pplan, splan) in plans.items():
             m = np.flatnonzero(gid == g)
             rows = batch.primary_rows[g]
             where = {"list_index": lt.index, "primary_index": batch.primary_index[m]}
             p = self.rows_of(pplan, rows, batch.primary_va[m], where)
             if len(p["va"]):
-                pos = (start[m][:, None] + np.arange(len(pplan.offsets))[None, :]).reshape(-1)
+                pos = (own[m][:, None] + np.arange(len(pplan.offsets))[None, :]).reshape(-1)
                 for c in COLUMNS:
                     out[c][pos] = p[c]
             if splan is None or not len(splan.offsets):
@@ -558,7 +569,7 @@ class _Collector:
                                                   "primary_index": batch.primary_index[m][owner],
                                                   "secondary_index": j})
             sf = len(splan.offsets)
-            pos = (start[m][owner] + pcount[g] + j * sf)[:, None] + np.arange(sf)[None, :]
+            pos = (own[m][owner] + pcount[g] + j * sf)[:, None] + np.arange(sf)[None, :]
             for c in COLUMNS:
                 out[c][pos.reshape(-1)] = s[c]
         self.emit(out)
@@ -571,7 +582,9 @@ class _Collector:
         slot = prt.program_table
         if slot is not None:
             program = objects.programs.get(slot.program) if slot.program is not None else None
-            self._slot(lt, slot.index, slot.va, program, bool(prt.fields) or bool(slot.tail))
+            got = self._slot(lt, slot.index, slot.va, program, bool(prt.fields) or bool(slot.tail))
+            if got is not None:
+                self.emit(got)
         pcs = objects.program_command_signatures.get(prt.pcs) if prt.pcs is not None else None
         if pcs is None or not prt.fields:
             return
