@@ -136,7 +136,8 @@ class VaMap:
                                    where=b.entry or "va map")
         self._old = np.array([r.old_base for r in self.ranges], dtype=np.uint64)
         self._last = np.array([r.old_end - 1 for r in self.ranges], dtype=np.uint64)
-        self._new = np.array([r.new_base for r in self.ranges], dtype=np.uint64)
+        # the move of each range, modulo 2^64 (a VA plus it is the moved VA whichever way the range moves)
+        self._delta = np.array([(r.new_base - r.old_base) % VA_LIMIT for r in self.ranges], dtype=np.uint64)
 
     def range_of(self, va: int, size: int = 1) -> VaRange | None:
         """The range holding all of ``[va, va + size)``, else None."""
@@ -149,14 +150,19 @@ class VaMap:
         """(new values, mapped) of VAs (uint64): a VA inside a range moves with it; 0 (null) stays 0 and counts as
         mapped; a VA in no range is not mapped (its value is kept)."""
         values = np.asarray(values, dtype=np.uint64)
-        if not len(self.ranges):
-            return values.copy(), values == 0
-        i = np.searchsorted(self._old, values, side="right").astype(np.int64) - 1
-        safe = np.maximum(i, 0)
-        ok = (i >= 0) & (values <= self._last[safe]) & (values >= self._old[safe])
-        new = np.where(ok, values - self._old[safe] + self._new[safe], values)
         null = values == 0
-        return np.where(null, _U64(0), new), ok | null
+        if not len(self.ranges):
+            return values.copy(), null
+        i = np.searchsorted(self._old, values, side="right")
+        below = i == 0
+        i -= 1
+        i[below] = 0
+        ok = ~below & (values <= self._last[i])
+        new = values + np.where(ok, self._delta[i], _U64(0))
+        if null.any():  # (a range may start at 0: a null VA still stays null)
+            new[null] = 0
+            ok |= null
+        return new, ok
 
     def map_one(self, value: int) -> int | None:
         new, ok = self.map(np.array([value], dtype=np.uint64))

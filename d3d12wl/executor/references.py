@@ -3,14 +3,18 @@ on another run, driver or GPU must rewrite, as one table of columns (design.md, 
 tool must rewrite").
 
 The table follows the call: the executor walks it (:func:`walk_references` runs the columnar engine with a consumer
-after each chunk), and the records it reads, in the order it reads them, give the rows: each list's
+after each chunk), and the records it reads give the rows: each list's
 ``D3D12_DISPATCH_LIST_INPUT(1)`` (``ProgramInputs.StartAddress`` when records are read, ``NextDispatchList`` when the
 continuation reads it), every primary and secondary record, every program-table slot a record selects (its
 identifier and its local-root tail), every validation-program-table slot a validator would be dispatched from,
 every ExecuteIndirect command.  Which bytes of a record are references is the layout calculator's
 (:func:`d3d12wl.records.references.record_references`); the capture's own members that hold references (the call's
 buffers, SetProgram's bindings, root arguments, IA views, descriptor heaps, the programs' identifiers:
-:func:`d3d12wl.capture.references.state_references`) come first, with no VA.  A field read more than once (a
+:func:`d3d12wl.capture.references.state_references`) come first, with no VA.  Then, list by list, chunk by chunk of
+the walk: the list's header, the program-table slots the chunk's records select first, the records' own references
+in record order, their secondary records' in record order (a record the reference walk made brings its slot and
+secondary records with it); each record's identifiers first, then its fields in layout order; the continuation and
+the validation slots after the list's records.  A field read more than once (a
 broadcast stride, two records sharing a secondary list, a slot many records select) is one row; a field read as two
 different references is a ``reference-overlap`` finding of the table.
 
@@ -37,6 +41,7 @@ Memory: the walk holds one chunk of records and, per region, the offsets listed 
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -86,6 +91,8 @@ TABLE_FINDING_KINDS = {
     "reference-overlap": "bytes the call reads as one reference are also read as another (another kind, another "
                          "heap, or fields that overlap): no rewrite is right for both readings",
 }
+#: the index columns (-1: none)
+_WHERE = ("list_index", "primary_index", "secondary_index", "slot_index", "command_index")
 #: the record name of a validation-program-table slot
 VALIDATION_TABLE = "validation_program_table"
 #: the most table findings kept; further ones are counted
@@ -139,14 +146,21 @@ class ReferenceTable:
             yield row
 
 
-def _empty() -> dict[str, np.ndarray]:
-    return {c: np.zeros(0, dtype=dt) for c, dt in COLUMNS.items()}
+Columns = dict[str, np.ndarray]
+
+
+def _empty(n: int = 0) -> Columns:
+    return {c: np.zeros(n, dtype=dt) for c, dt in COLUMNS.items()}
+
+
+def _taken(cols: Columns, index: np.ndarray) -> Columns:
+    return {c: v[index] for c, v in cols.items()}
 
 
 def concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
-    """Chunks of rows as one set of columns."""
+    """Chunks of rows as one set of columns (each contiguous)."""
     if not parts:
-        return _empty()
+        return {c: np.zeros(0, dtype=dt) for c, dt in COLUMNS.items()}
     return {c: np.concatenate([p[c] for p in parts]) for c in COLUMNS}
 
 
@@ -157,64 +171,85 @@ def concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 class Listed:
     """Per memory region, the offsets of the fields listed so far and their codes (kind, and for a handle its
-    heap), in the order listed: the rows' identity, and what ``d3d12wl remap`` rewrites."""
+    heap): the rows' identity, and what ``d3d12wl remap`` rewrites.  Kept as runs, each ascending and covering an
+    interval no other run touches: the walk lists each stream of records (a list's primary records, their
+    secondary records) in ascending order chunk after chunk, so a chunk's fields usually make a run of their own
+    (checked with one comparison and a bisection); fields that fall among ones listed before are merged with the
+    runs they touch.  5 bytes a field in a region under 4 GiB, 9 above."""
 
-    def __init__(self, regions: int) -> None:
-        self.ends = np.zeros(regions, dtype=np.uint64)  # past the last byte of the highest field listed
-        self.parts: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(regions)]
-        self.overlaps: list[tuple[int, int, int, int]] = []  # (region, offset, code, other code)
+    def __init__(self, sizes: list[int]) -> None:
+        self.runs: list[list[tuple[int, int, np.ndarray, np.ndarray]]] = [[] for _ in sizes]  # (lo, hi, o, c)
+        self.starts: list[list[int]] = [[] for _ in sizes]
+        self.dtypes = [np.dtype(np.uint32) if size <= 1 << 32 else np.dtype(np.uint64) for size in sizes]
+        self.overlaps: list[tuple[int, int, int, int]] = []  # (region, offset, code, other code | -1 - offset)
         self.overlap_count = 0
 
     def arrays(self, region: int) -> tuple[np.ndarray, np.ndarray]:
-        """Every field of ``region`` listed so far: (offsets, codes), by offset."""
-        parts = self.parts[region]
-        if not parts:
-            return np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int8)
-        if len(parts) > 1:
-            offsets = np.concatenate([p[0] for p in parts])
-            codes = np.concatenate([p[1] for p in parts])
-            order = np.argsort(offsets, kind="stable")
-            parts[:] = [(offsets[order], codes[order])]
-        return parts[0]
+        """Every field of ``region`` listed so far: (offsets, codes), ascending (the runs joined in order)."""
+        runs = self.runs[region]
+        if not runs:
+            return np.zeros(0, dtype=self.dtypes[region]), np.zeros(0, dtype=np.int8)
+        if len(runs) > 1:
+            lo, hi = runs[0][0], runs[-1][1]
+            runs[:] = [(lo, hi, np.concatenate([r[2] for r in runs]), np.concatenate([r[3] for r in runs]))]
+            self.starts[region] = [lo]
+        return runs[0][2], runs[0][3]
 
-    def fresh(self, region: np.ndarray, offset: np.ndarray, code: np.ndarray) -> np.ndarray:
-        """Which rows (memory rows: ``region`` >= 0) list a field for the first time; each is recorded."""
-        keep = np.ones(len(region), dtype=bool)
-        for r in np.unique(region).tolist():
-            idx = np.flatnonzero(region == r)
-            o, c = offset[idx], code[idx]
-            if (len(o) < 2 or bool(np.all(o[1:] > o[:-1]))) and o[0] >= self.ends[r]:
-                self._overlaps(r, o, c)  # the walk's usual case: ascending, above everything listed before
-                self.parts[r].append((o, c))
-            else:
-                keep[idx] = self._merge(r, o, c)
-            end = o.max() + _CODE_SIZE[c[np.argmax(o)]]
-            self.ends[r] = max(self.ends[r], end)
-        return keep
+    def fresh(self, r: int, o: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """Which of these fields of region ``r`` (offsets ``o`` in listing order, codes ``c``) are listed for the
+        first time; they are recorded."""
+        if not len(o):
+            return np.zeros(0, dtype=bool)
+        ascending = len(o) < 2 or bool(np.all(o[1:] > o[:-1]))
+        lo = int(o[0]) if ascending else int(o.min())
+        ends = o.astype(np.uint64) + _CODE_SIZE[c]
+        hi = int(ends[-1]) if ascending else int(ends.max())
+        starts, runs = self.starts[r], self.runs[r]
+        i = bisect.bisect_left(starts, hi)  # runs starting before hi ...
+        j = i
+        while j > 0 and runs[j - 1][1] > lo:  # ... that end after lo touch [lo, hi)
+            j -= 1
+        if ascending and j == i:
+            self._overlaps(r, o, c)
+            runs.insert(i, (lo, hi, o.astype(self.dtypes[r]), c))
+            starts.insert(i, lo)
+            return np.ones(len(o), dtype=bool)
+        return self._merge(r, o, c, j, i)
 
-    def _merge(self, r: int, o: np.ndarray, c: np.ndarray) -> np.ndarray:
-        """The general case: a row whose field was listed before (or earlier in the chunk) is not fresh; one that
-        reads its bytes as another reference than the first reading is an overlap."""
-        old_o, old_c = self.arrays(r)
+    def _merge(self, r: int, o: np.ndarray, c: np.ndarray, j: int, i: int) -> np.ndarray:
+        """Fields among ones listed before (runs ``j .. i - 1`` touch them), or not ascending: a field listed
+        before (or earlier among these) is not fresh; one whose bytes are read as another reference than the
+        first reading is an overlap.  The runs touched and these fields become one run."""
+        runs = self.runs[r]
+        if i > j:
+            old_o = np.concatenate([runs[k][2] for k in range(j, i)]).astype(np.uint64)
+            old_c = np.concatenate([runs[k][3] for k in range(j, i)])
+        else:
+            old_o, old_c = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int8)
+        o = o.astype(np.uint64)
         order = np.argsort(o, kind="stable")  # equal offsets keep the walk's order: the first reading leads
         so, sc = o[order], c[order]
         first = np.ones(len(so), dtype=bool)
         first[1:] = so[1:] != so[:-1]
-        leader = sc[np.flatnonzero(first)][np.cumsum(first) - 1]  # the chunk's first reading of each offset
+        leader = sc[np.flatnonzero(first)][np.cumsum(first) - 1]  # the first reading of each offset here
         pos = np.searchsorted(old_o, so)
         hit = pos < len(old_o)
         hit[hit] = old_o[pos[hit]] == so[hit]
         if hit.any():
             leader[hit] = old_c[pos[hit]]  # ... or the one listed before
-        for i in np.flatnonzero(leader != sc).tolist():
-            self._overlap(r, int(so[i]), int(sc[i]), int(leader[i]))
+        for k in np.flatnonzero(leader != sc).tolist():
+            self._overlap(r, int(so[k]), int(sc[k]), int(leader[k]))
         fresh = first & ~hit
         merged_o = np.concatenate([old_o, so[fresh]])
         merged_c = np.concatenate([old_c, sc[fresh]])
         is_new = np.concatenate([np.zeros(len(old_o), dtype=bool), np.ones(int(fresh.sum()), dtype=bool)])
         morder = np.argsort(merged_o, kind="stable")
-        self._overlaps(r, merged_o[morder], merged_c[morder], is_new[morder])
-        self.parts[r] = [(merged_o[morder], merged_c[morder])]
+        merged_o, merged_c = merged_o[morder], merged_c[morder]
+        self._overlaps(r, merged_o, merged_c, is_new[morder])
+        lo = int(merged_o[0])
+        hi = max(int((merged_o + _CODE_SIZE[merged_c]).max()), runs[i - 1][1] if i > j else 0)
+        runs[j:i] = [(lo, hi, merged_o.astype(self.dtypes[r]), merged_c)]
+        self.starts[r][j:i] = [lo]
         out = np.zeros(len(o), dtype=bool)
         out[order[fresh]] = True
         return out
@@ -224,11 +259,11 @@ class Listed:
         listed now)."""
         if len(o) < 2:
             return
-        bad = o[:-1] + _CODE_SIZE[c[:-1]] > o[1:]
+        bad = o[:-1].astype(np.uint64) + _CODE_SIZE[c[:-1]] > o[1:]
         if new is not None:
             bad &= new[:-1] | new[1:]
-        for i in np.flatnonzero(bad).tolist():
-            self._overlap(r, int(o[i + 1]), int(c[i + 1]), int(c[i]), int(o[i]))
+        for k in np.flatnonzero(bad).tolist():
+            self._overlap(r, int(o[k + 1]), int(c[k + 1]), int(c[k]), int(o[k]))
 
     def _overlap(self, r: int, offset: int, code: int, other: int, other_offset: int | None = None) -> None:
         self.overlap_count += 1
@@ -284,9 +319,10 @@ class ReferenceWalk:
 
 
 class _Collector:
-    def __init__(self, capture: Capture, sink: RowSink) -> None:
+    def __init__(self, capture: Capture, sink: RowSink, targets: bool = True) -> None:
         self.capture = capture
         self.sink = sink
+        self.targets = targets
         self.regions = _Regions(capture.memory)
         self.region_names = [r.name for r in capture.memory.regions if r.size]
         heap_names = list(SHADER_VISIBLE_HEAP_TYPES)
@@ -300,112 +336,145 @@ class _Collector:
         for c, codes in self.codes.items():
             self.names[c] = codes.names
         self.layouts = LayoutCache()
-        self.plans: dict[tuple[int, int], tuple[Any, Any, _Plan]] = {}
-        self.listed = Listed(len(self.region_names))
+        self.plans: dict[tuple[int, tuple[str | None, ...]], tuple[RecordLayout, Any, _Plan]] = {}
+        self.listed = Listed([r.size for r in capture.memory.regions if r.size])
         self.slots: set[int] = set()  # program-table slot VAs listed
         self.headers: set[int] = set()  # list indices whose header rows are listed
         self.pcses: dict[int, set[int]] = {}  # list index -> id() of the PCSes its records selected
         self.rows = 0
         heaps = capture.state.descriptor_heaps
         self.heap_ranges = [(i, h) for i, name in enumerate(heap_names) if (h := heaps.heap(name)) is not None]
+        #: the first ``target`` code of a program
+        self.program_target = len(self.region_names) + len(heap_names)
 
     # -- emitting rows ------------------------------------------------------------------------------------------
 
-    def emit(self, cols: dict[str, np.ndarray]) -> None:
+    def emit(self, cols: Columns) -> None:
+        """Hand rows (one sequence of the walk: a block of records, usually ascending) to the sink, each field
+        listed once: the fields listed before are left out."""
         n = len(cols["va"])
         if not n:
             return
-        memory = cols["region"] >= 0
-        if memory.any():
-            codes = np.where(cols["kind"] == _KIND[IDENTIFIER], _IDENTIFIER_CODE,
-                             np.where(cols["kind"] == _KIND[VA], _VA_CODE, 2 + np.maximum(cols["heap"], 0)))
-            keep = np.ones(n, dtype=bool)
-            m = np.flatnonzero(memory)
-            keep[m] = self.listed.fresh(cols["region"][m], cols["offset"][m], codes[m].astype(np.int8))
+        region = cols["region"]
+        first = int(region[0])
+        one = first >= 0 and bool(np.all(region == first))
+        if one or (region >= 0).any():
+            kind = cols["kind"]
+            codes = np.where(kind == _KIND[IDENTIFIER], _IDENTIFIER_CODE,
+                             np.where(kind == _KIND[VA], _VA_CODE, 2 + np.maximum(cols["heap"], 0))).astype(np.int8)
+            if one:  # the usual block: all in one region
+                keep = self.listed.fresh(first, cols["offset"], codes)
+            else:
+                keep = np.ones(n, dtype=bool)
+                for r in np.unique(region[region >= 0]).tolist():
+                    idx = np.flatnonzero(region == r)
+                    keep[idx] = self.listed.fresh(r, cols["offset"][idx], codes[idx])
             if not keep.all():
-                cols = {c: v[keep] for c, v in cols.items()}
+                cols = _taken(cols, np.flatnonzero(keep))
         self.rows += len(cols["va"])
         self.sink(ReferenceTable(cols, self.names))
 
-    def _targets(self, cols: dict[str, np.ndarray]) -> None:
-        """``target`` / ``target_offset`` of the rows' values."""
-        value, kind = cols["value"], cols["kind"]
+    def _targets(self, value: np.ndarray, kind: np.ndarray, heap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``target`` / ``target_offset`` of VAs and handles (identifiers' are set apart)."""
         target = np.full(len(value), -1, dtype=np.int32)
         offset = np.zeros(len(value), dtype=np.uint64)
-        va = np.flatnonzero(kind == _KIND[VA])
-        if len(va):
-            r = self.regions.locate(value[va], 1)
-            ok = r >= 0
-            target[va[ok]] = r[ok]
-            offset[va[ok]] = value[va[ok]] - self.regions.bases[r[ok]]
-        for i, heap in self.heap_ranges:
-            m = (kind == _KIND[HANDLE]) & (cols["heap"] == i)
-            start = np.uint64(heap.GPUDescriptorHandleForHeapStart)
-            m &= (value >= start) & (value - start < np.uint64(heap.size))
+        is_va = kind == _KIND[VA]
+        bases, lasts = self.regions.bases, self.regions.lasts
+        if len(bases) and is_va.any():
+            va = slice(None) if is_va.all() else np.flatnonzero(is_va)
+            v = value[va]
+            r = np.searchsorted(bases, v, side="right").astype(np.int32) - 1
+            safe = np.maximum(r, 0)
+            ok = (r >= 0) & (v <= lasts[safe])
+            target[va] = np.where(ok, r, -1)
+            offset[va] = np.where(ok, v - bases[safe], np.uint64(0))
+        for i, h in self.heap_ranges:
+            m = (kind == _KIND[HANDLE]) & (heap == i)
+            start = np.uint64(h.GPUDescriptorHandleForHeapStart)
+            m &= (value >= start) & (value - start < np.uint64(h.size))
             target[m] = len(self.region_names) + i
             offset[m] = value[m] - start
-        cols["target"], cols["target_offset"] = target, offset
+        return target, offset
 
-    def rows_of(self, plan: _Plan, rows: np.ndarray, vas: np.ndarray, where: dict[str, Any]) -> dict[str, np.ndarray]:
-        """The rows of ``len(vas)`` records of one plan (``rows``: their bytes, a uint8 matrix), record by record
-        and field by field."""
-        n, f = len(vas), len(plan.offsets)
-        cols = _empty()
-        if n == 0 or (f == 0 and not plan.identifiers):
-            return cols
+    def rows_of(self, plan: _Plan, records: np.ndarray | None, vas: np.ndarray, where: dict[str, Any],
+                values: np.ndarray | None = None) -> Columns:
+        """The rows of ``len(vas)`` records of one plan (``records``: their bytes, a uint8 matrix; or ``values``,
+        their references' values already read, :func:`plan_values`), record by record and, in each, its
+        identifiers then its other references in field order."""
+        n, f, g = len(vas), len(plan.offsets), len(plan.identifiers)
+        width = f + g
+        total = n * width
+        if not total:
+            return _empty()
         region = self.regions.locate(vas, max(plan.size, 1)).astype(np.int32)
-        parts: list[dict[str, np.ndarray]] = []
+        base = np.where(region >= 0, self.regions.bases[np.maximum(region, 0)], np.uint64(0))
+        cols: Columns = {}
         if f:
-            values = np.empty((n, f), dtype=np.uint64)
-            for k, off in enumerate(plan.offsets.tolist()):
-                values[:, k] = rows[:, off:off + 8].view("<u8")[:, 0]
-            fva = vas[:, None] + plan.offsets.astype(np.uint64)[None, :]
-            part = {"value": values.reshape(-1), "va": fva.reshape(-1), "kind": np.tile(plan.kinds, n),
-                    "field": np.tile(plan.fields, n), "heap": np.tile(plan.heaps, n),
-                    "region": np.repeat(region, f), "identifier": np.full(n * f, -1, dtype=np.int32)}
-            self._where(part, where, n, f)
-            parts.append(part)
-        for field_code, off in plan.identifiers:
-            ids = [self.codes["identifier"].code(bytes(x).hex()) for x in rows[:, off:off + _IDENTIFIER_SIZE]]
-            idents = [bytes(x) for x in rows[:, off:off + _IDENTIFIER_SIZE]]
-            part = {"value": np.zeros(n, dtype=np.uint64), "va": vas + np.uint64(off),
-                    "kind": np.full(n, _KIND[IDENTIFIER], dtype=np.int32), "field": np.full(n, field_code, np.int32),
-                    "heap": np.full(n, -1, dtype=np.int32), "region": region,
-                    "identifier": np.array(ids, dtype=np.int32)}
-            self._where(part, where, n, 1)
-            program = np.array([self.programs.get(i, -1) for i in idents], dtype=np.int32)
-            part["target"] = np.where(program >= 0, len(self.region_names) + len(SHADER_VISIBLE_HEAP_TYPES) + program,
-                                      -1).astype(np.int32)
-            parts.insert(0, part)  # the identifier starts its record
-        for p in parts:
-            p["record_id"] = np.full(len(p["va"]), plan.record, dtype=np.int32)
-            ok = p["region"] >= 0
-            p["offset"] = np.where(ok, p["va"] - self.regions.bases[np.maximum(p["region"], 0)], 0).astype(np.uint64)
-            ident_target = p.pop("target", None)
-            self._targets(p)
-            if ident_target is not None:
-                p["target"], p["target_offset"] = ident_target, np.zeros(len(ident_target), dtype=np.uint64)
-        return concatenate([{c: p[c].astype(dt, copy=False) for c, dt in COLUMNS.items()} for p in parts])
-
-    @staticmethod
-    def _where(part: dict[str, np.ndarray], where: dict[str, Any], n: int, f: int) -> None:
-        for c in ("list_index", "primary_index", "secondary_index", "slot_index", "command_index"):
+            if values is None:
+                assert records is not None
+                values = plan_values(plan, records)
+            value = values.reshape(-1)
+            if f == 1:
+                kind, heap = _constant(plan.kinds[0], n, np.int32), _constant(plan.heaps[0], n, np.int32)
+                field, va = _constant(plan.fields[0], n, np.int32), vas + np.uint64(plan.offsets[0])
+            else:
+                kind, heap, field = np.tile(plan.kinds, n), np.tile(plan.heaps, n), np.tile(plan.fields, n)
+                va = (vas[:, None] + plan.offsets.astype(np.uint64)[None, :]).reshape(-1)
+            if self.targets:
+                target, target_offset = self._targets(value, kind, heap)
+            else:
+                target, target_offset = _constant(-1, n * f, np.int32), _constant(0, n * f, np.uint64)
+            cols = {"va": va, "kind": kind, "value": value, "identifier": _constant(-1, n * f, np.int32),
+                    "field": field, "heap": heap, "target": target, "target_offset": target_offset}
+        if g:
+            assert records is not None
+            ident: Columns = {c: np.empty((n, g), dtype=COLUMNS[c]) for c in ("va", "kind", "value", "identifier",
+                                                                               "field", "heap", "target",
+                                                                               "target_offset")}
+            for k, (field_code, off) in enumerate(plan.identifiers):
+                idents = [bytes(x) for x in records[:, off:off + _IDENTIFIER_SIZE]]
+                program = np.array([self.programs.get(i, -1) for i in idents], dtype=np.int32)
+                ident["va"][:, k] = vas + np.uint64(off)
+                ident["identifier"][:, k] = [self.codes["identifier"].code(i.hex()) for i in idents]
+                ident["target"][:, k] = np.where(program >= 0, self.program_target + program, -1)
+                ident["field"][:, k] = field_code
+            ident["kind"][:] = _KIND[IDENTIFIER]
+            ident["value"][:] = 0
+            ident["heap"][:] = -1
+            ident["target_offset"][:] = 0
+            if f:  # record by record: the identifiers lead
+                cols = {c: np.concatenate([ident[c], cols[c].reshape(n, f)], axis=1).reshape(-1) for c in ident}
+            else:
+                cols = {c: v.reshape(-1) for c, v in ident.items()}
+        if width > 1:
+            region, base = np.repeat(region, width), np.repeat(base, width)
+        cols["region"] = region
+        cols["offset"] = cols["va"] - base if bool((region >= 0).all()) else np.where(region >= 0, cols["va"] - base,
+                                                                                       np.uint64(0))
+        cols["record_id"] = _constant(plan.record, total, np.int32)
+        for c in _WHERE:
             v = where.get(c, -1)
-            part[c] = np.repeat(np.asarray(v, dtype=np.int64), f) if np.ndim(v) else np.full(n * f, v, np.int64)
+            if np.ndim(v):
+                cols[c] = np.repeat(np.asarray(v, dtype=np.int64), width) if width > 1 else np.asarray(v, np.int64)
+            else:
+                cols[c] = _constant(v, total, np.int64)
+        return {c: cols[c] for c in COLUMNS}
 
     # -- plans --------------------------------------------------------------------------------------------------
 
     def plan(self, layout: RecordLayout, pcs: ProgramCommandSignature | None, program: Program | None,
              record: str | None = None) -> _Plan:
-        key = (id(layout), id(program))
+        """The plan of ``layout``'s records as ``program`` uses them: one per layout and the heaps its handles
+        address (programs of one PCS share it unless their local root signatures route a handle elsewhere)."""
+        refs = record_references(layout)
+        heaps = tuple(_field_heap(r.field, pcs, program) if r.kind == HANDLE else None for r in refs)
+        key = (id(layout), heaps)
         hit = self.plans.get(key)
-        if hit is not None and hit[0] is layout and hit[1] is program:
+        if hit is not None and hit[0] is layout:
             return hit[2]
-        refs = [(r.name, r.offset, r.kind, r.field) for r in record_references(layout)]
-        made = self._plan(record or record_id(layout), [(name, off, kind, _field_heap(f, pcs, program) if
-                                                          kind == HANDLE else None) for name, off, kind, f in refs],
+        made = self._plan(record or record_id(layout), [(r.name, r.offset, r.kind, h) for r, h in zip(refs, heaps)],
                           layout.size)
-        self.plans[key] = (layout, program, made)
+        self.plans[key] = (layout, heaps, made)
         return made
 
     def _plan(self, record: str, refs: Sequence[tuple[str, int, str, str | None]], size: int) -> _Plan:
@@ -425,24 +494,25 @@ class _Collector:
         refs = state_references(self.capture)
         if not refs:
             return
-        n = len(refs)
-        cols = {c: np.full(n, -1 if dt.kind == "i" else 0, dtype=dt) for c, dt in COLUMNS.items()}
+        rows = _empty(len(refs))
+        for c in ("region", "identifier", "heap", *_WHERE):
+            rows[c][:] = -1
         for i, ref in enumerate(refs):
-            cols["kind"][i] = _KIND[ref.kind]
-            cols["record_id"][i] = self.codes["record_id"].code(ref.record)
-            cols["field"][i] = self.codes["field"].code(ref.field)
+            rows["kind"][i] = _KIND[ref.kind]
+            rows["record_id"][i] = self.codes["record_id"].code(ref.record)
+            rows["field"][i] = self.codes["field"].code(ref.field)
             if ref.kind == IDENTIFIER:
-                cols["identifier"][i] = self.codes["identifier"].code(ref.value.hex())
+                rows["identifier"][i] = self.codes["identifier"].code(ref.value.hex())
             else:
-                cols["value"][i] = ref.value
+                rows["value"][i] = ref.value
             if ref.heap is not None:
-                cols["heap"][i] = _HEAP[ref.heap]
-        ident = [self.programs.get(r.value, -1) if r.kind == IDENTIFIER else -1 for r in refs]
-        self._targets(cols)
-        for i, p in enumerate(ident):
-            if p >= 0:
-                cols["target"][i] = len(self.region_names) + len(SHADER_VISIBLE_HEAP_TYPES) + p
-        self.emit(cols)
+                rows["heap"][i] = _HEAP[ref.heap]
+        rows["target"], rows["target_offset"] = self._targets(rows["value"], rows["kind"], rows["heap"])
+        for i, ref in enumerate(refs):
+            if ref.kind == IDENTIFIER:
+                program = self.programs.get(ref.value, -1)
+                rows["target"][i] = self.program_target + program if program >= 0 else -1
+        self.emit(rows)
 
     # -- records as the walk hands them over ----------------------------------------------------------------------
 
@@ -476,9 +546,7 @@ class _Collector:
         if not chosen:
             return
         plan = self._plan(lt.input_struct, chosen, abi.sizeof(lt.input_struct))
-        rows = self._gather(np.array([lt.va], dtype=np.uint64), plan.size)
-        if rows is not None:
-            self.emit(self.rows_of(plan, rows, np.array([lt.va], dtype=np.uint64), {"list_index": lt.index}))
+        self._records(plan, [lt.va], {"list_index": lt.index})
 
     def _gather(self, vas: np.ndarray, size: int) -> np.ndarray | None:
         ridx = self.regions.locate(vas, max(size, 1))
@@ -486,8 +554,7 @@ class _Collector:
             return None
         return self.regions.gather(ridx, vas, size)
 
-    def _slot(self, lt: ListTrace, index: int, va: int, program: Program | None, tail: bool
-              ) -> dict[str, np.ndarray] | None:
+    def _slot(self, lt: ListTrace, index: int, va: int, program: Program | None, tail: bool) -> Columns | None:
         """The rows of a program-table slot a record selected, the first time one does: its identifier and (when
         read) its local-root tail."""
         if va in self.slots:
@@ -505,74 +572,75 @@ class _Collector:
             plan = self._plan("program_table" if program is None else f"{program.name}.program_table",
                               [("ProgramIdentifier", 0, IDENTIFIER, None)], _IDENTIFIER_SIZE)
         vas = np.array([va], dtype=np.uint64)
-        rows = self._gather(vas, plan.size)
-        return None if rows is None else self.rows_of(plan, rows, vas, {"list_index": lt.index, "slot_index": index})
+        records = self._gather(vas, plan.size)
+        return None if records is None else self.rows_of(plan, records, vas, {"list_index": lt.index,
+                                                                              "slot_index": index})
 
     def _batch(self, lt: ListTrace, batch: WorkListBatch) -> None:
-        walk = batch.walk
-        n = len(batch.primary_index)
-        execs = np.diff(batch.exec_off)
-        groups = walk.groups
-        pcs_seen = self.pcses.setdefault(lt.index, set())
-        plans: dict[int, tuple[_Plan, _Plan | None]] = {}
+        """A run of primary records the columns took, as three sequences: the program-table slots they select
+        first, their own references in record order, their secondary records' in record order."""
+        groups = batch.walk.groups
         gid = batch.gid.astype(np.int64)
-        prefix = np.zeros(n, dtype=np.int64)  # rows before a record's own: its slot's, when it is the first to
-        slot_rows: dict[int, dict[str, np.ndarray]] = {}
-        for g in np.unique(gid).tolist():
+        present = np.unique(gid).tolist()
+        pcs_seen = self.pcses.setdefault(lt.index, set())
+        classes: dict[tuple[int, int], list[int]] = {}  # (primary plan, secondary plan) -> its groups
+        plans: dict[int, tuple[_Plan, _Plan | None]] = {}
+        for g in present:
             group = groups[g]
             pcs_seen.add(id(group.pcs))
             got = self._slot(lt, group.pt_index, group.table.va, group.program, True)
-            if got is not None and len(got["va"]):
-                slot_rows[g] = got
-                prefix[int(np.argmax(gid == g))] = len(got["va"])
+            if got is not None:
+                self.emit(got)
             sec = self.plan(group.layout.secondary, group.pcs, group.program) if group.hybrid and \
                 group.layout.secondary is not None else None
             plans[g] = (self.plan(group.layout.primary, group.pcs, group.program), sec)
-        pcount = np.zeros(len(groups), dtype=np.int64)
-        scount = np.zeros(len(groups), dtype=np.int64)
-        for g, (pplan, splan) in plans.items():
-            pcount[g] = len(pplan.offsets)
-            scount[g] = len(splan.offsets) if splan is not None else 0
-        count = prefix + pcount[gid] + scount[gid] * execs
-        start = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(count, out=start[1:])
-        total = int(start[-1])
-        if not total:
-            return
-        out = {c: np.empty(total, dtype=dt) for c, dt in COLUMNS.items()}
-        for g, got in slot_rows.items():
-            pos = start[int(np.argmax(gid == g))] + np.arange(len(got["va"]))
-            for c in COLUMNS:
-                out[c][pos] = got[c]
-        own = start[:-1] + prefix  # where each record's own rows start
-        for g, (pplan, splan) in plans.items():
-            m = np.flatnonzero(gid == g)
-            rows = batch.primary_rows[g]
+            classes.setdefault((id(plans[g][0]), id(sec)), []).append(g)
+        primary: list[tuple[np.ndarray, Columns]] = []
+        secondary: list[tuple[np.ndarray, Columns]] = []
+        for members in classes.values():
+            pplan, splan = plans[members[0]]
+            m = np.arange(len(gid)) if len(classes) == 1 else np.flatnonzero(np.isin(gid, members))
+            values = np.empty((len(m), len(pplan.offsets)), dtype=np.uint64)
+            at = {g: np.flatnonzero(gid[m] == g) if len(members) > 1 else slice(None) for g in members}
+            for g in members:
+                values[at[g]] = plan_values(pplan, batch.primary_rows[g])
             where = {"list_index": lt.index, "primary_index": batch.primary_index[m]}
-            p = self.rows_of(pplan, rows, batch.primary_va[m], where)
-            if len(p["va"]):
-                pos = (own[m][:, None] + np.arange(len(pplan.offsets))[None, :]).reshape(-1)
-                for c in COLUMNS:
-                    out[c][pos] = p[c]
-            if splan is None or not len(splan.offsets):
-                continue
-            ns = execs[m]
-            owner = np.repeat(np.arange(len(m)), ns)
-            first = np.zeros(len(m) + 1, dtype=np.int64)
-            np.cumsum(ns, out=first[1:])
-            j = np.arange(int(first[-1]), dtype=np.int64) - first[:-1][owner]
-            stride = np.uint64(groups[g].sstride)
-            svas = batch.secondary_base[g][owner] + j.astype(np.uint64) * stride
-            srows = batch.secondary_rows[g][batch.sec_off[m][owner] + j] if len(j) else \
-                np.zeros((0, splan.size), dtype=np.uint8)
-            s = self.rows_of(splan, srows, svas, {"list_index": lt.index,
-                                                  "primary_index": batch.primary_index[m][owner],
-                                                  "secondary_index": j})
-            sf = len(splan.offsets)
-            pos = (own[m][owner] + pcount[g] + j * sf)[:, None] + np.arange(sf)[None, :]
-            for c in COLUMNS:
-                out[c][pos.reshape(-1)] = s[c]
-        self.emit(out)
+            primary.append((m, self.rows_of(pplan, None, batch.primary_va[m], where, values)))
+            if splan is not None:
+                secondary.append(self._secondaries(lt, batch, splan, m, members, at))
+        for parts in (primary, secondary):
+            if len(parts) == 1:
+                self.emit(parts[0][1])
+            elif parts:  # records of several shapes: in record order again
+                cols = concatenate([p[1] for p in parts])
+                position = np.concatenate([np.repeat(m, len(p["va"]) // max(len(m), 1)) for m, p in parts])
+                self.emit(_taken(cols, np.argsort(position, kind="stable")))
+
+    def _secondaries(self, lt: ListTrace, batch: WorkListBatch, plan: _Plan, m: np.ndarray, members: list[int],
+                     at: dict[int, Any]) -> tuple[np.ndarray, Columns]:
+        """The secondary records the columns took of records ``m`` (of one shape; ``at``: each group's records
+        among them), in record order: per secondary record its record's position, and the rows."""
+        ns = np.diff(batch.exec_off)[m]
+        owner = np.repeat(np.arange(len(m)), ns)
+        first = np.zeros(len(m) + 1, dtype=np.int64)
+        np.cumsum(ns, out=first[1:])
+        j = np.arange(int(first[-1]), dtype=np.int64) - first[:-1][owner]
+        base = np.empty(len(m), dtype=np.uint64)
+        values = np.empty((len(j), len(plan.offsets)), dtype=np.uint64)
+        for g in members:
+            base[at[g]] = batch.secondary_base[g]
+            rows = batch.secondary_rows[g]
+            if len(members) == 1:
+                values[:] = plan_values(plan, rows)
+            else:  # the group's secondary records, in the class's record order
+                t = at[g]
+                values[np.repeat(first[:-1][t], ns[t]) + np.arange(len(rows)) - np.repeat(
+                    np.cumsum(ns[t]) - ns[t], ns[t])] = plan_values(plan, rows)
+        stride = np.uint64(batch.walk.groups[members[0]].sstride)
+        vas = base[owner] + j.astype(np.uint64) * stride
+        cols = self.rows_of(plan, None, vas, {"list_index": lt.index, "primary_index": batch.primary_index[m][owner],
+                                              "secondary_index": j}, values)
+        return m[owner], cols
 
     def _object(self, lt: ListTrace, prt: PrimaryRecordTrace) -> None:
         """A record the reference walk made (flagged, or of a raytracing-class list): its program-table slot and its
@@ -601,11 +669,10 @@ class _Collector:
         for seg in prt.secondary_records.segments:
             if isinstance(seg, _SecondaryRecords):  # the secondary records the columns took before handing over
                 b, g, r = seg.batch, int(seg.batch.gid[seg.r]), seg.r
-                k = len(seg)
-                j = np.arange(k, dtype=np.int64)
+                j = np.arange(len(seg), dtype=np.int64)
                 vas = b.secondary_base[g][b.group_row[r]] + j.astype(np.uint64) * np.uint64(seg.group.sstride)
-                rows = b.secondary_rows[g][b.sec_off[r] + j]
-                self.emit(self.rows_of(splan, rows, vas, {**where, "secondary_index": j}))
+                self.emit(self.rows_of(splan, b.secondary_rows[g][b.sec_off[r] + j], vas,
+                                       {**where, "secondary_index": j}))
             elif isinstance(seg, list):
                 indices = [s.index for s in seg]
                 self._records(splan, [s.va for s in seg], {**where, "secondary_index": np.array(indices, np.int64)})
@@ -614,9 +681,9 @@ class _Collector:
         if not vas_list:
             return
         vas = np.array(vas_list, dtype=np.uint64)
-        rows = self._gather(vas, plan.size)
-        if rows is not None:
-            self.emit(self.rows_of(plan, rows, vas, where))
+        records = self._gather(vas, plan.size)
+        if records is not None:
+            self.emit(self.rows_of(plan, records, vas, where))
 
     # -- ExecuteIndirect ----------------------------------------------------------------------------------------
 
@@ -675,10 +742,7 @@ class _Collector:
             if va in self.slots:
                 continue
             self.slots.add(va)
-            vas = np.array([va], dtype=np.uint64)
-            rows = self._gather(vas, _IDENTIFIER_SIZE)
-            if rows is not None:
-                self.emit(self.rows_of(plan, rows, vas, {"list_index": lt.index, "slot_index": index}))
+            self._records(plan, [va], {"list_index": lt.index, "slot_index": index})
 
     def table_findings(self) -> list[Finding]:
         out = []
@@ -694,6 +758,19 @@ class _Collector:
             out.append(Finding("reference-overlap", "References by value", message + ": no rewrite is right for "
                                "both readings", va=va))
         return out
+
+
+def _constant(value: int, n: int, dtype: Any) -> np.ndarray:
+    """``n`` times ``value``, read-only and without the memory (a column every row of a block shares)."""
+    return np.broadcast_to(np.asarray(value, dtype=dtype), (n,))
+
+
+def plan_values(plan: _Plan, records: np.ndarray) -> np.ndarray:
+    """The 8-byte references' values of records (a uint8 matrix of whole records), one row per record."""
+    values = np.empty((len(records), len(plan.offsets)), dtype=np.uint64)
+    for k, off in enumerate(plan.offsets.tolist()):
+        values[:, k] = records[:, off:off + 8].view("<u8")[:, 0]
+    return values
 
 
 def _field_heap(f: LayoutField, pcs: ProgramCommandSignature | None, program: Program | None) -> str:
@@ -722,12 +799,14 @@ def _field_heap(f: LayoutField, pcs: ProgramCommandSignature | None, program: Pr
     return table_heap_type(param)
 
 
-def walk_references(capture: Capture, sink: RowSink, *, limits: Limits | None = None) -> ReferenceWalk:
+def walk_references(capture: Capture, sink: RowSink, *, limits: Limits | None = None,
+                    targets: bool = True) -> ReferenceWalk:
     """Execute ``capture``'s call and hand every reference it reads to ``sink``, a chunk of rows at a time (each a
     :class:`ReferenceTable` whose ``names`` grow as the walk goes on; codes, once given, stay).  The capture's own
     members come first.  The trace returned has its findings; its executions and records were released as they
-    were streamed."""
-    collector = _Collector(capture, sink)
+    were streamed.  ``targets=False``: the rows' ``target`` is left out (-1), for a consumer that does not read
+    it (``remap``)."""
+    collector = _Collector(capture, sink, targets)
     collector.state_rows()
     call = capture.call
     if isinstance(call, DispatchListCall):

@@ -55,17 +55,12 @@ def hex_strings(values: np.ndarray) -> np.ndarray:
     """``0x...`` of every uint64 (no leading zeros), as a bytes array: nibbles through a table, no per-value
     formatting."""
     n = len(values)
-    raw = values.astype(">u8").view(np.uint8).reshape(n, 8)
+    raw = np.ascontiguousarray(values, dtype=">u8").view(np.uint8).reshape(n, 8)
     nibbles = np.empty((n, 16), dtype=np.uint8)
     nibbles[:, 0::2] = raw >> 4
     nibbles[:, 1::2] = raw & 15
-    lead = np.minimum(np.argmax(nibbles != 0, axis=1), 15)  # leading zero nibbles (0 keeps one digit)
-    lead[~nibbles.any(axis=1)] = 15
-    digits = np.concatenate([_HEX_DIGITS[nibbles], np.zeros((n, 16), dtype=np.uint8)], axis=1)
-    out = np.zeros((n, 18), dtype=np.uint8)
-    out[:, 0], out[:, 1] = ord("0"), ord("x")
-    out[:, 2:] = np.take_along_axis(digits, lead[:, None] + np.arange(16)[None, :], axis=1)
-    return out.view("S18").reshape(n)
+    digits = np.strings.lstrip(_HEX_DIGITS[nibbles].view("S16").reshape(n), b"0")
+    return np.strings.add(b"0x", np.where(digits == b"", b"0", digits))
 
 
 def _names(names: list[str], encode: Any) -> np.ndarray:
@@ -73,11 +68,22 @@ def _names(names: list[str], encode: Any) -> np.ndarray:
     return np.array([*(encode(n) for n in names), b""], dtype=object).astype(bytes)
 
 
-def _joined(fields: list[np.ndarray], sep: bytes) -> bytes:
-    line = fields[0]
-    for f in fields[1:]:
-        line = np.char.add(np.char.add(line, sep), f)
-    return b"\n".join(line.tolist()) + b"\n" if len(line) else b""
+def _joined(fields: list[np.ndarray], sep: bytes, end: bytes = b"\n") -> bytes:
+    """Lines of the fields (bytes arrays) joined by ``sep``, each ended by ``end``: the fields' fixed-width bytes
+    laid side by side in one matrix, their padding (NUL bytes, which no cell holds) taken out; no Python object
+    per line, each byte copied once."""
+    n = len(fields[0])
+    if not n:
+        return b""
+    parts: list[np.ndarray] = []
+    for i, f in enumerate(fields):
+        if i:
+            parts.append(np.broadcast_to(np.frombuffer(sep, dtype=np.uint8), (n, len(sep))))
+        f = np.ascontiguousarray(f)
+        parts.append(f.view(np.uint8).reshape(n, f.dtype.itemsize))
+    parts.append(np.broadcast_to(np.frombuffer(end, dtype=np.uint8), (n, len(end))))
+    flat = np.concatenate(parts, axis=1).reshape(-1)
+    return flat[flat != 0].tobytes()
 
 
 def _decimal(values: np.ndarray) -> np.ndarray:
@@ -124,7 +130,7 @@ class CsvWriter(TableWriter):
 
 
 def _csv_cell(name: str) -> bytes:
-    text = name.encode("utf-8", "backslashreplace")
+    text = name.encode("utf-8", "backslashreplace").replace(b"\0", b"\\0")  # (a NUL is the rows' padding)
     if any(ch in text for ch in (b",", b'"', b"\n", b"\r")):
         return b'"' + text.replace(b'"', b'""') + b'"'
     return text
@@ -149,8 +155,7 @@ class JsonlWriter(TableWriter):
                 text = np.where(none[c], b"null", cols[c].astype("S20") if cols[c].dtype.kind == "u"
                                 else _decimal(cols[c]))
             fields.append(np.char.add(key, text))
-        line = _joined(fields, b",").replace(b"\n", b"}\n")
-        self.out.write(line)
+        self.out.write(_joined(fields, b",", b"}\n"))
         self.rows += n
 
     def close(self, findings: list[Finding], suppressed: int) -> None:

@@ -223,26 +223,40 @@ def _patcher(mapper: _Mapper, offsets: np.ndarray, codes: np.ndarray) -> _Patch:
     field that starts in it (the window must reach past the last one's end)."""
     handle_heaps = {code: heap for heap, code in _HANDLE_CODE.items()}
 
+    key = offsets.dtype.type  # (a key of another type would convert the whole array at every search)
+
     def patch(window: np.ndarray, start: int) -> None:
-        a, b = np.searchsorted(offsets, [start, start + len(window)], side="left")
+        a = int(np.searchsorted(offsets, key(start), side="left"))
+        b = int(np.searchsorted(offsets, key(start + len(window)), side="left"))
         if a == b:
             return
-        o = (offsets[a:b] - np.uint64(start)).astype(np.intp)
+        o = (offsets[a:b] - key(start)).astype(np.intp)
         c = codes[a:b]
         eight = c != _IDENTIFIER_CODE
         if eight.any():
-            at = o[eight]
-            cols = at[:, None] + np.arange(8)
-            old = window[cols].view("<u8").reshape(-1)
-            new = old.copy()
-            cc = c[eight]
-            m = cc == _VA_CODE
-            new[m] = mapper.va(old[m])[0]
-            for code, heap in handle_heaps.items():
-                m = cc == code
-                if m.any():
-                    new[m] = mapper.handle(old[m], heap)[0]
-            window[cols] = new.view(np.uint8).reshape(-1, 8)
+            at = o[eight] if not eight.all() else o
+            aligned = not (at & 7).any() and not start & 7
+            if aligned:  # the usual case: 8-byte fields on 8-byte boundaries, one gather and one scatter
+                words = window[: len(window) // 8 * 8].view("<u8")
+                old = words[at >> 3]
+            else:
+                cols = at[:, None] + np.arange(8)
+                old = window[cols].view("<u8").reshape(-1)
+            cc = c[eight] if not eight.all() else c
+            if bool((cc == _VA_CODE).all()):
+                new = mapper.va(old)[0]
+            else:
+                new = old.copy()
+                m = cc == _VA_CODE
+                new[m] = mapper.va(old[m])[0]
+                for code, heap in handle_heaps.items():
+                    m = cc == code
+                    if m.any():
+                        new[m] = mapper.handle(old[m], heap)[0]
+            if aligned:
+                words[at >> 3] = new
+            else:
+                window[cols] = new.view(np.uint8).reshape(-1, 8)
         for off in o[~eight].tolist():
             old_id = window[off:off + _IDENTIFIER_SIZE].tobytes()
             new_id = mapper.identifier(old_id)[0]
@@ -257,17 +271,17 @@ _IDENTIFIER_SIZE = int(_CODE_SIZE[_IDENTIFIER_CODE])
 def _window_writer(region: Region, patch: _Patch, offsets: np.ndarray, codes: np.ndarray,
                    window: int) -> Callable[[IO[bytes]], None]:
     """Writes ``region``'s bytes rewritten, ``window`` bytes at a time (a field across a window's end is written
-    with the window it starts in)."""
-    ends = offsets + _CODE_SIZE[codes]
+    with the window it starts in; the fields do not overlap, so the last one before the end reaches furthest)."""
+    key = offsets.dtype.type
 
     def write(out: IO[bytes]) -> None:
         data = region.data
         pos = 0
         while pos < region.size:
             stop = min(pos + window, region.size)
-            i = int(np.searchsorted(offsets, np.uint64(stop), side="left"))
+            i = int(np.searchsorted(offsets, key(stop), side="left"))
             if i:
-                stop = max(stop, min(int(ends[:i].max()), region.size))
+                stop = max(stop, min(int(offsets[i - 1]) + int(_CODE_SIZE[codes[i - 1]]), region.size))
             buf = np.frombuffer(bytearray(data[pos:stop]), dtype=np.uint8)
             patch(buf, pos)
             out.write(buf.tobytes())
@@ -288,7 +302,7 @@ def remap(capture: Capture, va_map: VaMap, heap_map: HeapMap | None = None,
     bases = maps.va.check_regions(capture.memory)
     mapper = _Mapper(maps)
     check = _Check(mapper, keep_unmapped)
-    walk = walk_references(capture, check, limits=limits)
+    walk = walk_references(capture, check, limits=limits, targets=False)
     findings = [*walk.findings, *check.findings]
     suppressed = walk.findings_suppressed + max(0, check.unmapped - len(check.findings))
     regions = {r.name: (r.base, bases[r.name]) for r in capture.memory.regions}
