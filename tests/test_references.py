@@ -329,3 +329,10 @@ def test_patch_list_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     assert main(["patch-list", str(ROOT / "d3d12wl/examples/culling_capture.json"), "-o",
                  str(tmp_path / "missing" / "x.csv")]) == 2
     assert "missing" in capsys.readouterr().err
+    assert main(["patch-list", str(ROOT / "d3d12wl/examples/culling_capture.json"), "--format", "jsonl", "-o",
+                 str(tmp_path / "r.jsonl"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["references"] == 22 and doc["kinds"] == {"va": 16, "descriptor-handle": 0, "program-identifier": 6}
+    assert main(["patch-list", str(ROOT / "d3d12wl/examples/culling_capture.json"), "--json"]) == 2
+    assert main(["patch-list", str(ROOT / "d3d12wl/examples/culling.json")]) == 2
+    assert "is a description, not a capture" in capsys.readouterr().err

@@ -28,7 +28,8 @@ Formats (one encoding per value): csv (the default; VAs in hex, absent values em
 then the findings and an end line), npz (one typed array per column, names.<column> for the code columns,
 findings.<member>), parquet (typed, code columns dictionary-encoded, the findings in the file's metadata; needs pip
 install 'd3d12wl[parquet]').  -o writes the file atomically; without it the rows go to standard output.  A summary
-and the findings go to standard error.
+and the findings go to standard error; --json (with -o FILE) prints them on standard output as {"output",
+"format", "references", "kinds", "findings", "findings_suppressed"}.
 
 Exit status: 0 when the walk and the table have no error findings, 1 when they have (the table is still written:
 it lists what the call reads), 2 when the capture cannot be used (the message names the file or member)."""
@@ -42,18 +43,24 @@ def register(sub: Any) -> None:
     p.add_argument("capture", metavar="CAPTURE", help="the capture file")
     p.add_argument("--format", choices=FORMATS, default="csv", help="csv (default), jsonl, npz or parquet")
     p.add_argument("-o", "--output", metavar="OUT", default=None, help="the file to write (default: standard output)")
+    p.add_argument("--json", action="store_true", help="print the summary and the findings as JSON (needs -o FILE)")
     add_limit_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from d3d12wl.capture.file import load_capture
+    from d3d12wl.cli.documents import CAPTURE, expecting
+    from d3d12wl.errors import D3D12WLError
     from d3d12wl.executor.references import walk_references
     from d3d12wl.executor.references_output import writer_for
-    from d3d12wl.outfiles import output_file
+    from d3d12wl.outfiles import is_stdout, output_file
     from d3d12wl.records.references import REFERENCE_KINDS
 
-    capture = load_capture(args.capture)
+    if args.json and is_stdout(args.output):
+        raise D3D12WLError("the rows go to standard output without -o: give -o FILE with --json", where="--json")
+    with expecting(args.capture, CAPTURE):  # (a description, a trace or a call sequence is named so)
+        capture = load_capture(args.capture)
     kinds: Counter[int] = Counter()
     with output_file(args.output, binary=True) as out:
         writer = writer_for(args.format, out)
@@ -66,11 +73,19 @@ def run(args: argparse.Namespace) -> int:
         findings = [*walk.trace.findings, *walk.findings]
         suppressed = walk.trace.findings_suppressed + walk.findings_suppressed
         writer.close(findings, suppressed)
+    failed = any(f.severity == "error" for f in findings)
+    if args.json:
+        from d3d12wl.serialize import json_text, to_jsonable
+
+        print(json_text({"output": args.output, "format": args.format, "references": walk.rows,
+                         "kinds": {k: kinds[i] for i, k in enumerate(REFERENCE_KINDS)},
+                         "findings": to_jsonable(findings), "findings_suppressed": suppressed}))
+        return 1 if failed else 0
     counts = ", ".join(f"{kinds[i]} {k}" for i, k in enumerate(REFERENCE_KINDS))
-    where = "" if args.output in (None, "-") else f" to {args.output}"
+    where = "" if is_stdout(args.output) else f" to {args.output}"
     print(f"{walk.rows} references ({counts}){where}", file=sys.stderr)
     more = f", {suppressed} more suppressed" if suppressed else ""
     print(f"findings ({len(findings)}{more})", file=sys.stderr)
     for f in findings:
         print(f"  {f}", file=sys.stderr)
-    return 1 if any(f.severity == "error" for f in findings) else 0
+    return 1 if failed else 0

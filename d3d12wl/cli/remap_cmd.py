@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from d3d12wl import tables
@@ -59,6 +58,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from d3d12wl.capture.file import load_capture
     from d3d12wl.capture.maps import load_heap_map, load_identifier_map, load_va_map
+    from d3d12wl.cli.documents import CAPTURE, expecting
     from d3d12wl.errors import D3D12WLError
     from d3d12wl.executor.remap import remap
     from d3d12wl.outfiles import is_stdout
@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if is_stdout(args.output):
         raise D3D12WLError("a rebased capture is a file and its region files next to it: name one with -o",
                            where="-o")
-    capture = load_capture(args.capture)
+    with expecting(args.capture, CAPTURE):  # (a description, a trace or a call sequence is named so)
+        capture = load_capture(args.capture)
     va_map = load_va_map(args.va_map)
     heap_map = load_heap_map(args.heap_map) if args.heap_map else None
     identifier_map = load_identifier_map(args.identifier_map) if args.identifier_map else None
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         from d3d12wl.serialize import json_text
 
-        sys.stdout.write(json_text(_json(result)) + "\n")
+        print(json_text(_json(result)))
     else:
         for line in _lines(result, args.output):
             print(line)
