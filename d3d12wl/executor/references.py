@@ -45,7 +45,7 @@ import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -227,7 +227,7 @@ class Listed:
         else:
             old_o, old_c = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int8)
         o = o.astype(np.uint64)
-        order = np.argsort(o, kind="stable")  # equal offsets keep the walk's order: the first reading leads
+        order = _stable_order(o)  # equal offsets keep the walk's order: the first reading leads
         so, sc = o[order], c[order]
         first = np.ones(len(so), dtype=bool)
         first[1:] = so[1:] != so[:-1]
@@ -243,7 +243,7 @@ class Listed:
         merged_o = np.concatenate([old_o, so[fresh]])
         merged_c = np.concatenate([old_c, sc[fresh]])
         is_new = np.concatenate([np.zeros(len(old_o), dtype=bool), np.ones(int(fresh.sum()), dtype=bool)])
-        morder = np.argsort(merged_o, kind="stable")
+        morder = _stable_order(merged_o)
         merged_o, merged_c = merged_o[morder], merged_c[morder]
         self._overlaps(r, merged_o, merged_c, is_new[morder])
         lo = int(merged_o[0])
@@ -614,7 +614,7 @@ class _Collector:
             elif parts:  # records of several shapes: in record order again
                 cols = concatenate([p[1] for p in parts])
                 position = np.concatenate([np.repeat(m, len(p["va"]) // max(len(m), 1)) for m, p in parts])
-                self.emit(_taken(cols, np.argsort(position, kind="stable")))
+                self.emit(_taken(cols, _stable_order(position)))
 
     def _secondaries(self, lt: ListTrace, batch: WorkListBatch, plan: _Plan, m: np.ndarray, members: list[int],
                      at: dict[int, Any]) -> tuple[np.ndarray, Columns]:
@@ -758,6 +758,14 @@ class _Collector:
             out.append(Finding("reference-overlap", "References by value", message + ": no rewrite is right for "
                                "both readings", va=va))
         return out
+
+
+def _stable_order(values: np.ndarray) -> np.ndarray:
+    """The order that sorts ``values``, equal ones kept in the order they come (the first reading leads)."""
+    return np.argsort(values, kind=_STABLE)
+
+
+_STABLE: Final = "stable"
 
 
 def _constant(value: int, n: int, dtype: Any) -> np.ndarray:

@@ -39,6 +39,8 @@ INDEX_COLUMNS = ("list_index", "primary_index", "secondary_index", "slot_index",
 _FINDING_MEMBERS = ("kind", "rule", "severity", "message", "list_index", "primary_index", "secondary_index",
                     "command_index", "va")
 _HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+#: numpy's string functions on bytes arrays (``numpy.strings`` from numpy 2, ``numpy.char`` before)
+_strings: Any = getattr(np, "strings", None) or np.char
 
 
 def absent(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -59,8 +61,8 @@ def hex_strings(values: np.ndarray) -> np.ndarray:
     nibbles = np.empty((n, 16), dtype=np.uint8)
     nibbles[:, 0::2] = raw >> 4
     nibbles[:, 1::2] = raw & 15
-    digits = np.strings.lstrip(_HEX_DIGITS[nibbles].view("S16").reshape(n), b"0")
-    return np.strings.add(b"0x", np.where(digits == b"", b"0", digits))
+    digits = _strings.lstrip(_HEX_DIGITS[nibbles].view("S16").reshape(n), b"0")
+    return _strings.add(b"0x", np.where(digits == b"", b"0", digits))
 
 
 def _names(names: list[str], encode: Any) -> np.ndarray:
