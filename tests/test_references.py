@@ -324,7 +324,7 @@ def test_patch_list_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     target = tmp_path / "refs.npz"
     assert main(["patch-list", str(ROOT / "d3d12wl/examples/validation_chain_capture.json"), "--format", "npz",
                  "-o", str(target)]) == 1
-    assert len(np.load(target)["va"]) == 31
+    assert len(np.load(target)["va"]) == 32
     assert "findings (12)" in capsys.readouterr().err
     assert main(["patch-list", str(ROOT / "d3d12wl/examples/culling_capture.json"), "-o",
                  str(tmp_path / "missing" / "x.csv")]) == 2
