@@ -69,6 +69,19 @@ typedef enum D3D12_COMMAND_LIST_TYPE
     D3D12_COMMAND_LIST_TYPE_NONE = -1,
 } D3D12_COMMAND_LIST_TYPE;
 
+/* The type of a descriptor heap (d3d12.h's members and values).  SetDescriptorHeaps binds one shader-visible heap
+ * of each of CBV_SRV_UAV and SAMPLER; a descriptor-table handle "must address the currently bound descriptor heap
+ * of the appropriate type" (Work Lists "_DESCRIPTOR_TABLE"), and a capture's command-list state gives each bound
+ * heap's GPU handle range by its type. */
+typedef enum D3D12_DESCRIPTOR_HEAP_TYPE
+{
+    D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV = 0,
+    D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER = 1,
+    D3D12_DESCRIPTOR_HEAP_TYPE_RTV = 2,
+    D3D12_DESCRIPTOR_HEAP_TYPE_DSV = 3,
+    D3D12_DESCRIPTOR_HEAP_TYPE_NUM_TYPES = 4,
+} D3D12_DESCRIPTOR_HEAP_TYPE;
+
 typedef enum DXGI_FORMAT
 {
     DXGI_FORMAT_UNKNOWN = 0,
