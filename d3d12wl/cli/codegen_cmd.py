@@ -10,7 +10,7 @@ from d3d12wl import abi
 from d3d12wl.cli import _violations, load_description, summary
 from d3d12wl.errors import LayoutError
 from d3d12wl.model.objects import ObjectSet
-from d3d12wl.records import codegen, renderdoc
+from d3d12wl.records import codegen, hlsl_bindings, renderdoc
 from d3d12wl.records.decode import declared_stride
 from d3d12wl.records.layout import RecordLayout, laying_out_once, record_id, record_layouts
 from d3d12wl.serialize import json_text
@@ -23,6 +23,8 @@ C, HLSL or RenderDoc structs for every record a description implies.
                                                      headers on the include path) with _Static_asserts on
                                                      every sizeof and offsetof
   d3d12wl codegen SIG.json --lang hlsl [--pcs NAME]  HLSL structs in the shape of the spec's culling example
+  d3d12wl codegen SIG.json --lang hlsl --bindings    ... and after them the register/space declarations of every
+                                                     root and local root parameter and static sampler
   d3d12wl codegen SIG.json --lang renderdoc          RenderDoc buffer-viewer formats: one self-contained format
                                                      per record (at its declared stride), explicit [[offset]]s
                                                      and [[pad]]s, enums declared, VAs [[hex]]
@@ -51,6 +53,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                                                                "EI.command); repeatable")
     p.add_argument("--struct", action="append", default=[], metavar="NAME",
                    help="--lang renderdoc: also the format of this declared struct; repeatable")
+    p.add_argument("--bindings", action="store_true",
+                   help="--lang hlsl: after the structs, the register/space declarations of the root and local root "
+                        "parameters and static samplers (every root signature, or with --pcs that signature's)")
     p.add_argument("--json", action="store_true", help="the generated source and each struct as JSON")
     _violations.add_strict_flag(p)
     p.set_defaults(func=run)
@@ -84,6 +89,8 @@ def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
     for name in args.struct:
         if name not in abi.types():
             raise LayoutError(f"no declared struct named {name!r} (`d3d12wl abi` lists them)", where="--struct")
+    if args.bindings and args.lang != "hlsl":
+        raise LayoutError("--bindings applies to --lang hlsl", where="--bindings")
     strides = {record_id(r): declared_stride(r)[0] for r in layouts}
     if args.lang == "c":
         text = codegen.c_source(layouts)
@@ -91,6 +98,9 @@ def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
         text = codegen.hlsl_source(layouts)
     else:
         text = renderdoc.source(layouts, args.struct, strides)
+    bindings = _bindings(objects, args, layouts)
+    if bindings is not None:
+        text += "\n" + bindings.text
     if not args.json:
         sys.stdout.write(text)
         return 0
@@ -104,6 +114,21 @@ def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
         one = codegen.c_struct if args.lang == "c" else codegen.hlsl_struct
         structs = [{"name": codegen.struct_name(r), "record": r.record, "owner": r.owner, "size": r.size,
                     "stride": r.min_stride, "text": one(r)} for r in layouts]
-    sys.stdout.write(json_text({"lang": args.lang, "source": text, "structs": structs}, indent=2))
+    doc: dict[str, object] = {"lang": args.lang, "source": text, "structs": structs}
+    if bindings is not None:
+        doc["bindings"] = bindings.to_dict()
+    sys.stdout.write(json_text(doc, indent=2))
     sys.stdout.write("\n")
     return 0
+
+
+def _bindings(objects: ObjectSet, args: argparse.Namespace, layouts: list[RecordLayout]
+              ) -> hlsl_bindings.HlslBindings | None:
+    """``--bindings``: the declarations of the root signatures in scope (None without the flag); none at all is said
+    in the file and in one line on stderr, and is no error."""
+    if not args.bindings:
+        return None
+    found = hlsl_bindings.hlsl_bindings(objects, args.pcs, layouts)
+    if found.note is not None:
+        print(f"d3d12wl codegen: --bindings: {found.note}", file=sys.stderr)
+    return found
