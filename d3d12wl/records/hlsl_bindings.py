@@ -40,6 +40,7 @@ command list's root argument (spec "global root signature / static default").
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -178,7 +179,7 @@ def _dwords_written(arg: WorkListArgumentDesc | IndirectArgumentDesc) -> tuple[i
         return arg.IncrementingConstant.DestOffsetIn32BitValues, 1
     if isinstance(arg, WorkListArgumentDesc) and name == "INLINE_ROOT_PARAMETER":
         inline = arg.InlineRootParameter
-        if _parameter_type(inline.RootParameter, "") == "32BIT_CONSTANTS":
+        if inline.RootParameter.parameter_type_name == "32BIT_CONSTANTS":
             return inline.DestOffsetIn32BitValues, inline.Num32BitValuesToSet
     return None, None
 
@@ -369,7 +370,6 @@ class _Signature:
     label: str                  # the name its declarations start with
     title: str                  # what it is, in words
     local: bool
-    path: str                   # the description member it is
     params: list[tuple[int, str, RootParameter1, list[_Writer]]]  # (index, path, parameter, writers)
     samplers: list[tuple[int, str, StaticSamplerDesc1]]           # (index, path, sampler)
 
@@ -380,7 +380,7 @@ def _named_signature(rs: RootSignature, scope: _Scope, writers: _Writers) -> _Si
     flags = abi.enum_text("D3D12_ROOT_SIGNATURE_FLAGS", rs.Flags) if rs.Flags else "no flags"
     path = f"root_signatures.{rs.name}"
     return _Signature(c_identifier(rs.name), f"{kind} root signature {rs.name!r} ({path}): {uses}; {flags}",
-                      rs.is_local, path,
+                      rs.is_local,
                       [(p, f"{path}.pParameters[{p}]", param, writers.get(rs, p))
                        for p, param in enumerate(rs.pParameters)],
                       [(s, f"{path}.pStaticSamplers[{s}]", sampler) for s, sampler in enumerate(rs.pStaticSamplers)])
@@ -400,7 +400,7 @@ def _synthesized_signature(pcs: ProgramCommandSignature) -> _Signature:
                 for k, i in enumerate(i for i, a in enumerate(args) if a.type_name == "INLINE_STATIC_SAMPLER")]
     return _Signature(f"{c_identifier(pcs.name)}_lrs",
                       f"the local root signature {pcs.name!r} synthesizes from its _INLINE_* arguments ({path}; spec "
-                      "\"Local root signatures\", implicit path)", True, path, params, samplers)
+                      "\"Local root signatures\", implicit path)", True, params, samplers)
 
 
 def _set_by(sig: _Signature, writers: list[_Writer]) -> list[str]:
@@ -410,6 +410,19 @@ def _set_by(sig: _Signature, writers: list[_Writer]) -> list[str]:
         return ["//   not set by any argument or program-table record of the description"]
     return ["//   not set by any argument: it keeps the command list's root argument (SetGraphicsRoot* / "
             "SetComputeRoot* before the call)"]
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """Where a declaration comes from (the :class:`HlslBinding` members every declaration of a parameter shares)."""
+
+    kind: str
+    root_signature: str
+    local: bool
+    path: str
+    parameter: int | None = None
+    range: int | None = None
+    sampler: int | None = None
 
 
 class _Emitter:
@@ -426,36 +439,36 @@ class _Emitter:
                               where=path)
         self.names[name] = path
 
-    def declare(self, binding: dict[str, object], lines: list[str]) -> None:
-        text = "\n".join(lines)
+    def declare(self, origin: _Origin, name: str, cls: str, register: int, space: int, count: int | None,
+                hlsl_type: str, type_macro: str | None, dwords: int | None, lines: list[str]) -> None:
         self.lines += [*lines, ""]
-        self.declarations.append(HlslBinding(**binding, text=text))  # type: ignore[arg-type]
+        self.declarations.append(HlslBinding(
+            name, origin.kind, cls, register, space, count, hlsl_type, type_macro, origin.root_signature,
+            origin.local, origin.parameter, origin.range, origin.sampler, origin.path, dwords, "\n".join(lines)))
 
-    def resource(self, name: str, cls: str, register: int, space: int, count: int | None,
-                 default: str, comment: list[str], common: dict[str, object]) -> None:
+    def resource(self, origin: _Origin, name: str, cls: str, register: int, space: int, count: int | None,
+                 default: str, comment: list[str]) -> None:
         """A declaration whose type is the ``<name>_TYPE`` macro (default ``default``)."""
         macro = f"{name}_TYPE"
-        self.claim(macro, str(common["path"]))
+        self.claim(macro, origin.path)
         if RAW_CONSTANT_BUFFER in default:
             self.raw_constant_buffer = True
         dims = "" if count == 1 else "[]" if count is None else f"[{count}]"
         lines = [*comment, f"#ifndef {macro}", f"#define {macro} {default}", "#endif",
                  f"{macro} {name}{dims} : register({cls}{register}, space{space});"]
-        self.declare({**common, "name": name, "register_class": cls, "register": register, "space": space,
-                      "count": count, "hlsl_type": default, "type_macro": macro, "dwords": None}, lines)
+        self.declare(origin, name, cls, register, space, count, default, macro, None, lines)
 
     def parameter(self, sig: _Signature, p: int, path: str, rp: RootParameter1, writers: list[_Writer]) -> None:
         kind = _parameter_type(rp, path)
         name = f"{sig.label}_param{p}"
         what = f"{sig.label} root parameter {p}"
-        common: dict[str, object] = {"kind": kind, "root_signature": sig.label, "local": sig.local, "parameter": p,
-                                     "range": None, "sampler": None, "path": path}
+        origin = _Origin(kind, sig.label, sig.local, path, parameter=p)
         visibility = f"visibility {_visibility(rp.ShaderVisibility)}"
         self.claim(name, path)
         if kind == "32BIT_CONSTANTS":
             c = rp.Constants
-            self.constants(name, what, c.ShaderRegister, c.RegisterSpace, c.Num32BitValues, visibility, writers,
-                           sig, {**common, "path": path})
+            self.constants(origin, name, what, c.ShaderRegister, c.RegisterSpace, c.Num32BitValues, visibility,
+                           writers)
         elif kind in ("CBV", "SRV", "UAV"):
             d = rp.Descriptor
             cls = PARAMETER_REGISTER[kind]
@@ -463,8 +476,7 @@ class _Emitter:
                        f"{_flags('D3D12_ROOT_DESCRIPTOR_FLAGS', d.Flags)} ({path})", *_set_by(sig, writers),
                        "//   a root descriptor is a buffer; what is in it the description does not say "
                        f"(#define {name}_TYPE to declare it)"]
-            self.resource(name, cls, d.ShaderRegister, d.RegisterSpace, 1, ROOT_DESCRIPTOR_TYPE[cls], comment,
-                          common)
+            self.resource(origin, name, cls, d.ShaderRegister, d.RegisterSpace, 1, ROOT_DESCRIPTOR_TYPE[cls], comment)
         else:  # DESCRIPTOR_TABLE
             ranges = rp.DescriptorTable.pDescriptorRanges
             self.lines += [f"// {what}: descriptor table of {len(ranges)} range(s), {visibility} ({path})",
@@ -472,10 +484,9 @@ class _Emitter:
             if not ranges:
                 self.lines += ["//   no ranges: nothing to declare", ""]
             for r, rng in enumerate(ranges):
-                self.range(sig, name, r, rng, f"{path}.DescriptorTable.pDescriptorRanges[{r}]", common)
+                self.range(origin, name, r, rng, f"{path}.DescriptorTable.pDescriptorRanges[{r}]")
 
-    def range(self, sig: _Signature, table: str, r: int, rng: DescriptorRange1, path: str,
-              common: dict[str, object]) -> None:
+    def range(self, table_origin: _Origin, table: str, r: int, rng: DescriptorRange1, path: str) -> None:
         range_type = _short("D3D12_DESCRIPTOR_RANGE_TYPE", rng.RangeType, path, "RangeType")
         cls = RANGE_REGISTER[range_type]
         name = f"{table}_range{r}"
@@ -487,28 +498,26 @@ class _Emitter:
         if count == 0:
             self.lines += [head, "//   NumDescriptors 0: nothing to declare", ""]
             return
-        self.resource(name, cls, rng.BaseShaderRegister, rng.RegisterSpace, count, RANGE_TYPE[cls], [head],
-                      {**common, "kind": f"DESCRIPTOR_TABLE {range_type}", "range": r, "path": path})
+        origin = dataclasses.replace(table_origin, kind=f"DESCRIPTOR_TABLE {range_type}", range=r, path=path)
+        self.resource(origin, name, cls, rng.BaseShaderRegister, rng.RegisterSpace, count, RANGE_TYPE[cls], [head])
 
-    def constants(self, name: str, what: str, register: int, space: int, dwords: int, visibility: str,
-                  writers: list[_Writer], sig: _Signature, common: dict[str, object]) -> None:
-        path = str(common["path"])
+    def constants(self, origin: _Origin, name: str, what: str, register: int, space: int, dwords: int,
+                  visibility: str, writers: list[_Writer]) -> None:
+        path = origin.path
         head = f"// {what}: 32BIT_CONSTANTS b{register} space{space}, {dwords} DWORD(s), {visibility} ({path})"
         if dwords == 0:
             self.lines += [head, "//   Num32BitValues 0: nothing to declare", ""]
             return
         struct = f"{name}_Constants"
         self.claim(struct, path)
-        unset = "no program-table record of the description" if sig.local else "the command list's root constants"
+        unset = "no program-table record of the description" if origin.local else "the command list's root constants"
         body = []
         for k in range(dwords):
             setters = "; ".join(w.text(k) for w in writers if w.covers(k)) or f"not set per record: {unset}"
             body.append(f"    {f'uint dw{k};':<44}// {setters}")
         lines = [head, f"struct {struct}", "{", *body, "};",
                  f"ConstantBuffer<{struct}> {name} : register(b{register}, space{space});"]
-        self.declare({**common, "name": name, "register_class": "b", "register": register, "space": space,
-                      "count": 1, "hlsl_type": f"ConstantBuffer<{struct}>", "type_macro": None, "dwords": dwords},
-                     lines)
+        self.declare(origin, name, "b", register, space, 1, f"ConstantBuffer<{struct}>", None, dwords, lines)
 
     def sampler(self, sig: _Signature, s: int, path: str, desc: StaticSamplerDesc1) -> None:
         name = f"{sig.label}_sampler{s}"
@@ -518,10 +527,8 @@ class _Emitter:
         lines = [f"// {sig.label} static sampler {s}: s{desc.ShaderRegister} space{desc.RegisterSpace}, {filt}, "
                  f"visibility {_visibility(desc.ShaderVisibility)} ({path})",
                  f"{hlsl_type} {name} : register(s{desc.ShaderRegister}, space{desc.RegisterSpace});"]
-        self.declare({"name": name, "kind": "STATIC_SAMPLER", "register_class": "s", "register": desc.ShaderRegister,
-                      "space": desc.RegisterSpace, "count": 1, "hlsl_type": hlsl_type, "type_macro": None,
-                      "root_signature": sig.label, "local": sig.local, "parameter": None, "range": None,
-                      "sampler": s, "path": path, "dwords": None}, lines)
+        self.declare(_Origin("STATIC_SAMPLER", sig.label, sig.local, path, sampler=s), name, "s", desc.ShaderRegister,
+                     desc.RegisterSpace, 1, hlsl_type, None, None, lines)
 
 
 _RULE = "// " + "-" * 114
