@@ -31,7 +31,10 @@ C, HLSL or RenderDoc structs for every record a description implies.
   d3d12wl codegen SIG.json --lang renderdoc --struct D3D12_DISPATCH_LIST_INPUT1
                                                      ... and for any declared struct (repeatable)
   d3d12wl codegen SIG.json --lang c --json           {"lang", "source", "structs": [{"name", "record", "owner",
-                                                     "size", "stride", "text"}]} for tools
+                                                     "size", "stride", "text"}]} for tools; with --bindings
+                                                     also "bindings": {"root_signatures", "source", "note",
+                                                     "declarations": [{"name", "kind", "register", "space",
+                                                     "count", "type", "type_macro", "path", ...}]}
 
 Records: each program command signature's primary, secondary and implicit-path program-table records; each
 program whose program-table record differs from its PCS's (the explicit local-root-signature path); each
