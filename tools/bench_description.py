@@ -88,7 +88,8 @@ COMMANDS: dict[str, list[str]] = {
     "codegen c": ["codegen", "--lang", "c"],
     "codegen hlsl": ["codegen", "--lang", "hlsl"],
     "codegen hlsl --bindings": ["codegen", "--lang", "hlsl", "--bindings"],
-    "codegen renderdoc": ["codegen", "--lang", "renderdoc"],
+    # (every record's format: text output takes one --record, and the documents' records differ by case)
+    "codegen renderdoc": ["codegen", "--lang", "renderdoc", "--json"],
 }
 CASES = ("wl", "ei")
 
