@@ -34,8 +34,9 @@ DATA = Path(__file__).resolve().parent / "data"
 #: (descriptor tables of every range type, an unbounded range in a global and in a synthesized local root
 #: signature, static and table samplers, comparison samplers, spaces 0-7, an explicit-path local root signature
 #: whose constants are partly overridden per record, a synthesized constants slot composed of two arguments)
-DESCRIPTIONS = [str(EXAMPLES.joinpath(n)) for n in ("culling.json", "tier2_chain.json", "gpu_resident_diagram.json",
-                                                   "execute_indirect.json")] + [str(DATA / "bindings.json")]
+DESCRIPTIONS = [str(EXAMPLES.joinpath(n)) for n in ("culling.json", "culling_named.json", "tier2_chain.json",
+                                                   "gpu_resident_diagram.json", "execute_indirect.json")] + [
+    str(DATA / "bindings.json")]
 
 #: D3D12's register class of each root parameter and range type (the test's own statement of the binding model)
 CLASS = {"32BIT_CONSTANTS": "b", "CBV": "b", "SRV": "t", "UAV": "u", "SAMPLER": "s"}
@@ -367,3 +368,11 @@ def test_empty_and_unknown_members(capsys: pytest.CaptureFixture[str], tmp_path:
     assert hlsl_bindings(description.load(str(path)), "Q").note == (
         "program command signature 'Q' has no root signature (none in root_signatures it uses, and no "
         "_INLINE_ROOT_PARAMETER / _INLINE_STATIC_SAMPLER arguments): no bindings to declare")
+
+
+def test_argument_names_name_the_record_members() -> None:
+    """An argument's ``Name`` (culling_named.json) is the record member each comment names: the layout's field."""
+    _, found = generated(str(EXAMPLES.joinpath("culling_named.json")))
+    by_name = {b.name: b for b in found.declarations}
+    assert "SECONDARY_RECORD: PCS_SecondaryRecord.MaterialBufferSRV" in by_name["GRS_param1"].text
+    assert "PROGRAM_TABLE_RECORD: PCS_ProgramTableRecord.Tint[3]" in by_name["PCS_lrs_param0"].text
