@@ -14,6 +14,14 @@ typedef uint64_t D3D12_GPU_VIRTUAL_ADDRESS;
 #define D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT 32
 #define D3D12_MAX_ROOT_COST 64
 
+/* Pre-existing d3d12.h facts the HLSL bindings read (codegen --lang hlsl --bindings): a constant buffer view holds
+ * at most this many 16-byte elements (the DWORD view of a root CBV whose contents the description does not give),
+ * and a filter's reduction type, in its bits SHIFT.. under MASK, says whether a static sampler is a comparison
+ * sampler (SamplerComparisonState). */
+#define D3D12_REQ_CONSTANT_BUFFER_ELEMENT_COUNT 4096
+#define D3D12_FILTER_REDUCTION_TYPE_MASK 0x3
+#define D3D12_FILTER_REDUCTION_TYPE_SHIFT 7
+
 typedef struct D3D12_GPU_VIRTUAL_ADDRESS_RANGE
 {
     D3D12_GPU_VIRTUAL_ADDRESS StartAddress;
@@ -172,6 +180,14 @@ typedef enum D3D12_FILTER
     D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_POINT = 0x180,
     D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_LINEAR = 0x195,
 } D3D12_FILTER;
+
+typedef enum D3D12_FILTER_REDUCTION_TYPE
+{
+    D3D12_FILTER_REDUCTION_TYPE_STANDARD = 0,
+    D3D12_FILTER_REDUCTION_TYPE_COMPARISON = 1,
+    D3D12_FILTER_REDUCTION_TYPE_MINIMUM = 2,
+    D3D12_FILTER_REDUCTION_TYPE_MAXIMUM = 3,
+} D3D12_FILTER_REDUCTION_TYPE;
 
 typedef enum D3D12_TEXTURE_ADDRESS_MODE
 {
