@@ -1,0 +1,179 @@
+"""Reading memory a driver points at without trusting it (spec "Message validation").
+
+The runtime copies ``*pMessage`` and the ``pDescription`` string before ``pfnReportMessageCb`` returns, and "does
+not validate that pDescription is NUL-terminated, nor does it bound the description's length: a non-NULL but
+unterminated string cannot be safely inspected".  A conformance harness must inspect it anyway -- "pDescription
+being NUL-terminated is a driver contract, caught in driver bring-up and HLK" -- so this module reads driver memory
+the one way that cannot fault: ``process_vm_readv`` on the harness's own process, which returns ``EFAULT`` for an
+unmapped or unreadable page instead of raising SIGSEGV (``/proc/self/mem`` where that call is not allowed, which
+returns ``EIO``).  Reads go page by page at their edges, so a page is read whole or found unreadable.
+
+:func:`read_c_string` scans for the NUL up to :data:`DESCRIPTION_SCAN_LIMIT` bytes and keeps at most
+:data:`DESCRIPTION_KEEP_LIMIT` of them: every length a driver supplies is bounded here.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import functools
+import mmap
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: How far the harness looks for a description's NUL (a longer description is kept truncated, undecided).
+DESCRIPTION_SCAN_LIMIT = 64 << 20
+#: How many bytes of a description the harness keeps (a longer one is kept truncated; the length is recorded).
+DESCRIPTION_KEEP_LIMIT = 64 << 10
+
+_PAGE = mmap.PAGESIZE
+_CHUNK = 64 << 10
+
+
+class _IOVec(ctypes.Structure):
+    _fields_ = [("iov_base", ctypes.c_void_p), ("iov_len", ctypes.c_size_t)]
+
+
+Reader = Callable[[int, int], bytes]
+
+
+def _vm_reader() -> Reader | None:
+    """``process_vm_readv`` on this process, or None where libc lacks it or the kernel refuses it."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        call = libc.process_vm_readv
+    except (OSError, AttributeError):
+        return None
+    call.restype = ctypes.c_ssize_t
+    call.argtypes = [ctypes.c_int, ctypes.POINTER(_IOVec), ctypes.c_ulong, ctypes.POINTER(_IOVec), ctypes.c_ulong,
+                     ctypes.c_ulong]
+
+    def read(address: int, size: int) -> bytes:
+        buffer = ctypes.create_string_buffer(size)
+        local = _IOVec(ctypes.cast(buffer, ctypes.c_void_p), size)
+        remote = _IOVec(address, size)
+        got = call(os.getpid(), ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+        if got < 0:
+            err = ctypes.get_errno()
+            if err == errno.EFAULT:
+                return b""
+            raise OSError(err, os.strerror(err))
+        return buffer.raw[:got]
+
+    try:  # probe it once on memory of our own
+        probe = ctypes.create_string_buffer(b"ok")
+        if read(ctypes.addressof(probe), 2) != b"ok":
+            return None
+    except OSError:
+        return None
+    return read
+
+
+def _proc_mem_reader() -> Reader | None:
+    try:
+        fd = os.open("/proc/self/mem", os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+
+    def read(address: int, size: int) -> bytes:
+        try:
+            return os.pread(fd, size, address)
+        except OSError as exc:
+            if exc.errno in (errno.EIO, errno.EFAULT):
+                return b""
+            raise
+
+    return read
+
+
+@functools.cache
+def _reader() -> Reader:
+    reader = _vm_reader() or _proc_mem_reader()
+    if reader is None:  # pragma: no cover - neither exists on this platform
+        raise OSError(errno.ENOSYS, "no fault-safe way to read this process's memory (process_vm_readv, /proc/self/mem)")
+    return reader
+
+
+def read_bytes(address: int, size: int) -> bytes:
+    """Up to ``size`` bytes at ``address``: fewer when unreadable memory starts before the end (none when the first
+    byte is unreadable).  Never faults."""
+    reader = _reader()
+    out = bytearray()
+    while len(out) < size:
+        at = address + len(out)
+        want = _chunk_size(at, min(size - len(out), _CHUNK))
+        got = _read_chunk(reader, at, want)
+        out += got
+        if len(got) < want:
+            break
+    return bytes(out)
+
+
+def _chunk_size(address: int, size: int) -> int:
+    """``size`` or less, so that a chunk of a page or more ends on a page edge (and one of less stays in its page)."""
+    end = address + size
+    if size >= _PAGE:
+        end -= end % _PAGE
+    else:
+        end = min(end, address - address % _PAGE + _PAGE)
+    return end - address
+
+
+def _read_chunk(reader: Reader, address: int, size: int) -> bytes:
+    """The readable prefix of ``size`` bytes at ``address`` (page by page once a read comes back short)."""
+    if address <= 0:
+        return b""
+    got = reader(address, size)
+    if len(got) == size:
+        return got
+    out = bytearray()
+    while len(out) < size:
+        at = address + len(out)
+        want = min(size - len(out), _PAGE - at % _PAGE)
+        page = reader(at, want)
+        out += page
+        if len(page) < want:
+            break
+    return bytes(out)
+
+
+@dataclass(frozen=True)
+class CString:
+    """A C string as read from driver memory.
+
+    ``data``: its first bytes (at most the keep limit), without the NUL.  ``length``: its length in bytes when the NUL
+    was found, None when not.  ``unterminated``: unreadable memory came before any NUL (the string is provably not
+    NUL-terminated: every byte of a terminated string up to its NUL is readable).  A string with neither a NUL nor
+    unreadable memory within the scan limit is ``length`` None and not ``unterminated``: not decided."""
+
+    data: bytes
+    length: int | None
+    unterminated: bool
+
+    @property
+    def truncated(self) -> bool:
+        return self.length is None or self.length > len(self.data)
+
+
+def read_c_string(address: int, *, scan_limit: int = DESCRIPTION_SCAN_LIMIT,
+                  keep_limit: int = DESCRIPTION_KEEP_LIMIT) -> CString:
+    """The NUL-terminated string at ``address``, read without trusting it (see :class:`CString`)."""
+    reader = _reader()
+    kept = bytearray()
+    scanned = 0
+    chunk = 256  # most descriptions are short: read a little first, more as the string goes on
+    while scanned < scan_limit:
+        at = address + scanned
+        want = _chunk_size(at, min(chunk, scan_limit - scanned))
+        got = _read_chunk(reader, at, want)
+        nul = got.find(b"\0")
+        end = nul if nul >= 0 else len(got)
+        kept += got[:max(0, min(end, keep_limit - len(kept)))]
+        if nul >= 0:
+            return CString(bytes(kept), scanned + nul, False)
+        scanned += len(got)
+        if len(got) < want:  # unreadable memory before any NUL
+            return CString(bytes(kept), None, True)
+        chunk = min(chunk * 4, _CHUNK)
+    return CString(bytes(kept), None, False)
