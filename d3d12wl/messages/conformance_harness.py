@@ -1,0 +1,594 @@
+"""What every conformance check stands on: traced devices, probes that plant a token, the workloads, bounded waits.
+
+* **Tracing.**  The driver is wrapped (:class:`TracedDriver`) so that every DDI entry point the runtime calls is
+  recorded while it runs, per thread, in a :class:`BlackBox` -- in a forked check process also in shared memory, so
+  a crash or a hang is attributed to the entry point it happened in.  An exception out of an entry point is a
+  :class:`~d3d12wl.messages.conformance_results.DriverFault` at that site, except from
+  ``pfnFlushDriverReportedMessages``, whose raises are held (the flush returns) and judged by the checks that read
+  :attr:`TracedDevice.flush_raises`.
+* **Probes.**  The workloads' command-list calls carry probes: a finding to report when the GPU runs the call
+  (``gpu_message``) or while recording it (``record_message``).  Each probe's text carries a token of its own
+  (``[d3d12wl probe 1a2b3c4d-3]``), and a finding is the probe's wherever the token stands in the driver's text (a
+  driver may prefix a vendor tag or an object's identity, or add text after it).
+* **Workloads.**  :func:`standard_workload` (every flush point but removal, with a Reset before a resubmission runs),
+  :func:`removal_workload` (GPU work captured, or work in flight that never completes; the removal; the app going
+  on),
+  :func:`concurrent_workload` (two threads recording two lists, their calls interleaved between
+  ``pfnSetCommandListStateIndex`` and the call itself).
+"""
+
+from __future__ import annotations
+
+import itertools
+import mmap
+import re
+import secrets
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from d3d12wl.messages.channel import CommandList, Device, ReportRecord, Runtime
+from d3d12wl.messages.conformance_results import DriverFactory, DriverFault, Fault
+from d3d12wl.messages.driver import CoreLayerCallbacks, DeviceFuncs, Driver, DriverDevice, DriverHandle
+from d3d12wl.messages.enabling import RegistryOverlay
+
+#: How long a DDI call made from inside a report may take before it counts as blocked by the reporting thread.
+LOCK_TIMEOUT_S = 1.0
+#: "The driver must return promptly": the bound on the device-removal flush.
+REMOVAL_PROMPT_S = 1.0
+#: How long a workload run on a watched thread (the removal workload) may take before the driver counts as hung.
+WORKLOAD_TIMEOUT_S = 2.0
+#: How long a check waits after its workload (and after destroying its devices) for a late report to arrive.
+GRACE_S = 0.15
+
+# ---- fault sites (the DDI entry points, as the spec and d3d12wl_conformance_ddi.h name them) -----------------
+SITE_LOAD = "loading the driver"
+SITE_FEATURES = "pfnGetSupportedExtendedFeatures"
+SITE_ENABLE = "pfnEnableExtendedFeature"
+SITE_FLUSH = "pfnFlushDriverReportedMessages"
+SITE_REMOVAL_FLUSH = "pfnFlushDriverReportedMessages (device removal)"
+SITE_SET_INDEX = "pfnSetCommandListStateIndex"
+SITE_DESTROY_DEVICE = "DestroyDevice"
+OUTSIDE = "no DDI call (a thread of the driver's own)"
+
+T = TypeVar("T")
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# the black box: which DDI calls are in progress
+# ------------------------------------------------------------------------------------------------------------------
+
+
+class BlackBox:
+    """The DDI calls in progress, per thread: what a fault is attributed to.
+
+    ``shared``: a shared memory map the most recently entered call still in progress is also written to, for the
+    parent of a forked check process to read after the child crashed or was killed (:meth:`read_shared`)."""
+
+    SIZE = 4096
+
+    def __init__(self, shared: mmap.mmap | None = None) -> None:
+        self._lock = threading.Lock()
+        self._calls: dict[int, list[tuple[int, str, str]]] = {}
+        self._serial = itertools.count(1)
+        self._shared = shared
+
+    @contextmanager
+    def call(self, site: str, where: str) -> Iterator[None]:
+        """Record the DDI call ``where`` (at ``site``) in progress on this thread; an exception out of it becomes a
+        :class:`DriverFault` at the site (one already a DriverFault passes through)."""
+        me = threading.get_ident()
+        with self._lock:
+            self._calls.setdefault(me, []).append((next(self._serial), site, where))
+            self._publish()
+        try:
+            yield
+        except DriverFault:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the driver's fault, at this site
+            raise DriverFault(Fault(site, where, f"raised {type(exc).__name__}: {shown(str(exc))}")) from exc
+        finally:
+            with self._lock:
+                stack = self._calls.get(me)
+                if stack:
+                    stack.pop()
+                    if not stack:
+                        del self._calls[me]
+                self._publish()
+
+    def in_progress(self, thread: int | None = None) -> tuple[str, str] | None:
+        """(site, where) of the most recently entered call still in progress (on ``thread``, or on any thread)."""
+        with self._lock:
+            stacks = [self._calls.get(thread, [])] if thread is not None else list(self._calls.values())
+            latest = max((frame for stack in stacks for frame in stack[-1:]), default=None)
+        return None if latest is None else (latest[1], latest[2])
+
+    def _publish(self) -> None:
+        if self._shared is None:
+            return
+        latest = max((stack[-1] for stack in self._calls.values() if stack), default=None)
+        data = b"" if latest is None else f"{latest[1]}\t{latest[2]}".encode("utf-8", "replace")[:self.SIZE - 8]
+        self._shared[4:4 + len(data)] = data
+        self._shared[0:4] = struct.pack("<I", len(data))
+
+    @classmethod
+    def read_shared(cls, shared: mmap.mmap) -> tuple[str, str] | None:
+        (size,) = struct.unpack("<I", shared[0:4])
+        if not 0 < size <= cls.SIZE - 8:
+            return None
+        site, _, where = shared[4:4 + size].decode("utf-8", "replace").partition("\t")
+        return site, where or site
+
+
+@dataclass
+class Context:
+    """The check being run: its black box, the devices it made (torn down after it, when run in-process), and the
+    time it must be decided by."""
+
+    box: BlackBox = field(default_factory=BlackBox)
+    devices: list[Device] = field(default_factory=list)
+    deadline: float | None = None  # time.monotonic() by which the check must have decided
+
+
+_context = Context()
+
+
+def context() -> Context:
+    return _context
+
+
+@contextmanager
+def check_context(ctx: Context) -> Iterator[Context]:
+    """Make ``ctx`` the current check's context for the ``with`` body."""
+    global _context
+    outer, _context = _context, ctx
+    try:
+        yield ctx
+    finally:
+        _context = outer
+
+
+def teardown(ctx: Context) -> None:
+    """Destroy the devices a check left alive (their driver threads with them) and let go of the runtime model
+    behind each (a driver device that can, ``retire()``: its callbacks stay valid for the driver's leftover
+    threads); what the driver does then is not judged.  Best effort: an error here is the driver's, after its check
+    was decided."""
+    for device in ctx.devices:
+        if not device.destroyed:
+            try:
+                device.destroy()
+            except Exception:  # noqa: BLE001, S110 - after the verdict; nothing to judge
+                pass
+        retire = getattr(getattr(device.driver_device, "inner", None), "retire", None)
+        if callable(retire):
+            retire()
+
+
+def shown(text: str | bytes, limit: int = 160) -> str:
+    """Driver-supplied text as a detail shows it: bounded, with its length when cut."""
+    if isinstance(text, bytes):
+        size, text = len(text), text[:limit * 4].decode("utf-8", "replace")
+    else:
+        size = len(text.encode("utf-8", "surrogatepass"))
+    return text if len(text) <= limit else f"{text[:limit]}... ({size} bytes)"
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# the traced driver
+# ------------------------------------------------------------------------------------------------------------------
+
+
+class TracedDriver(Driver):
+    """A driver whose adapter-level DDI runs in the black box."""
+
+    def __init__(self, inner: Driver) -> None:
+        self.inner = inner
+
+    def get_supported_extended_features(self) -> Mapping[int, int]:
+        with context().box.call(SITE_FEATURES, SITE_FEATURES):
+            return dict(self.inner.get_supported_extended_features())
+
+    def create_device(self, callbacks: CoreLayerCallbacks) -> DriverDevice:
+        with context().box.call("pfnCreateDevice", "pfnCreateDevice"):
+            return TracedDevice(self.inner.create_device(callbacks), callbacks)
+
+
+class TracedDevice(DriverDevice):
+    """A driver device whose every DDI entry point runs in the black box.
+
+    ``flush_raises``: what ``pfnFlushDriverReportedMessages`` raised, as (flush ordinal, kind, text); ``flushes``:
+    (kind, start, end) of every flush call (``time.monotonic``), end None while it runs; ``after_set_index``: called
+    right after each ``pfnSetCommandListStateIndex`` returns (the concurrent workload's interleaving)."""
+
+    def __init__(self, inner: DriverDevice, callbacks: CoreLayerCallbacks) -> None:
+        self.inner = inner
+        self.runtime_device: Device = callbacks.hRTDevice
+        self.flush_raises: list[tuple[int, str, str]] = []
+        self.flushes: list[list[Any]] = []
+        self.after_set_index: Callable[[], None] | None = None
+
+    def _call(self, site: str, where: str | None = None) -> Any:
+        return context().box.call(site, where or site)
+
+    def enable_extended_feature(self, feature: int, version: int) -> DeviceFuncs | None:
+        with self._call(SITE_ENABLE):
+            funcs = self.inner.enable_extended_feature(feature, version)
+        if funcs is None:
+            return None
+        inner_flush, inner_set = funcs.pfnFlushDriverReportedMessages, funcs.pfnSetCommandListStateIndex
+
+        def flush(hdevice: Any) -> None:
+            kind = self.runtime_device._flush_kind or "flush"
+            site = SITE_REMOVAL_FLUSH if kind == "device removal" else SITE_FLUSH
+            entry: list[Any] = [kind, time.monotonic(), None]
+            self.flushes.append(entry)
+            try:
+                with self._call(site, f"{SITE_FLUSH} ({kind})"):
+                    inner_flush(hdevice)
+            except DriverFault as fault:
+                if fault.fault.hang:
+                    raise
+                self.flush_raises.append((len(self.flushes) - 1, kind, fault.fault.what))  # held: the flush returns
+            finally:
+                entry[2] = time.monotonic()
+
+        def set_index(hcl: Any, index: int) -> None:
+            with self._call(SITE_SET_INDEX):
+                inner_set(hcl, index)
+            hook = self.after_set_index
+            if hook is not None:
+                hook()
+
+        return DeviceFuncs(flush, set_index)
+
+    def create_command_queue(self, hqueue: DriverHandle) -> None:
+        with self._call("CreateCommandQueue"):
+            self.inner.create_command_queue(hqueue)
+
+    def destroy_command_queue(self, hqueue: DriverHandle) -> None:
+        with self._call("DestroyCommandQueue"):
+            self.inner.destroy_command_queue(hqueue)
+
+    def create_command_list(self, hcl: DriverHandle) -> None:
+        with self._call("CreateCommandList"):
+            self.inner.create_command_list(hcl)
+
+    def command_list_work(self, hcl: DriverHandle, kind: str, payload: Mapping[str, Any]) -> None:
+        with self._call("CommandListWork", f"CommandListWork ({kind})"):
+            self.inner.command_list_work(hcl, kind, payload)
+
+    def reset_command_list(self, hcl: DriverHandle) -> None:
+        with self._call("ResetCommandList"):
+            self.inner.reset_command_list(hcl)
+
+    def destroy_command_list(self, hcl: DriverHandle) -> None:
+        with self._call("DestroyCommandList"):
+            self.inner.destroy_command_list(hcl)
+
+    def execute_command_lists(self, hqueue: DriverHandle, hcls: tuple[DriverHandle, ...]) -> None:
+        with self._call("ExecuteCommandLists"):
+            self.inner.execute_command_lists(hqueue, hcls)
+
+    def gpu_execute(self, hqueue: DriverHandle, hcls: tuple[DriverHandle, ...]) -> None:
+        with self._call("GpuExecute"):
+            self.inner.gpu_execute(hqueue, hcls)
+
+    def destroy_device(self) -> None:
+        with self._call(SITE_DESTROY_DEVICE):
+            self.inner.destroy_device()
+
+    def removal_flush_seconds(self) -> float | None:
+        """How long the device-removal flush took (None: not made, or still running)."""
+        for kind, start, end in self.flushes:
+            if kind == "device removal":
+                return None if end is None else end - start
+        return None
+
+
+def make_runtime(factory: DriverFactory, *, registry: RegistryOverlay | None = None) -> Runtime:
+    """A runtime on the traced driver ``factory()`` makes ("At adapter init, the runtime queries the driver's
+    supported extended features")."""
+    with context().box.call(SITE_LOAD, SITE_LOAD):
+        driver = factory()
+    return Runtime(TracedDriver(driver), registry=registry)
+
+
+class FeatureRefused(Exception):
+    """The driver offers the feature, the runtime enabled it on a device, and pfnEnableExtendedFeature refused:
+    nothing of the channel can be decided on that device (``advertised_version_supported`` fails it)."""
+
+
+def make_device(factory: DriverFactory, *, debug: bool = True, toggle: bool = True,
+                registry: RegistryOverlay | None = None, runtime: Runtime | None = None,
+                expect_enabled: bool = True) -> Device:
+    """A device of ``factory()``'s driver (or of ``runtime``), the debug layer and the toggle as given.  Raises
+    :class:`FeatureRefused` when the runtime enabled the feature and the driver refused it (``expect_enabled``)."""
+    rt = runtime or make_runtime(factory, registry=registry)
+    if debug:
+        rt.debug.enable_debug_layer()
+    rt.debug.set_enable_driver_reported_messages(toggle)
+    device = rt.create_device()
+    context().devices.append(device)
+    if expect_enabled and device.decision.requested and rt.negotiated_version() is not None \
+            and not device.driver_reported_messages_enabled:
+        raise FeatureRefused(f"pfnEnableExtendedFeature refused version {rt.negotiated_version()}, the one negotiated")
+    return device
+
+
+def traced(device: Device) -> TracedDevice:
+    driver_device = device.driver_device
+    assert isinstance(driver_device, TracedDevice)
+    return driver_device
+
+
+def run_watched(work: Callable[[], T], timeout_s: float = WORKLOAD_TIMEOUT_S) -> T:
+    """``work()`` on a thread of its own, bounded: returns its result, re-raises its exception, or -- when it has not
+    finished within ``timeout_s`` (or by the check's deadline) -- raises the hang as a :class:`DriverFault` at the
+    DDI call the thread is stuck in."""
+    done = threading.Event()
+    result: list[T] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(work())
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+            errors.append(exc)
+        done.set()
+
+    worker = threading.Thread(target=run, daemon=True, name="d3d12wl-conformance-workload")
+    worker.start()
+    deadline = context().deadline
+    if deadline is not None:
+        timeout_s = max(0.05, min(timeout_s, deadline - time.monotonic() - 0.25))
+    if not done.wait(timeout_s):
+        site, where = context().box.in_progress(worker.ident) or (OUTSIDE, OUTSIDE)
+        raise DriverFault(Fault(site, where, f"did not return within {timeout_s:.2g} s", hang=True))
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
+def settle(seconds: float = GRACE_S) -> None:
+    """The grace period: give a late report the time to arrive."""
+    time.sleep(seconds)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# probes
+# ------------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProbeKind:
+    """One logical message (one message class): every probe of a kind is the same message, "the same logical
+    message use a stable VendorMessageId across reports"."""
+
+    vendor_message_id: int
+    severity: str
+    category: str
+    text: str
+    gpu: bool  # a GPU-timeline finding (captured when the GPU runs the call) or a recording-time one
+
+    @property
+    def payload_key(self) -> str:
+        return "gpu_message" if self.gpu else "record_message"
+
+    @property
+    def label(self) -> str:
+        return "GPU-timeline" if self.gpu else "recording-time"
+
+
+GPU_PROBE = ProbeKind(0x100, "ERROR", "EXECUTION", "conformance: GPU-timeline finding", True)
+RECORD_PROBE = ProbeKind(0x101, "WARNING", "STATE_SETTING", "conformance: recording-time finding", False)
+PROBE_KINDS = (GPU_PROBE, RECORD_PROBE)
+
+_TOKEN = re.compile(rb"\[d3d12wl probe ([0-9a-f]{8})-(\d+)\]")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe call: its kind, the token its text carries, the index the call was recorded under (None: the
+    runtime issued none) and the list that recorded it."""
+
+    kind: ProbeKind
+    token: bytes
+    index: int | None
+    command_list: CommandList
+
+
+@dataclass(frozen=True)
+class Finding:
+    """An accepted report carrying a probe's token (a report with two tokens is a finding of each)."""
+
+    report: ReportRecord
+    probe: Probe
+    position: int  # the report's position in device.reports
+
+
+class Workload:
+    """The probe calls of one workload on one device."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        self.nonce = secrets.token_hex(4)
+        self.probes: dict[bytes, Probe] = {}
+        self._lock = threading.Lock()
+
+    def call(self, command_list: CommandList, method: str, kind: ProbeKind) -> int | None:
+        """``command_list.<method>(<kind's payload key>=probe)``: a GPU-work call carrying a fresh probe."""
+        with self._lock:
+            token = f"[d3d12wl probe {self.nonce}-{len(self.probes)}]".encode()
+            self.probes[token] = Probe(kind, token, None, command_list)  # (its place, before the call reports it)
+        text = f"{token.decode()} {kind.text}"
+        index = getattr(command_list, method)(**{kind.payload_key: (kind.vendor_message_id, kind.severity,
+                                                                    kind.category, text)})
+        with self._lock:
+            self.probes[token] = Probe(kind, token, index, command_list)
+        return index
+
+    def findings(self, kind: ProbeKind | None = None, *, reports: list[ReportRecord] | None = None) -> list[Finding]:
+        """The accepted reports that carry a token of this workload's probes (of ``kind``), oldest first."""
+        out = []
+        for position, r in enumerate(self.device.reports if reports is None else reports):
+            if r.rejection is not None or r.message is None or not isinstance(r.message.description, bytes):
+                continue
+            for match in _TOKEN.finditer(r.message.description):
+                probe = self.probes.get(match.group(0))
+                if probe is not None and match.group(1).decode() == self.nonce and (kind is None or probe.kind is kind):
+                    out.append(Finding(r, probe, position))
+        return out
+
+    def ran(self, probe: Probe) -> bool:
+        """Whether the GPU ran the recording of the probe's call (so a GPU-timeline finding of it exists)."""
+        if probe.index is None:
+            return False
+        rec = self.device._index_recording.get(probe.index)
+        return rec is not None and rec.executions > 0
+
+    def of_kind(self, kind: ProbeKind) -> list[Probe]:
+        return [p for p in self.probes.values() if p.kind is kind]
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# workloads
+# ------------------------------------------------------------------------------------------------------------------
+
+
+def standard_workload(device: Device) -> Workload:
+    """Record, submit, complete, resubmit, Reset before the resubmission runs, and destroy: every flush point but
+    removal.  The resubmitted old recording runs after the Reset, so its finding must name the old recording."""
+    w = Workload(device)
+    queue = device.create_command_queue("conformance queue")
+    a, b = device.create_command_list("A"), device.create_command_list("B")
+    a.draw()
+    w.call(a, "draw", GPU_PROBE)
+    w.call(a, "dispatch", RECORD_PROBE)
+    w.call(b, "dispatch", GPU_PROBE)
+    a.close()
+    b.close()
+    queue.execute_command_lists([a, b])
+    queue.signal()
+    queue.gpu_run()
+    queue.wait()
+    queue.execute_command_lists([a])  # resubmission without Reset
+    a.reset()
+    w.call(a, "draw", GPU_PROBE)
+    a.close()
+    queue.signal()
+    queue.gpu_run()  # runs the resubmission: the recording before the Reset
+    queue.wait()
+    queue.execute_command_lists([a])
+    queue.gpu_run()  # finished but never signalled: only queue destruction carries it
+    queue.destroy()
+    return w
+
+
+def removal_workload(device: Device, *, in_flight: bool = False) -> Workload:
+    """GPU work submitted before the removal, the device removed, the removal surfaced (the removal flush), then the
+    app going on calling into the removed device, and destroying it.
+
+    The work is either *captured* -- the GPU ran it, and no flush point comes after (no Signal, no other call), so
+    no regular flush can have carried its finding -- or, ``in_flight``, submitted and never completed by the GPU
+    (the removal flush must return promptly all the same; no earlier flush has work in flight, which a driver may
+    wait for on a real GPU, where it completes)."""
+    w = Workload(device)
+    queue, cl = device.create_command_queue("removal queue"), device.create_command_list("before the removal")
+    w.call(cl, "draw", GPU_PROBE)
+    cl.close()
+    queue.execute_command_lists([cl])
+    if not in_flight:
+        queue.gpu_run()  # the GPU ran it: its finding is captured
+    device.remove()
+    device.get_device_removed_reason()  # the removal flush
+    queue.wait()
+    cl.reset()
+    w.call(cl, "draw", GPU_PROBE)
+    cl.close()
+    queue.execute_command_lists([cl])
+    queue.gpu_run()
+    queue.destroy()
+    device.destroy()
+    return w
+
+
+#: Rounds of the concurrent workload (each: one call on each list, interleaved).
+CONCURRENT_ROUNDS = 4
+
+
+def concurrent_workload(device: Device) -> tuple[Workload, int]:
+    """Two threads record one list each, ``CONCURRENT_ROUNDS`` probe calls, interleaved so that both lists'
+    ``pfnSetCommandListStateIndex`` come before either call ("Concurrent calls ... are permitted": two threads
+    recording two lists is legal D3D12); then both lists are submitted, run and flushed.  Returns the workload and
+    how many rounds were interleaved (a round whose partner did not arrive within LOCK_TIMEOUT_S runs alone)."""
+    w = Workload(device)
+    queue = device.create_command_queue("concurrent queue")
+    lists = [device.create_command_list("thread 1"), device.create_command_list("thread 2")]
+    barrier = threading.Barrier(2)
+    recording: set[int] = set()
+    interleaved = [0]
+    errors: list[BaseException] = []
+
+    def after_set_index() -> None:
+        if threading.get_ident() in recording and not barrier.broken:
+            try:
+                if barrier.wait(LOCK_TIMEOUT_S) == 0:
+                    interleaved[0] += 1
+            except threading.BrokenBarrierError:
+                pass
+
+    def record(cl: CommandList) -> None:
+        recording.add(threading.get_ident())
+        try:
+            for _ in range(CONCURRENT_ROUNDS):
+                w.call(cl, "draw", GPU_PROBE)
+                w.call(cl, "dispatch", RECORD_PROBE)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below
+            errors.append(exc)
+            barrier.abort()
+        finally:
+            recording.discard(threading.get_ident())
+
+    traced(device).after_set_index = after_set_index
+    threads = [threading.Thread(target=record, args=(cl,), daemon=True) for cl in lists]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        traced(device).after_set_index = None
+    if errors:
+        raise errors[0]
+    for cl in lists:
+        cl.close()
+    queue.execute_command_lists(lists)
+    queue.signal()
+    queue.gpu_run()
+    queue.wait()
+    queue.destroy()
+    return w, interleaved[0]
+
+
+def advertises(factory: DriverFactory) -> bool:
+    return make_runtime(factory).negotiated_version() is not None
+
+
+def warm_up() -> None:
+    """Do once, in a process about to fork check processes, what every check does first (the compiled headers'
+    enums and types, the memory reader, the runtime model): the forked processes inherit it instead of each doing
+    it again."""
+    from d3d12wl.messages import memory
+    from d3d12wl.messages.reference_driver import ReferenceDriver
+
+    memory.read_bytes(id(warm_up), 1)
+    with check_context(Context()):
+        device = make_device(ReferenceDriver)
+        standard_workload(device)
+        removal_workload(make_device(ReferenceDriver))
+        removal_workload(make_device(ReferenceDriver), in_flight=True)
+        device.destroy()
