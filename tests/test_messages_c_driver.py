@@ -324,3 +324,58 @@ def test_isolated_check_that_hangs_is_killed_within_the_budget() -> None:
     assert "did not return within" in report[failed[0]].detail  # type: ignore[index]
     assert "in ResetCommandList" in report[failed[0]].detail  # type: ignore[index]
     assert report["initialization_message"].outcome == "pass"  # type: ignore[index]
+
+
+# ---- hostile libraries (issue 26: every length a driver supplies is bounded) -------------------------------------
+
+HOSTILE_C = Path(__file__).resolve().parent / "fuzz" / "hostile_driver.c"
+
+
+def _hostile(tmp_path: Path, *hostilities: str) -> Path:
+    return cd.build_driver(HOSTILE_C, tmp_path / "hostile.so", includes=[cd.C_DIR],
+                           defines={f"HOSTILE_{h}": "1" for h in hostilities})
+
+
+def test_feature_count_is_bounded__hlk(tmp_path: Path) -> None:
+    """A feature count of 0xFFFFFFFF is not an allocation of 4 G entries: the runtime reads at most MAX_FEATURES of
+    them, the feature among them is found, and advertised_version_supported says what the driver returned."""
+    lib = _hostile(tmp_path, "QUERY_COUNT")
+    driver = cd.CDriver(lib)
+    assert driver.get_supported_extended_features()[values.feature_driver_reported_messages()] == 1
+    assert driver.feature_query_note == (f"pfnGetSupportedExtendedFeatures returns a count of {0xFFFFFFFF}: the "
+                                         f"runtime read the first {cd.MAX_FEATURES} entries")
+    from d3d12wl.messages.conformance import run_check
+
+    result = run_check("advertised_version_supported", lambda: cd.CDriver(lib))
+    assert result.outcome == "pass" and "a count of 4294967295" in result.detail
+
+
+def test_a_64_mib_description_is_bounded_in_what_the_suite_shows(tmp_path: Path) -> None:
+    """A 64 MiB description (legal: "nor does it bound the description's length") is kept to its first 64 KiB by the
+    runtime's copy, and a check's detail shows 160 characters of it and its length, not the whole of it."""
+    from d3d12wl.messages.conformance import run_check
+
+    result = run_check("initialization_message", lambda: cd.CDriver(_hostile(tmp_path, "HUGE_MESSAGE")))
+    assert result.outcome == "fail" and len(result.detail) < 600
+    assert f"... ({(64 << 20) - 1:,} bytes)" in result.detail
+
+
+def test_cli_junit_path_that_cannot_be_written_is_exit_2_before_the_run(libs: dict[str, Path], tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """--junit is written through d3d12wl.outfiles: a folder that does not exist is unusable input, named, before a
+    single check runs; a report that is written replaces the file whole."""
+    missing = tmp_path / "no such folder" / "report.xml"
+    assert main(["messages", "check", "--driver", str(libs["reference"]), "--junit", str(missing)]) == 2
+    captured = capsys.readouterr()
+    assert str(missing) in captured.err and "conformance:" not in captured.out
+    target = tmp_path / "report.xml"
+    target.write_text("old")
+    assert main(["messages", "check", "--junit", str(target)]) == 0
+    assert ET.parse(target).getroot().get("failures") == "0"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.xml"]  # no staged file left behind
+
+
+@pytest.mark.parametrize("budget", ["0", "-1", "nan", "inf"])
+def test_cli_timeout_must_be_a_positive_number(budget: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["messages", "check", "--timeout", budget]) == 2
+    assert "--timeout" in capsys.readouterr().err

@@ -16,7 +16,9 @@ from typing import Any
 from d3d12wl import tables
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.messages.conformance import DEFAULT_BUDGET_S, MIN_CHECK_S, ConformanceReport, run_conformance
+from d3d12wl.messages.conformance_harness import SITE_LOAD
 from d3d12wl.messages.driver import Driver
+from d3d12wl.messages.errors import MessagesError
 from d3d12wl.outfiles import output_file
 from d3d12wl.serialize import to_jsonable
 
@@ -185,8 +187,13 @@ def run(args: argparse.Namespace) -> int:
         junit = stack.enter_context(output_file(args.junit, binary=True)) if args.junit else None
         # a driver library is loaded and each check run in a process of its own: a crash, an exit or a hang fails
         # one check; what the suite itself raises is d3d12wl's own error (the top-level handler: exit 3, --debug)
-        report = run_conformance(factory, isolate=args.driver is not None, timeout_s=args.timeout,
-                                 internal_errors=lambda: [e for driver in made for e in driver.harness_errors()])
+        try:
+            report = run_conformance(factory, isolate=args.driver is not None, timeout_s=args.timeout,
+                                     internal_errors=lambda: [e for driver in made for e in driver.harness_errors()])
+        except MessagesError as exc:  # the library could not be loaded: unusable input, named by its path
+            if args.driver is None or exc.where not in (SITE_LOAD, str(args.driver), None):
+                raise
+            raise UsageError(exc.message, where=str(args.driver)) from exc
         if report.internal_errors:  # the suite's (or its C callbacks') own error: the verdict cannot be trusted
             return _internal(f"{len(report.internal_errors)} error(s) of the suite itself, the first: "
                              f"{report.internal_errors[0]}")

@@ -55,7 +55,9 @@ def _accepted(device: Device) -> list[ReportRecord]:
 
 
 def _text(r: ReportRecord) -> str:
-    return shown(r.message.description if r.message is not None and r.message.description is not None else b"")
+    """A report's description as a detail shows it: bounded, with its whole length when cut."""
+    text = r.message.description if r.message is not None and r.message.description is not None else b""
+    return shown(text, total=r.description_length)
 
 
 # ---- enabling -----------------------------------------------------------------------------------------------------
@@ -89,10 +91,10 @@ def initialization_message(factory: DriverFactory) -> tuple[bool, str]:
     record = during[0]
     msg = record.message
     want = (values.ddi_severity("MESSAGE"), values.ddi_category("INITIALIZATION"), None, INITIALIZATION_TEXT.encode())
-    got = None if msg is None else (msg.severity, msg.category, msg.command_list_state_index,
-                                    shown(msg.description or b"").encode())
+    got = None if msg is None else (msg.severity, msg.category, msg.command_list_state_index, msg.description)
     if record.rejection or got != want:
-        return False, f"got {got} ({record.rejection or 'accepted'}), want {want}"
+        shown_got = None if got is None else (*got[:3], _text(record))
+        return False, f"got {shown_got} ({shown(record.rejection or 'accepted')}), want {want}"
     return True, ""
 
 

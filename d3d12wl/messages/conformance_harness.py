@@ -168,13 +168,15 @@ def teardown(ctx: Context) -> None:
             retire()
 
 
-def shown(text: str | bytes, limit: int = 160) -> str:
-    """Driver-supplied text as a detail shows it: bounded, with its length when cut."""
+def shown(text: str | bytes, limit: int = 160, *, total: int | None = None) -> str:
+    """Driver-supplied text as a detail shows it: bounded, with its length in bytes when cut (``total``: the whole
+    length, when ``text`` is already a kept prefix of it)."""
     if isinstance(text, bytes):
         size, text = len(text), text[:limit * 4].decode("utf-8", "replace")
     else:
         size = len(text.encode("utf-8", "surrogatepass"))
-    return text if len(text) <= limit else f"{text[:limit]}... ({size} bytes)"
+    size = max(size, total or 0)
+    return text if len(text) <= limit and size <= limit * 4 else f"{text[:limit]}... ({size:,} bytes)"
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -187,6 +189,11 @@ class TracedDriver(Driver):
 
     def __init__(self, inner: Driver) -> None:
         self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:  # the driver's own attributes (CDriver.feature_query_note)
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
 
     def get_supported_extended_features(self) -> Mapping[int, int]:
         with context().box.call(SITE_FEATURES, SITE_FEATURES):

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 from d3d12wl.messages import c_driver
 from d3d12wl.messages.conformance_checks import CHECKS
-from d3d12wl.messages.conformance_harness import SITE_FEATURES, SITE_LOAD, BlackBox, Context, warm_up
+from d3d12wl.messages.conformance_harness import SITE_FEATURES, BlackBox, Context, warm_up
 from d3d12wl.messages.conformance_results import (
     Check,
     CheckResult,
@@ -40,12 +40,12 @@ from d3d12wl.messages.conformance_runner import (
     Run,
     Unusable,
     decide,
+    load_fault,
     not_run,
     one_failure_per_fault,
     preflight,
     usable,
 )
-from d3d12wl.messages.errors import MessagesError
 
 #: Every isolated check gets an equal share of the budget left, and at least this much.
 MIN_CHECK_S = 1.0
@@ -191,7 +191,7 @@ class Isolated:
         assert isinstance(value, Run) and value.fault is not None
         if value.fault.site == SITE_FEATURES:
             return Preflight(False, fault=value.fault)
-        raise MessagesError(f"the driver could not be made: it {value.fault.what} while {SITE_LOAD}", where=SITE_LOAD)
+        return usable(load_fault(value.fault))
 
 
 def _signal_name(number: int) -> str:

@@ -84,13 +84,20 @@ def preflight(factory: DriverFactory, ctx: Context) -> Preflight | Unusable:
             cause = exc.__cause__
             if isinstance(cause, D3D12WLError):
                 return Unusable(cause.message, cause.where)
-            return Unusable(f"the driver could not be made: it {exc.fault.what}", SITE_LOAD)
+            return load_fault(exc.fault)
+
     if runtime.negotiated_version() is not None:
         return Preflight(True)
     version = runtime.supported_features.get(values.feature_driver_reported_messages())
     why = ("the driver does not offer the feature" if version is None else
            f"the driver lists the feature at version {version} (_NONE): the runtime never enables it")
     return Preflight(False, why)
+
+
+def load_fault(fault: Fault) -> Unusable:
+    """A driver that faulted while it was made (a library's constructors crashing, exiting, looping): unusable."""
+    what = fault.what.replace("the check process", "the process loading it")
+    return Unusable(f"the driver could not be made: it {what}", SITE_LOAD)
 
 
 def usable(pre: Preflight | Unusable) -> Preflight:

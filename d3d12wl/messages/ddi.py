@@ -113,9 +113,10 @@ def copy_message(pointer: Any) -> MessageCopy:
     text = memory.read_c_string(text_at)
     message = DriverMessage(vendor_id, severity, category, text.data, state_index)
     if text.unterminated:
-        return MessageCopy(message, "unterminated_description",
-                           f"pDescription 0x{text_at:x} is not NUL-terminated: unreadable memory at byte "
-                           f"{len(text.data)} before any NUL")
+        why = (f"pDescription 0x{text_at:x} points at memory that cannot be read" if not text.data else
+               f"pDescription 0x{text_at:x} is not NUL-terminated: unreadable memory at byte {len(text.data)} "
+               "before any NUL")
+        return MessageCopy(message, "unterminated_description", why)
     return MessageCopy(message, description_length=text.length)
 
 

@@ -19,6 +19,7 @@ import errno
 import functools
 import mmap
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,42 +29,45 @@ DESCRIPTION_SCAN_LIMIT = 64 << 20
 DESCRIPTION_KEEP_LIMIT = 64 << 10
 
 _PAGE = mmap.PAGESIZE
-_CHUNK = 64 << 10
+_CHUNK = 1 << 20
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_memchr = _libc.memchr
+_memchr.restype = ctypes.c_void_p
+_memchr.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
 
 
 class _IOVec(ctypes.Structure):
     _fields_ = [("iov_base", ctypes.c_void_p), ("iov_len", ctypes.c_size_t)]
 
 
-Reader = Callable[[int, int], bytes]
+Reader = Callable[[int, int, "ctypes.Array[ctypes.c_char]"], int]  # (address, size, into) -> bytes read
 
 
 def _vm_reader() -> Reader | None:
     """``process_vm_readv`` on this process, or None where libc lacks it or the kernel refuses it."""
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        call = libc.process_vm_readv
-    except (OSError, AttributeError):
+        call = _libc.process_vm_readv
+    except AttributeError:
         return None
     call.restype = ctypes.c_ssize_t
     call.argtypes = [ctypes.c_int, ctypes.POINTER(_IOVec), ctypes.c_ulong, ctypes.POINTER(_IOVec), ctypes.c_ulong,
                      ctypes.c_ulong]
 
-    def read(address: int, size: int) -> bytes:
-        buffer = ctypes.create_string_buffer(size)
-        local = _IOVec(ctypes.cast(buffer, ctypes.c_void_p), size)
+    def read(address: int, size: int, into: ctypes.Array[ctypes.c_char]) -> int:
+        local = _IOVec(ctypes.addressof(into), size)
         remote = _IOVec(address, size)
         got = call(os.getpid(), ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
         if got < 0:
             err = ctypes.get_errno()
             if err == errno.EFAULT:
-                return b""
+                return 0
             raise OSError(err, os.strerror(err))
-        return buffer.raw[:got]
+        return int(got)
 
-    try:  # probe it once on memory of our own
-        probe = ctypes.create_string_buffer(b"ok")
-        if read(ctypes.addressof(probe), 2) != b"ok":
+    try:  # tried once on memory of our own
+        probe, out = ctypes.create_string_buffer(b"ok"), ctypes.create_string_buffer(2)
+        if read(ctypes.addressof(probe), 2, out) != 2 or out.raw != b"ok":
             return None
     except OSError:
         return None
@@ -76,12 +80,12 @@ def _proc_mem_reader() -> Reader | None:
     except OSError:
         return None
 
-    def read(address: int, size: int) -> bytes:
+    def read(address: int, size: int, into: ctypes.Array[ctypes.c_char]) -> int:
         try:
-            return os.pread(fd, size, address)
+            return os.preadv(fd, [memoryview(into).cast("B")[:size]], address)
         except OSError as exc:
             if exc.errno in (errno.EIO, errno.EFAULT):
-                return b""
+                return 0
             raise
 
     return read
@@ -95,17 +99,28 @@ def _reader() -> Reader:
     return reader
 
 
+_buffers = threading.local()
+
+
+def _buffer() -> ctypes.Array[ctypes.c_char]:
+    """This thread's chunk buffer (reused: most reads are of short descriptions)."""
+    buffer = getattr(_buffers, "chunk", None)
+    if buffer is None:
+        buffer = _buffers.chunk = ctypes.create_string_buffer(_CHUNK)
+    return buffer
+
+
 def read_bytes(address: int, size: int) -> bytes:
     """Up to ``size`` bytes at ``address``: fewer when unreadable memory starts before the end (none when the first
     byte is unreadable).  Never faults."""
-    reader = _reader()
     out = bytearray()
+    buffer = _buffer()
     while len(out) < size:
         at = address + len(out)
         want = _chunk_size(at, min(size - len(out), _CHUNK))
-        got = _read_chunk(reader, at, want)
-        out += got
-        if len(got) < want:
+        got = _read_chunk(at, want, buffer)
+        out += buffer.raw[:got] if got > 4096 else ctypes.string_at(buffer, got)
+        if got < want:
             break
     return bytes(out)
 
@@ -120,22 +135,26 @@ def _chunk_size(address: int, size: int) -> int:
     return end - address
 
 
-def _read_chunk(reader: Reader, address: int, size: int) -> bytes:
-    """The readable prefix of ``size`` bytes at ``address`` (page by page once a read comes back short)."""
+def _read_chunk(address: int, size: int, into: ctypes.Array[ctypes.c_char]) -> int:
+    """How many bytes of the ``size`` at ``address`` could be read into ``into`` (its readable prefix: page by page
+    once a read comes back short)."""
     if address <= 0:
-        return b""
-    got = reader(address, size)
-    if len(got) == size:
+        return 0
+    reader = _reader()
+    got = reader(address, size, into)
+    if got == size:
         return got
-    out = bytearray()
-    while len(out) < size:
-        at = address + len(out)
-        want = min(size - len(out), _PAGE - at % _PAGE)
-        page = reader(at, want)
-        out += page
-        if len(page) < want:
+    done = 0
+    page = ctypes.create_string_buffer(_PAGE)
+    while done < size:
+        at = address + done
+        want = min(size - done, _PAGE - at % _PAGE)
+        n = reader(at, want, page)
+        ctypes.memmove(ctypes.addressof(into) + done, page, n)
+        done += n
+        if n < want:
             break
-    return bytes(out)
+    return done
 
 
 @dataclass(frozen=True)
@@ -159,21 +178,23 @@ class CString:
 def read_c_string(address: int, *, scan_limit: int = DESCRIPTION_SCAN_LIMIT,
                   keep_limit: int = DESCRIPTION_KEEP_LIMIT) -> CString:
     """The NUL-terminated string at ``address``, read without trusting it (see :class:`CString`)."""
-    reader = _reader()
+    buffer = _buffer()
+    base = ctypes.addressof(buffer)
     kept = bytearray()
     scanned = 0
     chunk = 256  # most descriptions are short: read a little first, more as the string goes on
     while scanned < scan_limit:
         at = address + scanned
         want = _chunk_size(at, min(chunk, scan_limit - scanned))
-        got = _read_chunk(reader, at, want)
-        nul = got.find(b"\0")
-        end = nul if nul >= 0 else len(got)
-        kept += got[:max(0, min(end, keep_limit - len(kept)))]
-        if nul >= 0:
-            return CString(bytes(kept), scanned + nul, False)
-        scanned += len(got)
-        if len(got) < want:  # unreadable memory before any NUL
+        got = _read_chunk(at, want, buffer)
+        found = _memchr(base, 0, got) if got else None
+        end = got if found is None else found - base
+        if len(kept) < keep_limit:
+            kept += ctypes.string_at(buffer, min(end, keep_limit - len(kept)))
+        if found is not None:
+            return CString(bytes(kept), scanned + end, False)
+        scanned += got
+        if got < want:  # unreadable memory before any NUL
             return CString(bytes(kept), None, True)
-        chunk = min(chunk * 4, _CHUNK)
+        chunk = min(chunk * 16, _CHUNK)
     return CString(bytes(kept), None, False)
