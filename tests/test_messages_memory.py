@@ -75,3 +75,24 @@ def test_copy_message_never_faults(guarded: int) -> None:
     copied = copy_message(message.pointer)
     assert copied.problem is None and copied.description_length == 1 << 20
     assert copied.message is not None and copied.message.description == b"y" * memory.DESCRIPTION_KEEP_LIMIT
+
+
+def test_the_identity_query_never_writes_through_a_wild_pointer(guarded: int) -> None:
+    """pfnQueryObjectIdentityCb with a size or a string buffer the runtime cannot write: E_INVALIDARG (a real
+    runtime would fault), and a buffer that ends in unwritable memory gets no partial string past it."""
+    from d3d12wl.messages import ReferenceDriver, Runtime
+
+    rt = Runtime(ReferenceDriver())
+    rt.debug.enable_debug_layer()
+    rt.debug.set_enable_driver_reported_messages(True)
+    device = rt.create_device()
+    resource = device.create_resource("MyVertexBuffer").handle_and_type()
+    ffi = values.ffi()
+    query = device.callbacks.pfnQueryObjectIdentityCb
+    invalid = values.hresult("E_INVALIDARG")
+    assert query(device.hRTDevice, resource, ffi.cast("uint64_t *", 8), ffi.NULL) == invalid
+    size = ffi.new("uint64_t *", 4096)
+    assert query(device.hRTDevice, resource, size, ffi.cast("char *", 16)) == invalid
+    _libc.mprotect(guarded, 2 * PAGE, mmap.PROT_READ)  # readable, not writable
+    assert query(device.hRTDevice, resource, size, ffi.cast("char *", guarded)) == invalid
+    assert ctypes.string_at(guarded, 4) == b"AAAA"

@@ -292,7 +292,7 @@ def flush_reports_everything_held(factory: DriverFactory) -> tuple[bool, str]:
 def empty_flush_tolerated(factory: DriverFactory) -> tuple[bool, str]:
     """Flushes with nothing to report -- an idle queue's Wait (twice), an empty submission, an idle queue's
     destruction, and after the standard workload (everything delivered) another idle Wait and destruction: none of
-    them raises."""
+    them raises, crashes, exits or hangs (a fault in pfnFlushDriverReportedMessages is this check's)."""
     device = make_device(factory)
     queue, cl = device.create_command_queue("idle"), device.create_command_list("empty")
     queue.wait()
@@ -326,7 +326,7 @@ def _removal(factory: DriverFactory, *, in_flight: bool = False, timeout_s: floa
 
 def device_removal(factory: DriverFactory) -> tuple[bool, str]:
     """The removal workload with work submitted that the GPU never completes: the device-removal flush returns
-    within REMOVAL_PROMPT_S (1 s), and the driver takes the app's calls on the removed device to its destruction."""
+    within 1 s, and the driver takes the app's calls on the removed device to its destruction."""
     device, _ = _removal(factory, in_flight=True, timeout_s=REMOVAL_PROMPT_S + 0.5)
     seconds = traced(device).removal_flush_seconds()
     if [f.kind for f in device.flushes].count("device removal") != 1 or seconds is None:
@@ -395,7 +395,7 @@ def no_report_after_destroy(factory: DriverFactory) -> tuple[bool, str]:
 
 def no_duplicated_annotation(factory: DriverFactory) -> tuple[bool, str]:
     """A "should": no annotated report's own text holds what the runtime's annotation adds -- the identity string of
-    the command list that recorded the work, or the ``[Kind #ordinal]`` of the call."""
+    the command list that recorded the work, or the [Kind #ordinal] of the call."""
     device = make_device(factory)
     standard_workload(device)
     for r in _accepted(device):

@@ -119,7 +119,7 @@ class LockProber:
 
     def _situation(self, text: str, on_workload: bool) -> str:
         kind = self.device._flush_kind
-        context_text = f"inside the {kind} flush" if kind else "outside any flush"
+        context_text = f"during the {kind} flush" if kind else "outside any flush"
         thread = "the application's thread" if on_workload else "a thread of the driver's"
         return f"while the driver reported {shown(text, 80)!r} ({context_text}, on {thread})"
 
@@ -214,9 +214,9 @@ def _run(factory: DriverFactory, *, reported_list: bool) -> LockProber:
 
 
 def reports_outside_driver_locks(factory: DriverFactory) -> tuple[bool, str]:
-    """For the driver's messages (one of each reporting context first, at most MAX_PROBED): a new command list's
-    CreateCommandList, Draw and Close and a Wait, from inside the callback on another thread, return or wait for
-    the InfoQueue lock -- never block inside the driver."""
+    """For the driver's messages (one of each reporting context first, at most 12): CreateCommandList, a Draw and
+    Close on a new command list and a Wait, made from inside the application's callback on another thread, return
+    or wait for the runtime's InfoQueue lock -- never block inside the driver for 1 s."""
     prober = _run(factory, reported_list=False)
     if prober.failure:
         return False, prober.failure
@@ -228,8 +228,9 @@ def reports_outside_driver_locks(factory: DriverFactory) -> tuple[bool, str]:
 
 def reports_outside_list_locks(factory: DriverFactory) -> tuple[bool, str]:
     """For the driver's messages attributed to a closed command list, reported on the application's thread:
-    ExecuteCommandLists of that very list (on a side queue, then run), from inside the callback on another thread,
-    returns or waits for the InfoQueue lock -- so the driver does not report holding the list's own lock."""
+    ExecuteCommandLists of that very list (on a side queue, then run), made from inside the application's callback on
+    another thread, returns or waits for the runtime's InfoQueue lock -- so the driver does not report holding the
+    list's own lock."""
     prober = _run(factory, reported_list=True)
     if prober.failure:
         return False, prober.failure

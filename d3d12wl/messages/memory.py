@@ -6,7 +6,8 @@ unterminated string cannot be safely inspected".  A conformance harness must ins
 being NUL-terminated is a driver contract, caught in driver bring-up and HLK" -- so this module reads driver memory
 the one way that cannot fault: ``process_vm_readv`` on the harness's own process, which returns ``EFAULT`` for an
 unmapped or unreadable page instead of raising SIGSEGV (``/proc/self/mem`` where that call is not allowed, which
-returns ``EIO``).  Reads go page by page at their edges, so a page is read whole or found unreadable.
+returns ``EIO``); and writes what the runtime writes into driver buffers (the identity string, its size) with
+``process_vm_writev``.  Reads go page by page at their edges, so a page is read whole or found unreadable.
 
 :func:`read_c_string` scans for the NUL up to :data:`DESCRIPTION_SCAN_LIMIT` bytes and keeps at most
 :data:`DESCRIPTION_KEEP_LIMIT` of them: every length a driver supplies is bounded here.
@@ -89,6 +90,62 @@ def _proc_mem_reader() -> Reader | None:
             raise
 
     return read
+
+
+@functools.cache
+def _writer() -> Callable[[int, bytes], int] | None:
+    """``process_vm_writev`` on this process (bytes written; 0 for memory that cannot be written), or None."""
+    try:
+        call = _libc.process_vm_writev
+    except AttributeError:
+        return None
+    call.restype = ctypes.c_ssize_t
+    call.argtypes = [ctypes.c_int, ctypes.POINTER(_IOVec), ctypes.c_ulong, ctypes.POINTER(_IOVec), ctypes.c_ulong,
+                     ctypes.c_ulong]
+
+    def write(address: int, data: bytes) -> int:
+        source = ctypes.create_string_buffer(data, len(data))
+        local = _IOVec(ctypes.addressof(source), len(data))
+        remote = _IOVec(address, len(data))
+        got = call(os.getpid(), ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+        if got < 0:
+            err = ctypes.get_errno()
+            if err == errno.EFAULT:
+                return 0
+            raise OSError(err, os.strerror(err))
+        return int(got)
+
+    try:  # tried once on memory of our own
+        target = ctypes.create_string_buffer(2)
+        if write(ctypes.addressof(target), b"ok") != 2 or target.raw != b"ok":
+            return None
+    except OSError:
+        return None
+    return write
+
+
+def write_bytes(address: int, data: bytes) -> bool:
+    """Write ``data`` at ``address`` unless some of it cannot be written (then False; what could be written may have
+    been).  Never faults.  Where the kernel offers no fault-safe write, the memory is checked readable first and
+    written directly (a read-only page still faults there)."""
+    if address <= 0:
+        return False
+    if not data:
+        return True
+    writer = _writer()
+    if writer is not None:
+        done = 0
+        while done < len(data):  # page by page: a partial write stops at the page that cannot be written
+            at = address + done
+            size = min(len(data) - done, _PAGE - at % _PAGE)
+            if writer(at, data[done:done + size]) != size:
+                return False
+            done += size
+        return True
+    if len(read_bytes(address, len(data))) < len(data):  # pragma: no cover - no process_vm_writev
+        return False
+    ctypes.memmove(address, data, len(data))  # pragma: no cover
+    return True  # pragma: no cover
 
 
 @functools.cache

@@ -10,7 +10,8 @@
  *   EXIT_IN_FLUSH                       _exit(7) in pfnFlushDriverReportedMessages
  *   HANG_IN_FLUSH                       a flush that never returns
  *   HUGE_MESSAGE                        a 64 MiB description (the initialization message's, and one per flush)
- *   BAD_POINTERS                        pMessage 0x8, pDescription 0x10, a wild hRTDevice, in every flush
+ *   BAD_POINTERS                        pMessage 0x8, pDescription 0x10, a wild hRTDevice, in every flush; the
+ *                                       identity query with a size at 0x8 and a string buffer at 0x10
  *   RANDOM_FIELDS                       random severity, category, index and VendorMessageId, in every flush
  *   FLOOD                               100,000 reports in every flush
  */
@@ -23,9 +24,11 @@
 
 #define D3D12WLDriver_GetSupportedExtendedFeatures reference_GetSupportedExtendedFeatures
 #define D3D12WLDriver_EnableExtendedFeature reference_EnableExtendedFeature
+#define D3D12WLDriver_GpuExecute reference_GpuExecute
 #include "reference_driver.c"
 #undef D3D12WLDriver_GetSupportedExtendedFeatures
 #undef D3D12WLDriver_EnableExtendedFeature
+#undef D3D12WLDriver_GpuExecute
 
 #ifndef HOSTILE_SEED
 #define HOSTILE_SEED 1
@@ -165,4 +168,15 @@ EXPORT int32_t D3D12WLDriver_EnableExtendedFeature(D3D12DDI_HDEVICE hDevice, D3D
         pTable->pfnFlushDriverReportedMessages = hostile_flush;
     }
     return hr;
+}
+
+EXPORT void D3D12WLDriver_GpuExecute(void *hCommandQueue, uint32_t NumCommandLists,
+                                     const D3D12DDI_HCOMMANDLIST *phCommandLists) {
+    Queue *queue = hCommandQueue;
+    reference_GpuExecute(hCommandQueue, NumCommandLists, phCommandLists);
+    if (HOSTILE_BAD_POINTERS) {
+        uint64_t size = 4096;
+        queue->dev->cb.pfnQueryObjectIdentityCb(queue->dev->hRT, queue->rt, (uint64_t *)(uintptr_t)8, NULL);
+        queue->dev->cb.pfnQueryObjectIdentityCb(queue->dev->hRT, queue->rt, &size, (char *)(uintptr_t)16);
+    }
 }
