@@ -41,10 +41,11 @@ d3d12wl messages check --driver LIB.so      a driver library exporting the entry
     [--json | --junit FILE]                 JSON on stdout, or a JUnit XML report written to FILE as well as the text
 
 One line per check: pass, fail, skip (not decided) or warn (a "should" not followed), its name and the spec sentence
-it decides; then what each failure and warning saw.  A driver that does not offer the feature is checked for
-silence and skips the rest.  A driver's fault (an exception, a crash, a hang) at one DDI entry point fails one check
-and skips the others that met it.  Exit 0 no check failed, 1 a check failed, 2 unusable input (the library cannot be
-loaded, lacks an entry point, a bad option), 3 an internal error.
+it decides; then what each failure and warning saw, and which checks passed without deciding.  A driver that does
+not offer the feature is checked for silence and skips the rest.  A driver's fault (an exception, a crash, an exit,
+a hang) at one DDI entry point fails one check and skips the others that met it.  Exit 0 no check failed, 1 a check
+failed, 2 unusable input (the library cannot be loaded -- it crashes, exits or loops while loading -- or lacks an
+entry point; a bad option), 3 an internal error.
 
 The checks (docs/messages.md says more):
 {{checks}}"""
@@ -59,8 +60,9 @@ def _checks_text() -> str:
     for c in CHECKS:
         lines.append(f"  {c.name}{' (a should: warn)' if c.advisory else ''}")
         lines += textwrap.wrap(f"\u201c{c.sentence}\u201d", 112, initial_indent="      spec: ",
-                               subsequent_indent="            ")
-        lines += textwrap.wrap(c.decides, 112, initial_indent="      decides: ", subsequent_indent="               ")
+                               subsequent_indent="            ", break_on_hyphens=False, break_long_words=False)
+        lines += textwrap.wrap(c.decides, 112, initial_indent="      decides: ", subsequent_indent="               ",
+                               break_on_hyphens=False, break_long_words=False)
     return "\n".join(lines)
 
 
@@ -143,8 +145,10 @@ def format_text(name: str, report: ConformanceReport) -> list[str]:
     lines = [f"conformance: {name}"]
     lines += tables.render(("result", "check", "spec"), [(r.outcome, r.name, r.sentence) for r in report.results],
                            align=("<", "<", "<"))
-    for outcome, title in (("fail", "failures:"), ("warn", "warnings:")):
-        seen = [r for r in report.results if r.outcome == outcome]
+    undecided = [r for r in report.results if r.outcome == "pass" and r.detail.startswith("not decid")]
+    for title, seen in (("failures:", [r for r in report.results if r.outcome == "fail"]),
+                        ("warnings:", [r for r in report.results if r.outcome == "warn"]),
+                        ("passed without deciding (the driver gave them nothing to decide on):", undecided)):
         if seen:
             lines.append(title)
             lines += tables.render(None, [(r.name, r.detail) for r in seen], indent="  ", align=("<", "<"))

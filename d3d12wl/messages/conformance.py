@@ -34,10 +34,11 @@ import os
 from collections.abc import Callable, Sequence
 
 from d3d12wl.messages.conformance_checks import CHECKS, NOT_DECIDABLE
-from d3d12wl.messages.conformance_harness import GPU_PROBE, LOCK_TIMEOUT_S, RECORD_PROBE, Context
+from d3d12wl.messages.conformance_harness import LOCK_TIMEOUT_S, Context
 from d3d12wl.messages.conformance_isolation import MIN_CHECK_S, Isolated
 from d3d12wl.messages.conformance_results import Check, CheckResult, ConformanceReport, DriverFactory
 from d3d12wl.messages.conformance_runner import decide, not_run, one_failure_per_fault, preflight, usable
+from d3d12wl.messages.conformance_workloads import GPU_PROBE, RECORD_PROBE
 
 __all__ = [
     "CHECKS", "CHECK_NAMES", "DEFAULT_BUDGET_S", "GPU_PROBE", "LOCK_TIMEOUT_S", "MIN_CHECK_S", "NOT_DECIDABLE",

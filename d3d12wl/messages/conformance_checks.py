@@ -15,9 +15,7 @@ from collections.abc import Callable
 from d3d12wl.messages import values
 from d3d12wl.messages.channel import INITIALIZATION_TEXT, Device, ReportRecord
 from d3d12wl.messages.conformance_harness import (
-    GPU_PROBE,
     GRACE_S,
-    PROBE_KINDS,
     REMOVAL_PROMPT_S,
     SITE_DESTROY_DEVICE,
     SITE_ENABLE,
@@ -25,20 +23,24 @@ from d3d12wl.messages.conformance_harness import (
     SITE_FLUSH,
     SITE_REMOVAL_FLUSH,
     WORKLOAD_TIMEOUT_S,
-    Finding,
-    Workload,
-    concurrent_workload,
     make_device,
     make_runtime,
-    removal_workload,
     run_watched,
     settle,
     shown,
-    standard_workload,
     traced,
 )
 from d3d12wl.messages.conformance_locks import reports_outside_driver_locks, reports_outside_list_locks
 from d3d12wl.messages.conformance_results import Check, DriverFactory
+from d3d12wl.messages.conformance_workloads import (
+    GPU_PROBE,
+    PROBE_KINDS,
+    Finding,
+    Workload,
+    concurrent_workload,
+    removal_workload,
+    standard_workload,
+)
 from d3d12wl.messages.enabling import RegistryOverlay
 from d3d12wl.messages.memory import DESCRIPTION_SCAN_LIMIT
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 from d3d12wl.messages import c_driver
 from d3d12wl.messages.conformance_checks import CHECKS
-from d3d12wl.messages.conformance_harness import SITE_FEATURES, BlackBox, Context, warm_up
+from d3d12wl.messages.conformance_harness import SITE_FEATURES, BlackBox, Context
 from d3d12wl.messages.conformance_results import (
     Check,
     CheckResult,
@@ -46,6 +46,7 @@ from d3d12wl.messages.conformance_runner import (
     preflight,
     usable,
 )
+from d3d12wl.messages.conformance_workloads import warm_up
 
 #: Every isolated check gets an equal share of the budget left, and at least this much.
 MIN_CHECK_S = 1.0

@@ -21,15 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from d3d12wl.messages.channel import CommandList, CommandQueue, Device
-from d3d12wl.messages.conformance_harness import (
-    LOCK_TIMEOUT_S,
-    context,
-    make_device,
-    settle,
-    shown,
-    standard_workload,
-)
+from d3d12wl.messages.conformance_harness import LOCK_TIMEOUT_S, context, make_device, settle, shown
 from d3d12wl.messages.conformance_results import DriverFactory
+from d3d12wl.messages.conformance_workloads import standard_workload
 
 #: At most this many of the driver's messages start probes (one of each reporting context first).
 MAX_PROBED = 12
