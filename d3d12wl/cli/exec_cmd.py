@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from d3d12wl import tables
 from d3d12wl.cli import summary
+from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.output import FORMATS
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Execution, Limits, Trace, ValidatorInvocation
@@ -109,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
         path = args.capture
         if path is None:
             path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
-        capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
+            capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
         trace = execute(capture, limits, hooks=hooks)
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
