@@ -47,7 +47,7 @@ a hang) at one DDI entry point fails one check and skips the others that met it.
 failed, 2 unusable input (the library cannot be loaded -- it crashes, exits or loops while loading -- or lacks an
 entry point; a bad option), 3 an internal error.
 
-The checks (docs/messages.md says more):
+The checks (each decides one sentence of the spec, quoted):
 {{checks}}"""
 
 
