@@ -24,7 +24,6 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from d3d12wl.messages import c_driver
 from d3d12wl.messages.conformance_checks import CHECKS
 from d3d12wl.messages.conformance_harness import SITE_FEATURES, BlackBox, Context
 from d3d12wl.messages.conformance_results import (
@@ -132,6 +131,8 @@ class Isolated:
         self.internal_errors = internal_errors
         self.started = time.monotonic()
         # what every check process does first, done once here instead (no driver is loaded in this process)
+        from d3d12wl.messages import c_driver
+
         warm_up()
         c_driver.warm_up()
 
