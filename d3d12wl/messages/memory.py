@@ -45,19 +45,21 @@ class _IOVec(ctypes.Structure):
 Reader = Callable[[int, int, "ctypes.Array[ctypes.c_char]"], int]  # (address, size, into) -> bytes read
 
 
-def _vm_reader() -> Reader | None:
-    """``process_vm_readv`` on this process, or None where libc lacks it or the kernel refuses it."""
-    try:
-        call = _libc.process_vm_readv
-    except AttributeError:
+Transfer = Callable[[int, int, int], int]  # (local address, remote address, size) -> bytes moved
+
+
+def _vm_transfer(name: str) -> Transfer | None:
+    """``process_vm_readv`` or ``process_vm_writev`` on this process, one buffer each way: the bytes moved, 0 when
+    this process's memory at the remote address cannot be accessed (EFAULT); None where libc lacks the call."""
+    call = getattr(_libc, name, None)
+    if call is None:
         return None
     call.restype = ctypes.c_ssize_t
     call.argtypes = [ctypes.c_int, ctypes.POINTER(_IOVec), ctypes.c_ulong, ctypes.POINTER(_IOVec), ctypes.c_ulong,
                      ctypes.c_ulong]
 
-    def read(address: int, size: int, into: ctypes.Array[ctypes.c_char]) -> int:
-        local = _IOVec(ctypes.addressof(into), size)
-        remote = _IOVec(address, size)
+    def transfer(local_at: int, remote_at: int, size: int) -> int:
+        local, remote = _IOVec(local_at, size), _IOVec(remote_at, size)
         got = call(os.getpid(), ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
         if got < 0:
             err = ctypes.get_errno()
@@ -66,12 +68,24 @@ def _vm_reader() -> Reader | None:
             raise OSError(err, os.strerror(err))
         return int(got)
 
-    try:  # tried once on memory of our own
-        probe, out = ctypes.create_string_buffer(b"ok"), ctypes.create_string_buffer(2)
-        if read(ctypes.addressof(probe), 2, out) != 2 or out.raw != b"ok":
+    try:  # tried once on memory of our own (the kernel may refuse the call: seccomp, no ptrace rights)
+        source, target = ctypes.create_string_buffer(b"ok"), ctypes.create_string_buffer(2)
+        local, remote = (source, target) if name.endswith("writev") else (target, source)
+        if transfer(ctypes.addressof(local), ctypes.addressof(remote), 2) != 2 or target.raw != b"ok":
             return None
     except OSError:
         return None
+    return transfer
+
+
+def _vm_reader() -> Reader | None:
+    transfer = _vm_transfer("process_vm_readv")
+    if transfer is None:
+        return None
+
+    def read(address: int, size: int, into: ctypes.Array[ctypes.c_char]) -> int:
+        return transfer(ctypes.addressof(into), address, size)
+
     return read
 
 
@@ -93,35 +107,8 @@ def _proc_mem_reader() -> Reader | None:
 
 
 @functools.cache
-def _writer() -> Callable[[int, bytes], int] | None:
-    """``process_vm_writev`` on this process (bytes written; 0 for memory that cannot be written), or None."""
-    try:
-        call = _libc.process_vm_writev
-    except AttributeError:
-        return None
-    call.restype = ctypes.c_ssize_t
-    call.argtypes = [ctypes.c_int, ctypes.POINTER(_IOVec), ctypes.c_ulong, ctypes.POINTER(_IOVec), ctypes.c_ulong,
-                     ctypes.c_ulong]
-
-    def write(address: int, data: bytes) -> int:
-        source = ctypes.create_string_buffer(data, len(data))
-        local = _IOVec(ctypes.addressof(source), len(data))
-        remote = _IOVec(address, len(data))
-        got = call(os.getpid(), ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
-        if got < 0:
-            err = ctypes.get_errno()
-            if err == errno.EFAULT:
-                return 0
-            raise OSError(err, os.strerror(err))
-        return int(got)
-
-    try:  # tried once on memory of our own
-        target = ctypes.create_string_buffer(2)
-        if write(ctypes.addressof(target), b"ok") != 2 or target.raw != b"ok":
-            return None
-    except OSError:
-        return None
-    return write
+def _writer() -> Transfer | None:
+    return _vm_transfer("process_vm_writev")
 
 
 def write_bytes(address: int, data: bytes) -> bool:
@@ -138,7 +125,8 @@ def write_bytes(address: int, data: bytes) -> bool:
         while done < len(data):  # page by page: a partial write stops at the page that cannot be written
             at = address + done
             size = min(len(data) - done, _PAGE - at % _PAGE)
-            if writer(at, data[done:done + size]) != size:
+            source = ctypes.create_string_buffer(data[done:done + size], size)
+            if writer(ctypes.addressof(source), at, size) != size:
                 return False
             done += size
         return True
