@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -150,6 +151,7 @@ class Device:
         self._removal_flushed = False
         self._destroyed = False
         self._info_queue_waiters: set[int] = set()  # threads waiting for the InfoQueue lock in pfnReportMessageCb
+        self._report_seconds: dict[int, float] = {}  # per thread: time spent inside pfnReportMessageCb
         self._waiters_lock = threading.Lock()
         self._in_report: DriverMessage | None = None  # the report being surfaced (under the InfoQueue lock)
         self.feature_version: int | None = None
@@ -307,9 +309,10 @@ class Device:
     def _report_message_cb(self, hRTDevice: Any, pMessage: Any) -> int:  # noqa: N803
         """``PFND3D12DDI_REPORTMESSAGE_CB_0126``: reports serialize on the InfoQueue lock ("Concurrent callers block;
         they do not corrupt state"); a thread waiting for it is listed in :meth:`threads_waiting_for_info_queue`."""
+        started = time.perf_counter()
+        me = threading.get_ident()
         lock = self.info_queue.lock
         if not lock.acquire(blocking=False):
-            me = threading.get_ident()
             with self._waiters_lock:
                 self._info_queue_waiters.add(me)
             try:
@@ -321,6 +324,14 @@ class Device:
             return self._report_locked(hRTDevice, pMessage)
         finally:
             lock.release()
+            with self._waiters_lock:
+                self._report_seconds[me] = self._report_seconds.get(me, 0.0) + time.perf_counter() - started
+
+    def report_seconds(self, thread: int) -> float:
+        """The time ``thread`` (``threading.get_ident()``) has spent inside ``pfnReportMessageCb`` on this device, the
+        wait for the InfoQueue lock included: the runtime's share of a driver call that reports."""
+        with self._waiters_lock:
+            return self._report_seconds.get(thread, 0.0)
 
     def threads_waiting_for_info_queue(self) -> frozenset[int]:
         """The threads (``threading.get_ident()``) blocked on the runtime's own InfoQueue lock inside

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import mmap
+import os
 import struct
 import threading
 import time
@@ -32,10 +33,14 @@ from d3d12wl.messages.enabling import RegistryOverlay
 LOCK_TIMEOUT_S = 1.0
 #: "The driver must return promptly": the bound on the device-removal flush.
 REMOVAL_PROMPT_S = 1.0
-#: How long a workload run on a watched thread (the removal workload) may take before the driver counts as hung.
-WORKLOAD_TIMEOUT_S = 2.0
+#: How long a workload run on a watched thread (the removal workload) may take before the driver counts as hung (a
+#: hang is forever; a correct driver takes milliseconds: the bound only has to be far from both, and within the check's
+#: share of an isolated run's budget, which it never outlasts).
+WORKLOAD_TIMEOUT_S = 10.0
 #: How long a check waits after its workload (and after destroying its devices) for a late report to arrive.
 GRACE_S = 0.15
+#: After destroying its devices, a check waits longer, up to this, while a thread the driver started is still alive.
+GRACE_MAX_S = 1.0
 
 # ---- fault sites (the DDI entry points, as the spec and d3d12wl_conformance_ddi.h name them) -----------------
 SITE_LOAD = "loading the driver"
@@ -200,14 +205,14 @@ class TracedDevice(DriverDevice):
     """A driver device whose every DDI entry point runs in the black box.
 
     ``flush_raises``: what ``pfnFlushDriverReportedMessages`` raised, as (flush ordinal, kind, text); ``flushes``:
-    (kind, start, end) of every flush call (``time.monotonic``), end None while it runs; ``after_set_index``: called
+    every flush call (:class:`FlushCall`); ``after_set_index``: called
     right after each ``pfnSetCommandListStateIndex`` returns (the concurrent workload's interleaving)."""
 
     def __init__(self, inner: DriverDevice, callbacks: CoreLayerCallbacks) -> None:
         self.inner = inner
         self.runtime_device: Device = callbacks.hRTDevice
         self.flush_raises: list[tuple[int, str, str]] = []
-        self.flushes: list[list[Any]] = []
+        self.flushes: list[FlushCall] = []
         self.after_set_index: Callable[[], None] | None = None
 
     def _call(self, site: str, where: str | None = None) -> Any:
@@ -223,7 +228,8 @@ class TracedDevice(DriverDevice):
         def flush(hdevice: Any) -> None:
             kind = self.runtime_device._flush_kind or "flush"
             site = SITE_REMOVAL_FLUSH if kind == "device removal" else SITE_FLUSH
-            entry: list[Any] = [kind, time.monotonic(), None]
+            me = threading.get_ident()
+            entry = FlushCall(kind, time.perf_counter(), self.runtime_device.report_seconds(me))
             self.flushes.append(entry)
             try:
                 with self._call(site, f"{SITE_FLUSH} ({kind})"):
@@ -233,7 +239,8 @@ class TracedDevice(DriverDevice):
                     raise
                 self.flush_raises.append((len(self.flushes) - 1, kind, fault.fault.what))  # held: the flush returns
             finally:
-                entry[2] = time.monotonic()
+                entry.end = time.perf_counter()
+                entry.report_seconds = self.runtime_device.report_seconds(me) - entry.report_seconds
 
         def set_index(hcl: Any, index: int) -> None:
             with self._call(SITE_SET_INDEX):
@@ -280,12 +287,25 @@ class TracedDevice(DriverDevice):
         with self._call(SITE_DESTROY_DEVICE):
             self.inner.destroy_device()
 
-    def removal_flush_seconds(self) -> float | None:
-        """How long the device-removal flush took (None: not made, or still running)."""
-        for kind, start, end in self.flushes:
-            if kind == "device removal":
-                return None if end is None else end - start
-        return None
+    def removal_flush(self) -> FlushCall | None:
+        """The device-removal flush call (None: not made)."""
+        return next((f for f in self.flushes if f.kind == "device removal"), None)
+
+
+@dataclass
+class FlushCall:
+    """One call of ``pfnFlushDriverReportedMessages``: its kind, when it started and ended (``perf_counter``; end None
+    while it runs), and the time its thread spent inside ``pfnReportMessageCb`` meanwhile (the runtime's share)."""
+
+    kind: str
+    start: float
+    report_seconds: float
+    end: float | None = None
+
+    @property
+    def driver_seconds(self) -> float | None:
+        """The time the driver itself took: the call's, less the runtime's callbacks (None while it runs)."""
+        return None if self.end is None else max(0.0, self.end - self.start - self.report_seconds)
 
 
 def make_runtime(factory: DriverFactory, *, registry: RegistryOverlay | None = None) -> Runtime:
@@ -355,5 +375,25 @@ def run_watched(work: Callable[[], T], timeout_s: float = WORKLOAD_TIMEOUT_S) ->
 def settle(seconds: float = GRACE_S) -> None:
     """The grace period: give a late report the time to arrive."""
     time.sleep(seconds)
+
+
+def process_threads() -> set[int] | None:
+    """The threads of this process (their kernel ids), from /proc/self/task; None where that cannot be read."""
+    try:
+        return {int(name) for name in os.listdir("/proc/self/task")}
+    except (OSError, ValueError):
+        return None
+
+
+def settle_threads(baseline: set[int] | None, minimum: float = GRACE_S, maximum: float = GRACE_MAX_S) -> None:
+    """The grace period after a device's destruction: ``minimum``, and then as long as a thread started since
+    ``baseline`` (:func:`process_threads`) is still alive -- a driver's leftover thread may be about to report --
+    up to ``maximum``.  A correct driver's threads are gone by then: the wait is ``minimum``."""
+    time.sleep(minimum)
+    if baseline is None:
+        return
+    deadline = time.monotonic() + maximum - minimum
+    while time.monotonic() < deadline and (process_threads() or set()) - baseline:
+        time.sleep(0.005)
 
 

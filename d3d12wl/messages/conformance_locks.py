@@ -58,6 +58,24 @@ class _Call:
     def ident(self) -> int | None:
         return None if self.thread is None else self.thread.ident
 
+    @property
+    def native_id(self) -> int | None:
+        return None if self.thread is None else self.thread.native_id
+
+
+def thread_asleep(native_id: int | None) -> bool | None:
+    """Whether the thread is asleep in the kernel (state S: a futex, a mutex, a condition), from
+    /proc/self/task/<id>/stat; False when it runs or waits for a CPU (R) or for I/O (D); None where that cannot be
+    read (not Linux, the thread gone)."""
+    if native_id is None:
+        return None
+    try:
+        with open(f"/proc/self/task/{native_id}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+    except OSError:
+        return None
+    return fields[0] == b"S" if fields else None
+
 
 class LockProber:
     """The application callback of the lock checks, registered on ``device`` (see the module docstring).
@@ -154,12 +172,22 @@ class LockProber:
         return record
 
     def _wait(self, record: _Call) -> str:
-        """"done", "parked" (waiting for the InfoQueue lock) or "blocked"."""
-        deadline = time.monotonic() + LOCK_TIMEOUT_S
+        """"done", "parked" (waiting for the InfoQueue lock) or "blocked": asleep elsewhere for LOCK_TIMEOUT_S.  Time
+        the thread spends runnable (starved of a CPU on a loaded machine) does not count, where the kernel says
+        (:func:`thread_asleep`); a thread that keeps running (a spin lock) is blocked after ten times as long."""
+        started = time.monotonic()
+        asleep_since: float | None = None
         while not record.done.wait(0.002):
             if record.ident in self.device.threads_waiting_for_info_queue():
                 return "parked"
-            if time.monotonic() >= deadline:
+            now = time.monotonic()
+            asleep = thread_asleep(record.native_id)
+            if asleep is False:
+                asleep_since = None
+            elif asleep_since is None:
+                asleep_since = now
+            if (asleep_since is not None and now - asleep_since >= LOCK_TIMEOUT_S) or \
+                    now - started >= 10 * LOCK_TIMEOUT_S:
                 return "blocked"
         return "done"
 
@@ -187,7 +215,7 @@ class LockProber:
         """Unregister; every helper must then finish (a parked one proceeds once the callback returned)."""
         self.device.info_queue.unregister_message_callback(self.cookie)
         for record in self.calls:
-            if not record.done.wait(LOCK_TIMEOUT_S):
+            if not record.done.wait(10 * LOCK_TIMEOUT_S):
                 stuck = context().box.in_progress(record.ident)
                 return (f"{record.label}, made from the application's callback, never returned"
                         f"{' (stuck in ' + stuck[1] + ')' if stuck else ''}")

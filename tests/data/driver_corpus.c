@@ -461,7 +461,7 @@ typedef struct Orphan {
 static void *orphan_reporter(void *arg) {
     Orphan *o = arg;
     D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 m;
-    sleep_ms(5);
+    sleep_ms(20); /* (a report sooner than the harness can see DestroyDevice return looks made during it) */
     memset(&m, 0, sizeof m);
     m.VendorMessageId = 0x600;
     m.Severity = D3D12DDI_MESSAGE_SEVERITY_0126_INFO;
@@ -475,10 +475,10 @@ static void *orphan_reporter(void *arg) {
 
 /* ---- the feature's DDIs, wrapped ----------------------------------------------------------------------------- */
 
-static void wait_for_gpu(Extra *x) { /* planted (FLUSH_WAITS_FOR_GPU): up to 5 s, until the GPU ran everything */
+static void wait_for_gpu(Extra *x) { /* planted (FLUSH_WAITS_FOR_GPU): up to 2 s, until the GPU ran everything */
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 5;
+    until.tv_sec += 2;
     pthread_mutex_lock(&x->lock);
     while (x->in_flight > 0)
         if (pthread_cond_timedwait(&x->cond, &x->lock, &until) != 0) break;
