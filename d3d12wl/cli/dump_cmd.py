@@ -13,7 +13,7 @@ from pathlib import Path
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import summary
 from d3d12wl.cli.documents import CAPTURE, expecting
-from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
+from d3d12wl.cli.exec_cmd import add_limit_flags, add_reading_flag, limits_from, readings_from
 from d3d12wl.cli.render import DEFAULT_LIMIT, Selection, dump_view, parse_range, render_text, selected_trace
 from d3d12wl.errors import D3D12WLError
 
@@ -75,6 +75,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help=f"show at most N executions and N primary records per list (default {DEFAULT_LIMIT:,}; "
                         "0: all); the output says how many it left out")
     add_limit_flags(p)
+    add_reading_flag(p)
     p.set_defaults(func=run)
 
 
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
             path = Path(args.capture)
         with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
             capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
-        trace = execute(capture, limits, hooks=hooks)
+        trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
         view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)
             view["validators"] = [v.name or v.identifier.hex() for v in hooks.validators.values()]
