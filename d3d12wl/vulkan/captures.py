@@ -12,6 +12,12 @@ own): an incrementing constant, a root SRV from the primary record and ``_DISPAT
 :func:`build_indexed_capture`: an ``ExecuteIndirect`` of indexed draws: a root constant, an incrementing constant
 (IndirectDrawing.md "Incrementing constant"), an index buffer view (``R32_UINT``) and ``_DRAW_INDEXED`` with
 negative ``BaseVertexLocation`` values, through a count buffer.
+
+:func:`build_big_ei_capture`: an ``ExecuteIndirect`` of ``N`` draws (root constants, an incrementing constant,
+``_DRAW``) through a count buffer.
+
+More captures: :mod:`d3d12wl.vulkan.captures_signatures` (several program command signatures, descriptor tables,
+mesh dispatches) and :mod:`d3d12wl.vulkan.captures_ia` (real vertex and index buffers).
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCal
 from d3d12wl.records import packers
 from d3d12wl.records.layout import pcs_layout
 
-__all__ = ["OBJECTS", "build_big_capture", "build_compute_capture", "build_indexed_capture", "build_pointer_capture"]
+__all__ = ["OBJECTS", "build_big_capture", "build_big_ei_capture", "build_compute_capture", "build_indexed_capture",
+           "build_pointer_capture"]
 
 #: the objects of the capture, in the JSON description (design.md "The JSON description of objects")
 OBJECTS: dict[str, Any] = {
@@ -209,4 +216,48 @@ def build_indexed_capture(commands: int = 64, count: int = 61) -> Any:
     device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
     call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
                                CountBuffer=0x30000)
+    return Capture(CAPTURE_VERSION, device, objects, memory, state, call)
+
+
+BIG_EI_OBJECTS: dict[str, Any] = {
+    "root_signatures": {"RS": {"pParameters": [
+        {"ParameterType": "32BIT_CONSTANTS", "Constants": {"ShaderRegister": 0, "Num32BitValues": 3},
+         "ShaderVisibility": "ALL"},
+        {"ParameterType": "SRV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+    ], "Flags": ["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"]}},
+    "command_signatures": {"Draws": {"ByteStride": 24, "pArgumentDescs": [
+        {"Type": "CONSTANT", "Constant": {"RootParameterIndex": 0, "DestOffsetIn32BitValues": 0,
+                                          "Num32BitValuesToSet": 2}},
+        {"Type": "INCREMENTING_CONSTANT", "IncrementingConstant": {"RootParameterIndex": 0,
+                                                                   "DestOffsetIn32BitValues": 2}},
+        {"Type": "DRAW"},
+    ], "pRootSignature": "RS"}},
+}
+
+
+def build_big_ei_capture(commands: int = 1 << 20, count: int | None = None) -> Any:
+    """``ExecuteIndirect(Draws, MaxCommandCount = commands, args, count buffer = count (default commands - 1))``:
+    command ``k`` sets b0[0..1] to (k, 7 k mod 65536), the incrementing constant b0[2] (IndirectDrawing.md: ``k``
+    for command ``k``) and draws ``1 + k % 3`` vertices from ``3 k mod 1000003``, ``1 + k % 2`` instances from
+    ``k % 7``; the command list sets the SRV t0."""
+    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
+
+    objects = description.load(BIG_EI_OBJECTS)
+    cs = objects.command_signatures["Draws"]
+    k = np.arange(commands, dtype=np.uint64)
+    args = packers.pack_execute_indirect(cs, {
+        "arg0_Constant": np.stack([k.astype(np.uint32), ((k * 7) & 0xFFFF).astype(np.uint32)], axis=1),
+        "arg2_Draw.VertexCountPerInstance": (1 + k % 3).astype(np.uint32),
+        "arg2_Draw.InstanceCount": (1 + k % 2).astype(np.uint32),
+        "arg2_Draw.StartVertexLocation": ((k * 3) % 1000003).astype(np.uint32),
+        "arg2_Draw.StartInstanceLocation": (k % 7).astype(np.uint32)})
+    memory = GpuMemory()
+    memory.map(0x20000, args, name="pArgumentBuffer")
+    memory.map(0x10000, packers.pack_count_buffer(commands - 1 if count is None else count).tobytes(),
+               name="pCountBuffer")
+    state = CommandListState(graphics_root_signature=cs.pRootSignature, graphics_root_arguments={
+        1: RootArgument("descriptor", value=FRAME_CONSTANTS_VA)})
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
+    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
+                               CountBuffer=0x10000)
     return Capture(CAPTURE_VERSION, device, objects, memory, state, call)
