@@ -115,3 +115,26 @@ def test_results_compare_against_the_executor_by_records_or_digest(gpu_check: An
     differs = gpu_check._against(results, "e", want, 20, 3)
     assert differs["mismatches"] == 0 and "digest of the records differs" in differs["error"]
     assert gpu_check._against(results, "missing", want, 20, 3)["error"] == "no records came back"
+
+
+def test_prepare_takes_any_capture_and_refuses_with_the_reason(gpu_check: Any, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A user's captures: one the harness runs becomes a case, one it cannot represent is refused in the manifest
+    with the reason (nothing of it reaches the GPU machine), and a file that is not a capture is unusable input:
+    exit 2 naming it, nothing written."""
+    examples = Path(gpu_check.EXAMPLES)
+    monkeypatch.setattr(gpu_check, "_compile", lambda out, masks: None)  # gcc and glslc: tested in test_vulkan_harness
+    out = tmp_path / "gpu"
+    assert gpu_check.main(["prepare", str(out), str(examples / "culling_capture.json"),
+                           str(examples / "validation_chain_capture.json")]) == 0
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert set(manifest["cases"]) == {"culling_capture", "validation_chain_capture"}
+    assert manifest["cases"]["culling_capture"]["records"] == 9
+    assert "validation hooks" in manifest["cases"]["validation_chain_capture"]["refused"]
+    assert (out / "cases" / "culling_capture.case").is_file()
+    assert not list((out / "cases").glob("validation_chain*"))
+    (tmp_path / "not_a_capture.json").write_text("{}", encoding="utf-8")
+    assert gpu_check.main(["prepare", str(tmp_path / "elsewhere"), str(tmp_path / "not_a_capture.json")]) == 2
+    assert "not_a_capture.json" in capsys.readouterr().err
+    assert not (tmp_path / "elsewhere" / "manifest.json").exists()

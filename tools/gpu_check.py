@@ -36,7 +36,6 @@ import argparse
 import hashlib
 import json
 import lzma
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -52,6 +51,7 @@ from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor import execute
 from d3d12wl.executor.columnar import execution_columns
 from d3d12wl.executor.trace import Limits
+from d3d12wl.outfiles import output_file
 from d3d12wl.vulkan import captures as builders
 from d3d12wl.vulkan import captures_ia, captures_signatures, lower_capture
 from d3d12wl.vulkan.case import Model, case_from_bytes, compare_records, digest, fetch_masks, model_records
@@ -121,6 +121,13 @@ def make_capture(source: dict[str, Any]) -> Any:
 def _lower(capture: Any, max_sequences: int) -> tuple[Lowering, Prepared]:
     low = lower_capture(capture, sequence_index=True, max_sequences=max_sequences)
     return low, prepare_case(low, capture.memory)
+
+
+def _write(path: Path, data: bytes | str) -> Path:
+    """Every file prepare and compare write: atomic (d3d12wl.outfiles), an OS error naming the path (exit 2)."""
+    with output_file(path, binary=True) as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
 
 
 def _xz(data: bytes, stride: int) -> bytes:
@@ -193,10 +200,10 @@ def _compile(out: Path, masks: set[int]) -> None:
                         str(spv / name)], check=True, timeout=300)
     py = out / "py" / "d3d12wl" / "vulkan"
     py.mkdir(parents=True, exist_ok=True)
-    (py.parent / "__init__.py").write_text("", encoding="utf-8")
-    (py / "__init__.py").write_text("", encoding="utf-8")
+    _write(py.parent / "__init__.py", "")
+    _write(py / "__init__.py", "")
     for module in ("vk.py", "case.py"):
-        shutil.copy(ROOT / "d3d12wl" / "vulkan" / module, py / module)
+        _write(py / module, (ROOT / "d3d12wl" / "vulkan" / module).read_bytes())
 
 
 def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, repeat_small: int,
@@ -211,15 +218,15 @@ def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, r
         manifest["cases"][name] = entry
         t0 = time.perf_counter()
         entry["max_sequences"] = source.get("max_sequences", max_sequences)
+        capture = make_capture(source)  # a capture that cannot be read is unusable input (exit 2), not a refusal
         try:
-            capture = make_capture(source)
             low, prep = _lower(capture, entry["max_sequences"])
         except HarnessRefusal as e:
             entry["refused"] = f"the harness cannot represent the call: {e}"
         except LoweringError as e:
             entry["refused"] = f"the lowering refuses the call: {e}"
         except D3D12WLError as e:
-            entry["refused"] = f"the capture cannot be read or lowered: {e}"
+            entry["refused"] = f"the call cannot be lowered: {e}"
         if "refused" in entry:
             print(f"{name}: refused: {entry['refused']}", flush=True)
             continue
@@ -227,7 +234,7 @@ def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, r
         data = case.to_bytes()
         big = len(data) > COMPRESS_OVER
         target = out / "cases" / f"{name}.case{'.xz' if big else ''}"
-        target.write_bytes(_xz(data, case.layouts[0].stride) if big else data)
+        _write(target, _xz(data, case.layouts[0].stride) if big else data)
         walked = []
         for li, leaf in enumerate(low.leaves()):
             if leaf.walk is None:
@@ -237,7 +244,7 @@ def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, r
             # the plan's bytes are mostly records: delta-coded at their stride
             stride = getattr(plan.walk, "secondary_stride", 0) or getattr(plan.walk, "stride", 0) or \
                 getattr(plan.walk, "primary_stride", 8)
-            (out / "cases" / f"{name}.{li}.plan{'.xz' if big else ''}").write_bytes(_xz(raw, stride) if big else raw)
+            _write(out / "cases" / f"{name}.{li}.plan{'.xz' if big else ''}", _xz(raw, stride) if big else raw)
             walked.append(li)
         masks.update(fetch_masks(case))
         repeat = repeat_big if case.count > 1 << 16 else repeat_small
@@ -255,9 +262,8 @@ def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, r
         script += _negative_control(out, manifest, sources["ia"])
     script += RUN_TAIL
     _compile(out, masks)
-    (out / "run.sh").write_text(script, encoding="utf-8")
-    (out / "run.sh").chmod(0o755)
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    _write(out / "run.sh", script).chmod(0o755)
+    _write(out / "manifest.json", json.dumps(manifest, indent=1) + "\n")
     return manifest
 
 
@@ -275,7 +281,7 @@ def _negative_control(out: Path, manifest: dict[str, Any], source: dict[str, Any
     token = next(t for t in lay.tokens if t.type == TokenType.INDEX_BUFFER)
     lay.sequences = lay.sequences.copy()
     lay.sequences[0, token.offset:token.offset + 8] = np.frombuffer(HOSTILE_VA.to_bytes(8, "little"), np.uint8)
-    (out / "cases" / f"{HOSTILE}.case").write_bytes(prep.case.to_bytes())
+    _write(out / "cases" / f"{HOSTILE}.case", prep.case.to_bytes())
     manifest["negative_control"] = {"name": HOSTILE, "va": HOSTILE_VA,
                                     "expect": "exit 2 naming the view outside every uploaded region"}
     return (f'# the negative control: must exit 2\n./dgc_harness "$HERE/cases/{HOSTILE}.case" "$W/{HOSTILE}.rec" '
@@ -501,6 +507,14 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--json", type=Path)
     c.add_argument("--cases", nargs="+", help="only these cases")
     args = ap.parse_args(argv)
+    try:
+        return _run(args)
+    except (D3D12WLError, OSError, tarfile.TarError, lzma.LZMAError, ValueError, KeyError) as e:
+        print(f"gpu_check: {e}", file=sys.stderr)  # a path, an archive or a manifest that cannot be used
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "prepare":
         sources: dict[str, dict[str, Any]] = {}
         if args.suite or not args.captures:
@@ -523,7 +537,7 @@ def main(argv: list[str] | None = None) -> int:
     lines, failures = verdict(report)
     report["verdict"] = lines
     if args.json:
-        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        _write(args.json, json.dumps(report, indent=1) + "\n")
     print("\n".join(lines))
     for failure in failures:
         print("FAIL", failure, file=sys.stderr)
