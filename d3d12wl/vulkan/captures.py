@@ -37,7 +37,7 @@ from d3d12wl.records import packers
 from d3d12wl.records.layout import pcs_layout
 
 __all__ = ["OBJECTS", "build_big_capture", "build_big_ei_capture", "build_compute_capture", "build_indexed_capture",
-           "build_pointer_capture"]
+           "build_pointer_capture", "execute_indirect_capture"]
 
 #: the objects of the capture, in the JSON description (design.md "The JSON description of objects")
 OBJECTS: dict[str, Any] = {
@@ -240,8 +240,6 @@ def build_big_ei_capture(commands: int = 1 << 20, count: int | None = None) -> A
     command ``k`` sets b0[0..1] to (k, 7 k mod 65536), the incrementing constant b0[2] (IndirectDrawing.md: ``k``
     for command ``k``) and draws ``1 + k % 3`` vertices from ``3 k mod 1000003``, ``1 + k % 2`` instances from
     ``k % 7``; the command list sets the SRV t0."""
-    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
-
     objects = description.load(BIG_EI_OBJECTS)
     cs = objects.command_signatures["Draws"]
     k = np.arange(commands, dtype=np.uint64)
@@ -251,13 +249,26 @@ def build_big_ei_capture(commands: int = 1 << 20, count: int | None = None) -> A
         "arg2_Draw.InstanceCount": (1 + k % 2).astype(np.uint32),
         "arg2_Draw.StartVertexLocation": ((k * 3) % 1000003).astype(np.uint32),
         "arg2_Draw.StartInstanceLocation": (k % 7).astype(np.uint32)})
-    memory = GpuMemory()
-    memory.map(0x20000, args, name="pArgumentBuffer")
-    memory.map(0x10000, packers.pack_count_buffer(commands - 1 if count is None else count).tobytes(),
-               name="pCountBuffer")
     state = CommandListState(graphics_root_signature=cs.pRootSignature, graphics_root_arguments={
         1: RootArgument("descriptor", value=FRAME_CONSTANTS_VA)})
+    return execute_indirect_capture(objects, cs, args, commands, commands - 1 if count is None else count, state)
+
+
+#: where :func:`execute_indirect_capture` maps the argument buffer and the count buffer
+ARGUMENT_VA, COUNT_VA = 0x20000, 0x30000
+
+
+def execute_indirect_capture(objects: Any, cs: Any, args: np.ndarray, max_count: int, count: int | None,
+                             state: CommandListState, memory: GpuMemory | None = None) -> Any:
+    """A Tier 1 device's ``ExecuteIndirect(cs, max_count, args at ARGUMENT_VA, count buffer at COUNT_VA holding
+    count)`` (no count buffer for ``count`` None) over ``memory`` (default: just those two buffers)."""
+    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
+
+    memory = GpuMemory() if memory is None else memory
+    memory.map(ARGUMENT_VA, np.asarray(args, dtype=np.uint8).tobytes(), name="pArgumentBuffer")
+    if count is not None:
+        memory.map(COUNT_VA, packers.pack_count_buffer(count).tobytes(), name="pCountBuffer")
     device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
-    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
-                               CountBuffer=0x10000)
+    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=max_count, ArgumentBuffer=ARGUMENT_VA,
+                               CountBuffer=None if count is None else COUNT_VA)
     return Capture(CAPTURE_VERSION, device, objects, memory, state, call)

@@ -17,16 +17,10 @@ from d3d12wl import abi
 from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_work_list
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.model import description
-from d3d12wl.model.state import (
-    CommandListState,
-    DeviceCaps,
-    ExecuteIndirectCall,
-    IndexBufferView,
-    RootArgument,
-    VertexBufferView,
-)
+from d3d12wl.model.state import CommandListState, IndexBufferView, RootArgument, VertexBufferView
 from d3d12wl.records import packers
 from d3d12wl.records.layout import pcs_layout
+from d3d12wl.vulkan.captures import execute_indirect_capture
 
 __all__ = ["build_ia_capture", "build_inherited_ia_capture"]
 
@@ -83,8 +77,6 @@ def build_ia_capture(commands: int = 48, index_buffer: str = "command") -> Any:
     ``64 (k % 3)`` bytes into its buffer; it draws ``3 + k % 5`` indices from ``5 k``, ``1 + k % 2`` instances,
     BaseVertexLocation ``k % 7``.  Vertex buffer slot 0 (12-byte vertices) comes from the command list; with
     ``index_buffer="command_list"`` so does the index buffer (R32_UINT)."""
-    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
-
     objects = description.load(IA_OBJECTS)
     name = "IndexedIA" if index_buffer == "command" else "IndexedInheritedIB"
     if index_buffer not in ("command", "command_list"):
@@ -107,16 +99,12 @@ def build_ia_capture(commands: int = 48, index_buffer: str = "command") -> Any:
                  f"{draw}.InstanceCount": (1 + k % 2).astype(np.uint32),
                  f"{draw}.StartIndexLocation": (5 * k).astype(np.uint32),
                  f"{draw}.BaseVertexLocation": (k % 7).astype(np.int32), f"{draw}.StartInstanceLocation": 0})
-    args = packers.pack_execute_indirect(cs, cols)
-    memory = _memory({0x20000: args, 0x30000: packers.pack_count_buffer(commands - 3)})
     state = CommandListState(graphics_root_signature=cs.pRootSignature,
                              vertex_buffers={0: VertexBufferView(VB0_VA, VERTICES * 12, 12)})
     if index_buffer == "command_list":
         state.index_buffer = IndexBufferView(IB32_VA, INDICES * 4, abi.enum_value("DXGI_FORMAT", "R32_UINT"))
-    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"))
-    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
-                               CountBuffer=0x30000)
-    return Capture(CAPTURE_VERSION, device, objects, memory, state, call)
+    return execute_indirect_capture(objects, cs, packers.pack_execute_indirect(cs, cols), commands, commands - 3,
+                                    state, _memory({}))
 
 
 INHERITED_IA_OBJECTS: dict[str, Any] = {
