@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from pathlib import Path
 
 from d3d12wl.cli import main
 
@@ -78,5 +77,5 @@ def test_layout_table_pads_to_the_declared_stride(capsys):
     out = capsys.readouterr().out
     assert "command signature PlainMultiDrawIndirect: 20 bytes used, min stride 20, stride 36" in out
     assert any(line.split()[:3] == ["20", "16", "padding"] for line in out.splitlines())
-    assert main(["layout", str(Path(__file__).parent / "data" / "invalid_signature.json")]) == 0
+    assert main(["layout", str(resources.files("d3d12wl").joinpath("examples/invalid_signature.json"))]) == 0
     assert "(declared stride: stride 4 is below the minimum 8" in capsys.readouterr().out

@@ -89,6 +89,7 @@ def suite(draws: int, frame_draws: int) -> dict[str, dict[str, Any]]:
 
     add("compute", "captures.build_compute_capture")
     add("indexed", "captures.build_indexed_capture")
+    add("inherited", "captures.build_inherited_capture")
     add("pointers", "captures.build_pointer_capture")
     add("mixed", "captures_signatures.build_mixed_capture", tier=1)
     add("mixed_tier2", "captures_signatures.build_mixed_capture", tier=2)

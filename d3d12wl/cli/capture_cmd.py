@@ -9,17 +9,19 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from d3d12wl import inputs, tables
 from d3d12wl.capture import assemble as asm
-from d3d12wl.capture.file import CAPTURE_ONLY, Capture, capture_to_dict, save_capture
+from d3d12wl.capture.file import CAPTURE_ONLY, Capture, capture_to_dict, format_version, save_capture
 from d3d12wl.cli import load_description, summary
 from d3d12wl.cli._options import integer
 from d3d12wl.errors import CaptureError
 from d3d12wl.model import description
 from d3d12wl.model.state import ExecuteIndirectCall
+from d3d12wl.serialize import json_text
 
 #: the plain-text --help description
 DESCRIPTION = """\
@@ -107,6 +109,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--command-list-type", metavar="TYPE",
                    help="the D3D12_COMMAND_LIST_TYPE the call is recorded on (default DIRECT)")
     p.add_argument("--in-render-pass", action="store_true", help="the call is recorded inside a render pass")
+    p.add_argument("--json", action="store_true",
+                   help='print what was written as {"output", "version", "call", "regions", "program_tables", '
+                        '"findings"} (not with -o -, which prints the capture itself)')
     p.set_defaults(func=run)
 
 
@@ -156,6 +161,21 @@ def _summary(capture: Capture, output: str, reports: list[asm.SlotReport]) -> li
     return lines
 
 
+def _summary_json(capture: Capture, output: str, reports: list[asm.SlotReport]) -> dict[str, Any]:
+    """What ``--json`` prints: the summary's facts as JSON (VAs as integers, as the capture format's readers take)."""
+    return {
+        "output": output, "version": format_version(capture), "call": _call_text(capture),
+        "regions": [{"name": r.name, "base": r.base, "size": r.size, "source": r.source}
+                    for r in capture.memory.regions],
+        "program_tables": [{"binding": rep.binding, "start_address": rep.table.Table.StartAddress,
+                            "size": rep.table.Table.SizeInBytes, "stride": rep.table.Table.StrideInBytes,
+                            "slot_count": rep.table.SlotCount,
+                            "programs": {name: [int(s) for s in slots] for name, slots in rep.programs.items()},
+                            "empty": rep.empty, "unmatched": [{"slot": s, "identifier": h} for s, h in rep.unmatched]}
+                           for rep in reports],
+        "findings": [f for rep in reports for f in rep.findings]}
+
+
 def _relative(path: str) -> str:
     try:
         rel = os.path.relpath(path)
@@ -201,6 +221,8 @@ def run(args: argparse.Namespace) -> int:
                                            ("compute", args.compute_root_signature)) if v})
     capture = asm.assemble(objects, spec)
     reports = asm.program_table_slots(capture)
+    if args.json and args.output == "-":
+        raise CaptureError("-o - prints the capture itself on stdout; give -o FILE with --json", where="--json")
     if args.output == "-":
         json.dump(capture_to_dict(capture), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
@@ -212,6 +234,9 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise inputs.InputError(f"cannot write the capture: {exc.strerror or exc}",
                                     where=f"{args.output} (-o)") from None
-        for line in _summary(capture, str(target), reports):
-            print(line)
+        if args.json:
+            print(json_text(_summary_json(capture, str(target), reports), indent=2))
+        else:
+            for line in _summary(capture, str(target), reports):
+                print(line)
     return 1 if any(rep.findings for rep in reports) else 0

@@ -7,12 +7,12 @@ import argparse
 import sys
 
 from d3d12wl import abi
-from d3d12wl.cli import load_description, summary
+from d3d12wl.cli import _violations, load_description, summary
 from d3d12wl.errors import LayoutError
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import codegen, renderdoc
 from d3d12wl.records.decode import declared_stride
-from d3d12wl.records.layout import RecordLayout, record_id, record_layouts
+from d3d12wl.records.layout import RecordLayout, laying_out_once, record_id, record_layouts
 from d3d12wl.serialize import json_text
 
 #: the plain-text --help description
@@ -35,7 +35,10 @@ Records: each program command signature's primary, secondary and implicit-path p
 program whose program-table record differs from its PCS's (the explicit local-root-signature path); each
 ExecuteIndirect command signature.  --pcs NAME restricts the output to that program command signature's records,
 --record ID (PCS.secondary, as decode and abi check --record name them; repeatable) to those records; with
---struct and no --record, only the structs are written."""
+--struct and no --record, only the structs are written.
+
+A description that breaks creation-time rules is generated all the same; one line on stderr says how many rules
+it breaks (d3d12wl validate lists them), and --strict makes that exit 1."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,6 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--struct", action="append", default=[], metavar="NAME",
                    help="--lang renderdoc: also the format of this declared struct; repeatable")
     p.add_argument("--json", action="store_true", help="the generated source and each struct as JSON")
+    _violations.add_strict_flag(p)
     p.set_defaults(func=run)
 
 
@@ -68,6 +72,11 @@ def _select(objects: ObjectSet, args: argparse.Namespace) -> list[RecordLayout]:
 
 def run(args: argparse.Namespace) -> int:
     objects = load_description(args)
+    with laying_out_once():  # (the rules behind the violations line read the same layouts)
+        return _violations.finish(args, objects, _generate(objects, args))
+
+
+def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
     layouts = _select(objects, args)
     if args.struct and args.lang != "renderdoc":
         raise LayoutError("--struct applies to --lang renderdoc (the C and HLSL of declared structs are the "

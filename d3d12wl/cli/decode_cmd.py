@@ -30,7 +30,7 @@ d3d12wl abi).  FILE is the bytes (-: stdin); a regular file is memory-mapped, no
 --va BASE    the GPU VA of FILE's byte 0: adds a va column, the VA of each record
 --format     text (default: a summary line, an aligned table, one row per record), csv (a header row, one row
              per record), json (one object with the fields and "records", one object per record keyed by the
-             packers' column names, and "partial")
+             packers' column names, and "partial"); --json is --format json
 
 Enum members are shown by name, flags as NAME|NAME, VAs, descriptor handles and local-root DWORDs in hex, a
 program-table slot's identifier as 64 hex digits with the name of the program it identifies (- for an all-zero
@@ -51,13 +51,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--stride", type=integer, default=None, metavar="N", help="bytes between records (default: the "
                                                                           "declared stride)")
     p.add_argument("--va", type=integer, default=None, metavar="BASE", help="GPU VA of the file's byte 0")
-    p.add_argument("--format", choices=decode.FORMATS, default="text", help="output format (default text)")
+    p.add_argument("--format", choices=decode.FORMATS, default=None, help="output format (default text)")
+    p.add_argument("--json", action="store_true", help="the same as --format json")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if "-" == args.description == args.file:
         raise inputs.InputError("stdin can feed DESC.json or FILE, not both", where="-")
+    fmt: decode.Format = args.format or ("json" if args.json else "text")
+    if args.json and fmt != "json":
+        raise inputs.InputError(f"--json and --format {fmt} disagree", where="--format")
     objects = load_description(args, ignore_keys=CAPTURE_ONLY | {description.RECORD_STRUCTS})
     target = decode.target(objects, args.what)
     data = inputs.map_bytes(args.file, what=f"file of {args.what} records")
@@ -68,6 +72,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"d3d12wl decode: finding: {message}", file=sys.stderr)
 
     out = sys.stdout.buffer
-    decode.write(decoded, out, args.format, warn=warn)
+    decode.write(decoded, out, fmt, warn=warn)
     out.flush()
     return 1 if decoded.partial is not None else 0

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import summary
-from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
+from d3d12wl.cli.documents import CAPTURE, expecting
+from d3d12wl.cli.exec_cmd import add_limit_flags, add_reading_flag, limits_from, readings_from
 from d3d12wl.cli.render import DEFAULT_LIMIT, Selection, dump_view, parse_range, render_text, selected_trace
 from d3d12wl.errors import D3D12WLError
 
@@ -58,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("capture", metavar="CAPTURE", nargs="?", help="a capture file (default: the bundled example)")
     p.add_argument("--hex", action="store_true", help="add annotated hex dumps of every record")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--info-queue", action="store_true",
+                   help="show the InfoQueue block even when the call put no message in it (only the driver's "
+                        "initialization message)")
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
@@ -71,6 +75,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help=f"show at most N executions and N primary records per list (default {DEFAULT_LIMIT:,}; "
                         "0: all); the output says how many it left out")
     add_limit_flags(p)
+    add_reading_flag(p)
     p.set_defaults(func=run)
 
 
@@ -94,15 +99,20 @@ def run(args: argparse.Namespace) -> int:
             path = stack.enter_context(resources.as_file(resources.files("d3d12wl").joinpath(EXAMPLE)))
         else:
             path = Path(args.capture)
-        capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
-        trace = execute(capture, limits, hooks=hooks)
+        with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
+            capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
         view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)
             view["validators"] = [v.name or v.identifier.hex() for v in hooks.validators.values()]
-        view["info_queue"] = info_queue_view(run_in_info_queue(trace=trace).messages)
+        in_queue = run_in_info_queue(trace=trace)
+        view["info_queue"] = info_queue_view(in_queue.messages)
     if args.json:
         json.dump(view, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(view))
+        # the InfoQueue block when the call put a message there (beyond the driver's initialization message, which
+        # every device with the channel enabled has), or when asked for; --json always has "info_queue"
+        shown = args.info_queue or bool(in_queue.driver_messages)
+        sys.stdout.write(render_text(view if shown else {k: v for k, v in view.items() if k != "info_queue"}))
     return 1 if any(f.get("severity") == "error" for f in view["findings"]) else 0

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from d3d12wl import tables
 from d3d12wl.cli import summary
+from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.output import FORMATS
-from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Execution, Limits, Trace, ValidatorInvocation
+from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Execution, Limits, Readings, Trace, ValidatorInvocation
 
 if TYPE_CHECKING:
     from d3d12wl.executor.validation import ValidationRunner
@@ -62,6 +63,7 @@ def register(sub: Any) -> None:
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
     add_limit_flags(p)
+    add_reading_flag(p)
     p.set_defaults(func=run)
 
 
@@ -79,6 +81,29 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
                  f"{SCALED_FLOORS[f.name]:,}") if default == AUTO else f"{default:,}"
         p.add_argument(Limits.flag(f.name), type=limit_value, metavar="N", default=default, dest=f.name,
                        help=f"executor limit {f.name} (default {shown})")
+
+
+def add_reading_flag(p: argparse.ArgumentParser) -> None:
+    """``--reading NAME=VALUE`` (``exec`` and ``dump``): a :class:`~d3d12wl.executor.trace.Readings` field."""
+    choices = "; ".join(f"{n}={'|'.join(v)}" for n, v in Readings.CHOICES.items())
+    p.add_argument("--reading", action="append", default=[], metavar="NAME=VALUE",
+                   help=f"read a spec sentence that can be read two ways the other way: {choices} (the first "
+                        "value of each is d3d12wl's reading, the default)")
+
+
+def readings_from(args: argparse.Namespace) -> Readings:
+    """The :class:`~d3d12wl.executor.trace.Readings` of ``--reading``; a bad one is exit 2 naming it."""
+    chosen: dict[str, str] = {}
+    for text in args.reading:
+        name, eq, value = text.partition("=")
+        if not eq or name.strip() not in Readings.CHOICES:
+            raise D3D12WLError(f"expected NAME=VALUE with NAME one of {', '.join(Readings.CHOICES)}",
+                               where=f"--reading {text}")
+        chosen[name.strip()] = value.strip()
+    try:
+        return Readings(**chosen)
+    except ValueError as exc:
+        raise D3D12WLError(str(exc), where="--reading") from None
 
 
 def load_hooks(specs: list[str] | None) -> ValidationRunner | None:
@@ -109,8 +134,9 @@ def run(args: argparse.Namespace) -> int:
         path = args.capture
         if path is None:
             path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
-        capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
-        trace = execute(capture, limits, hooks=hooks)
+        with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
+            capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
         raise D3D12WLError(f"--json and --format {fmt} disagree", where="--format")

@@ -8,12 +8,13 @@ import sys
 from typing import Any
 
 from d3d12wl import tables
-from d3d12wl.cli import load_description, summary
+from d3d12wl.cli import _violations, load_description, summary
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records.layout import (
     PROGRAM_TABLE,
     RecordLayout,
     command_layout,
+    laying_out_once,
     pcs_layout,
     program_table_layout,
     signature_strides,
@@ -39,7 +40,10 @@ The byte layout of every record class a description implies.
 Offsets are relative to the record start (the program-table slot start for a program-table record, whose
 identifier takes bytes 0..31).  "fields" lists the payload fields; the fixed header is named by "header".  For a
 program-table record "size" counts the tail bytes after the 32-byte identifier and "min_stride" is 32 + that
-tail, rounded up to 8."""
+tail, rounded up to 8.
+
+A description that breaks creation-time rules is laid out all the same (the bytes it would mean); one line on
+stderr says how many rules it breaks (d3d12wl validate lists them), and --strict makes that exit 1."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("description", metavar="SIG.json", help="a JSON description of the objects (the C desc structs as JSON)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    _violations.add_strict_flag(p)
     p.set_defaults(func=run)
 
 
@@ -149,9 +154,10 @@ def layout_text(objects: ObjectSet) -> str:
 
 def run(args: argparse.Namespace) -> int:
     objects = load_description(args)
-    if args.json:
-        sys.stdout.write(json_text(layout_json(objects), indent=2))
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(layout_text(objects))
-    return 0
+    with laying_out_once():  # (the rules behind the violations line read the same layouts)
+        if args.json:
+            sys.stdout.write(json_text(layout_json(objects), indent=2))
+            sys.stdout.write("\n")
+        else:
+            sys.stdout.write(layout_text(objects))
+        return _violations.finish(args, objects, 0)

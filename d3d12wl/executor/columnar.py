@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,15 @@ from d3d12wl.executor.dispatch_list import (
 )
 from d3d12wl.executor.execute_indirect import CommandPlan, build_command, run_execute_indirect, walk_command
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
-from d3d12wl.executor.trace import Execution, Limits, PrimaryRecordTrace, ProgramTableSlotTrace, RecordTrace, Trace
+from d3d12wl.executor.trace import (
+    Execution,
+    Limits,
+    PrimaryRecordTrace,
+    ProgramTableSlotTrace,
+    Readings,
+    RecordTrace,
+    Trace,
+)
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, RecordKind
 from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
@@ -67,12 +76,13 @@ _U64_MAX = (1 << 64) - 1
 
 def run_columnar(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
                  call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
-                 hooks: ValidationHooks | None = None) -> Trace:
+                 hooks: ValidationHooks | None = None, readings: Readings | None = None) -> Trace:
     """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run)."""
     if isinstance(call, DispatchListCall):
         return run_dispatch_list(memory, device, objects, state, call, limits, hooks,
-                                 walker=walk_primary_records_columnar)
-    return run_execute_indirect(memory, device, objects, state, call, limits, walker=walk_commands_columnar)
+                                 walker=walk_primary_records_columnar, readings=readings)
+    return run_execute_indirect(memory, device, objects, state, call, limits, walker=walk_commands_columnar,
+                                readings=readings)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -568,6 +578,17 @@ class _Chunk:
             gid=gid.astype(np.int16 if len(walk.groups) < (1 << 15) else np.int64), group_row=group_row,
             exec_off=exec_off, sec_off=sec_off, primary_rows=prows, secondary_base=pbase, secondary_rows=sec_rows)
         walk.ctx.trace.executions.add_batch(batch.executions)
+        # per PCS (several slots' groups may share one), how many executions and the first, in execution order
+        ran = execs > 0
+        per_pcs: dict[str, list[int]] = {}
+        for g in np.unique(gid[ran]).tolist():
+            m = np.flatnonzero(ran & (gid == g))
+            hit = per_pcs.setdefault(walk.groups[g].pcs.name, [int(exec_off[int(m[0])]), 0])
+            hit[0] = min(hit[0], int(exec_off[int(m[0])]))
+            hit[1] += int(execs[m].sum())
+        cls = walk.sel.executable_class.value
+        for name, (first, count) in sorted(per_pcs.items(), key=lambda kv: kv[1][0]):
+            walk.ctx.note_executions((cls, name), count, partial(batch.execution, first))
         if records:
             run.trace.primary_records.add_batch(batch.records)
         run.counter += int(exec_off[-1])
@@ -834,6 +855,14 @@ class CommandBatch:
             yield self.item(i)
 
 
+def _add_commands(plan: CommandPlan, batch: CommandBatch) -> None:
+    """A run of commands the reference would execute without a finding, added to the trace as columns."""
+    ctx = plan.ctx
+    ctx.trace.executions.add_batch(batch)
+    ctx.records_walked += len(batch)
+    ctx.note_executions((plan.cls.value if plan.cls else "", None), len(batch), lambda: batch.item(0))
+
+
 def walk_commands_columnar(plan: CommandPlan) -> None:
     """The command walk in chunks: each chunk's commands checked (VA wrap, mapping, limits) as arrays and copied
     in one gather; the first command a check stops at takes the reference walk, which reports it.  The commands
@@ -867,14 +896,12 @@ def walk_commands_columnar(plan: CommandPlan) -> None:
             start = 0
             for f in plan.flagged(rows).tolist():  # the budget above covers every command of the chunk
                 if f > start:
-                    trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k + start, rows[start:f]))
-                    ctx.records_walked += f - start
+                    _add_commands(plan, CommandBatch(plan, len(trace.executions), k + start, rows[start:f]))
                 if not walk_command(plan, k + f):
                     return
                 start = f + 1
             if start < end - k:
-                trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k + start, rows[start:]))
-                ctx.records_walked += end - k - start
+                _add_commands(plan, CommandBatch(plan, len(trace.executions), k + start, rows[start:]))
             k = end
             continue
         if not walk_command(plan, k):  # the reference reports the wrap, fault or limit

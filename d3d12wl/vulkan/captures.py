@@ -13,6 +13,10 @@ own): an incrementing constant, a root SRV from the primary record and ``_DISPAT
 (IndirectDrawing.md "Incrementing constant"), an index buffer view (``R32_UINT``) and ``_DRAW_INDEXED`` with
 negative ``BaseVertexLocation`` values, through a count buffer.
 
+:func:`build_inherited_capture`: an ``ExecuteIndirect`` of draws whose command signature has no root signature (it
+changes no root argument: IndirectDrawing.md "Command signature Creation"), so every draw sees the command list's
+root arguments, which the lowering pushes as its initial push constants.
+
 :func:`build_big_ei_capture`: an ``ExecuteIndirect`` of ``N`` draws (root constants, an incrementing constant,
 ``_DRAW``) through a count buffer.
 
@@ -37,7 +41,7 @@ from d3d12wl.records import packers
 from d3d12wl.records.layout import pcs_layout
 
 __all__ = ["OBJECTS", "build_big_capture", "build_big_ei_capture", "build_compute_capture", "build_indexed_capture",
-           "build_pointer_capture", "execute_indirect_capture"]
+           "build_inherited_capture", "build_pointer_capture", "execute_indirect_capture"]
 
 #: the objects of the capture, in the JSON description (design.md "The JSON description of objects")
 OBJECTS: dict[str, Any] = {
@@ -165,8 +169,11 @@ def build_compute_capture() -> Any:
     cull = objects.programs["Cull"]
     wl = build_work_list([spec], base_va=0x10000, signature=wls, objects=objects,
                          program_table=ProgramTableSpec(cull, {"ProgramIdentifier": [cull.Identifier]}))
-    state = wl.command_list_state(wls, compute_root_signature=pcs.pGlobalRootSignature,
-                                  compute_root_arguments={0: RootArgument("descriptor", value=0x5000)})
+    # every GRS parameter the PCS does not set comes from the command list, the draw list's too (the shared GRS of
+    # tier2_chain.json: parameter 3 the buffer the culling writes, 4 and 5 the draws' SRV and constant)
+    state = wl.command_list_state(wls, compute_root_signature=pcs.pGlobalRootSignature, compute_root_arguments={
+        0: RootArgument("descriptor", value=0x5000), 3: RootArgument("descriptor", value=0x6000),
+        4: RootArgument("descriptor", value=0), 5: RootArgument("constants", values=[0])})
     return wl.to_capture(objects, wls, state=state)
 
 
@@ -217,6 +224,39 @@ def build_indexed_capture(commands: int = 64, count: int = 61) -> Any:
     call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
                                CountBuffer=0x30000)
     return Capture(CAPTURE_VERSION, device, objects, memory, state, call)
+
+
+INHERITED_OBJECTS: dict[str, Any] = {
+    "root_signatures": {"RS": {"pParameters": [
+        {"ParameterType": "32BIT_CONSTANTS", "Constants": {"ShaderRegister": 0, "RegisterSpace": 1, "Num32BitValues": 4},
+         "ShaderVisibility": "ALL"},
+        {"ParameterType": "CBV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+        {"ParameterType": "SRV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+    ], "Flags": ["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"]}},
+    "command_signatures": {"Draws": {"ByteStride": 16, "pArgumentDescs": [{"Type": "DRAW"}]}},
+}
+
+
+def build_inherited_capture(commands: int = 64, count: int = 61) -> Any:
+    """``ExecuteIndirect(Draws, MaxCommandCount = commands, args, count buffer = count)`` with a DRAW-only command
+    signature and no root signature; the command list sets ``RS``: four root constants (b0 space1: the floats 1000,
+    2000, 3000, 4000), a root CBV and a root SRV.  Command ``k`` draws ``1 + k % 3`` vertices from ``4 k``,
+    ``1 + k % 2`` instances."""
+    objects = description.load(INHERITED_OBJECTS)
+    cs = objects.command_signatures["Draws"]
+    k = np.arange(commands, dtype=np.int64)
+    args = packers.pack_execute_indirect(cs, {
+        "arg0_Draw.VertexCountPerInstance": (1 + k % 3).astype(np.uint32),
+        "arg0_Draw.InstanceCount": (1 + k % 2).astype(np.uint32),
+        "arg0_Draw.StartVertexLocation": (4 * k).astype(np.uint32),
+        "arg0_Draw.StartInstanceLocation": 0,
+    })
+    constants = np.array([1000.0, 2000.0, 3000.0, 4000.0], dtype=np.float32).view(np.uint32)
+    state = CommandListState(graphics_root_signature=objects.root_signatures["RS"], graphics_root_arguments={
+        0: RootArgument("constants", values=[int(v) for v in constants]),
+        1: RootArgument("descriptor", value=FRAME_CONSTANTS_VA),
+        2: RootArgument("descriptor", value=FRAME_CONSTANTS_VA + 0x1000)})
+    return execute_indirect_capture(objects, cs, args, commands, count, state)
 
 
 BIG_EI_OBJECTS: dict[str, Any] = {

@@ -16,8 +16,10 @@ What the lowering produces (:class:`~d3d12wl.vulkan.lowered.Lowering`, one or mo
   CBV/SRV/UAV 8 bytes (its GPU VA), a descriptor table 8 bytes (its GPU descriptor handle: the value the draw
   receives; no descriptor heap is bound);
 * the **initial push constants**: the command-list state's root arguments, pushed once before the execute
-  (values the records do not set are inherited, as in D3D12), and the command list's **vertex and index
-  buffers** that no token sets (spec "Input Assembler bindings"), bound before the execute;
+  (values the records do not set are inherited, as in D3D12; an ExecuteIndirect whose command signature has no
+  root signature, because it changes no root argument, lays out and pushes the command list's root signature of
+  its class), and the command list's **vertex and index buffers** that no token sets (spec "Input Assembler
+  bindings"), bound before the execute;
 * the **sequence buffer**: ``count`` sequences of ``stride`` bytes, generated on the CPU from the record bytes
   with numpy (whole columns of bytes: the D3D12 argument structs and the Vulkan token payloads have the same
   bytes; ``D3D12_DRAW_ARGUMENTS`` is ``VkDrawIndirectCommand``, ``D3D12_VERTEX_BUFFER_VIEW`` is
@@ -42,7 +44,12 @@ import numpy as np
 
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.model.objects import IndirectArgumentDesc, ObjectSet
-from d3d12wl.model.state import CommandListState, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.model.state import (
+    CommandListState,
+    DispatchListCall,
+    ExecuteIndirectCall,
+    execute_indirect_root_signature,
+)
 from d3d12wl.records.layout import command_layout
 from d3d12wl.vulkan.lowered import (
     CommandsLayout,
@@ -95,7 +102,9 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
     if call.CountBuffer is not None:
         count = min(count, int(np.frombuffer(view(memory, call.CountBuffer, 4, "count buffer"), dtype="<u4")[0]))
     one_execute = max_sequences is None or count <= max_sequences
-    block = push_block(cs.pRootSignature, (), sequence_index)
+    # a command signature that changes no root argument has no root signature: its commands see the command
+    # list's (IndirectDrawing.md "Command signature Creation"), whose values are the initial push constants
+    block = push_block(execute_indirect_root_signature(cs, state, cls == "GRAPHICS"), (), sequence_index)
     b = LayoutBuilder(block)
     rec = command_layout(cs)
     trigger: tuple[int, IndirectArgumentDesc] | None = None
