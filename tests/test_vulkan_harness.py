@@ -232,6 +232,15 @@ def test_stand_ins_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         case_of(lower_capture(cap, sequence_index=True), cap.memory)
 
 
+def test_records_past_what_the_shaders_index_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(harness, "MAX_RECORD_BYTES", 1000)
+    cap = example("culling")  # 9 records of 25 DWORDs: 900 bytes
+    case_of(lower_capture(cap, sequence_index=True), cap.memory)
+    monkeypatch.setattr(harness, "MAX_RECORD_BYTES", 899)
+    with pytest.raises(HarnessRefusal, match="9 records of 25 DWORDs: more than the 899 bytes"):
+        case_of(lower_capture(cap, sequence_index=True), cap.memory)
+
+
 def test_nothing_to_run_without_a_lowering() -> None:
     cap = example("validation_chain")
     with pytest.raises(HarnessRefusal, match="not lowered: call: GPU timeline validation hooks"):
@@ -374,7 +383,7 @@ def test_harness_checks_the_device_limits() -> None:
                   "maxIndirectCommandsIndirectStride", "maxIndirectCommandsTokenOffset", "maxIndirectPipelineCount",
                   "supportedIndirectCommandsInputModes", "supportedIndirectCommandsShaderStages",
                   "supportedIndirectCommandsShaderStagesPipelineBinding", "maxVertexInputBindings",
-                  "maxVertexInputBindingStride", "maxMeshWorkGroupTotalCount"):
+                  "maxVertexInputBindingStride", "maxMeshWorkGroupTotalCount", "maxStorageBufferRange"):
         assert f'die("limit {limit}' in body, limit
     assert "maxComputeWorkGroupCount" in body and "maxMeshWorkGroupCount" in body
     run_case = text[text.index("static void run_case"):]

@@ -389,3 +389,12 @@ def test_dispatch_mesh_is_draw_mesh_tasks() -> None:
     groups = np.ascontiguousarray(low.sequences[:, t.offset:t.offset + 12]).view("<u4").reshape(-1, 3)
     i = np.arange(low.count)
     assert groups.tolist() == np.stack([1 + i % 4, 1 + i % 2, 1 + i % 3], axis=1).tolist()
+
+
+def test_a_large_argument_buffer_leaves_room_for_the_count_buffer() -> None:
+    """execute_indirect_capture maps the count buffer below the argument buffer, so any number of commands fits
+    (1,048,576 commands of 24 bytes once ran over a count buffer placed above)."""
+    from d3d12wl.vulkan.captures import ARGUMENT_VA, COUNT_VA, build_big_ei_capture
+
+    cap = build_big_ei_capture(1 << 16)
+    assert COUNT_VA + 4 <= ARGUMENT_VA and lower_capture(cap).count == (1 << 16) - 1

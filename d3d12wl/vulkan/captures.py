@@ -295,7 +295,7 @@ def build_big_ei_capture(commands: int = 1 << 20, count: int | None = None) -> A
 
 
 #: where :func:`execute_indirect_capture` maps the argument buffer and the count buffer
-ARGUMENT_VA, COUNT_VA = 0x20000, 0x30000
+ARGUMENT_VA, COUNT_VA = 0x20000, 0x10000  # the count buffer below: any argument buffer fits above
 
 
 def execute_indirect_capture(objects: Any, cs: Any, args: np.ndarray, max_count: int, count: int | None,

@@ -61,6 +61,8 @@ __all__ = ["HarnessRefusal", "Prepared", "case_of", "expected_records", "prepare
 MAX_PUSH_CONSTANTS = PC_BLOCK_BYTES - 4
 #: stand-ins (views whose bytes the capture does not hold) the harness makes, in all
 MAX_STAND_IN_BYTES = 1 << 30
+#: the records one case writes: the recording shaders index them with 32-bit DWORD offsets
+MAX_RECORD_BYTES = (1 << 32) - 4
 #: the vertex buffer slots D3D12 has (D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT), which the recording shader can fetch
 VERTEX_SLOTS = 32
 
@@ -133,6 +135,9 @@ def prepare_case(lowering: Lowering, memory: GpuMemory) -> Prepared:
         ib = leaf.index_buffer or ib
         base += leaf.count
     max_pc = max((lay.push_constant_size for lay in layouts), default=0)
+    if base * (RECORD_HEADER + max_pc // 4) * 4 > MAX_RECORD_BYTES:
+        raise HarnessRefusal(f"{base} records of {RECORD_HEADER + max_pc // 4} DWORDs: more than the "
+                             f"{MAX_RECORD_BYTES} bytes the recording shaders index (32-bit)")
     r16, r32 = _formats()
     case = Case(layouts, executes, len(programs), RECORD_HEADER + max_pc // 4,
                 abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "SizeInBytes"),

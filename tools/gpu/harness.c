@@ -776,6 +776,10 @@ static void check_limits(const Gpu *g, const Case *c) {
     if (l->maxPushConstantsSize < PC_BLOCK_BYTES)
         die("limit maxPushConstantsSize %u < the shaders' push-constant block of %u bytes", l->maxPushConstantsSize,
             PC_BLOCK_BYTES);
+    uint64_t record_bytes = (uint64_t)c->h[H_RECORDS] * c->h[H_RECORD_DWORDS] * 4;
+    if (record_bytes > l->maxStorageBufferRange)
+        die("limit maxStorageBufferRange %u < the case's %" PRIu64 " bytes of records", l->maxStorageBufferRange,
+            record_bytes);
     for (uint32_t e = 0; e < c->h[H_EXECUTES]; e++)
         if (c->execs[e].count > p->maxIndirectSequenceCount)
             die("limit maxIndirectSequenceCount %u < execute %u's %u sequences (lower with max_sequences)",
