@@ -47,7 +47,7 @@ def test_repr_makes_no_union_member() -> None:
                                Constant=objects.ConstantArg(RootParameterIndex=2, Num32BitValuesToSet=1))
     assert repr(arg) == ("WorkListArgumentDesc(Type=CONSTANT, Source=0, Binding=GLOBAL_ROOT_SIGNATURE, "
                          "Constant=ConstantArg(RootParameterIndex=2, Num32BitValuesToSet=1))")
-    assert set(vars(arg)) == {"Type", "Source", "Binding", "Constant"}
+    assert set(vars(arg)) == {"Type", "Source", "Binding", "Constant", "Name"}  # (Name: a plain member, not a union's)
     arg.VertexBuffer.Slot = 3  # a union member read and written shows, as in C's bytes
     assert "VertexBuffer=VertexBufferArg(Slot=3)" in repr(arg)
 

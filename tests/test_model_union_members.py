@@ -92,6 +92,6 @@ def test_loading_makes_only_the_union_members_written() -> None:
         {"Type": "CONSTANT", "Constant": {"RootParameterIndex": 1, "Num32BitValuesToSet": 1}},
         {"Type": "DRAW"}]}}})
     constant, draw = objs.program_command_signatures["P"].pArgumentDescs
-    assert set(vars(constant)) == {"Type", "Source", "Binding", "Constant"}
-    assert set(vars(draw)) == {"Type", "Source", "Binding"}
+    assert set(vars(constant)) == {"Type", "Source", "Binding", "Constant", "Name"}
+    assert set(vars(draw)) == {"Type", "Source", "Binding", "Name"}
     assert draw.VertexBuffer == objects.VertexBufferArg() and "VertexBuffer" in vars(draw)

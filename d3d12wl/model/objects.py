@@ -11,7 +11,9 @@ all mechanical:
   is decided, as in C, by the discriminator (``Type``, ``ParameterType``).  A union member not written is made
   when first read (:func:`union_member`): an argument desc has fifteen union members and one of them is used, and a
   description of 100,000 arguments would otherwise make millions of objects no one reads;
-* enum-typed members hold ints (``IntEnum``/``IntFlag`` values from :mod:`d3d12wl.abi`).
+* enum-typed members hold ints (``IntEnum``/``IntFlag`` values from :mod:`d3d12wl.abi`);
+* an argument desc has a ``Name`` that C has not: the name of its record member (:mod:`d3d12wl.model.fieldnames`),
+  carried by the JSON description and the model, not by the cffi descs.
 
 Objects are named (``name``): JSON descriptions and captures refer to objects by name.
 
@@ -316,6 +318,9 @@ class WorkListArgumentDesc:
     PrimaryRecordPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
     SecondaryListPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
     SecondaryRecordPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    #: not a C member: the name of this argument's record member (:mod:`d3d12wl.model.fieldnames`); None gives the
+    #: positional ``arg{index}_{...}``
+    Name: str | None = None
 
     @property
     def type_name(self) -> str:
@@ -428,6 +433,8 @@ class IndirectArgumentDesc:
     ShaderResourceView: RootParameterIndexArg = union_member(RootParameterIndexArg)
     UnorderedAccessView: RootParameterIndexArg = union_member(RootParameterIndexArg)
     IncrementingConstant: EIIncrementingConstantArg = union_member(EIIncrementingConstantArg)
+    #: not a C member: the name of this argument's record member (:mod:`d3d12wl.model.fieldnames`)
+    Name: str | None = None
 
     @property
     def type_name(self) -> str:

@@ -38,7 +38,7 @@ from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.model import description
 from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
 from d3d12wl.records import packers
-from d3d12wl.records.layout import pcs_layout
+from d3d12wl.records.layout import IDENTIFIER_FIELD, pcs_layout
 
 __all__ = ["OBJECTS", "build_big_capture", "build_big_ei_capture", "build_compute_capture", "build_indexed_capture",
            "build_inherited_capture", "build_pointer_capture", "execute_indirect_capture"]
@@ -101,7 +101,7 @@ def build_big_capture(draws: int = 1 << 20, per_record: int = 256, programs: int
                             np.full(n_primary, per_record, dtype=u32))
     names = sorted(objects.programs)
     tints = np.array([[p / programs, 1.0 - p / programs, 0.25, 1.0] for p in range(programs)], dtype=np.float32)
-    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names],
+    table = ProgramTableSpec(pcs_layout(pcs), {IDENTIFIER_FIELD: [objects.programs[n].Identifier for n in names],
                                                "arg3_InlineRootParameter": tints.view(np.uint32)})
     wls = objects.work_list_signatures["WLS"]
     wl = build_work_list([spec], base_va=BASE_VA, program_table=table, signature=wls, objects=objects)
@@ -141,7 +141,7 @@ def build_pointer_capture() -> Any:
                             np.full(4, 3, dtype=u32))
     names = sorted(objects.programs)
     tints = np.array([[p, 0.5, 0.25, 1.0] for p in range(3)], dtype=np.float32)
-    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names],
+    table = ProgramTableSpec(pcs_layout(pcs), {IDENTIFIER_FIELD: [objects.programs[n].Identifier for n in names],
                                                "arg3_InlineRootParameter": tints.view(np.uint32)})
     wls = objects.work_list_signatures["WLS"]
     wl = build_work_list([spec], base_va=BASE_VA, program_table=table, signature=wls, objects=objects)
@@ -168,7 +168,7 @@ def build_compute_capture() -> Any:
     wls = objects.work_list_signatures["WLS_Cull"]
     cull = objects.programs["Cull"]
     wl = build_work_list([spec], base_va=0x10000, signature=wls, objects=objects,
-                         program_table=ProgramTableSpec(cull, {"ProgramIdentifier": [cull.Identifier]}))
+                         program_table=ProgramTableSpec(cull, {IDENTIFIER_FIELD: [cull.Identifier]}))
     # every GRS parameter the PCS does not set comes from the command list, the draw list's too (the shared GRS of
     # tier2_chain.json: parameter 3 the buffer the culling writes, 4 and 5 the draws' SRV and constant)
     state = wl.command_list_state(wls, compute_root_signature=pcs.pGlobalRootSignature, compute_root_arguments={
