@@ -19,7 +19,7 @@ from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.model import description
 from d3d12wl.model.state import CommandListState, IndexBufferView, RootArgument, VertexBufferView
 from d3d12wl.records import packers
-from d3d12wl.records.layout import pcs_layout
+from d3d12wl.records.layout import IDENTIFIER_FIELD, pcs_layout
 from d3d12wl.vulkan.captures import execute_indirect_capture
 
 __all__ = ["build_ia_capture", "build_inherited_ia_capture"]
@@ -140,7 +140,7 @@ def build_inherited_ia_capture(draws: int = 40) -> Any:
         "arg1_DrawIndexed.BaseVertexLocation": (i % 5).astype(np.int32),
         "arg1_DrawIndexed.StartInstanceLocation": 0}, np.full(n_primary, 8, dtype=np.uint32))
     names = sorted(objects.programs)
-    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names]})
+    table = ProgramTableSpec(pcs_layout(pcs), {IDENTIFIER_FIELD: [objects.programs[n].Identifier for n in names]})
     wls = objects.work_list_signatures["WLS"]
     wl = build_work_list([spec], base_va=0x1_0000_0000, program_table=table, signature=wls, objects=objects)
     memory = _memory({})

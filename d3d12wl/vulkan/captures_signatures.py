@@ -35,7 +35,7 @@ from d3d12wl.model.state import (
     WorkListBinding,
 )
 from d3d12wl.records import packers
-from d3d12wl.records.layout import WL_ALIGN, pcs_layout, program_table_layout, round_up
+from d3d12wl.records.layout import IDENTIFIER_FIELD, WL_ALIGN, pcs_layout, program_table_layout, round_up
 
 __all__ = ["MIXED_OBJECTS", "build_mesh_capture", "build_mixed_capture", "build_table_capture"]
 
@@ -132,7 +132,7 @@ def _table(objects: Any, names: list[str], place: _Placer) -> ProgramTableBindin
     data = np.zeros(len(names) * stride, dtype=np.uint8)
     for k, (name, lay) in enumerate(zip(names, layouts, strict=True)):
         assert lay is not None
-        cols: dict[str, Any] = {"ProgramIdentifier": [objects.programs[name].Identifier]}
+        cols: dict[str, Any] = {IDENTIFIER_FIELD: [objects.programs[name].Identifier]}
         for f in lay.payload_fields:
             cols[f.name] = np.array([[k + 0.5, 1.0, 0.25 * k, 1.0][:f.count]], dtype=np.float32).view(np.uint32)
         row = packers.pack_program_table(lay, cols, stride=stride)
@@ -282,7 +282,7 @@ def build_table_capture(draws: int = 12) -> Any:
         "arg2_Draw.StartVertexLocation": (2 * i).astype(np.uint32), "arg2_Draw.StartInstanceLocation": 0},
         np.full(draws // 4, 4, dtype=np.uint32))
     names = sorted(objects.programs)
-    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names],
+    table = ProgramTableSpec(pcs_layout(pcs), {IDENTIFIER_FIELD: [objects.programs[n].Identifier for n in names],
                                                "arg3_InlineRootParameter.ptr": np.array([0xE000_0000 + 4096 * p for p in
                                                                                      range(2)], np.uint64)})
     wls = objects.work_list_signatures["WLS"]
@@ -321,7 +321,7 @@ def build_mesh_capture(draws: int = 30) -> Any:
         "arg1_DispatchMesh.ThreadGroupCountY": (1 + i % 2).astype(np.uint32),
         "arg1_DispatchMesh.ThreadGroupCountZ": (1 + i % 3).astype(np.uint32)}, np.full(n_primary, 5, dtype=np.uint32))
     names = sorted(objects.programs)
-    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names],
+    table = ProgramTableSpec(pcs_layout(pcs), {IDENTIFIER_FIELD: [objects.programs[n].Identifier for n in names],
                                                "arg2_InlineRootParameter": np.array([[p, 100 + p] for p in range(3)],
                                                                                     np.uint32)})
     wls = objects.work_list_signatures["WLS"]
