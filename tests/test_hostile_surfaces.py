@@ -511,6 +511,26 @@ def test_class_14_junit_on_a_full_disk_keeps_the_old_report(tmp_path: Path) -> N
     assert report.read_text() == "<old/>" and [p.name for p in tmp_path.iterdir()] == ["report.xml"]
 
 
+@pytest.mark.parametrize("command", ["capture", "remap"])
+def test_class_14_a_capture_saved_on_a_full_disk_keeps_the_old_one(command: str, tmp_path: Path) -> None:
+    """save_capture on a full disk (a file-size limit reached by a region file or the JSON, also through remap's
+    region writers) is exit 2 naming the file, and the capture saved before is left whole, with no temporary file
+    (found by tools/fuzz.py --kinds cli: remap under RLIMIT_FSIZE was an OSError, exit 3)."""
+    out = tmp_path / "out.json"
+    out.write_text("old")
+    region = tmp_path / "big.bin"
+    region.write_bytes(bytes(range(256)) * 64)
+    vamap = tmp_path / "va.csv"
+    vamap.write_text("0x0,0x100000000,0x200000000\n")
+    argv = (["capture", CULLING, f"big={region},writable@0x100000", "--dispatch-list", "big", "-o", out]
+            if command == "capture" else
+            ["remap", EXAMPLES / "validation_chain_capture.json", "--va-map", vamap, "-o", out, "--keep-unmapped"])
+    rc, err, _ = run_cli(*argv, rlimits={resource.RLIMIT_FSIZE: 100})
+    assert rc == 2 and "file-size limit" in err and str(tmp_path) in err, err
+    assert out.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["out.json", "big.bin", "va.csv"])
+
+
 def test_class_14_junit_refused_before_the_suite_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["messages", "check", "--junit", str(tmp_path / "no-folder" / "r.xml")]) == 2
     assert "does not exist" in capsys.readouterr().err

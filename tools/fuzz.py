@@ -21,10 +21,16 @@ Workers report, per input, how it ended and what it cost:
   reset before each input.
 
 Every bad input is saved under ``--out`` as ``<kind>-<seed>.json`` with ``<kind>-<seed>.txt`` saying why, minimized
-to the first mutation step that still ends badly (a ``cli`` case is saved as it is: its seed remakes it).  Workers
-run with an address-space limit (``--as-limit`` GiB) so a runaway allocation fails in its worker, not on the machine
-(a ``cli`` case's child inherits it; its CPU time and peak RSS are the child's own).  ``--json`` prints the summary
-as JSON::
+to the first mutation step that still ends badly (a ``cli`` case is saved as it is: its seed remakes it).
+
+``--surface driver`` fuzzes ``d3d12wl messages check --driver`` instead: per seed, a driver library compiled from
+``tests/fuzz/hostile_driver.c`` with one or two hostilities (a crashing, exiting or looping constructor, a hostile
+feature query, a 64 MiB description, wild pointers, random fields, a flood, an exit or a hang in the flush, a
+truncated file), run with ``--timeout`` ``--budget`` seconds; an input ends badly unless the command exits 0, 1 or 2
+within the budget (plus slack), with bounded output and no traceback (``driver-<seed>.txt`` says why).  Workers run
+with an address-space limit (``--as-limit`` GiB) so a runaway allocation fails in its worker, not on the machine (a
+``cli`` case's child inherits it; its CPU time and peak RSS are the child's own).  ``--json`` prints the summary as
+JSON::
 
     python tools/fuzz.py --inputs 1000000 --workers 2 --out fuzz-findings
     python tools/fuzz.py --kinds cli --inputs 100000 --workers 2 --out fuzz-findings
@@ -162,9 +168,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", default=",".join(DEFAULT_KINDS),
                         help=f"what the inputs are, comma-separated from {', '.join(KINDS)} (default "
                              f"{','.join(DEFAULT_KINDS)})")
+    parser.add_argument("--surface", choices=("records", "driver"), default="records",
+                        help="captures, descriptions and command lines (default, --kinds), or hostile driver "
+                             "libraries for messages check")
+    parser.add_argument("--budget", type=float, default=4.0,
+                        help="with --surface driver: the --timeout each messages check run gets (default 4)")
     args = parser.parse_args(argv)
     if args.inputs < 1 or args.workers < 1:
         parser.error("--inputs and --workers must be at least 1")
+    if args.surface == "driver":
+        import driver_surface
+
+        summary_ = driver_surface.campaign(range(args.seed, args.seed + args.inputs), workers=args.workers,
+                                           budget_s=args.budget, out=args.out)
+        print(json.dumps(summary_, indent=1) if args.json else " ".join(f"{k}={v}" for k, v in summary_.items()))
+        return 1 if summary_["bad"] else 0
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     if not kinds or any(k not in KINDS for k in kinds):
         parser.error(f"--kinds takes {', '.join(KINDS)}")

@@ -110,6 +110,7 @@ def _make_pool(root: Path) -> None:
     (root / "bomb.h").write_text("\n".join(lines) + "\nint v[] = {A32};\n")
     (root / "self.h").write_text('#include "self.h"\nstruct S { int a; };\n')
     (root / "self.hlsl").write_text('#include "self.hlsl"\nstruct SecondaryRecord { uint a; };\n')
+    (root / "vamap.csv").write_text("0x0,0x100000000,0x200000000\n")  # every example region moves up 8 GiB
     (root / "fifo.h").write_text('#include "fifo"\nstruct S { int a; };\n')  # clang would wait on it
     (root / "macro-fifo.h").write_text('#define F "fifo"\n#include F\nstruct S { int a; };\n')  # (the walk
     # cannot follow a macro: the wall-clock limit stops clang)
@@ -124,6 +125,8 @@ def _input_path(rng: random.Random, kind: str) -> str:
             return f"ex-{rng.choice(DESCRIPTIONS)}"
         if kind == "capture":
             return f"ex-{rng.choice(CAPTURES)}"
+        if kind == "map":
+            return "vamap.csv"
         if kind == "readback":
             return f"readback/{rng.choice(['primary.bin', 'program_table.bin', 'dispatch_input.bin'])}"
         return rng.choice(["culling_records.h", "bomb.h", "self.h", "fields.h", "fifo.h", "macro-fifo.h"])
@@ -180,8 +183,8 @@ def case(seed: int) -> Case:
     rng = random.Random(seed)
     c = Case(seed, [])
     command = rng.choices(["validate", "layout", "codegen", "decode", "capture", "dump", "exec", "diff",
-                           "migrate-wl", "migrate-ei", "migrate-scene", "junit", "abi"],
-                          weights=[10, 6, 6, 12, 20, 10, 10, 4, 8, 6, 2, 1, 2])[0]
+                           "migrate-wl", "migrate-ei", "migrate-scene", "junit", "abi", "patch-list", "remap"],
+                          weights=[10, 6, 6, 12, 20, 10, 10, 4, 8, 6, 2, 1, 2, 5, 5])[0]
     if command in ("validate", "layout"):
         c.argv = [command, _input_path(rng, "description")]
     elif command == "codegen":
@@ -213,6 +216,12 @@ def case(seed: int) -> Case:
             c.argv += rng.choice([[], ["--format", rng.choice(["json", "jsonl", "csv"])],
                                   ["--max-executions", rng.choice(["10", "\uff11\uff10", "auto"])],
                                   ["--validators", rng.choice(["x" * 5000 + ".py:V", "dir/v.py:V", "fifo:V"])]])
+    elif command == "patch-list":
+        c.argv = ["patch-list", _input_path(rng, "capture"), "--format", rng.choice(["csv", "jsonl", "npz"])]
+        c.argv += rng.choice([[], ["-o", _output_path(rng, c, rng.choice([".csv", ".npz"]))]])
+    elif command == "remap":
+        c.argv = ["remap", _input_path(rng, "capture"), "--va-map", _input_path(rng, "map"), "-o",
+                  _output_path(rng, c)] + rng.choice([[], ["--keep-unmapped"], ["--verify"]])
     elif command == "diff":
         c.argv = ["diff", _input_path(rng, "capture"), _input_path(rng, "capture")]
     elif command == "migrate-wl":

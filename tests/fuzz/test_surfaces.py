@@ -33,7 +33,8 @@ def test_the_engine_reaches_every_surface() -> None:
     commands = Counter(c.argv[0] if c.argv[0] not in ("migrate", "messages", "abi") else " ".join(c.argv[:2])
                        for c in cases)
     assert set(commands) >= {"validate", "layout", "codegen", "decode", "capture", "dump", "exec", "diff",
-                             "migrate wl-to-ei", "migrate ei-to-wl", "migrate scene", "messages check", "abi check"}
+                             "migrate wl-to-ei", "migrate ei-to-wl", "migrate scene", "messages check", "abi check",
+                             "patch-list", "remap"}
     outputs = {item.split(":", 1)[0] for c in cases for item in c.outputs}
     assert outputs >= {"new", "existing", "fifo", "symlink", "dangling", "loop", "dir", "missing-folder", "long",
                        "nonutf8", "through-file"}
