@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from d3d12wl import inputs, tables
-from d3d12wl.cli._options import number
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.messages.conformance import DEFAULT_BUDGET_S, MIN_CHECK_S, ConformanceReport, run_conformance
 from d3d12wl.messages.conformance_harness import SITE_LOAD
@@ -89,7 +88,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     out = c.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="machine-readable output")
     out.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
-    c.add_argument("--timeout", metavar="SECONDS", type=number, default=DEFAULT_BUDGET_S,
+    c.add_argument("--timeout", metavar="SECONDS", type=float, default=DEFAULT_BUDGET_S,
                    help=f"with --driver: the time budget of the whole run (default {DEFAULT_BUDGET_S:g}); each check "
                         f"runs in its own process with an equal share of the budget left (at least {MIN_CHECK_S:g} s), "
                         "so a crash or a hang fails one check")

@@ -77,6 +77,12 @@ class Case:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    @property
+    def compiler_seconds(self) -> float:
+        """CPU seconds the case's compiler runs may add to d3d12wl's own (an ``abi check`` case runs clang or glslc
+        two or three times under ``--tool-cpu 1``): a campaign's per-input time limit is for d3d12wl's work."""
+        return 5.0 if self.argv[:1] == ["abi"] else 0.0
+
 
 # --- the pool of paths ---------------------------------------------------------------------------------------
 
