@@ -13,6 +13,13 @@
  *
  * d3d12wl_gather_columns is the reader's counterpart: each field of n strided records into its own array.
  *
+ * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.textrows): each row follows one template, a run
+ * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
+ * width), whose values are element r of 8-byte columns; a value whose mask byte is nonzero is written as the op's
+ * absent text.  It returns the bytes written, or -1 - r when row r would not fit in `capacity` (nothing of row r
+ * is then counted).  Short copies move whole blocks of D3D12WL_SHORT bytes: the pool and `capacity` must leave
+ * that many bytes of room past what they hold.
+ *
  * Values are little-endian (the host and the Windows x64 ABI the records follow); packers.py asserts the host.
  */
 
@@ -64,6 +71,33 @@ int64_t d3d12wl_scatter_columns(uint8_t *out, size_t stride, size_t n, const str
 void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const struct d3d12wl_gather *cols,
                             size_t ncols);
 int d3d12wl_kernels_simd(void);
+
+#define D3D12WL_OP_LITERAL 0
+#define D3D12WL_OP_UDEC 1
+#define D3D12WL_OP_SDEC 2
+#define D3D12WL_OP_HEX 3
+#define D3D12WL_OP_DICT 4
+#define D3D12WL_OP_MARK 5
+#define D3D12WL_OP_PAD_LEFT 6
+#define D3D12WL_OP_PAD_RIGHT 7
+
+struct d3d12wl_op {
+    uint32_t kind;        /* D3D12WL_OP_* */
+    uint32_t width;       /* HEX: at least this many digits (zero-padded); PAD_*: the cell's width in bytes */
+    int32_t column;       /* UDEC, SDEC, HEX, DICT: the value's column in cols */
+    int32_t mask;         /* a column of masks (a nonzero byte: absent), or -1 */
+    uint64_t text;        /* LITERAL: its bytes' offset in pool; value ops: the absent text's */
+    uint64_t length;      /* LITERAL: its bytes; value ops: the absent text's */
+    uint64_t add;         /* value ops: added (mod 2**64) to the value before it is written */
+    uint64_t dict;        /* DICT: its first entry in dict (an entry is offset, length of a name in pool) */
+    uint64_t dict_count;  /* DICT: its entries; a code outside 0 .. dict_count - 1 is written as absent */
+    uint64_t prefix;      /* value ops: the offset in pool of bytes written before a present value ("0x") */
+    uint64_t prefix_length;
+};
+
+int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
+                            const int64_t *template_ops, const int32_t *row_template, const uint64_t *const *cols,
+                            const uint8_t *const *masks, const uint8_t *pool, const uint64_t *dict);
 /* cdef-end */
 
 /* D3D12WL_SIMD: the SSE2 paths (every x86-64 host) on top of the portable column loops.  Building with
@@ -673,4 +707,178 @@ void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const 
         for (size_t i = 0; i < ncols; i++)
             d3d12wl_gather_one(src, stride, ngw && simd[i] ? quad : r0, r1, &cols[i]);
     }
+}
+
+
+/* ---- text rows from columns (d3d12wl.textrows) ---------------------------------------------------------------- */
+
+static const char d3d12wl_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869"
+    "707172737475767778798081828384858687888990919293949596979899";
+
+/* bytes every source of a copy (the pool) and the output buffer have beyond their end, so a short copy may move
+ * a whole D3D12WL_SHORT block (constant size: two moves, no call) */
+#define D3D12WL_SHORT 16
+
+static inline void d3d12wl_copy(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n <= D3D12WL_SHORT)
+        memcpy(dst, src, D3D12WL_SHORT);
+    else
+        memcpy(dst, src, n);
+}
+
+/* how many decimal digits v has */
+static inline size_t d3d12wl_decimal_digits(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 100000000u) {
+        v /= 100000000u;
+        n += 8;
+    }
+    uint32_t w = (uint32_t)v;
+    return n + (w >= 10) + (w >= 100) + (w >= 1000) + (w >= 10000) + (w >= 100000) + (w >= 1000000) +
+           (w >= 10000000);
+}
+
+/* the decimal digits of v at p (at most 20 bytes), written from the last; returns their count.  32-bit arithmetic
+ * for the part that fits (a 64-bit division costs several times a 32-bit one) */
+static inline size_t d3d12wl_udec(uint8_t *p, uint64_t v)
+{
+    size_t count = d3d12wl_decimal_digits(v);
+    uint8_t *q = p + count;
+    while (v > 0xFFFFFFFFu) {
+        uint64_t d = v / 100;
+        uint32_t r = (uint32_t)(v - d * 100);
+        q -= 2;
+        memcpy(q, d3d12wl_digit_pairs + 2 * r, 2);
+        v = d;
+    }
+    uint32_t w = (uint32_t)v;
+    while (w >= 100) {
+        uint32_t d = w / 100;
+        uint32_t r = w - d * 100;
+        q -= 2;
+        memcpy(q, d3d12wl_digit_pairs + 2 * r, 2);
+        w = d;
+    }
+    if (w >= 10) {
+        q -= 2;
+        memcpy(q, d3d12wl_digit_pairs + 2 * w, 2);
+    } else {
+        *--q = (uint8_t)('0' + w);
+    }
+    return count;
+}
+
+/* the lowercase hexadecimal digits of v at p, at least `digits` of them (zero-padded, at most 16) */
+static inline size_t d3d12wl_hex(uint8_t *p, uint64_t v, uint32_t digits)
+{
+    static const char hexdigits[] = "0123456789abcdef";
+    size_t count = 1;
+#if defined(__GNUC__) || defined(__clang__)
+    if (v)
+        count = (size_t)(16 - (__builtin_clzll(v) >> 2));
+#else
+    for (uint64_t t = v >> 4; t; t >>= 4)
+        count++;
+#endif
+    if (digits > 16)
+        digits = 16;
+    if (count < digits)
+        count = digits;
+    for (size_t i = count; i-- > 0;) {
+        p[i] = (uint8_t)hexdigits[v & 15];
+        v >>= 4;
+    }
+    return count;
+}
+
+int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
+                            const int64_t *template_ops, const int32_t *row_template, const uint64_t *const *cols,
+                            const uint8_t *const *masks, const uint8_t *pool, const uint64_t *dict)
+{
+    uint8_t *p = out;
+    uint8_t *const end = out + capacity;
+    for (size_t r = 0; r < n; r++) {
+        const int64_t t = row_template ? row_template[r] : 0;
+        const struct d3d12wl_op *op = ops + template_ops[t];
+        const struct d3d12wl_op *const last = ops + template_ops[t + 1];
+        uint8_t *mark = p;
+        for (; op < last; op++) {
+            const uint32_t kind = op->kind;
+            if (kind == D3D12WL_OP_LITERAL) {
+                if ((size_t)(end - p) < op->length)
+                    return -1 - (int64_t)r;
+                d3d12wl_copy(p, pool + op->text, op->length);
+                p += op->length;
+                continue;
+            }
+            if (kind == D3D12WL_OP_MARK) {
+                mark = p;
+                continue;
+            }
+            if (kind == D3D12WL_OP_PAD_LEFT || kind == D3D12WL_OP_PAD_RIGHT) {
+                size_t used = (size_t)(p - mark);
+                if (used < op->width) {
+                    size_t pad = op->width - used;
+                    if ((size_t)(end - p) < pad)
+                        return -1 - (int64_t)r;
+                    if (kind == D3D12WL_OP_PAD_RIGHT) {
+                        memmove(mark + pad, mark, used);
+                        memset(mark, ' ', pad);
+                    } else {
+                        memset(p, ' ', pad);
+                    }
+                    p += pad;
+                }
+                continue;
+            }
+            /* a value: at most 20 digits and a sign, a dictionary name, or the absent text */
+            const uint64_t v = cols[op->column][r] + op->add;
+            const uint8_t *text = NULL;
+            size_t length = 0;
+            int absent = op->mask >= 0 && masks[op->mask][r];
+            if (kind == D3D12WL_OP_DICT && !absent) {
+                if (v < op->dict_count) {
+                    text = pool + dict[2 * (op->dict + v)];
+                    length = (size_t)dict[2 * (op->dict + v) + 1];
+                } else {
+                    absent = 1;
+                }
+            }
+            if (absent) {
+                text = pool + op->text;
+                length = op->length;
+            }
+            if (!absent && op->prefix_length) {
+                if ((size_t)(end - p) < op->prefix_length)
+                    return -1 - (int64_t)r;
+                d3d12wl_copy(p, pool + op->prefix, op->prefix_length);
+                p += op->prefix_length;
+            }
+            if (text != NULL) {
+                if ((size_t)(end - p) < length)
+                    return -1 - (int64_t)r;
+                d3d12wl_copy(p, text, length);
+                p += length;
+                continue;
+            }
+            if ((size_t)(end - p) < 21)
+                return -1 - (int64_t)r;
+            if (kind == D3D12WL_OP_UDEC) {
+                p += d3d12wl_udec(p, v);
+            } else if (kind == D3D12WL_OP_SDEC) {
+                if ((int64_t)v < 0) {
+                    *p++ = '-';
+                    p += d3d12wl_udec(p, (uint64_t)0 - v);
+                } else {
+                    p += d3d12wl_udec(p, v);
+                }
+            } else {
+                p += d3d12wl_hex(p, v, op->width);
+            }
+        }
+    }
+    return (int64_t)(p - out);
 }
