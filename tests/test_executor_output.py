@@ -403,3 +403,36 @@ def test_a_failing_write_leaves_the_old_file(tmp_path, monkeypatch, fmt):
         write_trace(trace, fmt, str(target))
     assert target.read_bytes() == b"old" and side.read_bytes() == b"old side"
     assert sorted(os.listdir(tmp_path)) == sorted([side.name, target.name])
+
+
+def test_findings_of_every_record_stream_from_columns(tmp_path):
+    """Every record bad (D3D12_WORK_LIST_PRIMARY_RECORD::ProgramTableIndex >= SlotCount): the findings and the
+    skipped records are columns in the trace (d3d12wl.executor.columnar), and every output writes them from the
+    columns exactly as from the reference's objects."""
+    s, prims = culling_scene(3000, secondaries_each=1)
+    for p in prims:
+        p[0:4] = (7).to_bytes(4, "little")
+    call = place(s, prims)
+    limits = Limits(max_findings=1 << 20)
+    fast = run(s.memory, s.device, s.objects, s.state, call, limits)
+    ref = run(s.memory, s.device, s.objects, s.state, call, limits, engine="reference")
+    assert len(fast.findings.segments) < 5 and len(fast.findings) == 3000 and fast.has_errors
+    before = dict(rows.FALLBACKS)
+    for write in (write_json, write_jsonl, output.write_text, output.write_verdict_csv):
+        a, b = io.BytesIO(), io.BytesIO()
+        write(fast, a)
+        write(ref, b)
+        assert a.getvalue() == b.getvalue(), write.__name__
+    assert rows.FALLBACKS == before
+    write_npz(fast, tmp_path / "f.npz")
+    with np.load(tmp_path / "f.npz") as z:
+        f = z["findings"]
+        assert len(f) == 3001 and list(f["primary_index"][:3000]) == list(range(3000))
+        assert list(f["va"][:2]) == [x.va for x in ref.findings[:2]]
+    sel = Selection(primary=(10, 20), limit=4)
+    a, b = io.BytesIO(), io.BytesIO()
+    write_jsonl(fast, a, selection=sel)
+    write_jsonl(ref, b, selection=sel)
+    assert a.getvalue() == b.getvalue()
+    assert json.loads(a.getvalue().splitlines()[-1])["left_out"] == {
+        "executions": 0, "primary_records": {"0": 6}, "secondary_records": 0, "findings": 6}

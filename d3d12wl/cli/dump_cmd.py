@@ -4,6 +4,7 @@ is :data:`DESCRIPTION` (its ``--help``)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from contextlib import ExitStack
 from importlib import resources
@@ -13,7 +14,8 @@ from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import summary
 from d3d12wl.cli.exec_cmd import add_limit_flags, add_selection_flags, limits_from, selection_from
 from d3d12wl.cli.progress import Progress
-from d3d12wl.cli.render import DEFAULT_LIMIT, dump_view, render_text, selected_trace
+from d3d12wl.cli.render import DEFAULT_LIMIT, dump_view, render_text, selected_trace, shown_findings
+from d3d12wl.executor.trace import LazyList
 
 EXAMPLE = "examples/culling_capture.json"
 
@@ -97,12 +99,14 @@ def run(args: argparse.Namespace) -> int:
         view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)
             view["validators"] = [v.name or v.identifier.hex() for v in hooks.validators.values()]
-        view["info_queue"] = info_queue_view(run_in_info_queue(trace=trace).messages)
+        # the findings shown, as an application sees them in its InfoQueue
+        shown = dataclasses.replace(trace, findings=LazyList(shown_findings(trace, selection)))
+        view["info_queue"] = info_queue_view(run_in_info_queue(trace=shown).messages)
     progress.done()
     text = json_text(view, indent=1) + "\n" if args.json else render_text(view)
     with output_file(args.output) as out:
         out.write(text)
-    if trace.errors:
+    if trace.has_errors:
         where = "standard output" if is_stdout(args.output) else repr(args.output)
         print(f"d3d12wl dump: {verdict_line(trace)}; written to {where}", file=sys.stderr)
         return 1

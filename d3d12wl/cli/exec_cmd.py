@@ -185,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
     where = write_trace(trace, fmt, args.output, validators=hooks is not None, selection=selection,
                         findings=args.findings, progress=progress)
     progress.done()
-    if trace.errors:
+    if trace.has_errors:
         print(f"d3d12wl exec: {verdict_line(trace)}; {where}", file=sys.stderr)
         return 1
     return 0
@@ -197,10 +197,7 @@ def verdict_line(trace: Trace) -> str:
     from d3d12wl.executor.output import verdict
 
     v = verdict(trace)
-    errors: dict[str, int] = {}
-    for f in trace.findings:
-        if f.severity == "error":
-            errors[f.kind] = errors.get(f.kind, 0) + 1
+    errors = {kind: n for (severity, kind), n in trace.finding_counts().items() if severity == "error"}
     n = v["findings_by_severity"].get("error", 0)
     text = f"{n:,} error finding{'s' if n != 1 else ''} (" + ", ".join(f"{k} {c:,}" for k, c in errors.items()) + ")"
     for severity in ("warning", "info"):

@@ -670,16 +670,28 @@ def selected_trace(trace: Trace, sel: Selection) -> dict[str, Any]:
         lv["primary_records"] = [_record_dict(records[i], secondaries, left) for i in keep]
         out["lists"].append(lv)
     out["executions"] = [to_jsonable(e) for e in shown]
-    findings = [f for f in trace.findings if sel.finding(f)]
-    take = Budget(sel.limit).take(len(findings))
-    left.findings = len(findings) - take
-    out["findings"] = to_jsonable(findings[:take])
+    out["findings"] = to_jsonable(shown_findings(trace, sel, left))
     for name in ("end_of_call_reset", "findings_suppressed", "stopped_reason", "limits", "graphics_lists",
                  "validator_invocations"):
         out[name] = to_jsonable(getattr(trace, name))
     out["left_out"] = left.to_dict()
     out["summary"] = summary.result(trace)
     return out
+
+
+def shown_findings(trace: Trace, sel: Selection, left: Any = None) -> list[Any]:
+    """The findings ``sel`` shows (only those are made), counting the rest in ``left`` (a LeftOut)."""
+    from d3d12wl.executor.rows import FindingChunk, finding_chunks
+    from d3d12wl.executor.selection import LeftOut
+
+    left = LeftOut() if left is None else left
+    budget = Budget(sel.limit)
+    shown: list[Any] = []
+    for chunk in finding_chunks(trace.findings, sel.finding_rows):
+        take = budget.take(len(chunk))
+        left.findings += len(chunk) - take
+        shown += [chunk.finding(r) for r in range(take)] if isinstance(chunk, FindingChunk) else chunk[:take]
+    return shown
 
 
 def _execution_selected(sel: Selection, e: Any) -> bool:
@@ -744,8 +756,8 @@ class _Summary:
 
     def result(self, trace: Trace) -> dict[str, Any]:
         by_kind: dict[str, int] = {}
-        for f in trace.findings:
-            by_kind[f.kind] = by_kind.get(f.kind, 0) + 1
+        for (_, kind), n in trace.finding_counts().items():
+            by_kind[kind] = by_kind.get(kind, 0) + n
         programs = [{"program": p, "executions": a[0], "vertices": a[1], "indices": a[2], "instances": a[3],
                      "groups": a[4]} for p, a in sorted(self.programs.items(), key=lambda kv: (kv[0] != "-", kv[0]))]
         return {"executions": len(trace.executions), "programs": programs, "findings_by_kind": by_kind,

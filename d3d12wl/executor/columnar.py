@@ -25,6 +25,7 @@ reference walk.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -50,7 +51,15 @@ from d3d12wl.executor.dispatch_list import (
 )
 from d3d12wl.executor.execute_indirect import CommandPlan, build_command, run_execute_indirect, walk_command
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
-from d3d12wl.executor.trace import Execution, Limits, PrimaryRecordTrace, ProgramTableSlotTrace, RecordTrace, Trace
+from d3d12wl.executor.trace import (
+    Execution,
+    Finding,
+    Limits,
+    PrimaryRecordTrace,
+    ProgramTableSlotTrace,
+    RecordTrace,
+    Trace,
+)
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, RecordKind
 from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
@@ -223,6 +232,9 @@ class _ListWalk:
         self.regions = _regions(run.ctx)
         self.groups: list[_Group] = []
         self._group_of: dict[int, int] = {}  # ProgramTableIndex -> index in groups, -1 flagged
+        #: per flagged ProgramTableIndex: what the reference did with its last record (_Skip), or the learned
+        #: skip every later record of that index gets in columns
+        self._skips: dict[int, _SkipState] = {}
 
     # -- one slot, checked as the reference checks one record ---------------------------------------------------
 
@@ -340,10 +352,14 @@ class _ListWalk:
             ridx = self.regions.locate(vas, 4)
             head = ridx >= 0
             pti = self.regions.gather(ridx[head], vas[head], 4).view("<u4").reshape(-1)
+        slot_bad = np.zeros(m, dtype=bool)  # records whose ProgramTableIndex selects a slot the reference reports
+        pt_of = np.full(m, -1, dtype=np.int64)
         if len(pti):
             uniq, inv = np.unique(pti, return_inverse=True)
             table = np.array([self.group_index(int(t)) for t in uniq], dtype=np.int64)
             gid[head] = table[inv.reshape(-1)]
+            slot_bad[head] = gid[head] < 0
+            pt_of[head] = pti
         chunk = _Chunk(self, i0, va0, stride, vas, gid)
         for g in np.unique(gid[gid >= 0]):
             chunk.load_group(int(g))
@@ -354,14 +370,243 @@ class _ListWalk:
                 chunk.gid[int(np.flatnonzero(chunk.gid == g)[0])] = -1
         clean = chunk.gid >= 0
         flagged = np.flatnonzero(~clean)
-        pos = 0
-        for f in [*flagged.tolist(), m]:
+        nf = len(flagged)
+        pos = k = 0
+        while True:
+            f = int(flagged[k]) if k < nf else m
             if pos < f and not chunk.emit(pos, f):
                 return False
-            if f < m and not self._reference(i0 + f):
+            if f == m:
+                return True
+            end = f  # a run of adjacent flagged records whose slots' skips are learned: in columns
+            while stride and end < m and k + end - f < nf and flagged[k + end - f] == end and slot_bad[end] and \
+                    self._learned(int(pt_of[end])):
+                end += 1
+            if end > f:
+                done = self._skipped_run(i0, f, end, vas, pt_of)
+                k, pos = k + done, f + done
+                if done == end - f:
+                    continue
+                f = pos  # the record limit was reached: the reference reports it at this record
+            if stride and slot_bad[f]:
+                ok = self._observed(i0 + f, int(pt_of[f]), int(vas[f]))
+            else:
+                ok = self._reference(i0 + f)
+            if not ok:
                 return False
-            pos = f + 1
-        return True
+            k, pos = k + 1, f + 1
+
+    # -- records of flagged slots in columns --------------------------------------------------------------------
+
+    def _learned(self, pt: int) -> bool:
+        state = self._skips.get(pt)
+        return state is not None and state.learned is not None
+
+    def _observed(self, i: int, pt: int, va: int) -> bool:
+        """Record ``i`` (of a flagged slot ``pt``) by the reference walk, watching what it did: two records of the
+        same slot that the reference treats alike (the same findings and record but for the record's index and
+        VA, no execution, the walk going on) teach the skip that every later record of that slot then gets in
+        columns (:meth:`_skipped_run`)."""
+        ctx, run = self.ctx, self.run
+        trace = ctx.trace
+        before = (len(trace.findings), trace.findings_suppressed, len(run.trace.primary_records),
+                  len(trace.executions), ctx.records_walked, ctx.records_repeated, run.trace.stopped)
+        ok = self._reference(i)
+        state = self._skips.setdefault(pt, _SkipState())
+        if state.learned is not None or state.attempts >= _SKIP_ATTEMPTS:
+            return ok
+        state.attempts += 1
+        after = (len(trace.findings), trace.findings_suppressed, len(run.trace.primary_records),
+                 len(trace.executions), ctx.records_walked, ctx.records_repeated, run.trace.stopped)
+        plain = ok and after[1] == before[1] and after[2] == before[2] + 1 and after[3:] == (
+            before[3], before[4] + 1, before[5], before[6])
+        seen = _Observed(i, va, list(trace.findings[before[0]:]), run.trace.primary_records[-1]) if plain else None
+        if seen is not None and state.last is not None:
+            state.learned = _Skip.learn(state.last, seen)
+        state.last = seen
+        return ok
+
+    def _skipped_run(self, i0: int, a: int, b: int, vas: np.ndarray, pt_of: np.ndarray) -> int:
+        """Records ``a .. b - 1`` of the chunk (each of a slot whose skip is learned) in columns, as far as the
+        record limit lets them go; returns how many."""
+        ctx, run = self.ctx, self.run
+        n = min(b - a, max(ctx.limits.max_records - ctx.records_walked, 0))
+        if n <= 0:
+            return 0
+        pts = pt_of[a:a + n]
+        index = np.arange(i0 + a, i0 + a + n, dtype=np.int64)
+        va = vas[a:a + n]
+        for lo, hi, pt in _runs_of(pts):
+            skip = self._skips[pt].learned
+            assert skip is not None
+            run.trace.primary_records.add_batch(_SkippedRecords(skip, index[lo:hi], va[lo:hi]))
+            rows = skip.findings * (hi - lo)
+            room = max(ctx.limits.max_findings - len(ctx.trace.findings), 0)
+            kept = min(rows, room)
+            if kept:
+                ctx.trace.findings.add_batch(_FindingRows(skip, index[lo:hi], va[lo:hi], kept))
+            ctx.trace.findings_suppressed += rows - kept
+        ctx.records_walked += n
+        return n
+
+
+#: records of one flagged slot the reference walks to learn its skip, at most
+_SKIP_ATTEMPTS = 4
+
+
+def _runs_of(values: np.ndarray) -> list[tuple[int, int, int]]:
+    """(start, stop, value) of every run of equal values."""
+    if not len(values):
+        return []
+    cuts = np.flatnonzero(values[1:] != values[:-1]) + 1
+    starts = [0, *cuts.tolist()]
+    stops = [*cuts.tolist(), len(values)]
+    return [(a, b, int(values[a])) for a, b in zip(starts, stops, strict=True)]
+
+
+@dataclass
+class _Observed:
+    """What the reference did with record ``index`` at ``va`` of a flagged slot: the findings it reported and the
+    record it listed."""
+
+    index: int
+    va: int
+    findings: list[Finding]
+    record: PrimaryRecordTrace
+
+
+@dataclass
+class _Skip:
+    """What the reference does with every record of a flagged slot, learned from two of them: its findings, each
+    with the VA at ``offset`` from the record's (``relative``) or at an address of its own, and the record it lists
+    (the same but for its index and VA)."""
+
+    kinds: list[tuple[str, str, str, str, int | None, int | None, bool]]
+    record: PrimaryRecordTrace
+
+    @property
+    def findings(self) -> int:
+        return len(self.kinds)
+
+    @staticmethod
+    def learn(a: _Observed, b: _Observed) -> _Skip | None:
+        """The skip both records had, or None when they differ in anything but their index and VA."""
+        if len(a.findings) != len(b.findings):
+            return None
+        kinds = []
+        for fa, fb in zip(a.findings, b.findings, strict=True):
+            same = (fa.kind, fa.rule, fa.message, fa.severity, fa.list_index) == (
+                fb.kind, fb.rule, fb.message, fb.severity, fb.list_index)
+            if not same or (fa.primary_index, fb.primary_index) != (a.index, b.index) or any(
+                    x is not None for x in (fa.secondary_index, fb.secondary_index, fa.command_index,
+                                            fb.command_index)):
+                return None
+            if fa.va is None or fb.va is None:
+                if fa.va is not fb.va:
+                    return None
+                at, relative = None, False
+            elif fa.va - a.va == fb.va - b.va:
+                at, relative = fa.va - a.va, True
+            elif fa.va == fb.va:
+                at, relative = fa.va, False
+            else:
+                return None
+            kinds.append((fa.kind, fa.rule, fa.message, fa.severity, fa.list_index, at, relative))
+        ra, rb = a.record, b.record
+        if (ra.index, ra.va, rb.index, rb.va) != (a.index, a.va, b.index, b.va) or len(ra.secondary_records) or \
+                len(rb.secondary_records) or len(ra.executions) or len(rb.executions):
+            return None
+        if (ra.fields, ra.pcs, ra.record_kind, ra.header, ra.program_table, ra.skipped) != (
+                rb.fields, rb.pcs, rb.record_kind, rb.header, rb.program_table, rb.skipped):
+            return None
+        return _Skip(kinds, ra)
+
+    def finding(self, j: int, index: int, va: int) -> Finding:
+        kind, rule, message, severity, list_index, at, relative = self.kinds[j]
+        return Finding(kind, rule, message, severity, list_index, index, None, None,
+                       None if at is None else va + at if relative else at)
+
+
+@dataclass
+class _SkipState:
+    last: _Observed | None = None
+    learned: _Skip | None = None
+    attempts: int = 0
+
+
+class _SkippedRecords:
+    """Records of a flagged slot that the reference would list and skip alike, as a
+    :class:`~d3d12wl.executor.trace.Batch` of PrimaryRecordTrace."""
+
+    def __init__(self, skip: _Skip, index: np.ndarray, va: np.ndarray) -> None:
+        self.skip, self.index, self.va = skip, index, va
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @property
+    def nbytes(self) -> int:
+        return self.index.nbytes + self.va.nbytes
+
+    def programs(self, a: int, b: int) -> list[str | None]:
+        """The program records ``a .. b - 1`` selected (the same for all: none determined, or the slot's)."""
+        slot = self.skip.record.program_table
+        return [slot.program if slot is not None else None] * (b - a)
+
+    def item(self, i: int) -> PrimaryRecordTrace:
+        r = self.skip.record
+        return PrimaryRecordTrace(int(self.index[i]), int(self.va[i]), copy.deepcopy(r.fields), pcs=r.pcs,
+                                  record_kind=r.record_kind, header=r.header, program_table=r.program_table,
+                                  skipped=r.skipped)
+
+    def items(self, start: int, stop: int) -> Iterator[PrimaryRecordTrace]:
+        for i in range(start, stop):
+            yield self.item(i)
+
+
+class _FindingRows:
+    """The findings of records skipped alike (:class:`_SkippedRecords`), ``skip.findings`` per record in order,
+    the first ``count``, as a :class:`~d3d12wl.executor.trace.Batch` of Finding."""
+
+    def __init__(self, skip: _Skip, index: np.ndarray, va: np.ndarray, count: int) -> None:
+        self.skip, self.index, self.va, self.count = skip, index, va, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def item(self, i: int) -> Finding:
+        r, j = divmod(i, self.skip.findings)
+        return self.skip.finding(j, int(self.index[r]), int(self.va[r]))
+
+    def items(self, start: int, stop: int) -> Iterator[Finding]:
+        for i in range(start, stop):
+            yield self.item(i)
+
+    def templates(self) -> list[Finding]:
+        """Per finding of a record, the finding every record has but for ``primary_index`` and ``va`` (which
+        :meth:`columns` give)."""
+        return [self.skip.finding(j, 0, 0) for j in range(self.skip.findings)]
+
+    def columns(self, a: int, b: int) -> dict[str, np.ndarray]:
+        """Findings ``a .. b - 1`` as columns: ``template`` (an index into :meth:`templates`), ``primary_index``,
+        ``va`` and ``va.absent``."""
+        k = np.arange(a, b, dtype=np.int64)
+        r, j = np.divmod(k, self.skip.findings)
+        at = np.array([0 if x[5] is None else x[5] for x in self.skip.kinds], dtype=np.uint64)
+        relative = np.array([x[6] for x in self.skip.kinds], dtype=bool)
+        none = np.array([x[5] is None for x in self.skip.kinds], dtype=bool)
+        va = np.where(relative[j], self.va[r].astype(np.uint64) + at[j], at[j])
+        return {"template": j, "primary_index": self.index[r], "va": np.where(none[j], 0, va).astype(np.uint64),
+                "va.absent": none[j]}
+
+    def finding_counts(self) -> dict[tuple[str, str], int]:
+        """(severity, kind) -> how many of these findings, without making them."""
+        out: dict[tuple[str, str], int] = {}
+        per, extra = divmod(self.count, self.skip.findings)
+        for j, k in enumerate(self.skip.kinds):
+            key = (k[3], k[0])
+            out[key] = out.get(key, 0) + per + (1 if j < extra else 0)
+        return out
 
 
 @dataclass
@@ -780,6 +1025,11 @@ class _Records:
 
     def __init__(self, batch: WorkListBatch) -> None:
         self.batch = batch
+
+    def programs(self, a: int, b: int) -> list[str | None]:
+        """The program each of records ``a .. b - 1`` selected."""
+        names = [g.program.name for g in self.batch.walk.groups]
+        return [names[int(g)] for g in self.batch.gid[a:b]]
 
     def __len__(self) -> int:
         return len(self.batch.primary_index)

@@ -18,7 +18,6 @@ row per finding (``record`` ``finding``) and per binding the end-of-call reset s
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import io
 import json
@@ -42,7 +41,7 @@ from d3d12wl.executor.columnar import (
     execution_schema,
 )
 from d3d12wl.executor.selection import Budget, LeftOut, Selection
-from d3d12wl.executor.trace import Finding, LazyList, ListTrace, PrimaryRecordTrace, ResetEntry, Trace
+from d3d12wl.executor.trace import Finding, LazyList, ListTrace, PrimaryRecordTrace, Trace
 from d3d12wl.records.packers import pack_columns
 from d3d12wl.serialize import json_text, to_jsonable
 from d3d12wl.textrows import RowFormatter, Value
@@ -99,20 +98,31 @@ def verdict(trace: Trace, selection: Selection | None = None) -> dict[str, Any]:
     how many were suppressed (``--max-findings``), the end-of-call reset and why the call stopped."""
     by_kind: dict[str, int] = {}
     by_severity: dict[str, int] = {}
-    for f in trace.findings:
-        by_kind[f.kind] = by_kind.get(f.kind, 0) + 1
-        by_severity[f.severity] = by_severity.get(f.severity, 0) + 1
+    for (severity, kind), n in trace.finding_counts().items():
+        by_kind[kind] = by_kind.get(kind, 0) + n
+        by_severity[severity] = by_severity.get(severity, 0) + n
     return {"exit_status": 1 if by_severity.get("error") else 0, "findings": len(trace.findings),
             "findings_by_kind": by_kind, "findings_by_severity": by_severity,
             "findings_suppressed": trace.findings_suppressed, "stopped_reason": trace.stopped_reason,
             "end_of_call_reset": to_jsonable(trace.end_of_call_reset)}
 
 
-def _selected_findings(trace: Trace, selection: Selection, left: LeftOut) -> list[Finding]:
-    chosen = [f for f in trace.findings if selection.finding(f)]
-    shown = Budget(selection.limit).take(len(chosen))
-    left.findings += len(chosen) - shown
-    return chosen[:shown]
+def _finding_select(selection: Selection, left: LeftOut) -> rows_.SelectFindings | None:
+    """The findings of each chunk ``selection`` shows (None: all), counting what its limit leaves out."""
+    if selection.kinds is None and selection.list_index is None and selection.primary is None and \
+            not selection.limit:
+        return None
+    budget = Budget(selection.limit)
+
+    def select(chunk: list[Finding] | rows_.FindingChunk) -> np.ndarray:
+        mask = selection.finding_rows(chunk)
+        hits = np.flatnonzero(mask)
+        shown = budget.take(len(hits))
+        mask[hits[shown:]] = False
+        left.findings += len(hits) - shown
+        return mask
+
+    return select
 
 
 # -- execution and record selection --------------------------------------------------------------------------
@@ -212,13 +222,12 @@ class _Document:
         pad = " " * (depth + 1)
         if isinstance(value, Trace):
             lists = [lt for lt in value.lists if sel.takes_list(lt.index)]
-            findings = _selected_findings(value, sel, self.written.left_out)
-            self.written.findings, self.written.resets = len(findings), len(value.end_of_call_reset)
+            self.written.resets = len(value.end_of_call_reset)
             write(b"{")
             for i, (name, member) in enumerate(_fields(value)):
-                member = lists if name == "lists" else findings if name == "findings" else member
+                member = lists if name == "lists" else member
                 write(f"{',' if i else ''}\n{pad}{json.dumps(name)}: ".encode())
-                self.value(member, depth + 1, "executions" if name == "executions" else None)
+                self.value(member, depth + 1, name if name in ("executions", "findings") else None)
             if sel.narrows:
                 write(f",\n{pad}\"left_out\": ".encode())
                 self.value(self.written.left_out.to_dict(), depth + 1)
@@ -257,6 +266,9 @@ class _Document:
             _, skipped = rows_.record_json(items, write, style, depth=depth + 1, first_skip=1,  # type: ignore[arg-type]
                                            select=self.records.select(list_index), secondary=self.records.secondary)
             left.secondary_records += skipped
+        elif rows == "findings":
+            self.written.findings = rows_.finding_json(items, write, style,  # type: ignore[arg-type]
+                                                       select=_finding_select(self.selection, left), first_skip=1)
         else:
             for i, item in enumerate(items):
                 write((",\n" if i else "\n").encode() + pad.encode())
@@ -303,10 +315,9 @@ def write_jsonl(trace: Trace, out: IO[Any], *, selection: Selection | None = Non
                                               progress=progress)
     for r in trace.end_of_call_reset:
         line("reset", r)
-    findings = _selected_findings(trace, selection, written.left_out)
-    for f in findings:
-        line("finding", f)
-    written.findings, written.resets = len(findings), len(trace.end_of_call_reset)
+    written.findings = rows_.finding_json(trace.findings, write, compact, lambda d: {"record": "finding", **d},
+                                          select=_finding_select(selection, written.left_out))
+    written.resets = len(trace.end_of_call_reset)
     status = verdict(trace)
     end = {"findings_suppressed": trace.findings_suppressed, "stopped_reason": trace.stopped_reason,
            "graphics_lists": trace.graphics_lists, "exit_status": status["exit_status"],
@@ -375,14 +386,17 @@ def write_text(trace: Trace, out: IO[Any], *, validators: bool | None = None, se
             else ""
         dwords = f" dwords {r.dwords}" if r.dwords else ""
         lines(f"  {r.binding_set:<8} {r.what} {what}{dwords} -> {r.reset_to}")
-    findings = _selected_findings(trace, selection, written.left_out)
-    written.findings, written.resets = len(findings), len(trace.end_of_call_reset)
+    written.resets = len(trace.end_of_call_reset)
     more = f", {trace.findings_suppressed} more suppressed" if trace.findings_suppressed else ""
-    shown = f"{len(findings)} selected of {len(trace.findings)}" if selection.kinds is not None or \
-        written.left_out.findings else str(len(findings))
-    lines(f"findings ({shown}{more})")
-    for i in range(0, len(findings), 4096):
-        lines(*(f"  {f}" for f in findings[i:i + 4096]))
+    pick = _finding_select(selection, written.left_out)
+    if pick is None:
+        lines(f"findings ({len(trace.findings)}{more})")
+        written.findings = rows_.finding_text(trace.findings, write)
+    else:  # the count is known once they are written: the lines go to a buffer first (a selection is small)
+        buf = io.BytesIO()
+        written.findings = rows_.finding_text(trace.findings, buf.write, select=pick)
+        lines(f"findings ({written.findings} selected of {len(trace.findings)}{more})")
+        write(buf.getvalue())
     if trace.stopped_reason:
         lines(f"stopped: {trace.stopped_reason}")
     if written.left_out.any():
@@ -610,76 +624,176 @@ VERDICT_COLUMNS = ("record", "severity", "kind", "rule", "list_index", "primary_
 _VERDICT_INTS = ("list_index", "primary_index", "secondary_index", "command_index", "parameter", "slot")
 
 
-def _verdict_rows(findings: Sequence[Finding], reset: Sequence[ResetEntry]) -> Iterator[dict[str, Any]]:
-    for f in findings:
-        yield {"record": "finding", "severity": f.severity, "kind": f.kind, "rule": f.rule,
-               "list_index": f.list_index, "primary_index": f.primary_index, "secondary_index": f.secondary_index,
-               "command_index": f.command_index, "va": f.va, "message": f.message}
-    for r in reset:
-        yield {"record": "reset", "binding_set": r.binding_set, "what": r.what, "parameter": r.parameter,
-               "slot": r.slot, "dwords": " ".join(map(str, r.dwords)) if r.dwords else None,
-               "reset_to": r.reset_to, "touched_by": ",".join(r.touched_by)}
+_VERDICT_STRINGS = ("message", "dwords", "touched_by")  # free text (the other names are categorical)
+
+
+@dataclass
+class _VerdictChunk:
+    """Rows of the verdict table as columns: per text column its names and each row's code into them (-1:
+    absent), per number column its values and where they are absent."""
+
+    n: int
+    names: dict[str, tuple[list[str], np.ndarray]]
+    numbers: dict[str, tuple[np.ndarray, np.ndarray]]
+
+
+def _text_column(values: Sequence[str | None]) -> tuple[list[str], np.ndarray]:
+    table = _Names()
+    return table.names, np.array([-1 if v is None else table.code(v) for v in values], dtype=np.int64)
+
+
+def _number_column(values: Sequence[int | None], dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    return (np.array([0 if v is None else v for v in values], dtype=dtype),
+            np.array([v is None for v in values], dtype=bool))
+
+
+def _verdict_chunks(trace: Trace, selection: Selection, written: Written) -> Iterator[_VerdictChunk]:
+    """The verdict table of ``trace`` (the findings ``selection`` shows, then the end-of-call reset) in chunks,
+    the findings of a columnar batch from its columns."""
+    count = 0
+    for chunk in rows_.finding_chunks(trace.findings, _finding_select(selection, written.left_out)):
+        n = len(chunk)
+        count += n
+        if isinstance(chunk, list):
+            names = {c: _text_column([getattr(f, c) for f in chunk]) for c in ("severity", "kind", "rule",
+                                                                              "message")}
+            numbers = {c: _number_column([getattr(f, c) for f in chunk], np.uint64 if c == "va" else np.int64)
+                       for c in ("list_index", "primary_index", "secondary_index", "command_index", "va")}
+        else:
+            t, which = chunk.templates, chunk.template
+            names = {c: ([getattr(f, c) for f in t], which) for c in ("severity", "kind", "rule", "message")}
+            numbers = {"primary_index": (chunk.primary_index.astype(np.int64), np.zeros(n, dtype=bool)),
+                       "va": (chunk.va, chunk.va_absent)}
+            for c in ("list_index", "secondary_index", "command_index"):
+                values, gone = _number_column([getattr(f, c) for f in t], np.int64)
+                numbers[c] = (values[which], gone[which])
+        names["record"] = (["finding"], np.zeros(n, dtype=np.int64))
+        yield _VerdictChunk(n, names, numbers)
+    written.findings = count
+    reset = trace.end_of_call_reset
+    written.resets = len(reset)
+    if reset:
+        names = {"record": (["reset"], np.zeros(len(reset), dtype=np.int64)),
+                 "binding_set": _text_column([r.binding_set for r in reset]),
+                 "what": _text_column([r.what for r in reset]),
+                 "dwords": _text_column([" ".join(map(str, r.dwords)) if r.dwords else None for r in reset]),
+                 "reset_to": _text_column([r.reset_to for r in reset]),
+                 "touched_by": _text_column([",".join(r.touched_by) for r in reset])}
+        numbers = {c: _number_column([getattr(r, c) for r in reset], np.int64) for c in ("parameter", "slot")}
+        yield _VerdictChunk(len(reset), names, numbers)
+
+
+def _verdict_column(chunk: _VerdictChunk, c: str) -> tuple[Any, Any]:
+    """Column ``c`` of a chunk: (names, codes) or (values, absent); a column the chunk lacks is all absent."""
+    if c in chunk.names:
+        return chunk.names[c]
+    if c in chunk.numbers:
+        return chunk.numbers[c]
+    if c in _VERDICT_INTS or c == "va":
+        return np.zeros(chunk.n, dtype=np.uint64 if c == "va" else np.int64), np.ones(chunk.n, dtype=bool)
+    return [], np.full(chunk.n, -1, dtype=np.int64)
 
 
 def write_verdict_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None) -> Written:
     """The verdict table (:data:`VERDICT_COLUMNS`) as CSV: VAs in hexadecimal, absent values empty."""
-    selection = selection or Selection()
     written = Written()
-    findings = _selected_findings(trace, selection, written.left_out)
-    text = io.StringIO()
-    w = csv.writer(text, lineterminator="\n")
-    w.writerow(VERDICT_COLUMNS)
     write = _byte_writer(out)
-    for i, row in enumerate(_verdict_rows(findings, trace.end_of_call_reset)):
-        w.writerow(["" if row.get(c) is None else f"0x{row[c]:x}" if c == "va" else row[c]
-                    for c in VERDICT_COLUMNS])
-        if i % 65536 == 65535:
-            write(text.getvalue().encode())
-            text.seek(0)
-            text.truncate()
-    write(text.getvalue().encode())
-    written.findings, written.resets = len(findings), len(trace.end_of_call_reset)
+    write((",".join(VERDICT_COLUMNS) + "\n").encode())
+    for chunk in _verdict_chunks(trace, selection or Selection(), written):
+        parts: list[Any] = []
+        columns: dict[str, np.ndarray] = {}
+        masks: dict[str, np.ndarray] = {}
+        for i, c in enumerate(VERDICT_COLUMNS):
+            if i:
+                parts.append(",")
+            first, second = _verdict_column(chunk, c)
+            if c in _VERDICT_INTS or c == "va":
+                columns[c], masks[c] = first, second
+                parts.append(Value(c, "hex", mask=c, prefix="0x") if c == "va" else Value(c, "sdec", mask=c))
+            else:
+                columns[c] = second
+                parts.append(Value(c, "dict", names=tuple(_csv_cell(t) for t in first)))
+        parts.append("\n")
+        rows_._write_blocks(RowFormatter([parts]), columns, chunk.n, None, write, masks)
     return written
-
-
-def _verdict_arrays(findings: Sequence[Finding], reset: Sequence[ResetEntry]) -> dict[str, Any]:
-    """The verdict table as columns: lists of Python values (None: absent)."""
-    cols: dict[str, list[Any]] = {c: [] for c in VERDICT_COLUMNS}
-    for row in _verdict_rows(findings, reset):
-        for c in VERDICT_COLUMNS:
-            cols[c].append(row.get(c))
-    return cols
-
-
-def _verdict_parquet_table(findings: Sequence[Finding], reset: Sequence[ResetEntry]) -> Any:
-    pa = _pyarrow()[0]
-    cols = _verdict_arrays(findings, reset)
-    arrays, fields = [], []
-    for c in VERDICT_COLUMNS:
-        if c in _VERDICT_INTS:
-            arr, t = pa.array(cols[c], type=pa.int64()), pa.int64()
-        elif c == "va":
-            arr, t = pa.array(cols[c], type=pa.uint64()), pa.uint64()
-        elif c in ("message", "dwords", "touched_by"):
-            arr, t = pa.array(cols[c], type=pa.string()), pa.string()
-        else:
-            arr = pa.array(cols[c], type=pa.string()).dictionary_encode()
-            t = arr.type
-        arrays.append(arr)
-        fields.append(pa.field(c, t))
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def write_verdict_parquet(trace: Trace, out: Any, *, selection: Selection | None = None) -> Written:
-    """The verdict table (:data:`VERDICT_COLUMNS`) as Parquet: names as dictionary columns, VAs uint64, absent
-    values null."""
-    selection = selection or Selection()
+    """The verdict table (:data:`VERDICT_COLUMNS`) as Parquet, a row group per chunk: names as dictionary columns
+    (free text as strings), VAs uint64, absent values null."""
+    pa, pq = _pyarrow()
     written = Written()
-    findings = _selected_findings(trace, selection, written.left_out)
-    pq = _pyarrow()[1]
-    pq.write_table(_verdict_parquet_table(findings, trace.end_of_call_reset), out)
-    written.findings, written.resets = len(findings), len(trace.end_of_call_reset)
+    fields = [pa.field(c, pa.int64() if c in _VERDICT_INTS else pa.uint64() if c == "va" else pa.string()
+                       if c in _VERDICT_STRINGS else pa.dictionary(pa.int32(), pa.string())) for c in VERDICT_COLUMNS]
+    schema = pa.schema(fields)
+    writer = pq.ParquetWriter(out if isinstance(out, str) else pa.PythonFile(out, mode="w"), schema)
+    try:
+        wrote = False
+        for chunk in _verdict_chunks(trace, selection or Selection(), written):
+            arrays = []
+            for c, f in zip(VERDICT_COLUMNS, fields, strict=True):
+                first, second = _verdict_column(chunk, c)
+                if c in _VERDICT_INTS or c == "va":
+                    arrays.append(pa.array(first, type=f.type, mask=second))
+                    continue
+                codes = np.asarray(second, dtype=np.int32)
+                dictionary = pa.array(list(first), type=pa.string())
+                arr = pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0), dictionary)
+                arrays.append(arr.cast(pa.string()) if c in _VERDICT_STRINGS else arr)
+            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+            wrote = True
+        if not wrote:
+            writer.write_table(schema.empty_table())
+    finally:
+        writer.close()
     return written
+
+
+def _npz_verdict_columns(chunk: _VerdictChunk, tables: dict[str, _Names]) -> dict[str, np.ndarray]:
+    cols: dict[str, np.ndarray] = {}
+    for c in VERDICT_COLUMNS:
+        first, second = _verdict_column(chunk, c)
+        if c in _VERDICT_INTS or c == "va":
+            cols[c], cols[f"{c}.absent"] = first, second
+        elif c in _VERDICT_STRINGS:
+            texts = np.array([*first, ""], dtype=str)
+            cols[c] = texts[np.where(second < 0, len(first), second)]
+        else:
+            cols[c] = tables[c].codes(first, second)
+    return cols
+
+
+def _write_npz_verdict(z: zipfile.ZipFile, trace: Trace, selection: Selection, written: Written) -> dict[
+        str, list[str]]:
+    """The verdict table into ``z`` as ``findings.npy``, a structured array (names as codes into name tables, free
+    text as strings, ``<column>.absent`` beside every number), chunk by chunk: a first pass counts the rows and
+    measures the text, the second writes them.  Returns the name tables."""
+    rows, widths = 0, dict.fromkeys(_VERDICT_STRINGS, 1)
+    for chunk in _verdict_chunks(trace, selection, Written()):  # (what the selection leaves out: counted below)
+        rows += chunk.n
+        for c in _VERDICT_STRINGS:
+            names = _verdict_column(chunk, c)[0]
+            widths[c] = max([widths[c], *(len(t) for t in names)])
+    fields: list[tuple[str, Any]] = []
+    for c in VERDICT_COLUMNS:
+        if c in _VERDICT_INTS or c == "va":
+            fields += [(c, np.dtype(np.uint64 if c == "va" else np.int64)), (f"{c}.absent", np.dtype(np.bool_))]
+        elif c in _VERDICT_STRINGS:
+            fields.append((c, np.dtype(f"U{widths[c]}")))
+        else:
+            fields.append((c, np.dtype(np.int32)))
+    dtype = np.dtype(fields)
+    tables = {c: _Names() for c, _ in fields if c not in _VERDICT_STRINGS and c not in _VERDICT_INTS and c != "va"
+              and not c.endswith(".absent")}
+    with z.open("findings.npy", "w", force_zip64=True) as entry:
+        np.lib.format.write_array_header_2_0(entry, {"descr": np.lib.format.dtype_to_descr(dtype),
+                                                     "fortran_order": False, "shape": (rows,)})
+        for chunk in _verdict_chunks(trace, selection, written):
+            out = np.zeros(chunk.n, dtype=dtype)
+            for c, col in _npz_verdict_columns(chunk, tables).items():
+                out[c] = col
+            entry.write(out.tobytes())
+    return {c: t.names for c, t in tables.items()}
 
 
 def _meta(trace: Trace, specs: Sequence[ColumnSpec], executions: int, written: Written,
@@ -724,7 +838,6 @@ def write_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
                 parts.append(Value(s.name, "sdec", mask=mask))
         parts.append("\n")
         rows_._write_blocks(RowFormatter([parts]), values, n, None, write, absent)
-    written.findings = len(_selected_findings(trace, selection, LeftOut()))
     written.resets = len(trace.end_of_call_reset)
     return written
 
@@ -741,38 +854,6 @@ def _npz_dtype(specs: Sequence[ColumnSpec]) -> np.dtype:
             names.append(f"{s.name}.absent")
             formats.append(np.dtype(np.bool_))
     return np.dtype({"names": names, "formats": formats})
-
-
-def _npz_verdict(findings: Sequence[Finding], reset: Sequence[ResetEntry]) -> tuple[np.ndarray, dict[str, list[str]]]:
-    """The verdict table as a structured array (names as codes) and its name tables."""
-    cols = _verdict_arrays(findings, reset)
-    n = len(cols["record"])
-    names: dict[str, list[str]] = {}
-    fields: list[tuple[str, Any]] = []
-    data: dict[str, np.ndarray] = {}
-    for c in VERDICT_COLUMNS:
-        values = cols[c]
-        gone = np.array([v is None for v in values], dtype=bool)
-        if c in _VERDICT_INTS or c == "va":
-            dt = np.dtype(np.uint64 if c == "va" else np.int64)
-            data[c] = np.array([0 if v is None else v for v in values], dtype=dt)
-            data[f"{c}.absent"] = gone
-            fields += [(c, dt), (f"{c}.absent", np.dtype(np.bool_))]
-        elif c in ("message", "dwords", "touched_by"):
-            arr = np.array(["" if v is None else v for v in values], dtype=str)
-            if not n:
-                arr = np.zeros(0, dtype="U1")
-            data[c] = arr
-            fields.append((c, arr.dtype))
-        else:
-            table = _Names()
-            data[c] = np.array([-1 if v is None else table.code(v) for v in values], dtype=np.int32)
-            names[c] = table.names
-            fields.append((c, np.dtype(np.int32)))
-    out = np.zeros(n, dtype=fields)
-    for c, _ in fields:
-        out[c] = data[c]
-    return out, names
 
 
 def write_npz(trace: Trace, out: str | IO[bytes], *, selection: Selection | None = None,
@@ -802,14 +883,12 @@ def write_npz(trace: Trace, out: str | IO[bytes], *, selection: Selection | None
                 entry.write(pack_columns(dtype, columns).data)
                 done += rows
             assert done == n, (done, n)
-        findings = _selected_findings(trace, selection, written.left_out)
-        verdict_rows, verdict_names = _npz_verdict(findings, trace.end_of_call_reset)
-        arrays: dict[str, np.ndarray] = {"findings": verdict_rows}
+        verdict_names = _write_npz_verdict(z, trace, selection, written)
+        arrays: dict[str, np.ndarray] = {}
         for key, table in tables.names.items():
             arrays[f"names.{key}"] = np.array(table.names, dtype=str) if table.names else np.zeros(0, dtype="U1")
         for key, names in verdict_names.items():
             arrays[f"names.findings.{key}"] = np.array(names, dtype=str) if names else np.zeros(0, dtype="U1")
-        written.findings, written.resets = len(findings), len(trace.end_of_call_reset)
         arrays["meta"] = np.array(json.dumps(_meta(trace, tables.specs, n, written, selection)))
         for key, arr in arrays.items():
             with z.open(f"{key}.npy", "w", force_zip64=True) as entry:
@@ -844,16 +923,19 @@ def write_parquet(trace: Trace, out: str | IO[bytes], *, selection: Selection | 
     selection = selection or Selection()
     written = Written()
     tables = _Tables(trace, selection, written, progress)
-    findings = _selected_findings(trace, selection, LeftOut())
     types = {"int": pa.int64(), "va": pa.uint64(), "dword": pa.uint32()}
     fields = [pa.field(s.name, types.get(s.kind) or pa.dictionary(pa.int32(), pa.string()), nullable=True)
               for s in tables.specs]
     n = _count(trace, selection)
     meta = _meta(trace, tables.specs, n, written, selection)
     meta["findings_file"] = verdict_file
-    more = len(findings) - METADATA_FINDINGS
-    metadata = {b"d3d12wl": json.dumps(meta).encode(),
-                b"d3d12wl.findings": json.dumps(to_jsonable(findings[:METADATA_FINDINGS])).encode()}
+    shown = io.BytesIO()
+    few = Selection(selection.list_index, selection.primary, selection.program, selection.kinds,
+                    min(selection.limit or METADATA_FINDINGS, METADATA_FINDINGS))
+    count = rows_.finding_json(trace.findings, shown.write, rows_.JSONStyle(separators=(",", ":"), prefix=","),
+                               select=_finding_select(few, LeftOut()), first_skip=1)
+    metadata = {b"d3d12wl": json.dumps(meta).encode(), b"d3d12wl.findings": b"[" + shown.getvalue() + b"]"}
+    more = verdict(trace)["findings"] - count if not selection.narrows else 0
     if more > 0:
         metadata[b"d3d12wl.findings_not_in_metadata"] = str(more).encode()
     schema = pa.schema(fields, metadata=metadata)
@@ -876,5 +958,5 @@ def write_parquet(trace: Trace, out: str | IO[bytes], *, selection: Selection | 
             writer.write_table(schema.empty_table())
     finally:
         writer.close()
-    written.findings, written.resets = len(findings), len(trace.end_of_call_reset)
+    written.resets = len(trace.end_of_call_reset)
     return written

@@ -17,7 +17,7 @@ as such.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,10 +29,11 @@ from d3d12wl.executor.columnar import (
     WorkListBatch,
     _packed_dtype,
     _Records,
+    _SkippedRecords,
     execution_runs,
 )
 from d3d12wl.executor.selection import Budget
-from d3d12wl.executor.trace import Execution, LazyList, PrimaryRecordTrace
+from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
 from d3d12wl.serialize import json_text, to_jsonable
 from d3d12wl.textrows import Cell, Part, RowFormatter, Splice, Text, Value, json_parts, split
 
@@ -493,6 +494,25 @@ class _RecordWriter:
         return int((every - secs).sum())
 
 
+def _skipped_rows(seg: _SkippedRecords, recs: np.ndarray, write: Write, style: JSONStyle,
+                  wrap: Callable[[Any], Any], skip: int, render: Callable[[PrimaryRecordTrace], bytes]) -> int:
+    """Records ``recs`` of a batch of skipped records (no secondary record, no execution) by one template."""
+    d: dict[str, Any] = to_jsonable(seg.item(int(recs[0])))
+    d["index"], d["va"] = Value("r.index", "sdec"), Value("r.va")
+    formatter = RowFormatter([[style.prefix, *(p for p in style.parts(wrap(d)) if not isinstance(p, Splice)),
+                               style.suffix]])
+    columns = {"r.index": seg.index[recs], "r.va": seg.va[recs]}
+    probe = [0, len(recs) - 1]
+    got = bytes(formatter.format({k: v[probe] for k, v in columns.items()}, 2))
+    if got != b"".join(render(seg.item(int(recs[i]))) for i in probe):
+        FALLBACKS["records"] += 1
+        text = b"".join(render(seg.item(int(r))) for r in recs)
+        write(text[skip:])
+        return len(recs)
+    _write_blocks(formatter, columns, len(recs), None, write, skip=skip)
+    return len(recs)
+
+
 #: picks primary records ``start .. stop - 1`` of a list to write (a mask; None: all of them)
 SelectRecords = Callable[[LazyList[PrimaryRecordTrace], int, int], "np.ndarray | None"]
 
@@ -532,6 +552,9 @@ def record_json(records: LazyList[PrimaryRecordTrace], write: Write, style: JSON
             recs = np.arange(r0, r1) if mask is None else r0 + np.flatnonzero(mask)
             if not len(recs):
                 continue
+            if isinstance(seg, _SkippedRecords):  # records of a flagged slot: one template, their index and VA
+                count += _skipped_rows(seg, recs, write, style, wrap, first_skip if count == 0 else 0, render)
+                continue
             if not isinstance(seg, _Records):
                 items = seg[r0:r1] if isinstance(seg, list) else list(seg.items(r0, r1))
                 objects([items[int(r) - r0] for r in recs])
@@ -554,3 +577,129 @@ def record_json(records: LazyList[PrimaryRecordTrace], write: Write, style: JSON
                 objects([batch.record(int(r)) for r in recs])
         pos += n
     return count, left
+
+
+# -- findings -------------------------------------------------------------------------------------------------
+
+#: findings formatted at a time
+FINDING_ROWS = 1 << 16
+
+
+@dataclass
+class FindingChunk:
+    """Findings of a columnar batch (the records of a flagged slot, :class:`~d3d12wl.executor.columnar.
+    _FindingRows`) as columns: per row its ``template`` (an index into ``templates``: the finding but for
+    ``primary_index`` and ``va``), ``primary_index``, ``va`` and ``va_absent``."""
+
+    templates: list[Finding]
+    template: np.ndarray
+    primary_index: np.ndarray
+    va: np.ndarray
+    va_absent: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.template)
+
+    def finding(self, r: int) -> Finding:
+        t = self.templates[int(self.template[r])]
+        return Finding(t.kind, t.rule, t.message, t.severity, t.list_index, int(self.primary_index[r]),
+                       t.secondary_index, t.command_index, None if self.va_absent[r] else int(self.va[r]))
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"primary_index": self.primary_index, "va": self.va}
+
+
+#: picks findings ``start .. stop - 1`` of a segment of a trace's findings (a row mask; None: all); for a columnar
+#: batch it is given the chunk's columns
+SelectFindings = Callable[[list[Finding] | FindingChunk], "np.ndarray | None"]
+
+
+def finding_chunks(findings: LazyList[Finding], select: SelectFindings | None = None) -> Iterator[
+        list[Finding] | FindingChunk]:
+    """A trace's findings in chunks of at most :data:`FINDING_ROWS`, in order: objects (a list), or the columns of
+    a batch that holds them so (:class:`FindingChunk`); ``select`` picks the rows of each."""
+    for seg in findings.segments:
+        n = len(seg)
+        templates = seg.templates() if hasattr(seg, "templates") else None
+        columns_of = getattr(seg, "columns", None)
+        for a in range(0, n, FINDING_ROWS):
+            b = min(n, a + FINDING_ROWS)
+            chunk: list[Finding] | FindingChunk
+            if templates is not None and columns_of is not None:
+                c = columns_of(a, b)
+                chunk = FindingChunk(templates, c["template"], c["primary_index"], c["va"], c["va.absent"])
+            else:
+                chunk = seg[a:b] if isinstance(seg, list) else list(seg.items(a, b))
+            mask = select(chunk) if select is not None else None
+            if mask is not None:
+                if isinstance(chunk, FindingChunk):
+                    chunk = FindingChunk(templates or [], chunk.template[mask], chunk.primary_index[mask],
+                                         chunk.va[mask], chunk.va_absent[mask])
+                else:
+                    chunk = [f for f, keep in zip(chunk, mask, strict=True) if keep]
+            if len(chunk):
+                yield chunk
+
+
+def _finding_data(t: Finding) -> dict[str, Any]:
+    d: dict[str, Any] = to_jsonable(t)
+    d["primary_index"] = Value("primary_index", "sdec")
+    d["va"] = Value("va", absent="null", mask="va.absent")
+    return d
+
+
+def finding_where_parts(t: Finding, va_present: bool) -> list[Part]:
+    """The parts of :meth:`Finding.where` for findings like ``t`` (whose primary index is a column)."""
+    parts: list[Part] = []
+    for name, value in (("list", t.list_index), ("primary", "column"), ("secondary", t.secondary_index),
+                        ("command", t.command_index)):
+        if value is None:
+            continue
+        parts += [" " if parts else "", f"{name} ", Value("primary_index", "sdec") if value == "column" else str(value)]
+    if va_present:
+        parts += [" " if parts else "", "@0x", Value("va", "hex")]
+    return parts
+
+
+def _finding_text_parts(t: Finding, va_present: bool) -> list[Part]:
+    """The parts of ``str(Finding)`` for findings like ``t``."""
+    where = finding_where_parts(t, va_present)
+    return [f"{t.severity}: {t.kind} [{t.rule}]", *((" ", *where) if where else ()), f": {t.message}"]
+
+
+def _write_findings(findings: LazyList[Finding], write: Write, templates: Callable[[Finding, bool], list[Part]],
+                    render: Callable[[Finding], str], select: SelectFindings | None, first_skip: int) -> int:
+    count = 0
+    for chunk in finding_chunks(findings, select):
+        skip = first_skip if count == 0 else 0
+        if isinstance(chunk, list):
+            write("".join(render(f) for f in chunk).encode()[skip:])
+        else:
+            parts = [templates(t, present) for t in chunk.templates for present in (True, False)]
+            which = 2 * chunk.template + chunk.va_absent
+            formatter = RowFormatter(parts)
+            _write_blocks(formatter, chunk.columns(), len(chunk), which, write, {"va.absent": chunk.va_absent},
+                          skip=skip)
+        count += len(chunk)
+    return count
+
+
+def finding_json(findings: LazyList[Finding], write: Write, style: JSONStyle,
+                 wrap: Callable[[Any], Any] = lambda d: d, *, select: SelectFindings | None = None,
+                 first_skip: int = 0) -> int:
+    """Every finding (``select`` picks) as ``style.prefix + style.dumps(wrap(to_jsonable(f))) + style.suffix``,
+    those of a columnar batch from its columns; returns how many."""
+    def templates(t: Finding, present: bool) -> list[Part]:
+        parts = style.parts(wrap(_finding_data(t)))
+        return [style.prefix, *(p for p in parts if not isinstance(p, Splice)), style.suffix]
+
+    def render(f: Finding) -> str:
+        return style.prefix + style.dumps(wrap(to_jsonable(f))) + style.suffix
+
+    return _write_findings(findings, write, templates, render, select, first_skip)
+
+
+def finding_text(findings: LazyList[Finding], write: Write, *, select: SelectFindings | None = None) -> int:
+    """Every finding (``select`` picks) as ``  str(finding)`` and a newline; returns how many."""
+    return _write_findings(findings, write, lambda t, present: ["  ", *_finding_text_parts(t, present), "\n"],
+                           lambda f: f"  {f}\n", select, 0)

@@ -10,12 +10,13 @@ what the selection matched but left out, per kind of row, for the output to say.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from d3d12wl.executor.columnar import ExecutionColumns, _Records
+from d3d12wl.executor.columnar import ExecutionColumns
 from d3d12wl.executor.trace import Finding
 
 __all__ = ["Budget", "LeftOut", "Selection", "parse_range"]
@@ -101,6 +102,19 @@ class Selection:
         return True
 
 
+    def finding_rows(self, chunk: Any) -> np.ndarray:
+        """Which findings of a chunk (a list of findings, or the columns of a batch of them:
+        :class:`d3d12wl.executor.rows.FindingChunk`) it matches."""
+        if isinstance(chunk, list):
+            return np.array([self.finding(f) for f in chunk], dtype=bool)
+        keep = np.array([self.finding(dataclasses.replace(t, primary_index=None)) for t in chunk.templates],
+                        dtype=bool)
+        mask = keep[chunk.template]
+        if self.primary is not None:
+            mask &= (chunk.primary_index >= self.primary[0]) & (chunk.primary_index < self.primary[1])
+        return np.asarray(mask)
+
+
 def record_programs(records: Any, start: int = 0, stop: int | None = None) -> list[str | None]:
     """The program each of primary records ``start .. stop - 1`` of a list selected (None where none was
     determined), without making the records of a columnar batch."""
@@ -110,9 +124,9 @@ def record_programs(records: Any, start: int = 0, stop: int | None = None) -> li
     for seg in records.segments:
         a, b = max(start - pos, 0), min(stop - pos, len(seg))
         if a < b:
-            if isinstance(seg, _Records):
-                names = [g.program.name for g in seg.batch.walk.groups]
-                out += [names[int(g)] for g in seg.batch.gid[a:b]]
+            programs = getattr(seg, "programs", None)
+            if programs is not None:  # a columnar batch: without making its records
+                out += programs(a, b)
             else:
                 items = seg[a:b] if isinstance(seg, list) else list(seg.items(a, b))
                 out += [p.program_table.program if p.program_table else None for p in items]
