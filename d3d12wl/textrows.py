@@ -93,9 +93,14 @@ def json_string(text: str) -> str:
     return json.dumps(text)[1:-1]
 
 
+#: an op before the kernel gets it: (kind, width, column, mask, lead, lead_length, text, length, prefix,
+#: prefix_length, add, dict, dict_count), with column and mask as indices into the formatter's names
+_Op = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int]
+
+
 @dataclass
 class _Compiled:
-    ops: list[tuple[int, int, int, int, int, int, int, int, int, int, int]] = field(default_factory=list)
+    ops: list[_Op] = field(default_factory=list)
     starts: list[int] = field(default_factory=lambda: [0])
     pool: bytearray = field(default_factory=bytearray)
     dict_entries: list[int] = field(default_factory=list)
@@ -111,14 +116,23 @@ class _Compiled:
             self.pool += data
         return at
 
+    def _pending_literal(self) -> bytes:
+        """The literal op ending the template being compiled (taken off it: the next op leads with it)."""
+        if len(self.ops) > self.starts[-1] and self.ops[-1][0] == _LITERAL:
+            op = self.ops.pop()
+            return bytes(self.pool[op[4]:op[4] + op[5]])
+        return b""
+
+    def add(self, kind: int, width: int = 0, column: int = -1, mask: int = -1, text: bytes = b"",
+            prefix: bytes = b"", add: int = 0, first: int = 0, count: int = 0) -> None:
+        lead = self._pending_literal()
+        self.ops.append((kind, width, column, mask, self.text(lead), len(lead), self.text(text), len(text),
+                         self.text(prefix), len(prefix), add, first, count))
+
     def literal(self, data: bytes) -> int:
         if data:
-            if self.ops and self.ops[-1][0] == _LITERAL and len(self.ops) > self.starts[-1]:
-                kind, w, c, m, at, length, add, d, dc, pre, pn = self.ops[-1]  # merge with the literal before
-                joined = bytes(self.pool[at:at + length]) + data
-                self.ops[-1] = (kind, w, c, m, self.text(joined), len(joined), add, d, dc, pre, pn)
-            else:
-                self.ops.append((_LITERAL, 0, -1, -1, self.text(data), len(data), 0, 0, 0, 0, 0))
+            lead = self._pending_literal() + data
+            self.ops.append((_LITERAL, 0, -1, -1, self.text(lead), len(lead), 0, 0, 0, 0, 0, 0, 0))
         return len(data)
 
     def value(self, v: Value) -> int:
@@ -134,9 +148,8 @@ class _Compiled:
                 self.dict_entries += [self.text(name), len(name)]
             longest = max([0, *map(len, names)])
         prefix = v.prefix.encode()
-        self.ops.append((_KINDS[v.kind], min(v.digits, 16), column, mask, self.text(absent), len(absent),
-                         v.add % (1 << 64), first, count, self.text(prefix), len(prefix)))
-        return max(longest + len(prefix), len(absent), v.digits + len(prefix))
+        self.add(_KINDS[v.kind], min(v.digits, 16), column, mask, absent, prefix, v.add % (1 << 64), first, count)
+        return max(longest + len(prefix), len(absent), min(v.digits, 16) + len(prefix))
 
     def part(self, part: Part) -> int:
         if isinstance(part, str):
@@ -145,9 +158,9 @@ class _Compiled:
             return self.literal(part)
         if isinstance(part, Value):
             return self.value(part)
-        self.ops.append((_MARK, 0, -1, -1, 0, 0, 0, 0, 0, 0, 0))
+        self.add(_MARK)
         inner = sum(self.part(p) for p in part.parts)
-        self.ops.append((_PAD_LEFT if part.align == "<" else _PAD_RIGHT, part.width, -1, -1, 0, 0, 0, 0, 0, 0, 0))
+        self.add(_PAD_LEFT if part.align == "<" else _PAD_RIGHT, part.width)
         return max(inner, part.width)
 
     def template(self, parts: Sequence[Part]) -> None:
@@ -171,10 +184,13 @@ class RowFormatter:
         self.masks = tuple(c.masks)
         self.max_bytes = np.array(c.max_bytes, dtype=np.int64)
         self._ops = ffi.new("struct d3d12wl_op[]", max(len(c.ops), 1))
+        self._uses: list[tuple[Any, int, int]] = []  # (op, column, mask) of every value op
         for i, op in enumerate(c.ops):
             o = self._ops[i]
-            (o.kind, o.width, o.column, o.mask, o.text, o.length, o.add, o.dict, o.dict_count, o.prefix,
-             o.prefix_length) = op
+            (o.kind, o.width, column, mask, o.lead, o.lead_length, o.text, o.length, o.prefix, o.prefix_length,
+             o.add, o.dict, o.dict_count) = op
+            if column >= 0:
+                self._uses.append((o, column, mask))
         self._starts = ffi.new("int64_t[]", c.starts)
         self._pool = ffi.new("uint8_t[]", bytes(c.pool) + bytes(_SLACK))
         self._dict = ffi.new("uint64_t[]", c.dict_entries or [0])
@@ -189,17 +205,20 @@ class RowFormatter:
             return memoryview(b"")
         ffi = self._ffi
         keep: list[np.ndarray] = []
-        cols = ffi.new("uint64_t *[]", max(len(self.columns), 1))
-        for i, name in enumerate(self.columns):
+        cols = []
+        for name in self.columns:
             a = _eight_bytes(columns[name], n)
             keep.append(a)
-            cols[i] = ffi.cast("uint64_t *", a.ctypes.data)
-        mask_ptrs = ffi.new("uint8_t *[]", max(len(self.masks), 1))
-        for i, name in enumerate(self.masks):
+            cols.append(ffi.cast("uint64_t *", a.ctypes.data))
+        mask_ptrs = []
+        for name in self.masks:
             assert masks is not None, name
             m = np.ascontiguousarray(masks[name][:n], dtype=np.bool_).view(np.uint8)
             keep.append(m)
-            mask_ptrs[i] = ffi.cast("uint8_t *", m.ctypes.data)
+            mask_ptrs.append(ffi.cast("uint8_t *", m.ctypes.data))
+        for o, column, mask in self._uses:
+            o.column = cols[column]
+            o.mask = mask_ptrs[mask] if mask >= 0 else ffi.NULL
         if which is None:
             capacity = int(self.max_bytes[0]) * n
             row_template = ffi.NULL
@@ -212,7 +231,7 @@ class RowFormatter:
             self._out = np.empty(capacity + _SLACK, dtype=np.uint8)
         out = self._out
         got = self._lib.d3d12wl_format_rows(ffi.cast("uint8_t *", out.ctypes.data), capacity, n, self._ops,
-                                            self._starts, row_template, cols, mask_ptrs, self._pool, self._dict)
+                                            self._starts, row_template, self._pool, self._dict)
         assert got >= 0, f"row {-1 - got} overflowed its bound"
         del keep
         return out.data[:got]

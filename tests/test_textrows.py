@@ -77,3 +77,11 @@ def test_splice_cuts_a_template():
     parts = json_parts({"a": 1, "items": Splice("items"), "b": Value("x")}, indent=1)
     head, tail = split(parts)
     assert head == ['{\n "a": 1,\n "items": '] and tail[0] == ',\n "b": ' and tail[1] == Value("x")
+
+
+def test_rows_fit_the_bound_exactly():
+    """A row of short names alone (no number's 21 bytes of room) fits the buffer the template's bound gives."""
+    f = RowFormatter([[Value("c", "dict", names=("a", "bc"))]])
+    assert bytes(f.format({"c": np.array([1, 0, 1])}, 3)) == b"bcabc"
+    f = RowFormatter([[Value("c", "dict", names=("x",), absent="", mask="m")]])
+    assert bytes(f.format({"c": np.array([0])}, 1, masks={"m": np.array([True])})) == b""

@@ -15,8 +15,8 @@
  *
  * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.textrows): each row follows one template, a run
  * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
- * width), whose values are element r of 8-byte columns; a value whose mask byte is nonzero is written as the op's
- * absent text.  It returns the bytes written, or -1 - r when row r would not fit in `capacity` (nothing of row r
+ * width; each op may write a literal lead first), whose values are element r of 8-byte columns; a value whose mask
+ * byte is nonzero is written as the op's absent text.  It returns the bytes written, or -1 - r when row r would not fit in `capacity` (nothing of row r
  * is then counted).  Short copies move whole blocks of D3D12WL_SHORT bytes: the pool and `capacity` must leave
  * that many bytes of room past what they hold.
  *
@@ -84,20 +84,22 @@ int d3d12wl_kernels_simd(void);
 struct d3d12wl_op {
     uint32_t kind;        /* D3D12WL_OP_* */
     uint32_t width;       /* HEX: at least this many digits (zero-padded); PAD_*: the cell's width in bytes */
-    int32_t column;       /* UDEC, SDEC, HEX, DICT: the value's column in cols */
-    int32_t mask;         /* a column of masks (a nonzero byte: absent), or -1 */
-    uint64_t text;        /* LITERAL: its bytes' offset in pool; value ops: the absent text's */
-    uint64_t length;      /* LITERAL: its bytes; value ops: the absent text's */
+    const uint64_t *column; /* UDEC, SDEC, HEX, DICT: the value's column (element r: row r's value) */
+    const uint8_t *mask;  /* a column of masks (a nonzero byte: absent), or NULL */
+    uint64_t lead;        /* every op: the offset in pool of bytes written first, present value or not ... */
+    uint64_t lead_length; /* ... (LITERAL: its bytes) */
+    uint64_t text;        /* value ops: the absent text's offset in pool */
+    uint64_t length;
+    uint64_t prefix;      /* value ops: the offset in pool of bytes written before a present value ("0x") */
+    uint64_t prefix_length;
     uint64_t add;         /* value ops: added (mod 2**64) to the value before it is written */
     uint64_t dict;        /* DICT: its first entry in dict (an entry is offset, length of a name in pool) */
     uint64_t dict_count;  /* DICT: its entries; a code outside 0 .. dict_count - 1 is written as absent */
-    uint64_t prefix;      /* value ops: the offset in pool of bytes written before a present value ("0x") */
-    uint64_t prefix_length;
 };
 
 int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
-                            const int64_t *template_ops, const int32_t *row_template, const uint64_t *const *cols,
-                            const uint8_t *const *masks, const uint8_t *pool, const uint64_t *dict);
+                            const int64_t *template_ops, const int32_t *row_template, const uint8_t *pool,
+                            const uint64_t *dict);
 /* cdef-end */
 
 /* D3D12WL_SIMD: the SSE2 paths (every x86-64 host) on top of the portable column loops.  Building with
@@ -771,10 +773,16 @@ static inline size_t d3d12wl_udec(uint8_t *p, uint64_t v)
     return count;
 }
 
-/* the lowercase hexadecimal digits of v at p, at least `digits` of them (zero-padded, at most 16) */
+/* the lowercase hexadecimal digits of v at p, at least `digits` of them (zero-padded, at most 16), two a step */
 static inline size_t d3d12wl_hex(uint8_t *p, uint64_t v, uint32_t digits)
 {
-    static const char hexdigits[] = "0123456789abcdef";
+    static const char pairs[513] =
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f"
+        "303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+        "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f"
+        "909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+        "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeef"
+        "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
     size_t count = 1;
 #if defined(__GNUC__) || defined(__clang__)
     if (v)
@@ -787,16 +795,22 @@ static inline size_t d3d12wl_hex(uint8_t *p, uint64_t v, uint32_t digits)
         digits = 16;
     if (count < digits)
         count = digits;
-    for (size_t i = count; i-- > 0;) {
-        p[i] = (uint8_t)hexdigits[v & 15];
-        v >>= 4;
+    uint8_t *q = p + count;
+    size_t left = count;
+    while (left >= 2) {
+        q -= 2;
+        memcpy(q, pairs + 2 * (v & 0xFF), 2);
+        v >>= 8;
+        left -= 2;
     }
+    if (left)
+        *--q = (uint8_t)pairs[2 * (v & 15) + 1];
     return count;
 }
 
 int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
-                            const int64_t *template_ops, const int32_t *row_template, const uint64_t *const *cols,
-                            const uint8_t *const *masks, const uint8_t *pool, const uint64_t *dict)
+                            const int64_t *template_ops, const int32_t *row_template, const uint8_t *pool,
+                            const uint64_t *dict)
 {
     uint8_t *p = out;
     uint8_t *const end = out + capacity;
@@ -806,14 +820,15 @@ int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struc
         const struct d3d12wl_op *const last = ops + template_ops[t + 1];
         uint8_t *mark = p;
         for (; op < last; op++) {
-            const uint32_t kind = op->kind;
-            if (kind == D3D12WL_OP_LITERAL) {
-                if ((size_t)(end - p) < op->length)
+            if (op->lead_length) {
+                if ((size_t)(end - p) < op->lead_length)
                     return -1 - (int64_t)r;
-                d3d12wl_copy(p, pool + op->text, op->length);
-                p += op->length;
-                continue;
+                d3d12wl_copy(p, pool + op->lead, op->lead_length);
+                p += op->lead_length;
             }
+            const uint32_t kind = op->kind;
+            if (kind == D3D12WL_OP_LITERAL)
+                continue;
             if (kind == D3D12WL_OP_MARK) {
                 mark = p;
                 continue;
@@ -834,38 +849,25 @@ int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struc
                 }
                 continue;
             }
-            /* a value: at most 20 digits and a sign, a dictionary name, or the absent text */
-            const uint64_t v = cols[op->column][r] + op->add;
-            const uint8_t *text = NULL;
-            size_t length = 0;
-            int absent = op->mask >= 0 && masks[op->mask][r];
-            if (kind == D3D12WL_OP_DICT && !absent) {
-                if (v < op->dict_count) {
-                    text = pool + dict[2 * (op->dict + v)];
-                    length = (size_t)dict[2 * (op->dict + v) + 1];
-                } else {
-                    absent = 1;
-                }
-            }
+            /* a value: at most 20 digits and a sign, or a dictionary name, after its prefix; or the absent text */
+            const uint64_t v = op->column[r] + op->add;
+            int absent = op->mask != NULL && op->mask[r];
+            if (kind == D3D12WL_OP_DICT && !absent && v >= op->dict_count)
+                absent = 1;
             if (absent) {
-                text = pool + op->text;
-                length = op->length;
-            }
-            if (!absent && op->prefix_length) {
-                if ((size_t)(end - p) < op->prefix_length)
+                if ((size_t)(end - p) < op->length)
                     return -1 - (int64_t)r;
+                d3d12wl_copy(p, pool + op->text, op->length);
+                p += op->length;
+                continue;
+            }
+            const size_t room = kind == D3D12WL_OP_DICT ? (size_t)dict[2 * (op->dict + v) + 1] : 21;
+            if ((size_t)(end - p) < room + op->prefix_length)
+                return -1 - (int64_t)r;
+            if (op->prefix_length) {
                 d3d12wl_copy(p, pool + op->prefix, op->prefix_length);
                 p += op->prefix_length;
             }
-            if (text != NULL) {
-                if ((size_t)(end - p) < length)
-                    return -1 - (int64_t)r;
-                d3d12wl_copy(p, text, length);
-                p += length;
-                continue;
-            }
-            if ((size_t)(end - p) < 21)
-                return -1 - (int64_t)r;
             if (kind == D3D12WL_OP_UDEC) {
                 p += d3d12wl_udec(p, v);
             } else if (kind == D3D12WL_OP_SDEC) {
@@ -875,8 +877,11 @@ int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struc
                 } else {
                     p += d3d12wl_udec(p, v);
                 }
-            } else {
+            } else if (kind == D3D12WL_OP_HEX) {
                 p += d3d12wl_hex(p, v, op->width);
+            } else {
+                d3d12wl_copy(p, pool + dict[2 * (op->dict + v)], room);
+                p += room;
             }
         }
     }
