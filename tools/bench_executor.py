@@ -245,25 +245,44 @@ _ENGINE = ("import sys\nimport d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12
            "assert not execute(load_capture(sys.argv[1])).errors\n")
 
 
+#: GNU time, which measures the peak RSS of the program it runs from a small process of its own (the peak RSS wait4
+#: gives for a child forked from this process counts this process's pages until the exec)
+GNU_TIME = "/usr/bin/time"
+
+
 def _child(argv: list[str], timeout: float, stdout: Any = subprocess.DEVNULL) -> dict[str, Any]:
-    """Run ``argv`` and measure it: wall, CPU (user + system) and peak RSS of that process alone (``wait4``)."""
+    """Run ``argv`` and measure it: wall, CPU (user + system) and peak RSS of that process alone (by GNU time when
+    it is installed, else ``wait4``, which then counts this process's own pages too)."""
+    report = None
+    if os.path.exists(GNU_TIME):
+        fd, report = tempfile.mkstemp(prefix="d3d12wl-bench-", suffix=".time")
+        os.close(fd)
+        argv = [GNU_TIME, "-f", "%M %U %S", "-o", report, *argv]
     t = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE)
+    p = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE, start_new_session=True)
     deadline = t + timeout
     while True:
         pid, status, usage = os.wait4(p.pid, os.WNOHANG)
         if pid:
             break
         if time.perf_counter() > deadline:
-            p.kill()
+            os.killpg(p.pid, 9)  # GNU time and the command it runs
             os.wait4(p.pid, 0)
+            if report is not None:
+                os.unlink(report)
             return {"timed_out": True, "wall_s": timeout}
         time.sleep(0.01)
     wall = time.perf_counter() - t
     err = p.stderr.read().decode(errors="replace") if p.stderr is not None else ""
     p.returncode = os.waitstatus_to_exitcode(status)
-    return {"timed_out": False, "wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
-            "peak_rss_bytes": usage.ru_maxrss * 1024, "exit": p.returncode, "stderr": err[-2000:]}
+    cpu, peak = usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+    if report is not None:
+        with open(report) as f:
+            fields = f.read().split()[-3:]  # (GNU time writes "Command exited with non-zero status N" first)
+        os.unlink(report)
+        peak, cpu = int(fields[0]) * 1024, float(fields[1]) + float(fields[2])
+    return {"timed_out": False, "wall_s": wall, "cpu_s": cpu, "peak_rss_bytes": peak, "exit": p.returncode,
+            "stderr": err[-2000:]}
 
 
 def _best_child(argv: list[str], repeat: int, timeout: float) -> dict[str, Any]:
@@ -286,6 +305,7 @@ def bench_formats(capture: Capture, executions: int, formats: list[str], repeat:
         startup = _best_child([py, "-c", _STARTUP, str(path)], repeat, timeout)
         engine = _best_child([py, "-c", _ENGINE, str(path)], repeat, timeout)
         engine_beyond = max(engine["wall_s"] - startup["wall_s"], 1e-9)
+        engine_cpu = max(engine["cpu_s"] - startup["cpu_s"], 1e-9)
         rows = []
         for name in formats:
             command = "dump" if name.startswith("dump") else "exec"
@@ -297,14 +317,18 @@ def bench_formats(capture: Capture, executions: int, formats: list[str], repeat:
             if not r["timed_out"]:
                 row["output_bytes"] = out.stat().st_size if out.exists() else 0
                 beyond = max(r["wall_s"] - startup["wall_s"], 1e-9)
+                cpu = max(r["cpu_s"] - startup["cpu_s"], 1e-9)
                 row["beyond_startup_s"] = beyond
                 row["executions_per_s"] = executions / beyond
                 row["ratio_to_engine"] = engine_beyond / beyond
+                row["beyond_startup_cpu_s"] = cpu
+                row["executions_per_cpu_s"] = executions / cpu
+                row["cpu_ratio_to_engine"] = engine_cpu / cpu
             out.unlink(missing_ok=True)
             rows.append(row)
     return {"executions": executions, "capture_bytes": capture_bytes, "startup": startup, "engine": engine,
-            "engine_executions_per_s": executions / engine_beyond, "outputs": rows,
-            "load_average": os.getloadavg()}
+            "engine_executions_per_s": executions / engine_beyond, "engine_executions_per_cpu_s": executions / engine_cpu,
+            "outputs": rows, "load_average": os.getloadavg()}
 
 
 def _print_formats(t: dict[str, Any]) -> None:
@@ -314,15 +338,19 @@ def _print_formats(t: dict[str, Any]) -> None:
     print(f"  start-up (imports + load_capture)  {s['wall_s']:6.2f} s wall {s['cpu_s']:6.2f} s CPU "
           f"{s['peak_rss_bytes'] / 2**20:6.0f} MiB")
     print(f"  engine alone (load + execute)      {e['wall_s']:6.2f} s wall {e['cpu_s']:6.2f} s CPU "
-          f"{e['peak_rss_bytes'] / 2**20:6.0f} MiB  {t['engine_executions_per_s'] / 1e6:6.2f} M/s beyond start-up")
-    print(f"  {'output':<12} {'wall s':>7} {'CPU s':>7} {'peak MiB':>9} {'M exec/s':>9} {'x engine':>9} "
-          f"{'out MiB':>8}  exit")
+          f"{e['peak_rss_bytes'] / 2**20:6.0f} MiB  {t['engine_executions_per_s'] / 1e6:6.2f} M/s beyond start-up "
+          f"({t['engine_executions_per_cpu_s'] / 1e6:.2f} M per CPU s)")
+    print("  beyond start-up: executions per second of wall time and of CPU time, and the engine's time over the "
+          "output's (x engine)")
+    print(f"  {'output':<12} {'wall s':>7} {'CPU s':>7} {'peak MiB':>9} {'M exec/s':>9} {'M/CPU s':>8} "
+          f"{'x engine':>9} {'x eng CPU':>9} {'out MiB':>8}  exit")
     for r in t["outputs"]:
         if r["timed_out"]:
             print(f"  {r['output']:<12} timed out after {r['wall_s']:.0f} s")
             continue
         print(f"  {r['output']:<12} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} {r['peak_rss_bytes'] / 2**20:9.0f} "
-              f"{r['executions_per_s'] / 1e6:9.2f} {r['ratio_to_engine']:9.2f} {r['output_bytes'] / 2**20:8.0f}  "
+              f"{r['executions_per_s'] / 1e6:9.2f} {r['executions_per_cpu_s'] / 1e6:8.2f} "
+              f"{r['ratio_to_engine']:9.3f} {r['cpu_ratio_to_engine']:9.3f} {r['output_bytes'] / 2**20:8.0f}  "
               f"{r['exit']}")
         if r["exit"] not in (0, 1):
             print("    " + r["stderr"].strip().replace("\n", "\n    "))

@@ -328,7 +328,11 @@ class _ListWalk:
                 walk_primary_record(self.run, i, n, self.start, self.stride)  # raises the limit
                 return
             end = min(n, i + CHUNK, limits.max_primary_records)
-            if not self._chunk(i, end):
+            self._copied: list[tuple[int, int]] = []
+            going = self._chunk(i, end)
+            for va, size in self._copied:  # the chunk's records are copies now: the input's pages may go
+                self.ctx.memory.release(va, size)
+            if not going:
                 return
             i = end
 
@@ -363,6 +367,15 @@ class _ListWalk:
         chunk = _Chunk(self, i0, va0, stride, vas, gid)
         for g in np.unique(gid[gid >= 0]):
             chunk.load_group(int(g))
+        self._copied.append((va0, m * stride))
+        for g, part in chunk.parts.items():
+            group = self.groups[g]
+            if part.ns is not None and part.base is not None and len(part.ns) and group.hybrid:
+                some = part.ns > 0
+                if some.any():
+                    lo = int(part.base[some].min())
+                    hi = int((part.base[some] + part.ns[some].astype(np.uint64) * np.uint64(group.sstride)).max())
+                    self._copied.append((lo, hi - lo + group.ssize))
         for g in np.unique(chunk.gid[chunk.gid >= 0]).tolist():
             group = self.groups[g]
             if group.first_to_reference:  # the reference reports it at the slot's first record, once
@@ -1396,9 +1409,16 @@ def _combine(part: _Part, which: np.ndarray, rows: list[np.ndarray], groups: lis
     for g in groups:
         names.update(dict.fromkeys(g.values))
     k = len(groups)
+    n = len(which)
     for name in names:
         dtype = _dtype_of(name)
         fill = 0 if dtype.kind == "u" else -1
+        if k == 1 and name in groups[0].values:  # one group: its values are the column's
+            v, a = groups[0].values[name], groups[0].absent[name]
+            part.cols[name] = np.asarray(v, dtype=dtype) if np.ndim(v) else np.full(n, fill if v is None else v,
+                                                                                     dtype=dtype)
+            part.absent[name] = np.asarray(a, dtype=bool) if np.ndim(a) else np.full(n, bool(a))
+            continue
         scalars = np.full(k, fill, dtype=dtype)
         gone = np.ones(k, dtype=bool)
         arrays: list[tuple[int, Any, Any]] = []
@@ -1415,8 +1435,8 @@ def _combine(part: _Part, which: np.ndarray, rows: list[np.ndarray], groups: lis
                 gone[i] = False
             else:
                 gone[i] = bool(a)
-        col = scalars[which]
-        absent = gone[which]
+        col = scalars[which] if (scalars != scalars[0]).any() else np.full(n, scalars[0], dtype=dtype)
+        absent = gone[which] if gone.any() and not gone.all() else np.full(n, bool(gone[0]))
         for i, v, a in arrays:
             if v is not None:
                 col[rows[i]] = v

@@ -499,7 +499,7 @@ class _Names:
     def codes(self, texts: Sequence[str], codes: np.ndarray) -> np.ndarray:
         """Per-row codes into ``texts`` (-1 absent) as codes into this table."""
         remap = np.array([*(self.code(t) for t in texts), -1], dtype=np.int32)
-        return remap[np.where(codes < 0, len(texts), codes)]
+        return remap[codes]  # (a code of -1 takes the last entry: -1)
 
 
 def _enum_texts(enum: str, values: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -561,17 +561,21 @@ class _Tables:
             absent: dict[str, np.ndarray] = {}
             for s in self.specs:
                 col = table.columns.get(s.name)
-                gone = table.is_absent(s.name) if col is not None else np.ones(n, dtype=bool)
+                got = table.absent.get(s.name) if col is not None else np.ones(n, dtype=bool)
+                gone = np.zeros(n, dtype=bool) if got is None else got
+                some = got is not None and bool(got.any())
                 if col is None:
                     col = np.zeros(n, dtype=_NUMPY_TYPES[s.kind])
                 if s.kind == "category":
                     texts = table.names[s.names or s.name]
-                    col = self.names[self._names_key(s)].codes(texts, np.where(gone, -1, col))
+                    col = self.names[self._names_key(s)].codes(texts, np.where(gone, -1, col) if some else col)
                 elif s.kind == "enum":
                     texts, inverse = _enum_texts(s.names or "", col)
-                    col = self.names[s.name].codes(texts, np.where(gone, -1, inverse))
+                    col = self.names[s.name].codes(texts, np.where(gone, -1, inverse) if some else inverse)
                 else:
-                    col = np.where(gone, 0, col).astype(_NUMPY_TYPES[s.kind])
+                    col = col.astype(_NUMPY_TYPES[s.kind], copy=True)  # (absent values: 0)
+                    if some:
+                        col[gone] = 0
                 values[s.name] = col
                 if s.nullable:
                     absent[s.name] = gone
