@@ -5,7 +5,15 @@ includes them, ``d3d12wl headers --path`` names the folder), so a plain ``pip in
 
 ``bdist_wheel`` tags the wheel ``cp311-abi3`` when every extension is built for the limited API (cffi builds
 ``d3d12wl._native`` that way on CPython unless the interpreter cannot use it, e.g. a free-threaded build), so one
-wheel serves every CPython >= 3.11 (the ``requires-python`` floor); otherwise the tag stays the interpreter's.
+wheel serves every CPython >= 3.11 (the ``requires-python`` floor); otherwise the tag stays the interpreter's.  The
+platform tag stays the build's own (``linux_x86_64``): ``tools/build_dist.py`` has ``auditwheel repair`` check the
+built extension's symbol versions and retag it ``manylinux_2_17`` (what the binary satisfies, not what setup.py could
+assume).
+
+``license``: the core-metadata ``License`` field (``MIT``, an SPDX identifier), given here: pyproject.toml's
+``license`` key writes ``License-Expression`` instead, which core metadata 2.4 makes exclusive of ``License`` (an
+index refuses both) and which the pip that Python 3.11 bundles (23.2) does not show; with ``License``,
+``pip show d3d12wl`` says ``License: MIT`` under every pip.
 """
 
 from pathlib import Path
@@ -42,4 +50,7 @@ class BdistWheelAbi3(bdist_wheel):
         super().finalize_options()
 
 
-setup(cffi_modules=["build_ffi.py:ffi"], cmdclass={"build_py": BuildPyWithHeaders, "bdist_wheel": BdistWheelAbi3})
+#: the core-metadata License field (see the module docstring; LICENSE is the text, license-files ships it)
+LICENSE = "MIT"
+
+setup(license=LICENSE, cffi_modules=["build_ffi.py:ffi"], cmdclass={"build_py": BuildPyWithHeaders, "bdist_wheel": BdistWheelAbi3})

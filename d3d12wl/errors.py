@@ -7,6 +7,9 @@ No bare IndexError, KeyError or struct.error escapes to a user (design.md, "Outp
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class D3D12WLError(Exception):
     """Base of every error raised by d3d12wl.
@@ -71,3 +74,15 @@ class ValidatorSpecError(D3D12WLError):
     """A ``--validators`` spec (``module:attr`` or ``path/to/file.py:attr``) names no module, file or attribute, or
     names something that is not a ValidationRunner, a Validator, an iterable of Validators or a zero-argument
     factory of one of those; ``where`` is the spec."""
+
+
+def did_you_mean(word: object, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'NAME'?)`` naming the candidate closest to a misspelt ``word`` (difflib's ratio, compared
+    without case: ``draw`` finds ``DRAW``), or ``""`` when none is close or ``word`` is not a string."""
+    if not isinstance(word, str) or not word:
+        return ""
+    by_upper: dict[str, str] = {}
+    for c in candidates:
+        by_upper.setdefault(c.upper(), c)
+    close = difflib.get_close_matches(word.upper(), by_upper, n=1, cutoff=0.6)
+    return f" (did you mean {by_upper[close[0]]!r}?)" if close else ""

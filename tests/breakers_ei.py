@@ -17,7 +17,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from call_requirements import Call, breaks
-from executor_builder import Scene, constants_param, dispatch, draw, ei_arg, pack_record, root_signature, view_param
+from executor_builder import (
+    Scene,
+    constants_param,
+    dispatch,
+    draw,
+    ei_arg,
+    pack_record,
+    root_parameters,
+    root_signature,
+    unset_one,
+    view_param,
+)
 
 from d3d12wl import abi
 from d3d12wl.capture.memory import VA_LIMIT
@@ -74,6 +85,8 @@ class EISpec:
     #: commands whose bytes are mapped (None: every one of ``commands``)
     mapped: int | None = None
     count_mapped: bool = True
+    #: bytes of the count buffer's UINT32 that are mapped (from its VA on)
+    count_bytes: int = COUNT_SIZE
     root_arguments: dict[int, RootArgument] = field(default_factory=dict)
 
     @property
@@ -89,7 +102,7 @@ class EISpec:
         if data:
             s.put(self.args_va, data, "pArgumentBuffer")
         if self.count is not None and self.count_mapped:
-            s.put(self.count_va, self.count.to_bytes(COUNT_SIZE, "little"), "pCountBuffer")
+            s.put(self.count_va, self.count.to_bytes(COUNT_SIZE, "little")[: self.count_bytes], "pCountBuffer")
         if self.graphics:
             s.state.graphics_root_signature = self.root_signature
             s.state.graphics_root_arguments = dict(self.root_arguments) if self.root_signature else {}
@@ -300,13 +313,14 @@ def count_buffer_offset_misaligned(rng: random.Random, broken: bool) -> Call:
 def argument_buffer_out_of_bounds(rng: random.Random, broken: bool) -> Call:
     """E7: Drawing, core runtime: "The offset implied by MaxCommandCount, ArgumentBufferOffset, and the drawing
     program stride do not exceed the bounds of pArgumentBuffer": MaxCommandCount counts, not what the count buffer
-    lets execute."""
-    spec = ei_spec(rng, count_buffer=True)
+    lets execute (against the resource the capture gives; without one, the bound is unknown: E49)."""
+    spec = ei_spec(rng, count_buffer=True, resources=True)
     spec.count = min(spec.count or 0, spec.max_count)  # what executes stays mapped when MaxCommandCount grows
     if broken:
         stride = spec.cs.ByteStride
         r = spec.args_resource
-        room = (r.Width - (spec.args_va - r.GPUVirtualAddress)) // stride if r is not None else spec.max_count
+        assert r is not None
+        room = (r.Width - (spec.args_va - r.GPUVirtualAddress)) // stride
         spec.max_count = room + rng.randint(1, 4)
     return spec.build()
 
@@ -470,3 +484,50 @@ def execute_indirect_in_a_bundle_with_several_operations(rng: random.Random, bro
     does not contain root arguments changes, nor contain VB/IB binding changes" (root arguments, no count buffer)."""
     spec = ei_spec(rng, root=True, count_buffer=False)
     return _recorded_on(spec.build(), "BUNDLE" if broken else _legal_type(rng, spec))
+
+
+@breaks("root-parameter-not-set")
+def root_parameter_set_by_nothing(rng: random.Random, broken: bool) -> Call:
+    """E48: IndirectDrawing.md "Overview": the command signature specifies "The set of resource bindings which will
+    change per-command call versus the set which will be inherited"; "Driver Conformance Tests": "Arbitrary command
+    signatures produce the same results as corresponding non-indirect rendering API calls" (a parameter of the
+    root signature the commands see, the command signature's or, without one, the command list's, that neither
+    the command signature changes nor the command list sets)."""
+    spec = ei_spec(rng, root=rng.random() < 0.5)
+    if spec.executed == 0:
+        spec.count = None
+    extra = root_parameters(rng)
+    if spec.root_signature is None:  # a command signature that changes no root argument: the command list's
+        spec.root_signature = root_signature("CL", *[p for p, _ in extra])
+        first = 0
+    else:  # parameters the command signature does not change, after its own
+        first = len(spec.root_signature.pParameters)
+        spec.root_signature.pParameters.extend(p for p, _ in extra)
+    args = {first + i: a for i, (_, a) in enumerate(extra)}
+    if broken:
+        unset_one(rng, args)
+    spec.root_arguments.update(args)
+    return spec.build()
+
+
+@breaks("argument-buffer-bounds-unknown")
+def argument_buffer_bounds_unknown(rng: random.Random, broken: bool) -> Call:
+    """E49: Drawing, core runtime: "The offset implied by MaxCommandCount, ArgumentBufferOffset, and the drawing
+    program stride do not exceed the bounds of pArgumentBuffer", against a capture that gives no resource: the
+    mapped region (the bytes read back) stands for it, so the bound cannot be decided (a partial readback of a
+    larger buffer: MaxCommandCount past the commands the count buffer lets execute)."""
+    spec = ei_spec(rng, count_buffer=True, resources=False)
+    spec.count = min(spec.count or 0, spec.max_count)  # what executes stays mapped when MaxCommandCount grows
+    if broken:
+        spec.max_count += rng.randint(1, 1 << 20)
+    return spec.build()
+
+
+@breaks("count-buffer-bounds-unknown")
+def count_buffer_bounds_unknown(rng: random.Random, broken: bool) -> Call:
+    """E49: Drawing, core runtime: "... (similarly for count buffer)", against a capture that gives no resource: a
+    region shorter than the UINT32 from the count buffer's VA on (its read faults too: unmapped-va)."""
+    spec = ei_spec(rng, count_buffer=True, resources=False)
+    if broken:
+        spec.count_bytes = rng.randint(1, COUNT_SIZE - 1)
+    return spec.build()

@@ -31,9 +31,11 @@ from executor_builder import (
     program,
     program_table,
     raytracing_scene,
+    root_parameters,
     root_signature,
     secondaries,
     table_param,
+    unset_one,
 )
 from test_executor_chains import Chain
 
@@ -901,3 +903,25 @@ def compute_class_list_inside_a_render_pass(rng: random.Random, broken: bool) ->
     c = work_list(rng).call if rng.random() < 0.25 else chain_call(_chain_with(rng, ("compute", "raytracing")))
     c.state.in_render_pass = broken
     return c
+
+
+@breaks("root-parameter-not-set")
+def global_root_parameter_set_by_nothing(rng: random.Random, broken: bool) -> Call:
+    """W99: Binding sources at record execution: "The PSO sees the merged result: every global root signature slot
+    the program uses (filled from one of the global root signature sources above)"; "global root signature slots
+    not touched by any per-record arg keep the value that was set on the command list before DispatchList via
+    SetGraphicsRoot* / SetComputeRoot* calls" (a slot of the PCS's pGlobalRootSignature that no argument sets,
+    and no value on the command list either)."""
+    trigger = rng.choice(["DISPATCH", "DRAW"])
+    wl = work_list(rng, tier2=rng.random() < 0.5, trigger=trigger)
+    params = root_parameters(rng)
+    grs = root_signature("GRS", *[p for p, _ in params])
+    wl.pcs.pGlobalRootSignature = grs
+    args = {p: a for p, (_, a) in enumerate(params)}
+    if broken:
+        unset_one(rng, args)
+    graphics = trigger == "DRAW"
+    wl.scene.state.graphics_root_signature = grs if graphics else None
+    wl.scene.state.compute_root_signature = None if graphics else grs
+    (wl.scene.state.graphics_root_arguments if graphics else wl.scene.state.compute_root_arguments).update(args)
+    return wl.call

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass, field
+from random import Random
 from typing import Any
 
 from d3d12wl import abi
@@ -223,6 +224,32 @@ def secondaries(pcs: ProgramCommandSignature, rows: list[dict[str, Any]]) -> byt
     if stride == 0:
         return bytes(pack_record(layout, rows[0]))
     return b"".join(bytes(pack_record(layout, r, stride)) for r in rows)
+
+
+def root_parameters(rng: Random) -> list[tuple[Any, RootArgument]]:
+    """1-3 root parameters of every kind (constants, a root CBV / SRV / UAV, a descriptor table), each with the
+    command-list value that sets it."""
+    out: list[tuple[Any, RootArgument]] = []
+    for p in range(rng.randint(1, 3)):
+        kind = rng.choice(["constants", "CBV", "SRV", "UAV", "table"])
+        if kind == "constants":
+            n = rng.randint(1, 4)
+            out.append((constants_param(n, p), RootArgument("constants", values=[rng.getrandbits(32) for _ in range(n)])))
+        elif kind == "table":
+            out.append((table_param(), RootArgument("table", rng.randint(1, 1 << 20) * 32)))
+        else:
+            out.append((view_param(kind, p), RootArgument("descriptor", rng.randint(1, 1 << 24) * 256)))
+    return out
+
+
+def unset_one(rng: Random, args: dict[int, RootArgument]) -> None:
+    """Leave one root parameter (or, of a constants slot of more than one DWORD, its last DWORDs) set by nothing."""
+    p = rng.choice(sorted(args))
+    a = args[p]
+    if a.kind == "constants" and len(a.values) > 1 and rng.random() < 0.5:
+        args[p] = RootArgument("constants", values=a.values[: rng.randint(1, len(a.values) - 1)])
+    else:
+        del args[p]
 
 
 def draw(vertices: int, instances: int = 1, start_vertex: int = 0, start_instance: int = 0) -> dict[str, int]:

@@ -21,6 +21,7 @@ from d3d12wl.capture.builder import (
 from d3d12wl.errors import PackError
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet, WorkListSignatureArray
+from d3d12wl.model.state import RootArgument
 from d3d12wl.records.layout import pcs_layout
 from d3d12wl.records.packers import (
     read_dispatch_list_inputs,
@@ -100,7 +101,10 @@ def test_capture_executes_the_culling_list(tmp_path: Path) -> None:
 
     objs = objects()
     wl = build_work_list([culling_list(objs, [2, 0, 3])], base_va=BASE, program_table=table(objs))
-    path = wl.write_capture(tmp_path / "culling.json", objs, objs.work_list_signatures["WLS"])
+    wls = objs.work_list_signatures["WLS"]
+    state = wl.command_list_state(wls, graphics_root_signature=objs.root_signatures["GRS"],
+                                  graphics_root_arguments={0: RootArgument("descriptor", 0x50000)})  # the frame CBV
+    path = wl.write_capture(tmp_path / "culling.json", objs, wls, state=state)
     trace = execute(load_capture(path))
     draws = [e.trigger.fields["VertexCountPerInstance"] for e in trace.executions]
     assert draws == [3, 4, 5, 6, 7]
@@ -264,7 +268,7 @@ def test_two_signatures_two_tables_of_different_strides() -> None:
     state = wl.command_list_state(graphics_root_signature=grs, compute_root_signature=grs)
     assert state.program == desc and state.compute_root_signature is grs
     trace = execute(wl.to_capture(objs, state=state))
-    assert not trace.findings
+    assert not trace.errors
     assert [(x.signature_index, x.signature) for x in trace.lists] == [(0, "WLS_Cull"), (1, "WLS_Draw")]
     assert [(e.list_index, e.program) for e in trace.executions] == [
         (0, "Cull"), (0, "Cull"), (1, "Opaque"), (1, "Opaque"), (1, "Opaque"), (1, "AlphaTested"), (1, "AlphaTested")]
@@ -290,7 +294,7 @@ def test_direct_bind_state() -> None:
     assert desc.WorkList.Binding.ProgramTable == wl.program_table_binding()
     state = wl.command_list_state(graphics_root_signature=objs.root_signatures["GRS"])
     assert state.program == desc and state.graphics_root_signature is objs.root_signatures["GRS"]
-    assert not execute(wl.to_capture(objs)).findings
+    assert not execute(wl.to_capture(objs)).errors  # no root argument set: warnings only
     with pytest.raises(PackError, match="Tier 2 only"):
         wl.set_program_desc(WorkListSignatureArray("ARR", [wls]))
 
@@ -301,7 +305,7 @@ def test_direct_bind_state() -> None:
     assert desc2.Type == abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST")
     assert desc2.WorkList.Binding.ProgramTable.SlotCount == 64
     trace = execute(wl2.to_capture(objs))
-    assert not trace.findings and len(trace.lists) == 2
+    assert not trace.errors and len(trace.lists) == 2
     lists[1].signature_index = 1
     with pytest.raises(PackError, match="SignatureIndex 1 is out of range"):
         build_work_list(lists, base_va=BASE, tier=2, bindings=[table(objs)], signature=wls)
@@ -350,7 +354,7 @@ def test_raytracing_binding_slot() -> None:
     capture = wl.to_capture(objs)
     assert capture.device.DispatchRaysSupported  # rule 16
     trace = execute(capture)
-    assert not trace.findings
+    assert not trace.errors
     assert [e.program for e in trace.executions] == ["Cull", "RTPSO"]
     assert trace.lists[1].binding["Type"] == "RAYTRACING"
     assert trace.executions[1].trigger.fields == {"Width": 640, "Height": 480, "Depth": 1}
@@ -482,7 +486,7 @@ def test_validation_table_runs_the_validators() -> None:
     trace = execute(wl.to_capture(objs, state=wl.command_list_state(graphics_root_signature=grs,
                                                                      compute_root_signature=grs)),
                     hooks=ValidationRunner([*VALIDATORS, sigsel]))
-    assert not trace.findings
+    assert not trace.errors
     assert [(v.list_index, v.step, v.slot, v.validator, v.primary_index) for v in trace.validator_invocations] == [
         (0, 1, 3, "SigSel", None), (0, 4, 1, "PrimaryListCheck", None),
         (1, 1, 3, "SigSel", None), (1, 4, 1, "PrimaryListCheck", None),

@@ -66,7 +66,8 @@ def test_culling_readback_executes_as_the_bundled_capture(tmp_path: Path, capsys
                         "MaxGraphicsProgramInputsPerPrimaryList=3)")
     assert ("  program table 0 @0x30000: 3072 bytes, stride 48, 64 slots: Opaque slot 0, Transparent slot 1, "
             "Shadow slot 2, 61 empty") in lines
-    assert lines[-1] == "findings (0)"
+    assert lines[-2:] == ["findings (0)",
+                          "call-time checks (0; as d3d12wl exec makes them, before any record is executed)"]
     assembled = load_capture(out)
     bundled = load_capture(EXAMPLES / "culling_capture.json")
     assert trace_of(assembled) == trace_of(bundled)
@@ -118,11 +119,17 @@ def test_execute_indirect_buffer_resources(tmp_path: Path, capsys: pytest.Captur
     doc = json.loads(out.read_text())
     assert doc["version"] == 2 and doc["call"]["ExecuteIndirect"]["pArgumentBuffer"]["Width"] == 65536
     assert trace_of(load_capture(out)) == trace_of(load_capture(bundled_path))
-    # a resource too small for MaxCommandCount commands, in the UAV state: the call-time findings
-    assert main([*base, "--args-resource", "r0,64,UNORDERED_ACCESS", "-o", str(out)]) == 0
+    # a resource too small for MaxCommandCount commands, in the UAV state: the call-time findings, which capture's
+    # pre-flight prints (exit 1, the capture still written) with the flags that set what they are about
+    capsys.readouterr()
+    assert main([*base, "--args-resource", "r0,64,UNORDERED_ACCESS", "-o", str(out)]) == 1
+    text = capsys.readouterr().out
     kinds = [f["kind"] for f in trace_of(load_capture(out))["findings"]]
     assert kinds == ["argument-buffer-out-of-bounds", "argument-buffer-wrong-state"]
-    capsys.readouterr()
+    assert "call-time checks (2; as d3d12wl exec makes them, before any record is executed)" in text
+    assert "  error: argument-buffer-out-of-bounds [Drawing]" in text
+    assert "    the flag: --max (MaxCommandCount) / --args-resource" in text
+    assert "    the flag: --args-resource BASE,WIDTH,STATE" in text
     assert main([*base, "--args-resource", "r0+4,64", "-o", str(out)]) == 2
     assert "lies before the resource's GPUVirtualAddress" in capsys.readouterr().err
     assert main([*base, "--count-resource", "r1,4,NOT_A_STATE", "-o", str(out)]) == 2
@@ -143,7 +150,7 @@ def test_command_list_type_and_render_pass(tmp_path: Path, capsys: pytest.Captur
     doc = json.loads(out.read_text())
     assert doc["version"] == 1 and "command_list_type" not in doc["state"]
     assert main([*base, "--command-list-type", "D3D12_COMMAND_LIST_TYPE_BUNDLE", "--in-render-pass",
-                 "-o", str(out)]) == 0
+                 "-o", str(out)]) == 1  # (the pre-flight's findings: written all the same)
     doc = json.loads(out.read_text())
     assert doc["version"] == 3 and doc["state"]["command_list_type"] == "BUNDLE" and doc["state"]["in_render_pass"]
     kinds = [f["kind"] for f in trace_of(load_capture(out))["findings"]]

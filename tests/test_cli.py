@@ -18,7 +18,7 @@ def test_every_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert set(COMMANDS) == {"abi", "layout", "validate", "codegen", "decode", "capture", "dump", "exec", "messages",
-                             "headers", "migrate", "diff"}
+                             "headers", "examples", "migrate", "diff"}
     assert all(f"    {name} " in out for name in COMMANDS), out
 
 

@@ -154,3 +154,69 @@ def test_after_d3d12h_declares_only_what_the_header_lacks():
     assert declared == {"D3D12_WORK_LIST_PRIMARY_RECORD", "D3D12_WORK_LIST_RAYTRACING_RECORD",
                         "D3D12_DISPATCH_RAYS_DIMENSIONS", "D3D12_WORK_LIST_INLINE_PRIMARY_RECORD",
                         "D3D12_PROGRAM_IDENTIFIER"}
+
+
+# --- docs/layout.md's include recipe, as written -------------------------------------------------------------------
+
+LAYOUT_MD = Path(__file__).resolve().parent.parent / "docs" / "layout.md"
+
+
+def _recipe() -> tuple[str, str]:
+    """(the engine.c block, its compile line) of docs/layout.md."""
+    import re
+
+    text = LAYOUT_MD.read_text(encoding="utf-8")
+    (engine,) = [b for b in re.findall(r"^```c\n(.*?)^```", text, re.S | re.M) if b.startswith("/* engine.c */")]
+    (line,) = re.findall(r"^cc .*engine\.c$", text, re.M)
+    return engine, line
+
+
+@pytest.mark.parametrize("lang", ["c", "c++"])
+def test_the_documented_recipe_after_real_d3d12h(lang: str, tmp_path: Path) -> None:
+    """docs/layout.md's recipe compiles every bundled example's records after the real d3d12.h with -Wall -Werror,
+    in C and in C++ (``c++ -std=c++17``, ``engine.cpp``), through ``d3d12wl headers --cflags --directx``."""
+    import os
+    import shlex
+    import sys
+
+    _require("gcc", True)
+    engine, line = _recipe()
+    (tmp_path / "records.h").write_text(codegen.c_source([r for case in CASES for r in _layouts(case)]))
+    source = "engine.c" if lang == "c" else "engine.cpp"
+    (tmp_path / source).write_text(engine + "int main(void) { return (int)sizeof(PCS_SecondaryRecord); }\n")
+    if lang == "c++":
+        line = line.replace("cc -std=c11", "c++ -std=c++17").replace("engine.c", "engine.cpp")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "d3d12wl").write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m d3d12wl "$@"\n')
+    (bin_dir / "d3d12wl").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    r = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and (tmp_path / "engine.o").is_file(), r.stderr
+    # and the same translation unit fails without the DirectX-Headers flags: the recipe is what makes it compile
+    r = subprocess.run(["bash", "-c", line.replace(" --directx", "")], cwd=tmp_path, env=env, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode != 0 and "No such file" in r.stderr, r.stderr
+
+
+def test_headers_cflags(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``d3d12wl headers --cflags`` is d3d12wl's -I; ``--directx`` puts DirectX-Headers' folders first as -isystem
+    (not /usr/include itself, the compiler's own: an -isystem of it breaks C++'s #include_next); a missing
+    DirectX-Headers is exit 2 naming the flag and the folder looked in."""
+    from d3d12wl.abi import headers
+    from d3d12wl.cli import main
+
+    _require("gcc", True)
+    assert main(["headers", "--cflags"]) == 0
+    assert capsys.readouterr().out.split() == [f"-I{headers.path()}"]
+    assert main(["headers", "--cflags", "--directx"]) == 0
+    flags = capsys.readouterr().out.split()
+    root = find_d3d12_headers()
+    assert root is not None
+    assert flags[-1] == f"-I{headers.path()}" and f"-isystem{root / 'directx'}" in flags
+    assert f"-isystem{root / 'wsl' / 'stubs'}" in flags and "-isystem/usr/include" not in flags
+    monkeypatch.setenv("D3D12WL_DIRECTX_HEADERS", str(tmp_path))
+    assert main(["headers", "--cflags", "--directx"]) == 2
+    assert f"--directx: DirectX-Headers not found: no directx/d3d12.h and wsl/winadapter.h under {tmp_path}" in \
+        capsys.readouterr().err
+    assert main(["headers", "--directx"]) == 2

@@ -16,6 +16,7 @@ Debian's renderdoc 1.24 (qrenderdoc, python3-renderdoc) has the parser inside th
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass, field
@@ -58,6 +59,8 @@ class Member:
     size: int
     count: int | None  # None: unbounded
     annotations: dict[str, str | None]
+    bits: int | None = None  # a bitfield's width (its unit of the base type starts at ``offset``)
+    bit: int = 0  # the bitfield's first bit in its unit
 
 
 @dataclass
@@ -184,10 +187,10 @@ def parse(text: str) -> Parsed:
             expect_open = True
             continue
         body, ann = _annotations(decl, VAR_ANNOTATIONS)
-        m = re.fullmatch(rf"({IDENT})\s+({IDENT})\s*(\[(\d*)\])?", body)
+        m = re.fullmatch(rf"({IDENT})\s+({IDENT})\s*(\[(\d*)\])?(\s*:\s*(\d+))?", body)
         if not m:
             raise FormatError(f"bad member {decl!r}")
-        tname, name, array, dim = m.groups()
+        tname, name, array, dim, _, width = m.groups()
         count = None if array is not None and dim == "" else int(dim) if dim else 1
         if tname in BASIC:
             size, align = BASIC[tname], BASIC[tname]
@@ -205,6 +208,22 @@ def parse(text: str) -> Parsed:
             continue
         if count is None:
             raise FormatError("an unbounded array inside a struct")
+        if width is not None:  # "Bitfields": C style, each within an instance of its base type (packing default)
+            if tname not in BASIC or tname in FLOATS or array is not None:
+                raise FormatError(f"{cur.name}.{name}: a bitfield needs an integer base type and no array")
+            bits, unit = int(width), 8 * size
+            if not 0 < bits <= unit:
+                raise FormatError(f"{cur.name}.{name}: {bits} bits in a {unit}-bit {tname}")
+            last = cur.members[-1] if cur.members else None
+            if last is not None and last.bits is not None and last.type == tname and last.bit + last.bits + bits <= unit:
+                member.offset, member.bit = last.offset, last.bit + last.bits
+            else:
+                member.offset = (pos + align - 1) // align * align
+            member.bits = bits
+            cur.members.append(member)
+            cur.align = max(cur.align, align)
+            pos = member.offset + size
+            continue
         tight = (pos + align - 1) // align * align
         offset = int(ann.get("offset") or ann.get("byte_offset") or tight)
         if offset < tight:
@@ -224,7 +243,7 @@ def flatten(parsed: Parsed, struct: str, base: int = 0, prefix: str = "") -> dic
     """Every non-padding leaf of a struct: dotted path -> (offset, size of all elements, member)."""
     out: dict[str, tuple[int, int, Member]] = {}
     for m in parsed.structs[struct].members:
-        if "pad" in m.annotations:
+        if "pad" in m.annotations or (m.bits is not None and m.bit):  # (a bitfield unit counts once)
             continue
         if m.type in parsed.structs and m.count == 1:
             out.update(flatten(parsed, m.type, base + m.offset, f"{prefix}{m.name}."))
@@ -287,14 +306,63 @@ def test_every_declared_struct_matches_the_compiled_headers(name: str) -> None:
 
 
 def test_enums_are_declared_with_the_compiled_values() -> None:
-    parsed = parse(renderdoc.struct_format("D3D12_DISPATCH_LIST_INPUT1"))
-    base, values = parsed.enums["D3D12_DISPATCH_LIST_FLAGS1"]
-    prefix = abi.default.enum_prefix("D3D12_DISPATCH_LIST_FLAGS1")
+    parsed = parse(renderdoc.struct_format("D3D12_INDEX_BUFFER_VIEW"))
+    base, values = parsed.enums["DXGI_FORMAT"]
+    prefix = abi.default.enum_prefix("DXGI_FORMAT")
     assert base == "uint"
-    assert values == {m[len(prefix):]: v for m, v in abi.enum_members("D3D12_DISPATCH_LIST_FLAGS1").items()}
+    assert values == {m[len(prefix):]: v for m, v in abi.enum_members("DXGI_FORMAT").items()}
+    member = parsed.structs["D3D12_INDEX_BUFFER_VIEW"].members[-1]
+    assert (member.name, member.type, member.offset) == ("Format", "DXGI_FORMAT", 12)
+
+
+def bit_names(parsed: Parsed, struct: str) -> dict[int, str]:
+    """Bit position -> member name of a struct of bitfields, as the viewer lays them out."""
+    out = {}
+    for m in parsed.structs[struct].members:
+        assert m.bits is not None and m.offset == 0, m
+        out.update({m.bit + k: m.name for k in range(m.bits)})
+    return out
+
+
+def test_flag_enums_are_bitfields_so_an_or_shows_each_flag() -> None:
+    """Issue 24 item 4: RenderDoc's "Bitfields" (C-style ``uint name : bits``), one named bit per flag of
+    D3D12_DISPATCH_LIST_FLAGS1, every other bit covered, in one 4-byte unit at the member's offset: an OR of
+    _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION and _END_WITH_MEMORY_FLUSH sets exactly those two named members."""
+    enum = "D3D12_DISPATCH_LIST_FLAGS1"
+    parsed = parse(renderdoc.struct_format("D3D12_DISPATCH_LIST_INPUT1"))
+    assert enum not in parsed.enums and parsed.structs[enum].size == 4
     member = parsed.structs["D3D12_DISPATCH_LIST_INPUT1"].members[1]
-    assert (member.name, member.type, member.offset) == ("Flags", "D3D12_DISPATCH_LIST_FLAGS1", 4)
-    assert "hex" in flatten(parsed, "D3D12_DISPATCH_LIST_INPUT1")["NextDispatchList"][2].annotations
+    assert (member.name, member.type, member.offset) == ("Flags", enum, 4)
+    bits = bit_names(parsed, enum)
+    assert sorted(bits) == list(range(32))
+    prefix = abi.default.enum_prefix(enum)
+    for name, value in abi.enum_members(enum).items():
+        if value and value & (value - 1) == 0:
+            assert bits[value.bit_length() - 1] == name[len(prefix):]
+    value = abi.enum_value(enum, "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION") | abi.enum_value(enum, "END_WITH_MEMORY_FLUSH")
+    shown = {bits[b] for b in range(32) if value >> b & 1}
+    assert shown == {"ALLOW_NEXT_DISPATCH_LIST_CONTINUATION", "END_WITH_MEMORY_FLUSH"}
+
+
+def test_the_program_identifier_is_its_32_bytes_as_decode_prints_them() -> None:
+    """Issue 24 item 4: the identifier of a program-table slot is ``[[hex]] ubyte[32]`` in memory order (not four
+    byte-swapped 64-bit words), so the viewer shows the digits ``d3d12wl decode`` prints, byte for byte."""
+    objects = description.load(EXAMPLES / "culling.json")
+    rec = next(r for r in record_layouts(objects) if record_id(r) == "PCS.program_table")
+    parsed = parse(renderdoc.record_format(rec))
+    ident = flatten(parsed, codegen.struct_name(rec))["ProgramIdentifier"]
+    assert (ident[0], ident[1], ident[2].type, ident[2].count) == (0, 32, "ubyte", 32)
+    assert "hex" in ident[2].annotations
+    opaque = objects.programs["Opaque"].Identifier
+    slot = opaque + bytes(16)
+    shown = "".join(f"{b:02x}" for b in slot[ident[0]:ident[0] + ident[2].count])  # element by element
+    t = decode.target(objects, "PCS.program_table")
+    out = io.BytesIO()
+    decode.write(decode.view(t, slot), out, "csv")
+    assert out.getvalue().decode().splitlines()[1].split(",")[1] == shown == opaque.hex()
+    parsed_struct = parse(renderdoc.struct_format("D3D12_PROGRAM_IDENTIFIER"))
+    (member,) = parsed_struct.structs["D3D12_PROGRAM_IDENTIFIER"].members
+    assert (member.type, member.count, "hex" in member.annotations) == ("ubyte", 32, True)
 
 
 def test_a_misaligned_va_is_split_so_no_packing_rule_moves_it() -> None:
@@ -333,8 +401,18 @@ def test_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["codegen", str(EXAMPLES / "culling.json"), "--lang", "renderdoc", "--record", "PCS.nope"]) == 2
     assert "no record 'PCS.nope'" in capsys.readouterr().err
     assert main(["codegen", str(EXAMPLES / "culling.json"), "--lang", "c", "--struct", "D3D12_DRAW_ARGUMENTS"]) == 2
-    assert main(["codegen", str(EXAMPLES / "culling.json"), "--lang", "renderdoc"]) == 0
-    assert capsys.readouterr().out.count("#pack(scalar)") == 3  # PCS primary, secondary, program table: one each
+    # one format per buffer: without --record (or --struct) the command says how to pick one, and --json gives all
+    assert main(["codegen", str(EXAMPLES / "culling.json"), "--lang", "renderdoc"]) == 2
+    err = capsys.readouterr().err
+    assert "--record ID (PCS.primary, PCS.secondary, PCS.program_table)" in err and "--struct NAME" in err
+    assert main(["codegen", str(EXAMPLES / "culling.json"), "--lang", "renderdoc", "--record", "PCS.primary",
+                 "--record", "PCS.secondary"]) == 2
+    assert "one format" in capsys.readouterr().err
+    assert main(["codegen", str(EXAMPLES / "culling.json"), "--lang", "renderdoc", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [s["name"] for s in doc["structs"]] == ["PCS_PrimaryRecord", "PCS_SecondaryRecord",
+                                                   "PCS_ProgramTableRecord"]
+    assert all(s["text"].count("#pack(scalar)") == 1 for s in doc["structs"])
 
 
 def test_the_parser_rejects_what_the_documentation_rules_out() -> None:

@@ -101,3 +101,38 @@ def test_format_value_names_a_member_without_its_ctype() -> None:
     assert format_value({"BufferLocation": 0x20000, "SizeInBytes": 128, "Format": R16}) == (
         "{BufferLocation=0x20000, SizeInBytes=128, Format=R16_UINT}")
     assert format_value({"SizeInBytes": 128, "StrideInBytes": 16}) == "{SizeInBytes=128, StrideInBytes=16}"
+
+
+def test_reader_columns_by_name() -> None:
+    """packers.enum_names / column_enum (issue 29): the readers give enum fields back as integers; the helper names
+    them as decode shows them (short names, flags as A|B, a value no member names as its number), and column_enum
+    finds the enum of a record's column (IndirectDrawing.md's vertex buffer signature has none; a PCS with an index
+    buffer view has DXGI_FORMAT) or of a declared struct's."""
+    import numpy as np
+
+    from d3d12wl.errors import PackError
+    from d3d12wl.model import description
+    from d3d12wl.records import layout, packers
+
+    objs = description.load({"program_command_signatures": {"P": {"pArgumentDescs": [
+        {"Type": "INDEX_BUFFER_VIEW", "Source": "SECONDARY_RECORD"},
+        {"Type": "DRAW_INDEXED", "Source": "SECONDARY_RECORD"}], "SecondaryRecordByteStride": 40}}})
+    pl = layout.pcs_layout(objs.program_command_signatures["P"])
+    assert packers.column_enum(pl, "arg0_IndexBuffer.Format") == "DXGI_FORMAT"
+    packed = packers.pack_secondary_records(pl, {"arg0_IndexBuffer.BufferLocation": 0x1000,
+                                                 "arg0_IndexBuffer.SizeInBytes": 64,
+                                                 "arg0_IndexBuffer.Format": ["R16_UINT", "R32_UINT"],
+                                                 "arg1_DrawIndexed.IndexCountPerInstance": 3, "arg1_DrawIndexed.InstanceCount": 1,
+                                                 "arg1_DrawIndexed.StartIndexLocation": 0,
+                                                 "arg1_DrawIndexed.BaseVertexLocation": 0,
+                                                 "arg1_DrawIndexed.StartInstanceLocation": 0})
+    back = packers.read_secondary_records(pl, packed)["arg0_IndexBuffer"]["Format"]
+    assert back.dtype.kind in "iu" and packers.enum_names(back, "DXGI_FORMAT").tolist() == ["R16_UINT", "R32_UINT"]
+    assert packers.column_enum("D3D12_DISPATCH_LIST_INPUT1", "Flags") == "D3D12_DISPATCH_LIST_FLAGS1"
+    flags = np.array([[0, 2], [6, 0x102]], dtype=np.uint32)
+    assert packers.enum_names(flags, "D3D12_DISPATCH_LIST_FLAGS1").tolist() == [
+        ["NONE", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION"],
+        ["ALLOW_NEXT_DISPATCH_LIST_CONTINUATION|END_WITH_WAIT_FOR_COMPLETION", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION|0x100"]]
+    with pytest.raises(PackError, match="column 'arg1_DrawIndexed.InstanceCount' is not enum-typed; enum-typed "
+                                        "columns: arg0_IndexBuffer.Format"):
+        packers.column_enum(pl, "arg1_DrawIndexed.InstanceCount")

@@ -38,6 +38,7 @@ from d3d12wl.model.state import (
     GpuVirtualAddressRangeAndStride,
     ProgramTableBinding,
     RaytracingBinding,
+    RootArgument,
 )
 from d3d12wl.records.layout import pcs_layout
 
@@ -74,6 +75,9 @@ class Chain:
         self.s.bind_array("ARR", [(WorkListSignature(f"WLS_{k}", [self.pcs[k]]), rt if k == "raytracing" else table)
                                   for k in KINDS])
         self.stride = max(pcs_layout(p).primary.min_stride for p in self.pcs.values())
+        # GRS parameter 1 (the root SRV no PCS sets) from command-list state, in both binding sets
+        self.s.state.graphics_root_arguments[1] = RootArgument("descriptor", 0x5500)
+        self.s.state.compute_root_arguments[1] = RootArgument("descriptor", 0x5600)
 
     def bind_validation_table(self, va: int = 0x7000) -> None:
         """A non-null ValidationProgramTable (its bytes are not mapped: only the executor's hook points run, no

@@ -29,7 +29,7 @@ from d3d12wl.executor import columnar, execute, run
 from d3d12wl.executor.columnar import CommandBatch, execution_columns
 from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.objects import WorkListSignature
-from d3d12wl.model.state import DispatchListCall, ExecuteIndirectCall
+from d3d12wl.model.state import DispatchListCall, ExecuteIndirectCall, RootArgument
 
 EXAMPLES = sorted(glob.glob(str(Path(__file__).resolve().parent.parent / "d3d12wl" / "examples" / "*_capture.json")))
 SECONDARY_BASE = 0x100000
@@ -51,6 +51,7 @@ def culling_scene(records: int, secondaries_each: int = 3, programs: int = 2) ->
     s.add_programs(*progs)
     s.put(TABLE_VA, program_table([(p, {"arg2_InlineRootParameter": [k, 2, 3, 4]}) for k, p in enumerate(progs)], 48))
     s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 48, programs)
+    s.state.graphics_root_arguments[0] = RootArgument("descriptor", 0xCB0000)  # GRS parameter 0, the frame CBV
     sec = b"".join(secondaries(pcs, [{"arg0_ShaderResourceView": 0x1000 * i + j, "arg1_Draw": draw(3 * j + i)}
                                      for j in range(secondaries_each)]) for i in range(records))
     s.put(SECONDARY_BASE, sec)

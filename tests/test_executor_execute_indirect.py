@@ -121,12 +121,14 @@ def test_byte_stride_below_the_packed_size():
 def test_argument_buffer_past_its_end_is_unmapped_va():
     """A read past the mapped bytes is unmapped-va where it happens.  The core runtime's bounds check ("The offset
     implied by MaxCommandCount, ArgumentBufferOffset, and the drawing program stride do not exceed the bounds of
-    pArgumentBuffer") is a finding of its own, before any read: against the region, which stands for the resource,
-    and not at all when the capture gives a resource that holds the three commands."""
+    pArgumentBuffer") is a finding of its own, before any read: a warning that the bound is unknown where the region
+    stands for a resource the capture does not give (the real buffer may be larger than what was read back), and
+    none at all when the capture gives a resource that holds the three commands."""
     s, cs = ei_scene(commands=2)
     trace = run(s, ExecuteIndirectCall(cs, 3, ARGS_VA))
-    assert [(f.kind, f.command_index, f.va) for f in trace.findings] == [
-        ("argument-buffer-out-of-bounds", None, ARGS_VA), ("unmapped-va", 2, ARGS_VA + 96)]
+    assert [(f.kind, f.severity, f.command_index, f.va) for f in trace.findings] == [
+        ("argument-buffer-bounds-unknown", "warning", None, ARGS_VA), ("unmapped-va", "error", 2, ARGS_VA + 96)]
+    assert "--args-resource BASE,WIDTH[,STATE]" in trace.findings[0].message
     assert len(trace.executions) == 2
     resource = BufferResource(ARGS_VA, 3 * cs.ByteStride)
     trace = run(s, ExecuteIndirectCall(cs, 3, ARGS_VA, ArgumentBufferResource=resource))
@@ -174,12 +176,17 @@ def test_dispatch_uses_the_compute_binding_set():
 def test_root_signature_not_set():
     """IndirectDrawing.md "Drawing" (debug layer): "The root signature of the command list matches the root
     signature of the command signature": a command list with no root signature set matches none.  The call still
-    executes (the finding only adds)."""
+    executes (the finding only adds), and what the command signature does not set is set by nothing: DWORD 0 of
+    the constants and the root CBV (warnings, once per call)."""
     s, cs = ei_scene(commands=2)
     s.state.graphics_root_signature = None
     s.state.graphics_root_arguments.clear()
     trace = run(s, ExecuteIndirectCall(cs, 2, ARGS_VA))
-    assert [(f.kind, f.rule) for f in trace.findings] == [("root-signature-not-set", "Drawing")]
+    assert [(f.kind, f.rule, f.severity) for f in trace.findings] == [
+        ("root-signature-not-set", "Drawing", "error"), ("root-parameter-not-set", "Overview", "warning"),
+        ("root-parameter-not-set", "Overview", "warning")]
+    assert trace.findings[1].message.startswith("DWORD 0 of graphics root parameter 0 (constants b0 space0)")
+    assert trace.findings[2].message.startswith("graphics root parameter 2 (CBV b0 space0)")
     assert len(trace.executions) == 2
 
 

@@ -23,7 +23,7 @@ from executor_builder import (
 
 from d3d12wl.executor import run_dispatch_list
 from d3d12wl.model.objects import IncrementingConstantArg, ProgramCommandSignature, WorkListSignature
-from d3d12wl.model.state import DispatchListCall
+from d3d12wl.model.state import DispatchListCall, RootArgument
 from d3d12wl.records.layout import pcs_layout
 
 GRS = root_signature("G", constants_param(2))
@@ -56,6 +56,8 @@ def run_list(pcses: list[ProgramCommandSignature], records: list[tuple[int, int]
     s.add_programs(*progs)
     s.put(TABLE_VA, program_table([(p, {}) for p in progs], 32))
     s.bind(WorkListSignature("W", pcses), TABLE_VA, 32, len(progs))
+    # DWORD 0 of GRS parameter 0 from the command list, in both binding sets (the counter writes DWORD 1)
+    s.state.graphics_root_arguments[0] = s.state.compute_root_arguments[0] = RootArgument("constants", values=[7, 0])
     stride = 24
     data = b""
     for r, (k, n) in enumerate(records):

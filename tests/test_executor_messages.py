@@ -70,6 +70,8 @@ PINNED = [
     "dispatch-list-in-bundle", "command-list-type-invalid", "render-pass-compute-class",
     "execute-indirect-command-list-type-invalid", "execute-indirect-bundle-count-buffer",
     "execute-indirect-bundle-multiple-operations",
+    # issue 25: what a draw sees
+    "root-parameter-not-set", "argument-buffer-bounds-unknown", "count-buffer-bounds-unknown",
 ]
 
 LIST_VA, REC_VA, TABLE_VA = 0x1000, 0x10000, 0x40000

@@ -38,7 +38,7 @@ from d3d12wl import abi
 from d3d12wl.executor import run
 from d3d12wl.executor.trace import Trace
 from d3d12wl.model.objects import InlineRootParameter, ProgramCommandSignature, WorkListSignature
-from d3d12wl.model.state import DispatchListCall, GpuVirtualAddressRangeAndStride, ProgramTableBinding
+from d3d12wl.model.state import DispatchListCall, GpuVirtualAddressRangeAndStride, ProgramTableBinding, RootArgument
 from d3d12wl.records.layout import pcs_layout, program_table_layout
 
 VT_VA = 0x7000
@@ -221,6 +221,7 @@ def broadcast_table_scene(size: int) -> tuple[Scene, DispatchListCall]:
     s.add_programs(p)
     s.put(TABLE_VA, program_table([(p, {"arg2_InlineRootParameter": [f32(x) for x in TINTS["Opaque"]]})], 0))
     s.bind(WorkListSignature("WLS", [pcs]), TABLE_VA, 0, 8, size=size)
+    s.state.graphics_root_arguments[0] = RootArgument("descriptor", 0xCB0000)  # the culling example's frame CBV
     rows = [{"arg0_ShaderResourceView": 0x5000, "arg1_Draw": {"VertexCountPerInstance": 3, "InstanceCount": 1}}]
     s.put(SECONDARY_VA, secondaries(pcs, rows))
     s.put(PRIMARY_VA, b"".join(primary(pcs, ProgramTableIndex=i, NumSecondaryRecords=1, SecondaryRecords=SECONDARY_VA)
@@ -430,3 +431,30 @@ def test_compute_and_raytracing_class_lists_cannot_be_recorded_inside_a_render_p
     s1, _, call1 = hybrid_list()  # Tier 1: the bound compute-class signature
     s1.state.in_render_pass = True
     assert kinds(both(s1, call1)) == [("render-pass-compute-class", "Render passes")]
+
+
+def test_render_pass_reading_bound_rejects_a_bound_signature_no_list_selects(tmp_path):
+    """docs/spec-questions.md Q4: "any signature reachable via SignatureIndex across the chain" read as every
+    signature SetProgram bound (``Readings(render_pass="bound")``, ``--reading render_pass=bound``): the graphics
+    chain over the four-signature array (compute, graphics, mesh, raytracing bound) is rejected inside a render pass
+    for the compute and raytracing signatures no list selects, once each, at the call; under the default reading
+    (``selected``) it is not.  Both engines; the trace records the reading."""
+    from d3d12wl.cli import main
+    from d3d12wl.executor import Readings
+
+    s, call = chain_scene(["graphics", "mesh", "graphics"])
+    s.state.in_render_pass = True
+    bound = Readings(render_pass="bound")
+    assert not both(s, call).findings
+    reference = run(s.memory, s.device, s.objects, s.state, call, engine="reference", readings=bound)
+    columnar = run(s.memory, s.device, s.objects, s.state, call, readings=bound)
+    assert columnar.to_dict() == reference.to_dict()
+    assert [(f.kind, f.list_index) for f in reference.findings] == [("render-pass-compute-class", None)] * 2
+    assert ["WLS_compute" in reference.findings[0].message, "WLS_raytracing" in reference.findings[1].message] == [
+        True, True]
+    assert reference.call_args["readings"] == {"render_pass": "bound"}
+    assert "readings" not in both(s, call).call_args
+    # the command line (the bundled culling capture, outside any render pass: no finding either way)
+    assert main(["exec", "--reading", "render_pass=bound", "--format", "json", "-o", str(tmp_path / "t.json")]) == 0
+    assert main(["exec", "--reading", "render_pass=any"]) == 2
+    assert main(["dump", "--reading", "nope=1"]) == 2

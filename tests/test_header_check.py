@@ -25,7 +25,7 @@ from d3d12wl.headercheck import check as header_check
 from d3d12wl.headercheck import probe as header_probe
 from d3d12wl.headercheck import records as header_records
 from d3d12wl.headercheck.probe import HeaderOptions, compile_headers
-from d3d12wl.headercheck.report import DIFFERENT, EQUAL, MISSING, PROVISIONAL, Entry, HeaderReport
+from d3d12wl.headercheck.report import DIFFERENT, EQUAL, MISSING, PROVISIONAL, Entry, HeaderReport, format_text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 CULLING = EXAMPLES / "culling.json"
@@ -134,6 +134,39 @@ def test_real_d3d12h_cli_prints_the_verdict(capsys: pytest.CaptureFixture[str]) 
     assert "D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH" in out
 
 
+def test_a_d3d12h_lists_what_it_lacks_by_name_an_engine_header_in_one_line(d3d12h_report: HeaderReport,
+                                                                          tmp_path: Path) -> None:
+    """d3d12.h (it declares ID3D12Device) lists every missing name; an engine header, which declares few of
+    d3d12wl's names, sums them up by kind in one line, so its verdict is what one reads."""
+    _d3d12h()
+    text = format_text(d3d12h_report)
+    assert "D3D12_WORK_LIST_PRIMARY_RECORD" in text.split("missing from the header: ", 1)[1]
+    header = engine_header(tmp_path, "typedef struct D3D12_DRAW_ARGUMENTS { uint32_t a, b, c, d; } D3D12_DRAW_ARGUMENTS;\n")
+    report = run(tmp_path, [header], prelude="none")
+    text = format_text(report)
+    line = next(x for x in text.splitlines() if x.startswith("missing from the header: "))
+    missing = len(report.by_status(MISSING))
+    assert line.startswith(f"missing from the header: {missing} of d3d12wl's {len(report.entries)} declarations (struct ")
+    assert "not a d3d12.h: no ID3D12Device declared" in line and "D3D12_WORK_LIST_PRIMARY_RECORD" not in text
+
+
+def test_records_only_checks_the_record_structs_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--records-only`: the engine's record structs against the layout calculator, none of d3d12wl's declarations;
+    the verdict counts them alone, and it needs --signature (exit 2 without)."""
+    wrong = str(EXAMPLES / "culling_records_wrong.h")
+    args = ["abi", "check", "--header", wrong, "--signature", str(CULLING), "--record", "PCS.secondary=SecondaryRecord",
+            "--records-only"]
+    assert main(args) == 1
+    out = capsys.readouterr().out
+    assert "verdict (record structs only): FAIL: 1 different, 0 provisional, 0 missing, 0 equal" in out
+    assert "missing from the header" not in out and "equal:" not in out
+    assert main([*args, "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["records_only"] is True and [e["kind"] for e in doc["entries"]] == ["record"]
+    assert main(["abi", "check", "--header", wrong, "--records-only"]) == 2
+    assert "--records-only" in capsys.readouterr().err
+
+
 # --- (c) altered copies of d3d12wl's headers ------------------------------------------------------------------
 
 WL = "d3d12wl_work_lists.h"
@@ -209,6 +242,64 @@ def test_float_for_an_integer_and_a_changed_callback_parameter(tmp_path: Path) -
     assert kind.header.startswith("float") and kind.d3d12wl.startswith("integer")
     param = differences(report, "PFND3D12DDI_DISPATCHLIST")[("PFND3D12DDI_DISPATCHLIST.parameter 3", "size")]
     assert (param.header, param.d3d12wl) == (8, 4)
+
+
+def test_signedness_of_an_integer_field_and_a_typedef_is_named(tmp_path: Path) -> None:
+    """Same bytes, another value: INT BaseVertexLocation ("D3D12_DRAW_INDEXED_ARGUMENTS") read as a UINT turns -10
+    into 4294967286, the bug a driver reading negative base vertices as unsigned has.  An integer field or typedef
+    whose signedness differs is `different`, named with both types, in C and in C++."""
+    edit = {EI: ("    int32_t BaseVertexLocation;", "    uint32_t BaseVertexLocation;"),
+            BASE: ("typedef uint64_t D3D12_GPU_VIRTUAL_ADDRESS;", "typedef int64_t D3D12_GPU_VIRTUAL_ADDRESS;")}
+    headers = own_headers(tmp_path, edit)
+    for lang in ("c", "c++"):
+        report = run(tmp_path / lang, headers, lang=lang)
+        base = differences(report, "D3D12_DRAW_INDEXED_ARGUMENTS")
+        d = base[("D3D12_DRAW_INDEXED_ARGUMENTS.BaseVertexLocation", "signedness")]
+        assert (d.header, d.d3d12wl) == ("unsigned (uint32_t)", "signed (int32_t)")
+        assert entry(report, "D3D12_DRAW_INDEXED_ARGUMENTS").status == DIFFERENT
+        va = differences(report, "D3D12_GPU_VIRTUAL_ADDRESS")[("D3D12_GPU_VIRTUAL_ADDRESS", "signedness")]
+        assert va.header.startswith("signed") and va.d3d12wl.startswith("unsigned")
+        # every struct holding a D3D12_GPU_VIRTUAL_ADDRESS reads it signed too, and says so
+        assert ("D3D12_VERTEX_BUFFER_VIEW.BufferLocation", "signedness") in differences(report,
+                                                                                        "D3D12_VERTEX_BUFFER_VIEW")
+        assert entry(report, "D3D12_DRAW_ARGUMENTS").status == EQUAL
+
+
+def test_int_to_uint_base_vertex_location_in_a_copy_of_d3d12h_is_different(tmp_path: Path) -> None:
+    """The issue's case: Debian's d3d12.h with `INT BaseVertexLocation` changed to `UINT`: the one difference, by
+    struct, field and both types, and nothing else of d3d12.h changes status."""
+    _d3d12h()
+    text = D3D12_H.read_text()
+    assert text.count("    INT BaseVertexLocation;") == 1
+    copy = tmp_path / "d3d12.h"
+    copy.write_text(text.replace("    INT BaseVertexLocation;", "    UINT BaseVertexLocation;"))
+    report = run(tmp_path, [copy])
+    assert [(e.name, [d.message for d in e.differences]) for e in report.by_status(DIFFERENT)] == [
+        ("D3D12_DRAW_INDEXED_ARGUMENTS", ["signedness: unsigned (UINT) in the header, signed (int32_t) in d3d12wl"])]
+
+
+def test_enum_underlying_type_is_compared_by_what_its_enumerators_read(tmp_path: Path) -> None:
+    """d3d12wl's enums have no fixed underlying type, so they are what the Windows target makes of one (int, signed;
+    measured in the same compile).  A C++ `enum class ... : uint32_t` reads every enumerator of
+    D3D12_INDIRECT_ARGUMENT_SOURCE the same (a note), but D3D12_COMMAND_LIST_TYPE_NONE (-1) as 4294967295: a
+    difference, naming the enumerator.  An enum field declared as a UINT follows the same rule."""
+    header = engine_header(tmp_path, """
+enum class D3D12_INDIRECT_ARGUMENT_SOURCE : uint32_t {
+    PRIMARY_RECORD = 1, SECONDARY_RECORD = 2, SYSTEM = 3, PROGRAM_TABLE_RECORD = 4, STATIC = 5 };
+enum class D3D12_COMMAND_LIST_TYPE : uint32_t { DIRECT = 0, BUNDLE = 1, COMPUTE = 2, COPY = 3, NONE = 0xFFFFFFFF };
+struct D3D12_INDIRECT_ARGUMENT_DESC { uint32_t Type; };
+""")
+    report = run(tmp_path, [header], prelude="none")
+    source = entry(report, "D3D12_INDIRECT_ARGUMENT_SOURCE")
+    assert source.status == EQUAL and len(source.notes) == 1
+    assert source.notes[0].startswith("D3D12_INDIRECT_ARGUMENT_SOURCE: underlying type: unsigned (")
+    assert "every enumerator of the enum reads the same in both" in source.notes[0]
+    (d,) = entry(report, "D3D12_COMMAND_LIST_TYPE").differences
+    assert d.what == "underlying type" and "D3D12_COMMAND_LIST_TYPE_NONE reads 4294967295" in d.header
+    assert d.d3d12wl.endswith(": -1")
+    desc = entry(report, "D3D12_INDIRECT_ARGUMENT_DESC")
+    assert not [x for x in desc.differences if x.what == "signedness"]
+    assert any(n.startswith("D3D12_INDIRECT_ARGUMENT_DESC.Type: signedness: unsigned (uint32_t)") for n in desc.notes)
 
 
 def test_provisional_value_assigned_differently_is_reported_with_the_headers_value(tmp_path: Path) -> None:
@@ -441,13 +532,19 @@ def test_windows_h_stub_serves_without_directx_headers(tmp_path: Path, monkeypat
 typedef UINT64 D3D12_GPU_VIRTUAL_ADDRESS;
 typedef struct D3D12_VERTEX_BUFFER_VIEW { D3D12_GPU_VIRTUAL_ADDRESS BufferLocation; UINT SizeInBytes;
                                           UINT StrideInBytes; } D3D12_VERTEX_BUFFER_VIEW;
-typedef struct D3D12_DISPATCH_ARGUMENTS { UINT ThreadGroupCountX; UINT ThreadGroupCountY; LONG ThreadGroupCountZ; }
+typedef struct D3D12_DISPATCH_ARGUMENTS { UINT ThreadGroupCountX; UINT ThreadGroupCountY; ULONG ThreadGroupCountZ; }
     D3D12_DISPATCH_ARGUMENTS;
+typedef struct D3D12_DRAW_ARGUMENTS { UINT VertexCountPerInstance; UINT InstanceCount; LONG StartVertexLocation;
+                                      BOOL StartInstanceLocation; } D3D12_DRAW_ARGUMENTS;
 """)
     report = run(tmp_path, [header])
     assert entry(report, "D3D12_VERTEX_BUFFER_VIEW").status == EQUAL
     assert entry(report, "D3D12_GPU_VIRTUAL_ADDRESS").status == EQUAL
-    assert entry(report, "D3D12_DISPATCH_ARGUMENTS").status == EQUAL  # LONG is 32-bit on Windows
+    assert entry(report, "D3D12_DISPATCH_ARGUMENTS").status == EQUAL  # ULONG is 32-bit on Windows
+    # LONG is 32-bit too, and signed, as BOOL is (an int): where the spec has a UINT, each is named
+    assert {(d.where, d.what) for d in entry(report, "D3D12_DRAW_ARGUMENTS").differences} == {
+        ("D3D12_DRAW_ARGUMENTS.StartVertexLocation", "signedness"),
+        ("D3D12_DRAW_ARGUMENTS.StartInstanceLocation", "signedness")}
     needs_sdk = engine_header(tmp_path, "#include <d3d12.h>\n", "needs_sdk.h")
     with pytest.raises(ABIError, match="apt-get install directx-headers-dev"):
         run(tmp_path, [needs_sdk])

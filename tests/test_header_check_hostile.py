@@ -264,7 +264,8 @@ def test_json_shape_and_every_status(clang: str, tmp_path: Path, capsys: pytest.
                 "typedef void (*PFN_ENGINE_CALLBACK)(int);\n")
     rc, data = _json(capsys, "--header", h, "--lang", "c", "--prelude", "none")
     assert rc == 1
-    assert set(data) == {"ok", "headers", "compiler", "target", "lang", "counts", "entries", "extra"}
+    assert set(data) == {"ok", "headers", "compiler", "target", "lang", "records_only", "counts", "entries", "extra"}
+    assert data["records_only"] is False
     assert data["ok"] is False and data["headers"] == [str(h)] and data["lang"] == "c"
     assert data["target"] == "x86_64-pc-windows-msvc" and "clang" in data["compiler"]
     assert set(data["counts"]) == STATUSES

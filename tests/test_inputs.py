@@ -107,7 +107,8 @@ def test_capture_state_from_stdin(tmp_path: Path) -> None:
                              "--dispatch-list", "0x10000", "--state", "-"],
                             input=b'{"graphics_root_arguments": {"0": {"Descriptor": "0x50000"}}}',
                             capture_output=True, cwd=ROOT, timeout=60)
-    assert result.returncode == 0, result.stderr
+    # written; exit 1: the pre-flight's call-time checks find no program table bound (none was given)
+    assert result.returncode == 1 and b"no-work-list-bound" in result.stdout, result.stderr
     assert '"Descriptor": "0x50000"' in out.read_text()
 
 

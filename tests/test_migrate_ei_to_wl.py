@@ -331,13 +331,18 @@ def test_a_command_signature_root_signature_other_than_the_bound_one_is_refused(
 
 def test_root_arguments_of_a_call_without_command_signature_root_signature_are_compared() -> None:
     """IndirectDrawing "Drawing" / Validation 13: a command signature without a root signature draws with the
-    command list's root arguments; its trace lists none, so the run fills them in from the capture's command-list
-    state and a changed one is a difference, not a note."""
+    command list's root arguments; its trace lists them (source command-list, every parameter of the command list's
+    root signature), so a changed one is a difference, not a note."""
     from d3d12wl.migrate.diff import diff_runs
     from d3d12wl.migrate.wl_to_ei import wl_to_ei
     from d3d12wl.model.state import RootArgument
 
     entry = _plain_call()
+    rs = entry.capture.state.graphics_root_signature
+    assert rs is not None and entry.capture.call.pCommandSignature.pRootSignature is None  # type: ignore[union-attr]
+    seen = execute(entry.capture).to_dict()["executions"][0]["root_arguments"]
+    assert [(a["parameter"], [s["kind"] for s in a["sources"]]) for a in seen] == [
+        (p, ["command-list"]) for p in range(len(rs.pParameters))]
     changed = _plain_call()
     changed.capture.state.graphics_root_arguments[0] = RootArgument("descriptor", value=0x999000)
     comparison = compare_runs([entry], [changed])

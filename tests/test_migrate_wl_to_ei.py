@@ -164,7 +164,7 @@ def _ic_capture(reset: bool, trigger: str, inline_ic: bool = False) -> Capture:
 
     from d3d12wl.capture.file import CAPTURE_VERSION
     from d3d12wl.model.objects import IncrementingConstantArg, ProgramCommandSignature, WorkListSignature
-    from d3d12wl.model.state import DispatchListCall
+    from d3d12wl.model.state import DispatchListCall, RootArgument
 
     grs = root_signature("G", constants_param(2))
     flags_ = abi.enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST") if reset else 0
@@ -181,6 +181,8 @@ def _ic_capture(reset: bool, trigger: str, inline_ic: bool = False) -> Capture:
     s.put(TABLE_VA, program_table([(p, {}) for p in progs], 32))
     s.bind(WorkListSignature("W", [hybrid, inline]), TABLE_VA, 32, 2)
     s.state.graphics_root_signature = s.state.compute_root_signature = grs
+    # both DWORDs of G's constants from the command list: the records and the counter override some per execution
+    s.state.graphics_root_arguments[0] = s.state.compute_root_arguments[0] = RootArgument("constants", values=[5, 6])
     payload = draw(3) if trigger == "DRAW" else {"ThreadGroupCountX": 1, "ThreadGroupCountY": 1,
                                                  "ThreadGroupCountZ": 1}
     name = "Draw" if trigger == "DRAW" else "Dispatch"

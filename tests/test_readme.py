@@ -5,10 +5,13 @@ README states (``# exit N`` after the command, default 0) and prints each output
 
 The console commands run in order in one working directory that mirrors the checkout (a symbolic link to each of
 its top-level entries), so an example may write a file (``d3d12wl capture ... -o readback_capture.json``) that a
-later one reads, without writing into the checkout."""
+later one reads, without writing into the checkout.  Each runs in ``bash`` as a user types it (``"$EXAMPLES/..."``
+expanded), ``d3d12wl`` being this interpreter's ``python -m d3d12wl``; a ``$ export NAME=VALUE`` line sets NAME for
+the commands after it."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -42,7 +45,7 @@ def _console_examples() -> list[tuple[str, int, list[str]]]:
                 current[2].append(line.rstrip())
         if current:
             examples.append(current)
-    return [e for e in examples if e[0].startswith("d3d12wl ")]
+    return [e for e in examples if e[0].startswith(("d3d12wl ", "export "))]
 
 
 def test_readme_has_examples() -> None:
@@ -68,11 +71,35 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return work
 
 
+@pytest.fixture(scope="module")
+def shell_env(tmp_path_factory: pytest.TempPathFactory, workdir: Path) -> dict[str, str]:
+    """The environment the commands run in: ``d3d12wl`` on the path (a script running ``python -m d3d12wl`` with
+    this interpreter), and every variable the README's ``export`` lines set, in their order (so a command selected
+    alone with ``-k`` sees them too)."""
+    bin_dir = tmp_path_factory.mktemp("bin")
+    script = bin_dir / "d3d12wl"
+    script.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} -m d3d12wl "$@"\n')
+    script.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    for command, _, _ in _console_examples():
+        if command.startswith("export "):
+            name = command.removeprefix("export ").partition("=")[0]
+            result = subprocess.run(["bash", "-c", f'{command} && printf %s "${name}"'], cwd=workdir, env=env,
+                                    capture_output=True, text=True, timeout=120)
+            assert result.returncode == 0 and result.stdout, (command, result.stderr)
+            env[name] = result.stdout
+    return env
+
+
 @pytest.mark.parametrize(("command", "exit_code", "shown"), _console_examples(), ids=lambda v: str(v)[:60])
-def test_readme_console_example(command: str, exit_code: int, shown: list[str], workdir: Path) -> None:
+def test_readme_console_example(command: str, exit_code: int, shown: list[str], workdir: Path,
+                                shell_env: dict[str, str]) -> None:
+    if command.startswith("export "):  # (run by shell_env: the variable it sets names something)
+        assert Path(shell_env[command.removeprefix("export ").partition("=")[0]]).exists()
+        return
     _require_tools(command)
-    argv = [sys.executable, "-m", "d3d12wl", *shlex.split(command)[1:]]
-    result = subprocess.run(argv, cwd=workdir, capture_output=True, text=True, timeout=120)
+    result = subprocess.run(["bash", "-c", command], cwd=workdir, env=shell_env, capture_output=True, text=True,
+                            timeout=120)
     assert result.returncode == exit_code, result.stdout + result.stderr
     out = [line.rstrip() for line in result.stdout.splitlines()]
     for expected in shown:

@@ -43,7 +43,7 @@ from d3d12wl.executor.validation import (
     validator_pcs,
 )
 from d3d12wl.model.objects import ConstantArg, ProgramCommandSignature, RootParameterIndexArg, WorkListSignature
-from d3d12wl.model.state import DispatchListCall, GpuVirtualAddressRangeAndStride, ProgramTableBinding
+from d3d12wl.model.state import DispatchListCall, GpuVirtualAddressRangeAndStride, ProgramTableBinding, RootArgument
 from d3d12wl.records.layout import pcs_layout
 
 INPUT1 = "D3D12_DISPATCH_LIST_INPUT1"
@@ -96,6 +96,10 @@ class Setup:
         self.stride = max(pcs_layout(p).primary.min_stride for p in (self.compute, self.hybrid, self.inline))
         self.runner = ValidationRunner()
         self.bind_validation_table()
+        # what no PCS sets of GRS comes from the command list, in both binding sets
+        for args in (self.s.state.graphics_root_arguments, self.s.state.compute_root_arguments):
+            args[0] = RootArgument("constants", values=[0x77])
+            args[1] = RootArgument("descriptor", 0x5100)
 
     def bind_validation_table(self, slots: int = NUM_SLOTS) -> None:
         self.s.put(VT_VA, validation_program_table([VALIDATOR_IDS.get(i) for i in range(NUM_SLOTS)]))

@@ -26,6 +26,7 @@ from d3d12wl.vulkan.captures import (
     build_big_capture,
     build_compute_capture,
     build_indexed_capture,
+    build_inherited_capture,
     build_pointer_capture,
 )
 from d3d12wl.vulkan.case import compare_records, model_records, read_case, write_case
@@ -50,6 +51,7 @@ CASES = {
     "big": lambda: build_big_capture(2048, per_record=128, programs=4),
     "compute": build_compute_capture,
     "indexed": build_indexed_capture,
+    "inherited": build_inherited_capture,
     "empty_draws": lambda: build_big_capture(512, per_record=64, programs=3, empty_every=5),
     "pointers": build_pointer_capture,
 }

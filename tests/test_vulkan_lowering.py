@@ -15,7 +15,7 @@ from d3d12wl import abi
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.vulkan import IndexInputMode, LoweringError, lower_capture
-from d3d12wl.vulkan.captures import build_compute_capture, build_indexed_capture
+from d3d12wl.vulkan.captures import build_compute_capture, build_indexed_capture, build_inherited_capture
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
 GPU_DIR = Path(__file__).resolve().parent.parent / "tools" / "gpu"
@@ -173,6 +173,28 @@ def test_execute_indirect_index_buffer_and_incrementing_constant() -> None:
     assert np.array_equal(low.sequences[:, 0:4], records[:, 0:4])  # the root constant
     assert not low.sequences[:, 4:8].any()  # the driver writes the sequence index
     assert np.array_equal(low.sequences[:, 8:44], records[:, 4:40])  # IBV + DRAW_INDEXED
+
+
+def test_execute_indirect_without_a_root_signature_pushes_the_command_lists_root_arguments() -> None:
+    """IndirectDrawing.md "Command signature Creation": "The root signature must be specified if and only if the
+    command signature changes one of the root arguments"; "Driver Conformance Tests": "Arbitrary command signatures
+    produce the same results as corresponding non-indirect rendering API calls".  A DRAW-only command signature has
+    no root signature, and its draws still see the command list's: the push-constant block is the command list's
+    graphics root signature, the initial push constants its root arguments (what every sequence inherits), and no
+    token writes them."""
+    cap = build_inherited_capture()
+    assert cap.call.pCommandSignature.pRootSignature is None
+    low = lower_capture(cap)
+    lay = low.layout
+    assert lay is not None and tokens(low) == [("DRAW", 0, 16, 0, None)]
+    assert [(r.binding, r.parameter, r.kind, r.offset, r.size) for r in lay.push_constants] == [
+        ("global", 0, "constants", 0, 16), ("global", 1, "descriptor", 16, 8), ("global", 2, "descriptor", 24, 8)]
+    state = cap.state.graphics_root_arguments
+    assert low.initial_push_constants == (np.array(state[0].values, dtype="<u4").tobytes()
+                                          + state[1].value.to_bytes(8, "little") + state[2].value.to_bytes(8, "little"))
+    assert np.frombuffer(low.initial_push_constants[:16], dtype="<f4").tolist() == [1000.0, 2000.0, 3000.0, 4000.0]
+    cap.state.graphics_root_signature = None  # nothing bound: nothing to push
+    assert lower_capture(cap).layout.push_constants == ()
 
 
 def test_lowering_makes_no_python_object_per_record(monkeypatch: pytest.MonkeyPatch) -> None:

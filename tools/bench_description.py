@@ -86,7 +86,8 @@ COMMANDS: dict[str, list[str]] = {
     "layout --json": ["layout", "--json"],
     "codegen c": ["codegen", "--lang", "c"],
     "codegen hlsl": ["codegen", "--lang", "hlsl"],
-    "codegen renderdoc": ["codegen", "--lang", "renderdoc"],
+    # (every record's format: text output takes one --record, and the documents' records differ by case)
+    "codegen renderdoc": ["codegen", "--lang", "renderdoc", "--json"],
 }
 CASES = ("wl", "ei")
 

@@ -43,7 +43,7 @@ from executor_builder import (  # noqa: E402
 
 from d3d12wl.executor import ENGINES, run  # noqa: E402
 from d3d12wl.model.objects import WorkListSignature  # noqa: E402
-from d3d12wl.model.state import DispatchListCall  # noqa: E402
+from d3d12wl.model.state import DispatchListCall, RootArgument  # noqa: E402
 
 HIGH = 1 << 32
 
@@ -80,6 +80,7 @@ def build(case: str) -> tuple[Scene, DispatchListCall]:
         s.add_programs(p)
         s.put(TABLE_VA, program_table([(p, {"arg2_InlineRootParameter": [1, 2, 3, 4]})], 48))
         s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 48, 1)
+        s.state.graphics_root_arguments[0] = RootArgument("descriptor", 0xCB0000)  # GRS parameter 0, the frame CBV
         s.put(HIGH, secondaries(pcs, [{"arg0_ShaderResourceView": k, "arg1_Draw": draw(k)} for k in range(70000)]))
         s.put(PRIMARY_VA, primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=70000, SecondaryRecords=HIGH))
         s.put(INPUT_VA, dispatch_input(1, PRIMARY_VA, 16))

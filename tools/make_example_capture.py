@@ -405,15 +405,20 @@ def _tier2_bindings(t: Tier2Objects, draw_programs: Sequence[tuple[str, tuple[fl
 
 def _tier2_state(t: Tier2Objects, wl: BuiltWorkList) -> CommandListState:
     """SetProgram from the builder, the shared GRS bound in both binding sets, parameter 0 the per-frame CBV and
-    (compute) parameter 3 the buffer the culling shaders write the draw list into."""
+    parameter 3 the buffer the culling shaders write the draw list into.  Each binding set also sets the parameters
+    only the other class's PCS fills per record (graphics 1 and 2, compute 4 and 5: NULL views and zero constants),
+    so that no execution reads a parameter nothing set (``root-parameter-not-set``: every parameter the root
+    signature declares counts as read)."""
     grs = t.pcs_cull.pGlobalRootSignature
     assert grs is not None and grs is t.pcs_draw.pGlobalRootSignature  # Uniformity constraint 1
     frame = RootArgument("descriptor", value=TIER2_FRAME_CONSTANTS_VA)
+    draw_list = RootArgument("descriptor", value=wl.base_va)
+    null, zero = RootArgument("descriptor", value=0), RootArgument("constants", values=[0])
     return wl.command_list_state(
         graphics_root_signature=grs,
         compute_root_signature=grs,
-        compute_root_arguments={0: frame, 3: RootArgument("descriptor", value=wl.base_va)},
-        graphics_root_arguments={0: frame},
+        compute_root_arguments={0: frame, 3: draw_list, 4: null, 5: zero},
+        graphics_root_arguments={0: frame, 1: zero, 2: null, 3: draw_list},
     )
 
 

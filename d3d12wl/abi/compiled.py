@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 from d3d12wl.abi import decls as abi_decls
 from d3d12wl.abi.decls import AggregateDecl, Declarations
-from d3d12wl.errors import ABIError
+from d3d12wl.errors import ABIError, did_you_mean
 
 __all__ = [
     "ABI",
@@ -357,8 +357,10 @@ class ABI:
         tails = [m for m in members if m.endswith("_" + member) and len(member) > len(m) - len(prefix)]
         if member and len(tails) == 1:
             return members[tails[0]]
-        short = ", ".join(m[len(prefix) :] for m in members)
-        raise ABIError(f"{enum_name} has no member {member!r}; valid: {short} (or with the prefix {prefix})")
+        shorts = [m[len(prefix) :] for m in members]
+        hint = did_you_mean(member.removeprefix(prefix), shorts) if isinstance(member, str) else ""
+        raise ABIError(f"{enum_name} has no member {member!r}{hint}; valid: {', '.join(shorts)} (or with the prefix "
+                       f"{prefix})")
 
     def enum_short_name(self, enum_name: str, value: int) -> str:
         name = self._short_names.get((enum_name, value))

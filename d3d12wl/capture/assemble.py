@@ -42,7 +42,7 @@ from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, RootSignature
 from d3d12wl.model.state import ProgramTableBinding
-from d3d12wl.records.layout import PROGRAM_IDENTIFIER, array_strides, signature_strides
+from d3d12wl.records.layout import PROGRAM_IDENTIFIER, WL_ALIGN, array_strides, signature_strides
 from d3d12wl.records.packers import EMPTY_IDENTIFIER, NO_PROGRAM, match_identifiers
 from d3d12wl.records.payloads import executable_class_of
 from d3d12wl.rules import Sink
@@ -487,6 +487,9 @@ class SlotReport:
     empty: int  # all-zero identifiers
     unmatched: list[tuple[int, str]]  # (slot, identifier hex) of the first few slots whose identifier is no program
     findings: list[str]
+    #: where slots hold identifiers of no program: another stride at which every slot the table holds is a
+    #: program's or empty (and at least two are programs'), with the program of each slot there
+    lines_up_at: tuple[int, dict[str, np.ndarray]] | None = None
 
 
 def _tables(capture: Capture) -> list[ProgramTableBinding]:
@@ -538,5 +541,39 @@ def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotRe
         if unmatched_count > max_listed:
             findings.append(f"program table {i}: {unmatched_count - max_listed} more slots with identifiers that "
                             "match no program")
-        out.append(SlotReport(i, t, programs, empty, unmatched, findings))
+        lines_up = _lines_up_at(capture, t, list(known), names, int(matched.size)) if unmatched_count else None
+        if lines_up is not None:
+            at, by = lines_up
+            shown = ", ".join(f"{name} slot{'s' if len(v) > 1 else ''} {','.join(map(str, v[:4]))}"
+                              for name, v in by.items())
+            findings.append(f"program table {i}: the identifiers line up at stride {at} ({shown}): the table was "
+                            f"written at StrideInBytes {at}, not {stride}")
+        out.append(SlotReport(i, t, programs, empty, unmatched, findings, lines_up))
     return out
+
+
+#: the largest program-table stride :func:`_lines_up_at` tries
+MAX_STRIDE_TRIED = 1024
+
+
+def _lines_up_at(capture: Capture, t: ProgramTableBinding, identifiers: list[bytes], names: list[str],
+                 matched: int) -> tuple[int, dict[str, np.ndarray]] | None:
+    """The smallest stride (a multiple of 8 up to :data:`MAX_STRIDE_TRIED`, other than the binding's) at which
+    every slot the table's bytes hold starts with a program's identifier or an empty one, and more of them a
+    program's than the ``matched`` at the binding's stride (spec "Program table slot layout": each slot starts
+    with its D3D12_PROGRAM_IDENTIFIER)."""
+    ident_size = abi.sizeof(PROGRAM_IDENTIFIER)
+    start, size = t.Table.StartAddress, t.Table.SizeInBytes
+    try:
+        raw = capture.memory.view(start, size)
+    except D3D12WLError:
+        return None
+    for stride in range(WL_ALIGN, min(size, MAX_STRIDE_TRIED) + 1, WL_ALIGN):
+        if stride == t.Table.StrideInBytes or stride < ident_size:
+            continue
+        slots = (size - ident_size) // stride + 1
+        which = match_identifiers(raw, identifiers, count=slots, stride=stride)
+        if np.count_nonzero(which >= 0) > max(matched, 1) and not np.count_nonzero(which == NO_PROGRAM):
+            return stride, {names[k]: np.nonzero(which == k)[0] for k in dict.fromkeys(int(w) for w in which
+                                                                                        if w >= 0)}
+    return None

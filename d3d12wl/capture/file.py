@@ -41,7 +41,7 @@ import numpy as np
 
 from d3d12wl import abi, inputs
 from d3d12wl.capture.memory import VA_LIMIT, GpuMemory, Region
-from d3d12wl.errors import CaptureError, D3D12WLError
+from d3d12wl.errors import CaptureError, D3D12WLError, did_you_mean
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet, RootSignature
 from d3d12wl.model.state import (
@@ -147,7 +147,8 @@ def _object(value: Any, where: str, allowed: tuple[str, ...], required: tuple[st
         raise _fail(where, f"expected a JSON object, got {_kind(value)}")
     for key in value:
         if key not in allowed:
-            raise _fail(_member(where, key), f"unknown member {key!r}; expected one of: {', '.join(allowed)}")
+            raise _fail(_member(where, key), f"unknown member {key!r}{did_you_mean(key, allowed)}; expected one of: "
+                                             f"{', '.join(allowed)}")
     for key in required:
         if key not in value:
             raise _fail(_member(where, key), "required member is missing")

@@ -34,7 +34,8 @@ COMMANDS: dict[str, str] = {
     "dump": "print what a captured call executes (headers, records, executions, findings)",
     "exec": "execute a captured DispatchList / DispatchList1 / ExecuteIndirect and print the trace",
     "messages": "driver-reported messages: 'messages check' runs the conformance suite against a driver",
-    "headers": "where the package's C headers are (the include directory of generated C)",
+    "headers": "where the package's C headers are (the include directory of generated C) and the flags to use them",
+    "examples": "where the bundled examples are (the specs' own descriptions, captures and readbacks)",
     "migrate": "move per-PSO ExecuteIndirect buckets to one work list and back, with the bytes and calls saved",
     "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
 }
@@ -61,13 +62,18 @@ def load_description(args: argparse.Namespace, **kwargs: Any) -> ObjectSet:
     about a third of ``d3d12wl validate``'s time.  The command's own garbage is collected as usual.  Called in
     another program's process (``main([...])``), nothing is frozen."""
     from d3d12wl import inputs
+    from d3d12wl.capture.file import CAPTURE_ONLY
+    from d3d12wl.cli import documents
     from d3d12wl.model import description
 
-    if not getattr(args, "owns_process", False):
-        return description.load(args.description, **kwargs)
-    with inputs.paused_cycle_collection():  # (until frozen: a collection before would walk all of it once more)
-        objects = description.load(args.description, **kwargs)
-        gc.freeze()
+    # a file of another kind (a capture where only a description is read, a trace, a call sequence) is named so
+    accepted = [documents.CAPTURE] if CAPTURE_ONLY <= set(kwargs.get("ignore_keys", ())) else []
+    with documents.expecting(args.description, documents.DESCRIPTION, accepted):
+        if not getattr(args, "owns_process", False):
+            return description.load(args.description, **kwargs)
+        with inputs.paused_cycle_collection():  # (until frozen: a collection before would walk all of it once more)
+            objects = description.load(args.description, **kwargs)
+            gc.freeze()
     return objects
 
 
@@ -92,6 +98,16 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
         else:
             sub.add_parser(name, help=text, add_help=False)
     return parser
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The (sub)command parser ``args`` were parsed by: ``d3d12wl migrate wl-to-ei``'s, not ``d3d12wl``'s."""
+    while True:
+        chosen = [a.choices[getattr(args, a.dest)] for a in parser._actions
+                  if isinstance(a, argparse._SubParsersAction) and getattr(args, a.dest, None) in (a.choices or {})]
+        if not chosen:
+            return parser
+        parser = chosen[0]
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -146,7 +162,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = [w for w in words if w != "--debug"]
     _survive_any_text()
     parser = build_parser(_command_of(words))
-    args = parser.parse_args(words)
+    args, extras = parser.parse_known_args(words)
+    if extras:  # (argparse's own message, but with the usage of the command given, not the top level's)
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
     args.owns_process = argv is None  # (the process's own command line: see load_description)
     as_json = bool(getattr(args, "json", False))
     try:

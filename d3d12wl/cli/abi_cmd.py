@@ -28,12 +28,13 @@ The ABI of the compiled headers, and its truth checks.
                                  disagreement (each printed, naming type and field), listing what was skipped
   d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
                     [--lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
-                    [--signature SIG.json [--record ID=STRUCT ...] [--hlsl FILE ...]] [--json]
+                    [--signature SIG.json [--record ID=STRUCT ...] [--hlsl FILE ...] [--records-only]] [--json]
                                  compile anyone's headers for the Windows x64 ABI (clang -target
                                  x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
                                  typedef and callback they share with d3d12wl's; with --signature, also the
                                  engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
-                                 calculator.  Exit 1 on any difference; missing and extra names are listed,
+                                 calculator (--records-only: those alone).  Exit 1 on any difference; missing
+                                 and extra names are listed (summed up by kind for a header that is no d3d12.h),
                                  provisional values reported with the header's value to adopt."""
 
 
@@ -68,6 +69,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="bind a record class (PCS.secondary, Opaque.program_table, EI.command) to a struct")
     g.add_argument("--hlsl", action="append", metavar="FILE", help="HLSL declaring record structs (repeatable): "
                    "checked at D3D12's structured-buffer layout (needs --signature; glslc and spirv-dis)")
+    g.add_argument("--records-only", action="store_true",
+                   help="with --signature: check the engine's record structs alone, not d3d12wl's declarations "
+                        "(an engine header's verdict on its records, without the names it does not declare)")
     p.set_defaults(func=run)
 
 
@@ -85,7 +89,8 @@ def _check_header(args: argparse.Namespace) -> int:
     records, mapping = _pairs(args.record, "--record"), _pairs(args.map, "--map")  # checked before any compile
     report = header_check.check_files(args.header or (), hlsl=args.hlsl or (), signature=args.signature,
                                       records=records, mapping=mapping, includes=args.include,
-                                      defines=args.define, lang=args.lang, prelude=args.prelude)
+                                      defines=args.define, lang=args.lang, prelude=args.prelude,
+                                      records_only=args.records_only)
     if args.json:
         json.dump(header_report.to_json(report), sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -96,7 +101,8 @@ def _check_header(args: argparse.Namespace) -> int:
 
 def _header_options(args: argparse.Namespace) -> list[str]:
     return [o for o, v in (("--include", args.include), ("--define", args.define), ("--map", args.map),
-                           ("--signature", args.signature), ("--record", args.record)) if v]
+                           ("--signature", args.signature), ("--record", args.record),
+                           ("--records-only", args.records_only)) if v]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,17 +9,22 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from d3d12wl import inputs, tables
 from d3d12wl.capture import assemble as asm
-from d3d12wl.capture.file import CAPTURE_ONLY, Capture, capture_to_dict, save_capture
+from d3d12wl.capture.file import CAPTURE_ONLY, Capture, capture_to_dict, format_version, save_capture
 from d3d12wl.cli import load_description, summary
 from d3d12wl.cli._options import integer
 from d3d12wl.errors import CaptureError
+from d3d12wl.executor.reads import CallReads, read_call
+from d3d12wl.executor.trace import Finding
 from d3d12wl.model import description
+from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.state import ExecuteIndirectCall
+from d3d12wl.serialize import json_text
 
 #: the plain-text --help description
 DESCRIPTION = """\
@@ -64,10 +69,15 @@ State (the root signatures default to those the call's class uses):
                                   COPY, VIDEO_DECODE, VIDEO_PROCESS, VIDEO_ENCODE; default DIRECT)
   --in-render-pass                the call is recorded inside a render pass scope (both write capture version 3)
 
-Program identifiers are read from the bound table's slots and matched to the description's programs.  The capture
-is written atomically (a temporary file renamed); -o - prints it (every region inline).  Exit status: 0 written,
-1 written with findings (an identifier that matches no program, a SlotCount the table does not hold), 2 unusable
-input (the message names the file or flag)."""
+Program identifiers are read from the bound table's slots and matched to the description's programs; where some
+match none, the stride at which every slot would hold a program's (or an empty) identifier is named.  Then the
+call-time checks d3d12wl exec makes before any record runs are made on what was assembled (the bind, the command
+list, every dispatch input of the chain: MaxGraphicsProgramInputsPerPrimaryList against NumProgramInputs, strides
+and alignment; ExecuteIndirect's buffers), each finding printed with the flag that sets what it is about (and, for
+--max-inputs and --max-lists, the value the bytes need).  The capture is written atomically (a temporary file
+renamed); -o - prints it (every region inline).  Exit status: 0 written, 1 written with findings (an identifier
+that matches no program, a SlotCount the table does not hold, an error of the call-time checks), 2 unusable input
+(the message names the file or flag)."""
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("capture", help=summary("capture"), description=DESCRIPTION,
@@ -82,12 +92,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     call.add_argument("--dispatch-list", metavar="VA", help="DispatchList(DispatchListInput=VA, ...)")
     call.add_argument("--dispatch-list1", metavar="VA", help="DispatchList1(DispatchListInput=VA, ...)")
     call.add_argument("--execute-indirect", metavar="SIG", help="ExecuteIndirect with command signature SIG")
-    p.add_argument("--max-inputs", type=integer, default=0, metavar="N",
+    p.add_argument("--max-inputs", type=integer, default=None, metavar="N",
                    help="MaxGraphicsProgramInputsPerPrimaryList (default 0)")
-    p.add_argument("--max-lists", type=integer, default=0, metavar="N", help="MaxGraphicsPrimaryLists (DispatchList1)")
+    p.add_argument("--max-lists", type=integer, default=None, metavar="N",
+                   help="MaxGraphicsPrimaryLists (DispatchList1; default 0)")
     p.add_argument("--args", metavar="VA", help="ExecuteIndirect: the argument buffer")
     p.add_argument("--count", metavar="VA", help="ExecuteIndirect: the count buffer (default: none)")
-    p.add_argument("--max", type=integer, default=0, metavar="N", help="ExecuteIndirect: MaxCommandCount")
+    p.add_argument("--max", type=integer, default=None, metavar="N", help="ExecuteIndirect: MaxCommandCount "
+                                                                        "(default 0)")
     p.add_argument("--args-resource", metavar="BASE,WIDTH[,STATE]",
                    help="ExecuteIndirect: the argument buffer's resource (GPU VA, size in bytes, resource state)")
     p.add_argument("--count-resource", metavar="BASE,WIDTH[,STATE]",
@@ -107,6 +119,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--command-list-type", metavar="TYPE",
                    help="the D3D12_COMMAND_LIST_TYPE the call is recorded on (default DIRECT)")
     p.add_argument("--in-render-pass", action="store_true", help="the call is recorded inside a render pass")
+    p.add_argument("--json", action="store_true",
+                   help='print what was written as {"output", "version", "call", "regions", "program_tables", '
+                        '"findings"} (not with -o -, which prints the capture itself)')
     p.set_defaults(func=run)
 
 
@@ -127,18 +142,62 @@ def _bindings(args: argparse.Namespace) -> list[asm.BindingSpec]:
 def _call(args: argparse.Namespace) -> asm.CallSpec:
     if args.execute_indirect is not None:
         return asm.CallSpec("ExecuteIndirect", signature=args.execute_indirect, args=args.args, count=args.count,
-                            max_commands=args.max, args_resource=args.args_resource,
+                            max_commands=args.max or 0, args_resource=args.args_resource,
                             count_resource=args.count_resource)
     for flag in ("args", "count", "args_resource", "count_resource"):
         if getattr(args, flag) is not None:
             raise CaptureError("applies to --execute-indirect only", where=f"--{flag.replace('_', '-')}")
     if args.dispatch_list is not None:
-        return asm.CallSpec("DispatchList", input=args.dispatch_list, max_inputs=args.max_inputs)
-    return asm.CallSpec("DispatchList1", input=args.dispatch_list1, max_inputs=args.max_inputs,
-                        max_lists=args.max_lists)
+        return asm.CallSpec("DispatchList", input=args.dispatch_list, max_inputs=args.max_inputs or 0)
+    return asm.CallSpec("DispatchList1", input=args.dispatch_list1, max_inputs=args.max_inputs or 0,
+                        max_lists=args.max_lists or 0)
 
 
-def _summary(capture: Capture, output: str, reports: list[asm.SlotReport]) -> list[str]:
+def _given(args: argparse.Namespace, dest: str, flag: str, member: str) -> str:
+    value = getattr(args, dest)
+    return f"the flag: {flag} ({member}) is " + (f"{value}" if value is not None else "0, its default (not given)")
+
+
+def _flag_hints(finding: Finding, reads: CallReads, args: argparse.Namespace) -> list[str]:
+    """Which flag of this command contradicts the bytes a call-time finding is about, and what to give."""
+    kind = finding.kind
+    if kind == "max-graphics-program-inputs-exceeded":
+        graphics = [lr for lr in reads.lists if lr.executable_class is ExecutableClass.GRAPHICS]
+        need = max((lr.header["NumProgramInputs"] for lr in graphics), default=0)
+        return [f"{_given(args, 'max_inputs', '--max-inputs', 'MaxGraphicsProgramInputsPerPrimaryList')}, but the "
+                f"dispatch input{'s hold' if len(graphics) > 1 else ' holds'} NumProgramInputs {need}: give "
+                f"--max-inputs {need}"]
+    if kind == "max-graphics-primary-lists-exceeded":
+        return [f"{_given(args, 'max_lists', '--max-lists', 'MaxGraphicsPrimaryLists')}, but the chain has "
+                f"{reads.trace.graphics_lists} graphics-class lists: give --max-lists {reads.trace.graphics_lists}"]
+    flags = _FLAG_OF_KIND.get(kind)
+    return [f"the flag: {flags}"] if flags else []
+
+
+#: the flags that set what a call-time finding of this kind is about
+_FLAG_OF_KIND = {
+    "tier-not-supported": "--tier (default 1)",
+    "dispatch-rays-not-supported": "--dispatch-rays",
+    "no-work-list-bound": "--signature", "bind-type-mismatch-dispatch-method": "--dispatch-list / --dispatch-list1",
+    "num-bindings-mismatch": "--program-table (one per signature index)",
+    "program-table-binding-invalid": "--program-table / --slots / --stride",
+    "program-table-stride-too-small": "--stride (the program table's StrideInBytes)",
+    "program-table-size-too-small": "--program-table (its region's size) / --stride",
+    "root-signature-not-set": "--graphics-root-signature / --compute-root-signature",
+    "root-signature-mismatch": "--graphics-root-signature / --compute-root-signature",
+    "argument-buffer-out-of-bounds": "--max (MaxCommandCount) / --args-resource",
+    "argument-buffer-wrong-state": "--args-resource BASE,WIDTH,STATE",
+    "count-buffer-out-of-bounds": "--count / --count-resource", "count-buffer-wrong-state":
+        "--count-resource BASE,WIDTH,STATE",
+    "dispatch-list-in-bundle": "--command-list-type", "command-list-type-invalid": "--command-list-type",
+    "render-pass-compute-class": "--in-render-pass", "execute-indirect-command-list-type-invalid":
+        "--command-list-type", "execute-indirect-bundle-count-buffer": "--command-list-type / --count",
+    "execute-indirect-bundle-multiple-operations": "--command-list-type",
+}
+
+
+def _summary(capture: Capture, output: str, reports: list[asm.SlotReport], reads: CallReads,
+             args: argparse.Namespace) -> list[str]:
     lines = [f"wrote {output}: {_call_text(capture)}"]
     rows = [(r.name, f"0x{r.base:x}", r.size, "inline" if r.source == "inline" else _relative(r.source))
             for r in capture.memory.regions]
@@ -153,7 +212,37 @@ def _summary(capture: Capture, output: str, reports: list[asm.SlotReport]) -> li
     findings = [f for rep in reports for f in rep.findings]
     lines.append(f"findings ({len(findings)})")
     lines += [f"  {f}" for f in findings]
+    for rep in reports:
+        if rep.lines_up_at is not None:
+            lines.append(f"    the flag: --stride (program table {rep.binding}'s StrideInBytes) is "
+                         f"{rep.table.Table.StrideInBytes}: give --stride {rep.lines_up_at[0]}")
+    call = reads.trace.findings
+    lines.append(f"call-time checks ({len(call)}; as d3d12wl exec makes them, before any record is executed)")
+    for f in call:
+        lines.append(f"  {f}")
+        lines += [f"    {hint}" for hint in _flag_hints(f, reads, args)]
     return lines
+
+
+def _summary_json(capture: Capture, output: str, reports: list[asm.SlotReport], reads: CallReads,
+                  args: argparse.Namespace) -> dict[str, Any]:
+    """What ``--json`` prints: the summary's facts as JSON (VAs as integers, as the capture format's readers take),
+    and the pre-flight's call-time checks, each with the flag hints the text gives."""
+    return {
+        "output": output, "version": format_version(capture), "call": _call_text(capture),
+        "regions": [{"name": r.name, "base": r.base, "size": r.size, "source": r.source}
+                    for r in capture.memory.regions],
+        "program_tables": [{"binding": rep.binding, "start_address": rep.table.Table.StartAddress,
+                            "size": rep.table.Table.SizeInBytes, "stride": rep.table.Table.StrideInBytes,
+                            "slot_count": rep.table.SlotCount,
+                            "programs": {name: [int(s) for s in slots] for name, slots in rep.programs.items()},
+                            "empty": rep.empty, "unmatched": [{"slot": s, "identifier": h} for s, h in rep.unmatched],
+                            "lines_up_at": None if rep.lines_up_at is None else rep.lines_up_at[0]}
+                           for rep in reports],
+        "findings": [f for rep in reports for f in rep.findings],
+        "call_time_checks": [{"kind": f.kind, "severity": f.severity, "rule": f.rule, "where": f.where(),
+                              "message": f.message, "flags": _flag_hints(f, reads, args)}
+                             for f in reads.trace.findings]}
 
 
 def _relative(path: str) -> str:
@@ -201,10 +290,14 @@ def run(args: argparse.Namespace) -> int:
                                            ("compute", args.compute_root_signature)) if v})
     capture = asm.assemble(objects, spec)
     reports = asm.program_table_slots(capture)
+    if args.json and args.output == "-":
+        raise CaptureError("-o - prints the capture itself on stdout; give -o FILE with --json", where="--json")
+    # the pre-flight: the executor's call-time checks on what was assembled (the call's walk down to its records)
+    reads = read_call(capture.memory, capture.device, capture.objects, capture.state, capture.call)
     if args.output == "-":
         json.dump(capture_to_dict(capture), sys.stdout, indent=1, allow_nan=False)
         sys.stdout.write("\n")
-        for line in _summary(capture, "<stdout>", reports):
+        for line in _summary(capture, "<stdout>", reports, reads, args):
             print(line, file=sys.stderr)
     else:
         try:
@@ -212,6 +305,9 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise inputs.InputError(f"cannot write the capture: {exc.strerror or exc}",
                                     where=f"{args.output} (-o)") from None
-        for line in _summary(capture, str(target), reports):
-            print(line)
-    return 1 if any(rep.findings for rep in reports) else 0
+        if args.json:
+            print(json_text(_summary_json(capture, str(target), reports, reads, args), indent=2))
+        else:
+            for line in _summary(capture, str(target), reports, reads, args):
+                print(line)
+    return 1 if any(rep.findings for rep in reports) or reads.trace.errors else 0

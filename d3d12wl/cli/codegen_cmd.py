@@ -6,49 +6,76 @@ from __future__ import annotations
 import argparse
 import sys
 
-from d3d12wl import abi
-from d3d12wl.cli import load_description, summary
+from d3d12wl import abi, inputs
+from d3d12wl.capture.file import load_capture
+from d3d12wl.cli import _violations, load_description, summary
 from d3d12wl.errors import LayoutError
+from d3d12wl.executor.reads import call_strides, read_call
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import codegen, renderdoc
 from d3d12wl.records.decode import declared_stride
-from d3d12wl.records.layout import RecordLayout, record_id, record_layouts
+from d3d12wl.records.layout import (
+    PROGRAM_TABLE,
+    RecordLayout,
+    laying_out_once,
+    program_table_layout,
+    record_id,
+    record_layouts,
+)
 from d3d12wl.serialize import json_text
 
 #: the plain-text --help description
 DESCRIPTION = """\
-C, HLSL or RenderDoc structs for every record a description implies.
+C, HLSL or RenderDoc structs for every record a description implies, at the strides a real buffer has.
 
   d3d12wl codegen SIG.json --lang c [--pcs NAME]     a standalone C11 file (compile it with the package's
                                                      headers on the include path) with _Static_asserts on
                                                      every sizeof and offsetof
   d3d12wl codegen SIG.json --lang hlsl [--pcs NAME]  HLSL structs in the shape of the spec's culling example
-  d3d12wl codegen SIG.json --lang renderdoc          RenderDoc buffer-viewer formats: one self-contained format
-                                                     per record (at its declared stride), explicit [[offset]]s
-                                                     and [[pad]]s, enums declared, VAs [[hex]]
+  d3d12wl codegen SIG.json --lang renderdoc --record ID
+                                                     the RenderDoc buffer-viewer format of one record: explicit
+                                                     [[offset]]s and [[pad]]s, enums declared, flag enums as
+                                                     bitfields (an OR shows each flag), VAs [[hex]], the program
+                                                     identifier as its 32 bytes in hex
   d3d12wl codegen SIG.json --lang renderdoc --struct D3D12_DISPATCH_LIST_INPUT1
-                                                     ... and for any declared struct (repeatable)
+                                                     ... or of a declared struct
   d3d12wl codegen SIG.json --lang c --json           {"lang", "source", "structs": [{"name", "record", "owner",
-                                                     "size", "stride", "text"}]} for tools
+                                                     "size", "stride", "stride_from", "text"}]} for tools
 
 Records: each program command signature's primary, secondary and implicit-path program-table records; each
 program whose program-table record differs from its PCS's (the explicit local-root-signature path); each
 ExecuteIndirect command signature.  --pcs NAME restricts the output to that program command signature's records,
 --record ID (PCS.secondary, as decode and abi check --record name them; repeatable) to those records; with
---struct and no --record, only the structs are written."""
+--struct and no --record, only the structs are written.  RenderDoc's buffer viewer takes one format per buffer, so
+--lang renderdoc writes one: name it with --record or --struct (--json gives every format).
+
+Strides (each struct's sizeof, and RenderDoc's [[size]]): the declared one (a PCS's SecondaryRecordByteStride, a
+command signature's ByteStride; 0, the broadcast form, and records whose stride the call gives: the minimum),
+  --capture CAPTURE.json   the strides the capture's call reads each record at (a list's
+                           ProgramInputs.StrideInBytes, the bound program table's StrideInBytes, ...); SIG.json may
+                           then be left out (the capture's description is used)
+  --stride ID=N            N for record ID (repeatable; below the record's minimum is an error naming it)
+
+A description that breaks creation-time rules is generated all the same; one line on stderr says how many rules
+it breaks (d3d12wl validate lists them), and --strict makes that exit 1."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("codegen", help=summary("codegen"),
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("description", metavar="SIG.json", help="a JSON description of the objects (the C desc structs as JSON)")
+    p.add_argument("description", metavar="SIG.json", nargs="?",
+                   help="a JSON description of the objects (the C desc structs as JSON); optional with --capture")
     p.add_argument("--lang", choices=("c", "hlsl", "renderdoc"), required=True)
     p.add_argument("--pcs", metavar="NAME", help="only this program command signature's records")
     p.add_argument("--record", action="append", default=[], metavar="ID", help="only this record (PCS.secondary, "
                                                                                "EI.command); repeatable")
     p.add_argument("--struct", action="append", default=[], metavar="NAME",
-                   help="--lang renderdoc: also the format of this declared struct; repeatable")
+                   help="--lang renderdoc: the format of this declared struct")
+    p.add_argument("--stride", action="append", default=[], metavar="ID=N",
+                   help="the stride of record ID (repeatable)")
+    p.add_argument("--capture", metavar="CAPTURE.json", help="the strides this capture's call reads the records at")
     p.add_argument("--json", action="store_true", help="the generated source and each struct as JSON")
+    _violations.add_strict_flag(p)
     p.set_defaults(func=run)
 
 
@@ -59,6 +86,13 @@ def _select(objects: ObjectSet, args: argparse.Namespace) -> list[RecordLayout]:
     if not args.record:
         return layouts
     by_id = {record_id(r): r for r in layouts}
+    for name, program in objects.programs.items():  # any program's table, as decode names it
+        rid = f"{name}.{PROGRAM_TABLE}"
+        if rid in args.record and rid not in by_id and (args.pcs is None or (
+                program.ProgramCommandSignature is not None and program.ProgramCommandSignature.name == args.pcs)):
+            own = program_table_layout(program)  # (owned by the program: its record id is PROGRAM.program_table)
+            if own is not None:
+                by_id[rid] = own
     unknown = [r for r in args.record if r not in by_id]
     if unknown:
         raise LayoutError(f"no record {', '.join(map(repr, unknown))}; records: {', '.join(by_id) or 'none'}",
@@ -66,8 +100,64 @@ def _select(objects: ObjectSet, args: argparse.Namespace) -> list[RecordLayout]:
     return [by_id[r] for r in args.record]
 
 
+def _stride_flags(flags: list[str], layouts: list[RecordLayout]) -> dict[str, tuple[int, str]]:
+    """``--stride ID=N`` values, each checked against its record (spec "Stride derivation", rule 25(e))."""
+    by_id = {record_id(r): r for r in layouts}
+    out: dict[str, tuple[int, str]] = {}
+    for text in flags:
+        rid, sep, value = text.partition("=")
+        where = f"--stride {text}"
+        if not sep:
+            raise LayoutError("give --stride ID=N (PCS.secondary=32)", where=where)
+        if rid not in by_id:
+            raise LayoutError(f"no record {rid!r} is generated; records: {', '.join(by_id) or 'none'}", where=where)
+        try:
+            stride = inputs.integer(value)
+        except ValueError as exc:
+            raise LayoutError(str(exc), where=where) from None
+        problems = by_id[rid].stride_problems(stride)
+        if problems:
+            raise LayoutError("; ".join(problems), where=where)
+        out[rid] = (stride, "--stride")
+    return out
+
+
+def _declared(r: RecordLayout) -> tuple[int, str]:
+    """The declared stride, where the record can be read at it; else the minimum (``layout`` and ``validate`` say
+    why the declared one cannot be used: rule 25(e))."""
+    stride, whence = declared_stride(r)
+    if stride and r.stride_problems(stride):
+        return r.min_stride, f"the minimum ({whence} {stride} cannot be used: rule 25(e))"
+    return stride, whence
+
+
+def _strides(objects: ObjectSet, layouts: list[RecordLayout], args: argparse.Namespace
+             ) -> dict[str, tuple[int, str]]:
+    """Each record's stride and where it comes from: --stride, else the capture's call, else the declared one."""
+    out = {record_id(r): _declared(r) for r in layouts}
+    if args.capture is not None:
+        capture = load_capture(args.capture)
+        reads = read_call(capture.memory, capture.device, capture.objects, capture.state, capture.call)
+        for rid, (stride, whence) in call_strides(reads, layouts).items():
+            layout = next(r for r in layouts if record_id(r) == rid)
+            problems = layout.stride_problems(stride)
+            if problems:
+                raise LayoutError(f"the capture's call reads {rid} at stride {stride} ({whence}): "
+                                  + "; ".join(problems), where=f"--capture {args.capture}")
+            out[rid] = (stride, f"the capture's {whence}")
+    out.update(_stride_flags(args.stride, layouts))
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
-    objects = load_description(args)
+    if args.description is None and args.capture is None:
+        raise LayoutError("give SIG.json (or --capture CAPTURE.json, whose description is used)", where="SIG.json")
+    objects = load_description(args) if args.description is not None else load_capture(args.capture).objects
+    with laying_out_once():  # (the rules behind the violations line read the same layouts)
+        return _violations.finish(args, objects, _generate(objects, args))
+
+
+def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
     layouts = _select(objects, args)
     if args.struct and args.lang != "renderdoc":
         raise LayoutError("--struct applies to --lang renderdoc (the C and HLSL of declared structs are the "
@@ -75,26 +165,37 @@ def run(args: argparse.Namespace) -> int:
     for name in args.struct:
         if name not in abi.types():
             raise LayoutError(f"no declared struct named {name!r} (`d3d12wl abi` lists them)", where="--struct")
-    strides = {record_id(r): declared_stride(r)[0] for r in layouts}
+    chosen = _strides(objects, layouts, args)
+    strides = {rid: stride for rid, (stride, _) in chosen.items()}
+    if args.lang == "renderdoc" and not args.json and len(layouts) + len(args.struct) != 1:
+        ids = ", ".join(record_id(r) for r in record_layouts(objects, args.pcs)) or "none"
+        raise LayoutError("RenderDoc's buffer viewer reads a buffer through one format: pick the record with "
+                          f"--record ID ({ids}) or a declared struct with --struct NAME, one of them "
+                          "(--json gives every format)", where="--record")
     if args.lang == "c":
-        text = codegen.c_source(layouts)
+        text = codegen.c_source(layouts, strides=strides)
     elif args.lang == "hlsl":
-        text = codegen.hlsl_source(layouts)
+        text = codegen.hlsl_source(layouts, strides)
     else:
         text = renderdoc.source(layouts, args.struct, strides)
     if not args.json:
         sys.stdout.write(text)
         return 0
+
+    def used(r: RecordLayout) -> int:
+        return strides[record_id(r)] or r.min_stride
+
     if args.lang == "renderdoc":
         structs = [{"name": codegen.struct_name(r), "record": r.record, "owner": r.owner, "size": r.size,
-                    "stride": strides[record_id(r)] or r.min_stride,
+                    "stride": used(r), "stride_from": chosen[record_id(r)][1],
                     "text": renderdoc.record_format(r, strides[record_id(r)])} for r in layouts]
         structs += [{"name": s, "record": None, "owner": None, "size": abi.sizeof(s), "stride": abi.sizeof(s),
-                     "text": renderdoc.struct_format(s)} for s in args.struct]
+                     "stride_from": f"sizeof({s})", "text": renderdoc.struct_format(s)} for s in args.struct]
     else:
         one = codegen.c_struct if args.lang == "c" else codegen.hlsl_struct
         structs = [{"name": codegen.struct_name(r), "record": r.record, "owner": r.owner, "size": r.size,
-                    "stride": r.min_stride, "text": one(r)} for r in layouts]
+                    "stride": used(r), "stride_from": chosen[record_id(r)][1],
+                    "text": one(r, strides[record_id(r)])} for r in layouts]
     sys.stdout.write(json_text({"lang": args.lang, "source": text, "structs": structs}, indent=2))
     sys.stdout.write("\n")
     return 0

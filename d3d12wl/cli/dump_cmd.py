@@ -12,7 +12,15 @@ from pathlib import Path
 
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import summary
-from d3d12wl.cli.exec_cmd import add_limit_flags, add_selection_flags, limits_from, selection_from
+from d3d12wl.cli.documents import CAPTURE, expecting
+from d3d12wl.cli.exec_cmd import (
+    add_limit_flags,
+    add_reading_flag,
+    add_selection_flags,
+    limits_from,
+    readings_from,
+    selection_from,
+)
 from d3d12wl.cli.progress import Progress
 from d3d12wl.cli.render import DEFAULT_LIMIT, dump_view, render_text, selected_trace, shown_findings
 from d3d12wl.executor.trace import LazyList
@@ -63,6 +71,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("capture", metavar="CAPTURE", nargs="?", help="a capture file (default: the bundled example)")
     p.add_argument("--hex", action="store_true", help="add annotated hex dumps of every record")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--info-queue", action="store_true",
+                   help="show the InfoQueue block even when the call put no message in it (only the driver's "
+                        "initialization message)")
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
@@ -71,6 +82,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_selection_flags(p, default_limit=DEFAULT_LIMIT)
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     add_limit_flags(p)
+    add_reading_flag(p)
     p.set_defaults(func=run)
 
 
@@ -92,18 +104,26 @@ def run(args: argparse.Namespace) -> int:
         else:
             path = Path(args.capture)
         progress.stage("loading the capture")
-        capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
+            capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
         progress.stage("executing")
-        trace = execute(capture, limits, hooks=hooks)
+        trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
         progress.stage("selecting")
         view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)
             view["validators"] = [v.name or v.identifier.hex() for v in hooks.validators.values()]
         # the findings shown, as an application sees them in its InfoQueue
-        shown = dataclasses.replace(trace, findings=LazyList(shown_findings(trace, selection)))
-        view["info_queue"] = info_queue_view(run_in_info_queue(trace=shown).messages)
+        in_queue = run_in_info_queue(trace=dataclasses.replace(trace, findings=LazyList(shown_findings(trace,
+                                                                                                         selection))))
+        view["info_queue"] = info_queue_view(in_queue.messages)
     progress.done()
-    text = json_text(view, indent=1) + "\n" if args.json else render_text(view)
+    if args.json:
+        text = json_text(view, indent=1) + "\n"
+    else:
+        # the InfoQueue block when the call put a message there (beyond the driver's initialization message, which
+        # every device with the channel enabled has), or when asked for; --json always has "info_queue"
+        shown = args.info_queue or bool(in_queue.driver_messages)
+        text = render_text(view if shown else {k: v for k, v in view.items() if k != "info_queue"})
     with output_file(args.output) as out:
         out.write(text)
     if trace.has_errors:

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from d3d12wl.cli import summary
+from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.progress import Progress
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.output import FORMATS
 from d3d12wl.executor.selection import Selection
-from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Trace
+from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
 
 if TYPE_CHECKING:
     from d3d12wl.executor.validation import ValidationRunner
@@ -87,6 +88,7 @@ def register(sub: Any) -> None:
     add_selection_flags(p, default_limit=0)
     p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     add_limit_flags(p)
+    add_reading_flag(p)
     p.set_defaults(func=run)
 
 
@@ -142,6 +144,29 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
                        help=f"executor limit {f.name} (default {shown})")
 
 
+def add_reading_flag(p: argparse.ArgumentParser) -> None:
+    """``--reading NAME=VALUE`` (``exec`` and ``dump``): a :class:`~d3d12wl.executor.trace.Readings` field."""
+    choices = "; ".join(f"{n}={'|'.join(v)}" for n, v in Readings.CHOICES.items())
+    p.add_argument("--reading", action="append", default=[], metavar="NAME=VALUE",
+                   help=f"read a spec sentence that can be read two ways the other way: {choices} (the first "
+                        "value of each is d3d12wl's reading, the default)")
+
+
+def readings_from(args: argparse.Namespace) -> Readings:
+    """The :class:`~d3d12wl.executor.trace.Readings` of ``--reading``; a bad one is exit 2 naming it."""
+    chosen: dict[str, str] = {}
+    for text in args.reading:
+        name, eq, value = text.partition("=")
+        if not eq or name.strip() not in Readings.CHOICES:
+            raise D3D12WLError(f"expected NAME=VALUE with NAME one of {', '.join(Readings.CHOICES)}",
+                               where=f"--reading {text}")
+        chosen[name.strip()] = value.strip()
+    try:
+        return Readings(**chosen)
+    except ValueError as exc:
+        raise D3D12WLError(str(exc), where="--reading") from None
+
+
 def load_hooks(specs: list[str] | None) -> ValidationRunner | None:
     """The runner for ``--validators`` (None without any); a spec that cannot be loaded raises
     :class:`~d3d12wl.errors.ValidatorSpecError`, which the CLI turns into exit 2."""
@@ -179,9 +204,10 @@ def run(args: argparse.Namespace) -> int:
         if path is None:
             path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
         progress.stage("loading the capture")
-        capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
+            capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
         progress.stage("executing")
-        trace = execute(capture, limits, hooks=hooks)
+        trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
     where = write_trace(trace, fmt, args.output, validators=hooks is not None, selection=selection,
                         findings=args.findings, progress=progress)
     progress.done()

@@ -13,6 +13,7 @@ from typing import Any
 
 from d3d12wl import tables
 from d3d12wl.cli import summary
+from d3d12wl.cli.documents import CAPTURE, expecting
 
 DESCRIPTION = """\
 Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivation").
@@ -61,6 +62,7 @@ def register(sub: Any) -> None:
     s.add_argument("--active", type=float, default=0.75, help="fraction of PSOs with draws (default 0.75)")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--mixed", action="store_true", help="every second PSO uses a DRAW command signature")
+    s.add_argument("--json", action="store_true", help='print {"calls", "draws", "output"}')
     s.set_defaults(func=run_scene)
     w = steps.add_parser("wl-to-ei", help="a DispatchList capture -> ExecuteIndirect calls, one per program")
     w.add_argument("capture", help="a DispatchList or DispatchList1 capture")
@@ -182,6 +184,8 @@ def run_scene(args: argparse.Namespace) -> int:
         raise MigrationError("--draws >= 0, --psos >= 1 and 0 < --active <= 1", where="--draws/--psos/--active")
     entries = bucket_scene(args.draws, args.psos, active=args.active, seed=args.seed, mixed=args.mixed)
     path = _save_calls(args.output, [(e.capture, e.program) for e in entries])
+    if args.json:
+        return _print_json({"calls": len(entries), "draws": args.draws, "output": str(path)}, 0)
     print(f"scene: {len(entries)} ExecuteIndirect calls, {args.draws} draws -> {path}")
     return 0
 
@@ -190,7 +194,8 @@ def run_wl_to_ei(args: argparse.Namespace) -> int:
     from d3d12wl.capture.file import load_capture
     from d3d12wl.migrate.wl_to_ei import wl_to_ei
 
-    capture = load_capture(args.capture)
+    with expecting(args.capture, CAPTURE):
+        capture = load_capture(args.capture)
     result = wl_to_ei(capture, include_empty=not args.no_empty)
     path = _save_calls(args.output, [(c.capture, c.program) for c in result.calls])
     report = result.report()

@@ -24,7 +24,7 @@ from d3d12wl.capture.file import Capture
 from d3d12wl.errors import D3D12WLError, MemoryAccessError
 from d3d12wl.executor.selection import Budget, Selection, parse_range  # noqa: F401 - (dump's selection)
 from d3d12wl.executor.trace import Trace
-from d3d12wl.records.layout import LayoutCache, LayoutField, RecordLayout
+from d3d12wl.records.layout import IDENTIFIER_FIELD, LayoutCache, LayoutField, RecordLayout
 
 #: C types shown in hex (addresses and handles).
 ADDRESS_TYPES = frozenset({"D3D12_GPU_VIRTUAL_ADDRESS", "D3D12_GPU_DESCRIPTOR_HANDLE"})
@@ -230,7 +230,7 @@ def hex_block(capture: Capture, title: str, va: int, spans: list[_Span]) -> dict
             label += " (non-zero)"
         elif value is not None:
             label += f" = {format_value(value, span.ctype, span.label.rsplit('.', 1)[-1])}"
-        if span.label.split(".")[0] == "ProgramIdentifier" and span.offset == 0 and data is not None:
+        if span.label.split(".")[0] == IDENTIFIER_FIELD and span.offset == 0 and data is not None:
             text = data.rstrip(b"\0")
             if text and all(32 <= b < 127 for b in text):
                 label += f' "{text.decode("ascii")}"'
@@ -577,6 +577,20 @@ def _validators_text(invocations: list[dict[str, Any]]) -> list[str]:
                                                           "pointers"), rows, indent="    ")
 
 
+def _cells(rows: list[dict[str, Any]]) -> dict[str, str]:
+    """A record's field rows as table cells keyed by the member path ``decode`` and the packers spell
+    (``MaterialBufferSRV``, ``arg1_Draw.VertexCountPerInstance``): a field's own text (formatted by its C type), a
+    struct field's members each by its member name."""
+    out: dict[str, str] = {}
+    for r in rows:
+        if isinstance(r["value"], dict):
+            out.update((k, format_value(v, None, k.rsplit(".", 1)[-1]))
+                       for k, v in _flatten(r["value"], r["field"] + ".").items())
+        else:
+            out[r["field"]] = r["text"]
+    return out
+
+
 def _primary_text(p: dict[str, Any]) -> list[str]:
     pcs = f"program command signature {p['pcs']!r}" if p.get("pcs") else "no program command signature"
     out = ["", f"  primary [{p['index']}] @0x{p['va']:x}  {p.get('header') or '-'}  "
@@ -597,14 +611,10 @@ def _primary_text(p: dict[str, Any]) -> list[str]:
         left = p.get("secondary_records_left_out") or 0
         more = f" shown, {left:,} more left out: raise --limit" if left else ""
         out.append(f"    secondary records ({len(p['secondary_records'])}{more})")
-        flat = [(s, _flatten({r["field"]: r["value"] for r in s["fields"]})) for s in p["secondary_records"]]
+        flat = [(s, _cells(s["fields"])) for s in p["secondary_records"]]
         names = list(flat[0][1])
-        leaves = [n.rsplit(".", 1)[-1] for n in names]
-        headers = [leaf if leaves.count(leaf) == 1 else n for n, leaf in zip(names, leaves, strict=True)]
-        rows = [[s["index"], f"0x{s['va']:x}",
-                 *(format_value(values.get(n), None, n.rsplit(".", 1)[-1].split("_", 1)[-1]) for n in names)]
-                for s, values in flat]
-        out += tables.render(("#", "va", *headers), rows, indent="      ")
+        rows = [[s["index"], f"0x{s['va']:x}", *(cells.get(n, "-") for n in names)] for s, cells in flat]
+        out += tables.render(("#", "va", *names), rows, indent="      ")
         for s in p["secondary_records"]:
             if "hex" in s:
                 out += _hex_lines(s["hex"], "      ")

@@ -21,11 +21,11 @@ from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import ExecutionError
 from d3d12wl.executor.dispatch_list import ListRun, Selection, ValidationHooks, run_dispatch_list
 from d3d12wl.executor.execute_indirect import run_execute_indirect
-from d3d12wl.executor.trace import Limits, Trace
+from d3d12wl.executor.trace import Limits, Readings, Trace
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
 
-__all__ = ["ENGINES", "Limits", "ListRun", "Selection", "Trace", "ValidationHooks", "execute", "run", "run_dispatch_list",
+__all__ = ["ENGINES", "Limits", "ListRun", "Readings", "Selection", "Trace", "ValidationHooks", "execute", "run", "run_dispatch_list",
            "run_execute_indirect"]
 
 
@@ -36,24 +36,26 @@ ENGINES = ("columnar", "reference")
 
 def run(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
         call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
-        hooks: ValidationHooks | None = None, engine: str = "columnar") -> Trace:
+        hooks: ValidationHooks | None = None, engine: str = "columnar", readings: Readings | None = None) -> Trace:
     """Execute ``call`` (DispatchList / DispatchList1 / ExecuteIndirect) against the given pieces.  ``engine``:
-    one of :data:`ENGINES`."""
+    one of :data:`ENGINES`; ``readings``: how the specs' two-way sentences are read (:class:`Readings`, default
+    d3d12wl's; docs/spec-questions.md)."""
     if engine not in ENGINES:
         raise ExecutionError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
     if engine == "columnar" and isinstance(call, (DispatchListCall, ExecuteIndirectCall)):
         from d3d12wl.executor.columnar import run_columnar
 
-        return run_columnar(memory, device, objects, state, call, limits, hooks)
+        return run_columnar(memory, device, objects, state, call, limits, hooks, readings)
     if isinstance(call, DispatchListCall):
-        return run_dispatch_list(memory, device, objects, state, call, limits, hooks)
+        return run_dispatch_list(memory, device, objects, state, call, limits, hooks, readings=readings)
     if isinstance(call, ExecuteIndirectCall):
-        return run_execute_indirect(memory, device, objects, state, call, limits)
+        return run_execute_indirect(memory, device, objects, state, call, limits, readings=readings)
     raise ExecutionError(f"unknown call {type(call).__name__}; expected DispatchListCall or ExecuteIndirectCall")
 
 
 def execute(capture: Any, limits: Limits | None = None, hooks: ValidationHooks | None = None,
-            engine: str = "columnar") -> Trace:
+            engine: str = "columnar", readings: Readings | None = None) -> Trace:
     """Execute the call of a :class:`d3d12wl.capture.file.Capture` (anything with ``memory``, ``device``,
-    ``objects``, ``state`` and ``call``).  ``engine``: one of :data:`ENGINES`."""
-    return run(capture.memory, capture.device, capture.objects, capture.state, capture.call, limits, hooks, engine)
+    ``objects``, ``state`` and ``call``).  ``engine``: one of :data:`ENGINES`; ``readings``: see :func:`run`."""
+    return run(capture.memory, capture.device, capture.objects, capture.state, capture.call, limits, hooks, engine,
+               readings)

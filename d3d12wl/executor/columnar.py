@@ -28,13 +28,15 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
 
 from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
 from d3d12wl.errors import LayoutError, MemoryAccessError
+from d3d12wl.executor.arrays import RegionArrays as _Regions
+from d3d12wl.executor.arrays import expand as _expand
 from d3d12wl.executor.context import ExecContext, Loc
 from d3d12wl.executor.decode import ctype_size, decode_record
 from d3d12wl.executor.dispatch_list import (
@@ -57,6 +59,7 @@ from d3d12wl.executor.trace import (
     Limits,
     PrimaryRecordTrace,
     ProgramTableSlotTrace,
+    Readings,
     RecordTrace,
     Trace,
 )
@@ -77,93 +80,13 @@ _U64_MAX = (1 << 64) - 1
 
 def run_columnar(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
                  call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
-                 hooks: ValidationHooks | None = None) -> Trace:
+                 hooks: ValidationHooks | None = None, readings: Readings | None = None) -> Trace:
     """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run)."""
     if isinstance(call, DispatchListCall):
         return run_dispatch_list(memory, device, objects, state, call, limits, hooks,
-                                 walker=walk_primary_records_columnar)
-    return run_execute_indirect(memory, device, objects, state, call, limits, walker=walk_commands_columnar)
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Memory as arrays
-# --------------------------------------------------------------------------------------------------------------
-
-
-class _Regions:
-    """The mapped regions as arrays: vectorized "is ``[va, va + size)`` inside one region" and row gathers."""
-
-    def __init__(self, memory: GpuMemory) -> None:
-        regions = [r for r in memory.regions if r.size]
-        self.bases = np.array([r.base for r in regions], dtype=np.uint64)
-        self.lasts = np.array([r.end - 1 for r in regions], dtype=np.uint64)
-        self.bytes = [np.frombuffer(r.data, dtype=np.uint8) for r in regions]
-        self._windows: dict[tuple[int, int], np.ndarray] = {}
-
-    def locate(self, va: np.ndarray, size: int | np.ndarray) -> np.ndarray:
-        """Per VA, the index of the region holding all of ``[va, va + size)`` (``size`` >= 1), else -1."""
-        if not len(self.bases):
-            return np.full(va.shape, -1, dtype=np.int64)
-        idx = np.searchsorted(self.bases, va, side="right").astype(np.int64) - 1
-        safe = np.maximum(idx, 0)
-        span = np.asarray(size, dtype=np.uint64) - np.uint64(1)
-        ok = (idx >= 0) & (va <= np.uint64(_U64_MAX) - span)
-        last = va + np.where(ok, span, np.uint64(0))
-        ok &= last <= self.lasts[safe]
-        return np.where(ok, safe, -1)
-
-    def region_of(self, va: int, end: int) -> int:
-        """The index of the region holding all of ``[va, end)`` (``end > va``), else -1."""
-        if not len(self.bases) or end > VA_LIMIT:
-            return -1
-        r = int(np.searchsorted(self.bases, np.uint64(va), side="right")) - 1
-        return r if r >= 0 and end - 1 <= int(self.lasts[r]) else -1
-
-    def strided(self, r: int, va: int, n: int, stride: int, size: int) -> np.ndarray:
-        """A read-only ``(n, size)`` uint8 view of ``n`` records ``stride`` bytes apart from ``va`` (all of them
-        inside region ``r``).  One record needs no stride, which may then be any 64-bit value (numpy's strides are
-        signed 64-bit: a stride of 2^63 or more read from GPU memory would not fit)."""
-        view = np.ndarray((n, size), dtype=np.uint8, buffer=self.bytes[r], offset=va - int(self.bases[r]),
-                          strides=(stride if n > 1 else 0, 1))
-        view.flags.writeable = False
-        return view
-
-    def _window(self, r: int, size: int) -> np.ndarray:
-        """Region ``r`` as overlapping ``size``-byte items, one starting at every byte: a row gather is one
-        fancy index."""
-        w = self._windows.get((r, size))
-        if w is None:
-            b = self.bytes[r]
-            w = np.ndarray((max(b.size - size + 1, 0),), dtype=np.dtype((np.void, size)), buffer=b, strides=(1,))
-            self._windows[(r, size)] = w
-        return w
-
-    def gather_offsets(self, r: int, offsets: np.ndarray, size: int) -> np.ndarray:
-        """A copy of the ``size`` bytes at each byte offset into region ``r``: rows of a uint8 matrix."""
-        if not size or not len(offsets):
-            return np.empty((len(offsets), size), dtype=np.uint8)
-        return self._window(r, size)[offsets].view(np.uint8).reshape(len(offsets), size)
-
-    def gather(self, ridx: np.ndarray, va: np.ndarray, size: int) -> np.ndarray:
-        """A copy of the ``size`` bytes at each VA (every one located in region ``ridx``): rows of a uint8 matrix."""
-        if not len(va) or not size:
-            return np.empty((len(va), size), dtype=np.uint8)
-        first = int(ridx[0])
-        if (ridx == first).all():
-            return self.gather_offsets(first, (va - self.bases[first]).astype(np.intp), size)
-        out = np.empty((len(va), size), dtype=np.uint8)
-        for r in np.unique(ridx):
-            m = ridx == r
-            out[m] = self.gather_offsets(int(r), (va[m] - self.bases[r]).astype(np.intp), size)
-        return out
-
-
-def _expand(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``starts[k] .. starts[k] + counts[k] - 1`` for every k, concatenated (index arithmetic, no loop)."""
-    total = int(counts.sum())
-    before = np.zeros(len(counts), dtype=np.int64)
-    np.cumsum(counts[:-1], out=before[1:])
-    return np.repeat(starts.astype(np.int64) - before, counts) + np.arange(total, dtype=np.int64)
+                                 walker=walk_primary_records_columnar, readings=readings)
+    return run_execute_indirect(memory, device, objects, state, call, limits, walker=walk_commands_columnar,
+                                readings=readings)
 
 
 def _regions(ctx: ExecContext) -> _Regions:
@@ -828,6 +751,17 @@ class _Chunk:
             gid=gid.astype(np.int16 if len(walk.groups) < (1 << 15) else np.int64), group_row=group_row,
             exec_off=exec_off, sec_off=sec_off, primary_rows=prows, secondary_base=pbase, secondary_rows=sec_rows)
         walk.ctx.trace.executions.add_batch(batch.executions)
+        # per PCS (several slots' groups may share one), how many executions and the first, in execution order
+        ran = execs > 0
+        per_pcs: dict[str, list[int]] = {}
+        for g in np.unique(gid[ran]).tolist():
+            m = np.flatnonzero(ran & (gid == g))
+            hit = per_pcs.setdefault(walk.groups[g].pcs.name, [int(exec_off[int(m[0])]), 0])
+            hit[0] = min(hit[0], int(exec_off[int(m[0])]))
+            hit[1] += int(execs[m].sum())
+        cls = walk.sel.executable_class.value
+        for name, (first, count) in sorted(per_pcs.items(), key=lambda kv: kv[1][0]):
+            walk.ctx.note_executions((cls, name), count, partial(batch.execution, first))
         if records:
             run.trace.primary_records.add_batch(batch.records)
         run.counter += int(exec_off[-1])
@@ -1110,6 +1044,14 @@ class CommandBatch:
             yield self.item(i)
 
 
+def _add_commands(plan: CommandPlan, batch: CommandBatch) -> None:
+    """A run of commands the reference would execute without a finding, added to the trace as columns."""
+    ctx = plan.ctx
+    ctx.trace.executions.add_batch(batch)
+    ctx.records_walked += len(batch)
+    ctx.note_executions((plan.cls.value if plan.cls else "", None), len(batch), lambda: batch.item(0))
+
+
 def walk_commands_columnar(plan: CommandPlan) -> None:
     """The command walk in chunks: each chunk's commands checked (VA wrap, mapping, limits) as arrays and copied
     in one gather; the first command a check stops at takes the reference walk, which reports it.  The commands
@@ -1143,14 +1085,12 @@ def walk_commands_columnar(plan: CommandPlan) -> None:
             start = 0
             for f in plan.flagged(rows).tolist():  # the budget above covers every command of the chunk
                 if f > start:
-                    trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k + start, rows[start:f]))
-                    ctx.records_walked += f - start
+                    _add_commands(plan, CommandBatch(plan, len(trace.executions), k + start, rows[start:f]))
                 if not walk_command(plan, k + f):
                     return
                 start = f + 1
             if start < end - k:
-                trace.executions.add_batch(CommandBatch(plan, len(trace.executions), k + start, rows[start:]))
-                ctx.records_walked += end - k - start
+                _add_commands(plan, CommandBatch(plan, len(trace.executions), k + start, rows[start:]))
             k = end
             continue
         if not walk_command(plan, k):  # the reference reports the wrap, fault or limit

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
 from d3d12wl.errors import MemoryAccessError
-from d3d12wl.executor.trace import Execution, Finding, Limits, Trace
+from d3d12wl.executor.trace import Execution, Finding, Limits, Readings, Trace
 from d3d12wl.model.objects import ObjectSet, Program
 from d3d12wl.model.state import CommandListState, DeviceCaps
 from d3d12wl.records.layout import LayoutCache
@@ -36,8 +37,10 @@ class ExecContext:
     """What every part of one call's execution shares."""
 
     def __init__(self, memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
-                 limits: Limits | None, trace: Trace) -> None:
+                 limits: Limits | None, trace: Trace, readings: Readings | None = None) -> None:
         self.memory = memory
+        #: the readings of the specs' two-way sentences this call is executed under (docs/spec-questions.md)
+        self.readings = readings or Readings()
         self.device = device
         self.objects = objects
         self.state = state
@@ -55,6 +58,9 @@ class ExecContext:
         #: program-table slot VA -> (bytes, program, RecordData, ProgramTableSlotTrace) of its last decode
         self.slot_cache: dict[int, tuple[bytes, Any, Any, Any]] = {}
         self._memo: dict[tuple[int, str], tuple[Any, Any]] = {}
+        #: per (executable class, PCS name; None for ExecuteIndirect): the call's first execution that ran with it
+        #: and how many did (what the once-per-call checks on resolved bindings read: resolve.check_unset_root_parameters)
+        self.executed: dict[tuple[str, str | None], list[Any]] = {}
         for program in objects.programs.values():
             self._programs.setdefault(bytes(program.Identifier), program)
 
@@ -111,6 +117,23 @@ class ExecContext:
         if len(self.trace.executions) >= self.limits.max_executions:
             self.stop("max_executions", "too many executions in one call", loc=loc)
         self.trace.executions.append(execution)
+        key = (execution.executable_class, execution.pcs)
+        hit = self.executed.get(key)
+        if hit is None:
+            self.executed[key] = [execution, 1]
+        else:
+            hit[1] += 1
+
+    def note_executions(self, key: tuple[str, str | None], count: int, first: Callable[[], Execution]) -> None:
+        """``count`` executions of ``key`` (executable class, PCS name) added as columns (the columnar engine's
+        batches); ``first()`` makes the first of them, called only when ``key`` has not run before in this call."""
+        if count <= 0:
+            return
+        hit = self.executed.get(key)
+        if hit is None:
+            self.executed[key] = [first(), count]
+        else:
+            hit[1] += count
 
     def next_execution_index(self) -> int:
         return len(self.trace.executions)

@@ -51,13 +51,14 @@ from d3d12wl.executor.decode import (
     short_name,
     type_name,
 )
-from d3d12wl.executor.resolve import RecordData, WorkListRecordContext, root_index
+from d3d12wl.executor.resolve import RecordData, WorkListRecordContext, check_unset_root_parameters, root_index
 from d3d12wl.executor.trace import (
     Execution,
     Limits,
     ListTrace,
     PrimaryRecordTrace,
     ProgramTableSlotTrace,
+    Readings,
     RecordTrace,
     ResetEntry,
     Trace,
@@ -150,17 +151,21 @@ class _Bound:
 
 def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
                       call: DispatchListCall, limits: Limits | None = None,
-                      hooks: ValidationHooks | None = None, walker: PrimaryWalker | None = None) -> Trace:
+                      hooks: ValidationHooks | None = None, walker: PrimaryWalker | None = None,
+                      readings: Readings | None = None) -> Trace:
     """Execute ``DispatchList`` (``call.tier2`` False) or ``DispatchList1`` and return the :class:`Trace`.
 
     ``walker``: step 10 of each list (default :func:`walk_primary_records`, the reference walk); it is used only
-    when no validation hook runs (hooks write memory between steps: the reference walk always serves them)."""
+    when no validation hook runs (hooks write memory between steps: the reference walk always serves them).
+    ``readings``: how the specs' two-way sentences are read (:class:`~d3d12wl.executor.trace.Readings`)."""
     args: dict[str, Any] = {"DispatchListInput": call.DispatchListInput}
     if call.tier2:
         args["MaxGraphicsPrimaryLists"] = call.MaxGraphicsPrimaryLists
     args["MaxGraphicsProgramInputsPerPrimaryList"] = call.MaxGraphicsProgramInputsPerPrimaryList
+    if readings is not None and readings.non_default():
+        args["readings"] = readings.non_default()
     trace = Trace("DispatchList1" if call.tier2 else "DispatchList", call_args=args)
-    ctx = ExecContext(memory, device, objects, state, limits, trace)
+    ctx = ExecContext(memory, device, objects, state, limits, trace, readings)
     _check_command_list(ctx)
     bound = _check_bind(ctx, call)
     if bound is not None:
@@ -173,6 +178,7 @@ def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet,
             trace.stopped_reason = stop.reason
         finally:
             memory.on_write = previous
+        check_unset_root_parameters(ctx)
         trace.end_of_call_reset = end_of_call_reset(ctx, list(bound.used.values()))
     return trace
 
@@ -275,6 +281,28 @@ def _check_selected_class(run: ListRun, wls: WorkListSignature, cls: ExecutableC
                     key=("render pass", id(wls)))
 
 
+def _check_bound_classes(ctx: ExecContext, signatures: list[WorkListSignature]) -> None:
+    """Work Lists "Render passes" under the ``bound`` reading (``Readings.render_pass``, docs/spec-questions.md
+    Q4): "any signature reachable via SignatureIndex across the chain" is every signature SetProgram bound, which is
+    what a runtime recording the call can see; each compute-class or raytracing-class one inside a render pass is
+    the finding, once per signature and call, whether or not a list selects it.  Under the default reading
+    (``selected``) the signature each list selects is checked as it is selected (:func:`_check_selected_class`)."""
+    if ctx.readings.render_pass != "bound" or not ctx.state.in_render_pass:
+        return
+    for index, wls in enumerate(signatures):
+        try:
+            cls = ctx.layouts.pcs(wls.pProgramCommandSignatures[0]).executable_class
+        except (LayoutError, IndexError):
+            continue  # a signature the executor cannot class is reported where a list selects it
+        if cls is not ExecutableClass.GRAPHICS:
+            ctx.finding("render-pass-compute-class", "Render passes",
+                        f"SetProgram binds the {cls.value.lower()}-class signature {wls.name!r} (signature index "
+                        f"{index}) and the call is recorded inside a render pass scope: under the reading that a "
+                        "signature \"reachable via SignatureIndex\" is any signature bound (--reading "
+                        "render_pass=bound), the call is rejected whether or not a list selects it",
+                        key=("render pass", id(wls)))
+
+
 def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
     program = ctx.state.program
     tier1 = enum_value("D3D12_WORK_LISTS_TIER", "TIER_1")
@@ -287,6 +315,7 @@ def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
     work_list1 = enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST1")
     if program is not None and program.Type == work_list and program.WorkList.pSignature is not None:
         _ignored_validation_indices(ctx, [program.WorkList.pSignature], None)
+        _check_bound_classes(ctx, [program.WorkList.pSignature])
         return _Bound([program.WorkList.pSignature], [program.WorkList.Binding], False, False)
     if program is not None and program.Type == work_list1 and program.WorkList1.pSignatureArray is not None:
         desc, signature_array = program.WorkList1, program.WorkList1.pSignatureArray
@@ -318,6 +347,7 @@ def _check_bind(ctx: ExecContext, call: DispatchListCall) -> _Bound | None:
                             f"ByteStride and SlotCount must also be 0 (Table.StrideInBytes {vpt.Table.StrideInBytes}, "
                             f"SlotCount {vpt.SlotCount})")
             _ignored_validation_indices(ctx, sigs, desc)
+        _check_bound_classes(ctx, sigs)
         return _Bound(sigs, list(desc.pBindings), True, validation)
     ctx.finding("no-work-list-bound", "Dispatch Model",
                 f"{ctx.trace.call} needs a work list signature bound via SetProgram (D3D12_PROGRAM_TYPE_WORK_LIST"

@@ -30,11 +30,17 @@ from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
 from d3d12wl.executor.decode import ctype_size, decode_record, type_name
 from d3d12wl.executor.dispatch_list import _reset_entry, _reset_order
-from d3d12wl.executor.resolve import RecordData, resolve_command
-from d3d12wl.executor.trace import Execution, Limits, ResetEntry, Trace
+from d3d12wl.executor.resolve import RecordData, check_unset_root_parameters, resolve_command
+from d3d12wl.executor.trace import Execution, Limits, Readings, ResetEntry, Trace
 from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
-from d3d12wl.model.objects import CommandSignature, ObjectSet
-from d3d12wl.model.state import BufferResource, CommandListState, DeviceCaps, ExecuteIndirectCall
+from d3d12wl.model.objects import CommandSignature, ObjectSet, RootSignature
+from d3d12wl.model.state import (
+    BufferResource,
+    CommandListState,
+    DeviceCaps,
+    ExecuteIndirectCall,
+    execute_indirect_root_signature,
+)
 from d3d12wl.records.layout import EI_BUFFER_ALIGN, EI_STRIDE_ALIGN, LayoutField, RecordLayout, command_layout
 
 #: The count buffer holds "a single 32-bit unsigned integer (UINT32 / uint)" (the ExecuteIndirect seed, "The Count
@@ -52,15 +58,17 @@ INDIRECT_ARGUMENT_STATE = ("D3D12_RESOURCE_STATES", "INDIRECT_ARGUMENT")
 
 def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
                          call: ExecuteIndirectCall, limits: Limits | None = None,
-                         walker: CommandWalker | None = None) -> Trace:
+                         walker: CommandWalker | None = None, readings: Readings | None = None) -> Trace:
     """Execute ``ExecuteIndirect`` and return the :class:`Trace`; ``walker`` walks the commands (default the
-    reference :func:`walk_commands`)."""
+    reference :func:`walk_commands`); ``readings``: how the specs' two-way sentences are read."""
     cs = call.pCommandSignature
     call_args: dict[str, Any] = {
         "pCommandSignature": cs.name if cs is not None else None, "MaxCommandCount": call.MaxCommandCount,
         "ArgumentBuffer": call.ArgumentBuffer, "CountBuffer": call.CountBuffer}
+    if readings is not None and readings.non_default():
+        call_args["readings"] = readings.non_default()
     trace = Trace("ExecuteIndirect", call_args=call_args)
-    ctx = ExecContext(memory, device, objects, state, limits, trace)
+    ctx = ExecContext(memory, device, objects, state, limits, trace, readings)
     if cs is None:
         ctx.finding("missing-command-signature", "Drawing", "ExecuteIndirect without a command signature")
         return trace
@@ -99,11 +107,13 @@ def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectS
     for arg in cs.pArgumentDescs:
         _reset_entry(reset, root_set, arg, cs.name)
     trace.end_of_call_reset = sorted(reset.values(), key=_reset_order)
-    plan = CommandPlan(ctx, call, cs, layout, stride, count, cls, graphics, command_checks(cs, layout))
+    plan = CommandPlan(ctx, call, cs, layout, stride, count, cls, graphics, command_checks(cs, layout),
+                       execute_indirect_root_signature(cs, state, graphics))
     try:
         (walker or walk_commands)(plan)
     except StopCall as stop:
         trace.stopped_reason = stop.reason
+    check_unset_root_parameters(ctx, f"command signature {cs.name!r}")
     return trace
 
 
@@ -121,6 +131,9 @@ class CommandPlan:
     graphics: bool
     #: the requirements on the values of every command (empty: nothing to check per command)
     checks: tuple[CommandCheck, ...] = ()
+    #: the root signature whose parameters every command sees (:func:`execute_indirect_root_signature`: the
+    #: command signature's, or the command list's of its class when it has none)
+    root_signature: RootSignature | None = None
 
     def flagged(self, rows: np.ndarray) -> np.ndarray:
         """The indices of the commands (rows of record bytes) that break a :class:`CommandCheck`, ascending."""
@@ -173,7 +186,7 @@ def build_command(plan: CommandPlan, index: int, k: int, va: int, fields: dict[s
     columnar trace, which makes it on demand from its columns."""
     cs = plan.cs
     record = RecordData(f"command {k}", "command", va, plan.layout, fields)
-    resolved = resolve_command(cs.pRootSignature, cs.pArgumentDescs, record, k, plan.ctx.state, plan.graphics)
+    resolved = resolve_command(plan.root_signature, cs.pArgumentDescs, record, k, plan.ctx.state, plan.graphics)
     return Execution(
         index=index, executable_class=plan.cls.value if plan.cls else "", trigger=resolved.trigger,
         command_index=k, invocation=k, counter=resolved.counter, root_arguments=resolved.root_arguments,
@@ -232,14 +245,23 @@ class BufferRequirements:
     misaligned_kind: str
     out_of_bounds_kind: str
     wrong_state_kind: str
+    #: the bounds against a region that stands for a resource the capture does not give (a warning: the
+    #: resource's size is unknown); ``resource_flag`` / ``resource_member`` say how to give the resource
+    bounds_unknown_kind: str
+    resource_flag: str
+    resource_member: str
 
 
 ARGUMENT_BUFFER = BufferRequirements("ArgumentBufferOffset", misaligned_kind="argument-buffer-offset-misaligned",
                                      out_of_bounds_kind="argument-buffer-out-of-bounds",
-                                     wrong_state_kind="argument-buffer-wrong-state")
+                                     wrong_state_kind="argument-buffer-wrong-state",
+                                     bounds_unknown_kind="argument-buffer-bounds-unknown",
+                                     resource_flag="--args-resource", resource_member="pArgumentBuffer")
 COUNT_BUFFER = BufferRequirements("CountBufferOffset", misaligned_kind="count-buffer-offset-misaligned",
                                   out_of_bounds_kind="count-buffer-out-of-bounds",
-                                  wrong_state_kind="count-buffer-wrong-state")
+                                  wrong_state_kind="count-buffer-wrong-state",
+                                  bounds_unknown_kind="count-buffer-bounds-unknown",
+                                  resource_flag="--count-resource", resource_member="pCountBuffer")
 
 
 def check_call(ctx: ExecContext, call: ExecuteIndirectCall, cs: CommandSignature, stride: int, root_set: str) -> None:
@@ -260,8 +282,9 @@ def check_call(ctx: ExecContext, call: ExecuteIndirectCall, cs: CommandSignature
                     f"{cs.pRootSignature.name!r} (the debug layer validates that they match)")
     count_size = ctype_size(COUNT_CTYPE)
     argument = buffer_extent(ctx.memory, "argument buffer", call.ArgumentBuffer, call.ArgumentBufferResource)
+    used = (call.MaxCommandCount - 1) * stride + command_layout(cs).size if call.MaxCommandCount else 0
     _check_buffer(ctx, ARGUMENT_BUFFER, argument, call.MaxCommandCount * stride,
-                  f"MaxCommandCount {call.MaxCommandCount} * ByteStride {stride}")
+                  f"MaxCommandCount {call.MaxCommandCount} * ByteStride {stride}", used)
     if call.CountBuffer is not None:
         count = buffer_extent(ctx.memory, "count buffer", call.CountBuffer, call.CountBufferResource)
         _check_buffer(ctx, COUNT_BUFFER, count, count_size, f"the {count_size}-byte count")
@@ -298,7 +321,7 @@ def check_command_list(ctx: ExecContext, call: ExecuteIndirectCall, cs: CommandS
 
 
 def _check_buffer(ctx: ExecContext, req: BufferRequirements, extent: BufferExtent | None, needed: int,
-                  implied: str) -> None:
+                  implied: str, used: int | None = None) -> None:
     """"CountBufferOffset and ArgumentBufferOffset are 4-byte aligned"; "The offset implied by MaxCommandCount,
     ArgumentBufferOffset, and the drawing program stride do not exceed the bounds of pArgumentBuffer (similarly
     for count buffer)"; "The debug layer will issue an error if either the count buffer or the argument buffer
@@ -313,10 +336,24 @@ def _check_buffer(ctx: ExecContext, req: BufferRequirements, extent: BufferExten
     if offset < 0:
         ctx.finding(req.out_of_bounds_kind, "Drawing",
                     f"the {extent.what} VA 0x{extent.va:x} lies before {extent.describe()}", va=extent.va)
+    elif offset + needed > extent.width and extent.region is not None:
+        # the capture maps the bytes it read back, which may be a part of a larger resource: the bound is unknown
+        ctx.finding(req.bounds_unknown_kind, "Drawing",
+                    f"{req.offset_member} {offset} + {implied} = {offset + needed} bytes exceed the {extent.width} "
+                    f"bytes of {extent.describe()}, but the capture gives no resource for the {extent.what}: its "
+                    "size is unknown, and the runtime checks the bound against the resource's Width. Give the "
+                    f"resource with `d3d12wl capture {req.resource_flag} BASE,WIDTH[,STATE]` (capture format "
+                    f"version 2: call.ExecuteIndirect.{req.resource_member} as {{GPUVirtualAddress, Width, State}}) "
+                    "to check it", severity="warning", va=extent.va)
     elif offset + needed > extent.width:
+        # docs/spec-questions.md Q5: "the offset implied by MaxCommandCount ... and the drawing program stride" is
+        # read as whole strides (reading A); say so where the last command's used bytes would still fit
+        last = ("" if used is None or offset + used > extent.width else
+                f" (under reading A of the bound, whole strides: the last command's used bytes end at {offset + used}, "
+                "within it; docs/spec-questions.md Q5)")
         ctx.finding(req.out_of_bounds_kind, "Drawing",
                     f"{req.offset_member} {offset} + {implied} = {offset + needed} bytes exceed the {extent.width} "
-                    f"bytes of {extent.describe()}", va=extent.va)
+                    f"bytes of {extent.describe()}{last}", va=extent.va)
     if extent.state is not None and not extent.state & _indirect_argument():
         enum_name, member = INDIRECT_ARGUMENT_STATE
         ctx.finding(req.wrong_state_kind, "Drawing",

@@ -15,7 +15,7 @@ from typing import Any
 
 from d3d12wl.executor.context import ExecContext, Loc
 from d3d12wl.executor.decode import binding_name, enum_value, parameter_type_name, source_name, type_name
-from d3d12wl.executor.trace import IABinding, RootArgumentValue, Trigger, ValueSource
+from d3d12wl.executor.trace import Execution, IABinding, RootArgumentValue, Trigger, ValueSource
 from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 from d3d12wl.model.objects import (
     Program,
@@ -433,3 +433,76 @@ def resolve_command(root_signature: RootSignature | None, args: list[Any], comma
     has_ic = any(type_name(a) == "INCREMENTING_CONSTANT" for a in args)
     return Resolved([s.finish() for _, s in sorted(slots.items())], _ia_bindings(state, touched) if graphics else [],
                     trigger, {}, counter if has_ic else None)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Root parameters nothing set (once per call)
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass
+class _Unset:
+    argument: RootArgumentValue  # as the first execution that saw it resolved it
+    first: Execution
+    executions: int = 0
+    dwords: set[int] = field(default_factory=set)  # constants: the DWORDs nothing set
+    setters: list[str] = field(default_factory=list)
+
+
+def unset_part(ra: RootArgumentValue) -> set[int] | None:
+    """What of one resolved global root argument nothing set (neither the command list nor the signature): the
+    DWORDs of a constants slot, an empty set for a whole root view or descriptor table, None when it is set."""
+    unset = [s for s in ra.sources if s.kind == CL_UNSET.kind and s.origin == CL_UNSET.origin]
+    if not unset:
+        return None
+    if ra.kind != "constants":
+        return set() if ra.value is None else None
+    dwords = {d for s in unset if s.first_dword is not None
+              for d in range(s.first_dword, s.first_dword + (s.num_dwords or 0))}
+    return dwords or None
+
+
+def check_unset_root_parameters(ctx: ExecContext, command_signature: str | None = None) -> None:
+    """A warning (``root-parameter-not-set``) once per call and root parameter: a parameter of an execution's root
+    signature that neither the command list's state nor the signature (the PCS; for ExecuteIndirect the command
+    signature, ``command_signature``) sets, so the executions that read it read an undefined value.  Work Lists
+    "Binding sources at record execution": "The PSO sees the merged result: every global root signature slot the
+    program uses (filled from one of the global root signature sources above)"; IndirectDrawing.md: the bindings
+    a command signature does not change "will be inherited" from the command list.  A capture holds no shader, so
+    "uses" is read as "declares": every parameter of the root signature counts as read, which a shader that ignores
+    the parameter makes a false alarm (hence a warning).  Made from the first execution of each (class, PCS) pair
+    (``ExecContext.executed``), in an order both engines share: by binding set, then parameter."""
+    found: dict[tuple[str, int], _Unset] = {}
+    for (cls, pcs), (first, count) in ctx.executed.items():
+        root_set = "graphics" if cls == ExecutableClass.GRAPHICS.value else "compute"
+        for ra in first.root_arguments:
+            if ra.binding != "global":
+                continue
+            part = unset_part(ra)
+            if part is None:
+                continue
+            u = found.setdefault((root_set, ra.parameter), _Unset(ra, first))
+            u.executions += count
+            u.dwords |= part
+            setter = f"PCS {pcs!r}" if pcs is not None else command_signature or "the signature"
+            if setter not in u.setters:
+                u.setters.append(setter)
+            if first.index < u.first.index:
+                u.first = first
+    for (root_set, p), u in sorted(found.items(), key=lambda kv: (kv[0][0] != "graphics", kv[0][1])):
+        ra = u.argument
+        what = f"{root_set} root parameter {p} ({ra.kind}{' ' + ra.register if ra.register else ''})"
+        if ra.kind == "constants":
+            what = f"DWORD{'s' if len(u.dwords) > 1 else ''} {', '.join(map(str, sorted(u.dwords)))} of {what}"
+            value = "V0,V1,..."
+        else:
+            value = "VA" if ra.kind != "descriptor_table" else "HANDLE"
+        e = u.first
+        where = f"execution {e.index}"
+        ctx.finding(
+            "root-parameter-not-set", "Binding sources at record execution" if e.pcs is not None else "Overview",
+            f"{what} is set neither on the command list nor by {' or '.join(sorted(u.setters))}: "
+            f"{u.executions} execution{'s' if u.executions != 1 else ''} (the first: {where}) see an undefined value. "
+            "d3d12wl counts every parameter the root signature declares as read (the capture holds no shader: "
+            "a shader that never reads it makes this harmless); give the value with `d3d12wl capture --root-arg "
+            f"{root_set}:{p}={value}` (the capture's state.{root_set}_root_arguments)",
+            loc=Loc(e.list_index, e.primary_index, e.secondary_index, e.command_index), severity="warning")

@@ -106,6 +106,16 @@ FINDING_KINDS: dict[str, str] = {
         "ExecuteIndirect in a bundle with a count buffer (only a NULL one is allowed)",
     "execute-indirect-bundle-multiple-operations":
         "ExecuteIndirect in a bundle whose command signature has more than 1 operation",
+    # What a draw sees (issue 25)
+    "root-parameter-not-set":
+        "a root parameter of an execution's root signature that neither the command list nor the signature sets "
+        "(once per call and parameter; every declared parameter counts as read: warning)",
+    "argument-buffer-bounds-unknown":
+        "ArgumentBufferOffset + MaxCommandCount * ByteStride exceeds the mapped region that stands for a resource the "
+        "capture does not give: its size is unknown (warning; give it with --args-resource)",
+    "count-buffer-bounds-unknown":
+        "CountBufferOffset + the UINT32 count exceeds the mapped region that stands for a resource the capture does "
+        "not give: its size is unknown (warning; give it with --count-resource)",
 }
 
 
@@ -271,6 +281,32 @@ class Limits:
     def as_dict(self) -> dict[str, int]:
         out: dict[str, int] = to_jsonable(self)
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Readings:
+    """Where a spec sentence can be read two ways (docs/spec-questions.md), the reading the executor takes; the
+    defaults are d3d12wl's, the others a user needs to predict an implementation that reads it the other way.
+    ``d3d12wl exec`` / ``dump`` take ``--reading NAME=VALUE``; a trace made under a non-default reading says so in
+    ``call_args["readings"]``."""
+
+    #: Work Lists "Render passes": "the call is rejected inside a render pass if any signature reachable via
+    #: SignatureIndex across the chain is compute-class or raytracing-class" (docs/spec-questions.md Q4):
+    #: ``selected``, every signature a list of the chain selects (what "Command queue type" calls "actually used");
+    #: ``bound``, every signature of the bound array, the one set a runtime recording the call can see
+    render_pass: str = "selected"
+
+    #: every reading and the values it takes (the first is the default)
+    CHOICES = {"render_pass": ("selected", "bound")}
+
+    def __post_init__(self) -> None:
+        for name, values in self.CHOICES.items():
+            if getattr(self, name) not in values:
+                raise ValueError(f"reading {name} is one of {', '.join(values)}, not {getattr(self, name)!r}")
+
+    def non_default(self) -> dict[str, str]:
+        """The readings that differ from d3d12wl's (what a trace records)."""
+        return {n: getattr(self, n) for n, values in self.CHOICES.items() if getattr(self, n) != values[0]}
 
 
 @dataclass(slots=True)

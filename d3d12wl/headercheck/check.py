@@ -4,11 +4,16 @@ For every struct, union, enum, constant, typedef and callback type d3d12wl decla
 ``headers/``), the header under test is looked up by name (or by ``mapping``) and compared:
 
 - struct/union: size, alignment, and for every field at every depth (anonymous members flattened as C does):
-  offset, size, kind of value (integer, float, pointer, struct), array length, bit-field-ness, and the order
-  of the fields both declare;
-- enum: its size and every enumerator's value;
+  offset, size, kind of value (integer, float, pointer, struct), an integer's signedness, array length,
+  bit-field-ness, and the order of the fields both declare;
+- enum: its size, its underlying type's signedness and every enumerator's value;
 - constant (a ``#define``, a variable or an enumerator in the header): its value;
-- typedef: size, alignment and kind; callback typedef: result and every parameter's size.
+- typedef: size, alignment, kind and an integer's signedness; callback typedef: result and every parameter's size.
+
+Signedness (:func:`compare_signedness`) is a difference when the two types read some value the field can hold as
+different integers: always for two integer types (``INT`` and ``UINT`` read 0xFFFFFFF6 as -10 and 4294967286), and
+for an enum (d3d12wl's enums have no fixed underlying type, so they are whatever the Windows target makes such an
+enum, measured) only when one of its enumerators has the top bit set; otherwise it is a note.
 
 Each gets a status: ``equal``, ``different`` (every difference named), ``provisional`` (it differs only in
 values design.md marks provisional, and the header's value is given so a user can adopt it) or ``missing``
@@ -38,8 +43,17 @@ from d3d12wl.headercheck.clang_ast import (
     HeaderTypedef,
     header_paths,
 )
-from d3d12wl.headercheck.probe import CompiledHeaders, HeaderOptions, ProbeResult, Probes, compile_headers, run_probes
-from d3d12wl.headercheck.report import RECORD_KINDS, Difference, Entry, HeaderReport
+from d3d12wl.headercheck.probe import (
+    PLAIN_ENUM,
+    CompiledHeaders,
+    HeaderOptions,
+    ProbeResult,
+    Probes,
+    compile_headers,
+    run_probes,
+    signed_probe,
+)
+from d3d12wl.headercheck.report import D3D12_H_MARKER, RECORD_KINDS, Difference, Entry, HeaderReport
 
 # --- the d3d12wl side ------------------------------------------------------------------------------------
 
@@ -54,6 +68,25 @@ def spec_category(abi: ABI, f: FieldInfo) -> str:
     if base in abi.decls.functions or base.endswith("*"):
         return "pointer"
     return "float" if base in FLOAT_TYPES else "integer"
+
+
+def spec_integer(abi: ABI, type_text: str) -> tuple[bool | None, str | None]:
+    """(signed, enum) of one of d3d12wl's integer types: ``(True/False, None)`` for a fixed-width integer (read off
+    the compiled module), ``(None, name)`` for an enum (its signedness is the target's for an enum with no fixed
+    underlying type: :data:`~d3d12wl.headercheck.probe.PLAIN_ENUM`)."""
+    base = abi.resolve(type_text.split("[", 1)[0].replace("const ", "").strip())
+    if base in abi.decls.enums:
+        return None, base
+    return int(abi.ffi.cast(base, -1)) < 0, None
+
+
+def _as_int(value: int, size: int, signed: bool) -> int:
+    bits = value & ((1 << (8 * size)) - 1)
+    return bits - (1 << (8 * size)) if signed and bits >> (8 * size - 1) else bits
+
+
+def _signedness(signed: bool, spelled: str) -> str:
+    return f"{'signed' if signed else 'unsigned'} ({spelled})"
 
 
 _INITIALIZER_RE = re.compile(r"^\s*(\w+)\s*=\s*(\w+)\s*,?\s*(?:/\*.*)?$", re.M)
@@ -126,7 +159,52 @@ class Checker:
             if not hp.field.bitfield:
                 self.probes.add(f"{key}|{hp.path}|offset", f"__builtin_offsetof({spelled}, {hp.path})")
                 self.probes.add(f"{key}|{hp.path}|size", f"sizeof((({spelled} *)0)->{hp.path})")
+                if self.decls.category(hp.field.type, hp.field.desugared, hp.field.record) == "integer":
+                    element = "[0]" * len(re.findall(r"\[\d*\]", hp.field.desugared or hp.field.type))
+                    self.probes.add(f"{key}|{hp.path}|signed",
+                                    signed_probe(f"__typeof__((({spelled} *)0)->{hp.path}{element})", self.cxx))
         return paths
+
+    def plain_enum_signed(self) -> bool | None:
+        """Whether the target makes an enum with no fixed underlying type signed (None: not measured)."""
+        got = self.value("P:plain-enum|signed")
+        return None if got is None else bool(got)
+
+    def compare_signedness(self, entry: Entry, key: str, where: str, spelled: str, ours_type: str, size: int,
+                           why: str | None, what: str = "signedness") -> None:
+        """The header's integer (or enum) type at ``key`` against d3d12wl's ``ours_type``: a difference when some
+        value the field can hold reads as another integer (any value of two integer types; an enumerator with
+        the top bit set of an enum), else, where only an enum's signedness differs, a note."""
+        got = self.value(f"{key}|signed")
+        if got is None:
+            reason = self.rejected(f"{key}|signed") or "not measured"
+            entry.notes.append(f"{where}: signedness not measured ({reason})")
+            return
+        theirs = bool(got)
+        signed, enum = spec_integer(self.abi, ours_type)
+        ours_text = ours_type
+        if enum is not None:
+            signed = self.plain_enum_signed()
+            if signed is None:
+                entry.notes.append(f"{where}: the target's enum signedness was not measured")
+                return
+            ours_text = f"{ours_type}, an enum with no fixed underlying type"
+        if theirs == signed:
+            return
+        header, d3d12wl = _signedness(theirs, spelled), _signedness(bool(signed), ours_text)
+        if enum is None:
+            entry.differences.append(Difference(where, what, header, d3d12wl, why))
+            return
+        apart = [(m, v) for m, v in self.abi.enum_members(enum).items()
+                 if _as_int(v, size, theirs) != _as_int(v, size, bool(signed))]
+        if apart:
+            m, v = apart[0]
+            entry.differences.append(Difference(
+                where, what, f"{header}: {m} reads {_as_int(v, size, theirs)}",
+                f"{d3d12wl}: {_as_int(v, size, bool(signed))}", why))
+        else:
+            entry.notes.append(f"{where}: {what}: {header} in the header, {d3d12wl} in d3d12wl; every enumerator "
+                               "of the enum reads the same in both")
 
     def value(self, key: str) -> int | None:
         assert self.result is not None
@@ -167,6 +245,8 @@ class Checker:
             if kind != spec_category(self.abi, f):
                 entry.differences.append(Difference(where, "kind", f"{kind} ({hp.field.type})",
                                                     f"{spec_category(self.abi, f)} ({f.type})", why))
+            elif kind == "integer":
+                self.compare_signedness(entry, f"{key}|{path}", where, hp.field.type, f.type, f.size, why)
             if hp.field.array_length != f.array_length:
                 entry.differences.append(Difference(where, "array length", hp.field.array_length,
                                                     f.array_length, why))
@@ -221,11 +301,29 @@ def _short(member: str) -> str:
 
 
 def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None = None,
-          records: Iterable[header_records.RecordBinding] = ()) -> HeaderReport:
+          records: Iterable[header_records.RecordBinding] = (), records_only: bool = False) -> HeaderReport:
     """Compare the compiled headers with ``abi``'s declarations (and the engine ``records``, see
     :mod:`d3d12wl.headercheck.records`) in one probe run: every probe is planned first, clang runs once, then each
-    declaration's comparison reads the values."""
+    declaration's comparison reads the values.  ``records_only``: the engine records alone, none of d3d12wl's
+    declarations."""
     c = Checker(compiled, abi, mapping)
+    compares: list[tuple[Entry, Callable[[], None] | None]] = [] if records_only else _plan_declarations(c, abi)
+    c.probes.add("P:plain-enum|signed", signed_probe(PLAIN_ENUM, c.cxx))
+    bound = header_records.plan(c, list(records))
+    c.run()
+    for _entry, compare in compares:
+        if compare is not None:
+            compare()
+    entries = [entry for entry, _compare in compares] + header_records.compare(c, bound)
+    declares_d3d12 = any(n in c.decls.names for n in (D3D12_H_MARKER, f"struct {D3D12_H_MARKER}"))
+    return HeaderReport([str(h) for h in compiled.options.headers], f"{compiled.compiler}, -target {WINDOWS_TARGET}",
+                        compiled.options.lang, entries, {} if records_only else _extra(c, entries),
+                        records_only=records_only, declares_d3d12=declares_d3d12)
+
+
+def _plan_declarations(c: Checker, abi: ABI) -> list[tuple[Entry, Callable[[], None] | None]]:
+    """An entry per declaration of ``abi`` with the comparison to run once the probes are measured (None: the
+    header does not declare it)."""
     provisional = provisional_values(abi)
     compares: list[tuple[Entry, Callable[[], None] | None]] = []
 
@@ -250,6 +348,7 @@ def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None
             compares.append((entry, None))
             continue
         c.probes.add(f"E:{ename}|sizeof", f"sizeof({c.spell_enum(entry.header_name)})")
+        c.probes.add(f"E:{ename}|signed", signed_probe(c.spell_enum(entry.header_name), c.cxx))
         for m in c.decls.enums[entry.header_name].members:
             c.probes.add(f"E:{ename}|{_short(m)}", m)
         compares.append((entry, partial(_compare_enum, c, entry, ename, entry.header_name, provisional)))
@@ -267,6 +366,8 @@ def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None
             size, align = _sizeof(td.name, c.cxx)
             c.probes.add(f"A:{alias}|sizeof", size)
             c.probes.add(f"A:{alias}|alignof", align)
+            if c.decls.category(td.type, td.desugared) == "integer":
+                c.probes.add(f"A:{alias}|signed", signed_probe(td.name, c.cxx))
         compares.append((entry, partial(_compare_alias, c, entry, alias, td) if td is not None else None))
 
     for fn in abi.decls.functions:
@@ -277,20 +378,13 @@ def check(compiled: CompiledHeaders, abi: ABI, *, mapping: dict[str, str] | None
                 if t.strip() != "void":
                     c.probes.add(f"F:{fn}|{i}", f"sizeof({t})")
         compares.append((entry, partial(_compare_callback, c, entry, fn, td) if td is not None else None))
-
-    bound = header_records.plan(c, list(records))
-    c.run()
-    for _entry, compare in compares:
-        if compare is not None:
-            compare()
-    entries = [entry for entry, _compare in compares] + header_records.compare(c, bound)
-    return HeaderReport([str(h) for h in compiled.options.headers], f"{compiled.compiler}, -target {WINDOWS_TARGET}",
-                        compiled.options.lang, entries, _extra(c, entries))
+    return compares
 
 
 def _compare_enum(c: Checker, entry: Entry, ename: str, hname: str, provisional: dict[str, str]) -> None:
     size = c.abi.ffi.sizeof(ename)
     c.measure(entry, f"E:{ename}", "sizeof", ename, "size", size, None)
+    c.compare_signedness(entry, f"E:{ename}", ename, hname, ename, size, None, "underlying type")
     header_members = {_short(m): c.value(f"E:{ename}|{_short(m)}") for m in c.decls.enums[hname].members}
     ours = c.abi.enum_members(ename)
     prefix = c.abi.enum_prefix(ename)
@@ -345,6 +439,8 @@ def _compare_alias(c: Checker, entry: Entry, alias: str, td: HeaderTypedef) -> N
     theirs = c.decls.category(td.type, td.desugared)
     if theirs != ours:
         entry.differences.append(Difference(alias, "kind", f"{theirs} ({td.desugared})", ours))
+    elif ours == "integer":
+        c.compare_signedness(entry, key, alias, td.desugared, c.abi.resolve(alias), c.abi.ffi.sizeof(alias), None)
 
 
 def _compare_callback(c: Checker, entry: Entry, fn: str, td: HeaderTypedef) -> None:
@@ -395,14 +491,15 @@ def check_files(headers: Sequence[Path | str] = (), *, hlsl: Sequence[Path | str
                 signature: Path | str | None = None, records: dict[str, str] | None = None,
                 mapping: dict[str, str] | None = None, includes: Sequence[Path | str] = (),
                 defines: Sequence[str] = (), lang: str = "c++", prelude: str = "auto",
-                abi: ABI | None = None) -> HeaderReport:
+                abi: ABI | None = None, records_only: bool = False) -> HeaderReport:
     """The whole check, as ``d3d12wl abi check --header/--hlsl`` runs it: compile ``headers`` for the Windows
     x64 target and compare them with ``abi`` (default: the installed headers); with ``signature``, bind the
     engine's record structs (``records``: record id -> struct, merged over the description's
     ``record_structs``; none: codegen's names) and check them in ``headers`` and in ``hlsl``.
 
     Raises :class:`ABIError` for what cannot be checked: a missing file or tool, headers that do not compile,
-    an unknown record class or struct, a signature with no record struct found."""
+    an unknown record class or struct, a signature with no record struct found.  ``records_only``: check the
+    engine's record structs alone (it needs ``signature``), not d3d12wl's declarations."""
     from d3d12wl import abi as abi_module
 
     if not headers and not hlsl:
@@ -411,14 +508,17 @@ def check_files(headers: Sequence[Path | str] = (), *, hlsl: Sequence[Path | str
         raise ABIError("--record needs --signature (the description the record classes come from)", where="--record")
     if hlsl and signature is None:
         raise ABIError("--hlsl checks record structs, so it needs --signature", where="--hlsl")
+    if records_only and signature is None:
+        raise ABIError("--records-only checks the engine's record structs, so it needs --signature",
+                       where="--records-only")
     bindings = header_records.bind(signature, dict(records or {})) if signature is not None else []
     include_dirs, define_list = tuple(Path(d) for d in includes), tuple(defines)
-    report = HeaderReport([], "", "", [], {})
+    report = HeaderReport([], "", "", [], {}, records_only=records_only)
     with tempfile.TemporaryDirectory(prefix="d3d12wl-header-") as tmp:
         if headers:
             options = HeaderOptions(tuple(Path(h) for h in headers), include_dirs, define_list, lang, prelude)
             report = check(compile_headers(options, Path(tmp)), abi or abi_module.default, mapping=mapping,
-                           records=bindings)
+                           records=bindings, records_only=records_only)
         if hlsl:
             files = [Path(h) for h in hlsl]
             report.entries += header_records.check_hlsl(files, bindings, Path(tmp), defines=define_list,

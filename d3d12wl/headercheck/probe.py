@@ -306,6 +306,25 @@ class ProbeResult:
     undefined: set[str]  # keys whose #ifdef macro is not defined
 
 
+#: an enum with no fixed underlying type, declared in every probe translation unit, as d3d12wl declares all of its
+#: enums: its signedness is the one the Windows target gives such an enum (int: signed)
+PLAIN_ENUM = "enum d3d12wl_probe_plain_enum"
+#: C++: whether a type is signed, an enum by its underlying type (__is_signed alone is false for every enum)
+_SIGNED_HELPER = (
+    "template <class T, bool = __is_enum(T)> struct d3d12wl_probe_signed { static constexpr bool value = "
+    "__is_signed(T); };",
+    "template <class T> struct d3d12wl_probe_signed<T, true> { static constexpr bool value = "
+    "__is_signed(__underlying_type(T)); };")
+
+
+def signed_probe(type_text: str, cplusplus: bool) -> str:
+    """A probe expression: 1 when the integer or enum type ``type_text`` is signed on the target, else 0 (C: the
+    type's -1 compares below its 0; C++: the type traits, an enum through its underlying type)."""
+    if cplusplus:
+        return f"d3d12wl_probe_signed<{type_text}>::value"
+    return f"(({type_text})-1 < ({type_text})0)"
+
+
 #: each probe's variable in the assembly, and the one value it holds
 _VALUE_RE = re.compile(rf"^{PROBE_ARRAY}(\d+):[^\n]*\n\s*\.(quad|zero)\s+(\S+)", re.M)
 #: names the probe lines use, freed from any macro a header may have given them
@@ -318,6 +337,9 @@ def _probe_source(compiled: CompiledHeaders, keys: Sequence[str], probes: Probes
     each inside ``#ifdef`` when guarded; returns the text and which key each line number holds."""
     lines = compiled.source.rstrip("\n").split("\n")
     lines += [f"#undef {word}" for word in _PROBE_WORDS]
+    lines.append(f"{PLAIN_ENUM} {{ d3d12wl_probe_plain_enum_member = 1 }};")
+    if compiled.options.cplusplus:
+        lines += _SIGNED_HELPER
     decl = 'extern "C" constexpr long long' if compiled.options.cplusplus else "const long long"
     at: dict[int, str] = {}
     for i, key in enumerate(probes.exprs):

@@ -130,6 +130,9 @@ _ASSIGNED: tuple[tuple[str, str], ...] = (
     ("execute-indirect-command-list-type-invalid", "EXECUTION"),
     ("execute-indirect-bundle-count-buffer", "EXECUTION"),
     ("execute-indirect-bundle-multiple-operations", "EXECUTION"),
+    ("root-parameter-not-set", "STATE_SETTING"),
+    ("argument-buffer-bounds-unknown", "EXECUTION"),
+    ("count-buffer-bounds-unknown", "EXECUTION"),
 )
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}

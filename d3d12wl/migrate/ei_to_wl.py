@@ -79,7 +79,7 @@ from d3d12wl.model.state import (
     VertexBufferView,
     WorkListBinding,
 )
-from d3d12wl.records.layout import PCSLayout, command_layout, pcs_layout, round_up
+from d3d12wl.records.layout import IDENTIFIER_FIELD, PCSLayout, command_layout, pcs_layout, round_up
 from d3d12wl.records.packers import (
     VA_ALIGN,
     pack_count_buffer,
@@ -131,6 +131,9 @@ class Bucket:
     state: CommandListState
     fixed: dict[str, np.ndarray] = field(default_factory=dict)
     capture_device: DeviceCaps = field(default_factory=DeviceCaps)
+    #: the ``Name`` of the command signature's argument that sets each binding (None: several do, or none is named),
+    #: and of its trigger: the work list's argument takes it
+    names: dict[str | None, str | None] = field(default_factory=dict)
 
     def call_value(self, key: str) -> bytes | None | bool:
         """The one value ``key`` has in every draw of this call (bytes), None when no draw constrains it (an empty
@@ -242,12 +245,14 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
         if state.index_buffer is not None:
             fixed["IB"] = _ib_bytes(state.index_buffer)[0]
             bindings["IB"], values["IB"] = IB_BINDING, np.broadcast_to(fixed["IB"], (count, IB_BINDING.size))
+    names: dict[str | None, str | None] = {}
     for i, arg in enumerate(cs.pArgumentDescs):
         t = arg.type_name
         f = layout.arg_field(i)
         if arg_type_info(t).is_trigger:
             assert f is not None
             trigger, trigger_rows = t, np.ascontiguousarray(rows_of(records, f))
+            names[None] = arg.Name
             continue
         if t == "VERTEX_BUFFER_VIEW":
             b = vb_binding(arg.VertexBuffer.Slot)
@@ -282,6 +287,7 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
                 new = rows_of(records, f)
         else:
             raise MigrationError(f"argument type {t} of {cs.name!r} is not migrated", where=where)
+        names[b.key] = None if b.key in names else arg.Name  # (two arguments setting one binding: no name)
         if new is not None:
             bindings[b.key] = b
             values[b.key] = new
@@ -290,7 +296,7 @@ def _read_bucket(cap: Capture, call: ExecuteIndirectCall, program: str, where: s
     identifier = known.Identifier if known is not None else identifier_for(program)
     return Bucket(program, identifier, cs, cls, count, call.MaxCommandCount,
                   call.CountBuffer is not None, trigger, trigger_rows, values, bindings, per_command, rs, state, fixed,
-                  cap.device)
+                  cap.device, names)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -469,6 +475,7 @@ def _plan(buckets: list[Bucket], bucket_constants: str, layout: str) -> _Plan:
             raise MigrationError(f"two different command signatures are named {b.signature.name!r}")
 
     bound_rs = {b.signature.name: b.root_signature for b in buckets}
+    arg_names = {b.signature.name: b.names for b in buckets}
 
     def locals_of(cs: CommandSignature, where: str) -> list[str]:
         crs = bound_rs[cs.name]
@@ -487,6 +494,9 @@ def _plan(buckets: list[Bucket], bucket_constants: str, layout: str) -> _Plan:
         args += [_inline_arg(keys[k]) for k in in_table]
         pcs = ProgramCommandSignature(f"PCS_{cs.name}", args, 0, grs)
         arg_keys[pcs.name] = [*record_keys, *per_record, None, *in_table]
+        names = arg_names[cs.name]  # the command signature's argument Names go with the bindings they set
+        for a, k in zip(args, arg_keys[pcs.name], strict=True):
+            a.Name = names.get(k)
         if hybrid:
             sec = pcs_layout(pcs).secondary
             assert sec is not None
@@ -609,7 +619,7 @@ def _pack_table(buckets: list[Bucket], chosen: dict[str, ProgramCommandSignature
         assert table_layout is not None
         mine = [i for i, b in enumerate(buckets) if b.signature.name == name]
         pcs_name = chosen[name].name
-        slot_cols: dict[str, Any] = {"ProgramIdentifier": np.frombuffer(
+        slot_cols: dict[str, Any] = {IDENTIFIER_FIELD: np.frombuffer(
             b"".join(buckets[i].identifier for i in mine), dtype=np.uint8).reshape(len(mine), IDENTIFIER_SIZE)}
         for f in table_layout.fields:
             if f.role != "arg":

@@ -110,57 +110,11 @@ def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> 
     for i, entry in enumerate(entries):
         limits = Limits(max_executions=1 << 24, max_records=1 << 24)
         part = run_of_trace(execute(entry.capture, limits).to_dict(), program=call_program(entry, i), call=i)
-        command_list = _command_list_root_arguments(entry.capture)
-        if command_list is not None:
-            for e in part.executions:
-                if not e.get("root_arguments"):
-                    e["root_arguments"] = [dict(a) for a in command_list]
         out.executions.extend(part.executions)
         out.findings.extend(part.findings)
         out.lists.extend(part.lists)
         if not part.in_order:
             out.in_order, out.ordering = False, part.ordering
-    return out
-
-
-def _command_list_root_arguments(capture: Capture) -> list[dict[str, Any]] | None:
-    """The root arguments the draws of an ExecuteIndirect whose command signature has no root signature see
-    (IndirectDrawing Validation 13: none when no argument changes a root argument; "Drawing": the draws still use
-    the command list's root signature and arguments), in the shape of ``Trace.to_dict()``'s ``root_arguments``, one
-    per parameter of the root signature bound on the command list for the call's class; its trace lists none.
-    None when the call is not such an ExecuteIndirect."""
-    from d3d12wl.migrate._columns import root_binding
-    from d3d12wl.model.state import ExecuteIndirectCall
-
-    call = capture.call
-    if not isinstance(call, ExecuteIndirectCall) or call.pCommandSignature is None:
-        return None
-    cs = call.pCommandSignature
-    if cs.pRootSignature is not None:
-        return None
-    compute = any(a.type_name == "DISPATCH" for a in cs.pArgumentDescs)
-    st = capture.state
-    rs, args = ((st.compute_root_signature, st.compute_root_arguments) if compute
-                else (st.graphics_root_signature, st.graphics_root_arguments))
-    if rs is None:
-        return None
-    source = {"kind": "command-list", "origin": "command-list state", "va": None, "first_dword": None,
-              "num_dwords": None, "arg": None}
-    out: list[dict[str, Any]] = []
-    for i, param in enumerate(rs.pParameters):
-        b = root_binding(param)
-        arg = args.get(i)
-        kind = "descriptor_table" if b.kind == "table" else b.kind
-        value: int | None = None
-        values: list[int | None] | None = None
-        if b.kind == "constants":
-            n = param.Constants.Num32BitValues
-            have: list[int | None] = list(arg.values) if arg is not None else []
-            values = (have + [None] * n)[:n]
-        elif arg is not None:
-            value = arg.value
-        out.append({"binding": "global", "parameter": i, "kind": kind, "value": value, "values": values,
-                    "sources": [dict(source)], "register": None if b.kind == "table" else b.key})
     return out
 
 

@@ -197,6 +197,9 @@ def _lower_pcs(pcs: ProgramCommandSignature, grs: RootSignature | None) -> _Lowe
     if trigger is None:
         raise MigrationError("no dispatch trigger", where=where)
     ei.sort(key=lambda e: e[0])
+    for _, d, i, _ in ei:  # each lowered argument keeps its work list argument's Name
+        d.Name = args[i].Name
+    trigger[0].Name = args[trigger[1]].Name
     descs = [d for _, d, _, _ in ei] + [trigger[0]]
     sources = [(i, kind) for _, _, i, kind in ei] + [(trigger[1], "record")]
     params = global_params + [RootParameter1(ParameterType=p.ParameterType, DescriptorTable=p.DescriptorTable,

@@ -16,7 +16,9 @@ JSON rules (design.md):
 * an enum value is a full or short member name, or an int; a flag enum a list of names, or an int;
 * the program ``Identifier`` is 64 hex digits (the 32 bytes in memory order);
 * a union member is written under its member name and must be the one the discriminator (``Type``,
-  ``ParameterType``) selects.
+  ``ParameterType``) selects;
+* an argument desc may have a ``Name`` (not a C member: the name of its record member, a C identifier unique within
+  its signature, :mod:`d3d12wl.model.fieldnames`); the cffi descs leave it out, so :func:`from_cffi` gives None.
 
 Canonical form written by :func:`dump` (``dump(load(x))`` is the canonical form of ``x``; ``load(dump(o))``
 equals ``o``): collections and objects in the set's order; ``Num...`` counts omitted; a member equal to C's zero
@@ -43,7 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from d3d12wl import abi, inputs
-from d3d12wl.errors import ABIError, D3D12WLError, DescriptionError
+from d3d12wl.errors import ABIError, D3D12WLError, DescriptionError, did_you_mean
+from d3d12wl.model import fieldnames
 from d3d12wl.model import objects as model
 from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.model.objects import (
@@ -255,12 +258,37 @@ def _discriminator(obj: object) -> str:
     return "ParameterType" if isinstance(obj, RootParameter1) else "Type"
 
 
+@cache
+def _nested_c_infos() -> dict[type, abi.TypeInfo | None]:
+    """The C type each model class mirrors, found by walking the member tables from the named classes' descs (a
+    nested class's C type is its parent member's: ``RootParameter1`` is ``D3D12_ROOT_PARAMETER1``)."""
+    found: dict[type, abi.TypeInfo | None] = {}
+    todo = [(cls, _desc_info(cls)) for cls in COLLECTIONS.values()]
+    while todo:
+        cls, cinfo = todo.pop()
+        if cls in found:
+            continue
+        found[cls] = cinfo
+        todo += [(m.model_class, m.cinfo) for m in members(cls, cinfo) if m.kind in (STRUCT, LIST)]
+    return found
+
+
+def member_c_info(cls: type) -> abi.TypeInfo | None:
+    """The C type model class ``cls`` mirrors (None where it has none: a ``Program``), as the loader pairs them."""
+    return _nested_c_infos().get(cls)
+
+
+@cache
+def _repr_table(cls: type) -> tuple[tuple[str, str, str | None, bool], ...]:
+    """The member table :func:`d3d12wl.model.objects.compact_repr` reads (registered below)."""
+    return tuple((m.name, m.kind, m.enum, m.union is not None) for m in members(cls, member_c_info(cls)))
+
+
+model.register_member_table(_repr_table)
+
+
 def _is_default(value: object) -> bool:
-    if _is_named(type(value)):
-        return False
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # (values are instances, never classes)
-        return value == type(value)()
-    return value is None or value in (0, b"", [], bytes(32))
+    return model.is_zero(value)
 
 
 def _path(parent: str, name: str) -> str:
@@ -547,6 +575,11 @@ def load(data: dict[str, Any] | str | Path, *, ignore_keys: Collection[str] = ()
         for key, cls in COLLECTIONS.items():
             for name, body in doc.get(key, {}).items():
                 loader.fill(getattr(objects, key)[name], _plan(cls, _desc_info(cls)), body, f"{key}.{name}")
+        for key in ("program_command_signatures", "command_signatures"):
+            for name, signature in getattr(objects, key).items():
+                for where, message in fieldnames.check_names(signature.pArgumentDescs,
+                                                             f"{key}.{name}.pArgumentDescs"):
+                    loader.error(where, message)
     if loader.errors:
         raise DescriptionErrors(loader.errors)
     return objects
@@ -663,6 +696,11 @@ def build_schema() -> dict[str, Any]:
                 elif m.kind == FLAGS:
                     props[m.name] = {"anyOf": [_int_schema("uint32_t"),
                                                {"type": "array", "items": enum_ref(m.enum_name)}]}
+                elif m.kind == STR and m.name == fieldnames.NAME_MEMBER:
+                    props[m.name] = {"type": ["string", "null"], "pattern": fieldnames.C_IDENTIFIER_PATTERN,
+                                     "description": "not a C member: the name of this argument's member in its "
+                                                    "record (a C identifier, unique within the signature; without "
+                                                    "it the member is arg{index}_{...})"}
                 elif m.kind == STR:
                     props[m.name] = {"type": ["string", "null"]}
                 elif m.kind == HEX:
@@ -765,10 +803,18 @@ def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
         enum_name = err.schema.get(ENUM_KEYWORD) if isinstance(err.schema, dict) else None
         if enum_name:
             prefix = abi.default.enum_prefix(enum_name)
-            names = ", ".join(n[len(prefix):] for n in abi.enum_members(enum_name))
-            message = f"{err.instance!r} is not a {enum_name} member (full or short name) or integer; valid: {names}"
-        elif err.validator == "additionalProperties":
-            message = err.message.replace("Additional properties are not allowed", "unknown member(s)")
+            shorts = [n[len(prefix):] for n in abi.enum_members(enum_name)]
+            hint = did_you_mean(err.instance.removeprefix(prefix), shorts) if isinstance(err.instance, str) else ""
+            message = (f"{err.instance!r} is not a {enum_name} member (full or short name) or integer{hint}; valid: "
+                       f"{', '.join(shorts)}")
+        elif err.validator == "pattern" and err.absolute_path and err.absolute_path[-1] == fieldnames.NAME_MEMBER:
+            message = fieldnames.name_problem(err.instance) or err.message
+        elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+            known = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+            unknown = [k for k in err.instance if k not in known]
+            message = "unknown member(s) " + ", ".join(f"{k!r}{did_you_mean(k, known)}" for k in unknown)
+            if known:
+                message += f"; members: {', '.join(known)}"
         else:
             message = err.message
         errors.append(DescriptionError(message, where=where))
@@ -853,7 +899,7 @@ class _CWriter:
                                            f"{selected or 'none'}; C holds only one", where=path)
                 continue
             if not m.in_c:
-                if m.kind != REF and not _is_default(value):
+                if m.kind not in (REF, STR) and not _is_default(value):  # (a STR member is description-only)
                     raise DescriptionError(f"{cinfo.name} has no member {m.name}; value {value!r} would be lost",
                                            where=path)
                 continue

@@ -11,7 +11,9 @@ all mechanical:
   is decided, as in C, by the discriminator (``Type``, ``ParameterType``).  A union member not written is made
   when first read (:func:`union_member`): an argument desc has fifteen union members and one of them is used, and a
   description of 100,000 arguments would otherwise make millions of objects no one reads;
-* enum-typed members hold ints (``IntEnum``/``IntFlag`` values from :mod:`d3d12wl.abi`).
+* enum-typed members hold ints (``IntEnum``/``IntFlag`` values from :mod:`d3d12wl.abi`);
+* an argument desc has a ``Name`` that C has not: the name of its record member (:mod:`d3d12wl.model.fieldnames`),
+  carried by the JSON description and the model, not by the cffi descs.
 
 Objects are named (``name``): JSON descriptions and captures refer to objects by name.
 
@@ -316,6 +318,9 @@ class WorkListArgumentDesc:
     PrimaryRecordPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
     SecondaryListPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
     SecondaryRecordPointer: RootParameterIndexArg = union_member(RootParameterIndexArg)
+    #: not a C member: the name of this argument's record member (:mod:`d3d12wl.model.fieldnames`); None gives the
+    #: positional ``arg{index}_{...}``
+    Name: str | None = None
 
     @property
     def type_name(self) -> str:
@@ -428,6 +433,8 @@ class IndirectArgumentDesc:
     ShaderResourceView: RootParameterIndexArg = union_member(RootParameterIndexArg)
     UnorderedAccessView: RootParameterIndexArg = union_member(RootParameterIndexArg)
     IncrementingConstant: EIIncrementingConstantArg = union_member(EIIncrementingConstantArg)
+    #: not a C member: the name of this argument's record member (:mod:`d3d12wl.model.fieldnames`)
+    Name: str | None = None
 
     @property
     def type_name(self) -> str:
@@ -475,3 +482,82 @@ class ObjectSet:
             if program.Identifier == identifier:
                 return program
         return None
+
+
+# --------------------------------------------------------------------------------------------------------------
+# repr: the members written, enums by name
+# --------------------------------------------------------------------------------------------------------------
+
+#: the classes whose objects are named (an ObjectSet collection's): a member referring to one shows its name
+_NAMED = (RootSignature, ProgramCommandSignature, WorkListSignature, WorkListSignatureArray, CommandSignature, Program)
+
+
+def _value_repr(value: Any, kind: str, enum_name: str | None) -> str:
+    if kind in ("enum", "flags") and enum_name is not None and isinstance(value, int):
+        return abi.enum_text(enum_name, value)
+    if isinstance(value, _NAMED):
+        return f"<{type(value).__name__} {value.name!r}>"
+    if isinstance(value, list):
+        return "[" + ", ".join(_value_repr(v, kind, enum_name) for v in value) + "]"
+    if isinstance(value, bytes):
+        text = value.rstrip(b"\0")
+        zeros = len(value) - len(text)
+        if text.isascii() and all(32 <= c < 127 for c in text):
+            return f"{text!r}" + (f" + bytes({zeros})" if zeros else "")
+        return f"bytes.fromhex({value.hex()!r})"
+    return repr(value)
+
+
+#: (member name, kind, enum name or None, is a union member) of each member of a model class, in C's order: the
+#: description's member table (:func:`d3d12wl.model.description.members`), registered by that module when it is
+#: imported (it imports this one); until then a repr shows enum values as integers
+MemberTable = Callable[[type], tuple[tuple[str, str, "str | None", bool], ...]]
+_member_table: MemberTable | None = None
+
+
+def register_member_table(table: MemberTable) -> None:
+    global _member_table
+    _member_table = table
+
+
+def _plain_table(cls: type) -> tuple[tuple[str, str, str | None, bool], ...]:
+    return tuple((f.name, "int", None, bool(f.metadata.get(UNION_MEMBER))) for f in dataclasses.fields(cls)
+                 if f.name != "name")
+
+
+def is_zero(value: Any) -> bool:
+    """True when ``value`` is C's zero value of its member (what the canonical JSON and the repr leave out)."""
+    if isinstance(value, _NAMED):
+        return False
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return bool(value == type(value)())
+    return value is None or value in (0, b"", [], bytes(32))
+
+
+def compact_repr(obj: Any) -> str:
+    """``ClassName(member=value, ...)`` of a model object: the members that are not C's zero value (as the canonical
+    JSON writes them, ``description.dump``: the discriminating enum members always), enums and flags by their short
+    names, a referenced named object by its name, a program identifier as its text.  A union member that was never
+    read is not made (it is C's zero value)."""
+    cls = type(obj)
+    parts = [f"{obj.name!r}"] if isinstance(obj, _NAMED) else []
+    for name, kind, enum_name, union in (_member_table or _plain_table)(cls):
+        if union and name not in vars(obj):
+            continue  # (never read nor written: C's zero value, and reading it would make it)
+        value = getattr(obj, name)
+        if kind != "enum" and is_zero(value):
+            continue
+        parts.append(f"{name}={_value_repr(value, kind, enum_name)}")
+    return f"{cls.__name__}({', '.join(parts)})"
+
+
+def _with_compact_repr(cls: type) -> None:
+    cls.__repr__ = compact_repr  # type: ignore[assignment]
+
+
+for _cls in (DescriptorRange1, RootDescriptorTable1, RootConstants, RootDescriptor1, RootParameter1, StaticSamplerDesc1,
+             RootSignature, VertexBufferArg, ConstantArg, RootParameterIndexArg, IncrementingConstantArg,
+             FixedDispatchArg, InlineRootParameter, WorkListArgumentDesc, ProgramCommandSignature, WorkListSignature,
+             WorkListSignatureArray, Program, EIConstantArg, EIIncrementingConstantArg, IndirectArgumentDesc,
+             CommandSignature):
+    _with_compact_repr(_cls)

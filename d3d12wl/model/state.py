@@ -153,6 +153,27 @@ class CommandListState:
     #: Lists "Render passes")
     in_render_pass: bool = False
 
+    def root_signature_of(self, graphics: bool) -> RootSignature | None:
+        """The root signature set on the command list for one class (SetGraphicsRootSignature /
+        SetComputeRootSignature): graphics-class work reads the graphics set, compute- and raytracing-class work
+        the compute set (IndirectDrawing.md "Command signature Creation"; Work Lists "Root signature bindings")."""
+        return self.graphics_root_signature if graphics else self.compute_root_signature
+
+    def root_arguments_of(self, graphics: bool) -> dict[int, RootArgument]:
+        """The root arguments set on the command list for one class (SetGraphicsRoot* / SetComputeRoot*)."""
+        return self.graphics_root_arguments if graphics else self.compute_root_arguments
+
+
+def execute_indirect_root_signature(cs: CommandSignature, state: CommandListState,
+                                    graphics: bool) -> RootSignature | None:
+    """The root signature whose parameters an ExecuteIndirect call's commands see: the command signature's when it
+    has one, else the one set on the command list for its class.  IndirectDrawing.md "Command signature Creation":
+    "The root signature must be specified if and only if the command signature changes one of the root
+    arguments", and "Driver Conformance Tests": "Arbitrary command signatures produce the same results as
+    corresponding non-indirect rendering API calls": a command signature that changes no root argument still draws
+    with every root argument of the command list."""
+    return cs.pRootSignature if cs.pRootSignature is not None else state.root_signature_of(graphics)
+
 
 def direct_command_list_type() -> int:
     """``D3D12_COMMAND_LIST_TYPE_DIRECT``: the type a command-list state has unless it says otherwise."""

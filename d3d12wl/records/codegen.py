@@ -21,21 +21,26 @@ of 8 (an ExecuteIndirect command of a CBV and a DRAW_INDEXED: 28 bytes), is spli
 ``uint64_t[n]``: ``uint _dw[2n]``, low DWORD first), so that no HLSL packing rule can move a byte.  A payload
 member keeps its own name (``BufferLocation``) in the field with the strongest claim on it (header, trigger, index
 buffer view, then the rest by argument index) and is prefixed with its field name elsewhere, so adding arguments
-never renames an existing member unless the new one claims it more strongly.
+never renames an existing member unless the new one claims it more strongly.  A field the user named (its argument
+desc's ``Name``) claims no bare name: its members are always ``Name_Member``, the C member path ``Name.Member``
+with ``_`` for ``.``, so no other argument can rename them.  Two members that would be spelled alike are a
+:class:`~d3d12wl.errors.LayoutError` naming both.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
 from d3d12wl import abi
 from d3d12wl.abi.check import PRE_EXISTING_HEADERS
+from d3d12wl.errors import LayoutError
 from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.records._frozen import frozen
-from d3d12wl.records.layout import COMMAND, PRIMARY, PROGRAM_TABLE, SECONDARY, LayoutField, RecordLayout
+from d3d12wl.records.layout import COMMAND, PRIMARY, PROGRAM_TABLE, SECONDARY, LayoutField, RecordLayout, record_id
 
 #: Headers a generated C file includes, in dependency order (they are cffi-cdef style: no #include of their own).
 C_HEADERS = ("d3d12wl_base.h", "d3d12wl_execute_indirect.h", "d3d12wl_work_lists.h")
@@ -117,8 +122,6 @@ def _stride(layout: RecordLayout, stride: int | None) -> int:
         return layout.min_stride
     problems = layout.stride_problems(stride)
     if problems:
-        from d3d12wl.errors import LayoutError
-
         raise LayoutError("; ".join(problems), where=f"{layout.record} record of {layout.owner!r}")
     return stride
 
@@ -250,8 +253,10 @@ def _c_after_d3d12_h(layouts: list[RecordLayout]) -> list[str]:
     return out
 
 
-def c_source(layouts: list[RecordLayout], *, include_headers: bool = True) -> str:
-    """A standalone C11 / C++11 translation unit: includes, then :func:`c_struct` of each layout.
+def c_source(layouts: list[RecordLayout], *, include_headers: bool = True,
+             strides: Mapping[str, int] | None = None) -> str:
+    """A standalone C11 / C++11 translation unit: includes, then :func:`c_struct` of each layout (at its stride in
+    ``strides``, by :func:`~d3d12wl.records.layout.record_id`; default the minimum).
 
     Included after the real ``<d3d12.h>`` it uses that header's pre-existing types and declares only what it
     lacks (``include_headers``); otherwise it includes d3d12wl's ``headers/`` (once per translation unit)."""
@@ -266,7 +271,8 @@ def c_source(layouts: list[RecordLayout], *, include_headers: bool = True) -> st
                  *_c_after_d3d12_h(layouts),
                  "#elif !defined(D3D12WL_HEADERS_INCLUDED)", "#define D3D12WL_HEADERS_INCLUDED",
                  *[f'#include "{h}"' for h in C_HEADERS], "#endif"]
-    return "\n".join(head) + "\n\n" + "\n".join(c_struct(layout) for layout in layouts)
+    return "\n".join(head) + "\n\n" + "\n".join(c_struct(layout, (strides or {}).get(record_id(layout)))
+                                                for layout in layouts)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -364,11 +370,12 @@ def _hlsl_rows(layout: RecordLayout, stride: int) -> list[_HlslRow]:
     # A payload's own member name (VertexCountPerInstance, BufferLocation) goes to the field with the strongest
     # claim on it (:func:`_name_claim`); every other field with that member is prefixed with its field name.  So a
     # name depends only on the fields that claim it more strongly: adding vertex-buffer views (weaker than the index
-    # buffer view) or a later one of them never renames an existing member.
+    # buffer view) or a later one of them never renames an existing member.  A named field claims nothing: its
+    # members are always prefixed with its name.
     owner: dict[str, tuple[int, int, int]] = {}
     claims: dict[int, tuple[int, int, int]] = {}  # id(field) -> its claim (worked out once per field)
     for f, leaf, *_ in raw:
-        if f is not None and leaf != f.name:
+        if f is not None and leaf != f.name and not f.named:
             claim = claims.get(id(f))
             if claim is None:
                 claim = claims[id(f)] = _name_claim(f)
@@ -380,7 +387,7 @@ def _hlsl_rows(layout: RecordLayout, stride: int) -> list[_HlslRow]:
             out.append((f"_pad{pad}", "uint", off, 4 * count, count, "padding", None, "", 0))
             pad += 1
             continue
-        name = f"{f.name}_{leaf}" if leaf != f.name and owner[leaf] != claims[id(f)] else leaf
+        name = f"{f.name}_{leaf}" if leaf != f.name and (f.named or owner[leaf] != claims[id(f)]) else leaf
         if scalar == "uint64_t" and (off % 8 or stride % 8):
             why = "at a 4-byte offset" if off % 8 else f"in a record of stride {stride}, not a multiple of 8"
             if count > 1:
@@ -392,7 +399,21 @@ def _hlsl_rows(layout: RecordLayout, stride: int) -> list[_HlslRow]:
                             f.name, path, delta))
             continue
         out.append((name, _HLSL_SCALAR.get(scalar, "uint"), off, size * count, count, _describe(f), f.name, path, 0))
+    _unique_members(layout, out)
     return out
+
+
+def _unique_members(layout: RecordLayout, rows: list[_HlslRow]) -> None:
+    """Two HLSL members spelled alike (a ``Name`` that is another field's flattened ``Field_Member``) is an error
+    naming both, never a struct that does not compile."""
+    seen: dict[str, _HlslRow] = {}
+    for row in rows:
+        other = seen.setdefault(row[0], row)
+        if other is not row:
+            raise LayoutError(f"HLSL member {row[0]!r} of {struct_name(layout)} would stand for both "
+                              f"{other[6]}{'.' + other[7] if other[7] else ''} and {row[6]}"
+                              f"{'.' + row[7] if row[7] else ''}; rename one (its argument desc's Name)",
+                              where=f"{layout.record} record of {layout.owner!r}")
 
 
 def hlsl_struct(layout: RecordLayout, stride: int | None = None) -> str:
@@ -407,6 +428,8 @@ def hlsl_struct(layout: RecordLayout, stride: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def hlsl_source(layouts: list[RecordLayout]) -> str:
+def hlsl_source(layouts: list[RecordLayout], strides: Mapping[str, int] | None = None) -> str:
+    """:func:`hlsl_struct` of each layout with bytes (at its stride in ``strides``, by record id)."""
     head = "// Generated by d3d12wl codegen from the layout calculator; do not edit.\n\n"
-    return head + "\n".join(hlsl_struct(layout) for layout in layouts if layout.min_stride)
+    return head + "\n".join(hlsl_struct(layout, (strides or {}).get(record_id(layout))) for layout in layouts
+                             if layout.min_stride)

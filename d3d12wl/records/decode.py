@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import IO, Any, Literal
 
@@ -42,9 +42,11 @@ from d3d12wl.records.packers import (
     read_structs,
     resolve_stride,
 )
+from d3d12wl.records.plausible import implausible, suggest_stride
 from d3d12wl.records.schemas import missing_field
 
-__all__ = ["Decoded", "Format", "Partial", "Target", "FORMATS", "declared_stride", "target", "view", "write"]
+__all__ = ["Decoded", "Format", "Partial", "Target", "FORMATS", "declared_stride", "gathered", "messages",
+           "plausibility", "target", "view", "write"]
 
 Format = Literal["text", "json", "csv"]
 FORMATS: tuple[str, ...] = ("text", "json", "csv")
@@ -269,7 +271,12 @@ class Partial:
 @dataclass
 class Decoded:
     """Records over a buffer: ``records`` (built once, on first use) is a zero-copy structured array (``itemsize`` = bytes used, strided by
-    ``stride``); ``va`` the VA of the buffer's byte 0 when given."""
+    ``stride``); ``va`` the VA of the buffer's byte 0 when given.
+
+    Records gathered from where a call reads them (:func:`gathered`) lie one after another in ``buffer`` (``stride``
+    is then the bytes one uses) with their own VAs in ``vas``, index columns (``list``, ``primary``, ``slot``, ...)
+    in ``index_columns`` and how the call reads them in ``reading``.  ``findings``: what makes rows implausible
+    (:func:`plausibility`) or what the call reads that the rows leave out; each is reported like a partial record."""
 
     target: Target
     buffer: np.ndarray
@@ -279,14 +286,39 @@ class Decoded:
     partial: Partial | None
     va: int | None = None
     source: str = "-"
+    vas: np.ndarray | None = None
+    index_columns: dict[str, np.ndarray] = field(default_factory=dict)
+    reading: str | None = None
+    call_stride: int | None = None
+    findings: list[str] = field(default_factory=list)
 
     @cached_property
     def records(self) -> np.ndarray:
         """The records as a structured array, built on first use (:func:`write` reads the buffer itself)."""
+        if self.vas is not None:  # gathered: one after another, ``stride`` = the bytes one uses
+            if not self.count:
+                return np.zeros(0, dtype=self.target.dtype)
+            return np.ndarray((self.count,), dtype=self.target.dtype, buffer=self.buffer, strides=(self.stride,))
         return _records(self.target, self.buffer, self.offset, self.stride, self.count)
 
     def record_va(self, index: int) -> int | None:
+        if self.vas is not None:
+            return int(self.vas[index]) if 0 <= index < len(self.vas) else None
         return None if self.va is None else self.va + self.offset + index * self.stride
+
+    @property
+    def has_va(self) -> bool:
+        return self.va is not None or self.vas is not None
+
+
+def gathered(t: Target, data: np.ndarray, vas: np.ndarray, *, columns: dict[str, np.ndarray] | None = None,
+             reading: str = "", call_stride: int | None = None, source: str = "-",
+             findings: list[str] | None = None) -> Decoded:
+    """The records of ``t`` whose bytes are the rows of ``data`` (``(n, t.size)`` uint8), each at its VA in ``vas``
+    (``d3d12wl decode --capture``: the rows a call reads, from :func:`d3d12wl.executor.reads.call_rows`)."""
+    rows = np.ascontiguousarray(data, dtype=np.uint8).reshape(len(vas), t.size)
+    return Decoded(t, rows.reshape(-1), 0, t.size, len(vas), None, None, source, np.asarray(vas, dtype=np.uint64),
+                   dict(columns or {}), reading, call_stride, list(findings or []))
 
 
 def view(t: Target, data: Any, *, offset: int = 0, stride: int | None = None, count: int | None = None,
@@ -552,20 +584,32 @@ class _Formatter:
 
 
 class _Synthetic(_Formatter):
-    """The ``index`` and ``va`` columns, computed from the record number."""
+    """The ``index`` and ``va`` columns, computed from the record number (or, for gathered records, their own
+    VAs), and a gathered record's index columns (``list``, ``primary``, ...)."""
 
-    def __init__(self, d: Decoded, name: str) -> None:
+    def __init__(self, d: Decoded, name: str, values: np.ndarray | None = None) -> None:
         self.d, self.name, self.fmt, self.json = d, name, "text", False
         self.extra = 0
+        self.values = values
         self.col = Column(name, 0, np.dtype(np.uint64), "hex" if name == "va" else "dec")
         self.table = None
-        last = max(d.count - 1, 0)
-        self.width = len(str(last)) if name == "index" else 2 + _ndigits(d.record_va(last) or 0, 16)
+        if values is not None:
+            self.width = len(str(int(values.max()))) if len(values) else 1
+        elif name == "index":
+            self.width = len(str(max(d.count - 1, 0)))
+        elif d.vas is not None:
+            self.width = 2 + _ndigits(int(d.vas.max()) if d.count else 0, 16)
+        else:
+            self.width = 2 + _ndigits(d.record_va(max(d.count - 1, 0)) or 0, 16)
 
     def cells(self, lo: int, hi: int) -> np.ndarray:
+        if self.values is not None:
+            return _format_int(self.values[lo:hi], self.width, False)
         idx = np.arange(lo, hi, dtype=np.uint64)
         if self.name == "index":
             return _format_int(idx, self.width, False)
+        if self.d.vas is not None:
+            return _format_int(self.d.vas[lo:hi], self.width, True)
         assert self.d.va is not None
         base = np.uint64(self.d.va + self.d.offset)
         return _format_int(base + idx * np.uint64(self.d.stride), self.width, True)
@@ -573,7 +617,8 @@ class _Synthetic(_Formatter):
 
 def _formatters(d: Decoded, fmt: Format = "text") -> list[_Formatter]:
     out: list[_Formatter] = [_Synthetic(d, "index")]
-    if d.va is not None:
+    out += [_Synthetic(d, name, values) for name, values in d.index_columns.items()]
+    if d.has_va:
         out.append(_Synthetic(d, "va"))
     out += [_Formatter(d, c, fmt=fmt) for c in d.target.columns]
     return out
@@ -680,8 +725,40 @@ def _chunks(n: int, chunk: int) -> Iterator[tuple[int, int]]:
 
 def summary(d: Decoded) -> str:
     t = d.target
+    if d.vas is not None:
+        return f"{t.name}: {t.size} bytes used, {d.count} record(s) {d.reading}, from {d.source}"
     stride = f"stride {d.stride} ({t.stride_from})" if d.stride == t.default_stride else f"stride {d.stride}"
     return (f"{t.name}: {t.size} bytes used, {stride}, {d.count} record(s) from offset {d.offset} of {d.source}")
+
+
+def plausibility(d: Decoded) -> list[str]:
+    """What makes rows of ``d`` implausible at its stride (:mod:`d3d12wl.records.plausible`), one message per
+    reason, and the stride at which every row would be plausible; [] when every row is."""
+    if not d.count:
+        return []
+    found = implausible(d.target, d.buffer, offset=d.offset, stride=d.stride, count=d.count)
+    if not found:
+        return []
+    out = []
+    for f in found:
+        first, n = f.first, f.count
+        va = d.record_va(first)
+        at = f" (VA 0x{va:x})" if va is not None else ""
+        more = f"; {n - 1} more record(s) likewise" if n > 1 else ""
+        out.append(f"implausible at stride {d.stride}: record {first}{at}: {f.why(first)}{more}")
+    better = suggest_stride(d.target, d.buffer, offset=d.offset, stride=d.stride) if d.stride else None
+    if better is not None:
+        out.append(f"every record is plausible at stride {better[0]} ({better[1]} records in the bytes): decode with "
+                   f"--stride {better[0]}, or with --capture CAPTURE.json to read the records as the call does")
+    else:
+        out.append("no other stride makes every record plausible; with --capture CAPTURE.json decode reads the "
+                   "records as the call does")
+    return out
+
+
+def messages(d: Decoded) -> list[str]:
+    """Every finding of ``d``: its trailing partial record and :attr:`Decoded.findings`."""
+    return ([d.partial.message(d.va)] if d.partial is not None else []) + d.findings
 
 
 def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUNK,
@@ -696,26 +773,31 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
         out.write((summary(d) + "\n" + header + "\n").encode())
         for lo, hi in _chunks(d.count, chunk):
             out.write(_assemble(parts, lo, hi, text=True))
-        if d.partial is not None:
-            out.write(f"finding: {d.partial.message(d.va)}\n".encode())
+        for message in messages(d):
+            out.write(f"finding: {message}\n".encode())
         return
     if fmt == "csv":
         header, parts = _csv_parts(fs)
         out.write((header + "\n").encode())
         for lo, hi in _chunks(d.count, chunk):
             out.write(_assemble(parts, lo, hi, text=False))
-        if d.partial is not None and warn is not None:
-            warn(d.partial.message(d.va))
+        if warn is not None:
+            for message in messages(d):
+                warn(message)
         return
     t = d.target
+    gathered_ = d.vas is not None
     head = {
-        "what": t.name, "source": d.source, "offset": d.offset, "stride": d.stride, "size": t.size,
+        "what": t.name, "source": d.source, "offset": d.offset,
+        "stride": d.call_stride if gathered_ else d.stride, "size": t.size,
         "default_stride": t.default_stride, "stride_from": t.stride_from, "count": d.count,
         "va": None if d.va is None else f"0x{d.va:x}",
         # the columns as formatted (an enum column of too many distinct values is shown as numbers)
         "fields": [{"name": c.name, "offset": c.offset, "kind": c.kind, **({"enum": c.enum} if c.enum else {})}
                    for c in (f.col for f in fs if not isinstance(f, _Synthetic))],
         "partial": None if d.partial is None else d.partial.to_dict(d.va),
+        "findings": d.findings,
+        **({"read_as": d.reading} if gathered_ else {}),
     }
     text = json.dumps(head, indent=1)
     out.write((text[:-2] + ',\n "records": [').encode())

@@ -19,7 +19,15 @@ from dataclasses import dataclass
 
 from d3d12wl import abi
 from d3d12wl.errors import LayoutError
-from d3d12wl.model.argtypes import ArgTypeInfo, ExecutableClass, arg_type_info
+from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
+from d3d12wl.model.fieldnames import IDENTIFIER_FIELD as IDENTIFIER_FIELD
+from d3d12wl.model.fieldnames import INLINE_RAYTRACING_RECORD as INLINE_RAYTRACING_RECORD
+from d3d12wl.model.fieldnames import PRIMARY_HEADER as PRIMARY_HEADER
+from d3d12wl.model.fieldnames import (
+    check_names,
+    field_name,
+    local_name,
+)
 from d3d12wl.model.objects import (
     CommandSignature,
     IndirectArgumentDesc,
@@ -53,16 +61,6 @@ EI_STRIDE_ALIGN = 4
 #: boundary divisible by 4" (the ExecuteIndirect seed, "Alignment").
 EI_BUFFER_ALIGN = EI_STRIDE_ALIGN
 
-#: The fixed primary-record header per (class, kind) (spec "Primary record layout", first table).  The
-#: raytracing fully-inline record has no header: ``D3D12_WORK_LIST_INLINE_RAYTRACING_RECORD`` is "not a real
-#: struct" and has no C declaration (design.md, "ABI rules").
-INLINE_RAYTRACING_RECORD = "D3D12_WORK_LIST_INLINE_RAYTRACING_RECORD"
-_PRIMARY_HEADER = {
-    (False, RecordKind.HYBRID): "D3D12_WORK_LIST_PRIMARY_RECORD",
-    (False, RecordKind.INLINE): "D3D12_WORK_LIST_INLINE_PRIMARY_RECORD",
-    (True, RecordKind.HYBRID): "D3D12_WORK_LIST_RAYTRACING_RECORD",
-    (True, RecordKind.INLINE): INLINE_RAYTRACING_RECORD,
-}
 PROGRAM_IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
 
 #: what is shown in hex (``d3d12wl decode``, ``codegen --lang renderdoc``): values of these C types (GPU virtual
@@ -70,18 +68,6 @@ PROGRAM_IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
 #: record's DWORD arrays (:attr:`RecordLayout.hex_dword_arrays`)
 HEX_TYPES = frozenset({"D3D12_GPU_VIRTUAL_ADDRESS"})
 HEX_STRUCTS = frozenset({"D3D12_GPU_DESCRIPTOR_HANDLE", "D3D12_CPU_DESCRIPTOR_HANDLE", PROGRAM_IDENTIFIER})
-
-#: Field name of a trigger or IA arg that has no union member of its own.
-_PAYLOAD_NAME = {
-    "DRAW": "Draw",
-    "DRAW_INDEXED": "DrawIndexed",
-    "DISPATCH": "Dispatch",
-    "DISPATCH_MESH": "DispatchMesh",
-    "DISPATCH_RAYS": "DispatchRays",
-    "DISPATCH_RAYS_DIMENSIONS": "DispatchRaysDimensions",
-    "INDEX_BUFFER_VIEW": "IndexBuffer",
-}
-
 
 def round_up(value: int, align: int) -> int:
     return (value + align - 1) // align * align
@@ -95,7 +81,8 @@ class LayoutField:
     program-table slot), ``'arg'`` (the payload of ``pArgumentDescs[arg]``), or ``'local'`` (an explicit-path
     local root argument not overridden per record, for root parameter ``parameter`` of the local root signature).
     ``ctype`` is the C type of the bytes, ``count`` > 1 for DWORD arrays (``UINT[count]``).  ``dword_offset`` is
-    the first DWORD of a root-constants sub-range.
+    the first DWORD of a root-constants sub-range.  ``named``: ``name`` is the argument desc's ``Name`` (the user's),
+    not a positional ``arg{i}_...``.
     """
 
     name: str
@@ -109,6 +96,7 @@ class LayoutField:
     source: str | None = None
     dword_offset: int | None = None
     arg_type: str | None = None
+    named: bool = False
 
     @property
     def end(self) -> int:
@@ -204,31 +192,29 @@ class _Packer:
         self.fields: list[LayoutField] = []
 
     def place(self, name: str, payload: Payload, role: str, *, arg: int | None = None, parameter: int | None = None,
-              source: str | None = None, dword_offset: int | None = None, arg_type: str | None = None) -> None:
+              source: str | None = None, dword_offset: int | None = None, arg_type: str | None = None,
+              named: bool = False) -> None:
         align = payload.align
         offset = (self.pos + align - 1) // align * align  # round_up
         self.fields.append(_layout_field(name, offset, payload.size, payload.ctype, role, payload.count, arg,
-                                         parameter, source, dword_offset, arg_type))
+                                         parameter, source, dword_offset, arg_type, named))
         self.pos = offset + payload.size
 
 
 def _layout_field(name: str, offset: int, size: int, ctype: str, role: str, count: int, arg: int | None,
-                  parameter: int | None, source: str | None, dword_offset: int | None, arg_type: str | None
-                  ) -> LayoutField:
-    """``LayoutField(name, offset, ..., arg_type)``, made in one step (:func:`d3d12wl.records._frozen.frozen`: once
+                  parameter: int | None, source: str | None, dword_offset: int | None, arg_type: str | None,
+                  named: bool) -> LayoutField:
+    """``LayoutField(name, offset, ..., named)``, made in one step (:func:`d3d12wl.records._frozen.frozen`: once
     per argument of a record)."""
     return frozen(LayoutField, {"name": name, "offset": offset, "size": size, "ctype": ctype, "role": role,
                                 "count": count, "arg": arg, "parameter": parameter, "source": source,
-                                "dword_offset": dword_offset, "arg_type": arg_type})
+                                "dword_offset": dword_offset, "arg_type": arg_type, "named": named})
 
 
 def arg_field_name(index: int, arg: WorkListArgumentDesc | IndirectArgumentDesc) -> str:
-    """Field name of ``pArgumentDescs[index]``'s payload: ``arg{index}_{union member or trigger name}``."""
-    return f"arg{index}_{_payload_name(arg_type_info(arg.type_name))}"
-
-
-def _payload_name(info: ArgTypeInfo) -> str:
-    return info.union_member or _PAYLOAD_NAME.get(info.name, info.name)
+    """Field name of ``pArgumentDescs[index]``'s payload: the desc's ``Name``, else
+    ``arg{index}_{union member or trigger name}`` (:func:`d3d12wl.model.fieldnames.field_name`)."""
+    return field_name(index, arg)
 
 
 def _header_fields(header: str | None) -> tuple[list[LayoutField], int]:
@@ -258,8 +244,8 @@ def _record(record: str, owner: str, header: str | None, args: list[WorkListArgu
         payload = payload_with(arg, info)
         if payload is None:
             continue
-        packer.place(f"arg{i}_{_payload_name(info)}", payload, "arg", arg=i, source=source, arg_type=type_name,
-                     dword_offset=_dword_offset(arg, type_name))
+        packer.place(field_name(i, arg, info), payload, "arg", arg=i, source=source, arg_type=type_name,
+                     dword_offset=_dword_offset(arg, type_name), named=arg.Name is not None)
     return _finish(record, owner, header, header_size, header_fields + packer.fields, WL_STRIDE_ALIGN, broadcast_ok)
 
 
@@ -274,7 +260,7 @@ def _dword_offset(arg: WorkListArgumentDesc, name: str) -> int | None:
 
 def _program_table_header() -> tuple[list[LayoutField], int]:
     size = abi.sizeof(PROGRAM_IDENTIFIER)
-    return [LayoutField("ProgramIdentifier", 0, size, PROGRAM_IDENTIFIER, "identifier")], size
+    return [LayoutField(IDENTIFIER_FIELD, 0, size, PROGRAM_IDENTIFIER, "identifier")], size
 
 
 def inline_local_slots(args: list[WorkListArgumentDesc]) -> list[list[int]]:
@@ -310,9 +296,9 @@ def _implicit_tail(owner: str, args: list[WorkListArgumentDesc]) -> RecordLayout
             info = arg_type_info(type_name)
             payload = payload_with(arg, info)
             if payload is not None:
-                packer.place(f"arg{i}_{_payload_name(info)}", payload, "arg", arg=i, parameter=slot,
+                packer.place(field_name(i, arg, info), payload, "arg", arg=i, parameter=slot,
                              source="PROGRAM_TABLE_RECORD", arg_type=type_name,
-                             dword_offset=_dword_offset(arg, type_name))
+                             dword_offset=_dword_offset(arg, type_name), named=arg.Name is not None)
     return _finish(PROGRAM_TABLE, owner, PROGRAM_IDENTIFIER, header_size, header_fields + packer.fields,
                    WL_STRIDE_ALIGN, True)
 
@@ -362,12 +348,12 @@ def _explicit_tail(owner: str, args: list[WorkListArgumentDesc], lrs: RootSignat
             for start, length in _runs(remaining):
                 payload = root_parameter_payload(kind, length)
                 assert payload is not None
-                name = f"param{p}" if length == param.Constants.Num32BitValues else f"param{p}_dw{start}"
+                name = local_name(p, None if length == param.Constants.Num32BitValues else start)
                 packer.place(name, payload, "local", parameter=p, dword_offset=start)
         else:
             payload = root_parameter_payload(kind, 0)
             assert payload is not None
-            packer.place(f"param{p}", payload, "local", parameter=p)
+            packer.place(local_name(p), payload, "local", parameter=p)
     return _finish(PROGRAM_TABLE, owner, PROGRAM_IDENTIFIER, header_size, header_fields + packer.fields,
                    WL_STRIDE_ALIGN, True)
 
@@ -402,8 +388,17 @@ def pcs_layout(pcs: ProgramCommandSignature) -> PCSLayout:
     return _pcs_layout(pcs) if memo is None else memo.pcs(pcs)
 
 
+def _check_names(args: list[WorkListArgumentDesc] | list[IndirectArgumentDesc], where: str) -> None:
+    """A ``Name`` the description loader would refuse (objects made in Python do not pass through it) is a
+    :class:`LayoutError` here, before any view spells it."""
+    if any(a.Name is not None for a in args):
+        for path, message in check_names(args, where):
+            raise LayoutError(message, where=path)
+
+
 def _pcs_layout(pcs: ProgramCommandSignature) -> PCSLayout:
     args = pcs.pArgumentDescs
+    _check_names(args, f"program_command_signatures.{pcs.name}.pArgumentDescs")
     cls = executable_class_of(args)
     if cls is None:
         raise LayoutError("no dispatch-trigger argument, so no executable class and no record layout",
@@ -411,7 +406,7 @@ def _pcs_layout(pcs: ProgramCommandSignature) -> PCSLayout:
     hybrid = any(a.source_name == "SECONDARY_RECORD" for a in args)
     kind = RecordKind.HYBRID if hybrid else RecordKind.INLINE
     rt = cls is ExecutableClass.RAYTRACING
-    primary = _record(PRIMARY, pcs.name, _PRIMARY_HEADER[(rt, kind)], args, "PRIMARY_RECORD", broadcast_ok=False)
+    primary = _record(PRIMARY, pcs.name, PRIMARY_HEADER[(rt, kind)], args, "PRIMARY_RECORD", broadcast_ok=False)
     secondary = _record(SECONDARY, pcs.name, None, args, "SECONDARY_RECORD", broadcast_ok=True) if hybrid else None
     if secondary is not None:
         secondary = dataclasses.replace(secondary, declared_stride=pcs.SecondaryRecordByteStride)
@@ -487,6 +482,7 @@ def array_strides(array: WorkListSignatureArray, objects: ObjectSet | None = Non
 def command_layout(cs: CommandSignature) -> RecordLayout:
     """ExecuteIndirect: arguments tightly packed in pArgumentDescs order, no padding; ByteStride a multiple of 4
     (IndirectDrawing.md, "Command signature Creation" and "Validation")."""
+    _check_names(cs.pArgumentDescs, f"command_signatures.{cs.name}.pArgumentDescs")
     packer = _Packer(0)
     for i, arg in enumerate(cs.pArgumentDescs):
         type_name = arg.type_name
@@ -497,8 +493,9 @@ def command_layout(cs: CommandSignature) -> RecordLayout:
                               where=f"command_signatures.{cs.name}.pArgumentDescs[{i}]")
         payload = payload_with(arg, info, tight=True)
         if payload is not None:
-            packer.place(f"arg{i}_{_payload_name(info)}", payload, "arg", arg=i, arg_type=type_name,
-                         dword_offset=arg.Constant.DestOffsetIn32BitValues if type_name == "CONSTANT" else None)
+            packer.place(field_name(i, arg, info), payload, "arg", arg=i, arg_type=type_name,
+                         dword_offset=arg.Constant.DestOffsetIn32BitValues if type_name == "CONSTANT" else None,
+                         named=arg.Name is not None)
     layout = _finish(COMMAND, cs.name, None, 0, packer.fields, EI_STRIDE_ALIGN, broadcast_ok=False)
     return dataclasses.replace(layout, declared_stride=cs.ByteStride or None)
 

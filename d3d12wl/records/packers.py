@@ -61,6 +61,7 @@ from d3d12wl.records.layout import (
     RecordLayout,
     command_layout,
     program_table_layout,
+    record_id,
 )
 from d3d12wl.records.schemas import _layout_leaves, missing_field
 
@@ -87,6 +88,8 @@ __all__ = [
     "read_dispatch_list_inputs",
     "read_execute_indirect",
     "read_count_buffer",
+    "column_enum",
+    "enum_names",
     "to_columns",
     "count_records",
     "resolve_stride",
@@ -471,6 +474,37 @@ def _layout_enums(layout: RecordLayout) -> dict[str, str]:
     for f in layout.fields:
         out.update(_enum_fields(f.ctype, f.name))
     return out
+
+
+def column_enum(layout: PCSLayout | RecordLayout | str, column: str) -> str:
+    """The C enum of an enum-typed column of a record (``"arg1_IndexBuffer.Format"``: ``DXGI_FORMAT``) or of a
+    declared struct given by name (``"D3D12_DISPATCH_LIST_INPUT"``, ``"Flags"``); a :class:`PackError` naming the
+    enum-typed columns when ``column`` is not one."""
+    if isinstance(layout, str):
+        enums = _enum_fields(layout, "")
+        what = layout
+    else:  # (a PCS's records: its argument columns are named apart, arg0_..., argN_...)
+        records = [layout] if isinstance(layout, RecordLayout) else [r for r in (
+            layout.primary, layout.secondary, layout.program_table) if r is not None]
+        enums = {k: v for r in records for k, v in _layout_enums(r).items()}
+        what = ", ".join(record_id(r) for r in records)
+    if column not in enums:
+        raise PackError(f"column {column!r} is not enum-typed; enum-typed columns: {', '.join(enums) or 'none'}",
+                        where=what)
+    return enums[column]
+
+
+def enum_names(values: ArrayLike, enum: str) -> np.ndarray:
+    """The member names of an integer column a reader gave back (``read_*``'s enum fields are the raw integers):
+    a numpy string array of the same shape, each value as ``decode`` shows it (its short name, a flag enum's value
+    as ``A|B``, a value no member names as its number; ``abi.enum_text``), one lookup per distinct value.
+    ``enum`` is the C enum (:func:`column_enum` finds a column's)."""
+    a = np.asarray(values)
+    if a.dtype.kind not in "iu":
+        raise PackError(f"enum_names takes an integer column, not {a.dtype}", where=enum)
+    distinct, inverse = np.unique(a, return_inverse=True)
+    names = np.array([abi.enum_text(enum, int(v)) for v in distinct], dtype=str)
+    return names[inverse].reshape(a.shape)
 
 
 def _holds_names(value: Any) -> bool:

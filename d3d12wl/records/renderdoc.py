@@ -15,7 +15,9 @@ first, every member with its ``[[offset]]``, every hole and the trailing pad up 
 member, ``[[size(stride)]]`` on the record struct, VAs, descriptor handles, program identifiers and local-root DWORDs
 ``[[hex]]``, and finally ``Record records[];``.  Offsets, sizes and types come from the layout calculator and the
 compiled headers; enum values from :mod:`d3d12wl.abi`.  A union (in a fixed struct) is shown as its first member,
-the others named in a comment, padded to the union's size.
+the others named in a comment, padded to the union's size.  A flag enum is a struct of bitfields named after its
+flags (RenderDoc's C-style bitfields: an OR shows each flag), and a ``D3D12_PROGRAM_IDENTIFIER`` its 32 bytes in
+memory order, ``[[hex]] ubyte[32]``: the digits ``d3d12wl decode`` prints, not byte-swapped 64-bit words.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from d3d12wl.abi.compiled import FieldInfo, TypeInfo
 from d3d12wl.errors import LayoutError
 from d3d12wl.records.codegen import c_identifier, struct_name
 from d3d12wl.records.dtypes import Scalar, classify, field_type
-from d3d12wl.records.layout import HEX_STRUCTS, HEX_TYPES, RecordLayout, record_id
+from d3d12wl.records.layout import HEX_STRUCTS, HEX_TYPES, PROGRAM_IDENTIFIER, RecordLayout, record_id
 
 __all__ = ["record_format", "struct_format", "source", "BASIC_TYPES"]
 
@@ -72,10 +74,46 @@ class _Format:
         self.decls.append("\n".join(lines))
         return name
 
+    def flags(self, name: str, size: int) -> str:
+        """Declare flag enum ``name`` (once) as a struct of ``size`` bytes of bitfields, one bit per flag, so that
+        the viewer shows every flag of an OR by its name (RenderDoc's "Bitfields": C-style ``uint name : bits``);
+        bits the enum does not name are ``_bits{lo}_{hi}`` (shown, since a set one is a finding of its own)."""
+        if name in self.declared:
+            return name
+        self.declared.add(name)
+        prefix = abi.default.enum_prefix(name)
+        bit_names: dict[int, str] = {}
+        for m, v in abi.enum_members(name).items():
+            if v > 0 and v & (v - 1) == 0 and v.bit_length() <= 8 * size:
+                short = m[len(prefix):]
+                bit_names.setdefault(v.bit_length() - 1, short if _IDENT.fullmatch(short) else m)
+        base = BASIC_TYPES[("u", size)]
+        lines = [f"[[size({size})]]", f"struct {name}", "{"]
+        bit = 0
+        while bit < 8 * size:
+            if bit in bit_names:
+                lines.append(f"  {base} {bit_names[bit]} : 1;")
+                bit += 1
+                continue
+            end = bit
+            while end + 1 < 8 * size and end + 1 not in bit_names:
+                end += 1
+            label = f"_bit{bit}" if end == bit else f"_bits{bit}_{end}"
+            lines.append(f"  {base} {label} : {end - bit + 1};")
+            bit = end + 1
+        lines.append("};")
+        self.decls.append("\n".join(lines))
+        return name
+
     def struct(self, info: TypeInfo, hint: str = "") -> str:
         """Declare ``info`` (once) and return its name; an anonymous aggregate is named ``<hint>``."""
         name = info.name if _IDENT.fullmatch(info.name) else c_identifier(hint or "anonymous")
         if name in self.declared:
+            return name
+        if name == PROGRAM_IDENTIFIER:  # its bytes in memory order, the hex decode prints
+            self.declared.add(name)
+            self.decls.append("\n".join([f"[[size({info.size})]]", f"struct {name}", "{",
+                                         f"  {_identifier_member(0, 'OpaqueData', info.size)}", "};"]))
             return name
         body = self.members(info.fields, info.size, name)
         self.declared.add(name)
@@ -89,7 +127,8 @@ class _Format:
         tname = _type_name(ctype)
         size = scalar.size
         if tname in abi.default.decls.enums and offset % size == 0:
-            return [(offset, size * count, _member(offset, self.enum(tname, size), name, count, False, ctype))]
+            declared = self.flags(tname, size) if abi.is_flag_enum(tname) else self.enum(tname, size)
+            return [(offset, size * count, _member(offset, declared, name, count, False, ctype))]
         base = BASIC_TYPES[(scalar.kind, size)]
         hex_ = (hex_ or scalar.pointer or tname in HEX_TYPES) and scalar.kind != "f"
         if offset % size == 0:
@@ -111,6 +150,8 @@ class _Format:
         suits its alignment, else its members flattened (``name_member``) at their absolute offsets."""
         if not isinstance(t, TypeInfo):
             return self.scalar_member(ctype, t, name, count, offset, hex_)
+        if t.name == PROGRAM_IDENTIFIER and count == 1:  # 32 bytes in memory order: the hex decode prints
+            return [(offset, t.size, _identifier_member(offset, name, t.size))]
         if offset % _align(t) == 0:
             sname = self.struct(t, f"{parent}_{name}")
             return [(offset, t.size * count, _member(offset, sname, name, count, False, sname))]
@@ -167,6 +208,13 @@ def _align(t: Scalar | TypeInfo) -> int:
     if not isinstance(t, TypeInfo):
         return t.size
     return max([1, *(_align(field_type(f)) for f, _ in _shown_fields(t))])
+
+
+def _identifier_member(offset: int, name: str, size: int) -> str:
+    """A program identifier as its bytes, in hex and memory order (``decode`` prints the same digits run
+    together), not as byte-swapped 64-bit words."""
+    return _member(offset, BASIC_TYPES[("u", 1)], name, size, True,
+                   f"{PROGRAM_IDENTIFIER}: {size} bytes in memory order")
 
 
 def _member(offset: int, base: str, name: str, count: int, hex_: bool, ctype: str) -> str:

@@ -12,6 +12,10 @@ own): an incrementing constant, a root SRV from the primary record and ``_DISPAT
 :func:`build_indexed_capture`: an ``ExecuteIndirect`` of indexed draws: a root constant, an incrementing constant
 (IndirectDrawing.md "Incrementing constant"), an index buffer view (``R32_UINT``) and ``_DRAW_INDEXED`` with
 negative ``BaseVertexLocation`` values, through a count buffer.
+
+:func:`build_inherited_capture`: an ``ExecuteIndirect`` of draws whose command signature has no root signature (it
+changes no root argument: IndirectDrawing.md "Command signature Creation"), so every draw sees the command list's
+root arguments, which the lowering pushes as its initial push constants.
 """
 
 from __future__ import annotations
@@ -28,9 +32,10 @@ from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.model import description
 from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
 from d3d12wl.records import packers
-from d3d12wl.records.layout import pcs_layout
+from d3d12wl.records.layout import IDENTIFIER_FIELD, pcs_layout
 
-__all__ = ["OBJECTS", "build_big_capture", "build_compute_capture", "build_indexed_capture", "build_pointer_capture"]
+__all__ = ["OBJECTS", "build_big_capture", "build_compute_capture", "build_indexed_capture", "build_inherited_capture",
+           "build_pointer_capture"]
 
 #: the objects of the capture, in the JSON description (design.md "The JSON description of objects")
 OBJECTS: dict[str, Any] = {
@@ -90,7 +95,7 @@ def build_big_capture(draws: int = 1 << 20, per_record: int = 256, programs: int
                             np.full(n_primary, per_record, dtype=u32))
     names = sorted(objects.programs)
     tints = np.array([[p / programs, 1.0 - p / programs, 0.25, 1.0] for p in range(programs)], dtype=np.float32)
-    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names],
+    table = ProgramTableSpec(pcs_layout(pcs), {IDENTIFIER_FIELD: [objects.programs[n].Identifier for n in names],
                                                "arg3_InlineRootParameter": tints.view(np.uint32)})
     wls = objects.work_list_signatures["WLS"]
     wl = build_work_list([spec], base_va=BASE_VA, program_table=table, signature=wls, objects=objects)
@@ -130,7 +135,7 @@ def build_pointer_capture() -> Any:
                             np.full(4, 3, dtype=u32))
     names = sorted(objects.programs)
     tints = np.array([[p, 0.5, 0.25, 1.0] for p in range(3)], dtype=np.float32)
-    table = ProgramTableSpec(pcs_layout(pcs), {"ProgramIdentifier": [objects.programs[n].Identifier for n in names],
+    table = ProgramTableSpec(pcs_layout(pcs), {IDENTIFIER_FIELD: [objects.programs[n].Identifier for n in names],
                                                "arg3_InlineRootParameter": tints.view(np.uint32)})
     wls = objects.work_list_signatures["WLS"]
     wl = build_work_list([spec], base_va=BASE_VA, program_table=table, signature=wls, objects=objects)
@@ -157,9 +162,12 @@ def build_compute_capture() -> Any:
     wls = objects.work_list_signatures["WLS_Cull"]
     cull = objects.programs["Cull"]
     wl = build_work_list([spec], base_va=0x10000, signature=wls, objects=objects,
-                         program_table=ProgramTableSpec(cull, {"ProgramIdentifier": [cull.Identifier]}))
-    state = wl.command_list_state(wls, compute_root_signature=pcs.pGlobalRootSignature,
-                                  compute_root_arguments={0: RootArgument("descriptor", value=0x5000)})
+                         program_table=ProgramTableSpec(cull, {IDENTIFIER_FIELD: [cull.Identifier]}))
+    # every GRS parameter the PCS does not set comes from the command list, the draw list's too (the shared GRS of
+    # tier2_chain.json: parameter 3 the buffer the culling writes, 4 and 5 the draws' SRV and constant)
+    state = wl.command_list_state(wls, compute_root_signature=pcs.pGlobalRootSignature, compute_root_arguments={
+        0: RootArgument("descriptor", value=0x5000), 3: RootArgument("descriptor", value=0x6000),
+        4: RootArgument("descriptor", value=0), 5: RootArgument("constants", values=[0])})
     return wl.to_capture(objects, wls, state=state)
 
 
@@ -206,6 +214,47 @@ def build_indexed_capture(commands: int = 64, count: int = 61) -> Any:
     rs = cs.pRootSignature
     state = CommandListState(graphics_root_signature=rs, graphics_root_arguments={
         0: RootArgument("descriptor", value=FRAME_CONSTANTS_VA)})
+    device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
+    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
+                               CountBuffer=0x30000)
+    return Capture(CAPTURE_VERSION, device, objects, memory, state, call)
+
+
+INHERITED_OBJECTS: dict[str, Any] = {
+    "root_signatures": {"RS": {"pParameters": [
+        {"ParameterType": "32BIT_CONSTANTS", "Constants": {"ShaderRegister": 0, "RegisterSpace": 1, "Num32BitValues": 4},
+         "ShaderVisibility": "ALL"},
+        {"ParameterType": "CBV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+        {"ParameterType": "SRV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+    ], "Flags": ["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"]}},
+    "command_signatures": {"Draws": {"ByteStride": 16, "pArgumentDescs": [{"Type": "DRAW"}]}},
+}
+
+
+def build_inherited_capture(commands: int = 64, count: int = 61) -> Any:
+    """``ExecuteIndirect(Draws, MaxCommandCount = commands, args, count buffer = count)`` with a DRAW-only command
+    signature and no root signature; the command list sets ``RS``: four root constants (b0 space1: the floats 1000,
+    2000, 3000, 4000), a root CBV and a root SRV.  Command ``k`` draws ``1 + k % 3`` vertices from ``4 k``,
+    ``1 + k % 2`` instances."""
+    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
+
+    objects = description.load(INHERITED_OBJECTS)
+    cs = objects.command_signatures["Draws"]
+    k = np.arange(commands, dtype=np.int64)
+    args = packers.pack_execute_indirect(cs, {
+        "arg0_Draw.VertexCountPerInstance": (1 + k % 3).astype(np.uint32),
+        "arg0_Draw.InstanceCount": (1 + k % 2).astype(np.uint32),
+        "arg0_Draw.StartVertexLocation": (4 * k).astype(np.uint32),
+        "arg0_Draw.StartInstanceLocation": 0,
+    })
+    memory = GpuMemory()
+    memory.map(0x20000, args.tobytes(), name="pArgumentBuffer")
+    memory.map(0x30000, packers.pack_count_buffer(count).tobytes(), name="pCountBuffer")
+    constants = np.array([1000.0, 2000.0, 3000.0, 4000.0], dtype=np.float32).view(np.uint32)
+    state = CommandListState(graphics_root_signature=objects.root_signatures["RS"], graphics_root_arguments={
+        0: RootArgument("constants", values=[int(v) for v in constants]),
+        1: RootArgument("descriptor", value=FRAME_CONSTANTS_VA),
+        2: RootArgument("descriptor", value=FRAME_CONSTANTS_VA + 0x1000)})
     device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
     call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
                                CountBuffer=0x30000)

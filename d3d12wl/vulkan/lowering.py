@@ -13,7 +13,9 @@ What the lowering produces (:class:`Lowering`):
   a root-constants parameter takes ``4 * Num32BitValues`` bytes, a root CBV/SRV/UAV 8 bytes (its GPU VA, read by
   the shader through a buffer device address);
 * the **initial push constants**: the command-list state's root arguments, pushed once before the execute
-  (values the records do not set are inherited, as in D3D12);
+  (values the records do not set are inherited, as in D3D12; an ExecuteIndirect whose command signature has no
+  root signature, because it changes no root argument, lays out and pushes the command list's root signature of
+  its class);
 * the **sequence buffer**: ``count`` sequences of ``stride`` bytes, generated on the CPU from the record bytes
   with numpy (whole columns of bytes: the D3D12 argument structs and the Vulkan token payloads have the same
   bytes; ``D3D12_DRAW_ARGUMENTS`` is ``VkDrawIndirectCommand``, ``D3D12_VERTEX_BUFFER_VIEW`` is
@@ -48,7 +50,12 @@ from d3d12wl.model.objects import (
     RootSignature,
     WorkListArgumentDesc,
 )
-from d3d12wl.model.state import CommandListState, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.model.state import (
+    CommandListState,
+    DispatchListCall,
+    ExecuteIndirectCall,
+    execute_indirect_root_signature,
+)
 from d3d12wl.records import packers
 from d3d12wl.records.layout import (
     WL_ALIGN,
@@ -755,7 +762,9 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
     args = cs.pArgumentDescs
     names = [a.type_name for a in args]
     cls = "COMPUTE" if "DISPATCH" in names else "GRAPHICS"
-    block = _push_block(cs.pRootSignature, (), sequence_index)
+    # a command signature that changes no root argument has no root signature: its commands see the command
+    # list's (IndirectDrawing.md "Command signature Creation"), whose values are the initial push constants
+    block = _push_block(execute_indirect_root_signature(cs, state, cls == "GRAPHICS"), (), sequence_index)
     b = _LayoutBuilder(block)
     rec = command_layout(cs)
     trigger: tuple[int, IndirectArgumentDesc] | None = None

@@ -10,8 +10,8 @@ typedef uint8_t UINT8, BYTE, UCHAR;
 typedef int8_t INT8;
 typedef uint16_t UINT16, WORD, USHORT, WCHAR;
 typedef int16_t INT16, SHORT;
-typedef uint32_t UINT32, UINT, ULONG, DWORD, BOOL;
-typedef int32_t INT32, INT, LONG, HRESULT;
+typedef uint32_t UINT32, UINT, ULONG, DWORD;
+typedef int32_t INT32, INT, LONG, BOOL, HRESULT;  /* BOOL is int (minwindef.h) */
 typedef uint64_t UINT64, ULONG64, ULONGLONG, ULONG_PTR, UINT_PTR, SIZE_T;
 typedef int64_t INT64, LONG64, LONGLONG, LONG_PTR, INT_PTR;
 typedef float FLOAT;
