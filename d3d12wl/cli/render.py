@@ -650,12 +650,7 @@ def selected_trace(trace: Trace, sel: Selection) -> dict[str, Any]:
     executions, primaries, secondaries = Budget(sel.limit), Budget(sel.limit), Budget(sel.limit)
     for run in execution_runs(trace.executions):
         summary.add(run)
-        if run.table is not None:
-            mask = sel.executions(run.table)
-            rows = np.arange(run.n) if mask is None else np.flatnonzero(mask)
-        else:
-            assert run.objects is not None
-            rows = np.array([i for i, e in enumerate(run.objects) if _execution_selected(sel, e)], dtype=np.int64)
+        rows = sel.run_rows(run)
         take = executions.take(len(rows))
         left.executions += len(rows) - take
         shown += [run.execution(int(r)) for r in rows[:take]]
@@ -702,14 +697,6 @@ def shown_findings(trace: Trace, sel: Selection, left: Any = None) -> list[Any]:
         left.findings += len(chunk) - take
         shown += [chunk.finding(r) for r in range(take)] if isinstance(chunk, FindingChunk) else chunk[:take]
     return shown
-
-
-def _execution_selected(sel: Selection, e: Any) -> bool:
-    if sel.list_index is not None and e.list_index != sel.list_index:
-        return False
-    if sel.primary is not None and (e.primary_index is None or not sel.primary[0] <= e.primary_index < sel.primary[1]):
-        return False
-    return sel.program is None or e.program == sel.program
 
 
 def _record_dict(prt: Any, secondaries: Budget, left: Any) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import dataclasses
 import io
 import json
 import zipfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import IO, Any
@@ -135,26 +135,12 @@ def _execution_select(selection: Selection, left: LeftOut) -> Callable[[Executio
     budget = Budget(selection.limit)
 
     def select(run: ExecutionRun) -> np.ndarray | None:
-        if run.table is not None:
-            mask = selection.executions(run.table)
-            rows = np.arange(run.n) if mask is None else np.flatnonzero(mask)
-        else:
-            assert run.objects is not None
-            rows = np.array([i for i, e in enumerate(run.objects) if _object_selected(selection, e)], dtype=np.int64)
+        rows = selection.run_rows(run)
         shown = budget.take(len(rows))
         left.executions += len(rows) - shown
         return rows[:shown]
 
     return select
-
-
-def _object_selected(selection: Selection, e: Any) -> bool:
-    if selection.list_index is not None and e.list_index != selection.list_index:
-        return False
-    if selection.primary is not None and (e.primary_index is None or not (
-            selection.primary[0] <= e.primary_index < selection.primary[1])):
-        return False
-    return selection.program is None or e.program == selection.program
 
 
 @dataclass
@@ -616,7 +602,7 @@ def _count(trace: Trace, selection: Selection) -> int:
             total += run.n if mask is None else int(mask.sum())
         else:
             assert run.objects is not None
-            total += sum(_object_selected(selection, e) for e in run.objects)
+            total += sum(selection.execution(e) for e in run.objects)
     return selection.bound(total)
 
 
@@ -727,14 +713,13 @@ def write_verdict_csv(trace: Trace, out: IO[Any], *, selection: Selection | None
 def write_verdict_parquet(trace: Trace, out: Any, *, selection: Selection | None = None) -> Written:
     """The verdict table (:data:`VERDICT_COLUMNS`) as Parquet, a row group per chunk: names as dictionary columns
     (free text as strings), VAs uint64, absent values null."""
-    pa, pq = _pyarrow()
+    pa = _pyarrow()[0]
     written = Written()
     fields = [pa.field(c, pa.int64() if c in _VERDICT_INTS else pa.uint64() if c == "va" else pa.string()
                        if c in _VERDICT_STRINGS else pa.dictionary(pa.int32(), pa.string())) for c in VERDICT_COLUMNS]
     schema = pa.schema(fields)
-    writer = pq.ParquetWriter(out if isinstance(out, str) else pa.PythonFile(out, mode="w"), schema)
-    try:
-        wrote = False
+
+    def tables() -> Iterator[Any]:
         for chunk in _verdict_chunks(trace, selection or Selection(), written):
             arrays = []
             for c, f in zip(VERDICT_COLUMNS, fields, strict=True):
@@ -746,13 +731,26 @@ def write_verdict_parquet(trace: Trace, out: Any, *, selection: Selection | None
                 dictionary = pa.array(list(first), type=pa.string())
                 arr = pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0), dictionary)
                 arrays.append(arr.cast(pa.string()) if c in _VERDICT_STRINGS else arr)
-            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+            yield pa.Table.from_arrays(arrays, schema=schema)
+
+    _write_parquet_tables(out, schema, tables())
+    return written
+
+
+def _write_parquet_tables(out: Any, schema: Any, tables: Iterable[Any], **options: Any) -> None:
+    """``tables`` (pyarrow Tables of ``schema``) as the row groups of one Parquet file at ``out`` (a path or a
+    binary file, written sequentially: a pipe works), an empty one when there are none."""
+    pa, pq = _pyarrow()
+    writer = pq.ParquetWriter(out if isinstance(out, str) else pa.PythonFile(out, mode="w"), schema, **options)
+    try:
+        wrote = False
+        for table in tables:
+            writer.write_table(table)
             wrote = True
         if not wrote:
             writer.write_table(schema.empty_table())
     finally:
         writer.close()
-    return written
 
 
 def _npz_verdict_columns(chunk: _VerdictChunk, tables: dict[str, _Names]) -> dict[str, np.ndarray]:
@@ -925,7 +923,7 @@ def write_parquet(trace: Trace, out: str | IO[bytes], *, selection: Selection | 
     verdict table's file, :func:`write_verdict_parquet`) and ``d3d12wl.findings`` (JSON: the findings, at most
     :data:`METADATA_FINDINGS`).  Needs pyarrow (``pip install 'd3d12wl[parquet]'``); without it a
     :class:`~d3d12wl.errors.D3D12WLError`."""
-    pa, pq = _pyarrow()
+    pa = _pyarrow()[0]
     selection = selection or Selection()
     written = Written()
     tables = _Tables(trace, selection, written, progress)
@@ -945,14 +943,9 @@ def write_parquet(trace: Trace, out: str | IO[bytes], *, selection: Selection | 
     if more > 0:
         metadata[b"d3d12wl.findings_not_in_metadata"] = str(more).encode()
     schema = pa.schema(fields, metadata=metadata)
-    sink = out if isinstance(out, str) else pa.PythonFile(out, mode="w")
-    # dictionary pages for the categorical columns only: numbers (VAs, indices) are mostly distinct, and encoding
-    # them as dictionaries took half the time for a larger file
-    writer = pq.ParquetWriter(sink, schema, use_dictionary=[s.name for s in tables.specs
-                                                            if s.kind in ("category", "enum")])
-    try:
-        wrote = False
-        for rows, values, absent in tables.chunks():
+
+    def row_groups() -> Iterator[Any]:
+        for _, values, absent in tables.chunks():
             arrays = []
             for s, f in zip(tables.specs, fields, strict=True):
                 col, gone = values[s.name], absent.get(s.name)
@@ -961,11 +954,11 @@ def write_parquet(trace: Trace, out: str | IO[bytes], *, selection: Selection | 
                     arrays.append(pa.DictionaryArray.from_arrays(pa.array(col, mask=col < 0), dictionary))
                 else:
                     arrays.append(pa.array(col, type=f.type, mask=gone))
-            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
-            wrote = True
-        if not wrote:
-            writer.write_table(schema.empty_table())
-    finally:
-        writer.close()
+            yield pa.Table.from_arrays(arrays, schema=schema)
+
+    # dictionary pages for the categorical columns only: numbers (VAs, indices) are mostly distinct, and encoding
+    # them as dictionaries took half the time for a larger file
+    _write_parquet_tables(out, schema, row_groups(),
+                          use_dictionary=[s.name for s in tables.specs if s.kind in ("category", "enum")])
     written.resets = len(trace.end_of_call_reset)
     return written

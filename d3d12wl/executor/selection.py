@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl.executor.columnar import ExecutionColumns
+from d3d12wl.executor.columnar import ExecutionColumns, ExecutionRun
 from d3d12wl.executor.trace import Finding
 
 __all__ = ["Budget", "LeftOut", "Selection", "parse_range"]
@@ -72,6 +72,24 @@ class Selection:
             code = names.index(self.program) if self.program in names else -2
             both(cols["program"] == code)
         return mask
+
+    def execution(self, e: Any) -> bool:
+        """Whether it matches execution ``e`` (an object the reference walk made)."""
+        if self.list_index is not None and e.list_index != self.list_index:
+            return False
+        if self.primary is not None and (e.primary_index is None or not (
+                self.primary[0] <= e.primary_index < self.primary[1])):
+            return False
+        return self.program is None or e.program == self.program
+
+    def run_rows(self, run: ExecutionRun) -> np.ndarray:
+        """The rows of a run of executions (:func:`~d3d12wl.executor.columnar.execution_runs`) it matches, in
+        order, before ``limit``."""
+        if run.table is not None:
+            mask = self.executions(run.table)
+            return np.arange(run.n) if mask is None else np.flatnonzero(mask)
+        assert run.objects is not None
+        return np.array([i for i, e in enumerate(run.objects) if self.execution(e)], dtype=np.int64)
 
     # -- primary records -----------------------------------------------------------------------------------------
 
