@@ -839,8 +839,9 @@ int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struc
                     size_t pad = op->width - used;
                     if ((size_t)(end - p) < pad)
                         return -1 - (int64_t)r;
-                    if (kind == D3D12WL_OP_PAD_RIGHT) {
-                        memmove(mark + pad, mark, used);
+                    if (kind == D3D12WL_OP_PAD_RIGHT) {  /* the cell moves right (a few bytes: a loop) */
+                        for (size_t i = used; i-- > 0;)
+                            mark[pad + i] = mark[i];
                         memset(mark, ' ', pad);
                     } else {
                         memset(p, ' ', pad);
