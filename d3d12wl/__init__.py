@@ -16,6 +16,12 @@ The entry points a user starts from are here, imported on first use (``import d3
     records = d3d12wl.pcs_layout(objects.program_command_signatures["PCS"])
     data = d3d12wl.pack_secondary_records(records, {...})          # numpy in, bytes out
     trace = d3d12wl.execute(d3d12wl.load_capture("culling_capture.json"))
+    table = d3d12wl.patch_list(capture)                           # every reference by value the call reads
+    rebased = d3d12wl.remap(capture, va_map, output="replay.json", verify=True)
+
+The patch list and the rebase follow the executor's walk, so they are the executor's (stage 7): ``d3d12wl.capture``
+(stage 6) cannot import them, and they are these entry points, ``d3d12wl.patch_list`` and ``d3d12wl.remap``; the
+maps they take are ``d3d12wl.capture.maps``.
 """
 
 from __future__ import annotations
@@ -39,12 +45,16 @@ ENTRY_POINTS: dict[str, str] = {
     "build_work_list": "d3d12wl.capture.builder:build_work_list",
     "load_capture": "d3d12wl.capture.file:load_capture",
     "execute": "d3d12wl.executor:execute",
+    "patch_list": "d3d12wl.executor.references:patch_list",
+    "remap": "d3d12wl.executor.remap:remap",
 }
 
 if TYPE_CHECKING:  # (the redundant aliases mark them as this package's re-exports)
     from d3d12wl.capture.builder import build_work_list as build_work_list
     from d3d12wl.capture.file import load_capture as load_capture
     from d3d12wl.executor import execute as execute
+    from d3d12wl.executor.references import patch_list as patch_list
+    from d3d12wl.executor.remap import remap as remap
     from d3d12wl.model.description import load as load_description  # noqa: F401  (an entry point)
     from d3d12wl.records.layout import command_layout as command_layout
     from d3d12wl.records.layout import pcs_layout as pcs_layout

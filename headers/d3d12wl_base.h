@@ -14,6 +14,14 @@ typedef uint64_t D3D12_GPU_VIRTUAL_ADDRESS;
 #define D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT 32
 #define D3D12_MAX_ROOT_COST 64
 
+/* Pre-existing d3d12.h facts the HLSL bindings read (codegen --lang hlsl --bindings): a constant buffer view holds
+ * at most this many 16-byte elements (the DWORD view of a root CBV whose contents the description does not give),
+ * and a filter's reduction type, in its bits SHIFT.. under MASK, says whether a static sampler is a comparison
+ * sampler (SamplerComparisonState). */
+#define D3D12_REQ_CONSTANT_BUFFER_ELEMENT_COUNT 4096
+#define D3D12_FILTER_REDUCTION_TYPE_MASK 0x3
+#define D3D12_FILTER_REDUCTION_TYPE_SHIFT 7
+
 typedef struct D3D12_GPU_VIRTUAL_ADDRESS_RANGE
 {
     D3D12_GPU_VIRTUAL_ADDRESS StartAddress;
@@ -68,6 +76,19 @@ typedef enum D3D12_COMMAND_LIST_TYPE
     D3D12_COMMAND_LIST_TYPE_VIDEO_ENCODE = 6,
     D3D12_COMMAND_LIST_TYPE_NONE = -1,
 } D3D12_COMMAND_LIST_TYPE;
+
+/* The type of a descriptor heap (d3d12.h's members and values).  SetDescriptorHeaps binds one shader-visible heap
+ * of each of CBV_SRV_UAV and SAMPLER; a descriptor-table handle "must address the currently bound descriptor heap
+ * of the appropriate type" (Work Lists "_DESCRIPTOR_TABLE"), and a capture's command-list state gives each bound
+ * heap's GPU handle range by its type. */
+typedef enum D3D12_DESCRIPTOR_HEAP_TYPE
+{
+    D3D12_DESCRIPTOR_HEAP_TYPE_CBV_SRV_UAV = 0,
+    D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER = 1,
+    D3D12_DESCRIPTOR_HEAP_TYPE_RTV = 2,
+    D3D12_DESCRIPTOR_HEAP_TYPE_DSV = 3,
+    D3D12_DESCRIPTOR_HEAP_TYPE_NUM_TYPES = 4,
+} D3D12_DESCRIPTOR_HEAP_TYPE;
 
 typedef enum DXGI_FORMAT
 {
@@ -159,6 +180,14 @@ typedef enum D3D12_FILTER
     D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_POINT = 0x180,
     D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_LINEAR = 0x195,
 } D3D12_FILTER;
+
+typedef enum D3D12_FILTER_REDUCTION_TYPE
+{
+    D3D12_FILTER_REDUCTION_TYPE_STANDARD = 0,
+    D3D12_FILTER_REDUCTION_TYPE_COMPARISON = 1,
+    D3D12_FILTER_REDUCTION_TYPE_MINIMUM = 2,
+    D3D12_FILTER_REDUCTION_TYPE_MAXIMUM = 3,
+} D3D12_FILTER_REDUCTION_TYPE;
 
 typedef enum D3D12_TEXTURE_ADDRESS_MODE
 {

@@ -21,10 +21,12 @@ from executor_builder import (
     arg,
     constants_param,
     culling_pcs,
+    descriptor_table_scene,
     dispatch,
     dispatch_input,
     dispatch_input1,
     f32,
+    heap_handle,
     identifier,
     one_program_scene,
     primary,
@@ -675,6 +677,31 @@ def descriptor_table_without_its_heap(rng: random.Random, broken: bool) -> Call:
     s.put(INPUT_VA, dispatch_input(n, PRIMARY_VA, stride))
     setattr(s.state.descriptor_heaps, "SAMPLER" if sampler else "CBV_SRV_UAV", not broken)
     return Call(s.memory, s.device, s.objects, s.state, DispatchListCall(INPUT_VA))
+
+
+@breaks("descriptor-handle-outside-heap")
+def descriptor_handle_outside_its_heap(rng: random.Random, broken: bool) -> Call:
+    """W58: _DESCRIPTOR_TABLE: the record's D3D12_GPU_DESCRIPTOR_HANDLE "must address the currently bound descriptor
+    heap of the appropriate type" (the capture gives the bound heaps' ranges, version 4): a global SRV table from
+    the primary record and a local sampler table from each secondary record, one of them moved outside its heap, off
+    a descriptor boundary, or into the heap of the other type."""
+    handles = [(heap_handle("CBV_SRV_UAV", rng.randrange(256)),
+                [heap_handle("SAMPLER", rng.randrange(16)) for _ in range(rng.randint(1, 3))])
+               for _ in range(rng.randint(1, 4))]
+    if broken:
+        i = rng.randrange(len(handles))
+        srv_handle, samplers = handles[i]
+        how = rng.choice(["outside", "boundary", "other heap"])
+        if rng.random() < 0.5:
+            srv_handle = {"outside": heap_handle("CBV_SRV_UAV", 256), "boundary": srv_handle + 4,
+                          "other heap": heap_handle("SAMPLER", 0)}[how]
+        else:
+            j = rng.randrange(len(samplers))
+            samplers[j] = {"outside": heap_handle("SAMPLER", -1), "boundary": samplers[j] + 8,
+                           "other heap": heap_handle("CBV_SRV_UAV", 0)}[how]
+        handles[i] = (srv_handle, samplers)
+    s, call = descriptor_table_scene(handles)
+    return Call(s.memory, s.device, s.objects, s.state, call)
 
 
 # ----------------------------------------------------------------------------------------------------------------

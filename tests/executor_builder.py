@@ -33,6 +33,8 @@ from d3d12wl.model.objects import (
 )
 from d3d12wl.model.state import (
     CommandListState,
+    DescriptorHeap,
+    DescriptorHeaps,
     DeviceCaps,
     DispatchListCall,
     GpuVirtualAddressRange,
@@ -395,6 +397,51 @@ def culling_scene(visible: dict[str, int]) -> tuple[Scene, DispatchListCall]:
     s.put(INPUT_VA, dispatch_input(len(records), PRIMARY_VA, stride))
     return s, DispatchListCall(INPUT_VA, MaxGraphicsProgramInputsPerPrimaryList=3)
 
+
+
+#: The heaps of :func:`descriptor_table_scene`: a CBV/SRV/UAV heap of 256 32-byte descriptors and a sampler heap of
+#: 16 64-byte ones (capture version 4 ranges).
+TABLE_HEAPS = {"CBV_SRV_UAV": DescriptorHeap(0xD000_0000, 256, 32), "SAMPLER": DescriptorHeap(0xE000_0000, 16, 64)}
+
+
+def heap_handle(heap: str, index: int, skew: int = 0) -> int:
+    """Descriptor ``index`` of ``TABLE_HEAPS[heap]`` (+ ``skew`` bytes: off a descriptor boundary)."""
+    h = TABLE_HEAPS[heap]
+    return h.GPUDescriptorHandleForHeapStart + index * h.DescriptorIncrementSize + skew
+
+
+def descriptor_table_scene(handles: list[tuple[int, list[int]]]) -> tuple[Scene, DispatchListCall]:
+    """Descriptor tables in records (spec "_DESCRIPTOR_TABLE"; "Local descriptor tables"): PCS "T" sets global root
+    parameter 0, an SRV table, from the primary record, and a local sampler table (an _INLINE_ROOT_PARAMETER of
+    type DESCRIPTOR_TABLE) and the DISPATCH from each secondary record.  ``handles``: per primary record, its SRV
+    table handle and its secondary records' sampler table handles; both heaps bound with :data:`TABLE_HEAPS`."""
+    grs = root_signature("GRS", table_param("SRV"))
+    sampler_table = table_param("SAMPLER")
+    pcs = ProgramCommandSignature("T", [
+        arg("DESCRIPTOR_TABLE", DescriptorTable=RootParameterIndexArg(0)),
+        arg("INLINE_ROOT_PARAMETER", "SECONDARY_RECORD", "LOCAL_ROOT_SIGNATURE",
+            InlineRootParameter=InlineRootParameter(sampler_table, 0, 0)),
+        arg("DISPATCH", "SECONDARY_RECORD")], pGlobalRootSignature=grs)
+    layout = pcs_layout(pcs)
+    assert layout.secondary is not None
+    pcs.SecondaryRecordByteStride = layout.secondary.min_stride
+    s = one_program_scene(pcs)
+    s.state.descriptor_heaps = DescriptorHeaps(**TABLE_HEAPS)
+    records = []
+    lists = bytearray(0x100 * len(handles))  # one secondary list per 256 bytes
+    for i, (srv_handle, sampler_handles) in enumerate(handles):
+        rows = [{"arg1_InlineRootParameter": {"ptr": h}, "arg2_Dispatch": dispatch(1 + j)}
+                for j, h in enumerate(sampler_handles)]
+        if rows:
+            data = secondaries(pcs, rows)
+            lists[0x100 * i: 0x100 * i + len(data)] = data
+        records.append(primary(pcs, ProgramTableIndex=0, NumSecondaryRecords=len(rows),
+                               SecondaryRecords=SECONDARY_VA + 0x100 * i, arg0_DescriptorTable={"ptr": srv_handle}))
+    if lists:
+        s.put(SECONDARY_VA, lists)
+    s.put(PRIMARY_VA, b"".join(records))
+    s.put(INPUT_VA, dispatch_input(len(records), PRIMARY_VA, layout.primary.min_stride))
+    return s, DispatchListCall(INPUT_VA)
 
 
 def raytracing_scene(hybrid: bool, padding: int = 0) -> tuple[Scene, DispatchListCall]:

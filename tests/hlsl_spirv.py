@@ -24,6 +24,7 @@ import hashlib
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,13 +96,14 @@ def shader_source(records: Strided) -> str:
 _CACHE: dict[str, dict[str, StructLayout]] = {}
 
 
-def compile_hlsl(source: str) -> str:
-    """``spirv-dis --raw-id`` text of ``source`` compiled by ``glslc -x hlsl`` as a compute shader."""
+def compile_hlsl(source: str, options: Sequence[str] = ()) -> str:
+    """``spirv-dis --raw-id`` text of ``source`` compiled by ``glslc -x hlsl`` as a compute shader (``options``:
+    more glslc options)."""
     with tempfile.TemporaryDirectory(prefix="d3d12wl-hlsl-") as tmp:
         src, spv = Path(tmp) / "records.hlsl", Path(tmp) / "records.spv"
         src.write_text(source)
-        r = subprocess.run(["glslc", "-x", "hlsl", "-fshader-stage=compute", "-fentry-point=main", str(src),
-                            "-o", str(spv)], capture_output=True, text=True, timeout=120)
+        r = subprocess.run(["glslc", "-x", "hlsl", "-fshader-stage=compute", "-fentry-point=main", *options,
+                            str(src), "-o", str(spv)], capture_output=True, text=True, timeout=120)
         if r.returncode:
             raise AssertionError(f"glslc rejected the generated HLSL:\n{r.stderr}\n--- source ---\n{source}")
         r = subprocess.run(["spirv-dis", "--raw-id", str(spv)], capture_output=True, text=True, timeout=60)
@@ -203,3 +205,61 @@ def layout_mismatches(layouts: list[RecordLayout], strides: list[int | None] | N
                 problems.append(f"{name}: field {f.name} ({f.size} bytes) covered by {covered.get(f.name, 0)} "
                                 f"bytes of members")
     return problems
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Resource bindings (codegen --bindings): where glslc puts each declared resource
+# ----------------------------------------------------------------------------------------------------------------
+
+#: How glslc maps an HLSL ``register(xN, spaceM)`` (glslang's HLSL front end, shaderc 2023.2 / glslang 11.13): the
+#: resource is ``DescriptorSet M``, ``Binding N`` whatever its register class x; with ``-fhlsl-iomap`` the binding
+#: is N plus the class's binding base, ``-fcbuffer-binding-base`` for b, ``-ftexture-binding-base`` for t (a
+#: ``ByteAddressBuffer`` at t too), ``-fuav-binding-base`` for u, ``-fsampler-binding-base`` for s.  So compiled
+#: with the bases below, a binding says the register class and the register (below 10,000), the set the space
+#: (glslang refuses a mapped binding above 65535: "mapped binding out of range").
+CLASS_BASE = {"b": 10000, "t": 20000, "u": 30000, "s": 40000}
+CLASS_OPTION = {"b": "-fcbuffer-binding-base", "t": "-ftexture-binding-base", "u": "-fuav-binding-base",
+                "s": "-fsampler-binding-base"}
+#: glslc (glslang 11.13) gives an unsized HLSL resource array (``Texture2D t[]``) no runtime array: it sizes it from
+#: the largest constant index the shader reads, like a GLSL implicitly sized array.  So a probe reads element
+#: ``UNSIZED_INDEX`` of an unbounded array: a length of ``UNSIZED_INDEX + 1`` in the SPIR-V says it was declared
+#: unsized (a sized array rejects the index: "array index out of range").
+UNSIZED_INDEX = 1000
+IOMAP = ("-fhlsl-iomap", *(x for cls, base in CLASS_BASE.items() for x in (CLASS_OPTION[cls], str(base))))
+
+
+@dataclass
+class VariableBinding:
+    """What the SPIR-V says of one resource variable: its set and binding decorations, its array length (1: not an
+    array, ``None``: a runtime array) and, for a buffer block, the ``Offset`` of each member."""
+
+    descriptor_set: int | None
+    binding: int | None
+    count: int | None
+    offsets: list[int]
+
+
+def spirv_bindings(text: str) -> dict[str, VariableBinding]:
+    """Variable name -> :class:`VariableBinding` for every ``OpVariable`` with an ``OpName`` and a ``DescriptorSet``
+    (from ``spirv-dis --raw-id`` text)."""
+    m = hlsl_probe.parse_spirv(text)
+    decorations: dict[str, dict[str, int]] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[0] == "OpDecorate" and parts[2] in ("DescriptorSet", "Binding"):
+            decorations.setdefault(parts[1], {})[parts[2]] = int(parts[3])
+    out: dict[str, VariableBinding] = {}
+    for var, ptr in m.variables.items():
+        if var not in m.names or "DescriptorSet" not in decorations.get(var, {}):
+            continue
+        pointee = m.types[ptr][-1]
+        op = m.types[pointee]
+        count: int | None = 1
+        if op[0] == "OpTypeArray":
+            count, pointee = m.constants[op[2]], op[1]
+        elif op[0] == "OpTypeRuntimeArray":
+            count, pointee = None, op[1]
+        offsets = m.offsets.get(pointee, {})
+        out[m.names[var]] = VariableBinding(decorations[var].get("DescriptorSet"), decorations[var].get("Binding"),
+                                            count, [offsets[i] for i in sorted(offsets)])
+    return out

@@ -24,6 +24,7 @@ from d3d12wl.capture.file import (
     CAPTURE_VERSIONS,
     COMMAND_LIST_MEMBERS,
     COMMAND_LIST_VERSION,
+    DESCRIPTOR_HEAP_VERSION,
     Capture,
     capture_to_dict,
     format_version,
@@ -34,7 +35,7 @@ from d3d12wl.capture.file import (
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import CaptureError
 from d3d12wl.model import description
-from d3d12wl.model.state import BufferResource, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.model.state import BufferResource, DescriptorHeap, DispatchListCall, ExecuteIndirectCall
 
 
 def example_dict() -> dict[str, Any]:
@@ -293,9 +294,68 @@ COMMAND_LIST_CASES: list[tuple[str, Callable[[dict[str, Any]], Any], str, str]] 
 ]
 
 
-@pytest.mark.parametrize("name, mutate, where, says", COMMAND_LIST_CASES, ids=[c[0] for c in COMMAND_LIST_CASES])
+HEAP = {"GPUDescriptorHandleForHeapStart": "0xd0000000", "NumDescriptors": 1024, "DescriptorIncrementSize": 32}
+
+
+def test_version_4_descriptor_heap_ranges_round_trip(tmp_path: Path) -> None:
+    """Version 4: a state.descriptor_heaps member may be the bound heap's GPU handle range instead of true; a
+    capture saves as version 4 only when it gives one, and older versions keep loading as bound / not bound."""
+    for old in (tier2_dict(), _ei_v2()):
+        c = load_capture(old)
+        assert c.version in (1, 2) and c.state.descriptor_heaps.heap("CBV_SRV_UAV") is None
+        saved = json.loads(save_capture(c, tmp_path / "old.json").read_text())
+        assert saved["version"] == old["version"]
+        assert all(isinstance(v, bool) for v in saved["state"]["descriptor_heaps"].values())
+    c = load_capture(tier2_dict())
+    c.state.descriptor_heaps.SAMPLER = True
+    c.state.descriptor_heaps.CBV_SRV_UAV = DescriptorHeap(0xD000_0000, 1024, 32)
+    assert format_version(c) == DESCRIPTOR_HEAP_VERSION == 4
+    saved = json.loads(save_capture(c, tmp_path / "heaps.json").read_text())
+    assert saved["version"] == 4 and schema_errors(saved) == []
+    assert saved["state"]["descriptor_heaps"] == {"CBV_SRV_UAV": HEAP, "SAMPLER": True}
+    back = load_capture(tmp_path / "heaps.json")
+    assert back.version == 4 and back.state.descriptor_heaps == c.state.descriptor_heaps
+    assert back.state.descriptor_heaps.bound("CBV_SRV_UAV") and back.state.descriptor_heaps.bound("SAMPLER")
+    c.version = 4
+    _same(c, back)
+    c.state.command_list_type = abi.enum_value("D3D12_COMMAND_LIST_TYPE", "COMPUTE")  # a version 3 member too
+    assert json.loads(save_capture(c, tmp_path / "both.json").read_text())["version"] == 4
+
+
+def test_descriptor_heap_problem_says_outside_or_off_boundary() -> None:
+    """DescriptorHeap.problem: descriptor i is start + i * increment, i < NumDescriptors (spec "_DESCRIPTOR_TABLE":
+    the handle "must address the currently bound descriptor heap")."""
+    heap = DescriptorHeap(0x1000, 4, 32)
+    assert [heap.problem(h) for h in (0x1000, 0x1020, 0x1060)] == [None, None, None]
+    assert "outside the heap [0x1000, 0x1080)" in str(heap.problem(0x1080))
+    assert "outside" in str(heap.problem(0xFFF))
+    assert "not on a descriptor boundary: 0x1000 + 1 * 32 + 8" in str(heap.problem(0x1028))
+
+
+HEAP_CASES: list[tuple[str, Callable[[dict[str, Any]], Any], str, str]] = [
+    ("heap range in version 3", lambda d: d.update(version=3) or d["state"].update(descriptor_heaps={"SAMPLER": HEAP}),
+     "state.descriptor_heaps.SAMPLER", "needs capture version 4"),
+    ("heap range in version 1", lambda d: d["state"].update(descriptor_heaps={"CBV_SRV_UAV": HEAP}),
+     "state.descriptor_heaps.CBV_SRV_UAV", "needs capture version 4"),
+    ("member missing", lambda d: d.update(version=4) or d["state"].update(descriptor_heaps={"CBV_SRV_UAV": {
+        k: v for k, v in HEAP.items() if k != "NumDescriptors"}}),
+     "state.descriptor_heaps.CBV_SRV_UAV.NumDescriptors", "required member is missing"),
+    ("increment 0", lambda d: d.update(version=4) or d["state"].update(descriptor_heaps={"CBV_SRV_UAV": {
+        **HEAP, "DescriptorIncrementSize": 0}}),
+     "state.descriptor_heaps.CBV_SRV_UAV.DescriptorIncrementSize", "never 0"),
+    ("past the handle space", lambda d: d.update(version=4) or d["state"].update(descriptor_heaps={"SAMPLER": {
+        **HEAP, "GPUDescriptorHandleForHeapStart": "0xffffffffffffff00"}}),
+     "state.descriptor_heaps.SAMPLER.NumDescriptors", "leave the 64-bit handle space"),
+    ("an RTV heap", lambda d: d.update(version=4) or d["state"].update(descriptor_heaps={"RTV": HEAP}),
+     "state.descriptor_heaps.RTV", "unknown member"),
+]
+
+
+@pytest.mark.parametrize("name, mutate, where, says", COMMAND_LIST_CASES + HEAP_CASES,
+                         ids=[c[0] for c in COMMAND_LIST_CASES + HEAP_CASES])
 def test_malformed_command_list_state_rejected_with_path(name: str, mutate: Callable[[dict[str, Any]], Any],
                                                          where: str, says: str) -> None:
+    """The state members of versions 3 and 4: the command list's type and render-pass scope, the heaps' ranges."""
     d = tier2_dict()
     mutate(d)
     with pytest.raises(CaptureError) as e:
@@ -418,7 +478,7 @@ def _do(*mutations: Mutation) -> Mutation:
 PT = "state.program.WorkList.Binding.ProgramTable"
 
 EXAMPLE_CASES: list[tuple[str, Mutation, str]] = [
-    ("version 4", _set("version", 4), "version"),
+    ("version 5", _set("version", 5), "version"),
     ("version string", _set("version", "1"), "version"),
     ("version missing", _delete("version"), "version"),
     ("unknown member", _set("colour", "red"), "colour"),

@@ -161,6 +161,29 @@ def test_command_list_type_and_render_pass(tmp_path: Path, capsys: pytest.Captur
     assert "--command-list-type" in err and "GRAPHICS" in err
 
 
+def test_descriptor_heaps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--descriptor-heap TYPE[=START,NUM,INCREMENT]: a bound shader-visible heap (SetDescriptorHeaps) and, capture
+    version 4, its GPU handle range; a capture that gives no range stays at its older version."""
+    base = ["capture", str(CULLING), *CULLING_REGIONS, *CULLING_CALL]
+    out = tmp_path / "culling.json"
+    assert main([*base, "--descriptor-heap", "SAMPLER", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["version"] == 1 and doc["state"]["descriptor_heaps"] == {"CBV_SRV_UAV": False, "SAMPLER": True}
+    assert main([*base, "--descriptor-heap", "CBV_SRV_UAV=0xd0000000,4096,32", "--descriptor-heap",
+                 "D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER=0xe0000000,16,64", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["version"] == 4 and capture_file.schema_errors(doc) == []
+    heaps = load_capture(out).state.descriptor_heaps
+    assert heaps.heap("CBV_SRV_UAV") is not None and heaps.heap("CBV_SRV_UAV").NumDescriptors == 4096
+    assert heaps.heap("SAMPLER") is not None and heaps.heap("SAMPLER").DescriptorIncrementSize == 64
+    for bad, says in (("RTV=0x1000,4,32", "never shader-visible"), ("CBV_SRV_UAV=0x1000,4", "START,NUM,INCREMENT"),
+                      ("TEXTURE", "TEXTURE"), ("SAMPLER=0x1000,4,0", "never 0")):
+        capsys.readouterr()
+        assert main([*base, "--descriptor-heap", bad, "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert says in err and ("--descriptor-heap" in err or "descriptor_heaps" in err), err
+
+
 def test_tier2_chain_with_two_program_tables(tmp_path: Path) -> None:
     """DispatchList1 on a signature array: one --program-table per signature index, each with its own stride."""
     bundled_path = EXAMPLES / "tier2_chain_capture.json"

@@ -106,14 +106,33 @@ def test_execute_indirect_layout_is_the_command_signature() -> None:
 # What cannot be lowered
 # --------------------------------------------------------------------------------------------------------------
 
-def test_descriptor_table_is_reported_not_lowered() -> None:
+def test_descriptor_table_is_a_push_constant_of_the_handle() -> None:
+    """Spec "_DESCRIPTOR_TABLE": the record holds a D3D12_GPU_DESCRIPTOR_HANDLE; DGC binds no descriptor sets, so the
+    handle is lowered as the value the draw receives: an 8-byte push constant at the parameter's place (the
+    limitation: no heap is bound, a shader cannot read through it)."""
     cap = example("culling")
+    rs = cap.objects.program_command_signatures["PCS"].pGlobalRootSignature
+    rs.pParameters[0].ParameterType = abi.enum_value("D3D12_ROOT_PARAMETER_TYPE", "DESCRIPTOR_TABLE")
     arg = cap.objects.program_command_signatures["PCS"].pArgumentDescs[0]
     arg.Type = abi.enum_value("D3D12_INDIRECT_ARGUMENT_TYPE", "DESCRIPTOR_TABLE")
     low = lower_capture(cap)
+    assert low.lowered and low.layout is not None
+    assert low.layout.push_range("global", 0).kind == "descriptor_table"
+    token = low.layout.token(0)
+    assert (token.type.name, token.size, token.push_offset) == ("PUSH_CONSTANT", 8, 0)
+    # the handle is the record's 8 bytes, as the SRV's VA was before
+    handles = np.ascontiguousarray(low.sequences[:, token.offset:token.offset + 8]).view("<u8").reshape(-1)
+    assert handles.tolist() == [srv for slot in sorted(CULLING_DRAWS) for srv, _, _ in CULLING_DRAWS[slot]]
+
+
+def test_raytracing_and_validator_arguments_are_reported_not_lowered() -> None:
+    cap = example("culling")
+    arg = cap.objects.program_command_signatures["PCS"].pArgumentDescs[0]
+    arg.Type = abi.enum_value("D3D12_INDIRECT_ARGUMENT_TYPE", "PRIMARY_LIST_POINTER")
+    low = lower_capture(cap)
     assert not low.lowered and low.layout is None and low.count == 0
-    assert [(n.what, n.arg) for n in low.not_lowered] == [("arg0 DESCRIPTOR_TABLE", 0)]
-    assert "descriptor sets" in low.not_lowered[0].reason
+    assert [(n.what, n.arg) for n in low.not_lowered] == [("arg0 PRIMARY_LIST_POINTER", 0)]
+    assert "validation hooks" in low.not_lowered[0].reason
 
 
 def test_tier2_chain_is_one_lowering_per_list() -> None:
@@ -122,8 +141,11 @@ def test_tier2_chain_is_one_lowering_per_list() -> None:
     its SignatureIndex selects: the compute culling list (incrementing constant -> SEQUENCE_INDEX), then the graphics
     draw list."""
     low = lower_capture(example("tier2_chain"))
-    assert low.lowered and low.layout is None and low.count == 0
+    assert low.lowered and low.layout is None and low.count == 8
     cull, draw = low.lists
+    assert low.leaves() == (cull, draw)
+    assert cull.positions is not None and draw.positions is not None
+    assert cull.positions.tolist() == [0, 1, 2] and draw.positions.tolist() == [3, 4, 5, 6, 7]
     assert (cull.count, cull.execution_set, cull.layout and cull.layout.executable_class) == (3, ("Cull",), "COMPUTE")
     assert (draw.count, draw.execution_set, draw.layout and draw.layout.executable_class) == (
         5, ("Opaque", "AlphaTested"), "GRAPHICS")
@@ -267,3 +289,112 @@ def test_misaligned_dispatch_list_input_raises() -> None:
     cap.call.DispatchListInput += 4
     with pytest.raises(LoweringError, match="not 8-byte aligned"):
         lower_capture(cap)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Several program command signatures, any size, inherited state, mesh dispatches
+# --------------------------------------------------------------------------------------------------------------
+
+def test_several_signatures_are_one_leaf_each_in_record_order() -> None:
+    """A list whose records use two program command signatures of different record layouts (the SRV in the
+    secondary record or in the primary; spec "Uniformity constraints" 2 keeps the global parameters alike): one
+    indirect-commands layout and execution set per signature, each leaf's sequences that signature's executions in
+    record order, and positions that put every sequence back at its place in the list (the executor's order)."""
+    from d3d12wl.vulkan.captures_signatures import build_mixed_capture
+
+    cap = build_mixed_capture(tier=1)
+    low = lower_capture(cap)
+    assert low.lowered and low.layout is None and len(low.groups) == 2
+    secondary_srv, primary_srv = low.groups
+    assert secondary_srv.execution_set == ("A", "B") and primary_srv.execution_set == ("C", "D")
+    assert secondary_srv.layout is not None and primary_srv.layout is not None
+    assert secondary_srv.layout.stride != primary_srv.layout.stride
+    positions = np.concatenate([g.positions for g in low.groups if g.positions is not None])
+    assert sorted(positions.tolist()) == list(range(low.count))  # every execution once
+    for g in low.groups:  # record order within a leaf
+        assert g.positions is not None and (np.diff(g.positions) > 0).all()
+    assert all(g.walk is None for g in low.groups)  # one walk walks one signature's list
+
+
+def test_incrementing_constant_is_the_list_position_across_leaves_and_executes() -> None:
+    """Spec "Incrementing constant semantics": the counter is the position in the list's linear sequence.  When
+    the list runs as several leaves or several executes, a SEQUENCE_INDEX token would restart it, so it is a push
+    constant holding the position; as one execute of one leaf it stays the DGC sequence index."""
+    from d3d12wl.vulkan.captures import build_big_ei_capture
+    from d3d12wl.vulkan.captures_signatures import build_mixed_capture
+
+    mixed = lower_capture(build_mixed_capture(tier=1))
+    ic = 2  # arg 2 of both signatures
+    for g in mixed.groups:
+        assert g.layout is not None and g.positions is not None
+        t = g.layout.token(ic)
+        assert t.type.name == "PUSH_CONSTANT"
+        got = np.ascontiguousarray(g.sequences[:, t.offset:t.offset + 4]).view("<u4").reshape(-1)
+        assert got.tolist() == g.positions.tolist()
+    cap = build_big_ei_capture(100)
+    whole, split = lower_capture(cap), lower_capture(cap, max_sequences=40)
+    assert whole.layout is not None and whole.layout.token(1).type.name == "SEQUENCE_INDEX"
+    assert whole.chunks == ((0, 99),)
+    assert split.layout is not None and split.layout.token(1).type.name == "PUSH_CONSTANT"
+    assert split.chunks == ((0, 40), (40, 40), (80, 19))
+    t = split.layout.token(1)
+    assert np.ascontiguousarray(split.sequences[:, t.offset:t.offset + 4]).view("<u4").reshape(-1).tolist() == \
+        list(range(99))
+
+
+def test_calls_over_max_sequences_split_into_executes() -> None:
+    from d3d12wl.vulkan.captures import build_big_capture
+
+    cap = build_big_capture(1000, per_record=100)
+    low = lower_capture(cap, max_sequences=300)
+    assert low.chunks == ((0, 300), (300, 300), (600, 300), (900, 100))
+    assert low.sequence_bytes() == lower_capture(cap).sequence_bytes()  # no incrementing constant: the same bytes
+    with pytest.raises(LoweringError, match="at least 1"):
+        lower_capture(cap, max_sequences=0)
+
+
+def test_inherited_index_and_vertex_buffers() -> None:
+    """Spec "Input Assembler bindings" (as under ExecuteIndirect): a slot or the index buffer that no argument sets
+    is the command list's.  The indexed draws that took their index buffer from the command list are the ones a
+    harness without it sent to address 0; with no index buffer anywhere the call is refused with the reason."""
+    from d3d12wl.vulkan.captures_ia import IB16_VA, VB0_VA, VB1_VA, build_inherited_ia_capture
+
+    cap = build_inherited_ia_capture()
+    low = lower_capture(cap)
+    assert low.index_buffer is not None and low.index_buffer.BufferLocation == IB16_VA
+    assert [(slot, v.BufferLocation) for slot, v in low.vertex_buffers] == [(0, VB0_VA), (2, VB1_VA)]
+    cap.state.index_buffer = None
+    refused = lower_capture(cap)
+    assert not refused.lowered and "no index buffer" in refused.not_lowered[0].reason
+
+
+def test_vertex_buffer_tokens_leave_the_command_lists_other_slots() -> None:
+    from d3d12wl.vulkan.captures_ia import VB0_VA, build_ia_capture
+
+    low = lower_capture(build_ia_capture())
+    assert [(slot, v.BufferLocation) for slot, v in low.vertex_buffers] == [(0, VB0_VA)]  # slot 1 is the token's
+    assert low.index_buffer is None  # the token's
+    inherited = lower_capture(build_ia_capture(index_buffer="command_list"))
+    assert inherited.index_buffer is not None
+
+
+def test_dispatch_mesh_is_draw_mesh_tasks() -> None:
+    """_DISPATCH_MESH (a graphics-class trigger) lowers to DRAW_MESH_TASKS: D3D12_DISPATCH_MESH_ARGUMENTS is
+    VkDrawMeshTasksIndirectCommandEXT, byte for byte."""
+    from d3d12wl.vulkan.captures_signatures import build_mesh_capture
+
+    low = lower_capture(build_mesh_capture())
+    assert low.layout is not None and low.layout.action.type.name == "DRAW_MESH_TASKS"
+    t = low.layout.action
+    groups = np.ascontiguousarray(low.sequences[:, t.offset:t.offset + 12]).view("<u4").reshape(-1, 3)
+    i = np.arange(low.count)
+    assert groups.tolist() == np.stack([1 + i % 4, 1 + i % 2, 1 + i % 3], axis=1).tolist()
+
+
+def test_a_large_argument_buffer_leaves_room_for_the_count_buffer() -> None:
+    """execute_indirect_capture maps the count buffer below the argument buffer, so any number of commands fits
+    (1,048,576 commands of 24 bytes once ran over a count buffer placed above)."""
+    from d3d12wl.vulkan.captures import ARGUMENT_VA, COUNT_VA, build_big_ei_capture
+
+    cap = build_big_ei_capture(1 << 16)
+    assert COUNT_VA + 4 <= ARGUMENT_VA and lower_capture(cap).count == (1 << 16) - 1

@@ -14,7 +14,8 @@ check), each the bundled ``culling.json`` plus:
   and a ``DRAW``, ``ByteStride`` the command's size.
 
 Every document is valid: ``validate`` finds no violation.  For each document and each command (``validate``,
-``layout``, ``layout --json``, ``codegen --lang c``, ``--lang hlsl``, ``--lang renderdoc``) it measures
+``layout``, ``layout --json``, ``codegen --lang c``, ``--lang hlsl``, ``--lang hlsl --bindings``, ``--lang
+renderdoc``) it measures
 
 * in process: ``d3d12wl.cli.main`` on the document file with stdout to ``/dev/null`` (best of ``--repeat``), as a
   library call (the command line also freezes the loaded description out of the cycle collector; a call does not),
@@ -65,7 +66,7 @@ from d3d12wl import abi, cli, inputs
 from d3d12wl.capture.file import HEX_LINE_BYTES, load_capture
 from d3d12wl.model import description
 from d3d12wl.model.state import DeviceCaps
-from d3d12wl.records import codegen, renderdoc
+from d3d12wl.records import codegen, hlsl_bindings, renderdoc
 from d3d12wl.records.decode import declared_stride
 from d3d12wl.records.layout import command_layout, pcs_layout, record_id, record_layouts, round_up
 from d3d12wl.rules import check_objects
@@ -86,6 +87,7 @@ COMMANDS: dict[str, list[str]] = {
     "layout --json": ["layout", "--json"],
     "codegen c": ["codegen", "--lang", "c"],
     "codegen hlsl": ["codegen", "--lang", "hlsl"],
+    "codegen hlsl --bindings": ["codegen", "--lang", "hlsl", "--bindings"],
     # (every record's format: text output takes one --record, and the documents' records differ by case)
     "codegen renderdoc": ["codegen", "--lang", "renderdoc", "--json"],
 }
@@ -244,6 +246,7 @@ def stages(doc: dict[str, Any], case: str) -> dict[str, float]:
     timed("layout --json (dict)", lambda: layout_cmd.layout_json(objects))
     timed("C source", lambda: codegen.c_source(layouts))
     timed("HLSL source", lambda: codegen.hlsl_source(layouts))
+    timed("HLSL bindings", lambda: hlsl_bindings.hlsl_bindings(objects, None, layouts))
     strides = {record_id(r): declared_stride(r)[0] for r in layouts}
     timed("RenderDoc formats", lambda: renderdoc.source(layouts, [], strides))
     return out

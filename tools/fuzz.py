@@ -14,7 +14,13 @@ through everything a user runs on them and report, per input, how it ended and w
   reset before each input.
 
 Every bad input is saved under ``--out`` as ``<kind>-<seed>.json`` with ``<kind>-<seed>.txt`` saying why, minimized
-to the first mutation step that still ends badly.  Workers run with an address-space limit (``--as-limit`` GiB) so a
+to the first mutation step that still ends badly.
+
+``--surface driver`` fuzzes ``d3d12wl messages check --driver`` instead: per seed, a driver library compiled from
+``tests/fuzz/hostile_driver.c`` with one or two hostilities (a crashing, exiting or looping constructor, a hostile
+feature query, a 64 MiB description, wild pointers, random fields, a flood, an exit or a hang in the flush, a
+truncated file), run with ``--timeout`` ``--budget`` seconds; an input ends badly unless the command exits 0, 1 or 2
+within the budget (plus slack), with bounded output and no traceback (``driver-<seed>.txt`` says why).  Workers run with an address-space limit (``--as-limit`` GiB) so a
 runaway allocation fails in its worker, not on the machine.  ``--json`` prints the summary as JSON::
 
     python tools/fuzz.py --inputs 1000000 --workers 2 --out fuzz-findings
@@ -123,9 +129,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--as-limit", type=float, default=4, help="GiB of address space per worker (default 4)")
     parser.add_argument("--out", type=Path, default=Path("fuzz-findings"), help="where bad inputs are saved")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--surface", choices=("records", "driver"), default="records",
+                        help="captures and descriptions (default), or hostile driver libraries for messages check")
+    parser.add_argument("--budget", type=float, default=4.0,
+                        help="with --surface driver: the --timeout each messages check run gets (default 4)")
     args = parser.parse_args(argv)
     if args.inputs < 1 or args.workers < 1:
         parser.error("--inputs and --workers must be at least 1")
+    if args.surface == "driver":
+        import driver_surface
+
+        summary_ = driver_surface.campaign(range(args.seed, args.seed + args.inputs), workers=args.workers,
+                                           budget_s=args.budget, out=args.out)
+        print(json.dumps(summary_, indent=1) if args.json else " ".join(f"{k}={v}" for k, v in summary_.items()))
+        return 1 if summary_["bad"] else 0
     counts = {v: 0 for v in ("ok", "error", "crash", "slow", "big")}
     slowest, slowest_wall, biggest = 0.0, 0.0, 0.0
     start = time.perf_counter()

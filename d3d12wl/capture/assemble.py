@@ -36,12 +36,12 @@ from typing import Any
 import numpy as np
 
 from d3d12wl import abi, inputs
-from d3d12wl.capture.file import CAPTURE_VERSION, Capture, load_capture
+from d3d12wl.capture.file import CAPTURE_VERSION, DESCRIPTOR_HEAP_MEMBERS, Capture, load_capture
 from d3d12wl.errors import CaptureError, D3D12WLError
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, RootSignature
-from d3d12wl.model.state import ProgramTableBinding
+from d3d12wl.model.state import SHADER_VISIBLE_HEAP_TYPES, ProgramTableBinding
 from d3d12wl.records.layout import PROGRAM_IDENTIFIER, WL_ALIGN, array_strides, signature_strides
 from d3d12wl.records.packers import EMPTY_IDENTIFIER, NO_PROGRAM, match_identifiers
 from d3d12wl.records.payloads import executable_class_of
@@ -248,6 +248,7 @@ class AssembleSpec:
     root_signatures: dict[str, str] = field(default_factory=dict)  # "graphics"/"compute" -> name
     command_list_type: str | None = None  # a D3D12_COMMAND_LIST_TYPE member name (None: the base state's, DIRECT)
     in_render_pass: bool = False  # True: inside a render pass scope (False: the base state's)
+    descriptor_heaps: list[str] = field(default_factory=list)  # TYPE or TYPE=START,NUM,INCREMENT
 
 
 def _only(names: Sequence[str], what: str, flag: str) -> str:
@@ -376,7 +377,33 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
             state.pop("command_list_type", None)
     if spec.in_render_pass:
         state["in_render_pass"] = True
+    for text in spec.descriptor_heaps:
+        heap_name, heap = _descriptor_heap(text)
+        state["descriptor_heaps"] = {**state.get("descriptor_heaps", {}), heap_name: heap}
     return state
+
+
+def _descriptor_heap(text: str) -> tuple[str, bool | dict[str, Any]]:
+    """``--descriptor-heap TYPE[=START,NUM,INCREMENT]``: a shader-visible heap of ``TYPE`` (a
+    ``D3D12_DESCRIPTOR_HEAP_TYPE`` name) is bound, with (capture version 4) its GPU handle range."""
+    where = f"--descriptor-heap {text}"
+    type_text, eq, rest = text.partition("=")
+    try:
+        name = abi.enum_short_name("D3D12_DESCRIPTOR_HEAP_TYPE",
+                                   abi.enum_value("D3D12_DESCRIPTOR_HEAP_TYPE", type_text.strip()))
+    except D3D12WLError as exc:
+        raise _fail(where, exc.message) from None
+    if name not in SHADER_VISIBLE_HEAP_TYPES:
+        raise _fail(where, f"a {name} heap is never shader-visible; SetDescriptorHeaps binds "
+                           f"{' and '.join(SHADER_VISIBLE_HEAP_TYPES)} heaps")
+    if not eq:
+        return name, True
+    fields = rest.split(",")
+    if len(fields) != 3:
+        raise _fail(where, "expected TYPE=START,NUM,INCREMENT (GetGPUDescriptorHandleForHeapStart, NumDescriptors, "
+                           "GetDescriptorHandleIncrementSize)")
+    return name, dict(zip(DESCRIPTOR_HEAP_MEMBERS, (f"0x{_int(fields[0], where):x}", _int(fields[1], where),
+                                                    _int(fields[2], where)), strict=True))
 
 
 def _program(objects: ObjectSet, spec: AssembleSpec, signature: str | None) -> dict[str, Any] | None:

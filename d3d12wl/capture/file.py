@@ -7,14 +7,15 @@ A capture is one JSON file (documented by ``d3d12wl/capture/capture.schema.json`
   reads them (design.md, "The JSON description of objects": "A capture adds its own collections (memory, device,
   state, call) to the same file");
 * ``version``: the capture format version (:data:`CAPTURE_VERSIONS`; version 2 adds ExecuteIndirect's buffer
-  resources, version 3 the command list's type and render-pass scope, :data:`VERSION_ADDITIONS`);
+  resources, version 3 the command list's type and render-pass scope, version 4 the bound descriptor heaps' GPU
+  handle ranges, :data:`VERSION_ADDITIONS`);
 * ``device``: ``D3D12_FEATURE_DATA_WORK_LISTS`` (``Tier``, ``DispatchRaysSupported``) and ``Max1DDispatchSize``;
 * ``memory``: the GPU virtual address space, a list of regions, each at a ``base`` VA with its bytes inline
   (``hex``, ``base64``, ``zeros``) or in a file next to the capture (``file`` + optional ``offset``/``size``),
   which is memory-mapped (:meth:`GpuMemory.map_file`), never read whole;
 * ``state``: the command-list state before the call (SetProgram desc, root signatures and root arguments,
   IA bindings, descriptor heaps; from version 3 the command list's type and whether the call is inside a render
-  pass);
+  pass; from version 4 each bound descriptor heap's GPU handle range);
 * ``call``: ``{"DispatchList": {...}}``, ``{"DispatchList1": {...}}`` or ``{"ExecuteIndirect": {...}}`` with the
   C parameter names.
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
 import mmap
 import os
@@ -45,8 +47,10 @@ from d3d12wl.errors import CaptureError, D3D12WLError, did_you_mean
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet, RootSignature
 from d3d12wl.model.state import (
+    SHADER_VISIBLE_HEAP_TYPES,
     BufferResource,
     CommandListState,
+    DescriptorHeap,
     DescriptorHeaps,
     DeviceCaps,
     DispatchListCall,
@@ -67,15 +71,17 @@ from d3d12wl.model.state import (
 from d3d12wl.outfiles import StagedFile
 
 #: The newest capture format version: what this module reads, and writes where a capture needs it.
-CAPTURE_VERSION = 3
+CAPTURE_VERSION = 4
 #: Every version this module reads.  Each adds members to the one before; a file names the oldest version that
 #: holds what it uses (:func:`format_version`), so a capture that needs nothing new stays readable by older tools.
-CAPTURE_VERSIONS = (1, 2, 3)
+CAPTURE_VERSIONS = (1, 2, 3, 4)
 #: What each version adds.
 VERSION_ADDITIONS = {
     1: "the format",
     2: "ExecuteIndirect's pArgumentBuffer / pCountBuffer as the resource (GPUVirtualAddress, Width, State)",
     3: "the command-list state's command_list_type (D3D12_COMMAND_LIST_TYPE) and in_render_pass",
+    4: "the bound descriptor heaps' GPU handle ranges (GPUDescriptorHandleForHeapStart, NumDescriptors, "
+       "DescriptorIncrementSize) in the state's descriptor_heaps",
 }
 #: The first version in which pArgumentBuffer / pCountBuffer may be a resource object.
 BUFFER_RESOURCE_VERSION = 2
@@ -83,6 +89,10 @@ BUFFER_RESOURCE_VERSION = 2
 COMMAND_LIST_VERSION = 3
 #: The state members version :data:`COMMAND_LIST_VERSION` adds.
 COMMAND_LIST_MEMBERS = ("command_list_type", "in_render_pass")
+#: The first version in which a ``descriptor_heaps`` member may be the heap's GPU range (:class:`DescriptorHeap`).
+DESCRIPTOR_HEAP_VERSION = 4
+#: The members of a :class:`DescriptorHeap` object, all required.
+DESCRIPTOR_HEAP_MEMBERS = ("GPUDescriptorHandleForHeapStart", "NumDescriptors", "DescriptorIncrementSize")
 
 #: The object collections, read and written by :mod:`d3d12wl.model.description`.
 OBJECT_COLLECTIONS = (
@@ -566,11 +576,39 @@ def _read_state(value: Any, where: str, objects: ObjectSet, version: int = CAPTU
     st.vertex_buffers = _indexed(d.get("vertex_buffers", {}), _member(where, "vertex_buffers"),
                                  abi.constant("D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT"), _vertex_buffer)
     st.index_buffer = _index_buffer(d.get("index_buffer"), _member(where, "index_buffer"))
-    heaps = _object(d.get("descriptor_heaps", {}), _member(where, "descriptor_heaps"), ("CBV_SRV_UAV", "SAMPLER"))
-    st.descriptor_heaps = DescriptorHeaps(
-        *(_bool(heaps.get(k, False), _member(_member(where, "descriptor_heaps"), k)) for k in ("CBV_SRV_UAV",
-                                                                                               "SAMPLER")))
+    st.descriptor_heaps = _descriptor_heaps(d.get("descriptor_heaps", {}), _member(where, "descriptor_heaps"),
+                                            version)
     return st
+
+
+def _descriptor_heaps(value: Any, where: str, version: int) -> DescriptorHeaps:
+    """``descriptor_heaps``: per shader-visible heap type, whether one is bound, or from version
+    :data:`DESCRIPTOR_HEAP_VERSION` the bound heap's GPU handle range."""
+    heaps = _object(value, where, SHADER_VISIBLE_HEAP_TYPES)
+    out = DescriptorHeaps()
+    for name in SHADER_VISIBLE_HEAP_TYPES:
+        w = _member(where, name)
+        item = heaps.get(name, False)
+        if not isinstance(item, dict):
+            setattr(out, name, _bool(item, w))
+            continue
+        if version < DESCRIPTOR_HEAP_VERSION:
+            raise _fail(w, f"a heap's GPU range (an object of {', '.join(DESCRIPTOR_HEAP_MEMBERS)}) needs capture "
+                           f"version {DESCRIPTOR_HEAP_VERSION}; version {version} says only whether the heap is bound "
+                           "(true or false)")
+        h = _object(item, w, DESCRIPTOR_HEAP_MEMBERS, DESCRIPTOR_HEAP_MEMBERS)
+        start, count, increment = (_uint(h[k], _member(w, k), 64 if k == "GPUDescriptorHandleForHeapStart" else 32)
+                                   for k in DESCRIPTOR_HEAP_MEMBERS)
+        heap = DescriptorHeap(start, count, increment)
+        if heap.DescriptorIncrementSize == 0:
+            raise _fail(_member(w, "DescriptorIncrementSize"), "a descriptor increment size is never 0")
+        if heap.end > VA_LIMIT:
+            raise _fail(_member(w, "NumDescriptors"), f"{heap.NumDescriptors} descriptors of "
+                                                      f"{heap.DescriptorIncrementSize} bytes from "
+                                                      f"0x{heap.GPUDescriptorHandleForHeapStart:x} leave the 64-bit "
+                                                      "handle space")
+        setattr(out, name, heap)
+    return out
 
 
 _CALLS = {
@@ -754,7 +792,8 @@ def _dump_state(st: CommandListState) -> dict[str, Any]:
         "index_buffer": None if st.index_buffer is None else {
             "BufferLocation": _hex_va(st.index_buffer.BufferLocation), "SizeInBytes": st.index_buffer.SizeInBytes,
             "Format": _short("DXGI_FORMAT", st.index_buffer.Format)},
-        "descriptor_heaps": {"CBV_SRV_UAV": st.descriptor_heaps.CBV_SRV_UAV, "SAMPLER": st.descriptor_heaps.SAMPLER},
+        "descriptor_heaps": {name: _dump_heap(getattr(st.descriptor_heaps, name))
+                             for name in SHADER_VISIBLE_HEAP_TYPES},
     }
     # written only where they differ from what every older version means (direct, outside a render pass)
     if st.command_list_type != direct_command_list_type():
@@ -762,6 +801,14 @@ def _dump_state(st: CommandListState) -> dict[str, Any]:
     if st.in_render_pass:
         out["in_render_pass"] = True
     return out
+
+
+def _dump_heap(heap: bool | DescriptorHeap) -> bool | dict[str, Any]:
+    """A ``descriptor_heaps`` member: whether the heap is bound, or (version 4) its GPU range."""
+    if not isinstance(heap, DescriptorHeap):
+        return bool(heap)
+    return {"GPUDescriptorHandleForHeapStart": _hex_va(heap.GPUDescriptorHandleForHeapStart),
+            "NumDescriptors": heap.NumDescriptors, "DescriptorIncrementSize": heap.DescriptorIncrementSize}
 
 
 def _dump_states(value: int) -> str | list[str] | int:
@@ -796,6 +843,8 @@ def _dump_buffer(va: int, resource: BufferResource | None, where: str) -> tuple[
 def format_version(capture: Capture) -> int:
     """The oldest capture version that holds everything in ``capture`` (what :func:`save_capture` writes)."""
     st = capture.state
+    if any(st.descriptor_heaps.heap(name) is not None for name in SHADER_VISIBLE_HEAP_TYPES):
+        return DESCRIPTOR_HEAP_VERSION
     if st.command_list_type != direct_command_list_type() or st.in_render_pass:
         return COMMAND_LIST_VERSION
     call = capture.call
@@ -866,12 +915,22 @@ class _StagedFiles:
         self.pending.clear()
 
 
+#: writes a region's bytes to a binary file in order (:func:`save_capture`'s ``region_writers``: bytes made as they
+#: are written, never held whole)
+RegionWriter = Callable[[IO[bytes]], None]
+
+
 def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, copy_files: bool,
-                 written: set[str], staged: _StagedFiles) -> dict[str, Any]:
+                 written: set[str], staged: _StagedFiles, writer: RegionWriter | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"name": region.name, "base": _hex_va(region.base)}
     if region.writable:
         out["writable"] = True
     data = region.data
+    if writer is not None and region.size <= inline_limit:  # small: made in memory, written inline
+        buffer = io.BytesIO()
+        writer(buffer)
+        data, writer = memoryview(buffer.getvalue()), None
+        region = Region(region.name, region.base, data, region.writable)
     if region.size and region.source == "inline" and _all_zero(data):
         out["zeros"] = region.size  # scratch memory of any size stays one member (and loads as lazy pages)
         return out
@@ -879,7 +938,7 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
         out["hex"] = [data[i:i + HEX_LINE_BYTES].hex(" ") for i in range(0, region.size, HEX_LINE_BYTES)]
         return out
     source = Path(region.source) if region.source != "inline" else None
-    if source is not None and source.is_file() and not copy_files:
+    if source is not None and source.is_file() and not copy_files and writer is None:
         # Reference the file the region was mapped from: saving must not copy gigabytes.
         try:
             rel = os.path.relpath(source.resolve(), directory.resolve())
@@ -900,20 +959,25 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
         raise CaptureError(f"saving would overwrite {target}, which region {region.name!r} is mapped from",
                            where=f"memory.{region.name}")
     f = staged.open(target)
-    chunk = 1 << 20
-    for i in range(0, region.size, chunk):
-        f.write(data[i:i + chunk])
+    if writer is not None:
+        writer(f)
+    else:
+        chunk = 1 << 20
+        for i in range(0, region.size, chunk):
+            f.write(data[i:i + chunk])
     out["file"] = file_name
     return out
 
 
 def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: str = "capture",
                     inline_limit: int = INLINE_LIMIT, copy_files: bool = False,
-                    staged: _StagedFiles | None = None) -> dict[str, Any]:
+                    staged: _StagedFiles | None = None,
+                    region_writers: Mapping[str, RegionWriter] | None = None) -> dict[str, Any]:
     """The JSON form of ``capture``; regions above ``inline_limit`` bytes are written as files into ``directory``
     (a region mapped from a file is referenced in place unless ``copy_files``).  Without a ``directory`` nothing is
     written: every region is inline.  The files appear (renamed from temporary names) only once the whole form is
-    made; with ``staged`` they wait for its ``commit``."""
+    made; with ``staged`` they wait for its ``commit``.  ``region_writers``: by region name, what writes the
+    region's bytes instead of its data (a region of the same size whose bytes are made as they are written)."""
     from d3d12wl.model import description
 
     if directory is None:
@@ -927,8 +991,9 @@ def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: st
     own = staged is None
     files = _StagedFiles() if staged is None else staged
     try:
-        out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written, files)
-                         for r in capture.memory.regions]
+        writers = region_writers or {}
+        out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written, files,
+                                      writers.get(r.name)) for r in capture.memory.regions]
         out["state"] = _dump_state(capture.state)
         out["call"] = _dump_call(capture.call)
         if own:
@@ -940,10 +1005,11 @@ def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: st
 
 
 def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit: int = INLINE_LIMIT,
-                 copy_files: bool = False) -> Path:
+                 copy_files: bool = False, region_writers: Mapping[str, RegionWriter] | None = None) -> Path:
     """Write ``capture`` to ``path`` (JSON); regions larger than ``inline_limit`` bytes go to
     ``<stem>.<region>.bin`` files next to it, except regions mapped from a file, which are referenced in place
-    unless ``copy_files``.  ``load_capture(save_capture(c, p))`` reads back the same capture.
+    unless ``copy_files``.  ``load_capture(save_capture(c, p))`` reads back the same capture.  ``region_writers``
+    (by region name) stream a region's bytes instead of its data (:func:`capture_to_dict`).
 
     Every file is written under a temporary name and renamed into place once all of them are complete (the
     ``.bin`` files first, the JSON last): a save that fails leaves neither a half-written file nor a capture that
@@ -955,7 +1021,7 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
     staged = _StagedFiles()
     try:
         data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
-                               copy_files=copy_files, staged=staged)
+                               copy_files=copy_files, staged=staged, region_writers=region_writers)
         # renamed last: the JSON never names a .bin that is not there
         staged.open(target).write((json.dumps(data, indent=1, allow_nan=False) + "\n").encode("utf-8"))
         staged.commit()
@@ -1000,6 +1066,7 @@ def schema_errors(doc: Any) -> list[str]:
     return out
 
 
-__all__ = ["BUFFER_RESOURCE_VERSION", "COMMAND_LIST_MEMBERS", "COMMAND_LIST_VERSION", "CAPTURE_ONLY", "CAPTURE_VERSION", "CAPTURE_VERSIONS", "VERSION_ADDITIONS",
+__all__ = ["BUFFER_RESOURCE_VERSION", "COMMAND_LIST_MEMBERS", "COMMAND_LIST_VERSION", "CAPTURE_ONLY", "CAPTURE_VERSION",
+           "CAPTURE_VERSIONS", "DESCRIPTOR_HEAP_MEMBERS", "DESCRIPTOR_HEAP_VERSION", "VERSION_ADDITIONS",
            "Capture", "capture_to_dict", "format_version", "load_capture", "save_capture", "schema",
            "schema_errors"]

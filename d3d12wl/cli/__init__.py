@@ -1,6 +1,6 @@
 """The ``d3d12wl`` command line.
 
-Each subcommand lives in its own module ``d3d12wl.cli.<name>_cmd`` that defines
+Each subcommand lives in its own module ``d3d12wl.cli.<name>_cmd`` (a ``-`` in the name is ``_``) that defines
 ``register(subparsers) -> None``; the subparser it adds sets ``func`` to a callable
 ``(args: argparse.Namespace) -> int`` (the exit code).
 """
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from d3d12wl.model.objects import ObjectSet
 
 #: subcommand -> its one-line summary, in the order ``--help`` lists them; the module is ``d3d12wl.cli.<name>_cmd``
+#: (``patch-list``: ``patch_list_cmd``)
 COMMANDS: dict[str, str] = {
     "abi": "ABI report of the compiled headers; 'abi check' runs the ABI truth checks",
     "layout": "byte layout of every record a description implies",
@@ -38,6 +39,8 @@ COMMANDS: dict[str, str] = {
     "examples": "where the bundled examples are (the specs' own descriptions, captures and readbacks)",
     "migrate": "move per-PSO ExecuteIndirect buckets to one work list and back, with the bytes and calls saved",
     "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
+    "patch-list": "every GPU VA, descriptor handle and program identifier a captured call reads by value",
+    "remap": "rebase a capture for replay: every reference rewritten through VA, heap and identifier maps",
 }
 
 #: build_parser(command=ALL) registers every command in full
@@ -77,6 +80,16 @@ def load_description(args: argparse.Namespace, **kwargs: Any) -> ObjectSet:
     return objects
 
 
+class _CommandListFormatter(argparse.RawDescriptionHelpFormatter):
+    """The top-level help, each command's summary on its name's line: argparse measures the commands' names one
+    indent short of where it prints them, so the longest (``patch-list``) would get a line of its own."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction):
+            self._action_max_length += self._indent_increment
+
+
 def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
     """The argument parser.  Only ``command`` (every one for :data:`ALL`) is imported and registered in full; the
     others are listed by their summary, so ``d3d12wl --help`` imports no command module."""
@@ -84,14 +97,14 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
         prog="d3d12wl",
         description="Binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages.",
         epilog=EXIT_CODES + "\n\n--debug (anywhere on the line) prints the traceback of an internal error.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=_CommandListFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, text in COMMANDS.items():
         if command in (ALL, name):
-            importlib.import_module(f"d3d12wl.cli.{name}_cmd").register(sub)
+            importlib.import_module(f"d3d12wl.cli.{name.replace('-', '_')}_cmd").register(sub)
             command_parser = sub.choices[name]
             command_parser.epilog = EXIT_CODES
             command_parser.formatter_class = argparse.RawDescriptionHelpFormatter

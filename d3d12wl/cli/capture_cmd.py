@@ -68,6 +68,10 @@ State (the root signatures default to those the call's class uses):
   --command-list-type TYPE        the D3D12_COMMAND_LIST_TYPE the call is recorded on (DIRECT, BUNDLE, COMPUTE,
                                   COPY, VIDEO_DECODE, VIDEO_PROCESS, VIDEO_ENCODE; default DIRECT)
   --in-render-pass                the call is recorded inside a render pass scope (both write capture version 3)
+  --descriptor-heap TYPE[=START,NUM,INCREMENT]
+                                  a shader-visible heap (CBV_SRV_UAV or SAMPLER) is bound (SetDescriptorHeaps), with
+                                  its GPU handle range: GetGPUDescriptorHandleForHeapStart, NumDescriptors and
+                                  GetDescriptorHandleIncrementSize (capture version 4); repeat per type
 
 Program identifiers are read from the bound table's slots and matched to the description's programs; where some
 match none, the stride at which every slot would hold a program's (or an empty) identifier is named.  Then the
@@ -119,6 +123,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--command-list-type", metavar="TYPE",
                    help="the D3D12_COMMAND_LIST_TYPE the call is recorded on (default DIRECT)")
     p.add_argument("--in-render-pass", action="store_true", help="the call is recorded inside a render pass")
+    p.add_argument("--descriptor-heap", action="append", default=[], metavar="TYPE[=START,NUM,INCREMENT]",
+                   help="a bound shader-visible descriptor heap and its GPU handle range")
     p.add_argument("--json", action="store_true",
                    help='print what was written as {"output", "version", "call", "regions", "program_tables", '
                         '"findings"} (not with -o -, which prints the capture itself)')
@@ -286,6 +292,7 @@ def run(args: argparse.Namespace) -> int:
         dispatch_rays=args.dispatch_rays, state=state, root_arguments=args.root_arg,
         vertex_buffers=args.vertex_buffer, index_buffer=args.index_buffer,
         command_list_type=args.command_list_type, in_render_pass=args.in_render_pass,
+        descriptor_heaps=args.descriptor_heap,
         root_signatures={k: v for k, v in (("graphics", args.graphics_root_signature),
                                            ("compute", args.compute_root_signature)) if v})
     capture = asm.assemble(objects, spec)

@@ -12,7 +12,7 @@ from d3d12wl.cli import _violations, load_description, summary
 from d3d12wl.errors import LayoutError
 from d3d12wl.executor.reads import call_strides, read_call
 from d3d12wl.model.objects import ObjectSet
-from d3d12wl.records import codegen, renderdoc
+from d3d12wl.records import codegen, hlsl_bindings, renderdoc
 from d3d12wl.records.decode import declared_stride
 from d3d12wl.records.layout import (
     PROGRAM_TABLE,
@@ -32,6 +32,8 @@ C, HLSL or RenderDoc structs for every record a description implies, at the stri
                                                      headers on the include path) with _Static_asserts on
                                                      every sizeof and offsetof
   d3d12wl codegen SIG.json --lang hlsl [--pcs NAME]  HLSL structs in the shape of the spec's culling example
+  d3d12wl codegen SIG.json --lang hlsl --bindings    ... and after them the register/space declarations of every
+                                                     root and local root parameter and static sampler
   d3d12wl codegen SIG.json --lang renderdoc --record ID
                                                      the RenderDoc buffer-viewer format of one record: explicit
                                                      [[offset]]s and [[pad]]s, enums declared, flag enums as
@@ -40,7 +42,11 @@ C, HLSL or RenderDoc structs for every record a description implies, at the stri
   d3d12wl codegen SIG.json --lang renderdoc --struct D3D12_DISPATCH_LIST_INPUT1
                                                      ... or of a declared struct
   d3d12wl codegen SIG.json --lang c --json           {"lang", "source", "structs": [{"name", "record", "owner",
-                                                     "size", "stride", "stride_from", "text"}]} for tools
+                                                     "size", "stride", "stride_from", "text"}]} for tools;
+                                                     with --bindings also "bindings": {"root_signatures",
+                                                     "source", "note", "declarations": [{"name", "kind",
+                                                     "register", "space", "count", "type", "type_macro",
+                                                     "path", ...}]}
 
 Records: each program command signature's primary, secondary and implicit-path program-table records; each
 program whose program-table record differs from its PCS's (the explicit local-root-signature path); each
@@ -74,6 +80,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--stride", action="append", default=[], metavar="ID=N",
                    help="the stride of record ID (repeatable)")
     p.add_argument("--capture", metavar="CAPTURE.json", help="the strides this capture's call reads the records at")
+    p.add_argument("--bindings", action="store_true",
+                   help="--lang hlsl: after the structs, the register/space declarations of the root and local root "
+                        "parameters and static samplers (every root signature, or with --pcs that signature's)")
     p.add_argument("--json", action="store_true", help="the generated source and each struct as JSON")
     _violations.add_strict_flag(p)
     p.set_defaults(func=run)
@@ -165,6 +174,8 @@ def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
     for name in args.struct:
         if name not in abi.types():
             raise LayoutError(f"no declared struct named {name!r} (`d3d12wl abi` lists them)", where="--struct")
+    if args.bindings and args.lang != "hlsl":
+        raise LayoutError("--bindings applies to --lang hlsl", where="--bindings")
     chosen = _strides(objects, layouts, args)
     strides = {rid: stride for rid, (stride, _) in chosen.items()}
     if args.lang == "renderdoc" and not args.json and len(layouts) + len(args.struct) != 1:
@@ -178,6 +189,9 @@ def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
         text = codegen.hlsl_source(layouts, strides)
     else:
         text = renderdoc.source(layouts, args.struct, strides)
+    bindings = _bindings(objects, args, layouts)
+    if bindings is not None:
+        text += "\n" + bindings.text
     if not args.json:
         sys.stdout.write(text)
         return 0
@@ -196,6 +210,21 @@ def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
         structs = [{"name": codegen.struct_name(r), "record": r.record, "owner": r.owner, "size": r.size,
                     "stride": used(r), "stride_from": chosen[record_id(r)][1],
                     "text": one(r, strides[record_id(r)])} for r in layouts]
-    sys.stdout.write(json_text({"lang": args.lang, "source": text, "structs": structs}, indent=2))
+    doc: dict[str, object] = {"lang": args.lang, "source": text, "structs": structs}
+    if bindings is not None:
+        doc["bindings"] = bindings.to_dict()
+    sys.stdout.write(json_text(doc, indent=2))
     sys.stdout.write("\n")
     return 0
+
+
+def _bindings(objects: ObjectSet, args: argparse.Namespace, layouts: list[RecordLayout]
+              ) -> hlsl_bindings.HlslBindings | None:
+    """``--bindings``: the declarations of the root signatures in scope (None without the flag); none at all is said
+    in the file and in one line on stderr, and is no error."""
+    if not args.bindings:
+        return None
+    found = hlsl_bindings.hlsl_bindings(objects, args.pcs, layouts)
+    if found.note is not None:
+        print(f"d3d12wl codegen: --bindings: {found.note}", file=sys.stderr)
+    return found

@@ -4,7 +4,9 @@ is :data:`DESCRIPTION` (its ``--help``)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -13,15 +15,18 @@ from typing import Any
 
 from d3d12wl import tables
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.messages.conformance import ISOLATED_TIMEOUT_S, ConformanceReport, run_conformance
+from d3d12wl.messages.conformance import DEFAULT_BUDGET_S, MIN_CHECK_S, ConformanceReport, run_conformance
+from d3d12wl.messages.conformance_harness import SITE_LOAD
 from d3d12wl.messages.driver import Driver
+from d3d12wl.messages.errors import MessagesError
+from d3d12wl.outfiles import output_file
 from d3d12wl.serialize import to_jsonable
 
 REFERENCE_NAME = "d3d12wl reference driver (Python model, d3d12wl.messages.reference_driver)"
 
-DESCRIPTION = """\
-The driver-reported-messages conformance suite (spec v0.3, "HLK / conformance"): every check the delivery
-contract makes decidable, run against a driver.
+DESCRIPTION = f"""\
+The driver-reported-messages conformance suite (spec v0.3, "HLK / conformance"): checks of the delivery contract,
+each deciding one spec sentence on any implementing driver, run against a driver.
 
 d3d12wl messages check                      the bundled reference driver (d3d12wl.messages.reference_driver)
 d3d12wl messages check --driver LIB.so      a driver library exporting the entry points of
@@ -29,13 +34,36 @@ d3d12wl messages check --driver LIB.so      a driver library exporting the entry
                                             laid out by the compiled headers
     [--callback-offset NAME=OFFSET ...]     where the driver reads a callback of D3D12DDI_CORELAYER_DEVICECALLBACKS_0126
     [--callback-table-size BYTES]           (its real d3d12umddi.h offsets: the spec elides the members before them)
-    [--timeout SECONDS]                     each check of a driver library runs in its own process: a crash fails
-                                            that check, and so does running longer than SECONDS (default 60)
+    [--timeout SECONDS]                     the time budget of the whole run with --driver (default {DEFAULT_BUDGET_S:g}):
+                                            the library is loaded and queried, then each check run, in a process of
+                                            its own, each check given an equal share of the budget left (at least
+                                            {MIN_CHECK_S:g} s); a crash, an exit or a hang fails one check
     [--json | --junit FILE]                 JSON on stdout, or a JUnit XML report written to FILE as well as the text
 
-One line per check: pass, fail or skip, its name and the spec sentence it tests; then what each failure saw.
-Exit 0 every check passed (or skipped: the driver does not advertise the feature), 1 a check failed, 2 unusable
-input (the library cannot be loaded, lacks an entry point, a bad option), 3 an internal error."""
+One line per check: pass, fail, skip (not decided) or warn (a "should" not followed), its name and the spec sentence
+it decides; then what each failure and warning saw, and which checks passed without deciding.  A driver that does
+not offer the feature is checked for silence and skips the rest.  A driver's fault (an exception, a crash, an exit,
+a hang) at one DDI entry point fails one check and skips the others that met it.  Exit 0 no check failed, 1 a check
+failed, 2 unusable input (the library cannot be loaded -- it crashes, exits or loops while loading -- or lacks an
+entry point; a bad option), 3 an internal error.
+
+The checks (each decides one sentence of the spec, quoted):
+{{checks}}"""
+
+
+def _checks_text() -> str:
+    import textwrap
+
+    from d3d12wl.messages.conformance import CHECKS
+
+    lines = []
+    for c in CHECKS:
+        lines.append(f"  {c.name}{' (a should: warn)' if c.advisory else ''}")
+        lines += textwrap.wrap(f"\u201c{c.sentence}\u201d", 112, initial_indent="      spec: ",
+                               subsequent_indent="            ", break_on_hyphens=False, break_long_words=False)
+        lines += textwrap.wrap(c.decides, 112, initial_indent="      decides: ", subsequent_indent="               ",
+                               break_on_hyphens=False, break_long_words=False)
+    return "\n".join(lines)
 
 
 class UsageError(D3D12WLError):
@@ -43,13 +71,14 @@ class UsageError(D3D12WLError):
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    description = DESCRIPTION.format(checks=_checks_text())
     p = subparsers.add_parser(
         "messages", help="driver-reported messages: `messages check` runs the conformance suite against a driver",
-        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="messages_command", metavar="SUBCOMMAND")
     sub.required = True
     c = sub.add_parser("check", help="run the conformance checks against the reference driver or a driver library",
-                       description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("--driver", metavar="LIB.so", help="a driver shared library (default: the bundled reference driver)")
     c.add_argument("--callback-offset", action="append", default=[], metavar="NAME=OFFSET",
                    help="byte offset of a D3D12DDI_CORELAYER_DEVICECALLBACKS_0126 member in the driver's real table "
@@ -59,9 +88,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     out = c.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="machine-readable output")
     out.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
-    c.add_argument("--timeout", metavar="SECONDS", type=float, default=ISOLATED_TIMEOUT_S,
-                   help="with --driver: how long one check may run before the driver counts as hung (default "
-                        f"{ISOLATED_TIMEOUT_S:g}); each check runs in its own process, so a crash fails that check")
+    c.add_argument("--timeout", metavar="SECONDS", type=float, default=DEFAULT_BUDGET_S,
+                   help=f"with --driver: the time budget of the whole run (default {DEFAULT_BUDGET_S:g}); each check "
+                        f"runs in its own process with an equal share of the budget left (at least {MIN_CHECK_S:g} s), "
+                        "so a crash or a hang fails one check")
     c.set_defaults(func=run)
 
 
@@ -82,7 +112,7 @@ def _factory(args: argparse.Namespace, made: list[Any]) -> tuple[str, Callable[[
         from d3d12wl.messages.reference_driver import ReferenceDriver
 
         return REFERENCE_NAME, ReferenceDriver
-    from d3d12wl.messages.c_driver import CallbackLayout, CDriver, CDriverLibrary
+    from d3d12wl.messages.c_driver import CallbackLayout, CDriver, load_library
 
     offsets: dict[str, int] = {}
     for item in args.callback_offset:
@@ -92,19 +122,22 @@ def _factory(args: argparse.Namespace, made: list[Any]) -> tuple[str, Callable[[
         offsets[name.strip()] = _number(value.strip(), "--callback-offset")
     size = None if args.callback_table_size is None else _number(args.callback_table_size, "--callback-table-size")
     layout = CallbackLayout.compiled().with_offsets(offsets, size)
-    library = CDriverLibrary(args.driver)
+    path = Path(args.driver)
+    if not path.is_file():
+        raise UsageError("no such file" if not path.exists() else "not a regular file", where=str(path))
 
-    def factory() -> Driver:
-        made.append(CDriver(library, layout))
+    def factory() -> Driver:  # loaded in each check's process (load_library), never in this one
+        made.append(CDriver(load_library(path), layout))
         return made[-1]
 
     return str(args.driver), factory
 
 
 def _verdict(report: ConformanceReport) -> str:
-    counts = {o: sum(r.outcome == o for r in report.results) for o in ("pass", "fail", "skip")}
+    counts = {o: sum(r.outcome == o for r in report.results) for o in ("pass", "fail", "skip", "warn")}
     word = "FAIL" if counts["fail"] else ("SKIP" if counts["skip"] == len(report.results) else "PASS")
-    return f"verdict: {word}: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped"
+    warned = f", {counts['warn']} warned" if counts["warn"] else ""
+    return f"verdict: {word}: {counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped{warned}"
 
 
 def format_text(name: str, report: ConformanceReport) -> list[str]:
@@ -112,10 +145,13 @@ def format_text(name: str, report: ConformanceReport) -> list[str]:
     lines = [f"conformance: {name}"]
     lines += tables.render(("result", "check", "spec"), [(r.outcome, r.name, r.sentence) for r in report.results],
                            align=("<", "<", "<"))
-    failures = [r for r in report.results if r.outcome == "fail"]
-    if failures:
-        lines.append("failures:")
-        lines += tables.render(None, [(r.name, r.detail) for r in failures], indent="  ", align=("<", "<"))
+    undecided = [r for r in report.results if r.outcome == "pass" and r.detail.startswith("not decid")]
+    for title, seen in (("failures:", [r for r in report.results if r.outcome == "fail"]),
+                        ("warnings:", [r for r in report.results if r.outcome == "warn"]),
+                        ("passed without deciding (the driver gave them nothing to decide on):", undecided)):
+        if seen:
+            lines.append(title)
+            lines += tables.render(None, [(r.name, r.detail) for r in seen], indent="  ", align=("<", "<"))
     lines.append(_verdict(report))
     return lines
 
@@ -132,6 +168,8 @@ def junit_xml(name: str, report: ConformanceReport) -> bytes:
             ET.SubElement(case, "failure", message=r.detail).text = r.sentence
         elif r.outcome == "skip":
             ET.SubElement(case, "skipped", message=r.detail)
+        elif r.outcome == "warn":  # JUnit has no warning: a passing case that says so
+            ET.SubElement(case, "system-out").text = f"warning: {r.detail} ({r.sentence})"
         elif r.detail:
             ET.SubElement(case, "system-out").text = r.detail
     return ET.tostring(suite, encoding="utf-8", xml_declaration=True)
@@ -145,25 +183,30 @@ def _internal(what: str) -> int:
 def run(args: argparse.Namespace) -> int:
     made: list[Any] = []
     name, factory = _factory(args, made)  # a D3D12WLError here is unusable input: main() prints it, exit 2
-    if args.timeout <= 0:
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise UsageError(f"{args.timeout:g} is not a positive number of seconds", where="--timeout")
-    library = args.driver is not None
-    # a driver library's checks each run in a child process: a crash or a hang fails that check; the suite isolates
-    # what a driver raises, so an exception out of it is d3d12wl's own (the top-level handler: exit 3, --debug)
-    report = run_conformance(factory, isolate=library, timeout_s=args.timeout,
-                             internal_errors=lambda: [e for driver in made for e in driver.harness_errors()])
-    if report.internal_errors:  # the runtime model's own C callbacks failed: the verdict cannot be trusted
-        return _internal(f"{len(report.internal_errors)} error(s) in the runtime's C callbacks, the first: "
-                         f"{report.internal_errors[0]}")
-    if args.json:
-        json.dump({"driver": name, "passed": report.passed, "results": to_jsonable(list(report.results))},
-                  sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        print("\n".join(format_text(name, report)))
-    if args.junit:
+    with contextlib.ExitStack() as stack:
+        # the JUnit file is opened first (a path that cannot be written is exit 2 before the run), written last,
+        # and takes its name only when complete
+        junit = stack.enter_context(output_file(args.junit, binary=True)) if args.junit else None
+        # a driver library is loaded and each check run in a process of its own: a crash, an exit or a hang fails
+        # one check; what the suite itself raises is d3d12wl's own error (the top-level handler: exit 3, --debug)
         try:
-            Path(args.junit).write_bytes(junit_xml(name, report))
-        except OSError as exc:
-            raise UsageError(f"cannot write the JUnit report: {exc.strerror}", where=args.junit) from exc
+            report = run_conformance(factory, isolate=args.driver is not None, timeout_s=args.timeout,
+                                     internal_errors=lambda: [e for driver in made for e in driver.harness_errors()])
+        except MessagesError as exc:  # the library could not be loaded: unusable input, named by its path
+            if args.driver is None or exc.where not in (SITE_LOAD, str(args.driver), None):
+                raise
+            raise UsageError(exc.message, where=str(args.driver)) from exc
+        if report.internal_errors:  # the suite's (or its C callbacks') own error: the verdict cannot be trusted
+            return _internal(f"{len(report.internal_errors)} error(s) of the suite itself, the first: "
+                             f"{report.internal_errors[0]}")
+        if args.json:
+            json.dump({"driver": name, "passed": report.passed, "results": to_jsonable(list(report.results))},
+                      sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            print("\n".join(format_text(name, report)))
+        if junit is not None:
+            junit.write(junit_xml(name, report))
     return 0 if report.passed else 1

@@ -26,7 +26,7 @@ reference walk.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, partial
 from typing import Any
@@ -65,7 +65,7 @@ from d3d12wl.executor.trace import (
 )
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, RecordKind
-from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.model.state import CommandListState, DescriptorHeap, DeviceCaps, DispatchListCall, ExecuteIndirectCall
 from d3d12wl.records.dtypes import record_dtype
 from d3d12wl.records.layout import PCSLayout, RecordLayout
 
@@ -74,6 +74,9 @@ __all__ = ["CHUNK", "CommandBatch", "ExecutionColumns", "WorkListBatch", "execut
 
 #: primary records (or ExecuteIndirect commands) read per chunk
 CHUNK = 1 << 16
+
+#: called by the walks after each chunk's records and executions are in the trace
+ChunkDone = Callable[[], None]
 
 _U64_MAX = (1 << 64) - 1
 
@@ -138,6 +141,31 @@ class _Group:
     #: the reference reports something once for this slot and still executes its records (a broadcast table too
     #: small for the program's record): the first record takes the reference walk, the rest stay in columns
     first_to_reference: bool = False
+    #: the descriptor tables the group's executions resolve from primary / secondary record bytes, whose handles
+    #: must address the bound heap of their type (:class:`HandleCheck`; checked in columns, per record)
+    handle_checks: tuple[HandleCheck, ...] = ()
+
+
+@dataclass(frozen=True)
+class HandleCheck:
+    """A descriptor-table handle at ``offset`` of every ``record`` ("primary" / "secondary") of a group, which must
+    be a descriptor of ``heap`` (spec "_DESCRIPTOR_TABLE"; what :meth:`WorkListRecordContext._check_tables` reports
+    for one record)."""
+
+    record: str
+    offset: int
+    heap: DescriptorHeap
+
+    def outside(self, handles: np.ndarray) -> np.ndarray:
+        """Per handle (uint64): True when it is no descriptor of the heap."""
+        h = self.heap
+        start, end = np.uint64(h.GPUDescriptorHandleForHeapStart), np.uint64(h.end - 1)
+        inside = (handles >= start) & (handles <= end)
+        return ~inside | ((handles - start) % np.uint64(h.DescriptorIncrementSize) != 0)
+
+    def rows(self, rows: np.ndarray) -> np.ndarray:
+        """The check on records ``rows`` (a uint8 matrix of whole records)."""
+        return self.outside(rows[:, self.offset:self.offset + 8].view("<u8")[:, 0])
 
 
 class _ListWalk:
@@ -226,7 +254,9 @@ class _ListWalk:
 
     def _resolves_quietly(self, group: _Group) -> bool:
         """Whether the reference resolves this group's executions without a finding (a descriptor table with no
-        heap of its type bound is one per record: such records take the reference walk)."""
+        heap of its type bound is one per record: such records take the reference walk).  The descriptor-table
+        handles its executions read from records are checked per record in columns (:attr:`_Group.handle_checks`),
+        so the probe only lists them."""
         ctx = self.ctx
         probe = ExecContext(ctx.memory, ctx.device, ctx.objects, ctx.state, ctx.limits, Trace(ctx.trace.call))
         layout = group.layout
@@ -238,13 +268,22 @@ class _ListWalk:
             secondary = RecordData("secondary record 0", "secondary", 0, layout.secondary,
                                    decode_record(layout.secondary, bytes(layout.secondary.min_stride)))
         rctx = WorkListRecordContext(probe, Loc(list_index=0, primary_index=0), self.sel.executable_class,
-                                     group.pcs, layout, group.program, primary, group.table, {})
+                                     group.pcs, layout, group.program, primary, group.table, {}, table_uses=[])
         rctx.resolve(secondary, 0)
+        checks = []
+        for use in rctx.table_uses or ():
+            record = layout.primary if use.source.kind == "primary" else layout.secondary
+            f = record.arg_field(use.source.arg) if record is not None and use.source.arg is not None else None
+            heap = self.ctx.state.descriptor_heaps.heap(use.heap)
+            if f is None or heap is None:
+                return False
+            checks.append(HandleCheck(use.source.kind, f.offset, heap))
+        group.handle_checks = tuple({(c.record, c.offset): c for c in checks}.values())
         return not probe.trace.findings and not probe.trace.findings_suppressed
 
     # -- chunks ---------------------------------------------------------------------------------------------------
 
-    def walk(self) -> None:
+    def walk(self, on_chunk: ChunkDone | None = None) -> None:
         i, n, limits = 0, self.n, self.ctx.limits
         while i < n:
             if i >= limits.max_primary_records:
@@ -252,10 +291,12 @@ class _ListWalk:
                 return
             end = min(n, i + CHUNK, limits.max_primary_records)
             self._copied: list[tuple[int, int]] = []
-            going = self._chunk(i, end)
+            more = self._chunk(i, end)
+            if on_chunk is not None:
+                on_chunk()
             for va, size in self._copied:  # the chunk's records are copies now: the input's pages may go
                 self.ctx.memory.release(va, size)
-            if not going:
+            if not more:
                 return
             i = end
 
@@ -585,14 +626,41 @@ class _Chunk:
             rows = walk.regions.gather(ridx, self.vas[members], group.psize)
         part = _ChunkGroup(members, rows)
         self.row[members] = np.arange(len(members))
+        for check in group.handle_checks:
+            if check.record == "primary":  # the reference reports the record's handle: it takes the reference walk
+                self.gid[members[check.rows(rows)]] = -1
         if group.hybrid:
             rec = rows.view(group.pdtype).reshape(-1)
             ns = rec["NumSecondaryRecords"].astype(np.int64)
             base = rec["SecondaryRecords"].astype(np.uint64)
             flag, sreg, fit = self._secondary_flags(group, ns, base)
+            flag |= self._secondary_handle_flags(group, ns, base, sreg, fit, flag)
             self.gid[members[flag]] = -1
             part.ns, part.base, part.sreg, part.fit = ns, base, sreg, fit
         self.parts[g] = part
+
+    def _secondary_handle_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray, sreg: np.ndarray,
+                                fit: np.ndarray, flag: np.ndarray) -> np.ndarray:
+        """Records with a secondary record, among those the columns would take (``fit``), whose descriptor-table
+        handle addresses no descriptor of its heap: the reference reports them."""
+        out = np.zeros(len(ns), dtype=bool)
+        checks = [c for c in group.handle_checks if c.record == "secondary"]
+        take = np.minimum(ns, fit) * (~flag)
+        if not checks or not take.any():
+            return out
+        regions, stride = self.walk.regions, group.sstride
+        for reg in np.unique(sreg[take > 0]).tolist():
+            m = np.flatnonzero((take > 0) & (sreg == reg))
+            first = np.zeros(len(m) + 1, dtype=np.int64)
+            np.cumsum(take[m], out=first[1:])
+            owner = np.repeat(np.arange(len(m)), take[m])
+            j = np.arange(int(first[-1]), dtype=np.int64) - first[:-1][owner]  # of every secondary record
+            offsets = (base[m][owner] - regions.bases[reg]).astype(np.int64) + j * stride
+            for c in checks:
+                handles = regions.gather_offsets(int(reg), (offsets + c.offset).astype(np.intp), 8).view("<u8")[:, 0]
+                bad = np.unique(owner[c.outside(handles)])
+                out[m[bad]] = True
+        return out
 
     def _secondary_flags(self, group: _Group, ns: np.ndarray, base: np.ndarray) -> tuple[np.ndarray, np.ndarray,
                                                                                            np.ndarray]:
@@ -989,18 +1057,22 @@ class _Records:
             yield self.batch.record(r)
 
 
-def walk_primary_records_columnar(run: ListRun) -> None:
-    """Step 10 of one list, in columns (the reference walk for raytracing-class lists)."""
+def walk_primary_records_columnar(run: ListRun, on_chunk: ChunkDone | None = None) -> None:
+    """Step 10 of one list, in columns (the reference walk for raytracing-class lists).  ``on_chunk`` is called
+    after each chunk of primary records has been added to the trace (a consumer that streams them reads and
+    releases them there)."""
     sel = run.selection
     if sel is None or sel.executable_class is ExecutableClass.RAYTRACING:
         from d3d12wl.executor.dispatch_list import walk_primary_records
 
         walk_primary_records(run)
+        if on_chunk is not None:
+            on_chunk()
         return
     setup = primary_walk_setup(run)
     if setup is None:
         return
-    _ListWalk(run, *setup).walk()
+    _ListWalk(run, *setup).walk(on_chunk)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -1052,12 +1124,12 @@ def _add_commands(plan: CommandPlan, batch: CommandBatch) -> None:
     ctx.note_executions((plan.cls.value if plan.cls else "", None), len(batch), lambda: batch.item(0))
 
 
-def walk_commands_columnar(plan: CommandPlan) -> None:
+def walk_commands_columnar(plan: CommandPlan, on_chunk: ChunkDone | None = None) -> None:
     """The command walk in chunks: each chunk's commands checked (VA wrap, mapping, limits) as arrays and copied
     in one gather; the first command a check stops at takes the reference walk, which reports it.  The commands
     whose values break a per-command requirement (:meth:`CommandPlan.flagged`: the index buffer format, the root
     CBV address) take the reference walk too, which reports them and executes them as it does; the commands
-    between them stay columns."""
+    between them stay columns.  ``on_chunk``: called after each chunk's commands are in the trace."""
     ctx, trace = plan.ctx, plan.ctx.trace
     regions = _regions(ctx)
     base, stride, size = plan.call.ArgumentBuffer, plan.stride, plan.layout.size
@@ -1092,6 +1164,8 @@ def walk_commands_columnar(plan: CommandPlan) -> None:
             if start < end - k:
                 _add_commands(plan, CommandBatch(plan, len(trace.executions), k + start, rows[start:]))
             k = end
+            if on_chunk is not None:
+                on_chunk()
             continue
         if not walk_command(plan, k):  # the reference reports the wrap, fault or limit
             return

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from d3d12wl.executor.context import ExecContext, Loc
-from d3d12wl.executor.decode import binding_name, enum_value, parameter_type_name, source_name, type_name
+from d3d12wl.executor.decode import binding_name, parameter_type_name, source_name, type_name
 from d3d12wl.executor.trace import Execution, IABinding, RootArgumentValue, Trigger, ValueSource
 from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 from d3d12wl.model.objects import (
@@ -24,7 +24,7 @@ from d3d12wl.model.objects import (
     RootSignature,
     WorkListArgumentDesc,
 )
-from d3d12wl.model.state import CommandListState, RootArgument
+from d3d12wl.model.state import CommandListState, RootArgument, table_heap_type
 from d3d12wl.records.layout import PCSLayout, RecordLayout, inline_local_slots, uses_inline_local_root_signature
 
 #: Root-parameter kinds by D3D12_ROOT_PARAMETER_TYPE short name.
@@ -59,15 +59,6 @@ def param_register(param: RootParameter1) -> str | None:
         letter = {"CBV": "b", "SRV": "t", "UAV": "u"}[kind]
         return f"{letter}{param.Descriptor.ShaderRegister} space{param.Descriptor.RegisterSpace}"
     return None
-
-
-def table_heap(param: RootParameter1 | None) -> str:
-    """The descriptor heap type a descriptor-table root parameter resolves in (spec "_DESCRIPTOR_TABLE")."""
-    sampler = enum_value("D3D12_DESCRIPTOR_RANGE_TYPE", "SAMPLER")
-    if param is not None and param.DescriptorTable.pDescriptorRanges:
-        if param.DescriptorTable.pDescriptorRanges[0].RangeType == sampler:
-            return "SAMPLER"
-    return "CBV_SRV_UAV"
 
 
 def as_handle(value: Any) -> int | None:
@@ -163,6 +154,15 @@ class Resolved:
     counter: int | None
 
 
+@dataclass(frozen=True)
+class TableUse:
+    """A descriptor table an execution resolves from record bytes (its ``source``: a primary or secondary record's
+    field) and the heap type its handle must address (spec "_DESCRIPTOR_TABLE")."""
+
+    heap: str
+    source: ValueSource
+
+
 @dataclass
 class WorkListRecordContext:
     """Everything fixed for the executions one primary record drives; :meth:`resolve` adds the per-execution
@@ -177,6 +177,9 @@ class WorkListRecordContext:
     primary: RecordData
     table: RecordData | None  # the program-table slot (graphics / compute)
     system: dict[str, int | None] = field(default_factory=dict)
+    #: None: every descriptor-table handle is checked against its heap; a list: handles read from primary and
+    #: secondary records are not checked but listed here (the columnar walk checks them in columns)
+    table_uses: list[TableUse] | None = None
 
     def _record_for(self, arg: WorkListArgumentDesc, secondary: RecordData | None) -> RecordData | None:
         src = source_name(arg)
@@ -325,25 +328,43 @@ class WorkListRecordContext:
 
     def _check_tables(self, slots: list[SlotBuilder]) -> None:
         """Spec "_DESCRIPTOR_TABLE": a record that executes a descriptor-table argument with no heap of the
-        required type bound is undefined behaviour."""
+        required type bound is undefined behaviour, and the handle "must address the currently bound descriptor
+        heap of the appropriate type" (checked where the capture gives the heap's range, capture version 4: inside
+        the heap and on a descriptor boundary)."""
         heaps = self.ctx.state.descriptor_heaps
         for slot in slots:
-            if slot.kind != "descriptor_table" or slot.value_source is None:
+            src = slot.value_source
+            if slot.kind != "descriptor_table" or src is None:
                 continue
-            if slot.value_source.kind in ("command-list",):
+            if src.kind in ("command-list",):
                 continue
             root_param = slot.root_parameter
             if root_param is None and slot.binding == "global" and self.pcs.pGlobalRootSignature is not None:
                 params = self.pcs.pGlobalRootSignature.pParameters
                 root_param = params[slot.parameter] if slot.parameter < len(params) else None
-            heap = table_heap(root_param)
-            if not getattr(heaps, heap):
+            heap = table_heap_type(root_param)
+            if not heaps.bound(heap):
                 self.ctx.finding(
                     "descriptor-heap-not-bound", "_DESCRIPTOR_TABLE",
                     f"{slot.binding} root parameter {slot.parameter} is a descriptor table from "
-                    f"{slot.value_source.origin} but no {heap} descriptor heap is bound",
-                    loc=self.loc.but(secondary_index=None), va=slot.value_source.va,
+                    f"{src.origin} but no {heap} descriptor heap is bound",
+                    loc=self.loc.but(secondary_index=None), va=src.va,
                     key=(self.loc.list_index, self.loc.primary_index, slot.binding, slot.parameter))
+                continue
+            bound = heaps.heap(heap)
+            if bound is None or slot.value is None:
+                continue
+            if self.table_uses is not None and src.kind in ("primary", "secondary"):
+                self.table_uses.append(TableUse(heap, src))
+                continue
+            problem = bound.problem(slot.value)
+            if problem is not None:
+                self.ctx.finding(
+                    "descriptor-handle-outside-heap", "_DESCRIPTOR_TABLE",
+                    f"{slot.binding} root parameter {slot.parameter} is a descriptor table from {src.origin} whose "
+                    f"handle 0x{slot.value:x} does not address the bound {heap} descriptor heap: {problem} (\"It "
+                    "must address the currently bound descriptor heap of the appropriate type\")",
+                    loc=self.loc.but(secondary_index=None), va=src.va, key=("handle", src.va))
 
 
 def _narrow(src: ValueSource, first: int, count: int) -> ValueSource:

@@ -116,6 +116,10 @@ FINDING_KINDS: dict[str, str] = {
     "count-buffer-bounds-unknown":
         "CountBufferOffset + the UINT32 count exceeds the mapped region that stands for a resource the capture does "
         "not give: its size is unknown (warning; give it with --count-resource)",
+    # The bound descriptor heaps' GPU ranges (capture version 4: state.descriptor_heaps)
+    "descriptor-handle-outside-heap":
+        "a descriptor-table handle a record holds lies outside the bound heap of its type, or not on a descriptor "
+        "boundary (Work Lists _DESCRIPTOR_TABLE)",
 }
 
 
@@ -218,6 +222,30 @@ class LazyList(Sequence[T]):
     def tolist(self) -> list[T]:
         """Every item as a plain list (what :func:`d3d12wl.serialize.to_jsonable` writes)."""
         return list(self)
+
+    def release(self) -> None:
+        """Let go of every item held so far, keeping their count: what a consumer that streams a call's items
+        (:func:`d3d12wl.executor.references.walk_references`) does once it has read them, so a call of any length
+        needs the memory of one chunk.  Items added later are held as before; a released one cannot be read."""
+        if self._segments and not (len(self._segments) == 1 and isinstance(self._segments[0], _Released)):
+            self._segments = [_Released(self._length)]
+            self._starts = [0]
+
+
+class _Released:
+    """The place of ``n`` items a :class:`LazyList` let go of (:meth:`LazyList.release`)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def item(self, i: int) -> Any:
+        raise IndexError(f"trace item {i} was released after it was streamed")
+
+    def items(self, start: int, stop: int) -> Iterator[Any]:
+        raise IndexError(f"trace items {start}..{stop - 1} were released after they were streamed")
 
 
 #: the default of the limits that scale with the capture (:meth:`Limits.resolved`)

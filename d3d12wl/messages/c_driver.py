@@ -28,6 +28,7 @@ elided members reads the two new callbacks through its own struct in a shim, or 
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import re
 import shutil
@@ -62,13 +63,18 @@ _COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 def entry_points(header: str | None = None) -> dict[str, str]:
     """Entry point name -> its C function-pointer type, read from the harness header's prototypes."""
-    text = _COMMENT.sub("", header if header is not None else CONFORMANCE_HEADER.read_text(encoding="utf-8"))
+    return dict(_entry_points(header if header is not None else CONFORMANCE_HEADER.read_text(encoding="utf-8")))
+
+
+@functools.cache
+def _entry_points(header: str) -> tuple[tuple[str, str], ...]:
+    text = _COMMENT.sub("", header)
     out: dict[str, str] = {}
     for ret, name, params in _PROTOTYPE.findall(text):
         out[name] = f"{' '.join(ret.split())} (*)({' '.join(params.split())})"
     if not out:
         raise MessagesError("no D3D12WLDriver_ entry points declared", where=str(CONFORMANCE_HEADER))
-    return out
+    return tuple(out.items())
 
 
 def write_headers(dest: Path) -> Path:
@@ -89,14 +95,16 @@ def write_headers(dest: Path) -> Path:
 
 
 def build_driver(source: Path, out: Path, *, cc: str = "gcc", includes: Sequence[Path] = (),
-                 defines: Mapping[str, str] | None = None) -> Path:
+                 defines: Mapping[str, str] | None = None, headers: Path | None = None,
+                 optimize: str = "-O1") -> Path:
     """Compile a driver source into the shared library ``out`` against the compiled headers; returns ``out``.
-    Raises :class:`MessagesError` with the compiler's output when it fails."""
+    ``headers``: a folder :func:`write_headers` already wrote (shared by many builds), else one is written beside
+    ``out``.  Raises :class:`MessagesError` with the compiler's output when it fails."""
     compiler = shutil.which(cc)
     if compiler is None:
         raise MessagesError(f"{cc} not found", where="build_driver")
-    include_dir = write_headers(out.parent / f"{out.stem}-include")
-    argv = [compiler, "-shared", "-fPIC", "-O1", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra",
+    include_dir = headers if headers is not None else write_headers(out.parent / f"{out.stem}-include")
+    argv = [compiler, "-shared", "-fPIC", optimize, "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra",
             "-Werror", "-fvisibility=hidden", f"-I{include_dir}", f"-I{C_DIR}",
             *(f"-I{d}" for d in includes), *(f"-D{k}={v}" for k, v in (defines or {}).items()),
             str(source), "-o", str(out), "-lpthread"]
@@ -211,26 +219,62 @@ class CDriverLibrary:
             raise AttributeError(name) from None
 
 
+_loaded: dict[tuple[str, int], CDriverLibrary] = {}
+
+
+def load_library(path: str | Path) -> CDriverLibrary:
+    """The driver library at ``path``, loaded once per process (a forked check process loads its own: the process
+    that forks it never needs to load a library that may crash in its constructors)."""
+    key = (str(Path(path).resolve()), os.getpid())
+    library = _loaded.get(key)
+    if library is None:
+        library = _loaded[key] = CDriverLibrary(path)
+    return library
+
+
+def warm_up() -> None:
+    """Parse, once, every C type the C boundary uses (the entry points, the callback tables, the callbacks): a
+    process about to fork check processes does it so that each of them does not."""
+    ffi = values.ffi()
+    for fn_type in entry_points().values():
+        ffi.typeof(fn_type)
+    for name in (CALLBACKS_STRUCT, FUNCS_STRUCT, "D3D12DDI_HRTDEVICE", "D3D12DDI_HDEVICE", "D3D12DDI_HCOMMANDLIST",
+                 "PFND3D12DDI_SETERROR_CB", "PFND3D12DDI_SETCOMMANDLISTERROR_CB", "PFND3D12DDI_REPORTMESSAGE_CB_0126",
+                 "PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126", "D3D12DDI_FEATURE_0020", values.DDI_MESSAGE_STRUCT):
+        ffi.typeof(name)
+    CallbackLayout.compiled()
+
+
+#: The most feature entries the runtime reads from pfnGetSupportedExtendedFeatures (a larger count is bounded here).
+MAX_FEATURES = 1024
+
+
 class CDriver(Driver):
-    """A driver library at adapter level (the library stays loaded for the life of the process)."""
+    """A driver library at adapter level (the library stays loaded for the life of the process).
+
+    ``feature_query_note``: set when the feature query returned more entries than :data:`MAX_FEATURES`."""
 
     def __init__(self, library: CDriverLibrary | str | Path, layout: CallbackLayout | None = None) -> None:
-        self.library = library if isinstance(library, CDriverLibrary) else CDriverLibrary(library)
+        self.library = library if isinstance(library, CDriverLibrary) else load_library(library)
         self.layout = layout or CallbackLayout.compiled()
         self.devices: list[CDriverDevice] = []
+        self.feature_query_note: str | None = None
 
     def get_supported_extended_features(self) -> Mapping[int, int]:
-        """Asked for the count first (Capacity 0), then with room for every entry; asked again while the driver
-        returns more than there was room for, so no entry is lost."""
+        """Asked for the count first (Capacity 0), then with room for every entry (at most :data:`MAX_FEATURES`);
+        asked again while the driver returns more than there was room for, so no entry within the bound is lost."""
         ffi = values.ffi()
         count = int(self.library.GetSupportedExtendedFeatures(0, ffi.NULL, ffi.NULL))
         for _ in range(8):
-            capacity = max(count, 1)
+            capacity = min(max(count, 1), MAX_FEATURES)
             features = ffi.new("D3D12DDI_FEATURE_0020[]", capacity)
             versions = ffi.new("uint32_t[]", capacity)
             count = int(self.library.GetSupportedExtendedFeatures(capacity, features, versions))
-            if count <= capacity:
-                return {int(features[i]): int(versions[i]) for i in range(count)}
+            if count <= capacity or capacity == MAX_FEATURES:
+                if count > capacity:
+                    self.feature_query_note = (f"pfnGetSupportedExtendedFeatures returns a count of {count}: the "
+                                               f"runtime read the first {capacity} entries")
+                return {int(features[i]): int(versions[i]) for i in range(min(count, capacity))}
         raise MessagesError(f"pfnGetSupportedExtendedFeatures returns a count that keeps growing ({count})",
                             where=str(self.library.path))
 
@@ -243,6 +287,15 @@ class CDriver(Driver):
         """What the runtime model's C callbacks raised on any device (an error of d3d12wl, not of the driver: the
         callback returned E_INVALIDARG to the driver)."""
         return [error for device in self.devices for error in device.harness_errors]
+
+
+def _rejected(*args: Any) -> int:
+    return values.hresult("E_INVALIDARG")
+
+
+_RETIRED_CALLBACKS = CoreLayerCallbacks(object(), _rejected, _rejected)
+#: Every device made, kept for the life of the process: its C callbacks must outlive anything the driver runs.
+_ALIVE: list[CDriverDevice] = []
 
 
 def _check(hr: int, what: str) -> None:
@@ -288,7 +341,13 @@ class CDriverDevice(DriverDevice):
         self._queues: dict[int, Any] = {}
         self._lists: dict[int, Any] = {}  # serial -> 'D3D12DDI_HCOMMANDLIST *'
         self._destroyed = False
+        _ALIVE.append(self)  # the driver may call the callbacks at any time, even after DestroyDevice
         _check(int(library.CreateDevice(self._hrt[0], self.table, self._hdevice)), "D3D12WLDriver_CreateDevice")
+
+    def retire(self) -> None:
+        """Let go of the runtime model: the C callbacks stay valid for the life of the process (a driver's leftover
+        thread may still call them) and answer E_INVALIDARG."""
+        self.callbacks = _RETIRED_CALLBACKS
 
     # ---- the C callbacks -----------------------------------------------------------------------------------------
     def _on_error(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from d3d12wl.messages import values
 from d3d12wl.messages.correlation import DEFAULT_MAX_LIVE_INDICES, RECORDING, StateIndexRegistry, StateTable
-from d3d12wl.messages.ddi import DriverMessage, decode
+from d3d12wl.messages.ddi import DriverMessage, copy_message
 from d3d12wl.messages.driver import CoreLayerCallbacks, DeviceFuncs, Driver, DriverDevice, DriverHandle
 from d3d12wl.messages.enabling import DebugInterface, EnableDecision, RegistryOverlay, decide
 from d3d12wl.messages.errors import MessagesError
@@ -55,11 +56,18 @@ class ReportRecord:
     removal_flushed: bool = False  # made after the device-removal flush returned
     #: the kind of the rejection, one of :data:`REJECTION_KINDS` (None: accepted); ``rejection`` is its wording
     rejection_kind: str | None = None
+    #: the description's length in bytes (None: NULL, unterminated, or longer than the harness looks); the copy in
+    #: ``message`` keeps at most :data:`~d3d12wl.messages.memory.DESCRIPTION_KEEP_LIMIT` bytes of it
+    description_length: int | None = None
 
 
-#: why the runtime drops a report (``ReportRecord.rejection_kind``), in the order it checks
+#: why the runtime drops a report (``ReportRecord.rejection_kind``).  The first seven are the spec's (checked in
+#: this order); ``unreadable_message`` and ``unterminated_description`` are the model's own: a real runtime would read
+#: such memory and fault or over-read ("does not attempt to validate the string's termination"), the model reads it
+#: without trusting it (:mod:`d3d12wl.messages.memory`) and drops the message (checked right after null_message, and
+#: right after null_description)
 REJECTION_KINDS = ("destroyed_device", "wrong_device", "not_enabled", "null_message", "null_description",
-                   "severity_range", "category_range")
+                   "severity_range", "category_range", "unreadable_message", "unterminated_description")
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,7 @@ class FlushRecord:
 @dataclass
 class _Recording:
     table: StateTable
+    command_list: CommandList
     submissions: list[Submission] = field(default_factory=list)
     executions: int = 0  # submissions of it the model GPU has run
 
@@ -141,6 +150,10 @@ class Device:
         self._removal_surfaced = False
         self._removal_flushed = False
         self._destroyed = False
+        self._info_queue_waiters: set[int] = set()  # threads waiting for the InfoQueue lock in pfnReportMessageCb
+        self._report_seconds: dict[int, float] = {}  # per thread: time spent inside pfnReportMessageCb
+        self._waiters_lock = threading.Lock()
+        self._in_report: DriverMessage | None = None  # the report being surfaced (under the InfoQueue lock)
         self.feature_version: int | None = None
         self.funcs: DeviceFuncs | None = None
         self.hRTDevice = self  # the runtime-side device handle the callbacks are given
@@ -294,53 +307,104 @@ class Device:
 
     # ---- callbacks --------------------------------------------------------------------------------------------------
     def _report_message_cb(self, hRTDevice: Any, pMessage: Any) -> int:  # noqa: N803
-        """``PFND3D12DDI_REPORTMESSAGE_CB_0126``."""
-        ffi = values.ffi()
+        """``PFND3D12DDI_REPORTMESSAGE_CB_0126``: reports serialize on the InfoQueue lock ("Concurrent callers block;
+        they do not corrupt state"); a thread waiting for it is listed in :meth:`threads_waiting_for_info_queue`."""
+        started = time.perf_counter()
+        me = threading.get_ident()
+        lock = self.info_queue.lock
+        if not lock.acquire(blocking=False):
+            with self._waiters_lock:
+                self._info_queue_waiters.add(me)
+            try:
+                lock.acquire()
+            finally:
+                with self._waiters_lock:
+                    self._info_queue_waiters.discard(me)
+        try:
+            return self._report_locked(hRTDevice, pMessage)
+        finally:
+            lock.release()
+            with self._waiters_lock:
+                self._report_seconds[me] = self._report_seconds.get(me, 0.0) + time.perf_counter() - started
+
+    def report_seconds(self, thread: int) -> float:
+        """The time ``thread`` (``threading.get_ident()``) has spent inside ``pfnReportMessageCb`` on this device, the
+        wait for the InfoQueue lock included: the runtime's share of a driver call that reports."""
+        with self._waiters_lock:
+            return self._report_seconds.get(thread, 0.0)
+
+    def threads_waiting_for_info_queue(self) -> frozenset[int]:
+        """The threads (``threading.get_ident()``) blocked on the runtime's own InfoQueue lock inside
+        ``pfnReportMessageCb`` right now: a thread waiting there is serialized by the runtime, not held by a driver
+        lock (what the conformance suite's lock checks tell apart)."""
+        with self._waiters_lock:
+            return frozenset(self._info_queue_waiters)
+
+    @property
+    def report_in_progress(self) -> DriverMessage | None:
+        """The runtime's copy of the message being surfaced, while the InfoQueue's registered callbacks run for it
+        (read it from such a callback: the message's CommandListStateIndex, which the callback is not given)."""
+        return self._in_report
+
+    def _report_locked(self, hRTDevice: Any, pMessage: Any) -> int:  # noqa: N803
         invalid = values.hresult("E_INVALIDARG")
-        with self.info_queue.lock:  # "The runtime serializes reports internally on the InfoQueue lock"
-            copy: DriverMessage | None = None
-            if self._destroyed:
-                return self._log(invalid, "reported on a destroyed device (use-after-free)", None, None,
-                                 "destroyed_device")
-            if hRTDevice is not self.hRTDevice:
-                return self._log(invalid, "hRTDevice is not this device", None, None, "wrong_device")
-            if not self._feature_enabled:
-                return self._log(invalid, "the feature was not enabled on this device", None, None, "not_enabled")
-            if pMessage == ffi.NULL:
-                return self._log(invalid, "pMessage is NULL", None, None, "null_message")
-            copy = decode(pMessage)  # the runtime's copy, made before the callback returns
-            if copy.description is None:
-                return self._log(invalid, "pDescription is NULL", copy, None, "null_description")
-            lo, hi = values.severity_range()
-            if not lo <= copy.severity <= hi:
-                return self._log(invalid, f"Severity {copy.severity} outside [{lo}, {hi}]", copy, None,
-                                 "severity_range")
-            lo, hi = values.category_range()
-            if not lo <= copy.category <= hi:
-                return self._log(invalid, f"Category {copy.category} outside [{lo}, {hi}]", copy, None,
-                                 "category_range")
-            index = copy.state_index()
-            resolution = self.indices.resolve(index)
-            text = copy.description.decode("utf-8", "surrogateescape") \
-                if isinstance(copy.description, bytes) else copy.description
-            prefix = resolution.prefix() if resolution is not None else None
-            message = Message(
-                Category=values.api_category(copy.category),
-                Severity=values.api_severity(copy.severity),
-                ID=values.driver_reported_message_id(),
-                pDescription=(prefix or "") + text,
-                provenance=Provenance(copy.vendor_message_id, index, text, prefix),
-            )
+        if self._destroyed:
+            return self._log(invalid, "reported on a destroyed device (use-after-free)", None, None,
+                             "destroyed_device")
+        if hRTDevice is not self.hRTDevice:
+            return self._log(invalid, "hRTDevice is not this device", None, None, "wrong_device")
+        if not self._feature_enabled:
+            return self._log(invalid, "the feature was not enabled on this device", None, None, "not_enabled")
+        read = copy_message(pMessage)  # the runtime's copy, made before the callback returns
+        copy = read.message
+        if read.problem in ("null_message", "unreadable_message"):
+            return self._log(invalid, read.why, None, None, read.problem)
+        assert copy is not None
+        if copy.description is None:
+            return self._log(invalid, "pDescription is NULL", copy, None, "null_description")
+        if read.problem is not None:  # unterminated_description
+            return self._log(invalid, read.why, copy, None, read.problem)
+        lo, hi = values.severity_range()
+        if not lo <= copy.severity <= hi:
+            return self._log(invalid, f"Severity {copy.severity} outside [{lo}, {hi}]", copy, None,
+                             "severity_range")
+        lo, hi = values.category_range()
+        if not lo <= copy.category <= hi:
+            return self._log(invalid, f"Category {copy.category} outside [{lo}, {hi}]", copy, None,
+                             "category_range")
+        index = copy.state_index()
+        resolution = self.indices.resolve(index)
+        text = copy.description.decode("utf-8", "surrogateescape") \
+            if isinstance(copy.description, bytes) else copy.description
+        prefix = resolution.prefix() if resolution is not None else None
+        message = Message(
+            Category=values.api_category(copy.category),
+            Severity=values.api_severity(copy.severity),
+            ID=values.driver_reported_message_id(),
+            pDescription=(prefix or "") + text,
+            provenance=Provenance(copy.vendor_message_id, index, text, prefix),
+        )
+        outer, self._in_report = self._in_report, copy  # (a callback's own call may report: nested, same thread)
+        try:
             self.info_queue.add_message(message)
-            return self._log(values.hresult("S_OK"), None, copy, message)
+        finally:
+            self._in_report = outer
+        return self._log(values.hresult("S_OK"), None, copy, message, description_length=read.description_length)
 
     def _log(self, hr: int, rejection: str | None, copy: DriverMessage | None, message: Message | None,
-             kind: str | None = None) -> int:
+             kind: str | None = None, *, description_length: int | None = None) -> int:
         assert (rejection is None) == (kind is None) and (kind is None or kind in REJECTION_KINDS)
         self.reports.append(ReportRecord(hr, rejection, copy, message, threading.get_ident(), self._enabling,
                                          self._flush_kind, self._index_state(copy), self._index_executed(copy),
-                                         self._removal_flushed, kind))
+                                         self._removal_flushed, kind, description_length))
         return hr
+
+    def command_list_of(self, index: int) -> CommandList | None:
+        """The command list that recorded the call ``index`` was issued for (None: an index this device never
+        issued); the list may have been Reset or destroyed since."""
+        with self._api:
+            rec = self._index_recording.get(index)
+        return None if rec is None else rec.command_list
 
     def _index_executed(self, copy: DriverMessage | None) -> bool | None:
         if copy is None or copy.command_list_state_index is None:
@@ -501,7 +565,7 @@ class CommandList:
         self._destroyed = False
 
     def _new_recording(self) -> _Recording:
-        return _Recording(self.device.indices.new_table(self.object.identity_string, self._generation))
+        return _Recording(self.device.indices.new_table(self.object.identity_string, self._generation), self)
 
     def set_name(self, name: str) -> None:
         self.object.set_name(name)

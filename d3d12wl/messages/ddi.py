@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from d3d12wl.messages import values
+from d3d12wl.messages import memory, values
 from d3d12wl.messages.errors import MessagesError
 
 #: Sentinel for ``DriverMessage.description``: encode ``pDescription`` as NULL.
@@ -74,25 +74,63 @@ class EncodedMessage:
         return bytes(values.ffi().buffer(self.pointer))
 
 
+@dataclass(frozen=True)
+class MessageCopy:
+    """What the runtime's copy of ``*pMessage`` found (:func:`copy_message`): the message, or why there is none.
+
+    ``problem`` is None (copied), ``"null_message"``, ``"unreadable_message"`` (pMessage points at memory that cannot
+    be read) or ``"unterminated_description"`` (unreadable memory before any NUL of pDescription: see
+    :mod:`d3d12wl.messages.memory`); ``message`` is None only for the first two.  ``description_length`` is the
+    description's length in bytes when its NUL was found (None: NULL, unterminated, or no NUL within the scan limit);
+    a description longer than :data:`~d3d12wl.messages.memory.DESCRIPTION_KEEP_LIMIT` is kept truncated."""
+
+    message: DriverMessage | None
+    problem: str | None = None
+    why: str = ""
+    description_length: int | None = None
+
+
+def copy_message(pointer: Any) -> MessageCopy:
+    """Copy a ``D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *`` as the runtime does before ``pfnReportMessageCb`` returns,
+    reading the driver's memory without trusting it: a pointer to unreadable memory, or a description that runs into
+    unreadable memory before its NUL, is reported as such instead of faulting; every length is bounded."""
+    ffi = values.ffi()
+    address = int(ffi.cast("uintptr_t", pointer)) if pointer != ffi.NULL else 0
+    if not address:
+        return MessageCopy(None, "null_message", "pMessage is NULL")
+    size = ffi.sizeof(values.DDI_MESSAGE_STRUCT)
+    raw = memory.read_bytes(address, size)
+    if len(raw) < size:
+        return MessageCopy(None, "unreadable_message",
+                           f"pMessage 0x{address:x} points at memory that cannot be read ({len(raw)} of {size} bytes)")
+    struct = ffi.from_buffer(f"{values.DDI_MESSAGE_STRUCT} *", raw)
+    text_at = int(ffi.cast("uintptr_t", struct.pDescription))
+    index = int(struct.CommandListStateIndex)
+    vendor_id, severity, category = int(struct.VendorMessageId), int(struct.Severity), int(struct.Category)
+    state_index = None if index == values.no_correlation() else index
+    if not text_at:
+        return MessageCopy(DriverMessage(vendor_id, severity, category, None, state_index))
+    text = memory.read_c_string(text_at)
+    message = DriverMessage(vendor_id, severity, category, text.data, state_index)
+    if text.unterminated:
+        why = (f"pDescription 0x{text_at:x} points at memory that cannot be read" if not text.data else
+               f"pDescription 0x{text_at:x} is not NUL-terminated: unreadable memory at byte {len(text.data)} "
+               "before any NUL")
+        return MessageCopy(message, "unterminated_description", why)
+    return MessageCopy(message, description_length=text.length)
+
+
 def decode(pointer: Any) -> DriverMessage:
     """Copy a ``D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *`` into a :class:`DriverMessage` (the runtime's copy).
 
-    A NULL ``pDescription`` decodes to ``description=None``; the description is read up to its NUL, as the
-    runtime trusts the driver to terminate it.
-    """
-    ffi = values.ffi()
-    if pointer == ffi.NULL:
-        raise MessagesError("pMessage is NULL", where=values.DDI_MESSAGE_STRUCT)
-    raw = pointer.pDescription
-    description = None if raw == ffi.NULL else ffi.string(raw)
-    index = int(pointer.CommandListStateIndex)
-    return DriverMessage(
-        vendor_message_id=int(pointer.VendorMessageId),
-        severity=int(pointer.Severity),
-        category=int(pointer.Category),
-        description=description,
-        command_list_state_index=None if index == values.no_correlation() else index,
-    )
+    A NULL ``pDescription`` decodes to ``description=None``; the description is read up to its NUL (bounded, see
+    :func:`copy_message`).  A NULL or unreadable pointer, or an unterminated description, raises
+    :class:`MessagesError`."""
+    copy = copy_message(pointer)
+    if copy.problem is not None:
+        raise MessagesError(copy.why, where=values.DDI_MESSAGE_STRUCT)
+    assert copy.message is not None
+    return copy.message
 
 
 def from_bytes(data: bytes | bytearray) -> Any:

@@ -133,6 +133,7 @@ _ASSIGNED: tuple[tuple[str, str], ...] = (
     ("root-parameter-not-set", "STATE_SETTING"),
     ("argument-buffer-bounds-unknown", "EXECUTION"),
     ("count-buffer-bounds-unknown", "EXECUTION"),
+    ("descriptor-handle-outside-heap", "EXECUTION"),
 )
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}

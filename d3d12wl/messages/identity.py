@@ -15,11 +15,12 @@
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
 
-from d3d12wl.messages import values
+from d3d12wl.messages import memory, values
 from d3d12wl.messages.errors import MessagesError
 
 #: Where the fake COM pointers of the model start (looks like a user-mode heap address).
@@ -96,7 +97,9 @@ class ObjectTable:
         """``PFND3D12DDI_QUERYOBJECTIDENTITY_CB_0126`` (without ``hRTDevice``, which the caller checked).
 
         ``hRTObject`` is a ``D3D12DDI_HANDLE_AND_TYPE`` (value or pointer); ``pIdentityStringSize`` a
-        ``SIZE_T *`` (``uint64_t *``) or NULL; ``pIdentityString`` a ``char *`` or NULL.
+        ``SIZE_T *`` (``uint64_t *``) or NULL; ``pIdentityString`` a ``char *`` or NULL.  The driver's size and
+        buffer are read and written without trusting them (:mod:`d3d12wl.messages.memory`): memory that cannot be
+        read or written is E_INVALIDARG, where a real runtime would fault.
         """
         ffi = values.ffi()
         invalid = values.hresult("E_INVALIDARG")
@@ -110,13 +113,18 @@ class ObjectTable:
         if obj is None:
             return invalid
         encoded = identity_bytes(obj.identity_string())
+        size_at = int(ffi.cast("uintptr_t", pIdentityStringSize))
+        size_bytes = ffi.sizeof("uint64_t")
+        capacity = memory.read_bytes(size_at, size_bytes)
+        if len(capacity) < size_bytes:
+            return invalid
+        needed = len(encoded).to_bytes(size_bytes, sys.byteorder)
         if pIdentityString == ffi.NULL:
-            pIdentityStringSize[0] = len(encoded)
-            return values.hresult("S_OK")
-        if int(pIdentityStringSize[0]) < len(encoded):
-            pIdentityStringSize[0] = len(encoded)
-            return values.hresult("DXGI_ERROR_MORE_DATA")
-        ffi.memmove(pIdentityString, encoded, len(encoded))
+            return values.hresult("S_OK") if memory.write_bytes(size_at, needed) else invalid
+        if int.from_bytes(capacity, sys.byteorder) < len(encoded):
+            return values.hresult("DXGI_ERROR_MORE_DATA") if memory.write_bytes(size_at, needed) else invalid
+        if not memory.write_bytes(int(ffi.cast("uintptr_t", pIdentityString)), encoded):
+            return invalid
         return values.hresult("S_OK")
 
 

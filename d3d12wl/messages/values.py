@@ -146,6 +146,7 @@ def api_category(ddi_value: int) -> int:
     return _to_api(CATEGORY_DDI, CATEGORY_API, ddi_value)
 
 
+@functools.cache
 def _to_api(ddi_enum: str, api_enum: str, ddi_value: int) -> int:
     """The API member of the same short name; a DDI member with no API namesake (``STATE_OBJECT_DATABASE``: the
     spec adds no API category, yet the DDI enum has it) surfaces with its numeric value unchanged."""

@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from d3d12wl import abi
-from d3d12wl.model.objects import CommandSignature, RootSignature, WorkListSignature, WorkListSignatureArray
+from d3d12wl.model.objects import (
+    CommandSignature,
+    RootParameter1,
+    RootSignature,
+    WorkListSignature,
+    WorkListSignatureArray,
+)
 
 
 @dataclass
@@ -124,13 +130,80 @@ class IndexBufferView:
     Format: int = 0
 
 
+#: The ``D3D12_DESCRIPTOR_HEAP_TYPE`` members (short names) SetDescriptorHeaps binds: one shader-visible heap of
+#: each at a time (RTV and DSV heaps are never shader-visible).
+SHADER_VISIBLE_HEAP_TYPES = ("CBV_SRV_UAV", "SAMPLER")
+
+
+def heap_type(name: str) -> int:
+    """The ``D3D12_DESCRIPTOR_HEAP_TYPE`` value of a shader-visible heap type's short name."""
+    return abi.enum_value("D3D12_DESCRIPTOR_HEAP_TYPE", name)
+
+
+def table_heap_type(param: RootParameter1 | None) -> str:
+    """The type of the descriptor heap a descriptor-table root parameter's handle addresses, a
+    :data:`SHADER_VISIBLE_HEAP_TYPES` name (spec "_DESCRIPTOR_TABLE": "the implementation routes each record's handle
+    to whichever bound heap matches the root parameter's declared type"; a table of sampler ranges is a sampler
+    table)."""
+    sampler = abi.enum_value("D3D12_DESCRIPTOR_RANGE_TYPE", "SAMPLER")
+    if param is not None and param.DescriptorTable.pDescriptorRanges:
+        if param.DescriptorTable.pDescriptorRanges[0].RangeType == sampler:
+            return "SAMPLER"
+    return "CBV_SRV_UAV"
+
+
+@dataclass
+class DescriptorHeap:
+    """The GPU handle range of a bound shader-visible descriptor heap (capture version 4), as D3D12 reports it:
+    ``ID3D12DescriptorHeap::GetGPUDescriptorHandleForHeapStart().ptr``, ``D3D12_DESCRIPTOR_HEAP_DESC::NumDescriptors``
+    and ``ID3D12Device::GetDescriptorHandleIncrementSize(Type)``.  Descriptor ``i``'s GPU handle is
+    ``GPUDescriptorHandleForHeapStart + i * DescriptorIncrementSize``."""
+
+    GPUDescriptorHandleForHeapStart: int = 0
+    NumDescriptors: int = 0
+    DescriptorIncrementSize: int = 0
+
+    @property
+    def size(self) -> int:
+        """Bytes of GPU handle space the heap spans."""
+        return self.NumDescriptors * self.DescriptorIncrementSize
+
+    @property
+    def end(self) -> int:
+        return self.GPUDescriptorHandleForHeapStart + self.size
+
+    def problem(self, handle: int) -> str | None:
+        """Why ``handle`` is no descriptor of this heap (outside it, or not on a descriptor boundary); None when it
+        is descriptor ``(handle - start) / DescriptorIncrementSize``."""
+        start, inc = self.GPUDescriptorHandleForHeapStart, self.DescriptorIncrementSize
+        if not start <= handle < self.end:
+            return (f"outside the heap [0x{start:x}, 0x{self.end:x}) ({self.NumDescriptors} descriptors of "
+                    f"{inc} bytes)")
+        if (handle - start) % inc:
+            return (f"not on a descriptor boundary: 0x{start:x} + {(handle - start) // inc} * {inc} + "
+                    f"{(handle - start) % inc}")
+        return None
+
+
 @dataclass
 class DescriptorHeaps:
-    """Which shader-visible descriptor heaps are bound (spec "_DESCRIPTOR_TABLE": a record that executes a
-    descriptor-table arg with no heap of the required type bound is undefined behaviour)."""
+    """The shader-visible descriptor heaps bound by SetDescriptorHeaps, one member per heap type
+    (:data:`SHADER_VISIBLE_HEAP_TYPES`): False (none bound), True (one bound, its range not captured) or, from
+    capture version 4, the bound heap's :class:`DescriptorHeap` range.  Spec "_DESCRIPTOR_TABLE": a record that
+    executes a descriptor-table arg with no heap of the required type bound is undefined behaviour, and the handle
+    "must address the currently bound descriptor heap of the appropriate type"."""
 
-    CBV_SRV_UAV: bool = False
-    SAMPLER: bool = False
+    CBV_SRV_UAV: bool | DescriptorHeap = False
+    SAMPLER: bool | DescriptorHeap = False
+
+    def bound(self, heap_type_name: str) -> bool:
+        """Whether a heap of that type (a :data:`SHADER_VISIBLE_HEAP_TYPES` name) is bound."""
+        return bool(getattr(self, heap_type_name))
+
+    def heap(self, heap_type_name: str) -> DescriptorHeap | None:
+        """The bound heap's range, where the capture gives it."""
+        value = getattr(self, heap_type_name)
+        return value if isinstance(value, DescriptorHeap) else None
 
 
 @dataclass

@@ -553,7 +553,8 @@ def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[Reco
         known = ", ".join(objects.program_command_signatures) or "none"
         raise LayoutError(f"no program command signature named {pcs_name!r}; known: {known}", where="--pcs")
     out: list[RecordLayout] = []
-    cache = LayoutCache()  # each PCS is laid out once, however many programs use it
+    cache = _ONCE.get() or LayoutCache()  # each PCS is laid out once, however many programs use it (and callers
+    # within laying_out_once() reuse these layouts)
     for name, pcs in objects.program_command_signatures.items():
         if pcs_name is None or name == pcs_name:
             pl = cache.pcs(pcs)

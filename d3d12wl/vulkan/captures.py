@@ -16,6 +16,12 @@ negative ``BaseVertexLocation`` values, through a count buffer.
 :func:`build_inherited_capture`: an ``ExecuteIndirect`` of draws whose command signature has no root signature (it
 changes no root argument: IndirectDrawing.md "Command signature Creation"), so every draw sees the command list's
 root arguments, which the lowering pushes as its initial push constants.
+
+:func:`build_big_ei_capture`: an ``ExecuteIndirect`` of ``N`` draws (root constants, an incrementing constant,
+``_DRAW``) through a count buffer.
+
+More captures: :mod:`d3d12wl.vulkan.captures_signatures` (several program command signatures, descriptor tables,
+mesh dispatches) and :mod:`d3d12wl.vulkan.captures_ia` (real vertex and index buffers).
 """
 
 from __future__ import annotations
@@ -34,8 +40,8 @@ from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCal
 from d3d12wl.records import packers
 from d3d12wl.records.layout import IDENTIFIER_FIELD, pcs_layout
 
-__all__ = ["OBJECTS", "build_big_capture", "build_compute_capture", "build_indexed_capture", "build_inherited_capture",
-           "build_pointer_capture"]
+__all__ = ["OBJECTS", "build_big_capture", "build_big_ei_capture", "build_compute_capture", "build_indexed_capture",
+           "build_inherited_capture", "build_pointer_capture", "execute_indirect_capture"]
 
 #: the objects of the capture, in the JSON description (design.md "The JSON description of objects")
 OBJECTS: dict[str, Any] = {
@@ -236,8 +242,6 @@ def build_inherited_capture(commands: int = 64, count: int = 61) -> Any:
     signature and no root signature; the command list sets ``RS``: four root constants (b0 space1: the floats 1000,
     2000, 3000, 4000), a root CBV and a root SRV.  Command ``k`` draws ``1 + k % 3`` vertices from ``4 k``,
     ``1 + k % 2`` instances."""
-    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
-
     objects = description.load(INHERITED_OBJECTS)
     cs = objects.command_signatures["Draws"]
     k = np.arange(commands, dtype=np.int64)
@@ -247,15 +251,64 @@ def build_inherited_capture(commands: int = 64, count: int = 61) -> Any:
         "arg0_Draw.StartVertexLocation": (4 * k).astype(np.uint32),
         "arg0_Draw.StartInstanceLocation": 0,
     })
-    memory = GpuMemory()
-    memory.map(0x20000, args.tobytes(), name="pArgumentBuffer")
-    memory.map(0x30000, packers.pack_count_buffer(count).tobytes(), name="pCountBuffer")
     constants = np.array([1000.0, 2000.0, 3000.0, 4000.0], dtype=np.float32).view(np.uint32)
     state = CommandListState(graphics_root_signature=objects.root_signatures["RS"], graphics_root_arguments={
         0: RootArgument("constants", values=[int(v) for v in constants]),
         1: RootArgument("descriptor", value=FRAME_CONSTANTS_VA),
         2: RootArgument("descriptor", value=FRAME_CONSTANTS_VA + 0x1000)})
+    return execute_indirect_capture(objects, cs, args, commands, count, state)
+
+
+BIG_EI_OBJECTS: dict[str, Any] = {
+    "root_signatures": {"RS": {"pParameters": [
+        {"ParameterType": "32BIT_CONSTANTS", "Constants": {"ShaderRegister": 0, "Num32BitValues": 3},
+         "ShaderVisibility": "ALL"},
+        {"ParameterType": "SRV", "Descriptor": {"ShaderRegister": 0}, "ShaderVisibility": "ALL"},
+    ], "Flags": ["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"]}},
+    "command_signatures": {"Draws": {"ByteStride": 24, "pArgumentDescs": [
+        {"Type": "CONSTANT", "Constant": {"RootParameterIndex": 0, "DestOffsetIn32BitValues": 0,
+                                          "Num32BitValuesToSet": 2}},
+        {"Type": "INCREMENTING_CONSTANT", "IncrementingConstant": {"RootParameterIndex": 0,
+                                                                   "DestOffsetIn32BitValues": 2}},
+        {"Type": "DRAW"},
+    ], "pRootSignature": "RS"}},
+}
+
+
+def build_big_ei_capture(commands: int = 1 << 20, count: int | None = None) -> Any:
+    """``ExecuteIndirect(Draws, MaxCommandCount = commands, args, count buffer = count (default commands - 1))``:
+    command ``k`` sets b0[0..1] to (k, 7 k mod 65536), the incrementing constant b0[2] (IndirectDrawing.md: ``k``
+    for command ``k``) and draws ``1 + k % 3`` vertices from ``3 k mod 1000003``, ``1 + k % 2`` instances from
+    ``k % 7``; the command list sets the SRV t0."""
+    objects = description.load(BIG_EI_OBJECTS)
+    cs = objects.command_signatures["Draws"]
+    k = np.arange(commands, dtype=np.uint64)
+    args = packers.pack_execute_indirect(cs, {
+        "arg0_Constant": np.stack([k.astype(np.uint32), ((k * 7) & 0xFFFF).astype(np.uint32)], axis=1),
+        "arg2_Draw.VertexCountPerInstance": (1 + k % 3).astype(np.uint32),
+        "arg2_Draw.InstanceCount": (1 + k % 2).astype(np.uint32),
+        "arg2_Draw.StartVertexLocation": ((k * 3) % 1000003).astype(np.uint32),
+        "arg2_Draw.StartInstanceLocation": (k % 7).astype(np.uint32)})
+    state = CommandListState(graphics_root_signature=cs.pRootSignature, graphics_root_arguments={
+        1: RootArgument("descriptor", value=FRAME_CONSTANTS_VA)})
+    return execute_indirect_capture(objects, cs, args, commands, commands - 1 if count is None else count, state)
+
+
+#: where :func:`execute_indirect_capture` maps the argument buffer and the count buffer
+ARGUMENT_VA, COUNT_VA = 0x20000, 0x10000  # the count buffer below: any argument buffer fits above
+
+
+def execute_indirect_capture(objects: Any, cs: Any, args: np.ndarray, max_count: int, count: int | None,
+                             state: CommandListState, memory: GpuMemory | None = None) -> Any:
+    """A Tier 1 device's ``ExecuteIndirect(cs, max_count, args at ARGUMENT_VA, count buffer at COUNT_VA holding
+    count)`` (no count buffer for ``count`` None) over ``memory`` (default: just those two buffers)."""
+    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
+
+    memory = GpuMemory() if memory is None else memory
+    memory.map(ARGUMENT_VA, np.asarray(args, dtype=np.uint8).tobytes(), name="pArgumentBuffer")
+    if count is not None:
+        memory.map(COUNT_VA, packers.pack_count_buffer(count).tobytes(), name="pCountBuffer")
     device = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1"), DispatchRaysSupported=False)
-    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=commands, ArgumentBuffer=0x20000,
-                               CountBuffer=0x30000)
+    call = ExecuteIndirectCall(pCommandSignature=cs, MaxCommandCount=max_count, ArgumentBuffer=ARGUMENT_VA,
+                               CountBuffer=None if count is None else COUNT_VA)
     return Capture(CAPTURE_VERSION, device, objects, memory, state, call)

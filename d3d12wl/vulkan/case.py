@@ -1,29 +1,43 @@
-"""The GPU harness's input file (a *case*), the CPU model of what its recording shaders write, and the comparison
-of two record tables.  This module needs numpy and :mod:`d3d12wl.vulkan.vk` only, so that it also runs on the GPU
-machine (which has numpy but not the rest of the package):
+"""The GPU harness's input file (a *case*: one captured call), the CPU model of what its recording shaders write,
+and the comparison of two record tables.  This module needs numpy and :mod:`d3d12wl.vulkan.vk` only, so that it
+also runs on the GPU machine (which has numpy but not the rest of the package):
 ``python -m d3d12wl.vulkan.case check CASE.bin RECORDS.bin OUT.json``.
 
-A case file, little endian: a header of 16 uint32 (``magic`` 'DGC1', ``version`` 2, ``compute``,
-``program_count``, ``push_constant_size``, ``stride``, ``count``, ``token_count``, ``seq_dword`` (the push-constant
-DWORD the harness's SEQUENCE_INDEX token writes), ``index_bytes`` / ``vertex_bytes`` (sizes of the identity index
-buffer and the dummy vertex buffer the harness points INDEX_BUFFER / VERTEX_BUFFER tokens at), ``index_size``
-(2 or 4), ``vbv_size_offset`` / ``ibv_size_offset`` (the byte offset of ``SizeInBytes`` in the
-``D3D12_VERTEX_BUFFER_VIEW`` / ``D3D12_INDEX_BUFFER_VIEW`` a token reads, from the compiled headers: the harness
-relocates the view to its own buffers), two zero), then ``token_count`` tokens of 8 uint32 (``type``, ``offset``, ``size``, ``push_offset``,
-``push_size``, ``vertex_binding_unit``, ``index_mode``, 0) in layout order, the initial push constants
-(``push_constant_size`` bytes) and the sequence buffer (``count * stride`` bytes).
+A case holds one or more *layouts* (indirect-commands layouts, each with its sequences: one per leaf of the
+lowering), the *executes* they run as (in order: layout, first sequence, count, first record), the command list's
+vertex and index buffers, and the *regions* of memory the harness uploads: the captured bytes the draws' vertex
+and index buffer views cover, and stand-ins for views whose bytes the capture does not hold (identity indices:
+the ``uint32`` at offset ``4 m`` of the region is ``m``; or zeros), which the harness makes itself.  Every address
+the harness hands the GPU is a view inside one of them (``tools/gpu/harness.c`` checks it and exits 2 naming the
+first that is not).
 
-A record (one per sequence, ``RECORD_HEADER + push_constant_size / 4`` uint32; see ``tools/gpu/record.vert``):
-0 invocations, 1 program, 2 sequence index, 3 gl_DrawID, 4 gl_BaseVertex (compute: groups X), 5 gl_BaseInstance
-(Y), 6 vertex span (Z), 7 instance count, 8 ``0xFFFFFFFF`` - first vertex offset, 9-15 zero, then the push constants.
-A sequence whose draw or dispatch runs no invocation writes nothing: its record stays zero.
+The file, little endian: a header of :data:`HEADER_DWORDS` uint32 (``magic`` 'DGC1', ``version`` 3, then the
+counts and facts named in :data:`HEADER_FIELDS`), then ``layout_count`` layouts of :data:`LAYOUT_DWORDS`
+(:data:`LAYOUT_FIELDS`), all tokens of :data:`TOKEN_DWORDS` (``type``, ``offset``, ``size``, ``push_offset``,
+``push_size``, ``vertex_binding_unit``, ``index_mode``, 0), the execution sets' entries (one uint32 each: the
+program's index in the case's program list), the executes of :data:`EXECUTE_DWORDS`, the inherited vertex buffers
+of :data:`VIEW_DWORDS` (slot, BufferLocation as two uint32, SizeInBytes, StrideInBytes), the inherited index buffer
+(one :data:`VIEW_DWORDS` entry when ``inherited_ib``: 0, BufferLocation, SizeInBytes, Format), the regions of
+:data:`REGION_DWORDS` (base, size, data offset as two uint32 each, ``kind``), then the initial push constants of
+every layout, the sequences of every layout, and the captured regions' bytes (each padded to 4).
+
+A record (one per sequence, ``RECORD_HEADER + max push-constant DWORDs`` uint32; ``tools/gpu/record.vert``,
+``record.comp``, ``record.mesh``): 0 invocations, 1 program, 2 record index (the execute's first record + the
+sequence index), 3 gl_DrawID, 4 gl_BaseVertex (compute, mesh: workgroups X), 5 gl_BaseInstance (Y), 6 max fetched
+vertex index + 1 (Z), 7 instance count, 8 ``0xFFFFFFFF`` - min fetched vertex index, 9-12 a 128-bit bloom of the
+vertex attributes fetched ((slot, vertex, value) hashed, :func:`bloom_vertex`), 13-14 a 64-bit bloom of the
+fetched vertex indices (``gl_VertexIndex - gl_BaseVertex``: the index value of an indexed draw), 15 zero, then
+the push constants.  A sequence whose draw or dispatch runs no invocation writes nothing: its record stays zero.
+An indexed draw may reuse a vertex shader invocation for a repeated index (Vulkan "Vertex Shader Execution"), so
+its invocation count is compared as a range (:attr:`Model.invocations_min`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,18 +45,40 @@ import numpy as np
 
 from d3d12wl.vulkan.vk import TokenType
 
-__all__ = ["MAGIC", "RECORD_HEADER", "Case", "CaseToken", "compare_records", "model_records", "read_case",
-           "write_case"]
+__all__ = ["MAGIC", "RECORD_HEADER", "Case", "CaseLayout", "CaseRegion", "CaseToken", "Model", "compare_records",
+           "digest", "model_records", "read_case", "write_case"]
 
 MAGIC = 0x31434744  # b"DGC1"
-VERSION = 2
-HEADER_DWORDS = 16
+VERSION = 3
+HEADER_DWORDS = 32
+HEADER_FIELDS = ("magic", "version", "layout_count", "execute_count", "region_count", "program_count",
+                 "record_dwords", "record_count", "inherited_vb_count", "inherited_ib", "vbv_size_offset",
+                 "vbv_stride_offset", "ibv_size_offset", "ibv_format_offset", "r16_format", "r32_format",
+                 "fetch_mask", "token_count", "set_entries")
+LAYOUT_DWORDS = 16
+LAYOUT_FIELDS = ("kind", "set_size", "stride", "token_first", "token_count", "push_constant_size", "seq_dword",
+                 "count", "set_first", "initial_pc_offset", "seq_offset_lo", "seq_offset_hi", "record_base")
 TOKEN_DWORDS = 8
+EXECUTE_DWORDS = 4
+VIEW_DWORDS = 8
+REGION_DWORDS = 8
 RECORD_HEADER = 16
-#: record DWORDs compared: all but gl_DrawID (3), which the executor has no counterpart of (each sequence is its own draw)
-FIELD_NAMES = ("invocations", "program", "sequence", "draw_id", "base_vertex_or_x", "base_instance_or_y",
-               "vertex_span_or_z", "instances", "first_vertex_offset")
+#: layout kinds: the pipelines of its execution set (record.vert, record.comp, record.mesh)
+KIND_VERTEX, KIND_COMPUTE, KIND_MESH = 0, 1, 2
+#: region kinds: captured bytes (in the file), stand-in identity indices, stand-in zeros (made by the harness)
+REGION_CAPTURED, REGION_IDENTITY, REGION_ZEROS = 0, 1, 2
+#: record DWORDs compared: all but gl_DrawID (3), which the executor has no counterpart of (each sequence is its own
+#: draw)
+FIELD_NAMES = ("invocations", "program", "record", "draw_id", "base_vertex_or_x", "base_instance_or_y",
+               "vertex_span_or_z", "instances", "first_vertex_offset", "vertex_bloom0", "vertex_bloom1",
+               "vertex_bloom2", "vertex_bloom3", "index_bloom0", "index_bloom1")
 NOT_COMPARED = (3,)
+#: the push-constant DWORD the shaders add to the sequence index: the execute's first record
+SEQUENCE_BASE_DWORD = 63
+#: the shaders' push-constant block (64 DWORDs, the last one the sequence base)
+PC_BLOCK_BYTES = 256
+#: bytes of one fetched vertex attribute (R32_UINT at offset 0 of every vertex)
+ATTRIBUTE_BYTES = 4
 
 
 @dataclass(frozen=True)
@@ -57,38 +93,115 @@ class CaseToken:
 
 
 @dataclass
-class Case:
-    compute: bool
-    program_count: int
-    push_constant_size: int
-    stride: int
-    seq_dword: int
+class CaseLayout:
+    """One indirect-commands layout and its sequences."""
+
+    kind: int
     tokens: tuple[CaseToken, ...]
+    programs: tuple[int, ...]  # the execution set: each entry's index in the case's program list
+    push_constant_size: int
+    seq_dword: int
     initial_push_constants: bytes
     sequences: np.ndarray  # (count, stride) uint8
-    index_bytes: int = 0
-    vertex_bytes: int = 0
-    index_size: int = 4
-    vbv_size_offset: int = 0
-    ibv_size_offset: int = 0
+    record_base: int = 0
+
+    @property
+    def stride(self) -> int:
+        return int(self.sequences.shape[1])
 
     @property
     def count(self) -> int:
         return int(self.sequences.shape[0])
 
+
+@dataclass(frozen=True)
+class CaseRegion:
+    """Memory the harness uploads at ``base``: ``data`` (captured bytes) or a stand-in of ``size`` bytes."""
+
+    base: int
+    size: int
+    kind: int = REGION_CAPTURED
+    data: bytes = b""
+
+    def bytes(self) -> np.ndarray:
+        if self.kind == REGION_CAPTURED:
+            return np.frombuffer(self.data, dtype=np.uint8)
+        if self.kind == REGION_IDENTITY:
+            words = np.arange(-(-self.size // 4), dtype="<u4")
+            return words.view(np.uint8)[:self.size]
+        return np.zeros(self.size, dtype=np.uint8)
+
+
+@dataclass
+class Case:
+    layouts: list[CaseLayout]
+    executes: list[tuple[int, int, int, int]]  # (layout, first sequence, count, first record)
+    program_count: int
+    record_dwords: int
+    vbv_size_offset: int
+    vbv_stride_offset: int
+    ibv_size_offset: int
+    ibv_format_offset: int
+    r16_format: int
+    r32_format: int
+    vertex_buffers: list[tuple[int, int, int, int]] = field(default_factory=list)  # slot, location, size, stride
+    index_buffer: tuple[int, int, int] | None = None  # location, size, format
+    regions: list[CaseRegion] = field(default_factory=list)
+    fetch_mask: int = 0
+
     @property
-    def record_dwords(self) -> int:
-        return RECORD_HEADER + self.push_constant_size // 4
+    def count(self) -> int:
+        return sum(lay.count for lay in self.layouts)
 
     def to_bytes(self) -> bytes:
-        header = np.array([MAGIC, VERSION, int(self.compute), self.program_count, self.push_constant_size, self.stride,
-                           self.count, len(self.tokens), self.seq_dword, self.index_bytes, self.vertex_bytes,
-                           self.index_size, self.vbv_size_offset, self.ibv_size_offset, 0, 0], dtype="<u4")
-        tokens = np.array([[t.type, t.offset, t.size, t.push_offset, t.push_size, t.vertex_binding_unit,
-                            t.index_mode, 0] for t in self.tokens], dtype="<u4").reshape(-1, TOKEN_DWORDS)
-        assert len(self.initial_push_constants) == self.push_constant_size
-        return header.tobytes() + tokens.tobytes() + self.initial_push_constants + \
-            np.ascontiguousarray(self.sequences, dtype=np.uint8).tobytes()
+        header = np.zeros(HEADER_DWORDS, dtype="<u4")
+        tokens = [t for lay in self.layouts for t in lay.tokens]
+        entries = [p for lay in self.layouts for p in lay.programs]
+        values = {"magic": MAGIC, "version": VERSION, "layout_count": len(self.layouts),
+                  "execute_count": len(self.executes), "region_count": len(self.regions),
+                  "program_count": self.program_count, "record_dwords": self.record_dwords,
+                  "record_count": self.count, "inherited_vb_count": len(self.vertex_buffers),
+                  "inherited_ib": int(self.index_buffer is not None), "vbv_size_offset": self.vbv_size_offset,
+                  "vbv_stride_offset": self.vbv_stride_offset, "ibv_size_offset": self.ibv_size_offset,
+                  "ibv_format_offset": self.ibv_format_offset, "r16_format": self.r16_format,
+                  "r32_format": self.r32_format, "fetch_mask": self.fetch_mask, "token_count": len(tokens),
+                  "set_entries": len(entries)}
+        header[:len(HEADER_FIELDS)] = [values[k] for k in HEADER_FIELDS]
+        lays = np.zeros((len(self.layouts), LAYOUT_DWORDS), dtype="<u4")
+        token_first = set_first = pc_offset = seq_offset = 0
+        for k, lay in enumerate(self.layouts):
+            lays[k, :len(LAYOUT_FIELDS)] = [lay.kind, len(lay.programs), lay.stride, token_first, len(lay.tokens),
+                                            lay.push_constant_size, lay.seq_dword, lay.count, set_first, pc_offset,
+                                            seq_offset & 0xFFFFFFFF, seq_offset >> 32, lay.record_base]
+            token_first += len(lay.tokens)
+            set_first += len(lay.programs)
+            pc_offset += lay.push_constant_size
+            seq_offset += lay.count * lay.stride
+        toks = np.array([[t.type, t.offset, t.size, t.push_offset, t.push_size, t.vertex_binding_unit,
+                          t.index_mode, 0] for t in tokens], dtype="<u4").reshape(-1, TOKEN_DWORDS)
+        execs = np.array(self.executes, dtype="<u4").reshape(-1, EXECUTE_DWORDS)
+        views = np.zeros((len(self.vertex_buffers) + (self.index_buffer is not None), VIEW_DWORDS), dtype="<u4")
+        for k, (slot, loc, size, stride) in enumerate(self.vertex_buffers):
+            views[k, :5] = [slot, loc & 0xFFFFFFFF, loc >> 32, size, stride]
+        if self.index_buffer is not None:
+            loc, size, fmt = self.index_buffer
+            views[-1, :5] = [0, loc & 0xFFFFFFFF, loc >> 32, size, fmt]
+        regs = np.zeros((len(self.regions), REGION_DWORDS), dtype="<u4")
+        data = bytearray()
+        for k, r in enumerate(self.regions):
+            off = len(data)
+            regs[k, :7] = [r.base & 0xFFFFFFFF, r.base >> 32, r.size & 0xFFFFFFFF, r.size >> 32, off & 0xFFFFFFFF,
+                           off >> 32, r.kind]
+            if r.kind == REGION_CAPTURED:
+                assert len(r.data) == r.size
+                data += r.data + bytes(-r.size % 4)
+        for lay in self.layouts:
+            assert len(lay.initial_push_constants) == lay.push_constant_size
+        return b"".join([header.tobytes(), lays.tobytes(), toks.tobytes(), np.array(entries, dtype="<u4").tobytes(),
+                         execs.tobytes(), views.tobytes(), regs.tobytes(),
+                         *(lay.initial_push_constants for lay in self.layouts),
+                         *(np.ascontiguousarray(lay.sequences, dtype=np.uint8).tobytes() for lay in self.layouts),
+                         bytes(data)])
 
 
 def write_case(case: Case, path: str | Path) -> Path:
@@ -98,92 +211,403 @@ def write_case(case: Case, path: str | Path) -> Path:
 
 
 def read_case(path: str | Path) -> Case:
-    data = Path(path).read_bytes()
-    h = np.frombuffer(data, dtype="<u4", count=HEADER_DWORDS)
-    if int(h[0]) != MAGIC or int(h[1]) != VERSION:
-        raise ValueError(f"{path}: not a d3d12wl DGC case")
-    compute, programs, pcs, stride, count, ntok, seq_dword, index_bytes, vertex_bytes, index_size, vbv_size, \
-        ibv_size = (int(x) for x in h[2:14])
+    return case_from_bytes(Path(path).read_bytes(), str(path))
+
+
+def case_from_bytes(data: bytes, name: str = "case") -> Case:
+    if len(data) < HEADER_DWORDS * 4:
+        raise ValueError(f"{name}: {len(data)} bytes, shorter than a case header")
+    h = dict(zip(HEADER_FIELDS, (int(x) for x in np.frombuffer(data, dtype="<u4", count=len(HEADER_FIELDS))),
+                 strict=True))
+    if h["magic"] != MAGIC or h["version"] != VERSION:
+        raise ValueError(f"{name}: not a d3d12wl DGC case (version {VERSION})")
     off = HEADER_DWORDS * 4
-    toks = np.frombuffer(data, dtype="<u4", count=ntok * TOKEN_DWORDS, offset=off).reshape(ntok, TOKEN_DWORDS)
-    off += toks.nbytes
-    initial = data[off:off + pcs]
-    off += pcs
-    seq = np.frombuffer(data, dtype=np.uint8, count=stride * count, offset=off).reshape(count, stride)
-    if off + seq.nbytes != len(data):
-        raise ValueError(f"{path}: {len(data)} bytes, expected {off + seq.nbytes}")
-    tokens = tuple(CaseToken(*(int(x) for x in row[:7])) for row in toks)
-    return Case(bool(compute), programs, pcs, stride, seq_dword, tokens, initial, seq, index_bytes, vertex_bytes,
-                index_size, vbv_size, ibv_size)
+
+    def table(n: int, width: int) -> np.ndarray:
+        nonlocal off
+        t = np.frombuffer(data, dtype="<u4", count=n * width, offset=off).reshape(n, width)
+        off += t.nbytes
+        return t
+
+    lays = table(h["layout_count"], LAYOUT_DWORDS)
+    toks = table(h["token_count"], TOKEN_DWORDS)
+    entries = table(h["set_entries"], 1).reshape(-1)
+    execs = table(h["execute_count"], EXECUTE_DWORDS)
+    views = table(h["inherited_vb_count"] + h["inherited_ib"], VIEW_DWORDS)
+    regs = table(h["region_count"], REGION_DWORDS)
+    pcs_at = off
+    seq_at = pcs_at + int(lays[:, 5].sum())
+    data_at = seq_at + sum(int(row[7]) * int(row[2]) for row in lays)
+    layouts = []
+    for row in lays:
+        kind, set_size, stride, t0, tn, pcs, seq_dword, count, s0, pc_off = (int(x) for x in row[:10])
+        seq_off = int(row[10]) | int(row[11]) << 32
+        seq = np.frombuffer(data, dtype=np.uint8, count=count * stride, offset=seq_at + seq_off).reshape(count, stride)
+        tokens = tuple(CaseToken(*(int(x) for x in t[:7])) for t in toks[t0:t0 + tn])
+        layouts.append(CaseLayout(kind, tokens, tuple(int(x) for x in entries[s0:s0 + set_size]), pcs, seq_dword,
+                                  data[pcs_at + pc_off:pcs_at + pc_off + pcs], seq, int(row[12])))
+    regions, end = [], data_at
+    for r in regs:
+        base, size, at = int(r[0]) | int(r[1]) << 32, int(r[2]) | int(r[3]) << 32, int(r[4]) | int(r[5]) << 32
+        kind = int(r[6])
+        raw = data[data_at + at:data_at + at + size] if kind == REGION_CAPTURED else b""
+        if kind == REGION_CAPTURED:
+            end = max(end, data_at + at + size + (-size % 4))
+        regions.append(CaseRegion(base, size, kind, raw))
+    if end != len(data):
+        raise ValueError(f"{name}: {len(data)} bytes, expected {end}")
+    vbs = [(int(v[0]), int(v[1]) | int(v[2]) << 32, int(v[3]), int(v[4])) for v in views[:h["inherited_vb_count"]]]
+    ib = None
+    if h["inherited_ib"]:
+        v = views[-1]
+        ib = (int(v[1]) | int(v[2]) << 32, int(v[3]), int(v[4]))
+    return Case(layouts, [tuple(int(x) for x in e) for e in execs], h["program_count"],  # type: ignore[misc]
+                h["record_dwords"], h["vbv_size_offset"], h["vbv_stride_offset"], h["ibv_size_offset"],
+                h["ibv_format_offset"], h["r16_format"], h["r32_format"], vbs, ib, regions, h["fetch_mask"])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Memory, hashes and what a draw fetches
+# ----------------------------------------------------------------------------------------------------------------
+
+class Memory:
+    """Regions ``(base, uint8 array)`` and vectorized reads at VAs (every read inside one region, else an error)."""
+
+    def __init__(self, regions: list[tuple[int, np.ndarray]]) -> None:
+        regions = sorted(regions, key=lambda r: r[0])
+        self.bases = np.array([b for b, _ in regions], dtype=np.uint64)
+        self.ends = np.array([b + len(d) for b, d in regions], dtype=np.uint64)
+        self.data = [d for _, d in regions]
+
+    @classmethod
+    def of_case(cls, case: Case) -> Memory:
+        return cls([(r.base, r.bytes()) for r in case.regions])
+
+    def locate(self, va: np.ndarray, size: np.ndarray | int) -> np.ndarray:
+        """Per VA, the region holding ``[va, va + size)``, else -1."""
+        va = np.asarray(va, dtype=np.uint64)
+        if not len(self.bases):
+            return np.full(va.shape, -1, dtype=np.int64)
+        r = np.searchsorted(self.bases, va, side="right").astype(np.int64) - 1
+        ok = (r >= 0) & (va + np.asarray(size, dtype=np.uint64) <= self.ends[np.maximum(r, 0)])
+        return np.where(ok, r, -1)
+
+    def read(self, va: np.ndarray, width: np.ndarray | int) -> np.ndarray:
+        """The little-endian unsigned value of ``width`` (2 or 4, per VA) bytes at each VA."""
+        va = np.asarray(va, dtype=np.uint64)
+        width = np.broadcast_to(np.asarray(width, dtype=np.uint64), va.shape)
+        r = self.locate(va, width)
+        if (r < 0).any():
+            k = int(np.argmax(r < 0))
+            raise ValueError(f"a read of {int(width[k])} bytes at VA 0x{int(va[k]):x} is outside every region")
+        out = np.zeros(va.shape, dtype=np.uint32)
+        for ri in np.unique(r).tolist():
+            m = r == ri
+            off = (va[m] - self.bases[ri]).astype(np.int64)
+            d = self.data[ri]
+            w = width[m]
+            v = d[off].astype(np.uint32) | (d[off + 1].astype(np.uint32) << np.uint32(8))
+            wide = w == 4
+            if wide.any():
+                o4 = off[wide]
+                v[wide] |= (d[o4 + 2].astype(np.uint32) << np.uint32(16)) | (d[o4 + 3].astype(np.uint32) << np.uint32(24))
+            out[m] = v
+        return out
+
+
+def hash32(x: np.ndarray) -> np.ndarray:
+    """A 32-bit integer mixer (the same arithmetic as ``hash32`` in tools/gpu/record.vert)."""
+    x = np.asarray(x, dtype=np.uint32).copy()
+    x ^= x >> np.uint32(16)
+    x *= np.uint32(0x7FEB352D)
+    x ^= x >> np.uint32(15)
+    x *= np.uint32(0x846CA68B)
+    x ^= x >> np.uint32(16)
+    return x
+
+
+def bloom_vertex(slot: np.ndarray | int, vertex: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """The bit (0..127) a fetched attribute sets in the vertex bloom: hash(hash(slot * 0x9E3779B9 ^ vertex) ^
+    value) & 127."""
+    s = np.asarray(slot, dtype=np.uint32) * np.uint32(0x9E3779B9)
+    return hash32(hash32(s ^ np.asarray(vertex, dtype=np.uint32)) ^ np.asarray(value, dtype=np.uint32)) & np.uint32(127)
+
+
+def bloom_index(vi: np.ndarray) -> np.ndarray:
+    """The bit (0..63) a fetched vertex index sets in the index bloom."""
+    return hash32(vi) & np.uint32(63)
+
+
+@dataclass
+class Draws:
+    """Draws of one layout, as columns: the per-draw count (vertices or indices), instances, the first vertex or
+    index, the base vertex (indexed), the index buffer view per draw (indexed), and the vertex buffer views per
+    slot (slot -> (location, size, stride) columns)."""
+
+    indexed: bool
+    count: np.ndarray
+    instances: np.ndarray
+    first: np.ndarray
+    base_vertex: np.ndarray  # int64 (indexed: BaseVertexLocation; else StartVertexLocation)
+    ib: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # location, size, format
+    vbs: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def slice(self, a: int, b: int) -> Draws:
+        def cut(cols: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            x, y, z = (c[a:b] for c in cols)
+            return x, y, z
+
+        return Draws(self.indexed, self.count[a:b], self.instances[a:b], self.first[a:b], self.base_vertex[a:b],
+                     None if self.ib is None else cut(self.ib), {s: cut(v) for s, v in self.vbs.items()})
+
+
+def index_sizes(fmt: np.ndarray, r16: int, r32: int) -> np.ndarray:
+    """Bytes per index of each DXGI format (0: neither R16_UINT nor R32_UINT)."""
+    return np.where(fmt == r16, 2, np.where(fmt == r32, 4, 0)).astype(np.int64)
+
+
+def vertex_indices(d: Draws, memory: Memory, r16: int, r32: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every vertex index each draw fetches, as (draw, vi): ``vi`` is ``gl_VertexIndex - gl_BaseVertex`` (the index
+    value of an indexed draw, ``0 .. count - 1`` otherwise).  Draws that run no invocation fetch nothing."""
+    live = (d.count > 0) & (d.instances > 0)
+    n = np.where(live, d.count, 0).astype(np.int64)
+    draw = np.repeat(np.arange(len(n)), n)
+    starts = np.zeros(len(n), dtype=np.int64)
+    np.cumsum(n[:-1], out=starts[1:])
+    i = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n)
+    if not d.indexed:
+        return draw, i.astype(np.uint32)
+    assert d.ib is not None
+    loc, _, fmt = d.ib
+    esize = index_sizes(fmt[draw], r16, r32)
+    va = loc[draw].astype(np.uint64) + (d.first[draw].astype(np.uint64) + i.astype(np.uint64)) * esize.astype(np.uint64)
+    return draw, memory.read(va, esize)
+
+
+def fetch_fields(d: Draws, memory: Memory, fetch_mask: int, r16: int, r32: int) -> dict[str, np.ndarray]:
+    """Per draw: the vertex span (max vi + 1), 0xFFFFFFFF - min vi, the two blooms, and the least invocation count
+    the GPU may report (distinct vertices x instances for an indexed draw)."""
+    nd = len(d.count)
+    draw, vi = vertex_indices(d, memory, r16, r32)
+    span = np.zeros(nd, dtype=np.uint64)
+    low = np.full(nd, 0xFFFFFFFF, dtype=np.uint64)
+    np.maximum.at(span, draw, vi.astype(np.uint64) + np.uint64(1))
+    np.minimum.at(low, draw, vi.astype(np.uint64))
+    vbloom = np.zeros((nd, 4), dtype=np.uint32)
+    ibloom = np.zeros((nd, 2), dtype=np.uint32)
+    bit = bloom_index(vi)
+    np.bitwise_or.at(ibloom, (draw, (bit >> np.uint32(5)).astype(np.int64)), np.uint32(1) << (bit & np.uint32(31)))
+    vertex = (vi.astype(np.int64) + d.base_vertex[draw]).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+    for slot, (loc, _, stride) in sorted(d.vbs.items()):
+        if not fetch_mask >> slot & 1:
+            continue
+        value = memory.read(loc[draw].astype(np.uint64) + vertex * stride[draw].astype(np.uint64), ATTRIBUTE_BYTES)
+        b = bloom_vertex(slot, vertex, value)
+        np.bitwise_or.at(vbloom, (draw, (b >> np.uint32(5)).astype(np.int64)), np.uint32(1) << (b & np.uint32(31)))
+    if d.indexed:
+        pairs = np.unique(np.stack([draw.astype(np.uint64), vi.astype(np.uint64)]), axis=1)
+        distinct = np.bincount(pairs[0].astype(np.int64), minlength=nd).astype(np.uint64)
+    else:
+        distinct = np.where(d.instances > 0, d.count, 0).astype(np.uint64)
+    return {"span": (span & np.uint64(0xFFFFFFFF)).astype(np.uint32),
+            "first": (np.uint64(0xFFFFFFFF) - low).astype(np.uint32) * (span > 0),
+            "vbloom": vbloom, "ibloom": ibloom,
+            "invocations_min": (distinct * d.instances.astype(np.uint64)).astype(np.uint32)}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The model of the recording shaders
+# ----------------------------------------------------------------------------------------------------------------
+
+@dataclass
+class Model:
+    """What the recording shaders write: ``records`` (record_count, record_dwords) and, per record, the least
+    invocation count a correct GPU may report (the records' DWORD 0 is the most)."""
+
+    records: np.ndarray
+    invocations_min: np.ndarray
+
+
+def bound_slots(case: Case, li: int) -> int:
+    """The vertex buffer slots a vertex layout binds (a bit per slot): its VERTEX_BUFFER tokens' and the command
+    list's (the same rule as ``bound_slots`` in tools/gpu/harness.c)."""
+    lay = case.layouts[li]
+    if lay.kind != KIND_VERTEX:
+        return 0
+    mask = 0
+    for t in lay.tokens:
+        if t.type == TokenType.VERTEX_BUFFER:
+            mask |= 1 << t.vertex_binding_unit
+    for slot, *_ in case.vertex_buffers:
+        mask |= 1 << slot
+    return mask
+
+
+def fetch_masks(case: Case) -> list[int]:
+    """Per layout, the vertex buffer slots its vertex shader fetches (0 for a compute or mesh layout): the SPIR-V
+    ``record.vert`` is compiled for (``-DFETCH_MASK``)."""
+    return [case.fetch_mask & bound_slots(case, li) for li in range(len(case.layouts))]
 
 
 def _u32(seq: np.ndarray, offset: int, k: int = 1) -> np.ndarray:
     return np.ascontiguousarray(seq[:, offset:offset + 4 * k]).view("<u4").reshape(-1, k)
 
 
-def model_records(case: Case) -> np.ndarray:
-    """What the recording shaders write for every sequence if the GPU executes the case's sequence buffer as
-    ``VK_EXT_device_generated_commands`` specifies (tokens applied in layout order over the initial push
-    constants; the harness's identity index buffer for indexed draws)."""
-    n, seq = case.count, case.sequences
-    pc = np.zeros((n, case.push_constant_size), dtype=np.uint8)
-    pc[:] = np.frombuffer(case.initial_push_constants, dtype=np.uint8)
+def _u64(seq: np.ndarray, offset: int) -> np.ndarray:
+    return np.ascontiguousarray(seq[:, offset:offset + 8]).view("<u8").reshape(-1)
+
+
+def within_execute(case: Case, layout: int) -> np.ndarray:
+    """Per sequence of one layout: its index in the execute that runs it (what a SEQUENCE_INDEX token writes)."""
+    lay = case.layouts[layout]
+    out = np.zeros(lay.count, dtype=np.uint32)
+    for li, first, count, _ in case.executes:
+        if li == layout:
+            out[first:first + count] = np.arange(count, dtype=np.uint32)
+    return out
+
+
+@dataclass
+class LayoutState:
+    """One layout's sequences decoded as the GPU applies their tokens: per sequence its program (the case's
+    program index), push constants, record index within the execute, the action's fields and (vertex layouts) its
+    draws."""
+
+    program: np.ndarray
+    push_constants: np.ndarray  # (count, push_constant_size) uint8
+    invocations: np.ndarray  # uint64: what the action asks for
+    fields: dict[int, np.ndarray]  # record DWORD -> value, from the action token
+    draws: Draws | None
+
+
+def layout_state(case: Case, li: int) -> LayoutState:
+    """Layout ``li`` of the case as ``VK_EXT_device_generated_commands`` executes it: tokens applied in layout
+    order over the initial push constants, the command list's vertex and index buffers where no token sets one."""
+    lay = case.layouts[li]
+    n, seq = lay.count, lay.sequences
+    pc = np.zeros((n, lay.push_constant_size), dtype=np.uint8)
+    pc[:] = np.frombuffer(lay.initial_push_constants, dtype=np.uint8)
     program = np.zeros(n, dtype=np.uint32)
-    index = np.arange(n, dtype=np.uint32)
-    rec = np.zeros((n, case.record_dwords), dtype=np.uint32)
+    within = within_execute(case, li)
+    vbs = {slot: (np.full(n, loc, np.uint64), np.full(n, size, np.uint64), np.full(n, stride, np.uint64))
+           for slot, loc, size, stride in case.vertex_buffers}
+    ib: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    if case.index_buffer is not None:
+        loc, size, fmt = case.index_buffer
+        ib = (np.full(n, loc, np.uint64), np.full(n, size, np.uint64), np.full(n, fmt, np.uint64))
     inv = np.zeros(n, dtype=np.uint64)
-    for t in case.tokens:
+    fields: dict[int, np.ndarray] = {}
+    draws = None
+    for t in lay.tokens:
         tt = TokenType(t.type)
         if tt is TokenType.EXECUTION_SET:
-            program = _u32(seq, t.offset)[:, 0]
+            index = _u32(seq, t.offset)[:, 0]
+            if n and int(index.max(initial=0)) >= len(lay.programs):
+                raise ValueError(f"layout {li}: an execution-set index past its {len(lay.programs)} pipelines")
+            program = np.asarray(lay.programs, dtype=np.uint32)[index] if n else program
         elif tt is TokenType.PUSH_CONSTANT:
             pc[:, t.push_offset:t.push_offset + t.push_size] = seq[:, t.offset:t.offset + t.push_size]
         elif tt is TokenType.SEQUENCE_INDEX:
-            pc[:, t.push_offset:t.push_offset + 4] = index.astype("<u4").view(np.uint8).reshape(n, 4)
+            pc[:, t.push_offset:t.push_offset + 4] = within.astype("<u4").view(np.uint8).reshape(n, 4)
+        elif tt is TokenType.VERTEX_BUFFER:
+            vbs[t.vertex_binding_unit] = (_u64(seq, t.offset), _u32(seq, t.offset + case.vbv_size_offset)[:, 0],
+                                          _u32(seq, t.offset + case.vbv_stride_offset)[:, 0])
+        elif tt is TokenType.INDEX_BUFFER:
+            ib = (_u64(seq, t.offset), _u32(seq, t.offset + case.ibv_size_offset)[:, 0],
+                  _u32(seq, t.offset + case.ibv_format_offset)[:, 0])
         elif tt is TokenType.DRAW:
             vc, ic, fv, fi = _u32(seq, t.offset, 4).T
+            draws = Draws(False, vc, ic, fv, fv.astype(np.int64), None, vbs)
             inv = vc.astype(np.uint64) * ic
-            rec[:, 4], rec[:, 5], rec[:, 6], rec[:, 7], rec[:, 8] = fv, fi, vc, ic, 0xFFFFFFFF
+            fields = {4: fv, 5: fi, 7: ic}
         elif tt is TokenType.DRAW_INDEXED:
             nidx, ic, first, vo, fi = _u32(seq, t.offset, 5).T
+            draws = Draws(True, nidx, ic, first, vo.view(np.int32).astype(np.int64), ib, vbs)
             inv = nidx.astype(np.uint64) * ic
-            if case.index_size == 2 and n and int((first.astype(np.uint64) + nidx).max()) > 0x10000:
-                raise ValueError("16-bit identity indices past 65535: the model does not cover the wrap")
-            rec[:, 4], rec[:, 5], rec[:, 6], rec[:, 7] = vo, fi, first + nidx, ic
-            rec[:, 8] = 0xFFFFFFFF - first
-        elif tt is TokenType.DISPATCH:
+            fields = {4: vo, 5: fi, 7: ic}
+        elif tt in (TokenType.DISPATCH, TokenType.DRAW_MESH_TASKS):
             x, y, z = _u32(seq, t.offset, 3).T
             inv = x.astype(np.uint64) * y * z
-            rec[:, 4], rec[:, 5], rec[:, 6] = x, y, z
-    rec[:, 0] = inv.astype(np.uint32)
-    rec[:, 1] = program
-    rec[:, 2] = index
-    rec[:, RECORD_HEADER:] = np.ascontiguousarray(pc).view("<u4")
-    rec[inv == 0] = 0
-    return rec
+            fields = {4: x, 5: y, 6: z}
+    return LayoutState(program, pc, inv, fields, draws if lay.kind == KIND_VERTEX else None)
 
 
-def compare_records(got: np.ndarray, want: np.ndarray, *, first: int = 20) -> dict[str, Any]:
-    """Record by record: how many were compared, how many differ (gl_DrawID not compared), the first few
-    differences, and the gl_DrawID values seen."""
+#: draws modelled at a time (bounds the memory of the per-vertex arrays)
+DRAWS_PER_SLICE = 1 << 20
+
+
+def model_records(case: Case) -> Model:
+    """What the recording shaders write for every sequence if the GPU executes the case's sequences as
+    ``VK_EXT_device_generated_commands`` specifies (:func:`layout_state`)."""
+    pcd = case.record_dwords - RECORD_HEADER
+    rec = np.zeros((case.count, case.record_dwords), dtype=np.uint32)
+    inv_min = np.zeros(case.count, dtype=np.uint32)
+    memory = Memory.of_case(case)
+    for li, lay in enumerate(case.layouts):
+        n = lay.count
+        st = layout_state(case, li)
+        out = rec[lay.record_base:lay.record_base + n]
+        least = st.invocations.copy()
+        for c, v in st.fields.items():
+            out[:, c] = v
+        if st.draws is not None:
+            for a in range(0, n, DRAWS_PER_SLICE):
+                b = min(n, a + DRAWS_PER_SLICE)
+                f = fetch_fields(st.draws.slice(a, b), memory, case.fetch_mask, case.r16_format, case.r32_format)
+                out[a:b, 6], out[a:b, 8] = f["span"], f["first"]
+                out[a:b, 9:13], out[a:b, 13:15] = f["vbloom"], f["ibloom"]
+                least[a:b] = f["invocations_min"]
+        out[:, 0] = st.invocations.astype(np.uint32)
+        out[:, 1] = st.program
+        out[:, 2] = np.arange(lay.record_base, lay.record_base + n, dtype=np.uint32)
+        words = np.ascontiguousarray(st.push_constants).view("<u4") if lay.push_constant_size else \
+            np.zeros((n, 0), np.uint32)
+        out[:, RECORD_HEADER:RECORD_HEADER + words.shape[1]] = words
+        out[:, RECORD_HEADER + words.shape[1]:RECORD_HEADER + pcd] = 0
+        out[st.invocations == 0] = 0
+        inv_min[lay.record_base:lay.record_base + n] = np.where(st.invocations == 0, 0, least).astype(np.uint32)
+    return Model(rec, inv_min)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Comparisons
+# ----------------------------------------------------------------------------------------------------------------
+
+def compare_records(got: np.ndarray, want: np.ndarray, *, invocations_min: np.ndarray | None = None,
+                    first: int = 20) -> dict[str, Any]:
+    """Record by record: how many were compared, how many differ (gl_DrawID not compared; the invocation count, with
+    ``invocations_min``, in ``[invocations_min, want]``), the first few differences, and the gl_DrawID values
+    seen."""
     if got.shape != want.shape:
         return {"compared": 0, "mismatches": None, "error": f"shape {got.shape} != {want.shape}"}
-    cols = [c for c in range(got.shape[1]) if c not in NOT_COMPARED]
+    cols = [c for c in range(got.shape[1]) if c not in NOT_COMPARED and (c != 0 or invocations_min is None)]
     diff = got[:, cols] != want[:, cols]
-    bad = np.flatnonzero(diff.any(axis=1))
+    bad_rows = diff.any(axis=1)
+    inv_bad = np.zeros(len(got), dtype=bool)
+    if invocations_min is not None:
+        inv_bad = (got[:, 0] > want[:, 0]) | (got[:, 0] < invocations_min)
+        bad_rows |= inv_bad
+    bad = np.flatnonzero(bad_rows)
     details = []
     for k in bad[:first]:
-        fields = [cols[c] for c in np.flatnonzero(diff[k])]
-        details.append({"sequence": int(k), "fields": {_field_name(c): {"gpu": int(got[k, c]), "want": int(want[k, c])}
-                                                        for c in fields}})
+        fields = [cols[c] for c in np.flatnonzero(diff[k])] + ([0] if inv_bad[k] else [])
+        details.append({"record": int(k), "fields": {_field_name(c): {"gpu": int(got[k, c]), "want": int(want[k, c])}
+                                                      for c in fields}})
     executed = got[:, 0] != 0
     return {"compared": int(got.shape[0]), "mismatches": int(len(bad)), "first_mismatches": details,
             "ran": int(executed.sum()), "no_invocation": int((want[:, 0] == 0).sum()),
             "draw_ids": sorted({int(v) for v in np.unique(got[executed, 3])[:8]})}
 
 
+def digest(records: np.ndarray) -> str:
+    """SHA-256 of the records with the DWORDs not compared zeroed: equal digests, equal records."""
+    r = np.array(records, dtype="<u4", copy=True)
+    r[:, list(NOT_COMPARED)] = 0
+    return hashlib.sha256(r.tobytes()).hexdigest()
+
+
 def _field_name(c: int) -> str:
-    return FIELD_NAMES[c] if c < RECORD_HEADER and c < len(FIELD_NAMES) else \
+    return FIELD_NAMES[c] if c < len(FIELD_NAMES) else \
         (f"header{c}" if c < RECORD_HEADER else f"push_dword{c - RECORD_HEADER}")
 
 
@@ -192,17 +616,39 @@ def read_records(path: str | Path, case: Case) -> np.ndarray:
     return data.reshape(-1, case.record_dwords)[:case.count]
 
 
+USAGE = ("usage: python -m d3d12wl.vulkan.case check CASE.bin RECORDS.bin OUT.json\n"
+         "       python -m d3d12wl.vulkan.case digest RECORDS.bin RECORD_DWORDS COUNT OUT.json [EVERY SAMPLE.bin]")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``check CASE RECORDS OUT.json``: the GPU's records against :func:`model_records` of the case."""
+    """``check CASE RECORDS OUT.json``: the GPU's records against :func:`model_records` of the case, and their
+    digests.  ``digest RECORDS DWORDS COUNT OUT.json [EVERY SAMPLE]``: the records' :func:`digest` (and every
+    ``EVERY``-th record, and the last, into SAMPLE), for record sets too large to send back whole."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 4 or args[0] != "check":
-        print("usage: python -m d3d12wl.vulkan.case check CASE.bin RECORDS.bin OUT.json", file=sys.stderr)
-        return 2
-    case = read_case(args[1])
-    result = compare_records(read_records(args[2], case), model_records(case))
-    Path(args[3]).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps({k: result[k] for k in ("compared", "mismatches", "ran", "no_invocation")}))
-    return 0 if result["mismatches"] == 0 else 1
+    if len(args) == 4 and args[0] == "check":
+        case = read_case(args[1])
+        got = read_records(args[2], case)
+        model = model_records(case)
+        result = compare_records(got, model.records, invocations_min=model.invocations_min)
+        result["gpu_digest"] = digest(got)
+        result["model_digest"] = digest(model.records)
+        Path(args[3]).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        print(json.dumps({k: result[k] for k in ("compared", "mismatches", "ran", "no_invocation")}))
+        return 0 if result["mismatches"] == 0 else 1
+    if len(args) in (5, 7) and args[0] == "digest":
+        dwords, count = int(args[2]), int(args[3])
+        got = np.fromfile(args[1], dtype="<u4").reshape(-1, dwords)[:count]
+        out = {"records": int(len(got)), "gpu_digest": digest(got)}
+        if len(args) == 7:
+            every = int(args[5])
+            keep = np.r_[np.arange(0, len(got), every), len(got) - 1] if len(got) else np.zeros(0, dtype=np.int64)
+            got[keep].tofile(args[6])
+            out["sample_every"] = every
+        Path(args[4]).write_text(json.dumps(out) + "\n", encoding="utf-8")
+        print(json.dumps(out))
+        return 0
+    print(USAGE, file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

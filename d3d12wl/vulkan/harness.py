@@ -1,137 +1,399 @@
-"""From a :class:`~d3d12wl.vulkan.lowering.Lowering` to the GPU harness's case file, and from the reference
-executor's trace to the records the GPU must write (:func:`expected_records`), so that
-``tools/gpu_check.py`` can hold the executor to what the GPU did, draw by draw.
+"""From a :class:`~d3d12wl.vulkan.lowered.Lowering` to the GPU harness's case (:func:`prepare_case`), refusing
+with the reason every call the harness cannot represent before anything reaches the GPU
+(:class:`HarnessRefusal`), and from the reference executor's trace to the records the GPU must write
+(:func:`expected_records`), so that ``tools/gpu_check.py`` can hold the executor to what the GPU did, draw by draw.
 
 Two comparisons close the loop:
 
-* :func:`expected_records` (the executor's trace, via ``Trace.to_dict()``) against
-  :func:`d3d12wl.vulkan.case.model_records` (the lowering's sequence buffer, executed as the Vulkan spec says):
+* :func:`expected_records` (the executor's trace, as columns: :func:`d3d12wl.executor.columnar.execution_columns`)
+  against :func:`d3d12wl.vulkan.case.model_records` (the lowering's sequences, executed as the Vulkan spec says):
   the lowering against the executor, on the CPU (CI runs it);
 * the GPU's records against both: the GPU against the lowering and against the executor.
+
+What the harness uploads (:class:`~d3d12wl.vulkan.case.CaseRegion`): the captured bytes every vertex and index
+buffer view of the call covers (the command list's and every sequence's), clipped to what the views cover; a
+view whose bytes the capture does not hold gets a *stand-in* at its VA (identity indices, or zeros for a vertex
+buffer), and a vertex buffer that is a stand-in is bound but not fetched.  A vertex buffer slot is fetched (its
+first ``uint32`` per vertex, ``R32_UINT`` at offset 0, per-vertex rate) when every view of it is captured, 4-byte
+aligned with a stride of at least 4, and every vertex every draw reads lies inside the view; otherwise it is bound
+but not fetched, and :attr:`Prepared.notes` says why.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from d3d12wl import abi
-from d3d12wl.vulkan.case import RECORD_HEADER, Case, CaseToken, write_case
-from d3d12wl.vulkan.lowering import Lowering, LoweringError
+from d3d12wl.capture.memory import GpuMemory
+from d3d12wl.vulkan.case import (
+    ATTRIBUTE_BYTES,
+    DRAWS_PER_SLICE,
+    KIND_COMPUTE,
+    KIND_MESH,
+    KIND_VERTEX,
+    PC_BLOCK_BYTES,
+    RECORD_HEADER,
+    REGION_CAPTURED,
+    REGION_IDENTITY,
+    REGION_ZEROS,
+    Case,
+    CaseLayout,
+    CaseRegion,
+    CaseToken,
+    Draws,
+    Memory,
+    Model,
+    fetch_fields,
+    index_sizes,
+    layout_state,
+    vertex_indices,
+)
+from d3d12wl.vulkan.lowered import Lowering, LoweringError
 from d3d12wl.vulkan.vk import TokenType
 
-__all__ = ["case_of", "expected_records", "write_lowering_case"]
+__all__ = ["HarnessRefusal", "Prepared", "case_of", "expected_records", "prepare_case"]
 
-#: the dummy vertex buffer and the identity index buffer are capped at this size
-MAX_HARNESS_BUFFER = 64 << 20
-
-
-def case_of(lowering: Lowering) -> Case:
-    """The harness case of a lowering made with ``sequence_index=True``."""
-    lay = lowering.layout
-    if lay is None or not lowering.lowered:
-        raise LoweringError("nothing to run: the call was not lowered",
-                            where="; ".join(f"{n.what}: {n.reason}" for n in lowering.not_lowered))
-    seq_ranges = [r for r in lay.push_constants if r.kind == "sequence_index"]
-    if not seq_ranges:
-        raise LoweringError("the harness needs the lowering's sequence-index slot (lower(..., sequence_index=True))")
-    seq = lowering.sequences
-    index_bytes = vertex_bytes = 0
-    index_size = 4
-    vbv_size = abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "SizeInBytes")
-    ibv_size = abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "SizeInBytes")
-    ibv_format = abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "Format")
-    draw_indexed = abi.sizeof("D3D12_DRAW_INDEXED_ARGUMENTS") // 4
-    index_count = abi.offsetof("D3D12_DRAW_INDEXED_ARGUMENTS", "IndexCountPerInstance") // 4
-    start_index = abi.offsetof("D3D12_DRAW_INDEXED_ARGUMENTS", "StartIndexLocation") // 4
-    for t in lay.tokens:
-        if t.type is TokenType.VERTEX_BUFFER and lowering.count:
-            sizes = np.ascontiguousarray(seq[:, t.offset + vbv_size:t.offset + vbv_size + 4]).view("<u4")
-            vertex_bytes = max(vertex_bytes, int(sizes.max()))
-        if t.type is TokenType.INDEX_BUFFER and lowering.count:
-            fmt = np.unique(np.ascontiguousarray(seq[:, t.offset + ibv_format:t.offset + ibv_format + 4]).view("<u4"))
-            element = {abi.enum_value("DXGI_FORMAT", "R16_UINT"): 2, abi.enum_value("DXGI_FORMAT", "R32_UINT"): 4}
-            if len(fmt) != 1 or int(fmt[0]) not in element:
-                raise LoweringError(f"index buffer formats {fmt.tolist()}: the harness takes one of R16_UINT, R32_UINT")
-            index_size = element[int(fmt[0])]
-        if t.type is TokenType.DRAW_INDEXED and lowering.count:
-            d = np.ascontiguousarray(seq[:, t.offset:t.offset + 4 * draw_indexed]).view("<u4").reshape(
-                -1, draw_indexed).astype(np.uint64)
-            index_bytes = max(index_bytes, int((d[:, start_index] + d[:, index_count]).max()) * index_size)
-    tokens = tuple(CaseToken(int(t.type), t.offset, t.size, t.push_offset or 0, t.push_size or 0,
-                             t.vertex_binding_unit or 0, int(t.index_mode or 0)) for t in lay.tokens)
-    return Case(lay.executable_class == "COMPUTE", max(len(lowering.execution_set), 1), lay.push_constant_size,
-                lay.stride, seq_ranges[0].offset // 4, tokens, lowering.initial_push_constants, seq,
-                min(index_bytes, MAX_HARNESS_BUFFER), min(vertex_bytes, MAX_HARNESS_BUFFER), index_size, vbv_size,
-                ibv_size)
+#: the push-constant bytes a layout may use: the shaders' block less the sequence-base DWORD
+MAX_PUSH_CONSTANTS = PC_BLOCK_BYTES - 4
+#: stand-ins (views whose bytes the capture does not hold) the harness makes, in all
+MAX_STAND_IN_BYTES = 1 << 30
+#: the records one case writes: the recording shaders index them with 32-bit DWORD offsets
+MAX_RECORD_BYTES = (1 << 32) - 4
+#: the vertex buffer slots D3D12 has (D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT), which the recording shader can fetch
+VERTEX_SLOTS = 32
 
 
-def write_lowering_case(lowering: Lowering, path: str | Path) -> Path:
-    return write_case(case_of(lowering), path)
+class HarnessRefusal(LoweringError):
+    """The call is lowered, but the GPU harness cannot represent it: the message says why.  Raised before anything
+    reaches the GPU."""
 
 
-def _trigger_record(trigger: Mapping[str, Any], rec: np.ndarray) -> int:
-    """Fill the draw / dispatch fields of one record from the trace's trigger; returns the invocation count."""
-    f = trigger["fields"]
-    kind = trigger["type"]
-    if kind == "DRAW":
-        vc, ic = f["VertexCountPerInstance"], f["InstanceCount"]
-        rec[4], rec[5], rec[6], rec[7], rec[8] = f["StartVertexLocation"], f["StartInstanceLocation"], vc, ic, \
-            0xFFFFFFFF
-        return int(vc) * int(ic)
-    if kind == "DRAW_INDEXED":
-        n, ic, first = f["IndexCountPerInstance"], f["InstanceCount"], f["StartIndexLocation"]
-        rec[4] = f["BaseVertexLocation"] & 0xFFFFFFFF
-        rec[5], rec[6], rec[7], rec[8] = f["StartInstanceLocation"], first + n, ic, 0xFFFFFFFF - first
-        return int(n) * int(ic)
-    if kind in ("DISPATCH", "FIXED_DISPATCH"):
-        x, y, z = f["ThreadGroupCountX"], f["ThreadGroupCountY"], f["ThreadGroupCountZ"]
-        rec[4], rec[5], rec[6] = x, y, z
-        return int(x) * int(y) * int(z)
-    raise LoweringError(f"trigger {kind} has no record form in the harness")
+@dataclass
+class Prepared:
+    """A case and what the comparison needs besides it: the program names (the records' program field indexes
+    them), per record the index of its execution in the executor's trace, the stand-in regions, and notes (what
+    is fetched, what stands in for what)."""
+
+    case: Case
+    programs: tuple[str, ...]
+    positions: np.ndarray
+    notes: tuple[str, ...]
+
+    @property
+    def stand_ins(self) -> list[CaseRegion]:
+        return [r for r in self.case.regions if r.kind != REGION_CAPTURED]
 
 
-def expected_records(trace: Mapping[str, Any], lowering: Lowering, list_index: int | None = None) -> np.ndarray:
-    """The records the GPU must write, from the executor's trace alone (``Trace.to_dict()``): per execution its
-    program (as an execution-set index), every resolved root argument at its place in the push-constant block, and
-    its draw or dispatch arguments.  The lowering gives only the places (the layout), never the values.
-    ``list_index``: for one list of a DispatchList1 chain (``lowering`` is then ``lowering.lists[list_index]`` of
-    the chain), only that list's executions, in order."""
-    lay = lowering.layout
-    if lay is None:
-        raise LoweringError("the call was not lowered (a DispatchList1 chain: pass one of its lists)")
-    executions = [e for e in trace["executions"] if list_index is None or e["list_index"] == list_index]
-    pcd = lay.push_constant_size // 4
-    out = np.zeros((len(executions), RECORD_HEADER + pcd), dtype=np.uint32)
-    places = {(r.binding, r.parameter): r for r in lay.push_constants}
-    seq_slot = next((r for r in lay.push_constants if r.kind == "sequence_index"), None)
-    set_index = {name: i for i, name in enumerate(lowering.execution_set)}
-    for k, e in enumerate(executions):
-        rec = out[k]
-        invocations = _trigger_record(e["trigger"], rec)
-        if invocations == 0:
-            rec[:] = 0
+def _kind(lowering: Lowering) -> int:
+    assert lowering.layout is not None
+    action = lowering.layout.action.type
+    if action is TokenType.DRAW_MESH_TASKS:
+        return KIND_MESH
+    return KIND_COMPUTE if action is TokenType.DISPATCH else KIND_VERTEX
+
+
+def _formats() -> tuple[int, int]:
+    return abi.enum_value("DXGI_FORMAT", "R16_UINT"), abi.enum_value("DXGI_FORMAT", "R32_UINT")
+
+
+def prepare_case(lowering: Lowering, memory: GpuMemory) -> Prepared:
+    """The harness case of a lowering made with ``sequence_index=True`` over the capture's ``memory``.  Raises
+    :class:`HarnessRefusal` naming why for a call the harness cannot represent."""
+    if not lowering.lowered:
+        raise HarnessRefusal("not lowered: " + "; ".join(f"{n.what}: {n.reason}" for n in lowering.not_lowered))
+    leaves = lowering.leaves()
+    programs: dict[str, int] = {}
+    layouts: list[CaseLayout] = []
+    executes: list[tuple[int, int, int, int]] = []
+    vbs: dict[int, Any] = {}
+    ib = None
+    base = 0
+    for li, leaf in enumerate(leaves):
+        lay = leaf.layout
+        assert lay is not None
+        seq_ranges = [r for r in lay.push_constants if r.kind == "sequence_index"]
+        if not seq_ranges:
+            raise LoweringError("the harness needs the lowering's sequence-index slot (lower(..., "
+                                "sequence_index=True))")
+        if lay.push_constant_size > MAX_PUSH_CONSTANTS:
+            raise HarnessRefusal(f"{leaf.call}: a push-constant block of {lay.push_constant_size} bytes: the "
+                                 f"recording shaders take {MAX_PUSH_CONSTANTS}")
+        for name in leaf.execution_set:
+            programs.setdefault(name, len(programs))
+        tokens = tuple(CaseToken(int(t.type), t.offset, t.size, t.push_offset or 0, t.push_size or 0,
+                                 t.vertex_binding_unit or 0, int(t.index_mode or 0)) for t in lay.tokens)
+        layouts.append(CaseLayout(_kind(leaf), tokens, tuple(programs[n] for n in leaf.execution_set),
+                                  lay.push_constant_size, seq_ranges[0].offset // 4, leaf.initial_push_constants,
+                                  leaf.sequences, base))
+        executes.extend((li, first, count, base + first) for first, count in leaf.chunks if count)
+        for slot, v in leaf.vertex_buffers:
+            vbs[slot] = v
+        ib = leaf.index_buffer or ib
+        base += leaf.count
+    max_pc = max((lay.push_constant_size for lay in layouts), default=0)
+    if base * (RECORD_HEADER + max_pc // 4) * 4 > MAX_RECORD_BYTES:
+        raise HarnessRefusal(f"{base} records of {RECORD_HEADER + max_pc // 4} DWORDs: more than the "
+                             f"{MAX_RECORD_BYTES} bytes the recording shaders index (32-bit)")
+    r16, r32 = _formats()
+    case = Case(layouts, executes, len(programs), RECORD_HEADER + max_pc // 4,
+                abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "SizeInBytes"),
+                abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "StrideInBytes"),
+                abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "SizeInBytes"),
+                abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "Format"), r16, r32,
+                [(slot, v.BufferLocation, v.SizeInBytes, v.StrideInBytes) for slot, v in sorted(vbs.items())],
+                None if ib is None else (ib.BufferLocation, ib.SizeInBytes, ib.Format))
+    notes: list[str] = []
+    draws = {li: st.draws for li in range(len(layouts)) if (st := layout_state(case, li)).draws is not None}
+    case.regions, index_views = _regions(draws, memory, notes)
+    case.fetch_mask = _fetch(case, draws, index_views, notes)
+    positions = np.concatenate([leaf.positions for leaf in leaves if leaf.positions is not None]) if leaves else \
+        np.zeros(0, dtype=np.int64)
+    return Prepared(case, tuple(programs), positions.astype(np.int64), tuple(notes))
+
+
+def case_of(lowering: Lowering, memory: GpuMemory) -> Case:
+    """The harness case of a lowering made with ``sequence_index=True`` (:func:`prepare_case`)."""
+    return prepare_case(lowering, memory).case
+
+
+def _views(draws: Mapping[int, Draws]) -> tuple[list[tuple[str, np.ndarray, np.ndarray]], set[tuple[int, int]]]:
+    """Every view the GPU is handed: ("vertex buffer slot s" / "index buffer", locations, sizes), and the index
+    buffer intervals (which a stand-in must fill with indices)."""
+    out: list[tuple[str, np.ndarray, np.ndarray]] = []
+    index_views: set[tuple[int, int]] = set()
+    for d in draws.values():
+        for slot, (loc, size, _) in sorted(d.vbs.items()):
+            out.append((f"vertex buffer slot {slot}", loc.astype(np.uint64), size.astype(np.uint64)))
+        if d.indexed and d.ib is not None:
+            loc, size, _ = d.ib
+            out.append(("index buffer", loc.astype(np.uint64), size.astype(np.uint64)))
+            pairs = np.unique(np.stack([loc.astype(np.uint64), size.astype(np.uint64)]), axis=1)
+            index_views.update((int(a), int(b)) for a, b in pairs.T)
+    return out, index_views
+
+
+def _regions(draws: Mapping[int, Draws], memory: GpuMemory, notes: list[str]
+             ) -> tuple[list[CaseRegion], set[tuple[int, int]]]:
+    """The regions to upload: the captured bytes the views cover (one piece per captured region), and stand-ins
+    for views the capture holds no byte of.  A NULL view or one only partly captured is refused."""
+    views, index_views = _views(draws)
+    captured = sorted(memory.regions, key=lambda r: r.base)
+    cap_mem = Memory([(r.base, np.frombuffer(r.data, dtype=np.uint8)) for r in captured])
+    need: dict[int, list[int]] = {}  # captured region -> [lo, hi)
+    outside: list[tuple[int, int]] = []
+    for what, loc, size in views:
+        if not len(loc):
             continue
-        rec[0] = invocations
-        rec[1] = set_index[e["program"]] if lowering.execution_set else 0
-        rec[2] = k
-        pc = np.zeros(lay.push_constant_size, dtype=np.uint8)
-        for a in e["root_arguments"]:
-            r = places.get((a["binding"], a["parameter"]))
-            if r is None or a["kind"] in ("static_sampler", "descriptor_table"):
+        pairs = np.unique(np.stack([loc, size]), axis=1)
+        loc, size = pairs[0], pairs[1]
+        if (loc == 0).any():
+            raise HarnessRefusal(f"a NULL {what} view (BufferLocation 0): the harness binds no null buffers")
+        where = cap_mem.locate(loc, np.maximum(size, 1))
+        for r in np.unique(where[where >= 0]).tolist():
+            m = where == r
+            lo, hi = int(loc[m].min()), int((loc[m] + np.maximum(size[m], 1)).max())
+            got = need.setdefault(r, [lo, hi])
+            got[0], got[1] = min(got[0], lo), max(got[1], hi)
+        for a, n in zip(loc[where < 0].tolist(), size[where < 0].tolist(), strict=True):
+            if cap_mem.locate(np.array([a], np.uint64), 1)[0] >= 0 or \
+                    cap_mem.locate(np.array([a + max(n, 1) - 1], np.uint64), 1)[0] >= 0:
+                raise HarnessRefusal(f"a {what} view 0x{a:x} + {n} bytes is only partly in the capture's memory")
+            outside.append((a, a + max(n, 4)))
+    regions = [CaseRegion(lo, hi - lo, REGION_CAPTURED,
+                          bytes(captured[r].data[lo - captured[r].base:hi - captured[r].base]))
+               for r, (lo, hi) in sorted(need.items())]
+    merged: list[list[int]] = []
+    for lo, hi in sorted(outside):
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    total = sum(hi - lo for lo, hi in merged)
+    if total > MAX_STAND_IN_BYTES:
+        raise HarnessRefusal(f"{total} bytes of vertex and index buffers are not in the capture: more than the "
+                             f"{MAX_STAND_IN_BYTES} bytes the harness stands in")
+    for lo, hi in merged:
+        identity = any(lo <= a < hi for a, _ in index_views)
+        kind = REGION_IDENTITY if identity else REGION_ZEROS
+        regions.append(CaseRegion(lo, hi - lo, kind))
+        notes.append(f"0x{lo:x} + {hi - lo} bytes are not in the capture: a stand-in of "
+                     f"{'identity indices' if identity else 'zeros'}")
+    return sorted(regions, key=lambda r: r.base), index_views
+
+
+def _fetch(case: Case, draws: Mapping[int, Draws], index_views: set[tuple[int, int]], notes: list[str]) -> int:
+    """Check every live indexed draw's index reads against its view (refused past it) and decide which vertex
+    buffer slots the recording shader fetches (the fetch mask)."""
+    memory = Memory.of_case(case)
+    standin = [(r.base, r.base + r.size) for r in case.regions if r.kind != REGION_CAPTURED]
+    ok_slots: dict[int, str | None] = {}
+    for li, d in draws.items():
+        live = (d.count > 0) & (d.instances > 0)
+        if d.indexed:
+            assert d.ib is not None
+            loc, size, fmt = d.ib
+            esize = index_sizes(fmt, case.r16_format, case.r32_format)
+            bad = live & (esize == 0)
+            if bad.any():
+                k = int(np.argmax(bad))
+                raise HarnessRefusal(f"layout {li} sequence {k}: index buffer Format {int(fmt[k])} is neither "
+                                     "R16_UINT nor R32_UINT")
+            misaligned = (esize > 0) & (loc % np.maximum(esize, 1).astype(np.uint64) != 0)
+            if misaligned.any():
+                k = int(np.argmax(misaligned))
+                raise HarnessRefusal(f"layout {li} sequence {k}: index buffer 0x{int(loc[k]):x} is not aligned to "
+                                     f"its {int(esize[k])}-byte indices (Vulkan binds index buffers at multiples of "
+                                     "the index size)")
+            past = live & ((d.first.astype(np.uint64) + d.count.astype(np.uint64)) * esize.astype(np.uint64) > size)
+            if past.any():
+                k = int(np.argmax(past))
+                raise HarnessRefusal(f"layout {li} sequence {k}: the draw reads indices past its index buffer view's "
+                                     f"{int(size[k])} bytes (D3D12 reads 0 there; the harness does not emulate "
+                                     "out-of-bounds index reads)")
+        if not d.vbs:
+            continue
+        draw, vi = vertex_indices(d, memory, case.r16_format, case.r32_format)
+        vertex = vi.astype(np.int64) + d.base_vertex[draw]
+        for slot, (loc, size, stride) in sorted(d.vbs.items()):
+            if ok_slots.get(slot) is not None:  # already not fetched
                 continue
-            # a root argument the command list never set (value None) is what the harness pushes: zero
-            if a["values"] is not None:
-                data = np.asarray([v or 0 for v in a["values"]], dtype="<u4").tobytes()
-            elif a["value"] is not None:
-                data = int(a["value"]).to_bytes(8, "little")
-            else:
-                continue
-            pc[r.offset:r.offset + min(len(data), r.size)] = np.frombuffer(data[:r.size], dtype=np.uint8)
-        if seq_slot is not None:
-            pc[seq_slot.offset:seq_slot.offset + 4] = np.frombuffer(np.uint32(k).tobytes(), dtype=np.uint8)
-        rec[RECORD_HEADER:] = pc.view("<u4")
+            ok_slots[slot] = _fetch_problem(slot, loc, size, stride, draw, vertex, standin)
+    mask = 0
+    for slot, why in sorted(ok_slots.items()):
+        if why is None:
+            mask |= 1 << slot
+            notes.append(f"vertex buffer slot {slot}: fetched (R32_UINT at offset 0 of every vertex)")
+        else:
+            notes.append(f"vertex buffer slot {slot}: bound, not fetched: {why}")
+    return mask
+
+
+def _fetch_problem(slot: int, loc: np.ndarray, size: np.ndarray, stride: np.ndarray, draw: np.ndarray,
+                   vertex: np.ndarray, standin: list[tuple[int, int]]) -> str | None:
+    if slot >= VERTEX_SLOTS:
+        return f"the recording shader fetches slots 0-{VERTEX_SLOTS - 1}"
+    for lo, hi in standin:
+        if ((loc >= np.uint64(lo)) & (loc < np.uint64(hi))).any():
+            return "its bytes are not in the capture (a stand-in)"
+    if (loc % np.uint64(4)).any() or (stride % np.uint64(4)).any() or (stride < np.uint64(ATTRIBUTE_BYTES)).any():
+        return "a view is not 4-byte aligned or its stride is below 4 (a 4-byte attribute per vertex)"
+    end = vertex * stride[draw].astype(np.int64) + ATTRIBUTE_BYTES
+    past = (vertex < 0) | (end > size[draw].astype(np.int64))
+    if past.any():
+        k = int(np.argmax(past))
+        return (f"a draw reads vertex {int(vertex[k])} past its view's {int(size[draw[k]])} bytes (D3D12 reads 0 there; "
+                "Vulkan without robustness does not)")
+    return None
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The executor's side
+# ----------------------------------------------------------------------------------------------------------------
+
+_TRIGGER_FIELDS = {
+    "DRAW": ("VertexCountPerInstance", "InstanceCount", "StartVertexLocation", "StartInstanceLocation"),
+    "DRAW_INDEXED": ("IndexCountPerInstance", "InstanceCount", "StartIndexLocation", "BaseVertexLocation",
+                     "StartInstanceLocation"),
+    "DISPATCH": ("ThreadGroupCountX", "ThreadGroupCountY", "ThreadGroupCountZ"),
+    "FIXED_DISPATCH": ("ThreadGroupCountX", "ThreadGroupCountY", "ThreadGroupCountZ"),
+    "DISPATCH_MESH": ("ThreadGroupCountX", "ThreadGroupCountY", "ThreadGroupCountZ"),
+}
+
+
+def _col(cols: Mapping[str, np.ndarray], key: str, rows: np.ndarray, fill: int = 0) -> np.ndarray:
+    c = cols.get(key)
+    if c is None:
+        return np.full(len(rows), fill, dtype=np.int64)
+    return c[rows]
+
+
+def expected_records(columns: Any, lowering: Lowering, prepared: Prepared, memory: GpuMemory) -> Model:
+    """The records the GPU must write, from the executor's trace alone (``columns``: its executions as
+    :class:`~d3d12wl.executor.columnar.ExecutionColumns`): per execution its program, every resolved root argument
+    at its place in the push-constant block, its draw or dispatch arguments, and (draws) what it fetches through
+    the vertex and index buffer views the trace says it reads, over the capture's ``memory`` (and the case's
+    stand-ins).  The lowering gives only the places (the layouts) and which execution each record is
+    (:attr:`Prepared.positions`), never the values."""
+    case = prepared.case
+    cols, names = columns.columns, columns.names
+    out = np.zeros((case.count, case.record_dwords), dtype=np.uint32)
+    inv_min = np.zeros(case.count, dtype=np.uint32)
+    mem = Memory([(r.base, np.frombuffer(r.data, dtype=np.uint8)) for r in memory.regions] +
+                 [(r.base, r.bytes()) for r in prepared.stand_ins])
+    program_index = np.array([prepared.programs.index(n) if n in prepared.programs else 0 for n in names["program"]]
+                             + [0], dtype=np.uint32)  # code -1 (no program: ExecuteIndirect) -> 0
+    for li, leaf in enumerate(lowering.leaves()):
+        lay, clay = leaf.layout, case.layouts[li]
+        assert lay is not None and leaf.positions is not None
+        rows = leaf.positions
+        n = len(rows)
+        if not n:
+            continue
+        rec = out[clay.record_base:clay.record_base + n]
+        trigger = names["trigger"][int(cols["trigger"][rows[0]])]
+        f = [_col(cols, f"trigger.{m}", rows).astype(np.int64) for m in _TRIGGER_FIELDS[trigger]]
+        d: Draws | None = None
+        if trigger == "DRAW":
+            vc, ic, fv, fi = f
+            inv = vc * ic
+            rec[:, 4], rec[:, 5], rec[:, 7] = fv, fi, ic
+            d = Draws(False, vc, ic, fv, fv, None, _vertex_views(cols, rows))
+        elif trigger == "DRAW_INDEXED":
+            nidx, ic, first, bv, fi = f
+            inv = nidx * ic
+            rec[:, 4], rec[:, 5], rec[:, 7] = bv & 0xFFFFFFFF, fi, ic
+            loc, size, fmt = (_col(cols, f"ia.ib.{m}", rows).astype(np.uint64)
+                              for m in ("BufferLocation", "SizeInBytes", "Format"))
+            d = Draws(True, nidx, ic, first, bv, (loc, size, fmt), _vertex_views(cols, rows))
+        else:
+            x, y, z = f
+            inv = x * y * z
+            rec[:, 4], rec[:, 5], rec[:, 6] = x, y, z
+        least = inv.astype(np.uint64)
+        if d is not None and clay.kind == KIND_VERTEX:
+            for a in range(0, n, DRAWS_PER_SLICE):
+                b = min(n, a + DRAWS_PER_SLICE)
+                ff = fetch_fields(d.slice(a, b), mem, case.fetch_mask, case.r16_format, case.r32_format)
+                rec[a:b, 6], rec[a:b, 8] = ff["span"], ff["first"]
+                rec[a:b, 9:13], rec[a:b, 13:15] = ff["vbloom"], ff["ibloom"]
+                least[a:b] = ff["invocations_min"]
+        rec[:, 0] = inv.astype(np.uint32)
+        rec[:, 1] = program_index[cols["program"][rows]]
+        rec[:, 2] = np.arange(clay.record_base, clay.record_base + n, dtype=np.uint32)
+        within = np.zeros(n, dtype=np.uint32)
+        for first_seq, count in leaf.chunks:
+            within[first_seq:first_seq + count] = np.arange(count, dtype=np.uint32)
+        pc = rec[:, RECORD_HEADER:]
+        for r in lay.push_constants:
+            dword = r.offset // 4
+            tag = f"root.{'G' if r.binding == 'global' else 'L'}{r.parameter}"
+            if r.kind == "sequence_index":
+                pc[:, dword] = within
+            elif r.kind == "constants":
+                for k in range(r.size // 4):
+                    v = _col(cols, f"{tag}[{k}]", rows, -1)
+                    pc[:, dword + k] = np.where(v < 0, 0, v).astype(np.uint32)  # unset: what the harness pushes, 0
+            else:  # a root view's VA, a descriptor table's handle
+                v = _col(cols, tag, rows).astype(np.uint64)
+                pc[:, dword] = (v & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+                pc[:, dword + 1] = (v >> np.uint64(32)).astype(np.uint32)
+        rec[inv == 0] = 0
+        inv_min[clay.record_base:clay.record_base + n] = np.where(inv == 0, 0, least).astype(np.uint32)
+    return Model(out, inv_min)
+
+
+def _vertex_views(cols: Mapping[str, np.ndarray], rows: np.ndarray
+                  ) -> dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The vertex buffer views the trace says each execution reads (``ia.vb<slot>.*`` columns)."""
+    out: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for key in cols:
+        if key.startswith("ia.vb") and key.endswith(".BufferLocation"):
+            slot = int(key[len("ia.vb"):-len(".BufferLocation")])
+            loc, size, stride = (cols[f"ia.vb{slot}.{m}"][rows].astype(np.uint64)
+                                 for m in ("BufferLocation", "SizeInBytes", "StrideInBytes"))
+            out[slot] = (loc, size, stride)
     return out

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import engine
 import pytest
@@ -72,3 +73,31 @@ def test_the_fast_schema_check_agrees_with_the_python_validator(name: str, rng: 
             description.load(doc)
     elif slow_valid:  # the fast check may decline a valid document it cannot take (a lone surrogate)
         assert description.fast_valid(doc) or "\ud800" in json.dumps(doc)
+
+
+# ---- hostile driver libraries (d3d12wl messages check --driver) ------------------------------------------------
+
+#: a few fixed inputs for CI (tools/fuzz.py --surface driver draws them at random; tests/test_messages_c_driver.py
+#: tests the feature-count bound and the 64 MiB description directly): each is (hostilities, exit)
+_HOSTILE_CI = [
+    (("CONSTRUCTOR_CRASH",), 2),
+    (("CONSTRUCTOR_LOOP",), 2),
+    (("TRUNCATED",), 2),
+    (("BAD_POINTERS", "RANDOM_FIELDS"), 1),
+]
+
+
+@pytest.mark.parametrize(("hostilities", "exit_code"), _HOSTILE_CI, ids=lambda v: "-".join(v) if isinstance(v, tuple)
+                         else str(v))
+def test_hostile_driver_library_ends_cleanly(hostilities: tuple[str, ...], exit_code: int, tmp_path: Path) -> None:
+    """A driver library that crashes, exits or loops in its constructor, is truncated, lies about its feature count,
+    reports a 64 MiB description, wild pointers or random fields: `d3d12wl messages check --driver` ends with a
+    clear exit status, within its --timeout, with bounded output, never a traceback or a crash of its own."""
+    import driver_surface
+
+    if not driver_surface.compiler_available():
+        pytest.skip("gcc not installed")
+    lib = driver_surface.build(hostilities, 7, tmp_path)
+    outcome = driver_surface.exercise(lib, hostilities, budget_s=2.0)
+    assert outcome.good, outcome
+    assert outcome.exit_code == exit_code, outcome

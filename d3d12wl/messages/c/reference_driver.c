@@ -11,7 +11,8 @@
  *     tolerates empty flushes; reports nothing once the device is destroyed.
  *
  * Build: d3d12wl.messages.c_driver.build_driver(source, out) (gcc -shared -fPIC against the compiled headers).
- * D3D12WL_READ_RECORDING_AT_GPU_TIME=1 plants the attribution bug of issue 19 (tests/data).
+ * tests/data/driver_corpus.c wraps this file's entry points into the suite's corpus of correct-but-unusual drivers
+ * and drivers with one planted bug each (docs/messages.md, "The corpus").
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -19,10 +20,6 @@
 #include <string.h>
 
 #include "d3d12wl_driver.h"
-
-#ifndef D3D12WL_READ_RECORDING_AT_GPU_TIME
-#define D3D12WL_READ_RECORDING_AT_GPU_TIME 0
-#endif
 
 /* How the driver takes the callbacks out of the table it is handed: the compiled headers' struct by default.  A
  * driver built against a real table (with the members the spec elides) reads its own struct instead, and the
@@ -57,6 +54,7 @@ typedef struct Device {
 
 typedef struct List {
     Device *dev;
+    D3D12DDI_HANDLE_AND_TYPE rt; /* the runtime's handle: names the list through pfnQueryObjectIdentityCb */
     uint32_t index; /* the most recent CommandListStateIndex */
     Messages recording; /* GPU probes recorded, each with the index of its own call */
 } List;
@@ -68,6 +66,7 @@ typedef struct Snapshot {
 
 typedef struct Queue {
     Device *dev;
+    D3D12DDI_HANDLE_AND_TYPE rt; /* the runtime's handle: names the queue through pfnQueryObjectIdentityCb */
     Snapshot *head, *tail; /* submitted, not yet run by the GPU, oldest first */
 } Queue;
 
@@ -213,8 +212,10 @@ EXPORT void D3D12WLDriver_DestroyDevice(D3D12DDI_HDEVICE hDevice) {
 
 EXPORT void *D3D12WLDriver_CreateCommandQueue(D3D12DDI_HDEVICE hDevice, D3D12DDI_HANDLE_AND_TYPE hRTCommandQueue) {
     Queue *queue = calloc(1, sizeof *queue);
-    (void)hRTCommandQueue;
-    if (queue) queue->dev = hDevice.pDrvPrivate;
+    if (queue) {
+        queue->dev = hDevice.pDrvPrivate;
+        queue->rt = hRTCommandQueue;
+    }
     return queue;
 }
 
@@ -236,12 +237,12 @@ EXPORT void D3D12WLDriver_DestroyCommandQueue(void *hCommandQueue) {
 EXPORT int32_t D3D12WLDriver_CreateCommandList(D3D12DDI_HDEVICE hDevice, D3D12DDI_HANDLE_AND_TYPE hRTCommandList,
                                                D3D12DDI_HCOMMANDLIST *phCommandList) {
     List *list = calloc(1, sizeof *list);
-    (void)hRTCommandList;
     if (!list || !phCommandList) {
         free(list);
         return (int32_t)E_INVALIDARG;
     }
     list->dev = hDevice.pDrvPrivate;
+    list->rt = hRTCommandList;
     list->index = NO_INDEX;
     phCommandList->pDrvPrivate = list;
     return S_OK;
@@ -314,20 +315,10 @@ EXPORT void D3D12WLDriver_GpuExecute(void *hCommandQueue, uint32_t NumCommandLis
         queue->head = s->next;
         if (!queue->head) queue->tail = NULL;
     }
-    if (dev->enabled) {
-#if D3D12WL_READ_RECORDING_AT_GPU_TIME
-        /* planted bug: the GPU reads each list's recording as it is now, not as it was submitted */
-        for (uint32_t i = 0; i < NumCommandLists; i++) {
-            List *list = phCommandLists[i].pDrvPrivate;
-            for (size_t j = 0; j < list->recording.n; j++) push_copy(&dev->pending, &list->recording.items[j]);
-        }
-#else
-        (void)NumCommandLists;
-        (void)phCommandLists;
-        if (s)
-            for (size_t j = 0; j < s->work.n; j++) push_copy(&dev->pending, &s->work.items[j]);
-#endif
-    }
+    (void)NumCommandLists;
+    (void)phCommandLists;
+    if (dev->enabled && s) /* the submission's own copy of what was recorded, with each call's index */
+        for (size_t j = 0; j < s->work.n; j++) push_copy(&dev->pending, &s->work.items[j]);
     pthread_mutex_unlock(&dev->lock);
     if (s) free_snapshot(s);
 }

@@ -1,0 +1,297 @@
+"""Writing the table of references by value (:mod:`d3d12wl.executor.references`) as it streams out of the walk:
+CSV, JSON lines, npz and Parquet, each from the chunks' columns with no Python object per row.
+
+One value, one encoding (design.md, "What users read is part of the product's speed"): VAs, handles and offsets are
+uint64 in the typed formats (npz, Parquet), JSON numbers in JSON lines and hex (``0x10000``) in CSV; code columns
+are names (a dictionary column in Parquet, ``names.<column>`` beside the codes in npz); a value the row does not
+have is empty (CSV), ``null`` (JSON lines, Parquet), or in npz -1 for codes and indices and 0 for a uint64 whose row
+says it has none (``region`` -1: no VA and offset; ``kind`` program-identifier: no value and no target_offset;
+``target`` -1: no target_offset).  The findings travel with the rows: JSON lines ``{"record": "finding", ...}`` lines and an ``end``
+line, npz ``findings.<member>`` arrays, Parquet the file's ``d3d12wl.findings`` metadata (JSON); CSV holds the rows
+only (the command line prints the findings on standard error and exits 1).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from d3d12wl.executor.references import COLUMNS, NAME_COLUMNS, ReferenceTable
+from d3d12wl.executor.trace import Finding
+from d3d12wl.records.references import IDENTIFIER, REFERENCE_KINDS
+
+__all__ = ["FORMATS", "TableWriter", "writer_for"]
+
+#: the formats ``d3d12wl patch-list --format`` writes
+FORMATS = ("csv", "jsonl", "npz", "parquet")
+#: rows the typed formats gather before writing a row group / block
+BLOCK_ROWS = 1 << 16
+#: the columns shown in hex in text formats
+HEX_COLUMNS = ("offset", "va", "value", "target_offset")
+#: the index columns (-1: none)
+INDEX_COLUMNS = ("list_index", "primary_index", "secondary_index", "slot_index", "command_index")
+_FINDING_MEMBERS = ("kind", "rule", "severity", "message", "list_index", "primary_index", "secondary_index",
+                    "command_index", "va")
+_HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+#: numpy's string functions on bytes arrays (``numpy.strings`` from numpy 2, ``numpy.char`` before)
+_strings: Any = getattr(np, "strings", None) or np.char
+
+
+def absent(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per column, the rows that have no value in it (the module's docstring says which)."""
+    no_memory = columns["region"] < 0
+    out = {c: columns[c] < 0 for c in (*NAME_COLUMNS, *INDEX_COLUMNS)}
+    out["offset"] = out["va"] = no_memory
+    out["value"] = columns["kind"] == REFERENCE_KINDS.index(IDENTIFIER)
+    out["target_offset"] = (columns["target"] < 0) | out["value"]
+    return out
+
+
+def hex_strings(values: np.ndarray) -> np.ndarray:
+    """``0x...`` of every uint64 (no leading zeros), as a bytes array: nibbles through a table, no per-value
+    formatting."""
+    n = len(values)
+    raw = np.ascontiguousarray(values, dtype=">u8").view(np.uint8).reshape(n, 8)
+    nibbles = np.empty((n, 16), dtype=np.uint8)
+    nibbles[:, 0::2] = raw >> 4
+    nibbles[:, 1::2] = raw & 15
+    digits = _strings.lstrip(_HEX_DIGITS[nibbles].view("S16").reshape(n), b"0")
+    return _strings.add(b"0x", np.where(digits == b"", b"0", digits))
+
+
+def _names(names: list[str], encode: Any) -> np.ndarray:
+    """A name table as bytes, one more entry (the last, for code -1) for none."""
+    return np.array([*(encode(n) for n in names), b""], dtype=object).astype(bytes)
+
+
+def _joined(fields: list[np.ndarray], sep: bytes, end: bytes = b"\n") -> bytes:
+    """Lines of the fields (bytes arrays) joined by ``sep``, each ended by ``end``: the fields' fixed-width bytes
+    laid side by side in one matrix, their padding (NUL bytes, which no cell holds) taken out; no Python object
+    per line, each byte copied once."""
+    n = len(fields[0])
+    if not n:
+        return b""
+    parts: list[np.ndarray] = []
+    for i, f in enumerate(fields):
+        if i:
+            parts.append(np.broadcast_to(np.frombuffer(sep, dtype=np.uint8), (n, len(sep))))
+        f = np.ascontiguousarray(f)
+        parts.append(f.view(np.uint8).reshape(n, f.dtype.itemsize))
+    parts.append(np.broadcast_to(np.frombuffer(end, dtype=np.uint8), (n, len(end))))
+    flat = np.concatenate(parts, axis=1).reshape(-1)
+    return flat[flat != 0].tobytes()
+
+
+def _decimal(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.int64).astype("S20")
+
+
+class TableWriter:
+    """Writes a table chunk by chunk (:meth:`write`), then its findings (:meth:`close`)."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        self.out = out
+        self.rows = 0
+
+    def write(self, table: ReferenceTable) -> None:
+        raise NotImplementedError
+
+    def close(self, findings: list[Finding], suppressed: int) -> None:
+        pass
+
+
+class CsvWriter(TableWriter):
+    """A header of :data:`COLUMNS`, then one line per row: codes as names, VAs in hex, absent values empty."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        super().__init__(out)
+        out.write(",".join(COLUMNS).encode() + b"\n")
+
+    def write(self, table: ReferenceTable) -> None:
+        cols, n = table.columns, len(table)
+        if not n:
+            return
+        none = absent(cols)
+        fields = []
+        for c in COLUMNS:
+            if c in NAME_COLUMNS:
+                text = _names(table.names[c], _csv_cell)[cols[c]]
+            elif c in HEX_COLUMNS:
+                text = np.where(none[c], b"", hex_strings(cols[c]))
+            else:
+                text = np.where(none[c], b"", _decimal(cols[c]))
+            fields.append(text)
+        self.out.write(_joined(fields, b","))
+        self.rows += n
+
+
+def _csv_cell(name: str) -> bytes:
+    text = name.encode("utf-8", "backslashreplace").replace(b"\0", b"\\0")  # (a NUL is the rows' padding)
+    if any(ch in text for ch in (b",", b'"', b"\n", b"\r")):
+        return b'"' + text.replace(b'"', b'""') + b'"'
+    return text
+
+
+class JsonlWriter(TableWriter):
+    """One object per row, ``{"record": "reference", <column>: value, ...}`` (names as strings, numbers as JSON
+    numbers, absent ``null``), then a ``finding`` line per finding and an ``end`` line."""
+
+    def write(self, table: ReferenceTable) -> None:
+        cols, n = table.columns, len(table)
+        if not n:
+            return
+        none = absent(cols)
+        fields = [np.full(n, b'{"record":"reference"', dtype="S21")]
+        for c in COLUMNS:
+            key = json.dumps(c).encode() + b":"
+            if c in NAME_COLUMNS:
+                text = np.array([*(json.dumps(x).encode() for x in table.names[c]), b"null"], dtype=object
+                                ).astype(bytes)[cols[c]]
+            else:
+                text = np.where(none[c], b"null", cols[c].astype("S20") if cols[c].dtype.kind == "u"
+                                else _decimal(cols[c]))
+            fields.append(np.char.add(key, text))
+        self.out.write(_joined(fields, b",", b"}\n"))
+        self.rows += n
+
+    def close(self, findings: list[Finding], suppressed: int) -> None:
+        for f in findings:
+            self.out.write(json.dumps({"record": "finding", **{m: getattr(f, m) for m in _FINDING_MEMBERS}},
+                                      separators=(",", ":")).encode() + b"\n")
+        self.out.write(json.dumps({"record": "end", "references": self.rows, "findings": len(findings),
+                                   "findings_suppressed": suppressed}, separators=(",", ":")).encode() + b"\n")
+
+
+class _Blocks(TableWriter):
+    """Gathers chunks into blocks of at least :data:`BLOCK_ROWS` rows for the typed formats."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        super().__init__(out)
+        self.pending: list[dict[str, np.ndarray]] = []
+        self.pending_rows = 0
+        self.names: dict[str, list[str]] = {}
+
+    def write(self, table: ReferenceTable) -> None:
+        if not len(table):
+            return
+        self.names = table.names
+        self.pending.append(table.columns)
+        self.pending_rows += len(table)
+        if self.pending_rows >= BLOCK_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        block = {c: np.concatenate([p[c] for p in self.pending]) for c in COLUMNS}
+        self.pending, self.pending_rows = [], 0
+        self.block(block)
+        self.rows += len(block["va"])
+
+    def block(self, columns: dict[str, np.ndarray]) -> None:
+        raise NotImplementedError
+
+
+class NpzWriter(_Blocks):
+    """One array per column (its dtype, :data:`~d3d12wl.executor.references.COLUMNS`), ``names.<column>`` for each
+    code column, ``findings.<member>`` for the findings; the columns are written through temporary files block by
+    block, so the memory it needs is one block's."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        super().__init__(out)
+        self.tmp = tempfile.TemporaryDirectory(prefix="d3d12wl-patch-npz-")
+        self.files = {c: open(Path(self.tmp.name) / f"{i}.bin", "w+b") for i, c in enumerate(COLUMNS)}  # noqa: SIM115
+
+    def block(self, columns: dict[str, np.ndarray]) -> None:
+        for c, f in self.files.items():
+            columns[c].astype(COLUMNS[c], copy=False).tofile(f)
+
+    def close(self, findings: list[Finding], suppressed: int) -> None:
+        self.flush()
+        try:
+            with zipfile.ZipFile(self.out, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
+                for c, f in self.files.items():
+                    f.flush()
+                    f.seek(0)
+                    with z.open(f"{c}.npy", "w", force_zip64=True) as entry:
+                        np.lib.format.write_array_header_1_0(entry, {"descr": np.lib.format.dtype_to_descr(COLUMNS[c]),
+                                                                     "fortran_order": False, "shape": (self.rows,)})
+                        shutil.copyfileobj(f, entry, 1 << 20)
+                for c in NAME_COLUMNS:
+                    with z.open(f"names.{c}.npy", "w", force_zip64=True) as entry:
+                        np.lib.format.write_array(entry, np.array(self.names.get(c, []), dtype=str))
+                arrays = {m: [getattr(f, m) for f in findings] for m in _FINDING_MEMBERS}
+                for m, values in arrays.items():
+                    if m in ("kind", "rule", "severity", "message"):
+                        array = np.array(values, dtype=str)
+                    elif m == "va":
+                        array = np.array([0 if v is None else v for v in values], dtype=np.uint64)
+                    else:
+                        array = np.array([-1 if v is None else v for v in values], dtype=np.int64)
+                    with z.open(f"findings.{m}.npy", "w") as entry:
+                        np.lib.format.write_array(entry, array)
+                with z.open("findings_suppressed.npy", "w") as entry:
+                    np.lib.format.write_array(entry, np.array(suppressed, dtype=np.int64))
+        finally:
+            for f in self.files.values():
+                f.close()
+            self.tmp.cleanup()
+
+
+class ParquetWriter(_Blocks):
+    """A row group per block: uint64 and int64 columns typed, code columns dictionary-encoded strings, absent
+    values null; the findings in the file's ``d3d12wl.findings`` metadata (a JSON list).  Needs pyarrow (``pip
+    install 'd3d12wl[parquet]'``)."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        super().__init__(out)
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            from d3d12wl.errors import D3D12WLError
+
+            raise D3D12WLError("--format parquet needs pyarrow: pip install 'd3d12wl[parquet]'",
+                               where="--format") from None
+        self.pa = pa
+        fields = [pa.field(c, pa.dictionary(pa.int32(), pa.string()) if c in NAME_COLUMNS
+                           else pa.from_numpy_dtype(dt)) for c, dt in COLUMNS.items()]
+        self.schema = pa.schema(fields)
+        self.writer = pq.ParquetWriter(out, self.schema)
+
+    def block(self, columns: dict[str, np.ndarray]) -> None:
+        pa = self.pa
+        none = absent(columns)
+        arrays = []
+        for c in COLUMNS:
+            if c in NAME_COLUMNS:
+                dictionary = pa.array(self.names.get(c, []), type=pa.string())
+                indices = pa.array(columns[c], mask=none[c], type=pa.int32())
+                arrays.append(pa.DictionaryArray.from_arrays(indices, dictionary))
+            else:
+                arrays.append(pa.array(columns[c], mask=none[c]))
+        self.writer.write_table(self.pa.Table.from_arrays(arrays, schema=self.schema))
+
+    def close(self, findings: list[Finding], suppressed: int) -> None:
+        try:
+            self.flush()
+            if not self.rows:  # a table with no rows still has its schema
+                self.writer.write_table(self.schema.empty_table())
+            self.writer.add_key_value_metadata({
+                "d3d12wl.findings": json.dumps([{m: getattr(f, m) for m in _FINDING_MEMBERS} for f in findings]),
+                "d3d12wl.findings_suppressed": str(suppressed)})
+        finally:
+            self.writer.close()
+
+
+def writer_for(fmt: str, out: IO[bytes]) -> TableWriter:
+    """The writer of ``fmt`` (:data:`FORMATS`) onto the binary stream ``out``."""
+    writers: dict[str, type[TableWriter]] = {"csv": CsvWriter, "jsonl": JsonlWriter, "npz": NpzWriter,
+                                             "parquet": ParquetWriter}
+    return writers[fmt](out)
