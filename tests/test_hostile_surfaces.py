@@ -11,6 +11,7 @@ Not here: ``exec -o`` (classes 10, 14 for exec; issue 23) and ``messages check -
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -504,6 +505,31 @@ def test_class_13_a_lone_surrogate_program_name_in_decode_and_migrate(tmp_path: 
     calls = json.loads((tmp_path / "ei" / "calls.json").read_text())
     assert "Opaque\ud800" in [c["program"] for c in calls["calls"]]
     assert all(c["capture"].isascii() for c in calls["calls"])
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "csv", "npz", "parquet", "dump", "dump --json"])
+def test_class_13_a_lone_surrogate_program_name_in_exec_and_dump_files(fmt: str, tmp_path: Path) -> None:
+    """Class 13 for issue 23's writers: ``exec -o`` in every format and ``dump -o`` write a program named
+    ``"Opaque\\ud800"`` as stdout writes it (a backslash escape; Arrow's dictionary holds the same text), exit 1
+    for none of it (the capture is clean), never an internal error."""
+    if fmt == "parquet":
+        require(importlib.util.find_spec("pyarrow") is not None, "exec --format parquet needs pyarrow")
+    capture = tmp_path / "surrogate.json"
+    capture.write_text((EXAMPLES / "culling_capture.json").read_text().replace('"Opaque"', '"Opaque\\ud800"'))
+    out = tmp_path / f"out.{fmt.split()[0]}"
+    argv = ["dump", str(capture), *fmt.split()[1:]] if fmt.startswith("dump") else \
+        ["exec", str(capture), "--format", fmt]
+    assert main([*argv, "-o", str(out)]) == 0
+    if fmt == "npz":
+        import numpy as np
+        names = np.load(out)["names.program"].tolist()  # (codes into names.<column>, README "exec")
+        assert "Opaque\ud800" in names, names
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+        assert "Opaque\\ud800" in pq.read_table(out).column("program").to_pylist()
+    else:
+        text = out.read_text(encoding="utf-8")
+        assert "Opaque\\ud800" in text, text[:400]  # (JSON's own escape of it is the same six characters)
 
 
 # --- 14: the JUnit report of messages check: a full disk, an interrupt -----------------------------------------

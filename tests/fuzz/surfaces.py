@@ -147,7 +147,7 @@ def _output_path(rng: random.Random, case: Case, suffix: str = ".json") -> str:
             "dangling": "dangling-out", "loop": "loop-out", "dir": "out-dir", "missing-folder": "nowhere/out",
             "long": "y" * 5000, "nonutf8": os.fsdecode(b"out\xff" + suffix.encode()), "through-file": "file/out",
             }.get(kind, kind)
-    if not name.startswith("/") and name != "-":
+    if not name.startswith("/") and name != "-" and f"{kind}:{name}" not in case.outputs:  # (one target, two flags)
         case.outputs.append(f"{kind}:{name}")
     return name
 
@@ -222,6 +222,15 @@ def case(seed: int) -> Case:
             c.argv += rng.choice([[], ["--format", rng.choice(["json", "jsonl", "csv"])],
                                   ["--max-executions", rng.choice(["10", "\uff11\uff10", "auto"])],
                                   ["--validators", rng.choice(["x" * 5000 + ".py:V", "dir/v.py:V", "fifo:V"])]])
+            if rng.random() < 0.5:  # a file output of every format (issue 23's writers: atomic, the verdict beside)
+                fmt = rng.choice(["text", "json", "jsonl", "csv", "npz", "parquet"])
+                c.argv += ["--format", fmt, "-o", _output_path(rng, c, "." + fmt)]
+                if fmt in ("csv", "parquet") and rng.random() < 0.3:
+                    c.argv += ["--findings", _output_path(rng, c, ".findings." + fmt)]
+                c.argv += rng.choice([[], [], ["--limit", rng.choice(["1", "\uff11", "0"])], ["--program", "Opaque"],
+                                      ["--primary", rng.choice(["0:2", "9:", "x"])], ["--kind", "unmapped-va"]])
+        elif rng.random() < 0.3:
+            c.argv += ["-o", _output_path(rng, c, ".txt")]
     elif command == "patch-list":
         c.argv = ["patch-list", _input_path(rng, "capture"), "--format", rng.choice(["csv", "jsonl", "npz"])]
         c.argv += rng.choice([[], ["-o", _output_path(rng, c, rng.choice([".csv", ".npz"]))]])
