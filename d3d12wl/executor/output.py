@@ -29,6 +29,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from d3d12wl import arrowcols
 from d3d12wl.executor import rows as rows_
 from d3d12wl.executor.columnar import (
     INDEX_COLUMNS,
@@ -620,11 +621,6 @@ _VERDICT_INTS = ("list_index", "primary_index", "secondary_index", "command_inde
 _VERDICT_STRINGS = ("message", "dwords", "touched_by")  # free text (the other names are categorical)
 
 
-def _utf8_names(names: Iterable[str]) -> list[str]:
-    """``names`` as Arrow's UTF-8 strings can hold them: what UTF-8 cannot encode (a lone surrogate a JSON name may
-    hold) escaped as the text outputs write it (:data:`d3d12wl.outfiles.TEXT_ERRORS`)."""
-    return [n.encode("utf-8", TEXT_ERRORS).decode("utf-8") for n in names]
-
 
 @dataclass
 class _VerdictChunk:
@@ -732,11 +728,9 @@ def write_verdict_parquet(trace: Trace, out: Any, *, selection: Selection | None
             for c, f in zip(VERDICT_COLUMNS, fields, strict=True):
                 first, second = _verdict_column(chunk, c)
                 if c in _VERDICT_INTS or c == "va":
-                    arrays.append(pa.array(first, type=f.type, mask=second))
+                    arrays.append(arrowcols.numbers(first, f.type, second))
                     continue
-                codes = np.asarray(second, dtype=np.int32)
-                dictionary = pa.array(_utf8_names(first), type=pa.string())
-                arr = pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0), dictionary)
+                arr = arrowcols.dictionary(second, first)
                 arrays.append(arr.cast(pa.string()) if c in _VERDICT_STRINGS else arr)
             yield pa.Table.from_arrays(arrays, schema=schema)
 
@@ -957,10 +951,9 @@ def write_parquet(trace: Trace, out: str | IO[bytes], *, selection: Selection | 
             for s, f in zip(tables.specs, fields, strict=True):
                 col, gone = values[s.name], absent.get(s.name)
                 if s.kind in ("category", "enum"):
-                    dictionary = pa.array(_utf8_names(tables.names[tables._names_key(s)].names), type=pa.string())
-                    arrays.append(pa.DictionaryArray.from_arrays(pa.array(col, mask=col < 0), dictionary))
+                    arrays.append(arrowcols.dictionary(col, tables.names[tables._names_key(s)].names))
                 else:
-                    arrays.append(pa.array(col, type=f.type, mask=gone))
+                    arrays.append(arrowcols.numbers(col, f.type, gone))
             yield pa.Table.from_arrays(arrays, schema=schema)
 
     # dictionary pages for the categorical columns only: numbers (VAs, indices) are mostly distinct, and encoding

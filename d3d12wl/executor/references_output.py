@@ -22,6 +22,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from d3d12wl import arrowcols
 from d3d12wl.executor.references import COLUMNS, NAME_COLUMNS, ReferenceTable
 from d3d12wl.executor.trace import Finding
 from d3d12wl.records.references import IDENTIFIER, REFERENCE_KINDS
@@ -271,11 +272,10 @@ class ParquetWriter(_Blocks):
         arrays = []
         for c in COLUMNS:
             if c in NAME_COLUMNS:
-                dictionary = pa.array(self.names.get(c, []), type=pa.string())
-                indices = pa.array(columns[c], mask=none[c], type=pa.int32())
-                arrays.append(pa.DictionaryArray.from_arrays(indices, dictionary))
+                indices = arrowcols.numbers(columns[c], pa.int32(), none[c])
+                arrays.append(pa.DictionaryArray.from_arrays(indices, arrowcols.strings(self.names.get(c, []))))
             else:
-                arrays.append(pa.array(columns[c], mask=none[c]))
+                arrays.append(arrowcols.numbers(columns[c], pa.from_numpy_dtype(columns[c].dtype), none[c]))
         self.writer.write_table(self.pa.Table.from_arrays(arrays, schema=self.schema))
 
     def close(self, findings: list[Finding], suppressed: int) -> None:
