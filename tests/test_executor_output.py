@@ -405,6 +405,51 @@ def test_a_failing_write_leaves_the_old_file(tmp_path, monkeypatch, fmt):
     assert sorted(os.listdir(tmp_path)) == sorted([side.name, target.name])
 
 
+def test_parquet_interrupted_or_failing_in_its_encoder_thread_leaves_the_old_file(tmp_path, monkeypatch):
+    """Parquet row groups are encoded on a thread of their own (output._write_parquet_tables): an interrupt of the
+    maker and an error of the encoder (a full disk) both end the write with the old file and sidecar kept, no
+    temporary file left, and the error raised in the caller's thread (the full disk as outfiles names it)."""
+    pytest.importorskip("pyarrow")
+    from d3d12wl.cli.exec_cmd import write_trace
+
+    trace = mixed_trace()
+    target, side = tmp_path / "t.parquet", tmp_path / "t.findings.parquet"
+    target.write_bytes(b"old")
+    side.write_bytes(b"old side")
+    monkeypatch.setattr(output, "CHUNK_ROWS", 16)
+    real = output.arrowcols.numbers
+    calls = [0]
+
+    def interrupted(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == 40:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(output.arrowcols, "numbers", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_trace(trace, "parquet", str(target))
+    monkeypatch.setattr(output.arrowcols, "numbers", real)
+    import pyarrow.parquet as pq
+
+    writes = [0]
+    real_write = pq.ParquetWriter.write_table
+
+    def full(self, table, *args, **kwargs):
+        writes[0] += 1
+        if writes[0] == 2:
+            raise OSError(27, "File too large")
+        return real_write(self, table, *args, **kwargs)
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", full)
+    from d3d12wl.outfiles import OutputError
+
+    with pytest.raises(OutputError, match="file-size limit"):  # (exit 2 naming the file)
+        write_trace(trace, "parquet", str(target))
+    assert target.read_bytes() == b"old" and side.read_bytes() == b"old side"
+    assert sorted(os.listdir(tmp_path)) == sorted([side.name, target.name])
+
+
 def test_findings_of_every_record_stream_from_columns(tmp_path):
     """Every record bad (D3D12_WORK_LIST_PRIMARY_RECORD::ProgramTableIndex >= SlotCount): the findings and the
     skipped records are columns in the trace (d3d12wl.executor.columnar), and every output writes them from the

@@ -21,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+import queue
+import threading
 import zipfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -738,16 +740,44 @@ def write_verdict_parquet(trace: Trace, out: Any, *, selection: Selection | None
     return written
 
 
+#: row groups made ahead of the one being encoded (memory: one chunk's columns each)
+PARQUET_AHEAD = 2
+
+
 def _write_parquet_tables(out: Any, schema: Any, tables: Iterable[Any], **options: Any) -> None:
     """``tables`` (pyarrow Tables of ``schema``) as the row groups of one Parquet file at ``out`` (a path or a
-    binary file, written sequentially: a pipe works), an empty one when there are none."""
+    binary file, written sequentially: a pipe works), an empty one when there are none.  Each row group is encoded
+    and written on a thread of its own while the next ones are made (pyarrow lets go of the GIL as it encodes), at
+    most :data:`PARQUET_AHEAD` of them waiting; an error of the writer (a full disk) is raised here, and an
+    interrupt here lets the row group being written finish before the file is closed."""
     pa, pq = _pyarrow()
     writer = pq.ParquetWriter(out if isinstance(out, str) else pa.PythonFile(out, mode="w"), schema, **options)
+    pending: queue.Queue[Any] = queue.Queue(maxsize=PARQUET_AHEAD)
+    failed: list[BaseException] = []
+
+    def encode() -> None:
+        while (table := pending.get()) is not None:
+            if not failed:  # (after a failure, only drained: the maker never waits on a dead writer)
+                try:
+                    writer.write_table(table)
+                except BaseException as exc:  # noqa: BLE001 - raised again in the maker's thread
+                    failed.append(exc)
+
+    encoder = threading.Thread(target=encode, name="d3d12wl-parquet", daemon=True)
+    encoder.start()
     try:
         wrote = False
-        for table in tables:
-            writer.write_table(table)
-            wrote = True
+        try:
+            for table in tables:
+                if failed:
+                    break
+                pending.put(table)
+                wrote = True
+        finally:
+            pending.put(None)
+            encoder.join()
+        if failed:
+            raise failed[0]
         if not wrote:
             writer.write_table(schema.empty_table())
     finally:
