@@ -195,23 +195,31 @@ class Listed:
             self.starts[region] = [lo]
         return runs[0][2], runs[0][3]
 
-    def fresh(self, r: int, o: np.ndarray, c: np.ndarray) -> np.ndarray:
+    def fresh(self, r: int, o: np.ndarray, c: np.ndarray, disjoint: bool = False,
+              stored: np.ndarray | None = None) -> np.ndarray:
         """Which of these fields of region ``r`` (offsets ``o`` in listing order, codes ``c``) are listed for the
-        first time; they are recorded."""
+        first time; they are recorded.  ``disjoint``: the caller knows ``o`` ascends and no field reaches the
+        next (fields of records at a stride), so neither is checked again; ``stored``: ``o`` already in the
+        region's offset dtype."""
         if not len(o):
             return np.zeros(0, dtype=bool)
-        ascending = len(o) < 2 or bool(np.all(o[1:] > o[:-1]))
+        ascending = disjoint or len(o) < 2 or bool(np.all(o[1:] > o[:-1]))
         lo = int(o[0]) if ascending else int(o.min())
-        ends = o.astype(np.uint64) + _CODE_SIZE[c]
-        hi = int(ends[-1]) if ascending else int(ends.max())
+        if disjoint:
+            hi = int(o[-1]) + int(_CODE_SIZE[c[-1]])
+        else:
+            ends = o.astype(np.uint64) + _CODE_SIZE[c]
+            hi = int(ends[-1]) if ascending else int(ends.max())
         starts, runs = self.starts[r], self.runs[r]
         i = bisect.bisect_left(starts, hi)  # runs starting before hi ...
         j = i
         while j > 0 and runs[j - 1][1] > lo:  # ... that end after lo touch [lo, hi)
             j -= 1
         if ascending and j == i:
-            self._overlaps(r, o, c)
-            runs.insert(i, (lo, hi, o.astype(self.dtypes[r]), c))
+            if not disjoint:
+                self._overlaps(r, o, c)
+            keep = stored if stored is not None and stored.dtype == self.dtypes[r] else o.astype(self.dtypes[r])
+            runs.insert(i, (lo, hi, keep, c))
             starts.insert(i, lo)
             return np.ones(len(o), dtype=bool)
         return self._merge(r, o, c, j, i)
@@ -316,6 +324,10 @@ class ReferenceWalk:
     rows: int
     findings: list[Finding]
     findings_suppressed: int
+    #: which engine read the records (``"columns"`` or ``"walk"``), and why the columns did not (None: they did,
+    #: or the walk was asked for)
+    engine: str = "walk"
+    undecided: str | None = None
 
 
 class _Collector:
@@ -374,12 +386,30 @@ class _Collector:
         self.rows += len(cols["va"])
         self.sink(ReferenceTable(cols, self.names))
 
-    def _targets(self, value: np.ndarray, kind: np.ndarray, heap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``target`` / ``target_offset`` of VAs and handles (identifiers' are set apart)."""
-        target = np.full(len(value), -1, dtype=np.int32)
-        offset = np.zeros(len(value), dtype=np.uint64)
+    def _targets(self, value: np.ndarray, kind: np.ndarray, heap: np.ndarray,
+                 bounds: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``target`` / ``target_offset`` of VAs and handles (identifiers' are set apart); ``bounds``: the least and
+        greatest value, where the caller has them."""
         is_va = kind == _KIND[VA]
         bases, lasts = self.regions.bases, self.regions.lasts
+        all_va = bool(is_va.all())
+        if all_va and len(bases) <= 8 and len(value):  # a few regions: one unsigned compare each (no search)
+            lo, hi = bounds if bounds is not None else (int(value.min()), int(value.max()))
+            near = [(r, b, last) for r, (b, last) in enumerate(zip(bases.tolist(), lasts.tolist()))
+                    if b <= hi and lo <= last]
+            if not near:  # no value in any region: every row's target is none
+                return _constant(-1, len(value), np.int32), _constant(0, len(value), np.uint64)
+            target = np.full(len(value), -1, dtype=np.int32)
+            offset = np.zeros(len(value), dtype=np.uint64)
+            for k, b, last in near:
+                d = value - np.uint64(b)
+                inside = np.flatnonzero(d <= np.uint64(last - b))
+                if len(inside):
+                    target[inside] = k
+                    offset[inside] = d[inside]
+            return target, offset
+        target = np.full(len(value), -1, dtype=np.int32)
+        offset = np.zeros(len(value), dtype=np.uint64)
         if len(bases) and is_va.any():
             va = slice(None) if is_va.all() else np.flatnonzero(is_va)
             v = value[va]
@@ -388,7 +418,7 @@ class _Collector:
             ok = (r >= 0) & (v <= lasts[safe])
             target[va] = np.where(ok, r, -1)
             offset[va] = np.where(ok, v - bases[safe], np.uint64(0))
-        for i, h in self.heap_ranges:
+        for i, h in self.heap_ranges if not all_va else ():
             m = (kind == _KIND[HANDLE]) & (heap == i)
             start = np.uint64(h.GPUDescriptorHandleForHeapStart)
             m &= (value >= start) & (value - start < np.uint64(h.size))
@@ -467,8 +497,8 @@ class _Collector:
         """The plan of ``layout``'s records as ``program`` uses them: one per layout and the heaps its handles
         address (programs of one PCS share it unless their local root signatures route a handle elsewhere)."""
         refs = record_references(layout)
-        heaps = tuple(_field_heap(r.field, pcs, program) if r.kind == HANDLE else None for r in refs)
-        key = (id(layout), heaps)
+        key = plan_key(layout, pcs, program)
+        heaps = key[1]
         hit = self.plans.get(key)
         if hit is not None and hit[0] is layout:
             return hit[2]
@@ -781,6 +811,14 @@ def plan_values(plan: _Plan, records: np.ndarray) -> np.ndarray:
     return values
 
 
+def plan_key(layout: RecordLayout, pcs: ProgramCommandSignature | None,
+             program: Program | None) -> tuple[int, tuple[str | None, ...]]:
+    """What makes two plans of ``layout`` the same: the layout, and the heaps its descriptor handles address as
+    ``program`` uses it (:meth:`_Collector.plan` keeps one plan per key)."""
+    refs = record_references(layout)
+    return id(layout), tuple(_field_heap(r.field, pcs, program) if r.kind == HANDLE else None for r in refs)
+
+
 def _field_heap(f: LayoutField, pcs: ProgramCommandSignature | None, program: Program | None) -> str:
     """The heap type a descriptor-table field's handle addresses: its root parameter's (spec "_DESCRIPTOR_TABLE"),
     from the local root signature for a local argument, the inline parameter for an _INLINE_ROOT_PARAMETER, the
@@ -807,13 +845,37 @@ def _field_heap(f: LayoutField, pcs: ProgramCommandSignature | None, program: Pr
     return table_heap_type(param)
 
 
+#: how :func:`walk_references` reads the records: ``"auto"`` the columns where they decide the call, else the walk;
+#: ``"walk"`` always the walk (the oracle the differential test holds the columns to)
+ENGINES = ("auto", "walk")
+
+
 def walk_references(capture: Capture, sink: RowSink, *, limits: Limits | None = None,
-                    targets: bool = True) -> ReferenceWalk:
+                    targets: bool = True, engine: str = "auto") -> ReferenceWalk:
     """Execute ``capture``'s call and hand every reference it reads to ``sink``, a chunk of rows at a time (each a
     :class:`ReferenceTable` whose ``names`` grow as the walk goes on; codes, once given, stay).  The capture's own
     members come first.  The trace returned has its findings; its executions and records were released as they
     were streamed.  ``targets=False``: the rows' ``target`` is left out (-1), for a consumer that does not read
-    it (``remap``)."""
+    it (``remap``).
+
+    ``engine="auto"`` reads a DispatchList call's records in columns without the executor's trace of executions
+    (:mod:`d3d12wl.executor.references_fast`, the same table row for row) and takes the walk for every call the
+    columns cannot decide (a record the walk reports or hands to the reference walk, a limit, raytracing, W58
+    handles in records, ExecuteIndirect); ``"walk"`` always takes the walk.  ``ReferenceWalk.engine`` says which
+    ran and ``ReferenceWalk.undecided`` why the columns did not."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine {engine!r}: one of {', '.join(ENGINES)}")
+    undecided = None
+    if engine == "auto":
+        from d3d12wl.executor.references_fast import Undecided, fast_references
+
+        collector = _Collector(capture, sink, targets)
+        try:
+            trace = fast_references(capture, collector, limits)
+        except Undecided as why:
+            undecided = str(why)
+        else:
+            return _walked(collector, trace, "columns", None)
     collector = _Collector(capture, sink, targets)
     collector.state_rows()
     call = capture.call
@@ -832,17 +894,22 @@ def walk_references(capture: Capture, sink: RowSink, *, limits: Limits | None = 
                                      walker=walker)
         for plan in holder:
             collector.take_commands(plan)
+    return _walked(collector, trace, "walk", undecided)
+
+
+def _walked(collector: _Collector, trace: Trace, engine: str, undecided: str | None) -> ReferenceWalk:
     collector.finish(trace)
     table = collector.table_findings()
     return ReferenceWalk(trace, collector.names, collector.listed, collector.region_names, collector.regions.bases,
-                         collector.rows, table, max(0, collector.listed.overlap_count - len(table)))
+                         collector.rows, table, max(0, collector.listed.overlap_count - len(table)), engine,
+                         undecided)
 
 
-def patch_list(capture: Capture, *, limits: Limits | None = None) -> ReferenceTable:
+def patch_list(capture: Capture, *, limits: Limits | None = None, engine: str = "auto") -> ReferenceTable:
     """The whole table of the references ``capture``'s call reads (:func:`walk_references`, kept), with the call's
     findings and the table's."""
     parts: list[dict[str, np.ndarray]] = []
-    walk = walk_references(capture, lambda t: parts.append(t.columns), limits=limits)
+    walk = walk_references(capture, lambda t: parts.append(t.columns), limits=limits, engine=engine)
     return ReferenceTable(concatenate(parts), walk.names, [*walk.trace.findings, *walk.findings],
                           walk.trace.findings_suppressed + walk.findings_suppressed)
 

@@ -13,6 +13,13 @@
  *
  * d3d12wl_gather_columns is the reader's counterpart: each field of n strided records into its own array.
  *
+ * d3d12wl_field_runs reads the 8-byte fields of runs of strided records (run k: counts[k] records at
+ * bases[k] + j * stride, j < counts[k]; each record's fields at offsets[0 .. nfields - 1]) out of one mapped region
+ * (`mem`, at VA `mem_base`), record by record and field by field in each, into row columns: the field's VA, its
+ * offset in the region (rel; rel32 too unless NULL), its value, first_owner + the run (owner, NULL: not written) and
+ * first_index + j (index), and minmax[0..1] the least and greatest value.  The caller has checked that every
+ * field lies inside the region (the references table decides that in columns before it reads).
+ *
  * Values are little-endian (the host and the Windows x64 ABI the records follow); packers.py asserts the host.
  */
 
@@ -64,6 +71,11 @@ int64_t d3d12wl_scatter_columns(uint8_t *out, size_t stride, size_t n, const str
 void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const struct d3d12wl_gather *cols,
                             size_t ncols);
 int d3d12wl_kernels_simd(void);
+void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *bases, const int64_t *counts,
+                        size_t nruns, uint64_t stride, const uint64_t *offsets, size_t nfields, int64_t first_owner,
+                        int64_t first_index,
+                        uint64_t *va, uint64_t *rel, uint32_t *rel32, uint64_t *value, int64_t *owner,
+                        int64_t *index, uint64_t *minmax);
 /* cdef-end */
 
 /* D3D12WL_SIMD: the SSE2 paths (every x86-64 host) on top of the portable column loops.  Building with
@@ -673,4 +685,37 @@ void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const 
         for (size_t i = 0; i < ncols; i++)
             d3d12wl_gather_one(src, stride, ngw && simd[i] ? quad : r0, r1, &cols[i]);
     }
+}
+
+void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *bases, const int64_t *counts,
+                        size_t nruns, uint64_t stride, const uint64_t *offsets, size_t nfields, int64_t first_owner,
+                        int64_t first_index,
+                        uint64_t *va, uint64_t *rel, uint32_t *rel32, uint64_t *value, int64_t *owner,
+                        int64_t *index, uint64_t *minmax)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t row = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        uint64_t at = bases[k] - mem_base;
+        int64_t n = counts[k];
+        for (int64_t j = 0; j < n; j++, at += stride) {
+            for (size_t f = 0; f < nfields; f++, row++) {
+                uint64_t o = at + offsets[f];
+                uint64_t v;
+                memcpy(&v, mem + o, sizeof v);
+                va[row] = o + mem_base;
+                rel[row] = o;
+                if (rel32)
+                    rel32[row] = (uint32_t)o;
+                value[row] = v;
+                if (owner)
+                    owner[row] = first_owner + (int64_t)k;
+                index[row] = first_index + j;
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+        }
+    }
+    minmax[0] = lo;
+    minmax[1] = hi;
 }
