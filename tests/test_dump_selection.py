@@ -86,3 +86,34 @@ def test_selected_trace_is_to_dict_when_nothing_is_left_out():
     full = trace.to_dict()
     sel = selected_trace(trace, Selection(limit=0))
     assert {k: v for k, v in sel.items() if k not in ("left_out", "summary")} == full
+
+
+def test_limit_bounds_every_kind_of_row_secondary_records_too(tmp_path):
+    """--limit N bounds the secondary records shown too (issue: `--program Shadow --limit 2` printed 739 lines of a
+    100,000-draw capture): 40 secondary records per primary record, --limit 2 shows 2 of each kind of row."""
+    path = tmp_path / "wide_capture.json"
+    save_capture(culling_capture(1200, 40), path)
+    rc, view = dump(path, "--program", "Shadow", "--limit", "2")
+    assert rc == 0
+    records = view["lists"][0]["primary_records"]
+    assert [len(p["secondary_records"]) for p in records] == [2, 0] and len(view["executions"]) == 2
+    assert view["left_out"] == {"executions": 10 * 40 - 2, "primary_records": {"0": 8},
+                                "secondary_records": 2 * 40 - 2, "findings": 0}
+    p = subprocess.run([sys.executable, "-m", "d3d12wl", "dump", str(path), "--program", "Shadow", "--limit", "2"],
+                       capture_output=True, text=True, check=False)
+    assert p.returncode == 0 and len(p.stdout.splitlines()) < 80
+    assert "secondary records (2 shown, 38 more left out: raise --limit)" in p.stdout
+
+
+def test_kind_and_output_file_and_the_exit_1_line(capture_path, tmp_path):
+    out = tmp_path / "dump.txt"
+    p = subprocess.run([sys.executable, "-m", "d3d12wl", "dump", str(capture_path), "--max-executions", "100",
+                        "--kind", "limit-exceeded", "-o", str(out)], capture_output=True, text=True, check=False)
+    assert p.returncode == 1 and p.stdout == ""
+    err = p.stderr.strip().splitlines()
+    assert len(err) == 1 and "1 error finding (limit-exceeded 1)" in err[0] and repr(str(out)) in err[0]
+    assert "  error: limit-exceeded [executor limits]" in out.read_text()
+    rc, view = dump(capture_path, "--max-executions", "100", "--kind", "chain-cycle")
+    assert rc == 1 and view["findings"] == []  # the exit status is the trace's, whatever the selection shows
+    assert subprocess.run([sys.executable, "-m", "d3d12wl", "dump", "--kind", "nope"], capture_output=True,
+                          check=False).returncode == 2

@@ -174,3 +174,26 @@ def test_execution_columns_are_the_trace_as_a_table():
     assert cols["secondary_va"].tolist() == [e.record_va["secondary"] for e in ref.executions]
     part = execution_columns(fast.executions, 10, 13)
     assert part.columns["index"].tolist() == [10, 11, 12]
+
+
+@pytest.mark.parametrize("bad,limits", [
+    (lambda i: True, None),  # every record selects a slot past SlotCount
+    (lambda i: i % 3 == 1, None),  # every third
+    (lambda i: i % 7 != 0, Limits(max_findings=50)),  # findings suppressed part-way through a run
+    (lambda i: i >= 10, Limits(max_records=200)),  # the record limit inside a run
+    (lambda i: i % 2 == 0, Limits(max_primary_records=77)),
+])
+def test_records_of_a_flagged_slot_in_columns(monkeypatch, bad, limits):
+    """D3D12_WORK_LIST_PRIMARY_RECORD::ProgramTableIndex >= SlotCount on many records: once the reference has
+    walked two records of a slot alike (the same finding and skipped record but for index and VA), the rest of
+    that slot's records are columns (findings and records as batches), with the reference's trace."""
+    monkeypatch.setattr(columnar, "CHUNK", 64)
+    s, prims = culling_scene(300)
+    for i, p in enumerate(prims):
+        if bad(i):
+            p[0:4] = (5 + i % 2).to_bytes(4, "little")  # two flagged slots, alternating
+    ref, fast = both(s, place(s, prims), limits)
+    assert len(fast.findings) == len(ref.findings) and fast.findings_suppressed == ref.findings_suppressed
+    assert fast.finding_counts() == ref.finding_counts() and fast.has_errors
+    assert any(isinstance(seg, columnar._FindingRows) for seg in fast.findings.segments)
+    assert any(isinstance(seg, columnar._SkippedRecords) for seg in fast.lists[0].primary_records.segments)

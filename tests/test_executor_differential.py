@@ -1,11 +1,12 @@
-"""One semantics: the columnar fast path and the reference walker give identical traces (``to_dict`` equal) on
-every bundled capture, the same captures with record bytes mutated, hypothesis-generated work lists (valid and
+"""One semantics: the columnar fast path and the reference walker give identical traces (``to_dict`` equal, the same
+execution table and the same JSON, JSON lines and text written from their columns) on every bundled capture, the same captures with record bytes mutated, hypothesis-generated work lists (valid and
 corrupted) and ExecuteIndirect calls, and the executor's worst cases (tools/executor_worst_cases.py)."""
 
 from __future__ import annotations
 
 import dataclasses
 import glob
+import io
 import random
 import sys
 from pathlib import Path
@@ -21,13 +22,14 @@ from test_executor_execute_indirect import ARGS_VA, COUNT_VA, ei_scene
 
 from d3d12wl.capture.file import load_capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.executor import columnar, execute, run
+from d3d12wl.executor import columnar, execute, output, rows, run
 from d3d12wl.executor.columnar import execution_columns
 from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import RecordKind
 from d3d12wl.model.state import DescriptorHeaps, DispatchListCall, ExecuteIndirectCall
 from d3d12wl.records.layout import pcs_layout, program_table_layout
+from d3d12wl.serialize import json_text
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(glob.glob(str(ROOT / "d3d12wl" / "examples" / "*_capture.json")))
@@ -41,7 +43,24 @@ def same(memory: GpuMemory, device: Any, objects: Any, state: Any, call: Any, li
     fast = run(memory, device, objects, state, call, limits)
     assert fast.to_dict() == ref.to_dict()
     same_columns(fast, ref)
+    same_outputs(fast, ref)
     return ref
+
+
+def same_outputs(fast: Trace, ref: Trace) -> None:
+    """Every text output written from the columns (d3d12wl.executor.rows) is the reference's, written object by
+    object: JSON is ``json.dumps(to_dict(), indent=1)`` byte for byte, JSON lines and the human text the same; and
+    no group of the columns fell back to being written object by object."""
+    before = dict(rows.FALLBACKS)
+    for write in (output.write_jsonl, output.write_text):
+        a, b = io.BytesIO(), io.BytesIO()
+        write(fast, a)
+        write(ref, b)
+        assert a.getvalue() == b.getvalue(), write.__name__
+    a = io.BytesIO()
+    output.write_json(fast, a)  # (json_text is json.dumps, tests/test_serialize.py; here in a fraction of the time)
+    assert a.getvalue() == (json_text(ref.to_dict(), indent=1) + "\n").encode()
+    assert rows.FALLBACKS == before
 
 
 def same_columns(fast: Trace, ref: Trace) -> None:
@@ -50,9 +69,10 @@ def same_columns(fast: Trace, ref: Trace) -> None:
     n = len(ref.executions)
     for start, stop in ((0, None), (n // 3, 2 * n // 3 + 1)):  # the whole table and a slice inside the batches
         a, b = execution_columns(fast.executions, start, stop), execution_columns(ref.executions, start, stop)
-        assert a.names == b.names and a.columns.keys() == b.columns.keys()
+        assert a.names == b.names and list(a.columns) == list(b.columns) and list(a.absent) == list(b.absent)
         for k in a.columns:
             assert np.array_equal(a.columns[k], b.columns[k]), k
+            assert np.array_equal(a.is_absent(k), b.is_absent(k)), k
 
 
 def mutated(memory: GpuMemory, rng: random.Random, flips: int) -> GpuMemory:

@@ -281,8 +281,8 @@ def test_dump_and_every_exec_format_show_the_inherited_root_arguments(tmp_path: 
         text = (tmp_path / f"out.{fmt}").read_text()
         assert (f"{UAV_VA}" in text or f"0x{UAV_VA:x}" in text), fmt
     assert main(["exec", str(path), "--format", "npz", "-o", str(tmp_path / "out.npz")]) == 0
-    with np.load(tmp_path / "out.npz") as z:
-        assert z["root.G3"].tolist() == [UAV_VA, UAV_VA]
+    with np.load(tmp_path / "out.npz") as z:  # (table version 2: one structured array, d3d12wl.executor.output)
+        assert z["executions"]["root.G3"].tolist() == [UAV_VA, UAV_VA]
     pq = pytest.importorskip("pyarrow.parquet")
     assert main(["exec", str(path), "--format", "parquet", "-o", str(tmp_path / "out.parquet")]) == 0
     assert pq.read_table(tmp_path / "out.parquet").column("root.G3").to_pylist() == [UAV_VA, UAV_VA]

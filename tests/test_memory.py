@@ -183,3 +183,31 @@ def test_multi_gigabyte_sparse_file_is_read_in_place(tmp_path: Path) -> None:
     elapsed = time.perf_counter() - t0
     assert elapsed < 2.0
     assert _rss_bytes() - rss_before < 64 << 20  # a few pages, not gigabytes
+
+
+def test_release_drops_file_pages_and_keeps_the_bytes(tmp_path):
+    """GpuMemory.release: the pages of a read-only file region leave the process (its RSS falls back) and the
+    bytes read the same afterwards; a writable (copy-on-write) region and bytes in memory keep theirs."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("RSS from /proc/self/statm")
+    data = np.random.default_rng(1).integers(0, 255, 32 << 20, dtype=np.uint8).tobytes()
+    (tmp_path / "r.bin").write_bytes(data)
+    m = GpuMemory()
+    m.map_file(0x10000000, tmp_path / "r.bin", name="r")
+    cow = m.map_file(0x90000000, tmp_path / "r.bin", name="cow", writable=True)
+    inline = bytearray(b"\1" * 4096)
+    m.map(0x1000, inline, name="inline", writable=True)
+
+    def statm() -> int:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * 4096
+
+    before = statm()
+    assert bytes(m.view(0x10000000, len(data))) == data  # touches every page
+    touched = statm()
+    m.release(0x10000000, len(data))
+    assert touched - statm() > (24 << 20) and statm() - before < (8 << 20)
+    assert m.read(0x10000000 + 12345, 100) == data[12345:12445]
+    m.write(0x90000000, b"\xff\xfe")
+    m.release(0x90000000, cow.size)
+    m.release(0x1000, 4096)
+    assert m.read(0x90000000, 3) == b"\xff\xfe" + data[2:3] and m.read(0x1000, 2) == b"\1\1"

@@ -13,9 +13,23 @@ Inputs, built by :func:`d3d12wl.capture.builder.build_work_list` and the packers
 Per input: the columnar executor's executions/s (best of 3) and resident bytes per execution (the trace's columns,
 and every byte allocated and still held once the call returns, measured by tracemalloc in a separate run), the bare numpy decoder's rate (structured dtypes, a
 program-table gather, repeat/cumsum over the secondary lists), the reference walker's rate on a 10 K sample, their
-ratios, and the process's peak RSS at the end.  ``--json`` prints the figures as JSON.
+ratios, and the process's peak RSS at the end.
+
+Then the per-format table: what a user reads of the ``culling`` frame, as a user gets it.  The capture is saved
+(:func:`~d3d12wl.capture.file.save_capture`: the JSON and its ``.bin`` regions) and each output is made by the
+command line in a fresh process: ``d3d12wl exec CAPTURE --format F -o FILE`` for every format of
+``d3d12wl.executor.output.FORMATS``, ``d3d12wl dump CAPTURE -o FILE`` and ``d3d12wl dump CAPTURE --json -o FILE``
+(best of ``--format-repeat``).  Per output: wall and CPU time, the process's peak RSS (``wait4``), and
+executions/s beyond start-up: ``executions / (wall - start-up)``, where start-up is a process that imports the
+command line and loads the same capture (measured the same way, in the same run), next to the engine alone, a
+process that loads the capture and executes it (``d3d12wl.executor.execute``) and writes nothing: the ratio
+``format rate / engine rate`` is the figure that carries over between machines.
 
     python tools/bench_executor.py [--json] [--draws N] [--per-record K] [--sample N]
+                                   [--formats text,json,...|all|none] [--format-repeat R] [--format-timeout S]
+                                   [--formats-only]
+
+``--draws 10000000`` is the 10 M-draw table; ``--json`` prints every figure as JSON.
 """
 
 from __future__ import annotations
@@ -23,8 +37,11 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from pathlib import Path
@@ -33,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_work_list
-from d3d12wl.capture.file import Capture
+from d3d12wl.capture.file import Capture, save_capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor import execute
 from d3d12wl.executor.trace import Limits, Trace
@@ -214,20 +231,159 @@ def bench(name: str, capture: Capture, bare: Any, sample: int) -> dict[str, Any]
     return out
 
 
+# -- the per-format table -------------------------------------------------------------------------------------
+
+#: every output the per-format table measures: its name and the command-line words after ``CAPTURE``
+OUTPUTS: dict[str, list[str]] = {
+    **{fmt: ["--format", fmt] for fmt in ("text", "json", "jsonl", "csv", "npz", "parquet")},
+    "dump": [], "dump --json": ["--json"],
+}
+_STARTUP = ("import sys\nimport d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12wl.executor.output\n"
+            "from d3d12wl.capture.file import load_capture\nload_capture(sys.argv[1])\n")
+_ENGINE = ("import sys\nimport d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12wl.executor.output\n"
+           "from d3d12wl.capture.file import load_capture\nfrom d3d12wl.executor import execute\n"
+           "assert not execute(load_capture(sys.argv[1])).errors\n")
+
+
+#: GNU time, which measures the peak RSS of the program it runs from a small process of its own (the peak RSS wait4
+#: gives for a child forked from this process counts this process's pages until the exec)
+GNU_TIME = "/usr/bin/time"
+
+
+def _child(argv: list[str], timeout: float, stdout: Any = subprocess.DEVNULL) -> dict[str, Any]:
+    """Run ``argv`` and measure it: wall, CPU (user + system) and peak RSS of that process alone (by GNU time when
+    it is installed, else ``wait4``, which then counts this process's own pages too)."""
+    report = None
+    if os.path.exists(GNU_TIME):
+        fd, report = tempfile.mkstemp(prefix="d3d12wl-bench-", suffix=".time")
+        os.close(fd)
+        argv = [GNU_TIME, "-f", "%M %U %S", "-o", report, *argv]
+    t = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=stdout, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = t + timeout
+    while True:
+        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            os.killpg(p.pid, 9)  # GNU time and the command it runs
+            os.wait4(p.pid, 0)
+            if report is not None:
+                os.unlink(report)
+            return {"timed_out": True, "wall_s": timeout}
+        time.sleep(0.01)
+    wall = time.perf_counter() - t
+    err = p.stderr.read().decode(errors="replace") if p.stderr is not None else ""
+    p.returncode = os.waitstatus_to_exitcode(status)
+    cpu, peak = usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
+    if report is not None:
+        with open(report) as f:
+            fields = f.read().split()[-3:]  # (GNU time writes "Command exited with non-zero status N" first)
+        os.unlink(report)
+        peak, cpu = int(fields[0]) * 1024, float(fields[1]) + float(fields[2])
+    return {"timed_out": False, "wall_s": wall, "cpu_s": cpu, "peak_rss_bytes": peak, "exit": p.returncode,
+            "stderr": err[-2000:]}
+
+
+def _best_child(argv: list[str], repeat: int, timeout: float) -> dict[str, Any]:
+    runs = [_child(argv, timeout) for _ in range(repeat)]
+    done = [r for r in runs if not r["timed_out"]]
+    if not done:
+        return runs[0]
+    best = min(done, key=lambda r: r["wall_s"])
+    best["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in done)
+    return best
+
+
+def bench_formats(capture: Capture, executions: int, formats: list[str], repeat: int,
+                  timeout: float) -> dict[str, Any]:
+    """The per-format table (see the module docstring) for ``capture`` (``executions`` draws, no error)."""
+    py = sys.executable
+    with tempfile.TemporaryDirectory(prefix="d3d12wl-bench-") as tmp:
+        path = save_capture(capture, Path(tmp) / "frame_capture.json")
+        capture_bytes = sum(f.stat().st_size for f in Path(tmp).iterdir())
+        startup = _best_child([py, "-c", _STARTUP, str(path)], repeat, timeout)
+        engine = _best_child([py, "-c", _ENGINE, str(path)], repeat, timeout)
+        engine_beyond = max(engine["wall_s"] - startup["wall_s"], 1e-9)
+        engine_cpu = max(engine["cpu_s"] - startup["cpu_s"], 1e-9)
+        rows = []
+        for name in formats:
+            command = "dump" if name.startswith("dump") else "exec"
+            out = Path(tmp) / "out"
+            argv = [py, "-m", "d3d12wl", command, str(path), *OUTPUTS[name], "-o", str(out)]
+            r = _best_child(argv, repeat, timeout)
+            row: dict[str, Any] = {"output": name, "command": " ".join(["d3d12wl", command, "CAPTURE", *OUTPUTS[name],
+                                                                      "-o FILE"]), **r}
+            if not r["timed_out"]:
+                row["output_bytes"] = out.stat().st_size if out.exists() else 0
+                beyond = max(r["wall_s"] - startup["wall_s"], 1e-9)
+                cpu = max(r["cpu_s"] - startup["cpu_s"], 1e-9)
+                row["beyond_startup_s"] = beyond
+                row["executions_per_s"] = executions / beyond
+                row["ratio_to_engine"] = engine_beyond / beyond
+                row["beyond_startup_cpu_s"] = cpu
+                row["executions_per_cpu_s"] = executions / cpu
+                row["cpu_ratio_to_engine"] = engine_cpu / cpu
+            out.unlink(missing_ok=True)
+            rows.append(row)
+    return {"executions": executions, "capture_bytes": capture_bytes, "startup": startup, "engine": engine,
+            "engine_executions_per_s": executions / engine_beyond, "engine_executions_per_cpu_s": executions / engine_cpu,
+            "outputs": rows, "load_average": os.getloadavg()}
+
+
+def _print_formats(t: dict[str, Any]) -> None:
+    print(f"per-format table: {t['executions']:,} executions, capture {t['capture_bytes'] / 2**20:.0f} MiB "
+          f"(load average {' '.join(f'{x:.1f}' for x in t['load_average'])})")
+    s, e = t["startup"], t["engine"]
+    print(f"  start-up (imports + load_capture)  {s['wall_s']:6.2f} s wall {s['cpu_s']:6.2f} s CPU "
+          f"{s['peak_rss_bytes'] / 2**20:6.0f} MiB")
+    print(f"  engine alone (load + execute)      {e['wall_s']:6.2f} s wall {e['cpu_s']:6.2f} s CPU "
+          f"{e['peak_rss_bytes'] / 2**20:6.0f} MiB  {t['engine_executions_per_s'] / 1e6:6.2f} M/s beyond start-up "
+          f"({t['engine_executions_per_cpu_s'] / 1e6:.2f} M per CPU s)")
+    print("  beyond start-up: executions per second of wall time and of CPU time, and the engine's time over the "
+          "output's (x engine)")
+    print(f"  {'output':<12} {'wall s':>7} {'CPU s':>7} {'peak MiB':>9} {'M exec/s':>9} {'M/CPU s':>8} "
+          f"{'x engine':>9} {'x eng CPU':>9} {'out MiB':>8}  exit")
+    for r in t["outputs"]:
+        if r["timed_out"]:
+            print(f"  {r['output']:<12} timed out after {r['wall_s']:.0f} s")
+            continue
+        print(f"  {r['output']:<12} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} {r['peak_rss_bytes'] / 2**20:9.0f} "
+              f"{r['executions_per_s'] / 1e6:9.2f} {r['executions_per_cpu_s'] / 1e6:8.2f} "
+              f"{r['ratio_to_engine']:9.3f} {r['cpu_ratio_to_engine']:9.3f} {r['output_bytes'] / 2**20:8.0f}  "
+              f"{r['exit']}")
+        if r["exit"] not in (0, 1):
+            print("    " + r["stderr"].strip().replace("\n", "\n    "))
+    print("  (targets: >= 1 M executions/s beyond start-up and <= 300 MiB per format; dump <= 2 s beyond start-up)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--draws", type=int, default=1 << 20, help="draws / commands per input (default 1,048,576)")
     ap.add_argument("--per-record", type=int, default=16, help="secondary records per primary record (culling)")
     ap.add_argument("--sample", type=int, default=10_000, help="executions the reference walker runs")
+    ap.add_argument("--formats", default="all",
+                    help=f"outputs of the per-format table, comma-separated ({', '.join(OUTPUTS)}), all or none")
+    ap.add_argument("--format-repeat", type=int, default=1, help="runs per output (the best is kept)")
+    ap.add_argument("--format-timeout", type=float, default=600, help="seconds one output may take")
+    ap.add_argument("--formats-only", action="store_true", help="only the per-format table, not the engine benches")
     args = ap.parse_args(argv)
-    results = [bench("culling (Tier 1 hybrid)", culling_capture(args.draws, args.per_record), bare_culling,
-                     args.sample),
-               bench("ExecuteIndirect (count buffer)", execute_indirect_capture(args.draws), bare_execute_indirect,
-                     args.sample)]
+    formats = list(OUTPUTS) if args.formats == "all" else [] if args.formats == "none" else \
+        [f.strip() for f in args.formats.split(",")]
+    unknown = [f for f in formats if f not in OUTPUTS]
+    if unknown:
+        ap.error(f"unknown output(s) {', '.join(unknown)}; choose from {', '.join(OUTPUTS)}")
+    culling = culling_capture(args.draws, args.per_record)
+    results = [] if args.formats_only else [
+        bench("culling (Tier 1 hybrid)", culling, bare_culling, args.sample),
+        bench("ExecuteIndirect (count buffer)", execute_indirect_capture(args.draws), bare_execute_indirect,
+              args.sample)]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    table = bench_formats(culling, len(execute(culling).executions), formats, args.format_repeat,
+                          args.format_timeout) if formats else None
     if args.json:
-        json.dump({"results": results, "peak_rss_bytes": peak}, sys.stdout, indent=1)
+        json.dump({"results": results, "peak_rss_bytes": peak, "formats": table}, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     for r in results:
@@ -240,7 +396,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  ratio to reference  {r['ratio_to_reference']:8.0f} x (target >= 100)")
         print(f"  bytes / execution   {r['column_bytes_per_execution']:8.1f} in columns, "
               f"{r['resident_bytes_per_execution']:.1f} resident (target <= 200)")
-    print(f"peak RSS {peak / 2**20:.0f} MiB")
+    if results:
+        print(f"peak RSS {peak / 2**20:.0f} MiB")
+    if table is not None:
+        _print_formats(table)
     return 0
 
 

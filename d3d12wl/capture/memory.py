@@ -183,3 +183,29 @@ class GpuMemory:
 
     def write_u64(self, va: int, value: int, *, what: str = "write") -> None:
         self.write(va, struct.pack("<Q", value), what=what)
+
+    # -- residency ----------------------------------------------------------------------------------------------
+
+    def release(self, va: int, size: int) -> None:
+        """Tell the OS this process is done with the bytes ``[va, va + size)`` for now: the whole pages of them
+        that lie in a read-only region mapped from a file are dropped from the process's memory (``madvise``
+        ``MADV_DONTNEED``), and read from the file again if anything touches them.  Nothing changes for any other
+        region (bytes in memory, copy-on-write mappings a write may have changed).  The columnar executor calls it
+        for the records it has copied, so a capture of gigabytes is not held resident twice."""
+        if size <= 0:
+            return
+        for region in self._regions[max(bisect.bisect_right(self._bases, va) - 1, 0):]:
+            if region.base >= va + size:
+                break
+            mm = region.data.obj
+            if region.writable or not isinstance(mm, mmap.mmap) or not hasattr(mm, "madvise"):
+                continue
+            start = region.offset + max(va - region.base, 0)
+            end = region.offset + min(va + size, region.end) - region.base
+            page = mmap.PAGESIZE
+            first, last = -(-start // page) * page, end // page * page
+            if last > first:
+                try:
+                    mm.madvise(mmap.MADV_DONTNEED, first, last - first)
+                except (OSError, ValueError):  # a platform without it: the pages stay resident
+                    pass

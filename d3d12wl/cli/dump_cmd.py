@@ -4,7 +4,7 @@ is :data:`DESCRIPTION` (its ``--help``)."""
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
 import sys
 from contextlib import ExitStack
 from importlib import resources
@@ -13,9 +13,17 @@ from pathlib import Path
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import summary
 from d3d12wl.cli.documents import CAPTURE, expecting
-from d3d12wl.cli.exec_cmd import add_limit_flags, add_reading_flag, limits_from, readings_from
-from d3d12wl.cli.render import DEFAULT_LIMIT, Selection, dump_view, parse_range, render_text, selected_trace
-from d3d12wl.errors import D3D12WLError
+from d3d12wl.cli.exec_cmd import (
+    add_limit_flags,
+    add_reading_flag,
+    add_selection_flags,
+    limits_from,
+    readings_from,
+    selection_from,
+)
+from d3d12wl.cli.progress import Progress
+from d3d12wl.cli.render import DEFAULT_LIMIT, dump_view, render_text, selected_trace, shown_findings
+from d3d12wl.executor.trace import LazyList
 
 EXAMPLE = "examples/culling_capture.json"
 
@@ -35,10 +43,12 @@ What a captured call executes, as a person wants to read it.
   d3d12wl dump CAPTURE --hex      adds annotated hex dumps: every byte range labelled with the field it belongs
                                   to, padding marked
   d3d12wl dump CAPTURE --json     the same view as JSON
-  d3d12wl dump CAPTURE --list N --primary A:B --program NAME --limit N
+  d3d12wl dump CAPTURE --list N --primary A:B --program NAME --kind KIND --limit N
                                   shows one list, primary records A..B-1, one program's records and executions,
-                                  at most N executions and N records per list (default 1,000; the output says
-                                  how many it left out)
+                                  findings of kind KIND (repeatable), at most N executions, N primary records, N
+                                  secondary records and N findings, the first ones in the trace's order (default
+                                  1,000; the output says how many it left out); the same selection as exec's
+  d3d12wl dump CAPTURE -o PATH    writes to PATH (atomically) instead of standard output
   d3d12wl dump CAPTURE --max-executions N ...
                                   the executor limits, as on exec
   d3d12wl dump CAPTURE --validators SPEC
@@ -50,7 +60,9 @@ What a captured call executes, as a person wants to read it.
                                   the executor re-read them after the validators wrote
 
 Without CAPTURE: the bundled example, the spec's "GPU culling and work list emission".  Exit status: 0, or 1
-when the trace has error findings (undefined behaviour), 2 when the capture cannot be used."""
+when the trace has error findings (undefined behaviour; one line on standard error says how many of which
+kinds), 2 when the capture, a flag or the output path cannot be used.  Progress goes to standard error when it
+is a terminal (--quiet silences it)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,54 +77,57 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
-    p.add_argument("--list", type=int, metavar="N", default=None, dest="list_index",
-                   help="show only list N (its header, records and executions)")
-    p.add_argument("--primary", metavar="A:B", default=None, help="show only primary records A..B-1 (A:, :B and A "
-                                                                  "alone work too) and their executions")
-    p.add_argument("--program", metavar="NAME", default=None,
-                   help="show only the records and executions of program NAME")
-    p.add_argument("--limit", type=int, metavar="N", default=DEFAULT_LIMIT,
-                   help=f"show at most N executions and N primary records per list (default {DEFAULT_LIMIT:,}; "
-                        "0: all); the output says how many it left out")
+    p.add_argument("-o", "--output", metavar="PATH", default=None,
+                   help="write to PATH (atomically) instead of standard output")
+    add_selection_flags(p, default_limit=DEFAULT_LIMIT)
+    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     add_limit_flags(p)
     add_reading_flag(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from d3d12wl.cli.exec_cmd import load_hooks
+    from d3d12wl.cli.exec_cmd import load_hooks, verdict_line
     from d3d12wl.executor import execute
     from d3d12wl.messages.driver_channel import info_queue_view, run_in_info_queue
+    from d3d12wl.outfiles import is_stdout, output_file
+    from d3d12wl.serialize import json_text
 
-    try:
-        primary = parse_range(args.primary) if args.primary is not None else None
-    except ValueError:
-        raise D3D12WLError(f"--primary {args.primary!r} is not A:B", where="--primary") from None
-    if args.limit < 0:
-        raise D3D12WLError("--limit must be >= 0", where="--limit")
-    selection = Selection(args.list_index, primary, args.program, args.limit)
+    selection = selection_from(args)
     limits = limits_from(args)
     hooks = load_hooks(args.validators)
+    progress = Progress("dump", quiet=args.quiet)
     with ExitStack() as stack:
         if args.capture is None:
             # as_file: a real path even when the package is installed zipped
             path = stack.enter_context(resources.as_file(resources.files("d3d12wl").joinpath(EXAMPLE)))
         else:
             path = Path(args.capture)
+        progress.stage("loading the capture")
         with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
             capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
+        progress.stage("selecting")
         view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)
             view["validators"] = [v.name or v.identifier.hex() for v in hooks.validators.values()]
-        in_queue = run_in_info_queue(trace=trace)
+        # the findings shown, as an application sees them in its InfoQueue
+        in_queue = run_in_info_queue(trace=dataclasses.replace(trace, findings=LazyList(shown_findings(trace,
+                                                                                                         selection))))
         view["info_queue"] = info_queue_view(in_queue.messages)
+    progress.done()
     if args.json:
-        json.dump(view, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        text = json_text(view, indent=1) + "\n"
     else:
         # the InfoQueue block when the call put a message there (beyond the driver's initialization message, which
         # every device with the channel enabled has), or when asked for; --json always has "info_queue"
         shown = args.info_queue or bool(in_queue.driver_messages)
-        sys.stdout.write(render_text(view if shown else {k: v for k, v in view.items() if k != "info_queue"}))
-    return 1 if any(f.get("severity") == "error" for f in view["findings"]) else 0
+        text = render_text(view if shown else {k: v for k, v in view.items() if k != "info_queue"})
+    with output_file(args.output) as out:
+        out.write(text)
+    if trace.has_errors:
+        where = "standard output" if is_stdout(args.output) else repr(args.output)
+        print(f"d3d12wl dump: {verdict_line(trace)}; written to {where}", file=sys.stderr)
+        return 1
+    return 0

@@ -7,17 +7,18 @@ import argparse
 import dataclasses
 import io
 import sys
-from collections.abc import Iterator
 from contextlib import ExitStack
 from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from d3d12wl import tables
 from d3d12wl.cli import summary
 from d3d12wl.cli.documents import CAPTURE, expecting
+from d3d12wl.cli.progress import Progress
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.output import FORMATS
-from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Execution, Limits, Readings, Trace, ValidatorInvocation
+from d3d12wl.executor.selection import Selection
+from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
 
 if TYPE_CHECKING:
     from d3d12wl.executor.validation import ValidationRunner
@@ -27,14 +28,34 @@ EXAMPLE = "culling_capture.json"
 
 #: the plain-text --help description
 DESCRIPTION = """\
-Run the executor on a capture and print the trace.
+Run the executor on a capture and write the trace.
 
-With no CAPTURE it runs the bundled example (the spec's GPU culling example).  Human output: one line per list,
-one line per validator invocation (when there are any), one line per execution, the end-of-call reset, then the
-findings; --json prints the whole trace as JSON (validator_invocations included).  --format picks text, json
-(the same JSON, streamed), jsonl (one record per line), csv, npz or parquet (the execution table, with every root
-argument and IA binding as columns; parquet needs pip install 'd3d12wl[parquet]'); -o PATH writes to a file.  Every format is written as the trace streams out of its
-columns.
+With no CAPTURE it runs the bundled example (the spec's GPU culling example).
+
+Formats (--format; --json is --format json), every one written from the trace's columns, with the verdict:
+  text     the call, one line per list, per validator invocation, per execution, the end-of-call reset and the
+           findings (the default)
+  json     the whole trace as JSON (Trace.to_dict: byte for byte what earlier versions print)
+  jsonl    one JSON record per line: call, list, primary_record, validator_invocation, execution, reset,
+           finding, and last end (with the verdict)
+  csv      the execution table, one row per execution: VAs and root constants in 0x hex, names and enum
+           members by name, absent values empty; the verdict table (findings and end-of-call reset) goes to
+           FILE.findings.csv beside -o FILE.csv (or --findings PATH)
+  npz      the execution table as a structured array `executions`, the verdict table `findings`, the name
+           tables `names.<column>` and `meta` (JSON): pandas.DataFrame(numpy.load(F)["executions"])
+  parquet  the execution table (names and enums as dictionary columns, VAs uint64, absent values null; the
+           verdict in the key-value metadata `d3d12wl`) and the verdict table in FILE.findings.parquet
+           (or --findings PATH); needs pip install 'd3d12wl[parquet]'
+
+-o PATH writes to a file (atomically: an interrupted or failed run leaves the old file or none; npz and
+parquet go to standard output without it).  When the trace has error findings (exit status 1), one line on
+standard error says how many of which kinds and where they were written.  Progress goes to standard error
+when it is a terminal (--quiet silences it).
+
+Selection (the same as on dump): --list N, --primary A:B, --program NAME select the lists, primary records and
+executions; --kind KIND (repeatable) the findings; --limit N shows at most N executions, N primary records,
+N secondary records and N findings, the first ones in the trace's order (default: all), and every format says
+what it left out.
 
 --validators SPEC (repeatable) runs GPU-timeline validators (spec "GPU Timeline Validation Hooks"): SPEC is
 module:attr or path/to/file.py:attr naming a ValidationRunner, a Validator, an iterable of Validators or a
@@ -46,7 +67,7 @@ The record and execution limits default to auto: the records the capture's mappe
 frame runs whole; broadcast strides are bounded by --max-repeated-records.
 
 Exit status: 0 when the trace has no error findings, 1 when it has (undefined behaviour, invalid call, a limit
-reached), 2 when the capture cannot be used at all."""
+reached), 2 when the capture, a flag or an output path cannot be used."""
 
 
 def register(sub: Any) -> None:
@@ -54,17 +75,57 @@ def register(sub: Any) -> None:
     p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
     p.add_argument("--json", action="store_true", help="print the trace as JSON (the same as --format json)")
     p.add_argument("--format", choices=FORMATS, default=None,
-                   help="text (default), json (Trace.to_dict, streamed), jsonl (one record per line), csv, npz or "
-                        "parquet (the execution table; parquet needs the pyarrow extra); every format is written "
-                        "as the trace streams out of its columns")
+                   help="text (default), json (Trace.to_dict), jsonl (one record per line), csv, npz or parquet "
+                        "(the execution table; parquet needs the pyarrow extra)")
     p.add_argument("-o", "--output", metavar="PATH", default=None,
-                   help="write to PATH instead of standard output (npz, parquet: standard output gets the bytes)")
+                   help="write to PATH (atomically) instead of standard output")
+    p.add_argument("--findings", metavar="PATH", default=None,
+                   help="csv, parquet: where the verdict table goes (default: beside -o FILE.EXT, "
+                        "FILE.findings.EXT)")
     p.add_argument("--validators", action="append", metavar="SPEC", default=None,
                    help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
                         "iterable of Validators or zero-argument factory); repeatable")
+    add_selection_flags(p, default_limit=0)
+    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
     add_limit_flags(p)
     add_reading_flag(p)
     p.set_defaults(func=run)
+
+
+def add_selection_flags(p: argparse.ArgumentParser, *, default_limit: int) -> None:
+    """The selection flags of ``exec`` and ``dump`` (:class:`~d3d12wl.executor.selection.Selection`)."""
+    p.add_argument("--list", type=int, metavar="N", default=None, dest="list_index",
+                   help="only list N (its header, records, executions and findings)")
+    p.add_argument("--primary", metavar="A:B", default=None,
+                   help="only primary records A..B-1 (A:, :B and A alone work too) and their executions")
+    p.add_argument("--program", metavar="NAME", default=None,
+                   help="only the records and executions of program NAME")
+    p.add_argument("--kind", action="append", metavar="KIND", default=None,
+                   help="only findings of kind KIND (repeatable; d3d12wl.executor.trace.FINDING_KINDS)")
+    shown = f"default {default_limit:,}" if default_limit else "default 0: all"
+    p.add_argument("--limit", type=int, metavar="N", default=default_limit,
+                   help=f"at most N executions, N primary records, N secondary records and N findings, the first "
+                        f"ones in the trace's order ({shown}); the output says how many it left out")
+
+
+def selection_from(args: argparse.Namespace) -> Selection:
+    """The :class:`~d3d12wl.executor.selection.Selection` of :func:`add_selection_flags`' flags (a bad value is
+    exit 2 naming the flag)."""
+    from d3d12wl.executor.selection import parse_range
+    from d3d12wl.executor.trace import FINDING_KINDS
+
+    try:
+        primary = parse_range(args.primary) if args.primary is not None else None
+    except ValueError:
+        raise D3D12WLError(f"--primary {args.primary!r} is not A:B", where="--primary") from None
+    if args.limit < 0:
+        raise D3D12WLError("--limit must be >= 0", where="--limit")
+    unknown = [k for k in args.kind or () if k not in FINDING_KINDS]
+    if unknown:
+        raise D3D12WLError(f"--kind {unknown[0]!r} is not a finding kind (d3d12wl.executor.trace.FINDING_KINDS)",
+                           where="--kind")
+    return Selection(args.list_index, primary, args.program, frozenset(args.kind) if args.kind else None,
+                     args.limit)
 
 
 def limit_value(text: str) -> int:
@@ -129,146 +190,117 @@ def run(args: argparse.Namespace) -> int:
            and not (getattr(limits, f.name) == AUTO and f.name in SCALED_FLOORS)]
     if bad:
         raise D3D12WLError(f"limits must be >= 0: {', '.join(bad)}", where=" ".join(Limits.flag(b) for b in bad))
+    fmt = args.format or ("json" if args.json else "text")
+    if args.json and fmt != "json":
+        raise D3D12WLError(f"--json and --format {fmt} disagree", where="--format")
+    if args.findings is not None and fmt not in ("csv", "parquet"):
+        raise D3D12WLError(f"--findings names the verdict table of csv and parquet; --format {fmt} holds the "
+                           "findings itself", where="--findings")
+    selection = selection_from(args)
     hooks = load_hooks(args.validators)
+    progress = Progress("exec", quiet=args.quiet)
     with ExitStack() as stack:
         path = args.capture
         if path is None:
             path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
+        progress.stage("loading the capture")
         with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
             capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
-    fmt = args.format or ("json" if args.json else "text")
-    if args.json and fmt != "json":
-        raise D3D12WLError(f"--json and --format {fmt} disagree", where="--format")
-    write_trace(trace, fmt, args.output, validators=hooks is not None)
-    return 1 if trace.errors else 0
+    where = write_trace(trace, fmt, args.output, validators=hooks is not None, selection=selection,
+                        findings=args.findings, progress=progress)
+    progress.done()
+    if trace.has_errors:
+        print(f"d3d12wl exec: {verdict_line(trace)}; {where}", file=sys.stderr)
+        return 1
+    return 0
 
 
-def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | None = None) -> None:
-    """Write ``trace`` in ``fmt`` (:data:`~d3d12wl.executor.output.FORMATS`) to ``path`` or standard output."""
+def verdict_line(trace: Trace) -> str:
+    """``3 error findings (misaligned-va 2, limit-exceeded 1), 1 warning``: the findings by severity, the errors by
+    kind, and how many more were suppressed."""
+    from d3d12wl.executor.output import verdict
+
+    v = verdict(trace)
+    errors = {kind: n for (severity, kind), n in trace.finding_counts().items() if severity == "error"}
+    n = v["findings_by_severity"].get("error", 0)
+    text = f"{n:,} error finding{'s' if n != 1 else ''} (" + ", ".join(f"{k} {c:,}" for k, c in errors.items()) + ")"
+    for severity in ("warning", "info"):
+        m = v["findings_by_severity"].get(severity, 0)
+        if m:
+            text += f", {m:,} {severity}{'s' if m != 1 and severity == 'warning' else ''}"
+    if trace.findings_suppressed:
+        text += f", {trace.findings_suppressed:,} more suppressed (--max-findings)"
+    return text
+
+
+def _sidecar(output: str | None, findings: str | None, ext: str) -> str | None:
+    """Where the verdict table of a csv or parquet output goes: ``--findings``, else beside ``-o FILE.EXT`` as
+    ``FILE.findings.EXT``; None for standard output without ``--findings``."""
+    from d3d12wl.outfiles import is_stdout
+
+    if findings is not None:
+        return findings
+    if is_stdout(output):
+        return None
+    assert output is not None
+    p = Path(output)
+    stem = p.name[: -len(p.suffix)] if p.suffix else p.name
+    return str(p.with_name(f"{stem}.findings.{ext}"))
+
+
+def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | None = None,
+                selection: Selection | None = None, findings: str | None = None,
+                progress: Progress | None = None) -> str:
+    """Write ``trace`` in ``fmt`` (:data:`~d3d12wl.executor.output.FORMATS`) to ``path`` or standard output
+    (atomically, through :func:`d3d12wl.outfiles.output_file`), with the verdict; returns where the findings
+    went (for the exit-1 line)."""
     from d3d12wl.executor import output
+    from d3d12wl.outfiles import is_stdout, output_file
 
-    if fmt in ("npz", "parquet"):
-        write = output.write_npz if fmt == "npz" else output.write_parquet
-        if path is not None:
-            write(trace, path)
-        else:
-            buf = io.BytesIO()
-            write(trace, buf)
-            sys.stdout.buffer.write(buf.getvalue())
-        return
+    selection = selection or Selection()
+    tick = progress.writer(len(trace.executions)) if progress is not None else None
+    shown = "standard output" if is_stdout(path) else repr(path)
     with ExitStack() as stack:
-        out = sys.stdout if path is None else stack.enter_context(open(path, "w", encoding="utf-8", newline=""))
+        if fmt in ("csv", "parquet"):
+            side = _sidecar(path, findings, fmt)
+            # (the file named first: an -o that cannot be written is the error; the verdict table is renamed into
+            # place first, the executions last)
+            out = stack.enter_context(output_file(path, binary=True))
+            if side is not None:
+                sf = stack.enter_context(output_file(side, binary=True))
+                if fmt == "csv":
+                    output.write_verdict_csv(trace, sf, selection=selection)
+                else:
+                    output.write_verdict_parquet(trace, sf, selection=selection)
+            if fmt == "csv":
+                output.write_csv(trace, out, selection=selection, progress=tick)
+            else:
+                output.write_parquet(trace, out, selection=selection, progress=tick,
+                                     verdict_file=None if side is None else Path(side).name)
+            if side is None:
+                return (f"not written: the verdict table of {fmt} on standard output needs --findings PATH (or -o "
+                        f"FILE.{fmt}: it then goes to FILE.findings.{fmt})")
+            return f"written to {side!r} (the verdict table of {shown})"
+        out = stack.enter_context(output_file(path, binary=True))
+        if fmt == "npz":
+            output.write_npz(trace, out, selection=selection, progress=tick)
+            return f"written to {shown} (its 'findings' array)"
         if fmt == "json":
-            output.write_json(trace, out)
+            output.write_json(trace, out, selection=selection, progress=tick)
         elif fmt == "jsonl":
-            output.write_jsonl(trace, out)
-        elif fmt == "csv":
-            output.write_csv(trace, out)
+            output.write_jsonl(trace, out, selection=selection, progress=tick)
         else:
-            for chunk in _chunks(text_lines(trace, validators=validators)):
-                out.write(chunk)
-
-
-def _chunks(lines: Iterator[str], size: int = 4096) -> Iterator[str]:
-    batch: list[str] = []
-    for line in lines:
-        batch.append(line)
-        if len(batch) >= size:
-            yield "\n".join(batch) + "\n"
-            batch = []
-    if batch:
-        yield "\n".join(batch) + "\n"
-
-
-# -- human output ---------------------------------------------------------------------------------------------
-
-
-def _hex(value: Any) -> str:
-    return f"0x{value:x}" if isinstance(value, int) else "-" if value is None else str(value)
-
-
-def _where(e: Execution) -> str:
-    if e.command_index is not None:
-        return f"command {e.command_index}"
-    parts = [f"list {e.list_index}", f"primary {e.primary_index}"]
-    if e.secondary_index is not None:
-        parts.append(f"secondary {e.secondary_index}")
-    return " ".join(parts)
-
-
-def _root_args(e: Execution) -> str:
-    out = []
-    for ra in e.root_arguments:
-        if ra.kind == "static_sampler":
-            continue
-        tag = f"{'G' if ra.binding == 'global' else 'L'}{ra.parameter}"
-        if ra.kind == "constants":
-            value = "[" + " ".join(_hex(v) for v in (ra.values or [])) + "]"
-        else:
-            value = _hex(ra.value)
-        out.append(f"{tag}={value}")
-    return " ".join(out)
-
-
-#: the streamed rows of ``exec``'s text output (tables.Columns: fixed widths, a wider cell widens only its row)
-_EXECUTION_COLUMNS = tables.Columns(widths=(6, 28, 14, 0, 0), align=(">", "<", "<", "<", "<"), indent="  ")
-_VALIDATOR_COLUMNS = tables.Columns(widths=(6, 19, 7, 20, 8, 20, 0), align=(">", "<", "<", "<", "<", "<", "<"),
-                                    indent="  ")
-
-
-def execution_line(e: Execution) -> str:
-    trigger = " ".join(f"{k}={v}" for k, v in e.trigger.fields.items() if not isinstance(v, dict))
-    counter = f" counter={e.counter}" if e.counter is not None else ""
-    program = e.program or "-"
-    return _EXECUTION_COLUMNS.row((f"#{e.index}", _where(e), program, f"{e.trigger.type} {trigger}{counter} ",
-                                   _root_args(e)))
-
-
-def validator_line(v: ValidatorInvocation) -> str:
-    """One validator invocation: sequence, area and step, list and primary record, slot, validator, pointers."""
-    where = f"list {v.list_index}" + (f" primary {v.primary_index}" if v.primary_index is not None else "")
-    pointers = " ".join(f"{k}={_hex(p) if p is not None else 'NULL'}" for k, p in v.pointers.items())
-    return _VALIDATOR_COLUMNS.row((f"#{v.sequence}", v.area, f"step {v.step} ", where, f"slot {v.slot}",
-                                   v.validator, pointers))
-
-
-def _arg(key: str, value: Any) -> str:
-    if isinstance(value, int) and key.endswith(("Input", "Buffer", "Address")):
-        return f"{key}=0x{value:x}"
-    return f"{key}={'NULL' if value is None else value}"
+            output.write_text(trace, out, validators=validators, selection=selection, progress=tick)
+        return f"written to {shown}"
 
 
 def render_text(trace: Trace, *, validators: bool | None = None) -> str:
-    """The human trace.  ``validators``: print the validator invocations block (None: only when there are
-    invocations; ``exec --validators`` prints it, empty or not)."""
-    return "\n".join(text_lines(trace, validators=validators)) + "\n"
+    """The human trace (what ``d3d12wl exec`` prints).  ``validators``: print the validator invocations block
+    (None: only when there are invocations; ``exec --validators`` prints it, empty or not)."""
+    from d3d12wl.executor.output import write_text
 
-
-def text_lines(trace: Trace, *, validators: bool | None = None) -> Iterator[str]:
-    """The lines of :func:`render_text`, one at a time (executions made from their columns as they are written)."""
-    yield f"{trace.call}({', '.join(_arg(k, v) for k, v in trace.call_args.items())})"
-    for lt in trace.lists:
-        cont = ""
-        if lt.continuation is not None:
-            nxt = lt.continuation.get("next")
-            cont = f"  next={_hex(nxt)}{' (followed)' if lt.continuation.get('followed') else ''}"
-        yield (f"list {lt.index} @0x{lt.va:x}  {lt.input_struct}  NumProgramInputs="
-               f"{lt.header.get('NumProgramInputs')}  flags={'|'.join(lt.flags) or 'NONE'}  signature "
-               f"{lt.signature_index} {lt.signature or '-'}  {lt.executable_class or '-'}  "
-               f"{lt.ordering or ''}{cont}{'  stopped: ' + lt.stopped if lt.stopped else ''}")
-    if validators or (validators is None and trace.validator_invocations):
-        yield f"validator invocations ({len(trace.validator_invocations)})"
-        yield from (validator_line(v) for v in trace.validator_invocations)
-    yield f"executions ({len(trace.executions)})"
-    yield from (execution_line(e) for e in trace.executions)
-    yield "end-of-call reset" + ("" if trace.end_of_call_reset else ": nothing")
-    for r in trace.end_of_call_reset:
-        what = f"slot {r.slot}" if r.slot is not None else f"parameter {r.parameter}" if r.parameter is not None else ""
-        dwords = f" dwords {r.dwords}" if r.dwords else ""
-        yield f"  {r.binding_set:<8} {r.what} {what}{dwords} -> {r.reset_to}"
-    more = f", {trace.findings_suppressed} more suppressed" if trace.findings_suppressed else ""
-    yield f"findings ({len(trace.findings)}{more})"
-    yield from (f"  {f}" for f in trace.findings)
-    if trace.stopped_reason:
-        yield f"stopped: {trace.stopped_reason}"
+    out = io.BytesIO()
+    write_text(trace, out, validators=validators)
+    return out.getvalue().decode("utf-8")

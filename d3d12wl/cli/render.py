@@ -17,9 +17,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from d3d12wl import abi, tables
 from d3d12wl.capture.file import Capture
 from d3d12wl.errors import D3D12WLError, MemoryAccessError
+from d3d12wl.executor.selection import Budget, Selection, parse_range  # noqa: F401 - (dump's selection)
 from d3d12wl.executor.trace import Trace
 from d3d12wl.records.layout import IDENTIFIER_FIELD, LayoutCache, LayoutField, RecordLayout
 
@@ -387,6 +390,8 @@ def _primary_view(capture: Capture, cache: LayoutCache, p: dict[str, Any], strid
     layout = cache.pcs(pcs) if pcs is not None else None
     pv: dict[str, Any] = {k: p.get(k) for k in ("index", "va", "pcs", "record_kind", "header", "skipped",
                                                  "executions")}
+    if p.get("secondary_records_left_out"):
+        pv["secondary_records_left_out"] = p["secondary_records_left_out"]
     pv["fields"] = _field_rows(p.get("fields", {}), layout.primary if layout else None)
     if with_hex and layout is not None:
         end = stride if stride else layout.primary.min_stride
@@ -538,7 +543,9 @@ def render_text(view: dict[str, Any]) -> str:
                        ", ".join(r.get("touched_by") or [])) for r in view["end_of_call_reset"]], indent="  ")
     out.append("")
     findings = view["findings"]
-    out.append(f"findings ({len(findings)})" + (":" if findings else ": none"))
+    left_findings = (view.get("left_out") or {}).get("findings", 0)
+    out.append(f"findings ({len(findings)}" + (f" shown, {left_findings:,} more left out" if left_findings else "")
+               + ")" + (":" if findings else ": none"))
     for f in findings:
         where = " ".join(f"{k} {f[key]}" for k, key in (("list", "list_index"), ("primary", "primary_index"),
                                                         ("secondary", "secondary_index"),
@@ -601,7 +608,9 @@ def _primary_text(p: dict[str, Any]) -> list[str]:
         if "hex" in slot:
             out += _hex_lines(slot["hex"], "      ")
     if p["secondary_records"]:
-        out.append(f"    secondary records ({len(p['secondary_records'])})")
+        left = p.get("secondary_records_left_out") or 0
+        more = f" shown, {left:,} more left out: raise --limit" if left else ""
+        out.append(f"    secondary records ({len(p['secondary_records'])}{more})")
         flat = [(s, _cells(s["fields"])) for s in p["secondary_records"]]
         names = list(flat[0][1])
         rows = [[s["index"], f"0x{s['va']:x}", *(cells.get(n, "-") for n in names)] for s, cells in flat]
@@ -618,134 +627,150 @@ def _primary_text(p: dict[str, Any]) -> list[str]:
 # dump at frame scale: a selection of the trace, and a summary of all of it
 # ----------------------------------------------------------------------------------------------------------------
 
-#: executions (and primary records per list) ``dump`` shows by default
+#: rows of each kind ``dump`` shows by default (--limit: executions, primary records per list, secondary records per
+#: primary record, findings)
 DEFAULT_LIMIT = 1000
 
 
-@dataclass
-class Selection:
-    """What ``dump`` shows: one list (``list_index``), primary records ``primary[0] .. primary[1] - 1``, the
-    executions of one program, at most ``limit`` executions and ``limit`` primary records per list (0: all)."""
-
-    list_index: int | None = None
-    primary: tuple[int, int] | None = None
-    program: str | None = None
-    limit: int = DEFAULT_LIMIT
-
-
-def parse_range(text: str) -> tuple[int, int]:
-    """``A:B`` (either side may be left out: ``:B``, ``A:``) as ``(A, B)``; ``A`` alone is ``(A, A + 1)``."""
-    if ":" not in text:
-        a = int(text)
-        return a, a + 1
-    left, right = text.split(":", 1)
-    return int(left) if left.strip() else 0, int(right) if right.strip() else 1 << 63
-
-
-def _record_programs(records: Any) -> list[str | None]:
-    """The program each primary record of a list selected (None where none was determined), without making the
-    records of a columnar batch."""
-    from d3d12wl.executor.columnar import _Records
-
-    out: list[str | None] = []
-    for seg in records.segments:
-        if isinstance(seg, _Records):
-            names = [g.program.name for g in seg.batch.walk.groups]
-            out += [names[int(g)] for g in seg.batch.gid]
-        elif isinstance(seg, list):
-            out += [p.program_table.program if p.program_table else None for p in seg]
-        else:
-            out += [p.program_table.program if p.program_table else None for p in seg.items(0, len(seg))]
-    return out
-
-
 def selected_trace(trace: Trace, sel: Selection) -> dict[str, Any]:
-    """The :meth:`Trace.to_dict` shape of the part of ``trace`` that ``sel`` selects, plus ``left_out`` (how many
-    executions and, per list, primary records the selection matched but ``limit`` left out) and ``summary``
-    (:func:`trace_summary` of the whole trace).  Only what is shown is made into objects."""
-    import numpy as np
-
-    from d3d12wl.executor.columnar import execution_columns
-    from d3d12wl.serialize import to_jsonable
-
-    table = execution_columns(trace.executions)
-    cols = table.columns
-    mask = np.ones(len(table), dtype=bool)
-    if sel.list_index is not None:
-        mask &= cols["list_index"] == sel.list_index
-    if sel.primary is not None:
-        mask &= (cols["primary_index"] >= sel.primary[0]) & (cols["primary_index"] < sel.primary[1])
-    if sel.program is not None:
-        code = table.names["program"].index(sel.program) if sel.program in table.names["program"] else -2
-        mask &= cols["program"] == code
-    chosen = np.flatnonzero(mask)
-    shown = chosen if not sel.limit else chosen[: sel.limit]
-    out: dict[str, Any] = {"call": trace.call, "call_args": to_jsonable(trace.call_args), "lists": []}
-    left_records: dict[int, int] = {}
-    for lt in trace.lists:
-        if sel.list_index is not None and lt.index != sel.list_index:
-            continue
-        lv = {f: to_jsonable(getattr(lt, f)) for f in _list_trace_fields() if f != "primary_records"}
-        a, b = sel.primary or (0, len(lt.primary_records))
-        a, b = max(a, 0), min(b, len(lt.primary_records))
-        indices = list(range(a, b))
-        if sel.program is not None:
-            programs = _record_programs(lt.primary_records)
-            indices = [i for i in indices if programs[i] == sel.program]
-        keep = indices if not sel.limit else indices[: sel.limit]
-        lv["primary_records"] = [to_jsonable(lt.primary_records[i]) for i in keep]
-        if len(indices) > len(keep):
-            left_records[lt.index] = len(indices) - len(keep)
-        out["lists"].append(lv)
-    out["executions"] = [to_jsonable(trace.executions[int(i)]) for i in shown]
-    for name in ("end_of_call_reset", "findings", "findings_suppressed", "stopped_reason", "limits",
-                 "graphics_lists", "validator_invocations"):
-        out[name] = to_jsonable(getattr(trace, name))
-    out["left_out"] = {"executions": int(len(chosen) - len(shown)), "primary_records": left_records}
-    out["summary"] = trace_summary(trace, table)
-    return out
-
-
-def _list_trace_fields() -> list[str]:
+    """The :meth:`Trace.to_dict` shape of the part of ``trace`` that ``sel`` selects, plus ``left_out`` (what the
+    selection matched but ``limit`` left out: executions, primary records per list, secondary records, findings)
+    and ``summary`` (:func:`trace_summary` of the whole trace).  One pass over the trace's columns in chunks; only
+    what is shown is made into objects."""
     import dataclasses
 
+    from d3d12wl.executor.columnar import execution_runs
+    from d3d12wl.executor.selection import Budget, LeftOut
     from d3d12wl.executor.trace import ListTrace
+    from d3d12wl.serialize import to_jsonable
 
-    return [f.name for f in dataclasses.fields(ListTrace)]
+    left = LeftOut()
+    summary = _Summary()
+    shown: list[Any] = []
+    executions, primaries, secondaries = Budget(sel.limit), Budget(sel.limit), Budget(sel.limit)
+    for run in execution_runs(trace.executions):
+        summary.add(run)
+        rows = sel.run_rows(run)
+        take = executions.take(len(rows))
+        left.executions += len(rows) - take
+        shown += [run.execution(int(r)) for r in rows[:take]]
+    out: dict[str, Any] = {"call": trace.call, "call_args": to_jsonable(trace.call_args), "lists": []}
+    fields = [f.name for f in dataclasses.fields(ListTrace)]
+    for lt in trace.lists:
+        if not sel.takes_list(lt.index):
+            continue
+        lv = {f: to_jsonable(getattr(lt, f)) for f in fields if f != "primary_records"}
+        records = lt.primary_records
+        a, b = sel.primary or (0, len(records))
+        a, b = max(a, 0), min(b, len(records))
+        keep: list[int] = []
+        matched = 0
+        for lo in range(a, b, 1 << 16):
+            hi = min(b, lo + (1 << 16))
+            hits = (lo + np.flatnonzero(sel.records(records, lo, hi))).tolist()
+            matched += len(hits)
+            keep += hits[:primaries.take(len(hits))]
+        if matched > len(keep):
+            left.primary_records[lt.index] = matched - len(keep)
+        lv["primary_records"] = [_record_dict(records[i], secondaries, left) for i in keep]
+        out["lists"].append(lv)
+    out["executions"] = [to_jsonable(e) for e in shown]
+    out["findings"] = to_jsonable(shown_findings(trace, sel, left))
+    for name in ("end_of_call_reset", "findings_suppressed", "stopped_reason", "limits", "graphics_lists",
+                 "validator_invocations"):
+        out[name] = to_jsonable(getattr(trace, name))
+    out["left_out"] = left.to_dict()
+    out["summary"] = summary.result(trace)
+    return out
 
 
-def trace_summary(trace: Trace, table: Any = None) -> dict[str, Any]:
+def shown_findings(trace: Trace, sel: Selection, left: Any = None) -> list[Any]:
+    """The findings ``sel`` shows (only those are made), counting the rest in ``left`` (a LeftOut)."""
+    from d3d12wl.executor.rows import FindingChunk, finding_chunks
+    from d3d12wl.executor.selection import LeftOut
+
+    left = LeftOut() if left is None else left
+    budget = Budget(sel.limit)
+    shown: list[Any] = []
+    for chunk in finding_chunks(trace.findings, sel.finding_rows):
+        take = budget.take(len(chunk))
+        left.findings += len(chunk) - take
+        shown += [chunk.finding(r) for r in range(take)] if isinstance(chunk, FindingChunk) else chunk[:take]
+    return shown
+
+
+def _record_dict(prt: Any, secondaries: Budget, left: Any) -> dict[str, Any]:
+    """A primary record's ``to_dict`` shape with the secondary records ``secondaries`` still shows (only those are
+    made), counting the rest in ``left``."""
+    import dataclasses
+
+    from d3d12wl.serialize import to_jsonable
+
+    out = {f.name: to_jsonable(getattr(prt, f.name)) for f in dataclasses.fields(prt)
+           if f.name != "secondary_records"}
+    n = len(prt.secondary_records)
+    shown = secondaries.take(n)
+    left.secondary_records += n - shown
+    out["secondary_records"] = to_jsonable(prt.secondary_records[:shown])
+    ordered = {k: out[k] for k in (f.name for f in dataclasses.fields(prt))}
+    if n > shown:
+        ordered["secondary_records_left_out"] = n - shown
+    return ordered
+
+
+class _Summary:
+    """:func:`trace_summary`, accumulated run by run of the trace's columns."""
+
+    def __init__(self) -> None:
+        self.programs: dict[str, list[int]] = {}
+
+    def add(self, run: Any) -> None:
+        from d3d12wl.executor.output import _object_table
+
+        table = run.table if run.table is not None else _object_table(run)
+        cols, names = table.columns, table.names
+        n = len(table)
+
+        def member(name: str) -> Any:
+            col = cols.get(f"trigger.{name}")
+            if col is None:
+                return np.zeros(n, dtype=np.int64)
+            return np.where(table.is_absent(f"trigger.{name}"), 0, col)
+
+        triggers = np.array([*names["trigger"], ""], dtype=object)[cols["trigger"]] if n else np.zeros(0)
+        instances = member("InstanceCount")
+        vertices = np.where(triggers == "DRAW", member("VertexCountPerInstance") * instances, 0)
+        indices = np.where(triggers == "DRAW_INDEXED", member("IndexCountPerInstance") * instances, 0)
+        groups = member("ThreadGroupCountX") * member("ThreadGroupCountY") * member("ThreadGroupCountZ")
+        codes = cols["program"]
+        for code in np.unique(codes).tolist():
+            m = codes == code
+            name = names["program"][code] if code >= 0 else "-"
+            acc = self.programs.setdefault(name, [0, 0, 0, 0, 0])
+            for i, v in enumerate((int(m.sum()), int(vertices[m].sum()), int(indices[m].sum()),
+                                   int(instances[m].sum()), int(groups[m].sum()))):
+                acc[i] += v
+
+    def result(self, trace: Trace) -> dict[str, Any]:
+        by_kind: dict[str, int] = {}
+        for (_, kind), n in trace.finding_counts().items():
+            by_kind[kind] = by_kind.get(kind, 0) + n
+        programs = [{"program": p, "executions": a[0], "vertices": a[1], "indices": a[2], "instances": a[3],
+                     "groups": a[4]} for p, a in sorted(self.programs.items(), key=lambda kv: (kv[0] != "-", kv[0]))]
+        return {"executions": len(trace.executions), "programs": programs, "findings_by_kind": by_kind,
+                "findings_suppressed": trace.findings_suppressed}
+
+
+def trace_summary(trace: Trace) -> dict[str, Any]:
     """Per program (``-`` for ExecuteIndirect and raytracing-class executions without one): executions and the
     totals of vertices (DRAW), indices (DRAW_INDEXED), instances and thread groups (DISPATCH, DISPATCH_MESH,
-    FIXED_DISPATCH); findings by kind."""
-    import numpy as np
+    FIXED_DISPATCH); findings by kind.  Computed chunk by chunk from the trace's columns."""
+    from d3d12wl.executor.columnar import execution_runs
 
-    from d3d12wl.executor.columnar import execution_columns
-
-    table = table if table is not None else execution_columns(trace.executions)
-    cols, names = table.columns, table.names
-
-    def member(name: str) -> Any:
-        col = cols.get(f"trigger.{name}")
-        return np.zeros(len(table), dtype=np.int64) if col is None else np.where(col >= 0, col, 0)
-
-    trigger = np.array([*names["trigger"], ""], dtype=object)[cols["trigger"]] if len(table) else np.zeros(0)
-    instances = member("InstanceCount")
-    vertices = np.where(trigger == "DRAW", member("VertexCountPerInstance") * instances, 0)
-    indices = np.where(trigger == "DRAW_INDEXED", member("IndexCountPerInstance") * instances, 0)
-    groups = member("ThreadGroupCountX") * member("ThreadGroupCountY") * member("ThreadGroupCountZ")
-    programs = []
-    codes = cols["program"]
-    for code in sorted(set(codes.tolist())):
-        m = codes == code
-        programs.append({"program": names["program"][code] if code >= 0 else "-", "executions": int(m.sum()),
-                         "vertices": int(vertices[m].sum()), "indices": int(indices[m].sum()),
-                         "instances": int(instances[m].sum()), "groups": int(groups[m].sum())})
-    by_kind: dict[str, int] = {}
-    for f in trace.findings:
-        by_kind[f.kind] = by_kind.get(f.kind, 0) + 1
-    return {"executions": len(table), "programs": programs, "findings_by_kind": by_kind,
-            "findings_suppressed": trace.findings_suppressed}
+    summary = _Summary()
+    for run in execution_runs(trace.executions):
+        summary.add(run)
+    return summary.result(trace)
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:

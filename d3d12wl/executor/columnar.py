@@ -25,9 +25,10 @@ reference walk.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,7 @@ from d3d12wl.executor.execute_indirect import CommandPlan, build_command, run_ex
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
 from d3d12wl.executor.trace import (
     Execution,
+    Finding,
     Limits,
     PrimaryRecordTrace,
     ProgramTableSlotTrace,
@@ -95,6 +97,7 @@ def _regions(ctx: ExecContext) -> _Regions:
     return regions
 
 
+@cache
 def _packed_dtype(layout: RecordLayout) -> np.dtype:
     """The layout's structured dtype (:func:`record_dtype`) narrowed to the bytes a record uses (``size``)."""
     dt = record_dtype(layout)
@@ -180,6 +183,9 @@ class _ListWalk:
         self.regions = _regions(run.ctx)
         self.groups: list[_Group] = []
         self._group_of: dict[int, int] = {}  # ProgramTableIndex -> index in groups, -1 flagged
+        #: per flagged ProgramTableIndex: what the reference did with its last record (_Skip), or the learned
+        #: skip every later record of that index gets in columns
+        self._skips: dict[int, _SkipState] = {}
 
     # -- one slot, checked as the reference checks one record ---------------------------------------------------
 
@@ -284,9 +290,12 @@ class _ListWalk:
                 walk_primary_record(self.run, i, n, self.start, self.stride)  # raises the limit
                 return
             end = min(n, i + CHUNK, limits.max_primary_records)
+            self._copied: list[tuple[int, int]] = []
             more = self._chunk(i, end)
             if on_chunk is not None:
                 on_chunk()
+            for va, size in self._copied:  # the chunk's records are copies now: the input's pages may go
+                self.ctx.memory.release(va, size)
             if not more:
                 return
             i = end
@@ -311,13 +320,26 @@ class _ListWalk:
             ridx = self.regions.locate(vas, 4)
             head = ridx >= 0
             pti = self.regions.gather(ridx[head], vas[head], 4).view("<u4").reshape(-1)
+        slot_bad = np.zeros(m, dtype=bool)  # records whose ProgramTableIndex selects a slot the reference reports
+        pt_of = np.full(m, -1, dtype=np.int64)
         if len(pti):
             uniq, inv = np.unique(pti, return_inverse=True)
             table = np.array([self.group_index(int(t)) for t in uniq], dtype=np.int64)
             gid[head] = table[inv.reshape(-1)]
+            slot_bad[head] = gid[head] < 0
+            pt_of[head] = pti
         chunk = _Chunk(self, i0, va0, stride, vas, gid)
         for g in np.unique(gid[gid >= 0]):
             chunk.load_group(int(g))
+        self._copied.append((va0, m * stride))
+        for g, part in chunk.parts.items():
+            group = self.groups[g]
+            if part.ns is not None and part.base is not None and len(part.ns) and group.hybrid:
+                some = part.ns > 0
+                if some.any():
+                    lo = int(part.base[some].min())
+                    hi = int((part.base[some] + part.ns[some].astype(np.uint64) * np.uint64(group.sstride)).max())
+                    self._copied.append((lo, hi - lo + group.ssize))
         for g in np.unique(chunk.gid[chunk.gid >= 0]).tolist():
             group = self.groups[g]
             if group.first_to_reference:  # the reference reports it at the slot's first record, once
@@ -325,14 +347,243 @@ class _ListWalk:
                 chunk.gid[int(np.flatnonzero(chunk.gid == g)[0])] = -1
         clean = chunk.gid >= 0
         flagged = np.flatnonzero(~clean)
-        pos = 0
-        for f in [*flagged.tolist(), m]:
+        nf = len(flagged)
+        pos = k = 0
+        while True:
+            f = int(flagged[k]) if k < nf else m
             if pos < f and not chunk.emit(pos, f):
                 return False
-            if f < m and not self._reference(i0 + f):
+            if f == m:
+                return True
+            end = f  # a run of adjacent flagged records whose slots' skips are learned: in columns
+            while stride and end < m and k + end - f < nf and flagged[k + end - f] == end and slot_bad[end] and \
+                    self._learned(int(pt_of[end])):
+                end += 1
+            if end > f:
+                done = self._skipped_run(i0, f, end, vas, pt_of)
+                k, pos = k + done, f + done
+                if done == end - f:
+                    continue
+                f = pos  # the record limit was reached: the reference reports it at this record
+            if stride and slot_bad[f]:
+                ok = self._observed(i0 + f, int(pt_of[f]), int(vas[f]))
+            else:
+                ok = self._reference(i0 + f)
+            if not ok:
                 return False
-            pos = f + 1
-        return True
+            k, pos = k + 1, f + 1
+
+    # -- records of flagged slots in columns --------------------------------------------------------------------
+
+    def _learned(self, pt: int) -> bool:
+        state = self._skips.get(pt)
+        return state is not None and state.learned is not None
+
+    def _observed(self, i: int, pt: int, va: int) -> bool:
+        """Record ``i`` (of a flagged slot ``pt``) by the reference walk, watching what it did: two records of the
+        same slot that the reference treats alike (the same findings and record but for the record's index and
+        VA, no execution, the walk going on) teach the skip that every later record of that slot then gets in
+        columns (:meth:`_skipped_run`)."""
+        ctx, run = self.ctx, self.run
+        trace = ctx.trace
+        before = (len(trace.findings), trace.findings_suppressed, len(run.trace.primary_records),
+                  len(trace.executions), ctx.records_walked, ctx.records_repeated, run.trace.stopped)
+        ok = self._reference(i)
+        state = self._skips.setdefault(pt, _SkipState())
+        if state.learned is not None or state.attempts >= _SKIP_ATTEMPTS:
+            return ok
+        state.attempts += 1
+        after = (len(trace.findings), trace.findings_suppressed, len(run.trace.primary_records),
+                 len(trace.executions), ctx.records_walked, ctx.records_repeated, run.trace.stopped)
+        plain = ok and after[1] == before[1] and after[2] == before[2] + 1 and after[3:] == (
+            before[3], before[4] + 1, before[5], before[6])
+        seen = _Observed(i, va, list(trace.findings[before[0]:]), run.trace.primary_records[-1]) if plain else None
+        if seen is not None and state.last is not None:
+            state.learned = _Skip.learn(state.last, seen)
+        state.last = seen
+        return ok
+
+    def _skipped_run(self, i0: int, a: int, b: int, vas: np.ndarray, pt_of: np.ndarray) -> int:
+        """Records ``a .. b - 1`` of the chunk (each of a slot whose skip is learned) in columns, as far as the
+        record limit lets them go; returns how many."""
+        ctx, run = self.ctx, self.run
+        n = min(b - a, max(ctx.limits.max_records - ctx.records_walked, 0))
+        if n <= 0:
+            return 0
+        pts = pt_of[a:a + n]
+        index = np.arange(i0 + a, i0 + a + n, dtype=np.int64)
+        va = vas[a:a + n]
+        for lo, hi, pt in _runs_of(pts):
+            skip = self._skips[pt].learned
+            assert skip is not None
+            run.trace.primary_records.add_batch(_SkippedRecords(skip, index[lo:hi], va[lo:hi]))
+            rows = skip.findings * (hi - lo)
+            room = max(ctx.limits.max_findings - len(ctx.trace.findings), 0)
+            kept = min(rows, room)
+            if kept:
+                ctx.trace.findings.add_batch(_FindingRows(skip, index[lo:hi], va[lo:hi], kept))
+            ctx.trace.findings_suppressed += rows - kept
+        ctx.records_walked += n
+        return n
+
+
+#: records of one flagged slot the reference walks to learn its skip, at most
+_SKIP_ATTEMPTS = 4
+
+
+def _runs_of(values: np.ndarray) -> list[tuple[int, int, int]]:
+    """(start, stop, value) of every run of equal values."""
+    if not len(values):
+        return []
+    cuts = np.flatnonzero(values[1:] != values[:-1]) + 1
+    starts = [0, *cuts.tolist()]
+    stops = [*cuts.tolist(), len(values)]
+    return [(a, b, int(values[a])) for a, b in zip(starts, stops, strict=True)]
+
+
+@dataclass
+class _Observed:
+    """What the reference did with record ``index`` at ``va`` of a flagged slot: the findings it reported and the
+    record it listed."""
+
+    index: int
+    va: int
+    findings: list[Finding]
+    record: PrimaryRecordTrace
+
+
+@dataclass
+class _Skip:
+    """What the reference does with every record of a flagged slot, learned from two of them: its findings, each
+    with the VA at ``offset`` from the record's (``relative``) or at an address of its own, and the record it lists
+    (the same but for its index and VA)."""
+
+    kinds: list[tuple[str, str, str, str, int | None, int | None, bool]]
+    record: PrimaryRecordTrace
+
+    @property
+    def findings(self) -> int:
+        return len(self.kinds)
+
+    @staticmethod
+    def learn(a: _Observed, b: _Observed) -> _Skip | None:
+        """The skip both records had, or None when they differ in anything but their index and VA."""
+        if len(a.findings) != len(b.findings):
+            return None
+        kinds = []
+        for fa, fb in zip(a.findings, b.findings, strict=True):
+            same = (fa.kind, fa.rule, fa.message, fa.severity, fa.list_index) == (
+                fb.kind, fb.rule, fb.message, fb.severity, fb.list_index)
+            if not same or (fa.primary_index, fb.primary_index) != (a.index, b.index) or any(
+                    x is not None for x in (fa.secondary_index, fb.secondary_index, fa.command_index,
+                                            fb.command_index)):
+                return None
+            if fa.va is None or fb.va is None:
+                if fa.va is not fb.va:
+                    return None
+                at, relative = None, False
+            elif fa.va - a.va == fb.va - b.va:
+                at, relative = fa.va - a.va, True
+            elif fa.va == fb.va:
+                at, relative = fa.va, False
+            else:
+                return None
+            kinds.append((fa.kind, fa.rule, fa.message, fa.severity, fa.list_index, at, relative))
+        ra, rb = a.record, b.record
+        if (ra.index, ra.va, rb.index, rb.va) != (a.index, a.va, b.index, b.va) or len(ra.secondary_records) or \
+                len(rb.secondary_records) or len(ra.executions) or len(rb.executions):
+            return None
+        if (ra.fields, ra.pcs, ra.record_kind, ra.header, ra.program_table, ra.skipped) != (
+                rb.fields, rb.pcs, rb.record_kind, rb.header, rb.program_table, rb.skipped):
+            return None
+        return _Skip(kinds, ra)
+
+    def finding(self, j: int, index: int, va: int) -> Finding:
+        kind, rule, message, severity, list_index, at, relative = self.kinds[j]
+        return Finding(kind, rule, message, severity, list_index, index, None, None,
+                       None if at is None else va + at if relative else at)
+
+
+@dataclass
+class _SkipState:
+    last: _Observed | None = None
+    learned: _Skip | None = None
+    attempts: int = 0
+
+
+class _SkippedRecords:
+    """Records of a flagged slot that the reference would list and skip alike, as a
+    :class:`~d3d12wl.executor.trace.Batch` of PrimaryRecordTrace."""
+
+    def __init__(self, skip: _Skip, index: np.ndarray, va: np.ndarray) -> None:
+        self.skip, self.index, self.va = skip, index, va
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @property
+    def nbytes(self) -> int:
+        return self.index.nbytes + self.va.nbytes
+
+    def programs(self, a: int, b: int) -> list[str | None]:
+        """The program records ``a .. b - 1`` selected (the same for all: none determined, or the slot's)."""
+        slot = self.skip.record.program_table
+        return [slot.program if slot is not None else None] * (b - a)
+
+    def item(self, i: int) -> PrimaryRecordTrace:
+        r = self.skip.record
+        return PrimaryRecordTrace(int(self.index[i]), int(self.va[i]), copy.deepcopy(r.fields), pcs=r.pcs,
+                                  record_kind=r.record_kind, header=r.header, program_table=r.program_table,
+                                  skipped=r.skipped)
+
+    def items(self, start: int, stop: int) -> Iterator[PrimaryRecordTrace]:
+        for i in range(start, stop):
+            yield self.item(i)
+
+
+class _FindingRows:
+    """The findings of records skipped alike (:class:`_SkippedRecords`), ``skip.findings`` per record in order,
+    the first ``count``, as a :class:`~d3d12wl.executor.trace.Batch` of Finding."""
+
+    def __init__(self, skip: _Skip, index: np.ndarray, va: np.ndarray, count: int) -> None:
+        self.skip, self.index, self.va, self.count = skip, index, va, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def item(self, i: int) -> Finding:
+        r, j = divmod(i, self.skip.findings)
+        return self.skip.finding(j, int(self.index[r]), int(self.va[r]))
+
+    def items(self, start: int, stop: int) -> Iterator[Finding]:
+        for i in range(start, stop):
+            yield self.item(i)
+
+    def templates(self) -> list[Finding]:
+        """Per finding of a record, the finding every record has but for ``primary_index`` and ``va`` (which
+        :meth:`columns` give)."""
+        return [self.skip.finding(j, 0, 0) for j in range(self.skip.findings)]
+
+    def columns(self, a: int, b: int) -> dict[str, np.ndarray]:
+        """Findings ``a .. b - 1`` as columns: ``template`` (an index into :meth:`templates`), ``primary_index``,
+        ``va`` and ``va.absent``."""
+        k = np.arange(a, b, dtype=np.int64)
+        r, j = np.divmod(k, self.skip.findings)
+        at = np.array([0 if x[5] is None else x[5] for x in self.skip.kinds], dtype=np.uint64)
+        relative = np.array([x[6] for x in self.skip.kinds], dtype=bool)
+        none = np.array([x[5] is None for x in self.skip.kinds], dtype=bool)
+        va = np.where(relative[j], self.va[r].astype(np.uint64) + at[j], at[j])
+        return {"template": j, "primary_index": self.index[r], "va": np.where(none[j], 0, va).astype(np.uint64),
+                "va.absent": none[j]}
+
+    def finding_counts(self) -> dict[tuple[str, str], int]:
+        """(severity, kind) -> how many of these findings, without making them."""
+        out: dict[tuple[str, str], int] = {}
+        per, extra = divmod(self.count, self.skip.findings)
+        for j, k in enumerate(self.skip.kinds):
+            key = (k[3], k[0])
+            out[key] = out.get(key, 0) + per + (1 if j < extra else 0)
+        return out
 
 
 @dataclass
@@ -635,8 +886,19 @@ class WorkListBatch:
 
     def execution_records(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
         """Executions ``a .. b - 1`` of the batch: their numbers in the batch and their primary records."""
+        hit = self._cache.get("records")
+        if hit is not None and hit[0] == (a, b):
+            return hit[1]
         k = np.arange(a, b, dtype=np.int64)
-        return k, np.searchsorted(self.exec_off, k, side="right") - 1
+        if b <= a:
+            rec = np.zeros(0, dtype=np.int64)
+        else:
+            r0 = int(np.searchsorted(self.exec_off, a, side="right")) - 1
+            r1 = int(np.searchsorted(self.exec_off, b - 1, side="right")) - 1
+            counts = np.diff(np.clip(self.exec_off[r0:r1 + 2], a, b))
+            rec = np.repeat(np.arange(r0, r1 + 1, dtype=np.int64), counts)
+        self._cache["records"] = ((a, b), (k, rec))
+        return k, rec
 
     def columns(self, a: int = 0, b: int | None = None) -> dict[str, np.ndarray]:
         """Per execution ``a .. b - 1`` (default: all): list, primary and secondary index (-1: none), invocation,
@@ -779,6 +1041,11 @@ class _Records:
     def __init__(self, batch: WorkListBatch) -> None:
         self.batch = batch
 
+    def programs(self, a: int, b: int) -> list[str | None]:
+        """The program each of records ``a .. b - 1`` selected."""
+        names = [g.program.name for g in self.batch.walk.groups]
+        return [names[int(g)] for g in self.batch.gid[a:b]]
+
     def __len__(self) -> int:
         return len(self.batch.primary_index)
 
@@ -909,29 +1176,47 @@ def walk_commands_columnar(plan: CommandPlan, on_chunk: ChunkDone | None = None)
 # The trace as a table
 # --------------------------------------------------------------------------------------------------------------
 
-#: per-execution integer columns of :func:`execution_columns` (-1 / 0 where an execution has no such value)
+#: per-execution integer columns of :func:`execution_columns` (int64; -1 where absent, and ``absent`` says so)
 INDEX_COLUMNS = ("index", "list_index", "signature_index", "primary_index", "secondary_index", "command_index",
                  "invocation", "counter")
+#: the VA of each execution's records (uint64; 0 where absent)
 VA_COLUMNS = ("primary_va", "secondary_va", "program_table_slot_va", "command_va")
-#: categorical columns: an int32 code per execution into ``ExecutionColumns.names[column]`` (-1: none)
-NAME_COLUMNS = ("program", "pcs", "trigger")
+#: the ``Execution.record_va`` key of each of :data:`VA_COLUMNS`
+RECORD_VA_KEYS = dict(zip(VA_COLUMNS, ("primary", "secondary", "program_table_slot", "command"), strict=True))
+#: categorical columns: an int32 code per execution into ``ExecutionColumns.names[column]`` (-1: absent)
+NAME_COLUMNS = ("executable_class", "program", "pcs", "trigger")
+#: the name table every ``.source`` column's codes index (ValueSource kinds)
+SOURCE_NAMES = "source"
+#: a trigger member's column is ``trigger.<member>`` (int64), in struct order, trigger types by enum value
+TRIGGER_PREFIX = "trigger."
 
 
 @dataclass
 class ExecutionColumns:
-    """A trace's executions as a struct of numpy arrays (all of one length): :data:`INDEX_COLUMNS` (int64, -1 for
-    none), :data:`VA_COLUMNS` (uint64, 0 for none), :data:`NAME_COLUMNS` (int32 codes into ``names``),
-    ``trigger.<member>`` (int64) for every member of every trigger payload (-1 where the execution's trigger has
-    no such member) and every resolved root argument (:data:`ROOT_PREFIX`): ``root.G1`` / ``root.L0`` (the VA or
-    descriptor handle, uint64) with ``.source`` (the ValueSource kind, a code into ``names["source"]``) and ``.va``
-    (the byte it was read from), or ``root.G0[3]`` per DWORD of a constants slot (int64, -1: not set; the
-    DWORDs' sources are in the Execution objects only); every IA binding (:data:`IA_PREFIX`)."""
+    """A trace's executions as a struct of numpy arrays (all of one length), in this order: :data:`INDEX_COLUMNS`
+    (int64), :data:`VA_COLUMNS` (uint64), :data:`NAME_COLUMNS` (int32 codes into ``names``), ``trigger.<member>``
+    (int64) for every member of every trigger payload in struct order, every resolved root argument
+    (:data:`ROOT_PREFIX`: ``root.G1`` / ``root.L0``, the VA or descriptor handle, uint64, with ``.source``, the
+    ValueSource kind as a code into ``names["source"]``, and ``.va``, the byte it was read from; or ``root.G0[3]``
+    per DWORD of a constants slot, int64; the DWORDs' sources are in the Execution objects only) and every IA
+    binding (:data:`IA_PREFIX`: ``ia.vb<slot>.<member>`` by slot, then ``ia.ib.<member>``, members in struct
+    order, with ``.source`` and ``.va``).
+
+    ``absent[name]`` (only for a column some row lacks) is True where the execution has no such value (no
+    secondary record, no incrementing constant, a root parameter nothing set, another trigger type's member, ...);
+    the column holds -1 (0 for uint64 columns) there, which is never to be read as a value."""
 
     columns: dict[str, np.ndarray]
     names: dict[str, list[str]]
+    absent: dict[str, np.ndarray] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.columns["index"])
+
+    def is_absent(self, name: str) -> np.ndarray:
+        """Per row, whether column ``name`` has no value there (all False for a column no row lacks)."""
+        got = self.absent.get(name)
+        return np.zeros(len(self), dtype=bool) if got is None else got
 
 
 class _Codes:
@@ -940,7 +1225,7 @@ class _Codes:
         self._of: dict[str, int] = {}
 
     def code(self, name: str | None) -> int:
-        if name is None:
+        if name is None or name == "":
             return -1
         got = self._of.get(name)
         if got is None:
@@ -949,41 +1234,106 @@ class _Codes:
         return got
 
 
+@dataclass
+class _Part:
+    """The columns of one run of executions (one segment's slice) and, per column, where its rows are absent (a
+    column of a part is present in every row unless ``absent`` says otherwise); ``triggers``: trigger type ->
+    its members in struct order."""
+
+    n: int
+    cols: dict[str, np.ndarray] = field(default_factory=dict)
+    absent: dict[str, np.ndarray] = field(default_factory=dict)
+    triggers: dict[str, list[str]] = field(default_factory=dict)
+
+    def put(self, name: str, rows: np.ndarray | slice | int, values: Any, dtype: np.dtype,
+            absent: bool | np.ndarray = False) -> None:
+        """Column ``name`` at ``rows``: ``values``; rows of the part no put reaches are absent."""
+        col = self.cols.get(name)
+        if col is None:
+            col = self.cols[name] = np.full(self.n, 0 if dtype.kind == "u" else -1, dtype=dtype)
+            self.absent[name] = np.ones(self.n, dtype=bool)
+        col[rows] = values
+        self.absent[name][rows] = absent
+
+
+def _dtype_of(name: str) -> np.dtype:
+    if name in VA_COLUMNS:
+        return np.dtype(np.uint64)
+    if name in NAME_COLUMNS or name.endswith(".source"):
+        return np.dtype(np.int32)
+    if name.startswith((ROOT_PREFIX, IA_PREFIX)):
+        return _root_dtype(name)
+    return np.dtype(np.int64)
+
+
+def _key_order(parts: list[_Part]) -> list[str]:
+    """The table's columns in their documented order (see :class:`ExecutionColumns`)."""
+    from d3d12wl import abi
+
+    keys = [*INDEX_COLUMNS, *VA_COLUMNS, *NAME_COLUMNS]
+    types: dict[str, list[str]] = {}
+    for p in parts:
+        for t, members in p.triggers.items():
+            types.setdefault(t, members)
+    seen: set[str] = set()
+
+    def enum_order(t: str) -> tuple[int, str]:
+        try:
+            return abi.enum_value("D3D12_INDIRECT_ARGUMENT_TYPE", t), t
+        except Exception:  # noqa: BLE001 - a trigger type the headers do not name: after the named ones
+            return 1 << 32, t
+
+    for t in sorted(types, key=enum_order):
+        for m in types[t]:
+            if m not in seen and any(f"{TRIGGER_PREFIX}{m}" in p.cols for p in parts):
+                seen.add(m)
+                keys.append(f"{TRIGGER_PREFIX}{m}")
+    keys += sorted({k for p in parts for k in p.cols if k.startswith(ROOT_PREFIX)}, key=_root_order)
+    ia: dict[str, int] = {}
+    for p in parts:
+        for k in p.cols:
+            if k.startswith(IA_PREFIX):
+                ia.setdefault(k, len(ia))
+    keys += sorted(ia, key=lambda k: (_ia_slot_order(k), k.endswith(".source") + 2 * k.endswith(".va"), ia[k]))
+    return keys
+
+
 def execution_columns(executions: Any, start: int = 0, stop: int | None = None) -> ExecutionColumns:
     """Executions ``start .. stop - 1`` of ``executions`` (a trace's :class:`~d3d12wl.executor.trace.LazyList`)
     as columns, built from each batch's arrays (objects only for executions the reference walk made)."""
     stop = len(executions) if stop is None else min(stop, len(executions))
-    codes = {name: _Codes() for name in (*NAME_COLUMNS, "source")}
-    parts: list[dict[str, np.ndarray]] = []
+    codes = {name: _Codes() for name in (*NAME_COLUMNS, SOURCE_NAMES)}
+    parts: list[_Part] = []
     pos = 0
     for seg in executions.segments:
         a, b = max(start - pos, 0), min(stop - pos, len(seg))
         if a < b:
-            if isinstance(seg, list):
-                parts.append(_object_columns(seg[a:b], codes))
-            elif isinstance(seg, _Executions):
-                parts.append(_worklist_columns(seg.batch, codes, a, b))
-            elif isinstance(seg, CommandBatch):
-                parts.append(_command_columns(seg, codes, a, b))
-            else:
-                parts.append(_object_columns(list(seg.items(a, b)), codes))
+            parts.append(_segment_columns(seg, codes, a, b))
         pos += len(seg)
         if pos >= stop:
             break
-    keys = [*INDEX_COLUMNS, *VA_COLUMNS, *NAME_COLUMNS]
-    keys += sorted({k for p in parts for k in p if k.startswith("trigger.")})
-    keys += sorted({k for p in parts for k in p if k.startswith(ROOT_PREFIX)}, key=_root_order)
-    keys += sorted({k for p in parts for k in p if k.startswith(IA_PREFIX)})
+    return _table(parts, codes)
+
+
+def _table(parts: list[_Part], codes: dict[str, _Codes]) -> ExecutionColumns:
     out: dict[str, np.ndarray] = {}
-    for k in keys:
-        if k.startswith((ROOT_PREFIX, IA_PREFIX)):
-            dtype = _root_dtype(k)
-        else:
-            dtype = np.dtype(np.uint64) if k in VA_COLUMNS else np.dtype(np.int32) if k in NAME_COLUMNS \
-                else np.dtype(np.int64)
+    absent: dict[str, np.ndarray] = {}
+    for k in _key_order(parts):
+        dtype = _dtype_of(k)
         fill = 0 if dtype.kind == "u" else -1
-        out[k] = np.concatenate([p[k].astype(dtype) if k in p else np.full(len(p["index"]), fill, dtype=dtype)
-                                 for p in parts]) if parts else np.zeros(0, dtype=dtype)
+        if not parts:
+            out[k] = np.zeros(0, dtype=dtype)
+            continue
+        if len(parts) == 1 and k in parts[0].cols:
+            out[k] = parts[0].cols[k].astype(dtype, copy=False)
+            gone = parts[0].absent.get(k, np.zeros(parts[0].n, dtype=bool))
+        else:
+            out[k] = np.concatenate([p.cols[k].astype(dtype, copy=False) if k in p.cols
+                                     else np.full(p.n, fill, dtype=dtype) for p in parts])
+            gone = np.concatenate([p.absent.get(k, np.zeros(p.n, dtype=bool)) if k in p.cols
+                                   else np.ones(p.n, dtype=bool) for p in parts])
+        if gone.any():
+            absent[k] = gone
     names: dict[str, list[str]] = {}
     for name, c in codes.items():  # codes in name order, whatever order the segments met them in
         order = sorted(range(len(c.names)), key=c.names.__getitem__)
@@ -993,25 +1343,48 @@ def execution_columns(executions: Any, start: int = 0, stop: int | None = None) 
         for k in ([name] if name in NAME_COLUMNS else [k for k in out if k.endswith(".source")]):
             out[k] = remap[out[k]]
         names[name] = [c.names[i] for i in order]
-    return ExecutionColumns(out, names)
+    return ExecutionColumns(out, names, absent)
 
 
-def _object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
-    def ints(values: list[int | None]) -> np.ndarray:
-        return np.array([-1 if v is None else v for v in values], dtype=np.int64)
+def _segment_columns(seg: Any, codes: dict[str, _Codes], a: int, b: int) -> _Part:
+    if isinstance(seg, list):
+        return _object_columns(seg[a:b], codes)
+    if isinstance(seg, _Executions):
+        return _worklist_columns(seg.batch, codes, a, b)
+    if isinstance(seg, CommandBatch):
+        return _command_columns(seg, codes, a, b)
+    return _object_columns(list(seg.items(a, b)), codes)
 
-    cols = {name: ints([getattr(e, name) for e in execs]) for name in INDEX_COLUMNS}
-    for name, key in zip(VA_COLUMNS, ("primary", "secondary", "program_table_slot", "command"), strict=True):
-        cols[name] = np.array([e.record_va.get(key, 0) for e in execs], dtype=np.uint64)
-    cols["program"] = np.array([codes["program"].code(e.program) for e in execs], dtype=np.int32)
-    cols["pcs"] = np.array([codes["pcs"].code(e.pcs) for e in execs], dtype=np.int32)
-    cols["trigger"] = np.array([codes["trigger"].code(e.trigger.type) for e in execs], dtype=np.int32)
-    members = sorted({k for e in execs for k, v in e.trigger.fields.items() if isinstance(v, int)})
-    for m in members:
-        cols[f"trigger.{m}"] = ints([e.trigger.fields.get(m) for e in execs])
-    cols.update(_root_object_columns(execs, codes))
-    cols.update(_ia_object_columns(execs, codes))
-    return cols
+
+_I64, _U64, _I32 = np.dtype(np.int64), np.dtype(np.uint64), np.dtype(np.int32)
+
+
+def _object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> _Part:
+    part = _Part(len(execs))
+    every = slice(None)
+
+    def ints(name: str, values: list[int | None]) -> None:
+        dtype = _dtype_of(name)
+        fill = 0 if dtype.kind == "u" else -1
+        part.put(name, every, [fill if v is None else v for v in values], dtype,
+                 np.array([v is None for v in values], dtype=bool))
+
+    for name in INDEX_COLUMNS:
+        ints(name, [getattr(e, name) for e in execs])
+    for name, key in RECORD_VA_KEYS.items():
+        ints(name, [e.record_va.get(key) for e in execs])
+    for name in NAME_COLUMNS:
+        got = np.array([codes[name].code(e.trigger.type if name == "trigger" else getattr(e, name))
+                        for e in execs], dtype=np.int32)
+        part.put(name, every, got, _I32, got < 0)
+    for i, e in enumerate(execs):
+        members = [k for k, v in e.trigger.fields.items() if isinstance(v, int)]
+        part.triggers.setdefault(e.trigger.type, members)
+        for m in members:
+            part.put(f"{TRIGGER_PREFIX}{m}", i, e.trigger.fields[m], _I64)
+        _root_object_row(part, i, e, codes)
+        _ia_object_row(part, i, e, codes)
+    return part
 
 
 def _payload(rows: np.ndarray, dtype: np.dtype, field_name: str) -> dict[str, np.ndarray]:
@@ -1023,90 +1396,171 @@ def _payload(rows: np.ndarray, dtype: np.dtype, field_name: str) -> dict[str, np
     return {n: values[n] for n in names if values[n].dtype.kind in "iu" and values[n].ndim == 1}
 
 
-def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b: int) -> dict[str, np.ndarray]:
+def _put_all(part: _Part, m: np.ndarray, got: _Part) -> None:
+    """``got`` (the columns of the rows ``m`` selects) into ``part``."""
+    for k, v in got.cols.items():
+        part.put(k, m, v, v.dtype, got.absent.get(k, False))
+
+
+class _GroupColumns:
+    """The columns of one group of executions (rows ``rows`` of a part): per column a scalar (the same for every
+    row) or an array over the group's rows, and whether it is absent (a bool or an array)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.values: dict[str, Any] = {}
+        self.absent: dict[str, Any] = {}
+
+    def put(self, name: str, value: Any, absent: Any = False) -> None:
+        self.values[name] = value
+        self.absent[name] = absent
+
+
+def _combine(part: _Part, which: np.ndarray, rows: list[np.ndarray], groups: list[_GroupColumns]) -> None:
+    """The groups' columns into ``part``: row r is of group ``which[r]`` (its row of that group's arrays is its
+    position in ``rows[which[r]]``).  A column a group lacks is absent in its rows."""
+    names: dict[str, None] = {}
+    for g in groups:
+        names.update(dict.fromkeys(g.values))
+    k = len(groups)
+    n = len(which)
+    for name in names:
+        dtype = _dtype_of(name)
+        fill = 0 if dtype.kind == "u" else -1
+        if k == 1 and name in groups[0].values:  # one group: its values are the column's
+            v, a = groups[0].values[name], groups[0].absent[name]
+            part.cols[name] = np.asarray(v, dtype=dtype) if np.ndim(v) else np.full(n, fill if v is None else v,
+                                                                                     dtype=dtype)
+            part.absent[name] = np.asarray(a, dtype=bool) if np.ndim(a) else np.full(n, bool(a))
+            continue
+        scalars = np.full(k, fill, dtype=dtype)
+        gone = np.ones(k, dtype=bool)
+        arrays: list[tuple[int, Any, Any]] = []
+        for i, g in enumerate(groups):
+            if name not in g.values:
+                continue
+            v, a = g.values[name], g.absent[name]
+            if np.ndim(v):
+                arrays.append((i, v, None))
+            else:
+                scalars[i] = fill if v is None else v
+            if np.ndim(a):
+                arrays.append((i, None, a))
+                gone[i] = False
+            else:
+                gone[i] = bool(a)
+        col = scalars[which] if (scalars != scalars[0]).any() else np.full(n, scalars[0], dtype=dtype)
+        absent = gone[which] if gone.any() and not gone.all() else np.full(n, bool(gone[0]))
+        for i, v, a in arrays:
+            if v is not None:
+                col[rows[i]] = v
+            if a is not None:
+                absent[rows[i]] = a
+        part.cols[name] = col
+        part.absent[name] = absent
+
+
+def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b: int) -> _Part:
     walk = batch.walk
-    cols = batch.columns(a, b)
     total = b - a
+    part = _Part(total)
+    cols = batch.columns(a, b)
     _, rec = batch.execution_records(a, b)
     gid = batch.gid[rec]
     j = cols["secondary_index"]
-    cols["signature_index"] = np.full(total, walk.sel.signature_index, dtype=np.int64)
-    cols["command_index"] = np.full(total, -1, dtype=np.int64)
-    cols["counter"] = np.full(total, -1, dtype=np.int64)
-    cols["program_table_slot_va"] = np.zeros(total, dtype=np.uint64)
-    for name in ("program", "pcs", "trigger"):
-        cols[name] = np.full(total, -1, dtype=np.int32)
-    for g, group in enumerate(walk.groups):
-        m = gid == g
-        if not m.any():
-            continue
-        first = batch.execution(a + int(np.flatnonzero(m)[0]))
-        cols["program"][m] = codes["program"].code(first.program)
-        cols["pcs"][m] = codes["pcs"].code(first.pcs)
-        cols["trigger"][m] = codes["trigger"].code(first.trigger.type)
-        cols["program_table_slot_va"][m] = group.table.va
+    present = np.flatnonzero(np.bincount(gid, minlength=len(walk.groups)))
+    slot = np.zeros(len(walk.groups), dtype=np.intp)
+    slot[present] = np.arange(len(present))
+    which = slot[gid]
+    rows = [np.flatnonzero(which == i) for i in range(len(present))] if len(present) > 1 else [np.arange(total)]
+    hybrid = j >= 0
+    for name in ("index", "list_index", "primary_index", "invocation", "primary_va"):  # the same in every group
+        part.cols[name] = cols[name]
+        part.absent[name] = np.zeros(total, dtype=bool)
+    for name in ("secondary_index", "secondary_va"):
+        part.cols[name] = cols[name]
+        part.absent[name] = ~hybrid
+    groups: list[_GroupColumns] = []
+    for i, g in enumerate(present.tolist()):
+        group = walk.groups[g]
+        m = rows[i]
+        count = len(m)
+        gc = _GroupColumns(count)
+        groups.append(gc)
+        first = batch.execution(a + int(m[0]))
+        gc.put("signature_index", walk.sel.signature_index)
+        gc.put("command_index", -1, True)
+        gc.put("counter", -1, True)
+        gc.put("program_table_slot_va", group.table.va)
+        gc.put("command_va", 0, True)
+        for name in NAME_COLUMNS:
+            code = codes[name].code(first.trigger.type if name == "trigger" else getattr(first, name))
+            gc.put(name, code, code < 0)
+        counter = np.full(count, -1, dtype=np.int64)
         if first.counter is not None:
-            cols["counter"][m] = j[m] if group.ic_reset else cols["invocation"][m]
-        src = first.trigger.source
-        f = group.layout.primary.arg_field(src.arg) if src is not None and src.arg is not None else None
-        payload: dict[str, np.ndarray] = {}
-        if src is not None and src.kind == "primary" and f is not None:
-            rows = batch.primary_rows[g][batch.group_row[rec[m]]]
-            payload = _payload(rows, group.pdtype, f.name)
-        elif src is not None and src.kind == "secondary" and src.arg is not None and group.layout.secondary:
-            sf = group.layout.secondary.arg_field(src.arg)
-            if sf is not None:
-                rows = batch.secondary_rows[g][batch.sec_off[rec[m]] + j[m]]
-                payload = _payload(rows, _packed_dtype(group.layout.secondary), sf.name)
-        else:  # static or program-table: the same for every execution of the group
-            payload = {k: np.full(int(m.sum()), v, dtype=np.int64)
-                       for k, v in first.trigger.fields.items() if isinstance(v, int)}
-        for k, v in payload.items():
-            col = cols.setdefault(f"trigger.{k}", np.full(total, -1, dtype=np.int64))
-            col[m] = v
+            counter = j[m] if group.ic_reset else cols["invocation"][m]
+            gc.put("counter", counter)
         rm = rec[m]
+        primary_va = cols["primary_va"][m]
         records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]] = {
-            "primary": (group.layout.primary, batch.primary_rows[g][batch.group_row[rm]], cols["primary_va"][m])}
-        system = {"PRIMARY_RECORD_POINTER": cols["primary_va"][m], "SECONDARY_RECORD_POINTER": cols["secondary_va"][m]}
+            "primary": (group.layout.primary, batch.primary_rows[g][batch.group_row[rm]], primary_va)}
+        system = {"PRIMARY_RECORD_POINTER": primary_va}
         if group.hybrid and group.layout.secondary is not None:
+            secondary_va = cols["secondary_va"][m]
             records["secondary"] = (group.layout.secondary, batch.secondary_rows[g][batch.sec_off[rm] + j[m]],
-                                    cols["secondary_va"][m])
+                                    secondary_va)
+            system["SECONDARY_RECORD_POINTER"] = secondary_va
             system["SECONDARY_LIST_POINTER"] = batch.secondary_base[g][batch.group_row[rm]]
-        got = _root_columns(first, int(m.sum()), _field_reader(records), system, cols["counter"][m], codes)
-        got.update(_ia_columns(first, int(m.sum()), records, codes))
-        for k, v in got.items():
-            col = cols.setdefault(k, np.full(total, 0 if _root_dtype(k).kind == "u" else -1, dtype=_root_dtype(k)))
-            col[m] = v
-    cols["command_va"] = np.zeros(total, dtype=np.uint64)
-    return cols
+        src = first.trigger.source
+        payload: dict[str, Any] = {}
+        hit = records.get(src.kind) if src is not None and src.arg is not None else None
+        f = hit[0].arg_field(src.arg) if hit is not None and src is not None and src.arg is not None else None
+        if hit is not None and f is not None:
+            payload = _payload(hit[1], _packed_dtype(hit[0]), f.name)
+        elif src is None or src.kind != "secondary":  # static or program-table: the same for the whole group
+            payload = {k: v for k, v in first.trigger.fields.items() if isinstance(v, int)}
+        part.triggers.setdefault(first.trigger.type, list(payload))
+        for k, v in payload.items():
+            gc.put(f"{TRIGGER_PREFIX}{k}", v)
+        _root_columns(gc, first, _field_reader(records), system, counter, codes)
+        _ia_columns(gc, first, records, codes)
+    _combine(part, which, rows, groups)
+    return part
 
 
-def _command_columns(batch: CommandBatch, codes: dict[str, _Codes], a: int, b: int) -> dict[str, np.ndarray]:
+def _command_columns(batch: CommandBatch, codes: dict[str, _Codes], a: int, b: int) -> _Part:
     n = b - a
+    part = _Part(n)
+    gc = _GroupColumns(n)
     cols = batch.columns(a, b)
-    for name in ("list_index", "signature_index", "primary_index", "secondary_index"):
-        cols[name] = np.full(n, -1, dtype=np.int64)
+    for name, v in cols.items():
+        gc.put(name, v)
     first = batch.item(a)
-    cols["counter"] = cols["command_index"] if first.counter is not None else np.full(n, -1, dtype=np.int64)
-    cols["program"] = np.full(n, -1, dtype=np.int32)
-    cols["pcs"] = np.full(n, -1, dtype=np.int32)
-    cols["trigger"] = np.full(n, codes["trigger"].code(first.trigger.type), dtype=np.int32)
+    counter = np.full(n, -1, dtype=np.int64)
+    if first.counter is not None:
+        counter = cols["command_index"]
+        gc.put("counter", counter)
+    for name in NAME_COLUMNS:
+        code = codes[name].code(first.trigger.type if name == "trigger" else getattr(first, name))
+        gc.put(name, code, code < 0)
     src = first.trigger.source
     f = batch.plan.layout.arg_field(src.arg) if src is not None and src.arg is not None else None
-    if f is not None:
-        for k, v in _payload(batch.rows[a:b], _packed_dtype(batch.plan.layout), f.name).items():
-            cols[f"trigger.{k}"] = v
+    payload = _payload(batch.rows[a:b], _packed_dtype(batch.plan.layout), f.name) if f is not None else {}
+    part.triggers.setdefault(first.trigger.type, list(payload))
+    for k, v in payload.items():
+        gc.put(f"{TRIGGER_PREFIX}{k}", v)
     records = {"command": (batch.plan.layout, batch.rows[a:b], cols["command_va"])}
-    cols.update(_root_columns(first, n, _field_reader(records), {}, cols["counter"], codes))
-    cols.update(_ia_columns(first, n, records, codes))
-    return cols
+    _root_columns(gc, first, _field_reader(records), {}, counter, codes)
+    _ia_columns(gc, first, records, codes)
+    _combine(part, np.zeros(n, dtype=np.intp), [np.arange(n)], [gc])
+    return part
 
 
 # -- root arguments as columns --------------------------------------------------------------------------------------
 
-#: a root argument's columns are ``root.<G|L><parameter>`` (a VA / handle, uint64, 0: none) with ``.source`` (its
-#: ValueSource kind, an int32 code into ``names["source"]``) and ``.va`` (the byte it was read from, 0: none), or
-#: for a constants slot ``root.<G|L><parameter>[<dword>]`` (int64, -1: not set)
+#: a root argument's columns are ``root.<G|L><parameter>`` (a VA / handle, uint64) with ``.source`` (its
+#: ValueSource kind, an int32 code into ``names["source"]``) and ``.va`` (the byte it was read from), or for a
+#: constants slot ``root.<G|L><parameter>[<dword>]`` (int64); absent where nothing set it
 ROOT_PREFIX = "root."
 
 #: ``_root_columns``' look-up of a record-sourced value: (values, VAs) of the field ``src`` names, or None
@@ -1125,48 +1579,44 @@ def _root_tag(binding: str, parameter: int) -> str:
     return f"{ROOT_PREFIX}{'G' if binding == 'global' else 'L'}{parameter}"
 
 
-def _root_object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
-    n = len(execs)
-    cols: dict[str, list[int]] = {}
-    for i, e in enumerate(execs):
-        for ra in e.root_arguments:
-            if ra.kind == "static_sampler":
-                continue
-            tag = _root_tag(ra.binding, ra.parameter)
-            if ra.kind == "constants":
-                for d, v in enumerate(ra.values or []):
-                    cols.setdefault(f"{tag}[{d}]", [-1] * n)[i] = -1 if v is None else v
-                continue
-            src = ra.sources[0] if ra.sources else None
-            cols.setdefault(tag, [0] * n)[i] = ra.value or 0
-            cols.setdefault(f"{tag}.source", [-1] * n)[i] = codes["source"].code(src.kind) if src else -1
-            cols.setdefault(f"{tag}.va", [0] * n)[i] = src.va if src is not None and src.va is not None else 0
-    return {k: np.array(v, dtype=_root_dtype(k)) for k, v in cols.items()}
-
-
 def _root_dtype(key: str) -> np.dtype:
     if key.endswith(".source"):
-        return np.dtype(np.int32)
+        return _I32
     if key.endswith("]"):
-        return np.dtype(np.int64)
-    return np.dtype(np.uint64)
+        return _I64
+    return _U64
 
 
-def _root_columns(first: Execution, n: int, field_values: FieldValues, system: dict[str, np.ndarray],
-                  counter: np.ndarray, codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
-    """The root-argument columns of ``n`` executions that resolve like ``first`` (one program of one batch):
-    values from records come from the batch's columns (``field_values``), system pointers and the incrementing
-    constant from ``system`` / ``counter``, everything else is ``first``'s."""
-    out: dict[str, np.ndarray] = {}
+def _root_object_row(part: _Part, i: int, e: Execution, codes: dict[str, _Codes]) -> None:
+    for ra in e.root_arguments:
+        if ra.kind == "static_sampler":
+            continue
+        tag = _root_tag(ra.binding, ra.parameter)
+        if ra.kind == "constants":
+            for d, v in enumerate(ra.values or []):
+                part.put(f"{tag}[{d}]", i, -1 if v is None else v, _I64, v is None)
+            continue
+        src = ra.sources[0] if ra.sources else None
+        part.put(tag, i, ra.value or 0, _U64, ra.value is None)
+        part.put(f"{tag}.source", i, codes[SOURCE_NAMES].code(src.kind) if src else -1, _I32, src is None)
+        va = src.va if src is not None else None
+        part.put(f"{tag}.va", i, va or 0, _U64, va is None)
 
-    def varying(src: Any) -> tuple[np.ndarray, np.ndarray] | None:
+
+def _root_columns(part: _GroupColumns, first: Execution, field_values: FieldValues, system: dict[str, np.ndarray],
+                  counter: np.ndarray, codes: dict[str, _Codes]) -> None:
+    """The root-argument columns of the executions of ``part`` that resolve like ``first`` (one program of one
+    batch): values from records come from the batch's columns (``field_values``), system pointers and the
+    incrementing constant from ``system`` / ``counter``, everything else is ``first``'s."""
+
+    def varying(src: Any) -> tuple[np.ndarray, np.ndarray | None] | None:
         if src.kind == "system":
             name = src.origin.removeprefix("system: ")
             if name == "incrementing constant":
-                return counter, np.zeros(n, dtype=np.uint64)
+                return counter, None
             got = system.get(name)
-            return None if got is None else (got, np.zeros(n, dtype=np.uint64))
-        result: tuple[np.ndarray, np.ndarray] | None = field_values(src)
+            return None if got is None else (got, None)
+        result: tuple[np.ndarray, np.ndarray | None] | None = field_values(src)
         return result
 
     for ra in first.root_arguments:
@@ -1175,26 +1625,28 @@ def _root_columns(first: Execution, n: int, field_values: FieldValues, system: d
         tag = _root_tag(ra.binding, ra.parameter)
         if ra.kind == "constants":
             for d, v in enumerate(ra.values or []):
-                out[f"{tag}[{d}]"] = np.full(n, -1 if v is None else v, dtype=np.int64)
-            for part in ra.sources:
-                got = varying(part)
-                if got is None or part.first_dword is None or part.num_dwords is None:
+                part.put(f"{tag}[{d}]", -1 if v is None else v, v is None)
+            for s in ra.sources:
+                got = varying(s)
+                if got is None or s.first_dword is None or s.num_dwords is None:
                     continue
                 values = got[0]
-                for e in range(part.num_dwords):
+                for e in range(s.num_dwords):
                     col = values[:, e] if values.ndim == 2 else values
-                    out[f"{tag}[{part.first_dword + e}]"] = col.astype(np.int64)
+                    part.put(f"{tag}[{s.first_dword + e}]", col)
             continue
         src = ra.sources[0] if ra.sources else None
-        value = np.full(n, ra.value or 0, dtype=np.uint64)
-        va = np.full(n, src.va if src is not None and src.va is not None else 0, dtype=np.uint64)
         got = varying(src) if src is not None else None
         if got is not None:
-            value, va = got[0].astype(np.uint64), got[1]
-        out[tag] = value
-        out[f"{tag}.source"] = np.full(n, codes["source"].code(src.kind) if src else -1, dtype=np.int32)
-        out[f"{tag}.va"] = va
-    return out
+            part.put(tag, got[0])
+        else:
+            part.put(tag, ra.value or 0, ra.value is None)
+        part.put(f"{tag}.source", codes[SOURCE_NAMES].code(src.kind) if src else -1, src is None)
+        if got is not None and got[1] is not None:
+            part.put(f"{tag}.va", got[1])
+        else:
+            va = src.va if src is not None else None
+            part.put(f"{tag}.va", va or 0, va is None)
 
 
 def _field_reader(layouts: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]]) -> FieldValues:
@@ -1218,8 +1670,9 @@ def _field_reader(layouts: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]
 
 # -- IA bindings as columns ---------------------------------------------------------------------------------------
 
-#: an IA binding's columns: ``ia.vb<slot>.<member>`` / ``ia.ib.<member>`` (uint64, 0: nothing bound) with
-#: ``.source`` (its ValueSource kind, a code into ``names["source"]``) and ``.va`` (the byte it was read from)
+#: an IA binding's columns: ``ia.vb<slot>.<member>`` / ``ia.ib.<member>`` (uint64) with ``.source`` (its
+#: ValueSource kind, a code into ``names["source"]``) and ``.va`` (the byte it was read from); absent where
+#: nothing is bound
 IA_PREFIX = "ia."
 
 
@@ -1227,25 +1680,26 @@ def _ia_tag(slot: int | None) -> str:
     return f"{IA_PREFIX}{'ib' if slot is None else f'vb{slot}'}"
 
 
-def _ia_object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
-    n = len(execs)
-    cols: dict[str, list[int]] = {}
-    for i, e in enumerate(execs):
-        for b in e.ia:
-            tag = _ia_tag(b.slot)
-            for member, value in (b.fields or {}).items():
-                if isinstance(value, int):
-                    cols.setdefault(f"{tag}.{member}", [0] * n)[i] = value
-            cols.setdefault(f"{tag}.source", [-1] * n)[i] = codes["source"].code(b.source.kind)
-            cols.setdefault(f"{tag}.va", [0] * n)[i] = b.source.va or 0
-    return {k: np.array(v, dtype=np.int32 if k.endswith(".source") else np.uint64) for k, v in cols.items()}
+def _ia_slot_order(key: str) -> int:
+    """``ia.vb3.*`` -> 3; ``ia.ib.*`` after every vertex buffer slot."""
+    tag = key[len(IA_PREFIX):].split(".", 1)[0]
+    return int(tag[2:]) if tag.startswith("vb") else 1 << 32
 
 
-def _ia_columns(first: Execution, n: int, records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]],
-                codes: dict[str, _Codes]) -> dict[str, np.ndarray]:
-    """The IA columns of ``n`` executions that resolve like ``first``: record-sourced bindings from the records'
-    bytes, the rest (command-list state) ``first``'s."""
-    out: dict[str, np.ndarray] = {}
+def _ia_object_row(part: _Part, i: int, e: Execution, codes: dict[str, _Codes]) -> None:
+    for b in e.ia:
+        tag = _ia_tag(b.slot)
+        for member, value in (b.fields or {}).items():
+            if isinstance(value, int):
+                part.put(f"{tag}.{member}", i, value, _U64)
+        part.put(f"{tag}.source", i, codes[SOURCE_NAMES].code(b.source.kind), _I32)
+        part.put(f"{tag}.va", i, b.source.va or 0, _U64, b.source.va is None)
+
+
+def _ia_columns(part: _GroupColumns, first: Execution, records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]],
+                codes: dict[str, _Codes]) -> None:
+    """The IA columns of the executions of ``part`` that resolve like ``first``: record-sourced bindings from the
+    records' bytes, the rest (command-list state) ``first``'s."""
     for b in first.ia:
         tag, src = _ia_tag(b.slot), b.source
         hit = records.get(src.kind) if src.arg is not None else None
@@ -1254,12 +1708,96 @@ def _ia_columns(first: Execution, n: int, records: dict[str, tuple[RecordLayout,
             layout, rows, vas = hit
             values = rows.view(_packed_dtype(layout)).reshape(-1)[f.name]
             for member in values.dtype.names or ():
-                out[f"{tag}.{member}"] = values[member].astype(np.uint64)
-            out[f"{tag}.va"] = vas + np.uint64(f.offset)
+                part.put(f"{tag}.{member}", values[member])
+            part.put(f"{tag}.va", vas + np.uint64(f.offset))
         else:
             for member, value in (b.fields or {}).items():
                 if isinstance(value, int):
-                    out[f"{tag}.{member}"] = np.full(n, value, dtype=np.uint64)
-            out[f"{tag}.va"] = np.full(n, src.va or 0, dtype=np.uint64)
-        out[f"{tag}.source"] = np.full(n, codes["source"].code(src.kind), dtype=np.int32)
-    return out
+                    part.put(f"{tag}.{member}", value)
+            part.put(f"{tag}.va", src.va or 0, src.va is None)
+        part.put(f"{tag}.source", codes[SOURCE_NAMES].code(src.kind))
+
+
+# -- the trace in runs of rows (what the streamed writers walk) -------------------------------------------------
+
+
+@dataclass
+class ExecutionRun:
+    """Executions ``start .. start + n - 1`` of a trace, as the streamed writers take them: the objects the
+    reference walk made (``objects``), or columns: ``table`` (:func:`execution_columns` of the run), ``group`` (per
+    row, an index into ``firsts``) and ``firsts`` (per group, the execution of its first row: every execution of
+    a group resolves like it, with the values of its own row of ``table``)."""
+
+    start: int
+    n: int
+    objects: list[Execution] | None = None
+    table: ExecutionColumns | None = None
+    group: np.ndarray | None = None
+    firsts: list[Execution] = field(default_factory=list)
+    _segment: Any = None
+    _offset: int = 0
+
+    def execution(self, row: int) -> Execution:
+        """The object of row ``row`` (made on demand for a run of columns)."""
+        if self.objects is not None:
+            return self.objects[row]
+        seg = self._segment
+        return seg.batch.execution(self._offset + row) if isinstance(seg, _Executions) else seg.item(
+            self._offset + row)
+
+
+def execution_runs(executions: Any, start: int = 0, stop: int | None = None, rows: int = CHUNK) -> Iterator[
+        ExecutionRun]:
+    """Executions ``start .. stop - 1`` of ``executions`` in runs of at most ``rows``, each one segment's slice."""
+    stop = len(executions) if stop is None else min(stop, len(executions))
+    pos = 0
+    for seg in executions.segments:
+        a, b = max(start - pos, 0), min(stop - pos, len(seg))
+        for lo in range(a, b, rows):
+            hi = min(b, lo + rows)
+            if isinstance(seg, list):
+                yield ExecutionRun(pos + lo, hi - lo, objects=seg[lo:hi])
+            elif isinstance(seg, (_Executions, CommandBatch)):
+                if isinstance(seg, _Executions):
+                    batch = seg.batch
+                    _, rec = batch.execution_records(lo, hi)
+                    gid = batch.gid[rec]
+                    present = np.flatnonzero(np.bincount(gid, minlength=len(batch.walk.groups)))
+                    slot = np.zeros(len(batch.walk.groups), dtype=np.int64)
+                    slot[present] = np.arange(len(present))
+                    group = slot[gid]
+                    firsts = [batch.execution(lo + int(np.argmax(gid == g))) for g in present]
+                else:
+                    group = np.zeros(hi - lo, dtype=np.int64)
+                    firsts = [seg.item(lo)]
+                codes = {name: _Codes() for name in (*NAME_COLUMNS, SOURCE_NAMES)}
+                table = _table([_segment_columns(seg, codes, lo, hi)], codes)
+                yield ExecutionRun(pos + lo, hi - lo, table=table, group=group.reshape(-1), firsts=firsts,
+                                   _segment=seg, _offset=lo)
+            else:
+                yield ExecutionRun(pos + lo, hi - lo, objects=list(seg.items(lo, hi)))
+        pos += len(seg)
+        if pos >= stop:
+            break
+
+
+def execution_schema(executions: Any) -> tuple[list[str], set[str]]:
+    """The columns :func:`execution_columns` gives for all of ``executions``, in order, and those some execution
+    has no value in (nullable), without building the table: one execution per group of each batch (every
+    execution of a group has the columns of its first, absent where it is absent), every object."""
+    codes = {name: _Codes() for name in (*NAME_COLUMNS, SOURCE_NAMES)}
+    parts: list[_Part] = []
+    for seg in executions.segments:
+        if isinstance(seg, _Executions):
+            batch = seg.batch
+            _, rec = batch.execution_records(0, len(seg))
+            _, firsts = np.unique(batch.gid[rec], return_index=True)
+            parts += [_segment_columns(seg, codes, int(k), int(k) + 1) for k in firsts]
+        elif isinstance(seg, CommandBatch):
+            parts.append(_segment_columns(seg, codes, 0, 1))
+        else:
+            for lo in range(0, len(seg), CHUNK):
+                parts.append(_segment_columns(seg, codes, lo, min(len(seg), lo + CHUNK)))
+    keys = _key_order(parts)
+    nullable = {k for k in keys if any(k not in p.cols or p.absent[k].any() for p in parts)}
+    return keys, nullable

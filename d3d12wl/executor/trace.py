@@ -552,7 +552,9 @@ class Trace:
     lists: list[ListTrace] = field(default_factory=list)
     executions: LazyList[Execution] = field(default_factory=LazyList)
     end_of_call_reset: list[ResetEntry] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    #: the findings in the order they were found (a LazyList: the columnar path adds those of records of a
+    #: flagged slot as batches, made into objects on demand)
+    findings: LazyList[Finding] = field(default_factory=LazyList)
     findings_suppressed: int = 0
     stopped_reason: str | None = None
     limits: Limits = field(default_factory=Limits)
@@ -562,6 +564,25 @@ class Trace:
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "error"]
+
+    def finding_counts(self) -> dict[tuple[str, str], int]:
+        """(severity, kind) -> how many findings, in the order first found, without making a batch's findings
+        (a batch that knows its counts says them: ``finding_counts()``)."""
+        out: dict[tuple[str, str], int] = {}
+        for seg in self.findings.segments:
+            counts = getattr(seg, "finding_counts", None)
+            if counts is not None:
+                for key, n in counts().items():
+                    out[key] = out.get(key, 0) + n
+                continue
+            for f in seg if isinstance(seg, list) else seg.items(0, len(seg)):
+                out[(f.severity, f.kind)] = out.get((f.severity, f.kind), 0) + 1
+        return out
+
+    @property
+    def has_errors(self) -> bool:
+        """Whether any finding is an error (exit status 1), without making a batch's findings."""
+        return any(severity == "error" and n for (severity, _), n in self.finding_counts().items())
 
     def findings_of(self, kind: str) -> list[Finding]:
         return [f for f in self.findings if f.kind == kind]

@@ -20,6 +20,13 @@
  * first_index + j (index), and minmax[0..1] the least and greatest value.  The caller has checked that every
  * field lies inside the region (the references table decides that in columns before it reads).
  *
+ * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.textrows): each row follows one template, a run
+ * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
+ * width; each op may write a literal lead first), whose values are element r of 8-byte columns; a value whose mask
+ * byte is nonzero is written as the op's absent text.  It returns the bytes written, or -1 - r when row r would not fit in `capacity` (nothing of row r
+ * is then counted).  Short copies move whole blocks of D3D12WL_SHORT bytes: the pool and `capacity` must leave
+ * that many bytes of room past what they hold.
+ *
  * Values are little-endian (the host and the Windows x64 ABI the records follow); packers.py asserts the host.
  */
 
@@ -76,6 +83,35 @@ void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *b
                         int64_t first_index,
                         uint64_t *va, uint64_t *rel, uint32_t *rel32, uint64_t *value, int64_t *owner,
                         int64_t *index, uint64_t *minmax);
+
+#define D3D12WL_OP_LITERAL 0
+#define D3D12WL_OP_UDEC 1
+#define D3D12WL_OP_SDEC 2
+#define D3D12WL_OP_HEX 3
+#define D3D12WL_OP_DICT 4
+#define D3D12WL_OP_MARK 5
+#define D3D12WL_OP_PAD_LEFT 6
+#define D3D12WL_OP_PAD_RIGHT 7
+
+struct d3d12wl_op {
+    uint32_t kind;        /* D3D12WL_OP_* */
+    uint32_t width;       /* HEX: at least this many digits (zero-padded); PAD_*: the cell's width in bytes */
+    const uint64_t *column; /* UDEC, SDEC, HEX, DICT: the value's column (element r: row r's value) */
+    const uint8_t *mask;  /* a column of masks (a nonzero byte: absent), or NULL */
+    uint64_t lead;        /* every op: the offset in pool of bytes written first, present value or not ... */
+    uint64_t lead_length; /* ... (LITERAL: its bytes) */
+    uint64_t text;        /* value ops: the absent text's offset in pool */
+    uint64_t length;
+    uint64_t prefix;      /* value ops: the offset in pool of bytes written before a present value ("0x") */
+    uint64_t prefix_length;
+    uint64_t add;         /* value ops: added (mod 2**64) to the value before it is written */
+    uint64_t dict;        /* DICT: its first entry in dict (an entry is offset, length of a name in pool) */
+    uint64_t dict_count;  /* DICT: its entries; a code outside 0 .. dict_count - 1 is written as absent */
+};
+
+int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
+                            const int64_t *template_ops, const int32_t *row_template, const uint8_t *pool,
+                            const uint64_t *dict);
 /* cdef-end */
 
 /* D3D12WL_SIMD: the SSE2 paths (every x86-64 host) on top of the portable column loops.  Building with
@@ -718,4 +754,181 @@ void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *b
     }
     minmax[0] = lo;
     minmax[1] = hi;
+}
+
+/* ---- text rows from columns (d3d12wl.textrows) ---------------------------------------------------------------- */
+
+static const char d3d12wl_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869"
+    "707172737475767778798081828384858687888990919293949596979899";
+
+/* bytes every source of a copy (the pool) and the output buffer have beyond their end, so a short copy may move
+ * a whole D3D12WL_SHORT block (constant size: two moves, no call) */
+#define D3D12WL_SHORT 16
+
+static inline void d3d12wl_copy(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n <= D3D12WL_SHORT)
+        memcpy(dst, src, D3D12WL_SHORT);
+    else
+        memcpy(dst, src, n);
+}
+
+/* how many decimal digits v has */
+static inline size_t d3d12wl_decimal_digits(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 100000000u) {
+        v /= 100000000u;
+        n += 8;
+    }
+    uint32_t w = (uint32_t)v;
+    return n + (w >= 10) + (w >= 100) + (w >= 1000) + (w >= 10000) + (w >= 100000) + (w >= 1000000) +
+           (w >= 10000000);
+}
+
+/* the decimal digits of v at p (at most 20 bytes), written from the last; returns their count.  32-bit arithmetic
+ * for the part that fits (a 64-bit division costs several times a 32-bit one) */
+static inline size_t d3d12wl_udec(uint8_t *p, uint64_t v)
+{
+    size_t count = d3d12wl_decimal_digits(v);
+    uint8_t *q = p + count;
+    while (v > 0xFFFFFFFFu) {
+        uint64_t d = v / 100;
+        uint32_t r = (uint32_t)(v - d * 100);
+        q -= 2;
+        memcpy(q, d3d12wl_digit_pairs + 2 * r, 2);
+        v = d;
+    }
+    uint32_t w = (uint32_t)v;
+    while (w >= 100) {
+        uint32_t d = w / 100;
+        uint32_t r = w - d * 100;
+        q -= 2;
+        memcpy(q, d3d12wl_digit_pairs + 2 * r, 2);
+        w = d;
+    }
+    if (w >= 10) {
+        q -= 2;
+        memcpy(q, d3d12wl_digit_pairs + 2 * w, 2);
+    } else {
+        *--q = (uint8_t)('0' + w);
+    }
+    return count;
+}
+
+/* the lowercase hexadecimal digits of v at p, at least `digits` of them (zero-padded, at most 16), two a step */
+static inline size_t d3d12wl_hex(uint8_t *p, uint64_t v, uint32_t digits)
+{
+    static const char pairs[513] =
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f"
+        "303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+        "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f"
+        "909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+        "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeef"
+        "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+    size_t count = 1;
+#if defined(__GNUC__) || defined(__clang__)
+    if (v)
+        count = (size_t)(16 - (__builtin_clzll(v) >> 2));
+#else
+    for (uint64_t t = v >> 4; t; t >>= 4)
+        count++;
+#endif
+    if (digits > 16)
+        digits = 16;
+    if (count < digits)
+        count = digits;
+    uint8_t *q = p + count;
+    size_t left = count;
+    while (left >= 2) {
+        q -= 2;
+        memcpy(q, pairs + 2 * (v & 0xFF), 2);
+        v >>= 8;
+        left -= 2;
+    }
+    if (left)
+        *--q = (uint8_t)pairs[2 * (v & 15) + 1];
+    return count;
+}
+
+int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
+                            const int64_t *template_ops, const int32_t *row_template, const uint8_t *pool,
+                            const uint64_t *dict)
+{
+    uint8_t *p = out;
+    uint8_t *const end = out + capacity;
+    for (size_t r = 0; r < n; r++) {
+        const int64_t t = row_template ? row_template[r] : 0;
+        const struct d3d12wl_op *op = ops + template_ops[t];
+        const struct d3d12wl_op *const last = ops + template_ops[t + 1];
+        uint8_t *mark = p;
+        for (; op < last; op++) {
+            if (op->lead_length) {
+                if ((size_t)(end - p) < op->lead_length)
+                    return -1 - (int64_t)r;
+                d3d12wl_copy(p, pool + op->lead, op->lead_length);
+                p += op->lead_length;
+            }
+            const uint32_t kind = op->kind;
+            if (kind == D3D12WL_OP_LITERAL)
+                continue;
+            if (kind == D3D12WL_OP_MARK) {
+                mark = p;
+                continue;
+            }
+            if (kind == D3D12WL_OP_PAD_LEFT || kind == D3D12WL_OP_PAD_RIGHT) {
+                size_t used = (size_t)(p - mark);
+                if (used < op->width) {
+                    size_t pad = op->width - used;
+                    if ((size_t)(end - p) < pad)
+                        return -1 - (int64_t)r;
+                    if (kind == D3D12WL_OP_PAD_RIGHT) {  /* the cell moves right (a few bytes: a loop) */
+                        for (size_t i = used; i-- > 0;)
+                            mark[pad + i] = mark[i];
+                        memset(mark, ' ', pad);
+                    } else {
+                        memset(p, ' ', pad);
+                    }
+                    p += pad;
+                }
+                continue;
+            }
+            /* a value: at most 20 digits and a sign, or a dictionary name, after its prefix; or the absent text */
+            const uint64_t v = op->column[r] + op->add;
+            int absent = op->mask != NULL && op->mask[r];
+            if (kind == D3D12WL_OP_DICT && !absent && v >= op->dict_count)
+                absent = 1;
+            if (absent) {
+                if ((size_t)(end - p) < op->length)
+                    return -1 - (int64_t)r;
+                d3d12wl_copy(p, pool + op->text, op->length);
+                p += op->length;
+                continue;
+            }
+            const size_t room = kind == D3D12WL_OP_DICT ? (size_t)dict[2 * (op->dict + v) + 1] : 21;
+            if ((size_t)(end - p) < room + op->prefix_length)
+                return -1 - (int64_t)r;
+            if (op->prefix_length) {
+                d3d12wl_copy(p, pool + op->prefix, op->prefix_length);
+                p += op->prefix_length;
+            }
+            if (kind == D3D12WL_OP_UDEC) {
+                p += d3d12wl_udec(p, v);
+            } else if (kind == D3D12WL_OP_SDEC) {
+                if ((int64_t)v < 0) {
+                    *p++ = '-';
+                    p += d3d12wl_udec(p, (uint64_t)0 - v);
+                } else {
+                    p += d3d12wl_udec(p, v);
+                }
+            } else if (kind == D3D12WL_OP_HEX) {
+                p += d3d12wl_hex(p, v, op->width);
+            } else {
+                d3d12wl_copy(p, pool + dict[2 * (op->dict + v)], room);
+                p += room;
+            }
+        }
+    }
+    return (int64_t)(p - out);
 }

@@ -821,6 +821,13 @@ def pack_program_table(layout: RecordLayout | PCSLayout | Program, data: RecordD
     return pack_records(rec, data, stride=stride, count=count, out=out)
 
 
+def pack_columns(dtype: np.dtype, data: RecordData, *, out: np.ndarray | None = None) -> np.ndarray:
+    """Columns (``data``: a mapping of field name to array, all of one length) into records of any structured
+    ``dtype`` (fields of integer and bool types), by the one kernel call every packer makes; returns the uint8
+    buffer of ``len * dtype.itemsize`` bytes (``out`` when given)."""
+    return _pack(dtype, data, what=f"records of {dtype}", out=out)
+
+
 def pack_structs(name: str, data: RecordData, *, count: int | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """An array of a fixed struct (``sizeof`` bytes each) from columns or a structured array."""
     return _pack(struct_dtype(name), data, what=f"{name} array", count=count, out=out,

@@ -1,0 +1,705 @@
+"""The trace's executions and primary records as text rows made from its columns (:mod:`d3d12wl.textrows`): the
+JSON of ``Trace.to_dict()`` byte for byte, JSON lines, and the human lines of ``d3d12wl exec``.
+
+A run of executions in columns (:func:`~d3d12wl.executor.columnar.execution_runs`) is a few groups, each of
+executions that resolve alike (one program-table slot of one batch): the JSON of a group's first execution, with
+a :class:`~d3d12wl.textrows.Value` wherever an execution of the group has a value of its own (its indices, its
+records' VAs, the trigger's members, every root argument and IA binding a record, the counter or a system
+pointer sets, and the ``origin`` text and ``va`` of every source read from a record), is the template every row
+of the group is written by, from the run's :func:`~d3d12wl.executor.columnar.execution_columns` table.  Primary
+records work the same way, their secondary records and execution indices as rows of their own between the
+record's parts.  The first and last row of every group are written both ways and compared before the run is
+written: a group the template does not write exactly (a shape this module does not know) is written object by
+object, which :data:`FALLBACKS` counts.  Executions the reference walk made are objects already and are written
+as such.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from d3d12wl.executor.columnar import (
+    ExecutionColumns,
+    ExecutionRun,
+    WorkListBatch,
+    _packed_dtype,
+    _Records,
+    _SkippedRecords,
+    execution_runs,
+)
+from d3d12wl.executor.selection import Budget
+from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
+from d3d12wl.serialize import json_text, to_jsonable
+from d3d12wl.textrows import Cell, Part, RowFormatter, Splice, Text, Value, json_parts, split
+
+__all__ = ["FALLBACKS", "JSONStyle", "Unsupported", "execution_data", "execution_json", "execution_text",
+           "record_json", "text_line"]
+
+#: bytes one formatter call writes at most (a chunk of rows is written in blocks of this size)
+BLOCK = 8 << 20
+#: virtual rows (record parts, secondary records, execution indices) formatted at a time
+RECORD_ROWS = 1 << 15
+#: groups written object by object because their template did not write their first and last rows exactly
+FALLBACKS = {"executions": 0, "records": 0}
+
+
+class Unsupported(Exception):
+    """An item whose rows no template here writes (it is written as an object)."""
+
+
+Write = Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class JSONStyle:
+    """How items are written: ``json.dumps(item, indent=indent, separators=separators)``, every line after the
+    first indented by ``depth`` (an item of a streamed document), between ``prefix`` and ``suffix``; ``wrap``
+    adds keys before the item's own (JSON lines' ``record``)."""
+
+    indent: int | None = None
+    separators: tuple[str, str] | None = None
+    depth: int = 0
+    prefix: str = ""
+    suffix: str = ""
+
+    def dumps(self, data: Any) -> str:
+        text = json_text(data, indent=self.indent) if self.indent is not None and self.separators is None else \
+            json.dumps(data, indent=self.indent, separators=self.separators)
+        return text.replace("\n", "\n" + " " * self.depth) if self.depth else text
+
+    def parts(self, data: Any) -> list[Part | Splice]:
+        return json_parts(data, indent=self.indent, separators=self.separators, depth=self.depth)
+
+    def list_parts(self, depth: int) -> tuple[str, str, str]:
+        """(first item's prefix, a later item's prefix, close) of a non-empty list whose key line is at ``depth``
+        (an empty list is ``[]``)."""
+        if self.indent is None:
+            sep = (self.separators or (", ", ": "))[0]
+            return "", sep, "]"
+        pad = " " * (depth + self.indent)
+        return "\n" + pad, ",\n" + pad, "\n" + " " * depth + "]"
+
+
+# -- executions -----------------------------------------------------------------------------------------------
+
+#: the record a ValueSource kind reads: its label in origins, and the table's index and VA columns
+_RECORD_SOURCES = {"primary": ("primary record ", "primary_index", "primary_va"),
+                   "secondary": ("secondary record ", "secondary_index", "secondary_va"),
+                   "command": ("command ", "command_index", "command_va")}
+_RECORD_VA = {"primary": "primary_va", "secondary": "secondary_va", "program_table_slot": "program_table_slot_va",
+              "command": "command_va"}
+_SYSTEM_POINTERS = {"PRIMARY_RECORD_POINTER": "primary_va", "SECONDARY_RECORD_POINTER": "secondary_va"}
+
+
+def _source(s: dict[str, Any], record_va: dict[str, Any], index: dict[str, Any]) -> None:
+    """A ValueSource dict read from a record: its ``va`` and ``origin`` as holes over the record's columns."""
+    if s.get("kind") not in _RECORD_SOURCES:
+        return
+    label, index_col, va_col = _RECORD_SOURCES[s["kind"]]
+    base = record_va.get(s["kind"])
+    if not isinstance(base, int) or not isinstance(s.get("va"), int):
+        raise Unsupported(s["kind"])
+    off = s["va"] - base
+    if s.get("origin") != f"{label}{index[index_col]} @0x{base:x} +{off}":
+        raise Unsupported(str(s.get("origin")))
+    s["va"] = Value(va_col, add=off)
+    s["origin"] = Text((label, Value(index_col, "sdec"), " @0x", Value(va_col, "hex"), f" +{off}"))
+
+
+def execution_data(e: Execution, table: ExecutionColumns | Any) -> dict[str, Any]:
+    """``to_jsonable(e)`` with a :class:`~d3d12wl.textrows.Value` wherever an execution that resolves like ``e``
+    has a value of its own (``table``: the columns the values are in)."""
+    columns = table.columns if isinstance(table, ExecutionColumns) else table
+    d: dict[str, Any] = to_jsonable(e)
+    if d.get("raytracing") is not None:
+        raise Unsupported("raytracing")
+    index = {name: d.get(name) for name in ("primary_index", "secondary_index", "command_index")}
+    for name in ("index", "list_index", "signature_index", "primary_index", "secondary_index", "command_index",
+                 "invocation", "counter"):
+        if isinstance(d.get(name), int):
+            d[name] = Value(name, "sdec")
+    record_va = dict(d["record_va"])
+    trig = d["trigger"]
+    for m, v in trig["fields"].items():
+        if isinstance(v, int) and f"trigger.{m}" in columns:
+            trig["fields"][m] = Value(f"trigger.{m}", "sdec")
+        elif not isinstance(v, int):
+            raise Unsupported(f"trigger.{m}")
+    if trig.get("source") is not None:
+        _source(trig["source"], record_va, index)
+    for ra in d["root_arguments"]:
+        tag = f"root.{'G' if ra['binding'] == 'global' else 'L'}{ra['parameter']}"
+        if isinstance(ra.get("value"), int) and tag in columns:
+            ra["value"] = Value(tag)
+        if ra.get("values") is not None:
+            ra["values"] = [Value(f"{tag}[{i}]", "sdec") if isinstance(v, int) and f"{tag}[{i}]" in columns else v
+                            for i, v in enumerate(ra["values"])]
+        for s in ra["sources"]:
+            _source(s, record_va, index)
+    for b in d["ia"]:
+        tag = f"ia.{'ib' if b['slot'] is None else 'vb' + str(b['slot'])}"
+        for m, v in (b.get("fields") or {}).items():
+            if isinstance(v, int) and f"{tag}.{m}" in columns:
+                b["fields"][m] = Value(f"{tag}.{m}")
+        _source(b["source"], record_va, index)
+    for k, col in _SYSTEM_POINTERS.items():
+        if isinstance(d["system_pointers"].get(k), int):
+            d["system_pointers"][k] = Value(col)
+    for k, v in d["record_va"].items():
+        if isinstance(v, int):
+            d["record_va"][k] = Value(_RECORD_VA[k])
+    return d
+
+
+def _take(table: ExecutionColumns, rows: np.ndarray) -> dict[str, np.ndarray]:
+    return {k: v[rows] for k, v in table.columns.items()}
+
+
+def _write_blocks(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
+                  write: Write, masks: dict[str, np.ndarray] | None = None, *, skip: int = 0) -> None:
+    """Rows ``0 .. n - 1`` in blocks of about :data:`BLOCK` bytes; ``skip`` bytes dropped from the first."""
+    step = max(1, BLOCK // max(int(formatter.max_bytes.max()), 1))
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        data = formatter.format({k: v[lo:hi] for k, v in columns.items()}, hi - lo,
+                                None if which is None else which[lo:hi],
+                                None if masks is None else {k: v[lo:hi] for k, v in masks.items()})
+        write(data[skip:] if lo == 0 and skip else data)
+
+
+#: picks the rows of a run to write (ascending row numbers; None: every row)
+Select = Callable[[ExecutionRun], "np.ndarray | None"]
+#: told how many items were written so far
+Progress = Callable[[int], None]
+
+
+def _groups_checked(formatter: RowFormatter, run: ExecutionRun, rows: np.ndarray, group: np.ndarray,
+                    render: Callable[[Execution], str]) -> bool:
+    """Whether the templates write the first and last of ``rows`` in every group as ``render`` does."""
+    assert run.table is not None
+    for g in np.unique(group).tolist():
+        mine = rows[group == g]
+        probe = np.unique(mine[[0, -1]])
+        got = bytes(formatter.format(_take(run.table, probe), len(probe), np.full(len(probe), g, dtype=np.int32)))
+        if got != "".join(render(run.execution(int(r))) for r in probe).encode():
+            return False
+    return True
+
+
+def _execution_rows(executions: LazyList[Execution], write: Write, templates: Callable[[Execution, Any], list[Part]],
+                    render: Callable[[Execution], str], first_skip: int = 0, select: Select | None = None,
+                    progress: Progress | None = None) -> int:
+    """Every execution ``select`` picks as ``render`` writes it, from its run's columns where the templates can;
+    returns how many were written."""
+    count = 0
+    for run in execution_runs(executions):
+        picked = select(run) if select is not None else None
+        rows = np.arange(run.n) if picked is None else picked
+        if not len(rows):
+            continue
+        skip = first_skip if count == 0 else 0
+        if run.objects is None:
+            assert run.table is not None and run.group is not None
+            group = run.group[rows]
+            try:
+                formatter = RowFormatter([templates(e, run.table) for e in run.firsts])
+                ok = _groups_checked(formatter, run, rows, group, render)
+            except Unsupported:
+                ok = False
+            if ok:
+                columns = run.table.columns if picked is None else _take(run.table, rows)
+                _write_blocks(formatter, columns, len(rows), group, write, skip=skip)
+                count += len(rows)
+                if progress is not None:
+                    progress(count)
+                continue
+            FALLBACKS["executions"] += 1
+        text = "".join(render(run.execution(int(r))) for r in rows)
+        write(text.encode()[skip:])
+        count += len(rows)
+        if progress is not None:
+            progress(count)
+    return count
+
+
+def execution_json(executions: LazyList[Execution], write: Write, style: JSONStyle,
+                   wrap: Callable[[Any], Any] = lambda d: d, *, first_skip: int = 0, select: Select | None = None,
+                   progress: Progress | None = None) -> int:
+    """Every execution (``select`` picks) as ``style.prefix + style.dumps(wrap(to_jsonable(e))) + style.suffix``;
+    returns how many (``first_skip``: bytes dropped from the first, a separator)."""
+    def templates(e: Execution, table: Any) -> list[Part]:
+        parts = style.parts(wrap(execution_data(e, table)))
+        if any(isinstance(p, Splice) for p in parts):
+            raise Unsupported("splice")
+        return [style.prefix, *(p for p in parts if not isinstance(p, Splice)), style.suffix]
+
+    def render(e: Execution) -> str:
+        return style.prefix + style.dumps(wrap(to_jsonable(e))) + style.suffix
+
+    return _execution_rows(executions, write, templates, render, first_skip, select, progress)
+
+
+# -- the human lines of `d3d12wl exec` ---------------------------------------------------------------------------
+
+#: ``exec``'s execution lines: "#index" right-aligned in 6, where in 28, program in 14, the trigger, the root
+#: arguments; indent 2, one space between cells, a cell wider than its column widening only its row
+_LINE_WIDTHS = (6, 28, 14)
+_LINE_INDENT, _LINE_GAP = "  ", " "
+
+
+def _hex(value: Any) -> str:
+    return f"0x{value:x}" if isinstance(value, int) else "-" if value is None else str(value)
+
+
+def _line_cells(e: Execution, hole: Callable[[str, Any, str], Any]) -> list[list[Any]]:
+    """The cells of ``e``'s line, each a list of literal texts and whatever ``hole(column, value, kind)`` gives
+    for a value that is the execution's own (its text, or a :class:`~d3d12wl.textrows.Value`)."""
+    if e.command_index is not None:
+        where: list[Any] = ["command ", hole("command_index", e.command_index, "dec")]
+    else:
+        where = ["list ", hole("list_index", e.list_index, "dec"), " primary ", hole("primary_index", e.primary_index,
+                                                                                     "dec")]
+        if e.secondary_index is not None:
+            where += [" secondary ", hole("secondary_index", e.secondary_index, "dec")]
+    trigger: list[Any] = [f"{e.trigger.type} "]
+    first = True
+    for k, v in e.trigger.fields.items():
+        if isinstance(v, dict):
+            continue
+        trigger += [("" if first else " ") + f"{k}=", hole(f"trigger.{k}", v, "dec") if isinstance(v, int) else str(v)]
+        first = False
+    if e.counter is not None:
+        trigger += [" counter=", hole("counter", e.counter, "dec")]
+    trigger.append(" ")
+    roots: list[Any] = []
+    for ra in e.root_arguments:
+        if ra.kind == "static_sampler":
+            continue
+        tag = f"{'G' if ra.binding == 'global' else 'L'}{ra.parameter}"
+        roots.append((" " if roots else "") + f"{tag}=")
+        if ra.kind == "constants":
+            roots.append("[")
+            for i, v in enumerate(ra.values or []):
+                roots += [" " if i else "", hole(f"root.{tag}[{i}]", v, "hex") if isinstance(v, int) else _hex(v)]
+            roots.append("]")
+        else:
+            roots.append(hole(f"root.{tag}", ra.value, "hex") if isinstance(ra.value, int) else _hex(ra.value))
+    return [["#", hole("index", e.index, "dec")], where, [e.program or "-"], trigger, roots]
+
+
+def text_line(e: Execution) -> str:
+    """``e``'s line (what :func:`execution_text` writes for it, without the newline)."""
+    def literal(column: str, value: Any, kind: str) -> str:
+        return _hex(value) if kind == "hex" else str(value)
+
+    cells = ["".join(c) for c in _line_cells(e, literal)]
+    out = [c.rjust(w) if i == 0 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, (*_LINE_WIDTHS, 0, 0)))]
+    return (_LINE_INDENT + _LINE_GAP.join(out)).rstrip()
+
+
+def _line_template(e: Execution, table: Any) -> list[Part]:
+    columns = table.columns if isinstance(table, ExecutionColumns) else table
+
+    def value(column: str, v: Any, kind: str) -> Any:
+        if column not in columns:
+            if column.startswith(("root.", "trigger.")):
+                raise Unsupported(column)
+            return _hex(v) if kind == "hex" else str(v)
+        if kind == "hex":
+            return ["0x", Value(column, "hex")]
+        return Value(column, "sdec")
+
+    cells = _line_cells(e, value)
+    flat = [[q for p in c for q in (p if isinstance(p, list) else [p])] for c in cells]
+    while flat and not flat[-1]:  # the line is stripped: an empty last cell and the gap before it are not there
+        flat.pop()
+    parts: list[Part] = [_LINE_INDENT]
+    for i, c in enumerate(flat):
+        if i:
+            parts.append(_LINE_GAP)
+        width = _LINE_WIDTHS[i] if i < len(_LINE_WIDTHS) else 0
+        last = i == len(flat) - 1
+        if last:  # a value never ends in a space: the literal spaces ending the line are stripped
+            while c and isinstance(c[-1], str) and c[-1].rstrip() != c[-1]:
+                c[-1] = c[-1].rstrip()
+                if not c[-1]:
+                    c.pop()
+                else:
+                    break
+        if width and not last:
+            parts.append(Cell(tuple(c), width, ">" if i == 0 else "<"))
+        else:
+            parts += c
+    return [*parts, "\n"]
+
+
+def execution_text(executions: LazyList[Execution], write: Write, *, select: Select | None = None,
+                   progress: Progress | None = None) -> int:
+    """Every execution's line (:func:`text_line`, ``select`` picks) and a newline; returns how many."""
+    return _execution_rows(executions, write, _line_template, lambda e: text_line(e) + "\n", 0, select, progress)
+
+
+# -- primary records ----------------------------------------------------------------------------------------------
+
+
+def _leaves(data: Any, arr: np.ndarray, prefix: str, columns: dict[str, np.ndarray]) -> Any:
+    """``data`` (a record's decoded fields) with a Value per integer leaf, named ``prefix`` + its path, whose
+    column (``arr``: the records' structured rows, walked along the same path) goes into ``columns``."""
+    if isinstance(data, dict):
+        if arr.dtype.names is None:
+            raise Unsupported(prefix)
+        return {k: _leaves(v, arr[k], f"{prefix}.{k}", columns) for k, v in data.items()}
+    if isinstance(data, list):
+        if arr.ndim == 1 and len(data) == 1:
+            return [_leaves(data[0], arr, f"{prefix}[0]", columns)]
+        if arr.ndim < 2 or arr.shape[1] != len(data):
+            raise Unsupported(prefix)
+        return [_leaves(v, arr[:, i], f"{prefix}[{i}]", columns) for i, v in enumerate(data)]
+    if isinstance(data, bool) or not isinstance(data, int) or arr.dtype.kind not in "iu" or arr.ndim != 1:
+        raise Unsupported(prefix)
+    columns[prefix] = arr
+    return Value(prefix, "sdec" if arr.dtype.kind == "i" else "udec")
+
+
+class _RecordWriter:
+    """The records of one chunk of a batch, from its columns: per group of the chunk, templates made from its first
+    record (and from the first that has secondary records, for theirs)."""
+
+    def __init__(self, batch: WorkListBatch, r0: int, r1: int, style: JSONStyle, wrap: Callable[[Any], Any],
+                 depth: int) -> None:
+        self.batch = batch
+        walk = batch.walk
+        gid = batch.gid[r0:r1].astype(np.int64)
+        execs = (batch.exec_off[r0 + 1:r1 + 1] - batch.exec_off[r0:r1]).astype(np.int64)
+        hybrid = np.array([g.hybrid for g in walk.groups], dtype=bool)
+        first, later, close = style.list_parts(depth + (style.indent or 0))
+        templates: list[list[Part]] = [["[]"], [close], ["[", first, Value("e.index")], [later, Value("e.index")]]
+        self.ids = np.zeros((len(walk.groups), 5), dtype=np.int32)
+        self.fields: dict[int, Any] = {}  # per group: its first record's fields (the template's)
+        self.secondary_fields: dict[int, Any] = {}  # and its first secondary record's
+        for g in np.unique(gid).tolist():
+            members = np.flatnonzero(gid == g)
+            r = r0 + int(members[0])
+            with_sec = members[execs[members] > 0] if hybrid[g] else members[:0]
+            prt = batch.record(r)
+            self.fields[g] = prt.fields
+            d: dict[str, Any] = to_jsonable(prt)
+            if d.get("skipped") is not None:
+                raise Unsupported("skipped")
+            d["index"], d["va"] = Value("r.index"), Value("r.va")
+            d["fields"] = _leaves(d["fields"], self._primary(g, np.array([r])), "p", {})
+            d["secondary_records"], d["executions"] = Splice("secondary"), Splice("executions")
+            head, mid, tail = split(style.parts(wrap(d)))
+            sec: list[Part] = ["?"]  # (never written: the group has no secondary record in this chunk)
+            if len(with_sec):
+                rs = r0 + int(with_sec[0])
+                first_secondary = batch.record(rs).secondary_records[0]
+                self.secondary_fields[g] = first_secondary.fields
+                sd: dict[str, Any] = to_jsonable(first_secondary)
+                sd["index"], sd["va"] = Value("s.index"), Value("s.va")
+                sd["fields"] = _leaves(sd["fields"], self._secondary(g, np.array([rs]), np.zeros(1, np.int64)),
+                                       "s", {})
+                inner = JSONStyle(style.indent, style.separators, depth + 2 * (style.indent or 0))
+                sec = [p for p in inner.parts(sd) if not isinstance(p, Splice)]
+            base = len(templates)
+            templates += [[style.prefix, *head], mid, [*tail, style.suffix], ["[", first, *sec], [later, *sec]]
+            self.ids[g] = np.arange(base, base + 5)
+        self.formatter = RowFormatter(templates)
+        self.hybrid = hybrid
+
+    def _primary(self, g: int, recs: np.ndarray) -> np.ndarray:
+        b = self.batch
+        return b.primary_rows[g][b.group_row[recs]].view(b.walk.groups[g].pdtype).reshape(-1)
+
+    def _secondary(self, g: int, recs: np.ndarray, j: np.ndarray) -> np.ndarray:
+        b = self.batch
+        layout = b.walk.groups[g].layout.secondary
+        assert layout is not None
+        return b.secondary_rows[g][b.sec_off[recs] + j].view(_packed_dtype(layout)).reshape(-1)
+
+    def write(self, recs: np.ndarray, write: Write, skip: int = 0, secondary: Budget | None = None) -> int:
+        """Records ``recs`` (ascending batch indices, every one of a group the writer was made for), with the
+        secondary records ``secondary`` still shows (None: all); returns how many secondary records that left
+        out."""
+        b = self.batch
+        EMPTY, CLOSE, EXEC_FIRST, EXEC_NEXT = 0, 1, 2, 3
+        gid = b.gid[recs].astype(np.int64)
+        execs = (b.exec_off[recs + 1] - b.exec_off[recs]).astype(np.int64)
+        every = np.where(self.hybrid[gid], execs, 0)
+        secs = secondary.take_each(every) if secondary is not None else every
+        # rows per record: head, the secondary list (``[]``, or its rows and the close), mid, the execution list
+        # (likewise), tail
+        per = 3 + np.where(secs > 0, secs + 1, 1) + np.where(execs > 0, execs + 1, 1)
+        starts = np.zeros(len(recs) + 1, dtype=np.int64)
+        np.cumsum(per, out=starts[1:])
+        total = int(starts[-1])
+        for v0 in range(0, total, RECORD_ROWS):
+            v1 = min(total, v0 + RECORD_ROWS)
+            v = np.arange(v0, v1, dtype=np.int64)
+            k = np.searchsorted(starts, v, side="right") - 1
+            rec, local, g = recs[k], v - starts[k], gid[k]
+            s_n, e_n = secs[k], execs[k]
+            mid_at = 1 + np.where(s_n > 0, s_n + 1, 1)
+            tid = self.ids[g]
+            which = tid[:, 2].copy()  # tail, unless a row below is another part
+            js, je = local - 1, local - mid_at - 1
+            in_sec = (local >= 1) & (local < mid_at)
+            in_exec = (local > mid_at) & (local < per[k] - 1)
+            sec_row = in_sec & (js < s_n)
+            exec_row = in_exec & (je < e_n)
+            which[local == 0] = tid[local == 0, 0]
+            which[local == mid_at] = tid[local == mid_at, 1]
+            which[(in_sec & (s_n == 0)) | (in_exec & (e_n == 0))] = EMPTY
+            which[sec_row & (js == 0)] = tid[sec_row & (js == 0), 3]
+            which[sec_row & (js > 0)] = tid[sec_row & (js > 0), 4]
+            which[(in_sec & (s_n > 0) & (js == s_n)) | (in_exec & (e_n > 0) & (je == e_n))] = CLOSE
+            which[exec_row & (je == 0)] = EXEC_FIRST
+            which[exec_row & (je > 0)] = EXEC_NEXT
+            jj = np.where(sec_row, js, 0)
+            cols: dict[str, np.ndarray] = {
+                "r.index": b.primary_index[rec], "r.va": b.primary_va[rec], "s.index": jj,
+                "s.va": np.zeros(len(v), dtype=np.uint64),
+                "e.index": b.first_execution + b.exec_off[rec] + np.where(exec_row, je, 0)}
+
+            def put(name: str, m: np.ndarray, values: np.ndarray) -> None:
+                full = cols.setdefault(name, np.zeros(len(v), dtype=np.int64 if values.dtype.kind == "i"
+                                                      else np.uint64))
+                full[m] = values
+
+            for x in np.unique(g).tolist():
+                m = g == x
+                got: dict[str, np.ndarray] = {}
+                _leaves(self.fields[x], self._primary(x, rec[m]), "p", got)
+                for name, values in got.items():
+                    put(name, m, values)
+                sfields = self.secondary_fields.get(x)
+                sm = m & sec_row
+                if sfields is None or not sm.any():
+                    continue
+                grp = b.walk.groups[x]
+                cols["s.va"][sm] = b.secondary_base[x][b.group_row[rec[sm]]] + jj[sm].astype(np.uint64) * \
+                    np.uint64(grp.sstride)
+                sgot: dict[str, np.ndarray] = {}
+                _leaves(sfields, self._secondary(x, rec[sm], jj[sm]), "s", sgot)
+                for name, values in sgot.items():
+                    put(name, sm, values)
+            for name in self.formatter.columns:
+                cols.setdefault(name, np.zeros(len(v), dtype=np.int64))
+            _write_blocks(self.formatter, cols, len(v), which, write, skip=skip if v0 == 0 else 0)
+        return int((every - secs).sum())
+
+
+def _skipped_rows(seg: _SkippedRecords, recs: np.ndarray, write: Write, style: JSONStyle,
+                  wrap: Callable[[Any], Any], skip: int, render: Callable[[PrimaryRecordTrace], bytes]) -> int:
+    """Records ``recs`` of a batch of skipped records (no secondary record, no execution) by one template."""
+    d: dict[str, Any] = to_jsonable(seg.item(int(recs[0])))
+    d["index"], d["va"] = Value("r.index", "sdec"), Value("r.va")
+    formatter = RowFormatter([[style.prefix, *(p for p in style.parts(wrap(d)) if not isinstance(p, Splice)),
+                               style.suffix]])
+    columns = {"r.index": seg.index[recs], "r.va": seg.va[recs]}
+    probe = [0, len(recs) - 1]
+    got = bytes(formatter.format({k: v[probe] for k, v in columns.items()}, 2))
+    if got != b"".join(render(seg.item(int(recs[i]))) for i in probe):
+        FALLBACKS["records"] += 1
+        text = b"".join(render(seg.item(int(r))) for r in recs)
+        write(text[skip:])
+        return len(recs)
+    _write_blocks(formatter, columns, len(recs), None, write, skip=skip)
+    return len(recs)
+
+
+#: picks primary records ``start .. stop - 1`` of a list to write (a mask; None: all of them)
+SelectRecords = Callable[[LazyList[PrimaryRecordTrace], int, int], "np.ndarray | None"]
+
+
+def record_json(records: LazyList[PrimaryRecordTrace], write: Write, style: JSONStyle,
+                wrap: Callable[[Any], Any] = lambda d: d, *, depth: int, first_skip: int = 0,
+                select: SelectRecords | None = None, secondary: Budget | None = None) -> tuple[int, int]:
+    """Every primary record (``select`` picks) as ``style.prefix + style.dumps(wrap(to_jsonable(prt))) +
+    style.suffix`` with the secondary records ``secondary`` still shows (None: all), its secondary records and
+    execution indices from the batch's columns (``depth``: the record's own indent, where ``style.depth`` is its
+    lines'; ``first_skip``: bytes dropped from the first); returns (records written, secondary records left
+    out)."""
+    count = left = 0
+
+    def render(prt: PrimaryRecordTrace, budget: Budget | None = None) -> bytes:
+        nonlocal left
+        d = to_jsonable(prt)
+        if budget is not None:
+            shown = budget.take(len(d["secondary_records"]))
+            left += len(d["secondary_records"]) - shown
+            d["secondary_records"] = d["secondary_records"][:shown]
+        return (style.prefix + style.dumps(wrap(d)) + style.suffix).encode()
+
+    def objects(items: list[PrimaryRecordTrace]) -> None:
+        nonlocal count
+        for prt in items:
+            text = render(prt, secondary)
+            write(text[first_skip:] if count == 0 and first_skip else text)
+            count += 1
+
+    pos = 0
+    for seg in records.segments:
+        n = len(seg)
+        for r0 in range(0, n, RECORD_ROWS):
+            r1 = min(n, r0 + RECORD_ROWS)
+            mask = select(records, pos + r0, pos + r1) if select is not None else None
+            recs = np.arange(r0, r1) if mask is None else r0 + np.flatnonzero(mask)
+            if not len(recs):
+                continue
+            if isinstance(seg, _SkippedRecords):  # records of a flagged slot: one template, their index and VA
+                count += _skipped_rows(seg, recs, write, style, wrap, first_skip if count == 0 else 0, render)
+                continue
+            if not isinstance(seg, _Records):
+                items = seg[r0:r1] if isinstance(seg, list) else list(seg.items(r0, r1))
+                objects([items[int(r) - r0] for r in recs])
+                continue
+            batch = seg.batch
+            try:
+                writer = _RecordWriter(batch, r0, r1, style, wrap, depth)
+                gid = batch.gid[recs]
+                probes = np.unique([int(recs[i]) for g in np.unique(gid) for i in np.flatnonzero(gid == g)[[0, -1]]])
+                got: list[bytes] = []
+                writer.write(probes, lambda b: got.append(bytes(b)))
+                ok = b"".join(got) == b"".join(render(batch.record(int(r))) for r in probes)
+            except Unsupported:
+                ok = False
+            if ok:
+                left += writer.write(recs, write, first_skip if count == 0 else 0, secondary)
+                count += len(recs)
+            else:
+                FALLBACKS["records"] += 1
+                objects([batch.record(int(r)) for r in recs])
+        pos += n
+    return count, left
+
+
+# -- findings -------------------------------------------------------------------------------------------------
+
+#: findings formatted at a time
+FINDING_ROWS = 1 << 16
+
+
+@dataclass
+class FindingChunk:
+    """Findings of a columnar batch (the records of a flagged slot, :class:`~d3d12wl.executor.columnar.
+    _FindingRows`) as columns: per row its ``template`` (an index into ``templates``: the finding but for
+    ``primary_index`` and ``va``), ``primary_index``, ``va`` and ``va_absent``."""
+
+    templates: list[Finding]
+    template: np.ndarray
+    primary_index: np.ndarray
+    va: np.ndarray
+    va_absent: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.template)
+
+    def finding(self, r: int) -> Finding:
+        t = self.templates[int(self.template[r])]
+        return Finding(t.kind, t.rule, t.message, t.severity, t.list_index, int(self.primary_index[r]),
+                       t.secondary_index, t.command_index, None if self.va_absent[r] else int(self.va[r]))
+
+    def columns(self) -> dict[str, np.ndarray]:
+        return {"primary_index": self.primary_index, "va": self.va}
+
+
+#: picks findings ``start .. stop - 1`` of a segment of a trace's findings (a row mask; None: all); for a columnar
+#: batch it is given the chunk's columns
+SelectFindings = Callable[[list[Finding] | FindingChunk], "np.ndarray | None"]
+
+
+def finding_chunks(findings: LazyList[Finding], select: SelectFindings | None = None) -> Iterator[
+        list[Finding] | FindingChunk]:
+    """A trace's findings in chunks of at most :data:`FINDING_ROWS`, in order: objects (a list), or the columns of
+    a batch that holds them so (:class:`FindingChunk`); ``select`` picks the rows of each."""
+    for seg in findings.segments:
+        n = len(seg)
+        templates = seg.templates() if hasattr(seg, "templates") else None
+        columns_of = getattr(seg, "columns", None)
+        for a in range(0, n, FINDING_ROWS):
+            b = min(n, a + FINDING_ROWS)
+            chunk: list[Finding] | FindingChunk
+            if templates is not None and columns_of is not None:
+                c = columns_of(a, b)
+                chunk = FindingChunk(templates, c["template"], c["primary_index"], c["va"], c["va.absent"])
+            else:
+                chunk = seg[a:b] if isinstance(seg, list) else list(seg.items(a, b))
+            mask = select(chunk) if select is not None else None
+            if mask is not None:
+                if isinstance(chunk, FindingChunk):
+                    chunk = FindingChunk(templates or [], chunk.template[mask], chunk.primary_index[mask],
+                                         chunk.va[mask], chunk.va_absent[mask])
+                else:
+                    chunk = [f for f, keep in zip(chunk, mask, strict=True) if keep]
+            if len(chunk):
+                yield chunk
+
+
+def _finding_data(t: Finding) -> dict[str, Any]:
+    d: dict[str, Any] = to_jsonable(t)
+    d["primary_index"] = Value("primary_index", "sdec")
+    d["va"] = Value("va", absent="null", mask="va.absent")
+    return d
+
+
+def finding_where_parts(t: Finding, va_present: bool) -> list[Part]:
+    """The parts of :meth:`Finding.where` for findings like ``t`` (whose primary index is a column)."""
+    parts: list[Part] = []
+    for name, value in (("list", t.list_index), ("primary", "column"), ("secondary", t.secondary_index),
+                        ("command", t.command_index)):
+        if value is None:
+            continue
+        parts += [" " if parts else "", f"{name} ", Value("primary_index", "sdec") if value == "column" else str(value)]
+    if va_present:
+        parts += [" " if parts else "", "@0x", Value("va", "hex")]
+    return parts
+
+
+def _finding_text_parts(t: Finding, va_present: bool) -> list[Part]:
+    """The parts of ``str(Finding)`` for findings like ``t``."""
+    where = finding_where_parts(t, va_present)
+    return [f"{t.severity}: {t.kind} [{t.rule}]", *((" ", *where) if where else ()), f": {t.message}"]
+
+
+def _write_findings(findings: LazyList[Finding], write: Write, templates: Callable[[Finding, bool], list[Part]],
+                    render: Callable[[Finding], str], select: SelectFindings | None, first_skip: int) -> int:
+    count = 0
+    for chunk in finding_chunks(findings, select):
+        skip = first_skip if count == 0 else 0
+        if isinstance(chunk, list):
+            write("".join(render(f) for f in chunk).encode()[skip:])
+        else:
+            parts = [templates(t, present) for t in chunk.templates for present in (True, False)]
+            which = 2 * chunk.template + chunk.va_absent
+            formatter = RowFormatter(parts)
+            _write_blocks(formatter, chunk.columns(), len(chunk), which, write, {"va.absent": chunk.va_absent},
+                          skip=skip)
+        count += len(chunk)
+    return count
+
+
+def finding_json(findings: LazyList[Finding], write: Write, style: JSONStyle,
+                 wrap: Callable[[Any], Any] = lambda d: d, *, select: SelectFindings | None = None,
+                 first_skip: int = 0) -> int:
+    """Every finding (``select`` picks) as ``style.prefix + style.dumps(wrap(to_jsonable(f))) + style.suffix``,
+    those of a columnar batch from its columns; returns how many."""
+    def templates(t: Finding, present: bool) -> list[Part]:
+        parts = style.parts(wrap(_finding_data(t)))
+        return [style.prefix, *(p for p in parts if not isinstance(p, Splice)), style.suffix]
+
+    def render(f: Finding) -> str:
+        return style.prefix + style.dumps(wrap(to_jsonable(f))) + style.suffix
+
+    return _write_findings(findings, write, templates, render, select, first_skip)
+
+
+def finding_text(findings: LazyList[Finding], write: Write, *, select: SelectFindings | None = None) -> int:
+    """Every finding (``select`` picks) as ``  str(finding)`` and a newline; returns how many."""
+    return _write_findings(findings, write, lambda t, present: ["  ", *_finding_text_parts(t, present), "\n"],
+                           lambda f: f"  {f}\n", select, 0)
