@@ -35,6 +35,11 @@ Columns (:data:`COLUMNS`), one numpy array each and no Python object per row; co
   (capture version 4) holding a handle, the program an identifier identifies; ``target_offset`` is the value's
   offset in it.
 
+Two engines give this table (:data:`ENGINES`): the walk described above (the oracle), and, wherever they decide the
+call exactly as the walk would, the columns of :mod:`d3d12wl.executor.references_fast` (the records' reference
+fields read in runs, no trace of executions); ``walk_references`` takes the columns first and the walk for every
+call they cannot decide.
+
 Memory: the walk holds one chunk of records and, per region, the offsets listed so far (9 bytes a reference), so
 :func:`walk_references` streams a capture of any size; :func:`patch_list` keeps the whole table.
 """
@@ -72,7 +77,7 @@ from d3d12wl.model.state import SHADER_VISIBLE_HEAP_TYPES, DispatchListCall, tab
 from d3d12wl.records.layout import LayoutCache, LayoutField, RecordLayout, inline_local_slots, record_id
 from d3d12wl.records.references import HANDLE, IDENTIFIER, REFERENCE_KINDS, VA, ctype_references, record_references
 
-__all__ = ["COLUMNS", "NAME_COLUMNS", "TABLE_FINDING_KINDS", "ReferenceTable", "ReferenceWalk", "patch_list",
+__all__ = ["COLUMNS", "ENGINES", "NAME_COLUMNS", "TABLE_FINDING_KINDS", "ReferenceTable", "ReferenceWalk", "patch_list",
            "walk_references"]
 
 #: the table's columns, in order, with their dtypes
