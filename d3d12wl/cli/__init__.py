@@ -166,7 +166,8 @@ def _survive_any_text() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code (:data:`EXIT_CODES`).  The one place errors become exit statuses:
-    an unusable input is 2 (with ``--json`` also the :func:`error_object` on stdout); an exception d3d12wl did not
+    an unusable input is 2 (with ``--json`` also the :func:`error_object` on stdout), and so is an OS error on a path
+    that no command turned into its own message (it names the path); an exception d3d12wl did not
     expect is one line on stderr and exit 3 (with ``--json`` also its error object); ``--debug`` (before or after
     the command) adds the traceback.  ``argv`` None reads the process's own command line (the ``d3d12wl`` script,
     ``python -m d3d12wl``): the command then owns the process (see :func:`load_description`)."""
@@ -190,17 +191,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `d3d12wl dump | head`
         _quiet_broken_pipe()
         return 0
+    except OSError as exc:
+        if exc.filename is None:
+            return _internal(exc, args.command, debug, as_json)
+        # an OS error on a path that no command turned into its own message: the path is unusable, exit 2
+        from d3d12wl.inputs import InputError
+
+        name = os.fsdecode(exc.filename) if isinstance(exc.filename, str | bytes) else str(exc.filename)
+        unusable = InputError(exc.strerror or str(exc), where=name)
+        print(f"d3d12wl {args.command}: error: {unusable}", file=sys.stderr)
+        if as_json:
+            print(json.dumps(error_object(unusable), indent=2))
+        return EXIT_UNUSABLE
     except KeyboardInterrupt:
         print(f"d3d12wl {args.command}: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - the one top-level handler: no traceback without --debug
-        if debug:
-            traceback.print_exc()
-        print(f"d3d12wl {args.command}: internal error: {type(exc).__name__}: {exc}; please report it "
-              f"(run again with --debug for the traceback)", file=sys.stderr)
-        if as_json:
-            print(json.dumps(error_object(exc), indent=2))
-        return EXIT_INTERNAL
+        return _internal(exc, args.command, debug, as_json)
+    except BaseException as exc:  # not Exception: a Rust panic of an extension (pyo3's PanicException)
+        if isinstance(exc, SystemExit | GeneratorExit):
+            raise
+        if "KeyboardInterrupt" in str(exc):  # the panic of an interrupt that landed inside the extension
+            print(f"d3d12wl {args.command}: interrupted", file=sys.stderr)
+            return 130
+        return _internal(exc, args.command, debug, as_json)
+
+
+def _internal(exc: BaseException, command: str, debug: bool, as_json: bool) -> int:
+    if debug:
+        traceback.print_exception(exc)
+    print(f"d3d12wl {command}: internal error: {type(exc).__name__}: {exc}; please report it "
+          f"(run again with --debug for the traceback)", file=sys.stderr)
+    if as_json:
+        print(json.dumps(error_object(exc), indent=2))
+    return EXIT_INTERNAL
 
 
 def _quiet_broken_pipe() -> None:
