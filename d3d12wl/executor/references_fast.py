@@ -43,7 +43,7 @@ from d3d12wl.capture.memory import VA_LIMIT
 from d3d12wl.executor import columnar
 from d3d12wl.executor.columnar import _Chunk, _Group, _ListWalk
 from d3d12wl.executor.dispatch_list import ListRun, primary_walk_setup, run_dispatch_list
-from d3d12wl.executor.references import (
+from d3d12wl.executor.references_table import (
     COLUMNS,
     Columns,
     ReferenceTable,
