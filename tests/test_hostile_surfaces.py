@@ -484,6 +484,60 @@ def test_an_interrupt_inside_the_schema_extension_is_an_interrupt(tmp_path: Path
     assert "panicked" not in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+def test_an_interrupt_inside_a_callback_ends_the_command(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """An interrupt that lands while Python runs a callback it cannot raise from (here a finalizer; in the
+    campaign of issue 26 a weakref callback of the import system, seeds 10004584 and 10011890) was printed as
+    "Exception ignored in ..." with a traceback and lost, the command running on to exit 0.  It ends the command
+    as any interrupt does: exit 130, "interrupted", no traceback, and the command stops there."""
+    from d3d12wl.cli import validate_cmd
+
+    reached: list[str] = []
+
+    class Finalizer:
+        def __del__(self) -> None:
+            raise KeyboardInterrupt
+
+    def run(args: Any) -> int:
+        Finalizer()  # collected at once: its KeyboardInterrupt is unraisable
+        reached.append("after")
+        return 0
+
+    monkeypatch.setattr(validate_cmd, "run", run)
+    assert main(["validate", str(CULLING)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "Exception ignored" not in err and "Traceback" not in err, err
+    assert reached == []
+
+
+def test_an_interrupt_in_a_callback_with_sigint_ignored_still_ends_the_command(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The interrupt is raised again by d3d12wl itself, not by a signal: with SIGINT ignored (a job started with it
+    ignored, as a test runner may) it still ends the command where it landed (exit 130, no traceback)."""
+    from d3d12wl.cli import validate_cmd
+
+    reached: list[str] = []
+
+    class Finalizer:
+        def __del__(self) -> None:
+            raise KeyboardInterrupt
+
+    def run(args: Any) -> int:
+        Finalizer()
+        reached.append("after")
+        return 0
+
+    monkeypatch.setattr(validate_cmd, "run", run)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert main(["validate", str(CULLING)]) == 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "Exception ignored" not in err, err
+    assert reached == [] and sys.gettrace() is None
+
+
 # --- 13: a lone surrogate in a name, in every writer -------------------------------------------------------------
 
 

@@ -131,7 +131,7 @@ def work(task: tuple[int, float, float, bool, tuple[str, ...]]) -> dict[str, Any
         assert _POOL is not None
         case = surfaces.case(seed)
         outcome, why, cpu, wall, rss = surfaces.exercise(case, _POOL)
-        verdict = _verdict(outcome, wall if wall_clock else cpu, rss, (time_limit + case.compiler_seconds, rss_limit))
+        verdict = _verdict(outcome, wall if wall_clock else cpu, rss, (time_limit + case.allowed_seconds, rss_limit))
         result = {"seed": seed, "kind": kind, "example": " ".join(case.argv)[:200], "verdict": verdict,
                   "seconds": wall if wall_clock else cpu, "cpu_seconds": cpu, "wall_seconds": wall, "rss_mib": rss,
                   "why": why}

@@ -1107,7 +1107,8 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
 def write_capture_json(capture: Capture, out: IO[str], *, chunk: int = 1 << 20) -> None:
     """Write the JSON form of ``capture`` with every region inline (what ``capture_to_dict(capture)`` makes,
     formatted as ``json.dumps(indent=1)``, and a final newline) to ``out``, the hex lines of each region made and
-    written ``chunk`` bytes at a time: the region bytes of a capture are never held as text (``-o -``)."""
+    written ``chunk`` bytes at a time: the region bytes of a capture are never held as text (``-o -``), and the pages
+    of a region mapped from a file are released once written (:meth:`GpuMemory.release`)."""
     token = f"d3d12wl-hex-{uuid.uuid4().hex}-"
     regions: list[Region] = []
 
@@ -1132,6 +1133,7 @@ def write_capture_json(capture: Capture, out: IO[str], *, chunk: int = 1 << 20) 
             for start in range(0, region.size, step):
                 lines = _hex_lines(region.data, start, start + step)
                 out.write(("," if start else "") + separator + ('",' + separator).join(lines) + '"')
+                capture.memory.release(region.base + start, step)  # (a file region's pages read: not kept)
             out.write("\n" + " " * indent + "]")
         pos = at + len(quoted)
     out.write(text[pos:] + "\n")
