@@ -32,17 +32,8 @@ from d3d12wl.capture.memory import GpuMemory, Region
 from d3d12wl.capture.references import state_references
 from d3d12wl.executor import execute
 from d3d12wl.executor.columnar import VA_COLUMNS, execution_columns
-from d3d12wl.executor.references import (
-    _CODE_SIZE,
-    _HANDLE_CODE,
-    _IDENTIFIER_CODE,
-    _VA_CODE,
-    MAX_TABLE_FINDINGS,
-    ReferenceTable,
-    ReferenceWalk,
-    patch_list,
-    walk_references,
-)
+from d3d12wl.executor.references import ReferenceTable, ReferenceWalk, patch_list, walk_references
+from d3d12wl.executor.references_table import _CODE_SIZE, _HANDLE_CODE, _IDENTIFIER_CODE, _VA_CODE, MAX_TABLE_FINDINGS
 from d3d12wl.executor.trace import Finding, Limits, Trace
 from d3d12wl.model.state import SHADER_VISIBLE_HEAP_TYPES
 from d3d12wl.records.references import HANDLE, IDENTIFIER, REFERENCE_KINDS, VA

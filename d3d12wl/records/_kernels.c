@@ -13,6 +13,13 @@
  *
  * d3d12wl_gather_columns is the reader's counterpart: each field of n strided records into its own array.
  *
+ * d3d12wl_field_runs reads the 8-byte fields of runs of strided records (run k: counts[k] records at
+ * bases[k] + j * stride, j < counts[k]; each record's fields at offsets[0 .. nfields - 1]) out of one mapped region
+ * (`mem`, at VA `mem_base`), record by record and field by field in each, into row columns: the field's VA, its
+ * offset in the region (rel; rel32 too unless NULL), its value, first_owner + the run (owner, NULL: not written) and
+ * first_index + j (index), and minmax[0..1] the least and greatest value.  The caller has checked that every
+ * field lies inside the region (the references table decides that in columns before it reads).
+ *
  * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.textrows): each row follows one template, a run
  * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
  * width; each op may write a literal lead first), whose values are element r of 8-byte columns; a value whose mask
@@ -71,6 +78,11 @@ int64_t d3d12wl_scatter_columns(uint8_t *out, size_t stride, size_t n, const str
 void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const struct d3d12wl_gather *cols,
                             size_t ncols);
 int d3d12wl_kernels_simd(void);
+void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *bases, const int64_t *counts,
+                        size_t nruns, uint64_t stride, const uint64_t *offsets, size_t nfields, int64_t first_owner,
+                        int64_t first_index,
+                        uint64_t *va, uint64_t *rel, uint32_t *rel32, uint64_t *value, int64_t *owner,
+                        int64_t *index, uint64_t *minmax);
 
 #define D3D12WL_OP_LITERAL 0
 #define D3D12WL_OP_UDEC 1
@@ -711,6 +723,38 @@ void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const 
     }
 }
 
+void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *bases, const int64_t *counts,
+                        size_t nruns, uint64_t stride, const uint64_t *offsets, size_t nfields, int64_t first_owner,
+                        int64_t first_index,
+                        uint64_t *va, uint64_t *rel, uint32_t *rel32, uint64_t *value, int64_t *owner,
+                        int64_t *index, uint64_t *minmax)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t row = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        uint64_t at = bases[k] - mem_base;
+        int64_t n = counts[k];
+        for (int64_t j = 0; j < n; j++, at += stride) {
+            for (size_t f = 0; f < nfields; f++, row++) {
+                uint64_t o = at + offsets[f];
+                uint64_t v;
+                memcpy(&v, mem + o, sizeof v);
+                va[row] = o + mem_base;
+                rel[row] = o;
+                if (rel32)
+                    rel32[row] = (uint32_t)o;
+                value[row] = v;
+                if (owner)
+                    owner[row] = first_owner + (int64_t)k;
+                index[row] = first_index + j;
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+        }
+    }
+    minmax[0] = lo;
+    minmax[1] = hi;
+}
 
 /* ---- text rows from columns (d3d12wl.textrows) ---------------------------------------------------------------- */
 

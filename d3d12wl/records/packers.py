@@ -88,6 +88,8 @@ __all__ = [
     "read_dispatch_list_inputs",
     "read_execute_indirect",
     "read_count_buffer",
+    "FieldRuns",
+    "field_runs",
     "column_enum",
     "enum_names",
     "to_columns",
@@ -988,6 +990,58 @@ def to_columns(arr: np.ndarray, *, copy: bool = True) -> dict[str, np.ndarray]:
 
 
 _GATHER_PLANS: dict[int, tuple[np.dtype, tuple[tuple[str, int, int, np.dtype, tuple[int, ...]], ...]]] = {}
+
+
+@dataclass(frozen=True)
+class FieldRuns:
+    """The 8-byte fields of runs of strided records as row columns (:func:`field_runs`), record by record and, in
+    each, field by field: ``va``, ``rel`` (offset in the region; ``rel32`` the same as uint32, or None), ``value``,
+    ``owner`` (``first_owner`` + the run; None unless asked), ``index`` (``first_index`` + the record's place in
+    its run) and the least and greatest value."""
+
+    va: np.ndarray
+    rel: np.ndarray
+    rel32: np.ndarray | None
+    value: np.ndarray
+    owner: np.ndarray | None
+    index: np.ndarray
+    lo: int
+    hi: int
+
+
+def field_runs(region: np.ndarray, region_base: int, bases: np.ndarray, counts: np.ndarray, stride: int,
+               offsets: Sequence[int], *, first_owner: int | None = None, first_index: int = 0,
+               rel32: bool = False) -> FieldRuns:
+    """Run k's ``counts[k]`` records at ``bases[k] + j * stride`` of ``region`` (a uint8 array of the bytes mapped
+    at ``region_base``), the 8-byte field at each of ``offsets`` of each record, read in one pass by the
+    ``d3d12wl_field_runs`` kernel.  Every field must lie inside the region (checked here from the runs' ends)."""
+    bases = np.ascontiguousarray(bases, dtype=np.uint64)
+    counts = np.ascontiguousarray(counts, dtype=np.int64)
+    offs = np.ascontiguousarray(offsets, dtype=np.uint64)
+    rows = int(counts.sum()) * len(offs)
+    used = counts > 0
+    if rows and used.any():
+        first = bases[used] - np.uint64(region_base)
+        last = first + (counts[used] - 1).astype(np.uint64) * np.uint64(stride) + np.uint64(int(offs.max()) + 8)
+        if bool((bases[used] < np.uint64(region_base)).any()) or int(last.max()) > len(region) or \
+                bool((last < first).any()):
+            raise ValueError("field_runs: a field outside the region")
+    va, rel, value = (np.empty(rows, dtype=np.uint64) for _ in range(3))
+    index = np.empty(rows, dtype=np.int64)
+    owner = np.empty(rows, dtype=np.int64) if first_owner is not None else None
+    r32 = np.empty(rows, dtype=np.uint32) if rel32 else None
+    minmax = np.zeros(2, dtype=np.uint64)
+
+    def ptr(a: np.ndarray | None, ctype: str) -> Any:
+        return _NULL if a is None else _ffi.cast(ctype, a.ctypes.data)
+
+    if rows:
+        _lib.d3d12wl_field_runs(ptr(region, "uint8_t *"), region_base, ptr(bases, "uint64_t *"),
+                                ptr(counts, "int64_t *"), len(counts), stride, ptr(offs, "uint64_t *"), len(offs),
+                                first_owner or 0, first_index, ptr(va, "uint64_t *"), ptr(rel, "uint64_t *"),
+                                ptr(r32, "uint32_t *"), ptr(value, "uint64_t *"), ptr(owner, "int64_t *"),
+                                ptr(index, "int64_t *"), ptr(minmax, "uint64_t *"))
+    return FieldRuns(va, rel, r32, value, owner, index, int(minmax[0]), int(minmax[1]))
 
 
 # --- program identifiers -------------------------------------------------------------------------------------

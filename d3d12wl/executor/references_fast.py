@@ -1,0 +1,422 @@
+"""The references table of a DispatchList call read from the records in columns, without the executor's trace of
+executions: what :func:`d3d12wl.executor.references.walk_references` runs first (issue 28's rate target).
+
+The walk-based table (:func:`~d3d12wl.executor.references.walk_references` with ``engine="walk"``) executes the
+call with the columnar engine and takes each chunk's references from the trace's columns: every secondary record's
+bytes are gathered, every execution counted and every reference located by a search over the regions.  This module
+gives the same table, row for row and code for code, in two passes over each list's records:
+
+1. **decide** (:class:`_Decider`): the call runs through the executor's own call machinery
+   (:func:`~d3d12wl.executor.dispatch_list.run_dispatch_list`: SetProgram, the headers, selection, counts,
+   continuations, the end-of-call checks, so every call-level finding is the executor's), with a walker that reads
+   only the columns that decide what the columnar walk would do with each primary record: ``ProgramTableIndex``
+   (each slot checked once by the executor's :meth:`~d3d12wl.executor.columnar._ListWalk.group_index`), and for
+   hybrid records ``NumSecondaryRecords`` / ``SecondaryRecords`` (alignment, the stride, every secondary record
+   inside one region, the limits).  It leaves in the call's context what the walk leaves (records walked and
+   repeated, the executions' count, the first execution of each (class, PCS), made by the executor itself, which
+   the end-of-call ``root-parameter-not-set`` check reads).
+2. **emit** (:class:`_Emitter`): chunk by chunk (the walk's :data:`~d3d12wl.executor.columnar.CHUNK` records, so rows
+   come in the walk's order), each record class's reference fields are read through strided views of the primary
+   records and, for secondary records, a strided view of the whole run when the lists lie end to end (the usual
+   layout; a gather of just the 8-byte fields otherwise); the rows are listed once through the same
+   :class:`~d3d12wl.executor.references.Listed`.
+
+**Where this path cannot decide, the call takes the walk** (:class:`Undecided`, raised in pass 1 before any row
+is handed over, so nothing is emitted twice): any record the columnar walk would hand to the reference walk or
+report (a slot the executor refuses, a misaligned or unmapped secondary list, records leaving their region, a
+limit reached, a broadcast program table too small for its record), raytracing-class lists (the executor walks
+them record by record), primary records at stride 0, lists whose slots select record classes with different
+reference plans, descriptor-table handles read from records while the capture gives the heap ranges (W58 is
+decided per record by the walk), and ExecuteIndirect calls.  The differential test
+(``tests/test_references_fast.py``) holds both paths to the same table on every capture the tests build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from d3d12wl.capture.file import Capture
+from d3d12wl.capture.memory import VA_LIMIT
+from d3d12wl.executor import columnar
+from d3d12wl.executor.columnar import _Chunk, _Group, _ListWalk
+from d3d12wl.executor.dispatch_list import ListRun, primary_walk_setup, run_dispatch_list
+from d3d12wl.executor.references_table import (
+    COLUMNS,
+    Columns,
+    ReferenceTable,
+    _Collector,
+    _constant,
+    _Plan,
+    plan_key,
+)
+from d3d12wl.executor.trace import Limits, ListTrace, Trace, _Released
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.state import DispatchListCall
+from d3d12wl.records.packers import field_runs
+
+__all__ = ["Undecided", "fast_references"]
+
+
+class Undecided(Exception):
+    """The columns cannot decide what the walk decides for this call (the reason): it takes the walk."""
+
+
+@dataclass
+class _ListPlan:
+    """One list the decider walked: its columnar walk (the groups, one per program-table slot) and records."""
+
+    trace: ListTrace
+    walk: _ListWalk
+    n: int
+    start: int
+    stride: int
+
+
+@dataclass
+class _ChunkColumns:
+    """The columns of one chunk of a list's primary records that both passes read."""
+
+    region: int  # the region holding every record of the chunk whole
+    va0: int
+    gid: np.ndarray  # the group of each record (int64)
+    present: list[int]  # the groups the chunk's records select, ascending
+    group: _Group  # the first of them (every group of a decided list shares its layout and plans)
+    ns: np.ndarray | None  # NumSecondaryRecords (int64), hybrid records
+    base: np.ndarray | None  # SecondaryRecords (uint64)
+
+
+def _chunk_columns(lp: _ListPlan, i0: int, i1: int) -> _ChunkColumns:
+    """Records ``i0 .. i1 - 1`` of a list as columns, the groups made (or found) as the columnar walk makes them:
+    per chunk, the slots the records select in ascending order."""
+    walk, stride, m = lp.walk, lp.stride, i1 - i0
+    va0 = lp.start + i0 * stride
+    regions = walk.regions
+    if va0 + (m - 1) * stride + 4 > VA_LIMIT:
+        raise Undecided("a primary record's address wraps")
+    region = regions.region_of(va0, va0 + (m - 1) * stride + 4)
+    if region < 0:
+        raise Undecided("primary records outside one region")
+    pti = regions.strided(region, va0, m, stride, 4).view("<u4").reshape(-1)
+    top = int(pti.max())
+    if top < 1 << 16:
+        slots = np.flatnonzero(np.bincount(pti, minlength=top + 1))
+    else:
+        slots = np.unique(pti)
+    lut = np.full(top + 1, -1, dtype=np.int64) if top < 1 << 16 else None
+    gids = []
+    for s in slots.tolist():
+        g = walk.group_index(s)
+        if g < 0:
+            raise Undecided(f"program-table slot {s}: the walk reports its records")
+        gids.append(g)
+        if lut is not None:
+            lut[s] = g
+    if lut is not None:
+        gid = lut[pti]
+    else:
+        gid = np.asarray(gids, dtype=np.int64)[np.searchsorted(slots, pti)]
+    present = sorted(set(gids))
+    groups = [walk.groups[g] for g in present]
+    group = groups[0]
+    for grp in groups:
+        if grp.first_to_reference:
+            raise Undecided(f"program-table slot {grp.pt_index}: a broadcast table too small for its record")
+        if grp.handle_checks:
+            raise Undecided("descriptor-table handles read from records with the heap ranges given (W58)")
+        if grp.layout is not group.layout or _keys(grp) != _keys(group):
+            raise Undecided("records of several reference plans in one list")
+    if regions.region_of(va0, va0 + (m - 1) * stride + group.psize) != region:
+        raise Undecided("primary records leave their region")
+    ns = base = None
+    if group.hybrid:
+        rec = regions.strided(region, va0, m, stride, group.psize).view(group.pdtype).reshape(-1)
+        ns = rec["NumSecondaryRecords"].astype(np.int64)
+        base = rec["SecondaryRecords"].astype(np.uint64)
+    return _ChunkColumns(region, va0, gid, present, group, ns, base)
+
+
+def _keys(g: _Group) -> tuple[Any, Any]:
+    sec = g.layout.secondary
+    return (plan_key(g.layout.primary, g.pcs, g.program),
+            plan_key(sec, g.pcs, g.program) if g.hybrid and sec is not None else None)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Pass 1: what the walk would do, decided in columns
+# --------------------------------------------------------------------------------------------------------------
+
+
+class _Decider:
+    """The walker of pass 1 (one call of :func:`run_dispatch_list`)."""
+
+    def __init__(self) -> None:
+        self.lists: list[_ListPlan] = []
+
+    def __call__(self, run: ListRun) -> None:
+        sel = run.selection
+        if sel is None or sel.executable_class is ExecutableClass.RAYTRACING:
+            raise Undecided("a raytracing-class list (the executor walks it record by record)")
+        setup = primary_walk_setup(run)
+        if setup is None:
+            return
+        n, start, stride = setup
+        ctx = run.ctx
+        if n > ctx.limits.max_primary_records:
+            raise Undecided("max_primary_records")
+        if stride == 0 and n > 1:
+            raise Undecided("primary records at stride 0")
+        lp = _ListPlan(run.trace, _ListWalk(run, n, start, stride), n, start, stride)
+        self.lists.append(lp)
+        chunk = columnar.CHUNK
+        for i0 in range(0, n, chunk):
+            self._chunk(run, lp, i0, min(n, i0 + chunk))
+
+    def _chunk(self, run: ListRun, lp: _ListPlan, i0: int, i1: int) -> None:
+        cc = _chunk_columns(lp, i0, i1)
+        ctx, group, limits, m = run.ctx, cc.group, run.ctx.limits, i1 - i0
+        regions = lp.walk.regions
+        repeats = 0
+        if cc.ns is not None and cc.base is not None:
+            ns, base = cc.ns, cc.base
+            some = ns > 0
+            if some.any():
+                if not group.sec_ok:
+                    raise Undecided("an unusable SecondaryRecordByteStride")
+                b = base[some]
+                if (b % np.uint64(8)).any():
+                    raise Undecided("a misaligned SecondaryRecords")
+                if int(ns.max()) > limits.max_secondary_records:
+                    raise Undecided("max_secondary_records")
+                lo, hi = int(b.min()), int(b.max())
+                r = regions.region_of(lo, hi + 1)
+                need = (ns[some] - 1).astype(np.uint64) * np.uint64(group.sstride) + np.uint64(max(group.ssize, 1))
+                if r >= 0:  # every list starts in one region: each must end in it
+                    bad = bool((need > regions.lasts[r] + np.uint64(1) - b).any())
+                else:  # lists in several regions: each inside one
+                    bad = bool((regions.locate(b, need) < 0).any())
+                if bad:
+                    raise Undecided("a secondary list leaves its region")
+            execs = ns
+            records = m + int(ns.sum())
+            if group.sstride == 0:
+                repeats = int(np.maximum(ns - 1, 0).sum())
+        else:
+            execs = np.ones(m, dtype=np.int64)
+            records = m
+        total = int(execs.sum())
+        executions = ctx.trace.executions
+        if (ctx.records_walked + records > limits.max_records
+                or len(executions) + total > limits.max_executions
+                or ctx.records_repeated + repeats > limits.max_repeated_records):
+            raise Undecided("a limit")
+        self._account(run, lp, cc, i0, execs)
+        ctx.records_walked += records
+        ctx.records_repeated += repeats
+        run.trace.primary_records.add_batch(_Released(m))
+
+    def _account(self, run: ListRun, lp: _ListPlan, cc: _ChunkColumns, i0: int, execs: np.ndarray) -> None:
+        """The chunk's executions as the walk counts them: numbered on from the call's count, per (class, PCS)
+        the count and, for a pair not run before, its first execution made by the columnar walk's own batch."""
+        ctx, walk = run.ctx, lp.walk
+        cls = walk.sel.executable_class.value
+        off = np.zeros(len(execs) + 1, dtype=np.int64)
+        np.cumsum(execs, out=off[1:])
+        ran = execs > 0
+        per_pcs: dict[str, list[int]] = {}  # PCS -> [first record that runs, executions]
+        names = {walk.groups[g].pcs.name for g in cc.present}
+        if len(names) == 1:  # one PCS (its programs in several slots): no per-group counts
+            if ran.any():
+                per_pcs[names.pop()] = [int(np.argmax(ran)), int(off[-1])]
+            counts = np.zeros(0, dtype=np.int64)
+        else:
+            counts = np.bincount(cc.gid[ran], weights=execs[ran], minlength=len(walk.groups)).astype(np.int64)
+        for g in cc.present if len(names) > 1 else ():
+            name = walk.groups[g].pcs.name
+            hits = np.flatnonzero(ran & (cc.gid == g))
+            if not len(hits):
+                continue
+            hit = per_pcs.setdefault(name, [int(hits[0]), 0])
+            hit[0] = min(hit[0], int(hits[0]))
+            hit[1] += int(counts[g])
+        counted = 0
+        for name, (p, count) in sorted(per_pcs.items(), key=lambda kv: kv[1][0]):
+            key = (cls, name)
+            seen = ctx.executed.get(key)
+            if seen is not None:
+                seen[1] += count
+                continue
+            self._skip(run, int(off[p]) - counted)
+            va = cc.va0 + p * lp.stride  # record p alone, as a chunk of the columnar walk
+            chunk = _Chunk(walk, i0 + p, va, lp.stride, np.array([va], dtype=np.uint64), cc.gid[p:p + 1].copy())
+            chunk.load_group(int(cc.gid[p]))
+            chunk._batch(0, 1, execs[p:p + 1], records=False)  # notes the pair with its first execution
+            ctx.executed[key][1] += count - int(execs[p])
+            counted = int(off[p + 1])
+        self._skip(run, int(off[-1]) - counted)
+
+    @staticmethod
+    def _skip(run: ListRun, n: int) -> None:
+        if n > 0:
+            run.ctx.trace.executions.add_batch(_Released(n))
+            run.counter += n
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Pass 2: the rows
+# --------------------------------------------------------------------------------------------------------------
+
+
+class _Emitter:
+    """Rows of the decided lists, chunk by chunk, in the walk's order, through the collector's listing."""
+
+    def __init__(self, collector: _Collector) -> None:
+        self.c = collector
+
+    def list_rows(self, lp: _ListPlan) -> None:
+        chunk = columnar.CHUNK
+        for i0 in range(0, lp.n, chunk):
+            self.c._header(lp.trace, program_inputs=True)
+            self._chunk(lp, i0, min(lp.n, i0 + chunk))
+
+    def _chunk(self, lp: _ListPlan, i0: int, i1: int) -> None:
+        c, lt = self.c, lp.trace
+        cc = _chunk_columns(lp, i0, i1)
+        walk, m = lp.walk, i1 - i0
+        pcs_seen = c.pcses.setdefault(lt.index, set())
+        pplan = splan = None
+        for g in cc.present:  # as the collector's _batch: the slot's rows, then the plans
+            group = walk.groups[g]
+            pcs_seen.add(id(group.pcs))
+            got = c._slot(lt, group.pt_index, group.table.va, group.program, True)
+            if got is not None:
+                c.emit(got)
+            sec = group.layout.secondary
+            splan = c.plan(sec, group.pcs, group.program) if group.hybrid and sec is not None else None
+            pplan = c.plan(group.layout.primary, group.pcs, group.program)
+        assert pplan is not None
+        region, stride = cc.region, lp.stride
+        self._emit(pplan, region, np.array([cc.va0], dtype=np.uint64), np.array([m], dtype=np.int64), stride,
+                   {"list_index": lt.index}, "primary_index", i0, None, ascending=stride > 0)
+        if splan is None or cc.ns is None or cc.base is None:
+            return
+        ns, base = cc.ns, cc.base
+        some = ns > 0
+        if not some.any():
+            return
+        sstride = cc.group.sstride
+        b0 = int(base[np.argmax(some)])
+        sreg = c.regions.region_of(b0, b0 + 1)
+        if c.regions.region_of(int(base[some].min()), int(base[some].max()) + 1) != sreg:
+            self._scattered(splan, lt, i0, ns, base, sstride)
+            return
+        first = np.zeros(m, dtype=np.int64)
+        np.cumsum(ns[:-1], out=first[1:])
+        end_to_end = sstride > 0 and bool(np.all(base[some] == np.uint64(b0) + first[some].astype(np.uint64)
+                                                 * np.uint64(sstride)))
+        self._emit(splan, sreg, base, ns, sstride, {"list_index": lt.index}, "secondary_index", 0,
+                   ("primary_index", i0), ascending=end_to_end)
+
+    def _scattered(self, plan: _Plan, lt: ListTrace, i0: int, ns: np.ndarray, base: np.ndarray,
+                   stride: int) -> None:
+        """Secondary lists in several regions: the collector's own rows (each record located, its fields
+        gathered from its region)."""
+        c = self.c
+        total = int(ns.sum())
+        j = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(ns) - ns, ns)
+        vas = np.repeat(base, ns) + j.astype(np.uint64) * np.uint64(stride)
+        where = {"list_index": lt.index, "primary_index": np.repeat(np.arange(i0, i0 + len(ns), dtype=np.int64), ns),
+                 "secondary_index": j}
+        if plan.identifiers:
+            records = c._gather(vas, plan.size)
+            assert records is not None
+            c.emit(c.rows_of(plan, records, vas, where))
+            return
+        ridx = c.regions.locate(vas, max(plan.size, 1))
+        values = np.empty((total, len(plan.offsets)), dtype=np.uint64)
+        for k, off in enumerate(plan.offsets.tolist()):
+            values[:, k] = c.regions.gather(ridx, vas + np.uint64(off), 8).view("<u8")[:, 0]
+        c.emit(c.rows_of(plan, None, vas, where, values))
+
+    def _emit(self, plan: _Plan, region: int, bases: np.ndarray, counts: np.ndarray, stride: int,
+              where: dict[str, Any], index: str, first_index: int, owner: tuple[str, int] | None,
+              ascending: bool) -> None:
+        """The rows of runs of records of one plan (run k: ``counts[k]`` records at ``bases[k] + j * stride``, all
+        in ``region``), as the collector's :meth:`~d3d12wl.executor.references._Collector.rows_of` makes them,
+        listed once: the ``index`` column is ``first_index + j``, the ``owner`` column (name, first) the run's.
+        ``ascending``: the runs lie end to end in ascending order."""
+        c = self.c
+        f = len(plan.offsets)
+        if plan.identifiers:  # program identifiers (32 bytes each) in the records: the collector's rows
+            j = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+            k = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+            vas = np.repeat(bases, counts) + j.astype(np.uint64) * np.uint64(stride)
+            records = c._gather(vas, plan.size)
+            assert records is not None
+            cols_where = {**where, index: first_index + j}
+            if owner is not None:
+                cols_where[owner[0]] = owner[1] + k
+            c.emit(c.rows_of(plan, records, vas, cols_where, None))
+            return
+        listed_u32 = c.listed.dtypes[region] == np.dtype(np.uint32)
+        fr = field_runs(c.regions.bytes[region], int(c.regions.bases[region]), bases, counts, stride,
+                        plan.offsets.tolist(), first_owner=None if owner is None else owner[1],
+                        first_index=first_index, rel32=listed_u32)
+        total = len(fr.va)
+        if not total:
+            return
+        n = total // f
+        if f == 1:
+            kind, heap = _constant(plan.kinds[0], n, np.int32), _constant(plan.heaps[0], n, np.int32)
+            field = _constant(plan.fields[0], n, np.int32)
+            codes = np.full(n, plan.codes[0], dtype=np.int8)
+        else:
+            kind, heap, field = np.tile(plan.kinds, n), np.tile(plan.heaps, n), np.tile(plan.fields, n)
+            codes = np.tile(plan.codes, n)
+        if c.targets:
+            target, target_offset = c._targets(fr.value, kind, heap, (fr.lo, fr.hi))
+        else:
+            target, target_offset = _constant(-1, total, np.int32), _constant(0, total, np.uint64)
+        cols: Columns = {"region": _constant(region, total, np.int32), "offset": fr.rel, "va": fr.va, "kind": kind,
+                         "value": fr.value, "identifier": _constant(-1, total, np.int32),
+                         "record_id": _constant(plan.record, total, np.int32), "field": field,
+                         index: fr.index}
+        if owner is not None:
+            assert fr.owner is not None
+            cols[owner[0]] = fr.owner
+        for name in ("list_index", "primary_index", "secondary_index", "slot_index", "command_index"):
+            if name not in cols:
+                cols[name] = _constant(where.get(name, -1), total, np.int64)
+        cols.update(heap=heap, target=target, target_offset=target_offset)
+        cols = {name: cols[name] for name in COLUMNS}
+        # records at a stride, their fields in order and apart: ascending, no two overlap
+        offs = plan.offsets
+        disjoint = ascending and (f == 1 or bool(np.all(np.diff(offs) >= 8))) and (
+            n < 2 or stride >= int(offs[-1]) + 8 - int(offs[0]))
+        keep = c.listed.fresh(region, fr.rel, codes, disjoint=disjoint, stored=fr.rel32)
+        if not keep.all():
+            cols = {name: v[keep] for name, v in cols.items()}
+        c.rows += len(cols["va"])
+        c.sink(ReferenceTable(cols, c.names))
+
+
+# --------------------------------------------------------------------------------------------------------------
+
+
+def fast_references(capture: Capture, collector: _Collector, limits: Limits | None) -> Trace:
+    """The call's references into ``collector`` (the state rows, then the lists'), or :class:`Undecided` before
+    any row is handed over."""
+    call = capture.call
+    if not isinstance(call, DispatchListCall):
+        raise Undecided("ExecuteIndirect (the walk's command columns serve it)")
+    decider = _Decider()
+    trace = run_dispatch_list(capture.memory, capture.device, capture.objects, capture.state, call, limits,
+                              walker=decider)
+    collector.state_rows()
+    emitter = _Emitter(collector)
+    for lp in decider.lists:
+        emitter.list_rows(lp)
+    trace.executions.release()
+    return trace
