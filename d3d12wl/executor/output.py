@@ -32,6 +32,7 @@ import numpy as np
 from d3d12wl.executor import rows as rows_
 from d3d12wl.executor.columnar import (
     INDEX_COLUMNS,
+    FIELD_NAMES,
     NAME_COLUMNS,
     SOURCE_NAMES,
     VA_COLUMNS,
@@ -39,6 +40,7 @@ from d3d12wl.executor.columnar import (
     ExecutionRun,
     execution_runs,
     execution_schema,
+    is_field_column,
 )
 from d3d12wl.executor.selection import Budget, LeftOut, Selection
 from d3d12wl.executor.trace import Finding, LazyList, ListTrace, PrimaryRecordTrace, Trace
@@ -438,6 +440,8 @@ def column_spec(name: str, nullable: bool = False) -> ColumnSpec:
 
     if name in INDEX_COLUMNS:
         return ColumnSpec(name, "int", None, nullable)
+    if is_field_column(name):
+        return ColumnSpec(name, "category", FIELD_NAMES, nullable)
     if name in VA_COLUMNS or name.endswith(".va"):
         return ColumnSpec(name, "va", None, nullable)
     if name in NAME_COLUMNS:

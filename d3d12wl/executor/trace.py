@@ -379,7 +379,11 @@ class ValueSource:
     +0", "program table slot 1 @0x30030 +32", "system: incrementing constant", "command-list state");
     ``kind`` is one of ``primary``, ``secondary``, ``program-table``, ``system``, ``static``, ``command-list``,
     ``command`` (an ExecuteIndirect argument record); ``va`` the first byte read (None for non-memory sources);
-    ``first_dword``/``num_dwords`` the DWORD sub-range of a constants slot this source supplied."""
+    ``first_dword``/``num_dwords`` the DWORD sub-range of a constants slot this source supplied; ``arg`` the
+    index of the argument desc it resolves; ``field`` the record member that supplied the value, spelled as the
+    record's layout names it (:attr:`d3d12wl.records.layout.LayoutField.name`: the argument's ``Name`` where the
+    description gives one, else the positional ``arg0_ShaderResourceView``), None where the value came from no
+    record (command-list state, system values, static arguments, bytes a record does not have)."""
 
     kind: str
     origin: str
@@ -387,6 +391,7 @@ class ValueSource:
     first_dword: int | None = None
     num_dwords: int | None = None
     arg: int | None = None
+    field: str | None = None
 
 
 @dataclass(slots=True)
