@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_work_list
-from d3d12wl.capture.file import Capture, load_capture
+from d3d12wl.capture.file import Capture, load_capture, save_capture
 from d3d12wl.cli import main
 from d3d12wl.executor import execute, output
 from d3d12wl.executor.columnar import TRIGGER_FIELD, TRIGGER_PREFIX, execution_columns, is_field_column
@@ -104,6 +104,8 @@ def value_columns(table: dict[str, list[Any]], field_column: str) -> list[str]:
     head = field_column.removesuffix(".field")
     if head in table:
         return [head]
+    if head.startswith("root."):  # a constants slot: its DWORDs
+        return [c for c in table if c.startswith(head + "[") and c.endswith("]")]
     return [c for c in table if c.startswith(head + ".") and not c.endswith((".source", ".va", ".field"))]
 
 
@@ -134,13 +136,12 @@ def test_every_exec_table_format_names_the_member_that_supplied_each_value(tmp_p
         assert len(table["index"]) == 9, fmt
         assert table[TRIGGER_FIELD] == ["Draw"] * 9, fmt
         assert table["root.G1.field"] == ["MaterialBufferSRV"] * 9, fmt
-        for d in range(4):
-            assert table[f"root.L0[{d}].field"] == ["Tint"] * 9, fmt
+        assert table["root.L0.field"] == ["Tint"] * 9, fmt  # every DWORD of the slot
         assert "root.G0.field" not in table, fmt  # command-list state: no record member anywhere
         columns = list(table)
         assert columns.index("root.G1") < columns.index("root.G1.source") < columns.index("root.G1.va") < \
-            columns.index("root.G1.field") < columns.index("root.L0[0]") < columns.index("root.L0[0].field") < \
-            columns.index("root.L0[1]")
+            columns.index("root.G1.field") < columns.index("root.L0[0]") < columns.index("root.L0[3]") < \
+            columns.index("root.L0.field")
         assert columns.index("trigger.StartInstanceLocation") + 1 == columns.index(TRIGGER_FIELD)
     pq = pytest.importorskip("pyarrow.parquet")
     schema = pq.read_schema(tmp_path / "frame.parquet")
@@ -188,7 +189,7 @@ def test_without_names_the_positional_member_is_named(tmp_path: Path) -> None:
     names = table.names["field"]
     assert {names[c] for c in table.columns["root.G1.field"]} == {"arg0_ShaderResourceView"}
     assert {names[c] for c in table.columns[TRIGGER_FIELD]} == {"arg1_Draw"}
-    assert {names[c] for c in table.columns["root.L0[3].field"]} == {"arg2_InlineRootParameter"}
+    assert {names[c] for c in table.columns["root.L0.field"]} == {"arg2_InlineRootParameter"}
 
 
 def test_execute_indirect_members_are_named(tmp_path: Path) -> None:
@@ -203,8 +204,8 @@ def test_execute_indirect_members_are_named(tmp_path: Path) -> None:
     capture.write_text(json.dumps(doc))
     for fmt, table in exec_formats(capture, tmp_path).items():
         n = len(table["index"])
-        assert n == 3 and table["root.G2[0].field"] == ["MaterialIndex"] * n, fmt
-        assert table["root.G6[0].field"] == ["DrawFlags"] * n and table["ia.vb3.field"] == ["Positions"] * n, fmt
+        assert n == 3 and table["root.G2.field"] == ["MaterialIndex"] * n, fmt
+        assert table["root.G6.field"] == ["DrawFlags"] * n and table["ia.vb3.field"] == ["Positions"] * n, fmt
         assert table[TRIGGER_FIELD] == ["Draw"] * n and "ia.vb0.field" not in table, fmt
         assert "root.G1.field" not in table, fmt
 
@@ -314,3 +315,37 @@ def test_inserting_an_argument_keeps_every_named_members_field(tmp_path: Path, n
             assert all(len(row) >= len(columns) for row in was[name]), (fmt, name)
         if "Name" in arg:
             assert any(f == "Extra" for c, v in after[fmt].items() if is_field_column(c) for f in v), fmt
+
+
+def test_a_constants_slot_filled_by_two_members_names_each_with_its_dwords(tmp_path: Path) -> None:
+    """Spec "_INLINE_ROOT_PARAMETER" (rule 23(e)): a constants slot may be composed from the sub-ranges of several
+    arguments.  The slot's ``.field`` says which member supplied which DWORDs: ``Tint[0:2] Alpha[2:4]``, in every
+    table format and ``dump --json``; the JSON trace has one source per member."""
+    doc = json.loads(NAMED.read_text())
+    pcs = doc["program_command_signatures"]["PCS"]
+    tint = pcs["pArgumentDescs"][2]
+    alpha = copy.deepcopy(tint)
+    tint["InlineRootParameter"]["Num32BitValuesToSet"] = 2
+    alpha.update(Name="Alpha", Source="SECONDARY_RECORD")
+    alpha["InlineRootParameter"].update(DestOffsetIn32BitValues=2, Num32BitValuesToSet=2)
+    pcs["pArgumentDescs"].insert(3, alpha)
+    pcs["NumArgumentDescs"] += 1
+    secondary = pcs_layout(description.load(doc).program_command_signatures["PCS"]).secondary
+    assert secondary is not None
+    pcs["SecondaryRecordByteStride"] = secondary.min_stride
+    capture = build(doc, {"SECONDARY_RECORD": {"Alpha": np.full((9, 2), 0x3F800000, dtype=np.uint32)},
+                          "PROGRAM_TABLE_RECORD": {"Tint": np.full((3, 2), 0x3F000000, dtype=np.uint32)}})
+    trace = execute(capture)
+    assert len(trace.executions) == 9 and not trace.errors
+    slot = trace.executions[0].root_argument("local", 0)
+    assert slot is not None and [(s.field, s.first_dword, s.num_dwords) for s in slot.sources] == [
+        ("Tint", 0, 2), ("Alpha", 2, 2)]
+    tables = tables_of(capture, tmp_path, "split")
+    for fmt, table in tables.items():
+        assert table["root.L0.field"] == ["Tint[0:2] Alpha[2:4]"] * 9, fmt
+    path = save_capture(capture, tmp_path / "split.json")
+    assert main(["dump", str(path), "--limit", "1", "--json", "-o", str(tmp_path / "dump.json")]) == 0
+    view = json.loads((tmp_path / "dump.json").read_text())["executions"][0]
+    constants = next(ra for ra in view["root_arguments"] if ra["kind"] == "constants")
+    assert constants["field"] == "Tint[0:2] Alpha[2:4]"
+    assert constants["from"].endswith("+32 (Tint); secondary record 0 @0x%x +24 (Alpha)" % view["record_va"]["secondary"])

@@ -83,7 +83,7 @@ FIELD_ROWS = 256
 
 def fields_held(table: Any, executions: list[Any]) -> None:
     """Every source of each execution that names a record member (``ValueSource.field``) is that row's ``.field``
-    column (``trigger_field``, ``root.G1.field``, ``root.G0[2].field``, ``ia.vb3.field``), and every other row of
+    column (``trigger_field``, ``root.G1.field``, a constants slot's ``root.G0.field``, ``ia.vb3.field``), and every other row of
     a ``.field`` column is absent."""
     names = table.names["field"]
 
@@ -98,10 +98,11 @@ def fields_held(table: Any, executions: list[Any]) -> None:
             tag = f"root.{'G' if ra.binding == 'global' else 'L'}{ra.parameter}"
             if ra.kind == "static_sampler":
                 assert all(s.field is None for s in ra.sources)
-            elif ra.kind == "constants":
-                for s in ra.sources:
-                    for d in range(s.first_dword or 0, (s.first_dword or 0) + (s.num_dwords or 0)):
-                        want[f"{tag}[{d}].field"] = s.field
+            elif ra.kind == "constants":  # the members by the DWORDs they supplied, in DWORD order
+                want[f"{tag}.field"] = " ".join(
+                    s.field if (s.first_dword, s.num_dwords) == (0, len(ra.values or [])) else
+                    f"{s.field}[{s.first_dword}:{(s.first_dword or 0) + (s.num_dwords or 0)}]"
+                    for s in sorted(ra.sources, key=lambda s: s.first_dword or 0) if s.field is not None) or None
             else:
                 want[f"{tag}.field"] = ra.sources[0].field if ra.sources else None
         for b in e.ia:

@@ -23,7 +23,7 @@ from d3d12wl import abi, tables
 from d3d12wl.capture.file import Capture
 from d3d12wl.errors import D3D12WLError, MemoryAccessError
 from d3d12wl.executor.selection import Budget, Selection, parse_range  # noqa: F401 - (dump's selection)
-from d3d12wl.executor.trace import Trace
+from d3d12wl.executor.trace import Trace, slot_members
 from d3d12wl.records.layout import IDENTIFIER_FIELD, LayoutCache, LayoutField, RecordLayout
 
 #: C types shown in hex (addresses and handles).
@@ -442,10 +442,14 @@ def _from_text(sources: list[dict[str, Any]]) -> str:
                      for s in sources) or "not set"
 
 
-def _source_fields(sources: list[dict[str, Any]]) -> str | None:
-    """The record members that supplied a value (``ValueSource.field``), source by source as the origins are
-    joined; None where no source is a record's."""
-    return "; ".join(s["field"] for s in sources if s.get("field")) or None
+def _source_fields(ra: dict[str, Any]) -> str | None:
+    """The record member that supplied a root argument (``ValueSource.field``; a constants slot's members as the
+    execution table's ``.field`` column spells them, ``slot_members``); None where no record did."""
+    sources = ra.get("sources") or []
+    if ra.get("values") is None:
+        return next((s["field"] for s in sources if s.get("field")), None)
+    return slot_members(((s.get("field"), s.get("first_dword"), s.get("num_dwords")) for s in sources),
+                        len(ra["values"]))
 
 
 def _execution_view(ex: dict[str, Any]) -> dict[str, Any]:
@@ -473,7 +477,7 @@ def _execution_view(ex: dict[str, Any]) -> dict[str, Any]:
                     "floats": [as_float(v) for v in values] if values and None not in values
                     and looks_like_floats(values) else None,
                     "text": text, "origin": _source_text(ra.get("sources", [])),
-                    "field": _source_fields(ra.get("sources", [])), "from": _from_text(ra.get("sources", []))})
+                    "field": _source_fields(ra), "from": _from_text(ra.get("sources", []))})
     ev["root_arguments"] = ras
     ev["ia"] = [{"slot": ia.get("slot"), "fields": ia.get("fields"),
                  "origin": (ia.get("source") or {}).get("origin"), "field": (ia.get("source") or {}).get("field"),

@@ -61,8 +61,10 @@ from d3d12wl.executor.trace import (
     ProgramTableSlotTrace,
     Readings,
     RecordTrace,
+    RootArgumentValue,
     Trace,
     ValueSource,
+    slot_members,
 )
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, RecordKind
@@ -1216,9 +1218,10 @@ class ExecutionColumns:
     binding (:data:`IA_PREFIX`: ``ia.vb<slot>.<member>`` by slot, then ``ia.ib.<member>``, members in struct
     order, with ``.source`` and ``.va``).  Wherever some execution takes a value from a record, its column has a
     ``.field`` column after it and its ``.source`` / ``.va`` (:data:`FIELD_SUFFIX`: ``root.G1.field``,
-    ``root.L0[2].field``, ``ia.vb0.field``; the trigger's is :data:`TRIGGER_FIELD`, after its members): the record
-    member that supplied it (``ValueSource.field``, the layout's name) as a code into ``names["field"]``, absent
-    where the value came from no record.
+    ``ia.vb0.field``; a constants slot's ``root.L0.field`` after its DWORDs; the trigger's is
+    :data:`TRIGGER_FIELD`, after its members): the record member that supplied it (``ValueSource.field``, the
+    layout's name; for a constants slot :func:`~d3d12wl.executor.trace.slot_members`, ``Tint`` or ``Scale[0:2]
+    Bias[2:4]``) as a code into ``names["field"]``, absent where the value came from no record.
 
     ``absent[name]`` (only for a column some row lacks) is True where the execution has no such value (no
     secondary record, no incrementing constant, a root parameter nothing set, another trigger type's member, ...);
@@ -1605,12 +1608,14 @@ FieldValues = Any
 
 
 def _root_order(key: str) -> tuple[str, int, int, int]:
-    """root.G2, root.G2.source, root.G2.va, root.G2.field, root.G10[0], root.G10[0].field, ... : by binding,
-    parameter, DWORD, then the value before its own columns (:func:`_suffix_rank`)."""
+    """root.G2, root.G2.source, root.G2.va, root.G2.field, root.G10[0], root.G10[1], root.G10.field ... : by
+    binding, parameter, DWORD, then the value before its own columns (:func:`_suffix_rank`; a constants slot's
+    ``.field`` after its DWORDs)."""
     tag = key[len(ROOT_PREFIX):]
     head = tag.split(".", 1)[0].split("[", 1)[0]
-    dword = int(tag.split("[", 1)[1].split("]", 1)[0]) if "[" in tag else -1
-    return head[0], int(head[1:]), dword, _suffix_rank(key)
+    dword = int(tag.split("[", 1)[1].rstrip("]")) if "[" in tag else -1
+    rank = _suffix_rank(key)
+    return head[0], int(head[1:]), 1 << 32 if rank == len(_SUFFIXES) and dword < 0 else dword, rank
 
 
 def _root_tag(binding: str, parameter: int) -> str:
@@ -1633,7 +1638,7 @@ def _root_object_row(part: _Part, i: int, e: Execution, codes: dict[str, _Codes]
         if ra.kind == "constants":
             for d, v in enumerate(ra.values or []):
                 part.put(f"{tag}[{d}]", i, -1 if v is None else v, _I64, v is None)
-            _dword_fields(part.put, tag, ra.sources, codes, i)
+            _put_field(part.put, f"{tag}{FIELD_SUFFIX}", _slot_source(ra), codes, i)
             continue
         src = ra.sources[0] if ra.sources else None
         part.put(tag, i, ra.value or 0, _U64, ra.value is None)
@@ -1651,14 +1656,11 @@ def _put_field(put: Callable[..., None], name: str, src: ValueSource | None, cod
         put(name, *row, codes[FIELD_NAMES].code(src.field), *((_I32,) if row else ()))
 
 
-def _dword_fields(put: Callable[..., None], tag: str, sources: list[ValueSource], codes: dict[str, _Codes],
-                  *row: int) -> None:
-    """The ``root.<tag>[d].field`` columns of a constants slot: per DWORD, the member of the source that supplied
-    it."""
-    for s in sources:
-        if s.first_dword is not None and s.num_dwords is not None:
-            for d in range(s.first_dword, s.first_dword + s.num_dwords):
-                _put_field(put, f"{tag}[{d}]{FIELD_SUFFIX}", s, codes, *row)
+def _slot_source(ra: RootArgumentValue) -> ValueSource | None:
+    """A constants slot's members as one source (:func:`~d3d12wl.executor.trace.slot_members`): what its
+    ``root.<tag>.field`` column holds."""
+    members = slot_members(((s.field, s.first_dword, s.num_dwords) for s in ra.sources), len(ra.values or []))
+    return None if members is None else ValueSource("", "", field=members)
 
 
 def _root_columns(part: _GroupColumns, first: Execution, field_values: FieldValues, system: dict[str, np.ndarray],
@@ -1684,7 +1686,7 @@ def _root_columns(part: _GroupColumns, first: Execution, field_values: FieldValu
         if ra.kind == "constants":
             for d, v in enumerate(ra.values or []):
                 part.put(f"{tag}[{d}]", -1 if v is None else v, v is None)
-            _dword_fields(part.put, tag, ra.sources, codes)
+            _put_field(part.put, f"{tag}{FIELD_SUFFIX}", _slot_source(ra), codes)
             for s in ra.sources:
                 got = varying(s)
                 if got is None or s.first_dword is None or s.num_dwords is None:

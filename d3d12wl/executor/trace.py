@@ -394,6 +394,16 @@ class ValueSource:
     field: str | None = None
 
 
+def slot_members(sources: Iterable[tuple[str | None, int | None, int | None]], dwords: int) -> str | None:
+    """The record members that supplied a constants slot of ``dwords`` DWORDs, from its sources'
+    ``(field, first_dword, num_dwords)`` in DWORD order: each member's name, with the DWORDs it supplied as
+    ``[first:end]`` unless it supplied the whole slot, joined by spaces (``Tint``; ``Scale[0:2] Bias[2:4]``;
+    ``Tint[0:3]`` where DWORD 3 is the command list's); None where no record supplied any."""
+    parts = [name if first == 0 and count == dwords else f"{name}[{first}:{(first or 0) + (count or 0)}]"
+             for name, first, count in sources if name is not None]
+    return " ".join(parts) or None
+
+
 @dataclass(slots=True)
 class RootArgumentValue:
     """The value one root parameter has when an execution runs.
