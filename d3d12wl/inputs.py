@@ -1,9 +1,15 @@
 """Bounded reading of what users hand the tool: a file (or ``-`` for stdin), its UTF-8 text, its JSON.
 
-Every reader here stops at a size limit before reading more, refuses what is not a regular file (a directory, a
-FIFO, a device such as ``/dev/zero``) before reading anything, and names the file and why.  JSON is parsed with
-bounded depth (a document nested deeper than :data:`MAX_DEPTH` is refused, not recursed into), integers of at
-most :data:`MAX_INT_DIGITS` digits, and no ``NaN`` / ``Infinity``.  Callers raise their own error kind
+One rule for every input: it is bounded before it is held.  A regular file is memory-mapped, never copied whole;
+standard input, and a pseudo-file whose size reads 0 but that holds bytes (``/proc``), is read
+:data:`CHUNK_BYTES` at a time into an unlinked temporary file against its size limit and refused at the chunk that
+passes it, so an endless stream costs one chunk of memory.  What is not a regular file (a directory, a FIFO, a
+device such as ``/dev/zero``) is refused before anything is read, and every OS error on a path names it.  JSON
+text holding a NUL byte (a sparse or binary file) is refused at that byte, before any text is made; JSON is
+bounded by what it would make (at most :data:`MAX_JSON_CONTAINERS` arrays and objects and :data:`MAX_JSON_ITEMS`
+members and elements, :func:`check_structure`), by depth (a document nested deeper than :data:`MAX_DEPTH` is
+refused, not recursed into), integers of at most :data:`MAX_INT_DIGITS` digits, and no ``NaN`` / ``Infinity``.
+An integer a user types is ASCII digits (:func:`integer`).  Callers raise their own error kind
 (``DescriptionError``, ``CaptureError``) from the :class:`InputError` these raise, with the member path they know.
 
 :func:`schema_validator` gives the JSON Schema validator every schema of the package is checked with: its
@@ -20,18 +26,18 @@ import mmap
 import os
 import stat
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from d3d12wl.errors import D3D12WLError
 
-__all__ = ["MAX_DEPTH", "MAX_INT_DIGITS", "MAX_JSON_BYTES", "MAX_STREAM_BYTES", "STDIN", "InputError", "file_kind",
-           "integer", "json_depth", "label", "load_json", "map_bytes", "parse_json", "path_of",
-           "paused_cycle_collection", "read_bytes",
-           "read_text",
-           "schema_validator"]
+__all__ = ["CHUNK_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "MAX_JSON_BYTES", "MAX_JSON_CONTAINERS", "MAX_JSON_ITEMS",
+           "MAX_STREAM_BYTES", "STDIN", "InputError", "check_structure", "file_kind", "integer", "json_depth", "label",
+           "load_json", "map_bytes", "parse_json", "path_kind", "path_of", "paused_cycle_collection", "read_bytes",
+           "read_text", "schema_validator"]
 
 #: the name that stands for standard input
 STDIN = "-"
@@ -41,8 +47,18 @@ MAX_JSON_BYTES = 1 << 30
 MAX_DEPTH = 64
 #: the most digits of a JSON integer (a 64-bit value has 20)
 MAX_INT_DIGITS = 40
+#: the most arrays and objects one JSON document may make: each is a Python container of 56 bytes or more, so
+#: text such as ``[{},{},...]`` would make about 24 bytes of memory per byte (the million-argument description
+#: of tools/bench_description.py makes 4,000,034)
+MAX_JSON_CONTAINERS = 1 << 23
+#: the most members and elements one JSON document may hold, counted by the commas between them (that
+#: description has 9,000,050; a capture of 200 MB of hex lines 2 million)
+MAX_JSON_ITEMS = 1 << 25
 #: the most bytes of binary data (a readback) read from standard input; a regular file is mapped instead
 MAX_STREAM_BYTES = 1 << 30
+#: bytes read from a stream (standard input, a pseudo-file) at a time: a stream is refused at its limit having
+#: held at most this much of it
+CHUNK_BYTES = 1 << 22
 
 
 class InputError(D3D12WLError):
@@ -64,50 +80,123 @@ def file_kind(mode: int) -> str | None:
     return "not a regular file"
 
 
-def read_bytes(source: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, what: str = "file") -> bytes:
-    """The bytes of a regular file, or of standard input for ``-``, at most ``limit`` of them."""
-    name = os.fspath(source)
-    if name == STDIN:
-        data = sys.stdin.buffer.read(limit + 1)
-        if len(data) > limit:
-            raise InputError(f"standard input holds more than {limit:,} bytes, the most a {what} may have",
-                             where="<stdin>")
-        return data
+def _regular(name: str, what: str) -> os.stat_result:
+    """``os.stat`` of a file to read: what is not a regular file, and every OS error (a missing file, a name too
+    long, a symlink loop, a permission), is an :class:`InputError` naming it."""
     try:
         info = os.stat(name)
-        kind = file_kind(info.st_mode)
-        if kind is not None:
-            raise InputError(f"is {kind}, not a {what}", where=name)
-        if info.st_size > limit:
-            raise InputError(f"holds {info.st_size:,} bytes, more than the {limit:,} a {what} may have", where=name)
-        with open(name, "rb") as f:
-            data = f.read(limit + 1)
     except OSError as exc:
         raise InputError(f"cannot read the {what}: {exc.strerror or exc}", where=name) from None
-    if len(data) > limit:  # it grew while being read
-        raise InputError(f"holds more than the {limit:,} bytes a {what} may have", where=name)
-    return data
+    kind = file_kind(info.st_mode)
+    if kind is not None:
+        raise InputError(f"is {kind}, not a {what}", where=name)
+    return info
+
+
+def _too_big(limit: int, what: str, where: str) -> InputError:
+    return InputError(f"holds more than {limit:,} bytes, the most a {what} may have", where=where)
+
+
+def _nul(chunk: bytes | mmap.mmap, at: int, what: str, where: str) -> None:
+    """A NUL byte is never in JSON text (not even inside a string): refused where it is, before more is read."""
+    i = chunk.find(b"\0")
+    if i >= 0:
+        raise InputError(f"holds a NUL byte at offset {at + i}: a {what} is JSON text, and binary data belongs in a "
+                         "region file", where=where)
+
+
+def _spool(read: Callable[[int], bytes], *, limit: int, what: str, where: str, text: bool) -> mmap.mmap | bytes:
+    """A stream (standard input, a pseudo-file whose size reads 0) read :data:`CHUNK_BYTES` at a time into an
+    unlinked temporary file, then mapped: the bytes are never held in memory, and a stream past ``limit`` is
+    refused at the chunk that passes it (JSON text also at its first NUL byte)."""
+    total = 0
+    try:
+        with tempfile.TemporaryFile(prefix="d3d12wl-stream-") as spool:
+            while chunk := read(CHUNK_BYTES):
+                if text:
+                    _nul(chunk, total, what, where)
+                total += len(chunk)
+                if total > limit:
+                    raise _too_big(limit, what, where)
+                spool.write(chunk)
+            if not total:
+                return b""
+            spool.flush()
+            return mmap.mmap(spool.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise InputError(f"cannot read the {what}: {exc.strerror or exc}", where=where) from None
+
+
+def _stdin_file() -> int | None:
+    """Standard input's descriptor when it is a regular file read from its start (``< file``: mapped in place),
+    else None (a pipe, a terminal, or a replaced ``sys.stdin``)."""
+    try:
+        fd = sys.stdin.fileno()
+        if stat.S_ISREG(os.fstat(fd).st_mode) and os.lseek(fd, 0, os.SEEK_CUR) == 0:
+            return fd
+    except (AttributeError, OSError, ValueError):
+        pass
+    return None
+
+
+def _acquire(source: str | os.PathLike[str], *, limit: int, what: str, text: bool) -> mmap.mmap | bytes:
+    """The bytes of a regular file or of standard input (``-``), mapped read-only (``b""`` when there are none).
+
+    A regular file is mapped as it is (never copied); one whose size reads 0 but that holds bytes (a pseudo-file of
+    ``/proc``) or that cannot be mapped is read as a stream, as standard input is: in chunks against ``limit``
+    (:func:`_spool`).  What is not a regular file is refused before anything is read."""
+    name = os.fspath(source)
+    where = label(source)
+    if name == STDIN:
+        fd = _stdin_file()
+        if fd is None:
+            return _spool(sys.stdin.buffer.read, limit=limit, what=what, where=where, text=text)
+        return _map_fd(fd, limit, what, where, lambda: _spool(sys.stdin.buffer.read, limit=limit, what=what,
+                                                              where=where, text=text))
+    _regular(name, what)
+    try:
+        # O_NONBLOCK: a path swapped for a FIFO after the check above must not make the open wait for a writer
+        with open(os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
+            kind = file_kind(os.fstat(f.fileno()).st_mode)
+            if kind is not None:
+                raise InputError(f"is {kind}, not a {what}", where=name)
+            return _map_fd(f.fileno(), limit, what, where,
+                           lambda: _spool(f.read, limit=limit, what=what, where=where, text=text))
+    except OSError as exc:
+        raise InputError(f"cannot read the {what}: {exc.strerror or exc}", where=where) from None
+
+
+def _map_fd(fd: int, limit: int, what: str, where: str, stream: Callable[[], mmap.mmap | bytes]
+            ) -> mmap.mmap | bytes:
+    size = os.fstat(fd).st_size
+    if size > limit:
+        raise InputError(f"holds {size:,} bytes, more than the {limit:,} a {what} may have", where=where)
+    if size == 0:
+        return stream()
+    try:
+        return mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # a file system that maps nothing (some pseudo-files): read it as a stream
+        return stream()
+
+
+def read_bytes(source: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, what: str = "file") -> bytes:
+    """The bytes of a regular file, or of standard input for ``-``, at most ``limit`` of them (a copy: for data of
+    any size use :func:`map_bytes`)."""
+    data = _acquire(source, limit=limit, what=what, text=False)
+    out = bytes(data)
+    if isinstance(data, mmap.mmap):
+        data.close()
+    return out
 
 
 def map_bytes(source: str | os.PathLike[str], *, what: str = "file", limit: int = MAX_STREAM_BYTES
               ) -> memoryview | bytes:
     """The bytes of binary data (a readback): a regular file memory-mapped read-only, so a file of gigabytes costs
-    only the pages a command reads and is never copied; standard input for ``-``, at most ``limit`` bytes.  What is
-    not a regular file is refused before anything is read, as :func:`read_bytes` does."""
-    name = os.fspath(source)
-    if name == STDIN:
-        return read_bytes(source, limit=limit, what=what)
-    try:
-        info = os.stat(name)
-        kind = file_kind(info.st_mode)
-        if kind is not None:
-            raise InputError(f"is {kind}, not a {what}", where=name)
-        if info.st_size == 0:
-            return b""
-        with open(name, "rb") as f:
-            return memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read the {what}: {getattr(exc, 'strerror', None) or exc}", where=name) from None
+    only the pages a command reads and is never copied; standard input (``-``) or a pseudo-file read in chunks
+    into an unlinked temporary file and mapped the same way, at most ``limit`` bytes.  What is not a regular file
+    is refused before anything is read."""
+    data = _acquire(source, limit=limit, what=what, text=False)
+    return memoryview(data) if isinstance(data, mmap.mmap) else data
 
 
 def label(source: str | os.PathLike[str]) -> str:
@@ -116,20 +205,44 @@ def label(source: str | os.PathLike[str]) -> str:
 
 
 def read_text(source: str | os.PathLike[str], *, limit: int = MAX_JSON_BYTES, what: str = "file") -> str:
-    """The UTF-8 text of a regular file (or stdin for ``-``); text that is not UTF-8 is refused with its offset."""
-    data = read_bytes(source, limit=limit, what=what)
+    """The UTF-8 text of a regular file (or stdin for ``-``); text that is not UTF-8, or that holds a NUL byte
+    (never JSON: a sparse or binary file), is refused with its offset, before the text is made."""
+    data = _acquire(source, limit=limit, what=what, text=True)
+    name = label(source)
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        name = label(source)
-        raise InputError(f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}): a {what} is "
-                         "JSON text, and binary data belongs in a region file", where=name) from None
+        _nul(data, 0, what, name)
+        try:
+            return str(data, "utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}): a {what} is "
+                             "JSON text, and binary data belongs in a region file", where=name) from None
+    finally:
+        if isinstance(data, mmap.mmap):
+            data.close()
+
+
+def path_kind(path: str | os.PathLike[str], *, where: str | None = None) -> str | None:
+    """What a path a user gave names: ``"a regular file"``, ``"a directory"`` (or another :func:`file_kind`), or
+    None when nothing is there (a missing name, or a folder on the way that is a file).  Any other OS error (a name
+    too long, a symlink loop, a permission) is an :class:`InputError` naming ``where`` (default: the path)."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, ValueError) as exc:  # (ValueError: an embedded NUL)
+        shown = "it" if where is None else repr(os.fspath(path))
+        raise InputError(f"cannot use {shown}: {getattr(exc, 'strerror', None) or exc}",
+                         where=where or os.fspath(path)) from None
+    return file_kind(info.st_mode) or "a regular file"
 
 
 def integer(text: str) -> int:
-    """An integer a user typed (an option, a region's VA or size): decimal or ``0x`` hexadecimal, ``_`` between
-    digits as Python allows; at most :data:`MAX_INT_DIGITS` digits.  ``ValueError`` saying why otherwise (callers
-    raise their own error kind from it)."""
+    """An integer a user typed (an option, a region's VA or size): decimal or ``0x`` hexadecimal in ASCII digits
+    (Python's ``int`` also takes other scripts' digits: ``"\uff11\uff12\uff13"``, full-width 123, is refused
+    here), ``_`` between digits as Python allows; at most :data:`MAX_INT_DIGITS` digits.  ``ValueError`` saying why
+    otherwise (callers raise their own error kind from it)."""
+    if not text.isascii():
+        raise ValueError(f"not an integer: {text[:40]!r} (ASCII digits only: decimal or 0x hex)")
     digits = text.strip().lstrip("+-").removeprefix("0x").removeprefix("0X").replace("_", "")
     if len(digits) > MAX_INT_DIGITS:
         raise ValueError(f"an integer of {len(digits)} digits (at most {MAX_INT_DIGITS}): {text[:20]!r}...")
@@ -217,8 +330,58 @@ def paused_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
+def _outside_strings(text: str) -> tuple[int, int]:
+    """The ``{`` and ``[`` (together) and the commas of JSON text that are not inside a string, counted a chunk at
+    a time with numpy: a quote opens or closes a string unless an odd run of backslashes precedes it."""
+    import numpy as np
+
+    containers = commas = 0
+    inside, run = 0, 0  # whether the chunk starts inside a string; backslashes ending the chunk before
+    step = 1 << 20
+    for i in range(0, len(text), step):
+        a = np.frombuffer(text[i:i + step].encode("utf-8", "surrogatepass"), dtype=np.uint8)
+        positions = np.arange(a.size)
+        last = np.maximum.accumulate(np.where(a != 0x5C, positions, -1))  # the last non-backslash up to each byte
+        quotes = np.flatnonzero(a == 0x22)
+        before = quotes - 1
+        last_before = np.where(before >= 0, last[np.maximum(before, 0)], -1)
+        runs = before - last_before + np.where(last_before < 0, run, 0)
+        toggles = quotes[runs % 2 == 0]
+        for chars, is_container in ((np.flatnonzero((a == 0x7B) | (a == 0x5B)), True),
+                                    (np.flatnonzero(a == 0x2C), False)):
+            outside = int(np.count_nonzero((inside + np.searchsorted(toggles, chars, side="right")) % 2 == 0))
+            if is_container:
+                containers += outside
+            else:
+                commas += outside
+        inside = (inside + toggles.size) % 2
+        end = a.size - 1
+        run = (end - int(last[end]) + (run if last[end] < 0 else 0)) if a.size else run
+    return containers, commas
+
+
+def check_structure(text: str, *, where: str) -> None:
+    """Refuse, before it is parsed, JSON text that would make more than :data:`MAX_JSON_CONTAINERS` arrays and
+    objects or hold more than :data:`MAX_JSON_ITEMS` members and elements: bounded by what it would make, not only
+    by its bytes and depth.  Text shorter than both bounds cannot exceed them and is not counted; otherwise the
+    brackets and commas are counted (in C), and counted again outside strings only when that count is over."""
+    if len(text) <= min(MAX_JSON_CONTAINERS, MAX_JSON_ITEMS):
+        return
+    containers, commas = text.count("{") + text.count("["), text.count(",")
+    if containers <= MAX_JSON_CONTAINERS and commas <= MAX_JSON_ITEMS:
+        return
+    containers, commas = _outside_strings(text)
+    if containers > MAX_JSON_CONTAINERS:
+        raise InputError(f"JSON of {containers:,} arrays and objects, more than the {MAX_JSON_CONTAINERS:,} a "
+                         "document may have", where=where)
+    if commas > MAX_JSON_ITEMS:
+        raise InputError(f"JSON of more than {commas:,} members and elements, more than the {MAX_JSON_ITEMS:,} a "
+                         "document may have", where=where)
+
+
 def parse_json(text: str, *, where: str) -> Any:
     """JSON text parsed with the bounds of this module; errors name ``where`` and the line and column."""
+    check_structure(text, where=where)
     # The digit bound as a parse hook costs a Python call per integer (a third of the parse of a large description),
     # so a text is first parsed without it and its integers checked in the walk that measures its depth; anything
     # that is not plainly within the bounds (a long integer, a deep nesting, any error) is parsed again the bounded

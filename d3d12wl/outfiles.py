@@ -29,7 +29,7 @@ from typing import IO, Any
 
 from d3d12wl.errors import D3D12WLError
 
-__all__ = ["OutputError", "StagedFile", "output_file", "is_stdout"]
+__all__ = ["OutputError", "StagedFile", "is_stdout", "output_file", "write_error"]
 
 #: errors of writing to the destination itself (as opposed to a bug of the writer): raised inside the ``with``
 #: body of :func:`output_file` by a write, they name the path
@@ -53,6 +53,15 @@ def _os_error(path: str | os.PathLike[str], exc: OSError) -> OutputError:
     if exc.errno == errno.EFBIG:
         reason = "file too large (the file-size limit was reached)"
     return OutputError(f"cannot write {os.fspath(path)!r}: {reason}", where=os.fspath(path))
+
+
+def write_error(path: str | os.PathLike[str], exc: OSError) -> OutputError | None:
+    """The :class:`OutputError` naming ``path`` for an OS error a write to it raised (a full disk, a file-size
+    limit, an I/O error), or None when ``exc`` is no error of the destination (a writer's own bug stays one):
+    for a writer that writes a :class:`StagedFile` itself, outside :func:`output_file`."""
+    if exc.errno in _DESTINATION_ERRNOS and not exc.filename:
+        return _os_error(path, exc)
+    return None
 
 
 def _umask() -> int:
@@ -182,8 +191,9 @@ def output_file(path: str | os.PathLike[str] | None, *, binary: bool = False) ->
             text.detach()  # the binary file stays open for commit
     except OSError as exc:
         staged.discard()
-        if exc.errno in _DESTINATION_ERRNOS and not exc.filename:
-            raise _os_error(path, exc) from None
+        named = write_error(path, exc)
+        if named is not None:
+            raise named from None
         raise
     except BaseException:
         staged.discard()

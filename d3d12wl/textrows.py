@@ -31,6 +31,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from d3d12wl.outfiles import TEXT_ERRORS
+
 __all__ = ["Cell", "Part", "RowFormatter", "Splice", "Text", "Value", "json_parts", "json_string", "split"]
 
 ValueKind = Literal["udec", "sdec", "hex", "dict"]
@@ -138,22 +140,22 @@ class _Compiled:
     def value(self, v: Value) -> int:
         column = self.columns.setdefault(v.column, len(self.columns))
         mask = -1 if v.mask is None else self.masks.setdefault(v.mask, len(self.masks))
-        absent = v.absent.encode()
+        absent = v.absent.encode("utf-8", TEXT_ERRORS)
         first = count = 0
         longest = _VALUE_BYTES
         if v.kind == "dict":
-            names = [n.encode() for n in v.names]
+            names = [n.encode("utf-8", TEXT_ERRORS) for n in v.names]
             first, count = len(self.dict_entries) // 2, len(names)
             for name in names:
                 self.dict_entries += [self.text(name), len(name)]
             longest = max([0, *map(len, names)])
-        prefix = v.prefix.encode()
+        prefix = v.prefix.encode("utf-8", TEXT_ERRORS)
         self.add(_KINDS[v.kind], min(v.digits, 16), column, mask, absent, prefix, v.add % (1 << 64), first, count)
         return max(longest + len(prefix), len(absent), min(v.digits, 16) + len(prefix))
 
     def part(self, part: Part) -> int:
         if isinstance(part, str):
-            return self.literal(part.encode())
+            return self.literal(part.encode("utf-8", TEXT_ERRORS))
         if isinstance(part, bytes):
             return self.literal(part)
         if isinstance(part, Value):

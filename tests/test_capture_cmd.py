@@ -26,6 +26,7 @@ from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import main
 from d3d12wl.errors import CaptureError
 from d3d12wl.executor import execute
+from d3d12wl.outfiles import OutputError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "d3d12wl" / "examples"
@@ -309,7 +310,7 @@ def test_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(capture_file.json, "dumps", broken)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="No space left on device"):  # (named: exit 2)
         capture_file.save_capture(load_capture(out), out)
     assert out.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["capture.json"]

@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
-"""A long fuzz campaign over captures and descriptions, with the engine of ``tests/fuzz`` (``engine.py``).
+"""A long fuzz campaign over captures, descriptions and command lines, with the engines of ``tests/fuzz``.
 
-Each input is a bundled example with 1-3 hostile mutations (members replaced by hostile values, removed or added;
-record bytes overwritten), drawn from its seed, so an input is reproduced by its seed alone.  Workers run the inputs
-through everything a user runs on them and report, per input, how it ended and what it cost:
+``--kinds`` picks what the inputs are (the seed picks among them, so an input is reproduced by its seed alone):
+
+* ``capture``, ``description`` (``engine.py``): a bundled example with 1-3 hostile mutations (members replaced by
+  hostile values, removed or added; record bytes overwritten), run through everything a user runs on it;
+* ``cli`` (``surfaces.py``): a whole command line over hostile paths (special files, sparse and pseudo-files, names
+  too long or not UTF-8, symlink loops, missing folders), a stdin stream, a hostile environment, a full disk
+  (``RLIMIT_FSIZE``) or an interrupt mid-run, now and then a compiler bomb; run in a forked child and held to what
+  a user is promised (exit 0/1/2/130, old files kept, no temporary file left, special files kept).
+
+Workers report, per input, how it ended and what it cost:
 
 * ``ok`` or ``error`` (a clean D3D12WLError) are the two good endings;
 * ``crash``: any other exception;
@@ -14,16 +21,19 @@ through everything a user runs on them and report, per input, how it ended and w
   reset before each input.
 
 Every bad input is saved under ``--out`` as ``<kind>-<seed>.json`` with ``<kind>-<seed>.txt`` saying why, minimized
-to the first mutation step that still ends badly.
+to the first mutation step that still ends badly (a ``cli`` case is saved as it is: its seed remakes it).
 
 ``--surface driver`` fuzzes ``d3d12wl messages check --driver`` instead: per seed, a driver library compiled from
 ``tests/fuzz/hostile_driver.c`` with one or two hostilities (a crashing, exiting or looping constructor, a hostile
 feature query, a 64 MiB description, wild pointers, random fields, a flood, an exit or a hang in the flush, a
 truncated file), run with ``--timeout`` ``--budget`` seconds; an input ends badly unless the command exits 0, 1 or 2
-within the budget (plus slack), with bounded output and no traceback (``driver-<seed>.txt`` says why).  Workers run with an address-space limit (``--as-limit`` GiB) so a
-runaway allocation fails in its worker, not on the machine.  ``--json`` prints the summary as JSON::
+within the budget (plus slack), with bounded output and no traceback (``driver-<seed>.txt`` says why).  Workers run
+with an address-space limit (``--as-limit`` GiB) so a runaway allocation fails in its worker, not on the machine (a
+``cli`` case's child inherits it; its CPU time and peak RSS are the child's own).  ``--json`` prints the summary as
+JSON::
 
     python tools/fuzz.py --inputs 1000000 --workers 2 --out fuzz-findings
+    python tools/fuzz.py --kinds cli --inputs 100000 --workers 2 --out fuzz-findings
 """
 
 from __future__ import annotations
@@ -31,9 +41,13 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import random
 import resource
+import shutil
+import signal
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -43,13 +57,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
 
 import engine  # noqa: E402  (tests/fuzz on the path above)
+import surfaces  # noqa: E402
 
-KINDS = ("capture", "description")
+KINDS = ("capture", "description", "cli")
+#: the kinds of a campaign without --kinds (the seed -> input map of earlier campaigns)
+DEFAULT_KINDS = ("capture", "description")
+#: this worker's pool of hostile paths for ``cli`` cases (made by _init)
+_POOL: Path | None = None
 
 
-def _input(seed: int) -> tuple[str, str, list[dict[str, Any]]]:
+def _input(seed: int, kinds: tuple[str, ...] = DEFAULT_KINDS) -> tuple[str, str, list[dict[str, Any]]]:
     rng = random.Random(seed)
-    kind = KINDS[seed % 2]
+    kind = kinds[seed % len(kinds)]
+    if kind == "cli":
+        return kind, "command line", []
     name = rng.choice(engine.CAPTURES if kind == "capture" else engine.DESCRIPTIONS)
     return kind, name, engine.mutation_steps(name, rng)
 
@@ -94,14 +115,29 @@ def _verdict(outcome: str, seconds: float, rss: float, limits: tuple[float, floa
     return outcome
 
 
-def _init(as_limit_gib: float) -> None:
+def _init(as_limit_gib: float, root: str | None = None) -> None:
+    global _POOL
     limit = int(as_limit_gib * (1 << 30))
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    if root is not None:  # cli cases: every module imported before a child forks, and a pool of hostile paths
+        surfaces.preload()
+        _POOL = surfaces.make_pool(Path(tempfile.mkdtemp(prefix=f"worker{os.getpid()}-", dir=root)))
 
 
-def work(task: tuple[int, float, float, bool]) -> dict[str, Any]:
-    seed, time_limit, rss_limit, wall_clock = task
-    kind, name, steps = _input(seed)
+def work(task: tuple[int, float, float, bool, tuple[str, ...]]) -> dict[str, Any]:
+    seed, time_limit, rss_limit, wall_clock, kinds = task
+    kind, name, steps = _input(seed, kinds)
+    if kind == "cli":
+        assert _POOL is not None
+        case = surfaces.case(seed)
+        outcome, why, cpu, wall, rss = surfaces.exercise(case, _POOL)
+        verdict = _verdict(outcome, wall if wall_clock else cpu, rss, (time_limit + case.allowed_seconds, rss_limit))
+        result = {"seed": seed, "kind": kind, "example": " ".join(case.argv)[:200], "verdict": verdict,
+                  "seconds": wall if wall_clock else cpu, "cpu_seconds": cpu, "wall_seconds": wall, "rss_mib": rss,
+                  "why": why}
+        if verdict not in ("ok", "error"):
+            result.update(doc=case.to_json(), steps=1)
+        return result
     outcome, why, cpu, wall, rss = _run(kind, steps[-1])
     verdict = _verdict(outcome, wall if wall_clock else cpu, rss, (time_limit, rss_limit))
     result = {"seed": seed, "kind": kind, "example": name, "verdict": verdict, "seconds": wall if wall_clock else cpu,
@@ -129,8 +165,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--as-limit", type=float, default=4, help="GiB of address space per worker (default 4)")
     parser.add_argument("--out", type=Path, default=Path("fuzz-findings"), help="where bad inputs are saved")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--kinds", default=",".join(DEFAULT_KINDS),
+                        help=f"what the inputs are, comma-separated from {', '.join(KINDS)} (default "
+                             f"{','.join(DEFAULT_KINDS)})")
     parser.add_argument("--surface", choices=("records", "driver"), default="records",
-                        help="captures and descriptions (default), or hostile driver libraries for messages check")
+                        help="captures, descriptions and command lines (default, --kinds), or hostile driver "
+                             "libraries for messages check")
     parser.add_argument("--budget", type=float, default=4.0,
                         help="with --surface driver: the --timeout each messages check run gets (default 4)")
     args = parser.parse_args(argv)
@@ -143,11 +183,26 @@ def main(argv: list[str] | None = None) -> int:
                                            budget_s=args.budget, out=args.out)
         print(json.dumps(summary_, indent=1) if args.json else " ".join(f"{k}={v}" for k, v in summary_.items()))
         return 1 if summary_["bad"] else 0
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    if not kinds or any(k not in KINDS for k in kinds):
+        parser.error(f"--kinds takes {', '.join(KINDS)}")
     counts = {v: 0 for v in ("ok", "error", "crash", "slow", "big")}
-    slowest, slowest_wall, biggest = 0.0, 0.0, 0.0
     start = time.perf_counter()
-    tasks = ((s, args.time_limit, args.rss_limit, args.clock == "wall") for s in range(args.seed, args.seed + args.inputs))
-    with multiprocessing.get_context("fork").Pool(args.workers, _init, (args.as_limit,),
+    tasks = ((s, args.time_limit, args.rss_limit, args.clock == "wall", kinds)
+             for s in range(args.seed, args.seed + args.inputs))
+    root = tempfile.mkdtemp(prefix="d3d12wl-fuzz-") if "cli" in kinds else None
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))  # (a kill still removes the pools)
+    try:
+        return _campaign(args, kinds, tasks, root, counts, start)
+    finally:
+        if root is not None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _campaign(args: argparse.Namespace, kinds: tuple[str, ...], tasks: Any, root: str | None,
+              counts: dict[str, int], start: float) -> int:
+    slowest, slowest_wall, biggest = 0.0, 0.0, 0.0
+    with multiprocessing.get_context("fork").Pool(args.workers, _init, (args.as_limit, root),
                                                   maxtasksperchild=2000) as pool:
         for done, result in enumerate(pool.imap_unordered(work, tasks, chunksize=16), 1):
             counts[result["verdict"]] += 1
@@ -160,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                 stem.with_suffix(".txt").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
             if done % 10_000 == 0:  # progress on stderr, also with --json (the summary is on stdout)
                 print(f"{done:,} inputs, {counts}", file=sys.stderr, flush=True)
-    summary = {"inputs": args.inputs, "first_seed": args.seed, **counts, "clock": args.clock,
+    summary = {"inputs": args.inputs, "first_seed": args.seed, "kinds": ",".join(kinds), **counts,
+               "clock": args.clock,
                "slowest_seconds": round(slowest, 3), "slowest_wall_seconds": round(slowest_wall, 3),
                "peak_rss_mib": round(biggest, 1), "wall_seconds": round(time.perf_counter() - start, 1)}
     if args.json:

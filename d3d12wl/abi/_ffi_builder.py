@@ -37,12 +37,16 @@ BUNDLE_CDEF = "const char *d3d12wl_header_bundle(void);\n"
 
 def read_headers(header_dir: Path = HEADER_DIR) -> dict[str, str]:
     """The header texts by file name, in HEADER_ORDER."""
-    missing = [name for name in HEADER_ORDER if not (header_dir / name).is_file()]
-    if missing:
-        from d3d12wl.errors import ABIError
+    from d3d12wl.errors import ABIError
 
-        raise ABIError(f"{header_dir}: missing header(s) {', '.join(missing)}")
-    return {name: (header_dir / name).read_text(encoding="utf-8") for name in HEADER_ORDER}
+    try:
+        missing = [name for name in HEADER_ORDER if not (header_dir / name).is_file()]
+        if missing:
+            raise ABIError(f"{header_dir}: missing header(s) {', '.join(missing)}", where=str(header_dir))
+        return {name: (header_dir / name).read_text(encoding="utf-8") for name in HEADER_ORDER}
+    except (OSError, UnicodeDecodeError) as exc:  # a name too long, a permission, a header that is not UTF-8
+        raise ABIError(f"cannot read the headers: {getattr(exc, 'strerror', None) or exc}",
+                       where=str(header_dir)) from None
 
 
 def kernel_source(path: Path = KERNELS_C) -> tuple[str, str]:

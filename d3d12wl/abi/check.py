@@ -30,7 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from d3d12wl import inputs
 from d3d12wl.abi.compiled import ABI
+from d3d12wl.abi.tools import run_tool
 from d3d12wl.errors import ABIError
 
 
@@ -76,6 +78,10 @@ D3D12_INCLUDE_ROOT = Path("/usr/include")
 D3D12_INCLUDE_ENV = "D3D12WL_DIRECTX_HEADERS"
 
 
+#: the environment variable that names the clang to run (default: ``clang`` on the PATH)
+CLANG_ENV = "D3D12WL_CLANG"
+
+
 def d3d12_include_root() -> Path:
     """The DirectX-Headers include root in use: ``$D3D12WL_DIRECTX_HEADERS``, else :data:`D3D12_INCLUDE_ROOT`."""
     value = os.environ.get(D3D12_INCLUDE_ENV)
@@ -83,7 +89,18 @@ def d3d12_include_root() -> Path:
 
 
 def find_clang() -> str | None:
-    return os.environ.get("D3D12WL_CLANG") or shutil.which("clang")
+    """``$D3D12WL_CLANG`` (which must name an executable file: anything else is an :class:`ABIError` naming the
+    variable, exit 2), else ``clang`` on the PATH, else None."""
+    value = os.environ.get(CLANG_ENV)
+    if not value:
+        return shutil.which("clang")
+    kind = inputs.path_kind(value, where=f"${CLANG_ENV}")
+    if kind != "a regular file" or not os.access(value, os.X_OK):
+        why = "names nothing" if kind is None else f"names {kind}" if kind != "a regular file" else \
+            "names a file that is not executable"
+        raise ABIError(f"${CLANG_ENV} {why} ({value!r}); name the clang to run, or unset it to use the PATH's",
+                       where=f"${CLANG_ENV}")
+    return value
 
 
 def find_host_cc() -> str | None:
@@ -97,24 +114,13 @@ def find_host_cc() -> str | None:
 def find_d3d12_headers(root: Path | None = None) -> Path | None:
     """The include root holding ``directx/d3d12.h`` and ``wsl/winadapter.h``, if installed (``root``, default
     :func:`d3d12_include_root`)."""
+    named = root is None and bool(os.environ.get(D3D12_INCLUDE_ENV))
     root = d3d12_include_root() if root is None else root
-    if (root / "directx" / "d3d12.h").is_file() and (root / "wsl" / "winadapter.h").is_file():
+    where = f"${D3D12_INCLUDE_ENV}" if named else str(root)
+    if all(inputs.path_kind(root / sub, where=where) == "a regular file"
+           for sub in ("directx/d3d12.h", "wsl/winadapter.h")):
         return root
     return None
-
-
-#: seconds any one compiler run may take
-TOOL_TIMEOUT = 300
-
-
-def run_tool(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run a compiler or disassembler: output captured, no stdin (a header cannot make it wait on a terminal),
-    bounded by ``TOOL_TIMEOUT`` (an :class:`ABIError` naming the tool when exceeded)."""
-    try:
-        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=TOOL_TIMEOUT,
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as exc:
-        raise ABIError(f"did not finish in {TOOL_TIMEOUT} s", where=" ".join(cmd[:3])) from exc
 
 
 # --- compile a header set ---------------------------------------------------------------------------
@@ -614,6 +620,17 @@ def _pre_existing(abi: ABI) -> tuple[list[str], list[str], list[str]]:
     return types, enums, members
 
 
+def _reference_header(root: Path, name: str) -> str:
+    """One header of the DirectX-Headers root, read within bounds; a root that lacks it (an incomplete folder
+    named by the environment or ``--directx-headers``) is an :class:`ABIError` naming it (exit 2)."""
+    path = root / "directx" / name
+    try:
+        return inputs.read_bytes(path, what="DirectX header").decode("utf-8", "replace")
+    except inputs.InputError as exc:
+        raise ABIError(f"the DirectX-Headers include root {str(root)!r} (${D3D12_INCLUDE_ENV} or --directx-headers) "
+                       f"is incomplete: {exc.message}", where=str(path)) from None
+
+
 def check_d3d12h(
     abi: ABI, *, include_root: Path | None = None, cc: str | None = None, workdir: Path | None = None
 ) -> CheckResult:
@@ -630,9 +647,7 @@ def check_d3d12h(
     if cc is None:
         result.skipped = "no C compiler found"
         return result
-    ref_text = "".join(
-        (root / "directx" / h).read_text(errors="replace") for h in ("d3d12.h", "d3d12sdklayers.h", "dxgiformat.h")
-    )
+    ref_text = "".join(_reference_header(root, h) for h in ("d3d12.h", "d3d12sdklayers.h", "dxgiformat.h"))
     version = re.search(r"#define\s+D3D12_SDK_VERSION\s+\(\s*(\d+)\s*\)", ref_text)
     result.description += f" (D3D12_SDK_VERSION {version.group(1) if version else '?'})"
     types, enums, members = _pre_existing(abi)

@@ -37,6 +37,7 @@ import numpy as np
 
 from d3d12wl import abi, inputs
 from d3d12wl.capture.file import CAPTURE_VERSION, DESCRIPTOR_HEAP_MEMBERS, Capture, load_capture
+from d3d12wl.capture.memory import Region as MemoryRegion
 from d3d12wl.errors import CaptureError, D3D12WLError
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
@@ -148,8 +149,10 @@ def parse_region(text: str, base_dir: Path | None = None, *, stdin: bytes | byte
         path = Path(value)
         if not path.is_absolute():
             path = (base_dir or Path.cwd()) / path
-        if not path.is_file():
-            raise _fail(where, f"{value!r} is not a regular file" if path.exists() else f"no such file {value!r}")
+        found = inputs.path_kind(path, where=where)
+        if found != "a regular file":
+            raise _fail(where, f"no such file {value!r}" if found is None else f"{value!r} is not a regular file "
+                               f"(it is {found})")
         file_size = path.stat().st_size
         offset = _int(options.get("offset", "0"), f"{where} offset")
         size = _int(options["size"], f"{where} size") if "size" in options else file_size - offset
@@ -493,9 +496,10 @@ def assemble(objects: ObjectSet, spec: AssembleSpec, *, base_dir: str | os.PathL
     doc = document(objects, spec)
     capture = load_capture(doc, base_dir=base_dir)
     for r in spec.regions:
-        if r.data is not None:
+        if r.data is not None:  # (the bytes as given: a writable region is a copy validators may write)
+            writable = bool(r.entry.get("writable"))
             try:
-                capture.memory.map(r.base, bytes(r.data), name=r.name, writable=bool(r.entry.get("writable")))
+                capture.memory.map(r.base, bytearray(r.data) if writable else r.data, name=r.name, writable=writable)
             except ValueError as exc:
                 raise _fail(f"region {r.name}", str(exc)) from None
     return capture
@@ -529,6 +533,21 @@ def _tables(capture: Capture) -> list[ProgramTableBinding]:
     return [p.WorkList.Binding.ProgramTable] if p.WorkList.Binding.Type == program_table else []
 
 
+def _written_slots(region: MemoryRegion, offset: int, slots: int, stride: int, ident_size: int) -> np.ndarray:
+    """The slots (ascending, unique) of a table at ``offset`` of a zeros region whose identifier bytes overlap a
+    page a write reached; every other slot is all zero, and empty."""
+    parts = []
+    for lo, hi in region.written_spans():
+        if stride == 0:  # the broadcast form: every slot is slot 0's bytes
+            first, last = (0, slots - 1) if offset < hi and lo < offset + ident_size else (0, -1)
+        else:
+            first = max(0, -(-(lo - offset - ident_size + 1) // stride))
+            last = min(slots - 1, (hi - 1 - offset) // stride)
+        if first <= last:
+            parts.append(np.arange(first, last + 1))
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.intp)
+
+
 def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotReport]:
     """Read the identifier of every slot of every bound program table (vectorized) and match it to the
     capture's programs (spec "Program table slot layout": the slot starts with its D3D12_PROGRAM_IDENTIFIER)."""
@@ -550,15 +569,26 @@ def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotRe
             findings.append(f"program table {i} @0x{start:x}: {exc}")
             out.append(SlotReport(i, t, {}, 0, [], findings))
             continue
+        # the slots to read: in a zeros region, those whose identifier bytes a write reached (the others are
+        # empty, known without reading them: reading gigabytes of them would commit them for nothing)
+        region = capture.memory.region_at(start)
+        read = _written_slots(region, start - region.base, slots, stride, ident_size) if region is not None and \
+            region.zeros else None
+        if read is None:
+            which = match_identifiers(raw, list(known), count=slots, stride=stride)
+            indices = np.arange(slots)
+        else:
+            ident = np.frombuffer(raw, dtype=np.uint8)[read[:, None] * stride + np.arange(ident_size)]
+            which = match_identifiers(ident.tobytes(), list(known), count=read.size, stride=ident_size)
+            indices = read
         # every slot's identifier looked up among the programs' at once (records.packers.match_identifiers)
         names = list(known.values())
-        which = match_identifiers(raw, list(known), count=slots, stride=stride)
         matched = np.nonzero(which >= 0)[0]
         counts = np.bincount(which[matched], minlength=len(names))
-        by_program = np.split(matched[np.argsort(which[matched], kind="stable")], np.cumsum(counts)[:-1])
+        by_program = np.split(indices[matched[np.argsort(which[matched], kind="stable")]], np.cumsum(counts)[:-1])
         programs = {names[k]: part for k, part in enumerate(by_program) if part.size}
-        empty = int(np.count_nonzero(which == EMPTY_IDENTIFIER))
-        unmatched_slots = np.nonzero(which == NO_PROGRAM)[0]
+        empty = int(np.count_nonzero(which == EMPTY_IDENTIFIER)) + slots - int(indices.size)
+        unmatched_slots = indices[np.nonzero(which == NO_PROGRAM)[0]]
         unmatched = [(int(slot), bytes(raw[slot * stride:slot * stride + ident_size]).hex())
                      for slot in unmatched_slots[:max_listed]]
         unmatched_count = int(unmatched_slots.size)

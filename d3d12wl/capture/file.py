@@ -31,9 +31,10 @@ import base64
 import binascii
 import io
 import json
-import mmap
 import os
 import re
+import stat
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,7 +69,7 @@ from d3d12wl.model.state import (
     WorkListBinding,
     direct_command_list_type,
 )
-from d3d12wl.outfiles import StagedFile
+from d3d12wl.outfiles import OutputError, StagedFile, output_file, write_error
 
 #: The newest capture format version: what this module reads, and writes where a capture needs it.
 CAPTURE_VERSION = 4
@@ -176,9 +177,9 @@ def _uint(value: Any, where: str, bits: int = 32) -> int:
         raise _fail(where, f"expected an unsigned {bits}-bit integer (or a hex string), got {_kind(value)}")
     if isinstance(value, str):
         try:
-            number = int(value.replace("_", ""), 0)
-        except ValueError:
-            raise _fail(where, f"{value!r} is not an integer (write hex as \"0x10000\")") from None
+            number = inputs.integer(value)
+        except ValueError as exc:
+            raise _fail(where, f"{exc}; write hex as \"0x10000\"") from None
     else:
         number = value
     if not 0 <= number < (1 << bits):
@@ -252,8 +253,9 @@ def _indexed(value: Any, where: str, limit: int | None, read: Callable[[Any, str
     out: dict[int, T] = {}
     for key, item in value.items():
         member = _member(where, key)
-        if not re.fullmatch(r"0|[1-9][0-9]*", key):
-            raise _fail(member, f"key {key!r} is not a decimal index")
+        if len(key) > inputs.MAX_INT_DIGITS or not re.fullmatch(r"0|[1-9][0-9]*", key, re.ASCII):
+            raise _fail(_member(where, key[:40]), f"key {key[:40]!r}{'...' if len(key) > 40 else ''} is not a "
+                                                  f"decimal index (at most {inputs.MAX_INT_DIGITS} ASCII digits)")
         index = int(key)
         if limit is not None and index >= limit:
             raise _fail(member, f"index {index} is out of range [0, {limit})")
@@ -345,13 +347,14 @@ def _read_memory(value: Any, where: str, base_dir: Path | None) -> GpuMemory:
                 size = _uint(r["zeros"], _member(rw, "zeros"), 64)
                 if base + size > VA_LIMIT:
                     raise _fail(_member(rw, "base"), f"region {name!r} (+{size} bytes) leaves the 64-bit VA space")
-                # anonymous memory is zero-filled and committed page by page as it is touched, so a large scratch
-                # region costs only what a validator writes
+                # anonymous memory is zero-filled and committed page by page as it is written, so a large scratch
+                # region costs only what a validator writes (GpuMemory.map_zeros)
                 try:
-                    zeros: mmap.mmap | bytearray = mmap.mmap(-1, size) if size else bytearray()
-                except (OSError, OverflowError, ValueError) as exc:
-                    raise _fail(_member(rw, "zeros"), f"cannot reserve {size:,} bytes: {exc}") from None
-                memory.map(base, zeros, name=name, writable=writable)
+                    memory.map_zeros(base, size, name=name, writable=writable)
+                except ValueError as exc:
+                    if "cannot reserve" in str(exc):
+                        raise _fail(_member(rw, "zeros"), str(exc)) from None
+                    raise
                 continue
             if source == "hex":
                 data = _hex_bytes(r["hex"], _member(rw, "hex"))
@@ -691,7 +694,9 @@ def load_capture(source: str | os.PathLike[str] | Mapping[str, Any], *, base_dir
         directory = Path(base_dir) if base_dir is not None else None
     else:
         path = inputs.path_of(source)
-        directory = Path(base_dir) if base_dir is not None else path.parent if path is not None else None
+        # region files lie beside the capture: beside a symlink's target (where save_capture puts them)
+        directory = Path(base_dir) if base_dir is not None else \
+            Path(os.path.realpath(path)).parent if path is not None else None
         try:
             data = inputs.load_json(source, what="capture")
         except inputs.InputError as exc:
@@ -882,14 +887,50 @@ def _dump_device(device: DeviceCaps) -> dict[str, Any]:
             "Max1DDispatchSize": device.Max1DDispatchSize}
 
 
-def _file_stem(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "region"
+def file_stem(name: str, default: str = "region") -> str:
+    """``name`` as part of a file name: letters, digits, ``_ . -`` kept, anything else (a slash, a space, a lone
+    surrogate) an underscore, at most 100 characters (a name may be a megabyte)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name[:100], flags=re.ASCII) or default
 
 
-def _all_zero(data: memoryview, chunk: int = 1 << 24) -> bool:
-    """Every byte zero, checked a chunk at a time (regions may be gigabytes of lazily committed pages)."""
-    flat = np.frombuffer(data, dtype=np.uint8)
-    return all(not flat[i:i + chunk].any() for i in range(0, flat.size, chunk))
+def _all_zero(region: Region, chunk: int = 1 << 24) -> bool:
+    """Every byte zero, checked a chunk at a time; of a zeros region only the pages writes reached are read (the
+    rest are zero and never committed: reading them would commit them for nothing)."""
+    flat = np.frombuffer(region.data, dtype=np.uint8)
+    return all(not flat[i:min(i + chunk, end)].any()
+               for start, end in region.written_spans() for i in range(start, end, chunk))
+
+
+def _hex_lines(data: memoryview, start: int = 0, stop: int | None = None) -> list[str]:
+    """``data[start:stop]`` as the capture's hex lines (:data:`HEX_LINE_BYTES` bytes each, spaced); ``start`` is
+    a multiple of :data:`HEX_LINE_BYTES`."""
+    text = data[start:stop].hex(" ")
+    step = 3 * HEX_LINE_BYTES  # a line's 3N-1 characters and the space after it
+    return [text[k:k + step - 1] for k in range(0, len(text), step)]
+
+
+def _write_region(f: IO[bytes], region: Region, chunk: int = 1 << 20) -> None:
+    """The bytes of ``region`` into ``f``: of a zeros region only the written pages, the rest left as holes
+    (``seek`` past them, a sparse file) where ``f`` can seek, written as zeros where it cannot (a FIFO)."""
+    data = region.data
+    if not region.zeros:
+        for i in range(0, region.size, chunk):
+            f.write(data[i:i + chunk])
+        return
+    seekable = f.seekable()
+    zero = bytes(min(chunk, region.size))
+    at = 0
+    for start, end in [*region.written_spans(), (region.size, region.size)]:
+        if seekable:
+            f.seek(start)
+        else:
+            for i in range(at, start, chunk):
+                f.write(zero[:min(chunk, start - i)])
+        for i in range(start, end, chunk):
+            f.write(data[i:min(i + chunk, end)])
+        at = end
+    if seekable:
+        f.truncate(region.size)
 
 
 class _StagedFiles:
@@ -898,11 +939,19 @@ class _StagedFiles:
 
     def __init__(self) -> None:
         self.pending: list[StagedFile] = []
+        self.current: Path | None = None  # the file being written (what a failed write names)
 
     def open(self, target: Path) -> IO[bytes]:
         staged = StagedFile(target)
         self.pending.append(staged)
+        self.current = target
         return staged.open()
+
+    def named(self, exc: OSError) -> OSError | OutputError:
+        """A write's OS error as the :class:`~d3d12wl.outfiles.OutputError` naming the file it failed on (a full
+        disk, a file-size limit: exit 2), or as it is when it is no error of the destination."""
+        named = write_error(self.current, exc) if self.current is not None else None
+        return exc if named is None else named
 
     def commit(self) -> None:
         for staged in self.pending:
@@ -921,21 +970,21 @@ RegionWriter = Callable[[IO[bytes]], None]
 
 
 def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, copy_files: bool,
-                 written: set[str], staged: _StagedFiles, writer: RegionWriter | None = None) -> dict[str, Any]:
+                 written: set[str], staged: _StagedFiles, writer: RegionWriter | None = None,
+                 hex_lines: Callable[[Region], Any] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"name": region.name, "base": _hex_va(region.base)}
     if region.writable:
         out["writable"] = True
-    data = region.data
     if writer is not None and region.size <= inline_limit:  # small: made in memory, written inline
         buffer = io.BytesIO()
         writer(buffer)
-        data, writer = memoryview(buffer.getvalue()), None
-        region = Region(region.name, region.base, data, region.writable)
-    if region.size and region.source == "inline" and _all_zero(data):
+        writer = None
+        region = Region(region.name, region.base, memoryview(buffer.getvalue()), region.writable)
+    if region.size and region.source == "inline" and _all_zero(region):
         out["zeros"] = region.size  # scratch memory of any size stays one member (and loads as lazy pages)
         return out
     if region.size <= inline_limit:
-        out["hex"] = [data[i:i + HEX_LINE_BYTES].hex(" ") for i in range(0, region.size, HEX_LINE_BYTES)]
+        out["hex"] = hex_lines(region) if hex_lines is not None else _hex_lines(region.data)
         return out
     source = Path(region.source) if region.source != "inline" else None
     if source is not None and source.is_file() and not copy_files and writer is None:
@@ -948,11 +997,11 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
         out["offset"] = region.offset
         out["size"] = region.size
         return out
-    file_name = f"{stem}.{_file_stem(region.name)}.bin"
+    file_name = f"{stem}.{file_stem(region.name)}.bin"
     n = 1
     while file_name in written:
         n += 1
-        file_name = f"{stem}.{_file_stem(region.name)}.{n}.bin"
+        file_name = f"{stem}.{file_stem(region.name)}.{n}.bin"
     written.add(file_name)
     target = directory / file_name
     if source is not None and target.exists() and target.resolve() == source.resolve():
@@ -962,9 +1011,7 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
     if writer is not None:
         writer(f)
     else:
-        chunk = 1 << 20
-        for i in range(0, region.size, chunk):
-            f.write(data[i:i + chunk])
+        _write_region(f, region)
     out["file"] = file_name
     return out
 
@@ -972,12 +1019,17 @@ def _dump_region(region: Region, directory: Path, stem: str, inline_limit: int, 
 def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: str = "capture",
                     inline_limit: int = INLINE_LIMIT, copy_files: bool = False,
                     staged: _StagedFiles | None = None,
-                    region_writers: Mapping[str, RegionWriter] | None = None) -> dict[str, Any]:
+                    region_writers: Mapping[str, RegionWriter] | None = None,
+                    hex_lines: Callable[[Region], Any] | None = None) -> dict[str, Any]:
     """The JSON form of ``capture``; regions above ``inline_limit`` bytes are written as files into ``directory``
     (a region mapped from a file is referenced in place unless ``copy_files``).  Without a ``directory`` nothing is
-    written: every region is inline.  The files appear (renamed from temporary names) only once the whole form is
+    written: every region is inline (:func:`write_capture_json` streams that form instead of holding it).  A zeros
+    region, or an inline one whose bytes are all zero, is one ``"zeros"`` member, and of a zeros region only the
+    pages writes reached are read.  The files appear (renamed from temporary names) only once the whole form is
     made; with ``staged`` they wait for its ``commit``.  ``region_writers``: by region name, what writes the
-    region's bytes instead of its data (a region of the same size whose bytes are made as they are written)."""
+    region's bytes instead of its data (a region of the same size whose bytes are made as they are written).
+    ``hex_lines`` stands in for an inline region's list of hex lines (the streaming writer puts a placeholder
+    there)."""
     from d3d12wl.model import description
 
     if directory is None:
@@ -993,11 +1045,13 @@ def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: st
     try:
         writers = region_writers or {}
         out["memory"] = [_dump_region(r, directory, stem, inline_limit, copy_files, written, files,
-                                      writers.get(r.name)) for r in capture.memory.regions]
+                                      writers.get(r.name), hex_lines) for r in capture.memory.regions]
         out["state"] = _dump_state(capture.state)
         out["call"] = _dump_call(capture.call)
         if own:
             files.commit()
+    except OSError as exc:
+        raise files.named(exc) from None
     finally:
         if own:
             files.discard()
@@ -1013,21 +1067,76 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
 
     Every file is written under a temporary name and renamed into place once all of them are complete (the
     ``.bin`` files first, the JSON last): a save that fails leaves neither a half-written file nor a capture that
-    names missing ones."""
+    names missing ones.  A symlink is followed (the capture and its region files go beside its target); a FIFO
+    or a device is written through with every region inline (:func:`write_capture_json`); an OS error on the path
+    is a :class:`CaptureError` naming it."""
     target = Path(path)
-    if not target.parent.is_dir():
-        raise CaptureError(f"cannot save the capture: folder {str(target.parent)!r} does not exist (save_capture "
-                           "creates no folders; make it first)", where=str(target))
+    shown = os.fspath(path)
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:  # a name too long, a symlink loop, a folder on the way that is a file
+        raise CaptureError(f"cannot save the capture: {exc.strerror or exc}", where=shown) from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise CaptureError("cannot save the capture: it is a directory", where=shown)
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        # a FIFO or a device (a symlink to one, /dev/stdout): written through, not replaced, with every region
+        # inline, as -o - prints it (there is no folder beside it for region files)
+        with output_file(target) as out:
+            write_capture_json(capture, out)
+        return target
+    real = Path(os.path.realpath(target))  # a symlink: the capture goes where it points, its region files beside it
+    if inputs.path_kind(real.parent, where=shown) != "a directory":
+        raise CaptureError(f"cannot save the capture: folder {str(real.parent)!r} does not exist (save_capture "
+                           "creates no folders; make it first)", where=shown)
     staged = _StagedFiles()
     try:
-        data = capture_to_dict(capture, target.parent, stem=target.stem, inline_limit=inline_limit,
+        data = capture_to_dict(capture, real.parent, stem=real.stem, inline_limit=inline_limit,
                                copy_files=copy_files, staged=staged, region_writers=region_writers)
         # renamed last: the JSON never names a .bin that is not there
         staged.open(target).write((json.dumps(data, indent=1, allow_nan=False) + "\n").encode("utf-8"))
         staged.commit()
+    except OSError as exc:
+        raise staged.named(exc) from None
     finally:
         staged.discard()
     return target
+
+
+def write_capture_json(capture: Capture, out: IO[str], *, chunk: int = 1 << 20) -> None:
+    """Write the JSON form of ``capture`` with every region inline (what ``capture_to_dict(capture)`` makes,
+    formatted as ``json.dumps(indent=1)``, and a final newline) to ``out``, the hex lines of each region made and
+    written ``chunk`` bytes at a time: the region bytes of a capture are never held as text (``-o -``), and the pages
+    of a region mapped from a file are released once written (:meth:`GpuMemory.release`)."""
+    token = f"d3d12wl-hex-{uuid.uuid4().hex}-"
+    regions: list[Region] = []
+
+    def defer(region: Region) -> str:
+        regions.append(region)
+        return f"{token}{len(regions) - 1}"
+
+    text = json.dumps(capture_to_dict(capture, hex_lines=defer), indent=1, allow_nan=False)
+    pos = 0
+    for i, region in enumerate(regions):
+        quoted = f'"{token}{i}"'
+        at = text.index(quoted, pos)
+        line = text[text.rfind("\n", 0, at) + 1:at]
+        indent = len(line) - len(line.lstrip(" "))
+        out.write(text[pos:at])
+        if not region.size:
+            out.write("[]")
+        else:
+            out.write("[")
+            separator = "\n" + " " * (indent + 1) + '"'
+            step = chunk - chunk % HEX_LINE_BYTES
+            for start in range(0, region.size, step):
+                lines = _hex_lines(region.data, start, start + step)
+                out.write(("," if start else "") + separator + ('",' + separator).join(lines) + '"')
+                capture.memory.release(region.base + start, step)  # (a file region's pages read: not kept)
+            out.write("\n" + " " * indent + "]")
+        pos = at + len(quoted)
+    out.write(text[pos:] + "\n")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1068,5 +1177,5 @@ def schema_errors(doc: Any) -> list[str]:
 
 __all__ = ["BUFFER_RESOURCE_VERSION", "COMMAND_LIST_MEMBERS", "COMMAND_LIST_VERSION", "CAPTURE_ONLY", "CAPTURE_VERSION",
            "CAPTURE_VERSIONS", "DESCRIPTOR_HEAP_MEMBERS", "DESCRIPTOR_HEAP_VERSION", "VERSION_ADDITIONS",
-           "Capture", "capture_to_dict", "format_version", "load_capture", "save_capture", "schema",
-           "schema_errors"]
+           "Capture", "capture_to_dict", "file_stem", "format_version", "load_capture", "save_capture", "schema",
+           "schema_errors", "write_capture_json"]

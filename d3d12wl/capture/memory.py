@@ -4,6 +4,12 @@ Regions are bytes, bytearrays, numpy arrays or memory-mapped files placed at a b
 every region, straddles two regions or is misaligned where the caller requires alignment raises
 :class:`~d3d12wl.errors.MemoryAccessError` carrying the VA; it never raises IndexError.  Regions of gigabytes
 are read in place (memoryview / mmap slices), never loaded whole.
+
+A zeros region (:meth:`GpuMemory.map_zeros`, a capture's ``"zeros": N``) is anonymous memory the OS commits a page
+at a time as it is written: its bytes are zero wherever no :meth:`GpuMemory.write` reached, and the region keeps
+which :data:`ZERO_PAGE`-byte pages one did.  Memory a capture claims is not memory it supplies: whoever would read
+such a region whole (saving a capture, matching a program table's identifiers, scaling the executor's automatic
+limits) asks :meth:`Region.written_spans` or :attr:`GpuMemory.supplied_bytes` instead, and reads only written pages.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import bisect
 import mmap
 import os
+import stat
 import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,6 +31,8 @@ Buffer = bytes | bytearray | memoryview | np.ndarray | mmap.mmap
 
 #: Highest address + 1 of the 64-bit GPU virtual address space.
 VA_LIMIT = 1 << 64
+#: bytes of a zeros region whose writes are tracked as one (a small multiple of the OS page)
+ZERO_PAGE = 1 << 16
 
 
 @dataclass
@@ -37,6 +46,10 @@ class Region:
     writable: bool
     source: str = "inline"
     offset: int = 0
+    #: zero wherever nothing wrote (a zeros region); ``written`` then holds the indices of the ZERO_PAGE-byte pages
+    #: :meth:`GpuMemory.write` reached
+    zeros: bool = False
+    written: set[int] | None = None
 
     @property
     def size(self) -> int:
@@ -48,6 +61,26 @@ class Region:
 
     def contains(self, va: int, size: int = 1) -> bool:
         return self.base <= va and va + size <= self.end
+
+    def written_spans(self) -> list[tuple[int, int]]:
+        """The byte ranges ``(start, end)`` (region offsets, whole pages, merged) of a zeros region that writes
+        reached: all that may be non-zero.  The whole region for a region of supplied bytes."""
+        if not self.zeros:
+            return [(0, self.size)] if self.size else []
+        spans: list[tuple[int, int]] = []
+        for page in sorted(self.written or ()):
+            start, end = page * ZERO_PAGE, min((page + 1) * ZERO_PAGE, self.size)
+            if spans and spans[-1][1] == start:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((start, end))
+        return spans
+
+    @property
+    def supplied_bytes(self) -> int:
+        """Bytes of this region that hold what a capture supplied or a write put there (for a zeros region, its
+        written pages; for any other, all of it)."""
+        return sum(end - start for start, end in self.written_spans())
 
 
 def _as_view(data: Buffer, writable: bool) -> memoryview:
@@ -115,12 +148,34 @@ class GpuMemory:
             raise ValueError(f"file {p} ({file_size} bytes) is shorter than offset {offset} + size {length}")
         if length == 0:
             return self.map(base, b"", name=name or p.name, source=str(p))
-        with open(p, "rb") as f:
-            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY if writable else mmap.ACCESS_READ)
+        try:  # (O_NONBLOCK: a path swapped for a FIFO since it was checked must not wait for a writer)
+            with open(os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    raise ValueError(f"{p} is not a regular file")
+                mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY if writable else mmap.ACCESS_READ)
+        except OSError as exc:  # a file system that cannot map it, a permission
+            raise ValueError(f"cannot map {p}: {exc.strerror or exc}") from None
         view = memoryview(mm)[offset: offset + length]
         region = self.map(base, view, name=name or p.name, writable=writable, source=str(p))
         region.offset = offset
         return region
+
+    def map_zeros(self, base: int, size: int, *, name: str = "", writable: bool = False) -> Region:
+        """Map ``size`` zero bytes at ``base`` as anonymous memory, committed page by page as it is written (a large
+        scratch region costs what is written to it).  An OS refusal to reserve the address space is a ValueError."""
+        try:
+            data: mmap.mmap | bytearray = mmap.mmap(-1, size) if size else bytearray()
+        except (OSError, OverflowError, ValueError) as exc:
+            raise ValueError(f"cannot reserve {size:,} bytes for region {name!r}: {exc}") from None
+        region = self.map(base, data, name=name, writable=writable)
+        region.zeros, region.written = True, set()
+        return region
+
+    @property
+    def supplied_bytes(self) -> int:
+        """Bytes of every region that hold what was supplied or written (:attr:`Region.supplied_bytes`): what the
+        executor's automatic limits scale with, since a zeros region claims its bytes for free."""
+        return sum(r.supplied_bytes for r in self._regions)
 
     @property
     def regions(self) -> tuple[Region, ...]:
@@ -174,6 +229,8 @@ class GpuMemory:
         if not region.writable:
             raise MemoryAccessError(f"{what}: region {region.name!r} is read-only", va=va, size=data.nbytes)
         region.data[off: off + data.nbytes] = data
+        if region.written is not None and data.nbytes:
+            region.written.update(range(off // ZERO_PAGE, (off + data.nbytes - 1) // ZERO_PAGE + 1))
         self.write_count += 1
         if self.on_write is not None:
             self.on_write(va, data.nbytes)

@@ -7,6 +7,7 @@ Each subcommand lives in its own module ``d3d12wl.cli.<name>_cmd`` (a ``-`` in t
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import gc
 import importlib
@@ -14,7 +15,8 @@ import json
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from d3d12wl._version import __version__
@@ -164,9 +166,55 @@ def _survive_any_text() -> None:
             reconfigure(errors="backslashreplace")
 
 
+@contextmanager
+def _interrupts_kept() -> Iterator[None]:
+    """An interrupt (Ctrl-C) that lands while Python runs a callback it cannot raise from (a weakref's, an import
+    lock's, a finalizer) is printed as "Exception ignored in ..." with a traceback, and lost: the command runs on.
+    Inside this block it is raised again where the program goes on.  In the main thread: in the frame that ran
+    when the callback was made, at its next line or call (a trace function, as pdb stops a program, removed once
+    it fired); from another thread: in the main thread (:func:`_thread.interrupt_main`).  The command's own handler
+    then ends the run (exit 130)."""
+    previous = sys.unraisablehook
+    main_thread = _thread.get_ident()
+
+    def hook(unraisable: Any) -> None:
+        if unraisable.exc_type is None or not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            previous(unraisable)
+        elif _thread.get_ident() != main_thread:
+            _thread.interrupt_main()
+        else:
+            _raise_at_next_line(sys._getframe(1))
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+
+
+def _raise_at_next_line(frame: Any) -> None:
+    """Raise KeyboardInterrupt at the next line or call of this thread, in ``frame`` or any frame below or above it
+    (every frame of the stack traced until it fires; the tracer in force before comes back)."""
+    before = sys.gettrace()
+    traced: list[Any] = []
+
+    def fire(f: Any, event: str, arg: Any) -> Any:
+        sys.settrace(before)
+        for t in traced:
+            t.f_trace = None
+        raise KeyboardInterrupt
+
+    while frame is not None:
+        frame.f_trace = fire
+        traced.append(frame)
+        frame = frame.f_back
+    sys.settrace(fire)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code (:data:`EXIT_CODES`).  The one place errors become exit statuses:
-    an unusable input is 2 (with ``--json`` also the :func:`error_object` on stdout); an exception d3d12wl did not
+    an unusable input is 2 (with ``--json`` also the :func:`error_object` on stdout), and so is an OS error on a path
+    that no command turned into its own message (it names the path); an exception d3d12wl did not
     expect is one line on stderr and exit 3 (with ``--json`` also its error object); ``--debug`` (before or after
     the command) adds the traceback.  ``argv`` None reads the process's own command line (the ``d3d12wl`` script,
     ``python -m d3d12wl``): the command then owns the process (see :func:`load_description`)."""
@@ -181,7 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.owns_process = argv is None  # (the process's own command line: see load_description)
     as_json = bool(getattr(args, "json", False))
     try:
-        return int(args.func(args))
+        with _interrupts_kept():
+            return int(args.func(args))
     except D3D12WLError as exc:
         print(f"d3d12wl {args.command}: error: {exc}", file=sys.stderr)
         if as_json:
@@ -190,17 +239,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `d3d12wl dump | head`
         _quiet_broken_pipe()
         return 0
+    except OSError as exc:
+        if exc.filename is None:
+            return _internal(exc, args.command, debug, as_json)
+        # an OS error on a path that no command turned into its own message: the path is unusable, exit 2
+        from d3d12wl.inputs import InputError
+
+        name = os.fsdecode(exc.filename) if isinstance(exc.filename, str | bytes) else str(exc.filename)
+        unusable = InputError(exc.strerror or str(exc), where=name)
+        print(f"d3d12wl {args.command}: error: {unusable}", file=sys.stderr)
+        if as_json:
+            print(json.dumps(error_object(unusable), indent=2))
+        return EXIT_UNUSABLE
     except KeyboardInterrupt:
         print(f"d3d12wl {args.command}: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # noqa: BLE001 - the one top-level handler: no traceback without --debug
-        if debug:
-            traceback.print_exc()
-        print(f"d3d12wl {args.command}: internal error: {type(exc).__name__}: {exc}; please report it "
-              f"(run again with --debug for the traceback)", file=sys.stderr)
-        if as_json:
-            print(json.dumps(error_object(exc), indent=2))
-        return EXIT_INTERNAL
+        return _internal(exc, args.command, debug, as_json)
+    except BaseException as exc:  # not Exception: a Rust panic of an extension (pyo3's PanicException)
+        if isinstance(exc, SystemExit | GeneratorExit):
+            raise
+        if "KeyboardInterrupt" in str(exc):  # the panic of an interrupt that landed inside the extension
+            print(f"d3d12wl {args.command}: interrupted", file=sys.stderr)
+            return 130
+        return _internal(exc, args.command, debug, as_json)
+
+
+def _internal(exc: BaseException, command: str, debug: bool, as_json: bool) -> int:
+    if debug:
+        traceback.print_exception(exc)
+    print(f"d3d12wl {command}: internal error: {type(exc).__name__}: {exc}; please report it "
+          f"(run again with --debug for the traceback)", file=sys.stderr)
+    if as_json:
+        print(json.dumps(error_object(exc), indent=2))
+    return EXIT_INTERNAL
 
 
 def _quiet_broken_pipe() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from d3d12wl import inputs
 
@@ -13,3 +14,16 @@ def integer(text: str) -> int:
         return inputs.integer(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def number(text: str) -> float:
+    """A finite decimal number in ASCII digits (``float`` also takes other scripts' digits, ``inf`` and ``nan``)."""
+    try:
+        if not text.isascii():
+            raise ValueError
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text[:40]!r} (ASCII digits)") from None
+    return value

@@ -10,10 +10,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from d3d12wl import abi
+from d3d12wl import abi, inputs
 from d3d12wl.abi import check as abi_check
 from d3d12wl.abi import report as abi_report
+from d3d12wl.abi.tools import AST_BYTES_PER_SOURCE_BYTE, DEFAULT_LIMITS, FLAGS, ToolLimits, limited
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import integer
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import check as header_check
 from d3d12wl.headercheck import report as header_report
@@ -35,7 +37,15 @@ The ABI of the compiled headers, and its truth checks.
                                  engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
                                  calculator (--records-only: those alone).  Exit 1 on any difference; missing
                                  and extra names are listed (summed up by kind for a header that is no d3d12.h),
-                                 provisional values reported with the header's value to adopt."""
+                                 provisional values reported with the header's value to adopt.
+
+Every compiler run (clang, the host C compiler, glslc, spirv-dis) is bounded, and reaching a bound exits 2 naming
+it: --tool-memory MIB of address space (default {memory_mib}), --tool-cpu SECONDS of CPU time (default {cpu_seconds};
+five times that of wall-clock time), --tool-output MIB per file it writes (default {output_mib}).  Before clang or
+glslc runs, the sources it is given are walked: #include directives nest at most --include-depth N levels (default
+{include_depth}; a file that includes itself with no guard is refused at once) and total at most --source-bytes N
+bytes (default {source_bytes:,}); clang's JSON AST read back is at most {ast_per_byte} times that.""".format(
+    **vars(DEFAULT_LIMITS), ast_per_byte=AST_BYTES_PER_SOURCE_BYTE)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,6 +82,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     g.add_argument("--records-only", action="store_true",
                    help="with --signature: check the engine's record structs alone, not d3d12wl's declarations "
                         "(an engine header's verdict on its records, without the names it does not declare)")
+    t = p.add_argument_group("abi check: the bounds of every compiler run (exit 2 naming the one reached)")
+    for name, metavar, text in (("memory_mib", "MIB", "address space of each run"),
+                                ("cpu_seconds", "SECONDS", "CPU time of each run (wall-clock time: five times it)"),
+                                ("output_mib", "MIB", "largest file a run writes"),
+                                ("include_depth", "N", "how deep the sources' #include directives may nest"),
+                                ("source_bytes", "N", "bytes the sources and what they include may total")):
+        t.add_argument(FLAGS[name], dest=name, type=integer, default=getattr(DEFAULT_LIMITS, name), metavar=metavar,
+                       help=f"{text} (default {getattr(DEFAULT_LIMITS, name):,})")
     p.set_defaults(func=run)
 
 
@@ -106,11 +124,18 @@ def _header_options(args: argparse.Namespace) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The tool limits of the flags hold for the run (:func:`d3d12wl.abi.tools.limited`)."""
+    limits = ToolLimits(**{name: getattr(args, name) for name in FLAGS})
+    with limited(limits):
+        return _run_with_headers(args)
+
+
+def _run_with_headers(args: argparse.Namespace) -> int:
     """``--directx-headers DIR`` holds for this run: it sets $D3D12WL_DIRECTX_HEADERS, restored afterwards."""
     if args.directx_headers is None:
         return _run(args)
     root = Path(args.directx_headers)
-    if abi_check.find_d3d12_headers(root) is None:
+    if inputs.path_kind(root, where="--directx-headers") is None or abi_check.find_d3d12_headers(root) is None:
         raise ABIError(f"{root} holds no directx/d3d12.h and wsl/winadapter.h (give the folder that holds directx/ "
                        "and wsl/, e.g. a DirectX-Headers checkout's include/)", where="--directx-headers")
     before = os.environ.get(abi_check.D3D12_INCLUDE_ENV)
@@ -143,6 +168,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.headers:
             from d3d12wl.abi import _ffi_builder
 
+            if inputs.path_kind(args.headers, where="--headers") != "a directory":
+                raise ABIError(f"{args.headers!r} is not a directory of headers", where="--headers")
             with tempfile.TemporaryDirectory(prefix="d3d12wl-abi-") as tmp:
                 headers = _ffi_builder.read_headers(Path(args.headers))
                 results = abi_check.run_all(abi_check.compile_headers(headers, Path(tmp)))

@@ -4,7 +4,6 @@ is :data:`DESCRIPTION` (its ``--help``)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -15,7 +14,13 @@ import numpy as np
 
 from d3d12wl import inputs, tables
 from d3d12wl.capture import assemble as asm
-from d3d12wl.capture.file import CAPTURE_ONLY, Capture, capture_to_dict, format_version, save_capture
+from d3d12wl.capture.file import (
+    CAPTURE_ONLY,
+    Capture,
+    format_version,
+    save_capture,
+    write_capture_json,
+)
 from d3d12wl.cli import load_description, summary
 from d3d12wl.cli._options import integer
 from d3d12wl.errors import CaptureError
@@ -302,8 +307,7 @@ def run(args: argparse.Namespace) -> int:
     # the pre-flight: the executor's call-time checks on what was assembled (the call's walk down to its records)
     reads = read_call(capture.memory, capture.device, capture.objects, capture.state, capture.call)
     if args.output == "-":
-        json.dump(capture_to_dict(capture), sys.stdout, indent=1, allow_nan=False)
-        sys.stdout.write("\n")
+        write_capture_json(capture, sys.stdout)
         for line in _summary(capture, "<stdout>", reports, reads, args):
             print(line, file=sys.stderr)
     else:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import integer
 from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.progress import Progress
 from d3d12wl.errors import D3D12WLError
@@ -63,8 +64,9 @@ zero-argument factory returning one (the bundled example is d3d12wl.examples.val
 run only where the capture binds a signature array with a non-null ValidationProgramTable; its slots'
 identifiers select them.  A SPEC that cannot be loaded exits 2.
 
-The record and execution limits default to auto: the records the capture's mapped bytes can hold, so a real
-frame runs whole; broadcast strides are bounded by --max-repeated-records.
+The record and execution limits default to auto: the records the capture's supplied bytes can hold (its hex,
+base64 and file regions; of a zeros region, what was written), so a real frame runs whole; broadcast strides are
+bounded by --max-repeated-records.
 
 Exit status: 0 when the trace has no error findings, 1 when it has (undefined behaviour, invalid call, a limit
 reached), 2 when the capture, a flag or an output path cannot be used."""
@@ -94,7 +96,7 @@ def register(sub: Any) -> None:
 
 def add_selection_flags(p: argparse.ArgumentParser, *, default_limit: int) -> None:
     """The selection flags of ``exec`` and ``dump`` (:class:`~d3d12wl.executor.selection.Selection`)."""
-    p.add_argument("--list", type=int, metavar="N", default=None, dest="list_index",
+    p.add_argument("--list", type=integer, metavar="N", default=None, dest="list_index",
                    help="only list N (its header, records, executions and findings)")
     p.add_argument("--primary", metavar="A:B", default=None,
                    help="only primary records A..B-1 (A:, :B and A alone work too) and their executions")
@@ -103,7 +105,7 @@ def add_selection_flags(p: argparse.ArgumentParser, *, default_limit: int) -> No
     p.add_argument("--kind", action="append", metavar="KIND", default=None,
                    help="only findings of kind KIND (repeatable; d3d12wl.executor.trace.FINDING_KINDS)")
     shown = f"default {default_limit:,}" if default_limit else "default 0: all"
-    p.add_argument("--limit", type=int, metavar="N", default=default_limit,
+    p.add_argument("--limit", type=integer, metavar="N", default=default_limit,
                    help=f"at most N executions, N primary records, N secondary records and N findings, the first "
                         f"ones in the trace's order ({shown}); the output says how many it left out")
 
@@ -129,8 +131,8 @@ def selection_from(args: argparse.Namespace) -> Selection:
 
 
 def limit_value(text: str) -> int:
-    """A ``--max-...`` value: a count, or ``auto`` (scaled to the capture's mapped bytes)."""
-    return AUTO if text.strip().lower() == "auto" else int(text)
+    """A ``--max-...`` value: a count, or ``auto`` (scaled to the capture's supplied bytes)."""
+    return AUTO if text.strip().lower() == "auto" else integer(text)
 
 
 def add_limit_flags(p: argparse.ArgumentParser) -> None:
@@ -138,7 +140,7 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
     defaults = Limits()
     for f in dataclasses.fields(Limits):
         default = getattr(defaults, f.name)
-        shown = ("auto: the records the capture's mapped bytes hold, at least "
+        shown = ("auto: the records the capture's supplied bytes hold, at least "
                  f"{SCALED_FLOORS[f.name]:,}") if default == AUTO else f"{default:,}"
         p.add_argument(Limits.flag(f.name), type=limit_value, metavar="N", default=default, dest=f.name,
                        help=f"executor limit {f.name} (default {shown})")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from d3d12wl import tables
+from d3d12wl import inputs, tables
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.messages.conformance import DEFAULT_BUDGET_S, MIN_CHECK_S, ConformanceReport, run_conformance
 from d3d12wl.messages.conformance_harness import SITE_LOAD
@@ -97,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _number(text: str, what: str) -> int:
     try:
-        return int(text, 0)
+        return inputs.integer(text)
     except ValueError:
         raise UsageError(f"{text!r} is not a number", where=what) from None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 from d3d12wl import tables
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import integer, number
 from d3d12wl.cli.documents import CAPTURE, expecting
 
 DESCRIPTION = """\
@@ -57,10 +59,10 @@ def register(sub: Any) -> None:
     e.set_defaults(func=run_ei_to_wl)
     s = steps.add_parser("scene", help="write a synthetic per-PSO bucket scene")
     s.add_argument("-o", "--output", required=True, help="folder to write the captures and calls.json into")
-    s.add_argument("--draws", type=int, default=100_000)
-    s.add_argument("--psos", type=int, default=64)
-    s.add_argument("--active", type=float, default=0.75, help="fraction of PSOs with draws (default 0.75)")
-    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--draws", type=integer, default=100_000)
+    s.add_argument("--psos", type=integer, default=64)
+    s.add_argument("--active", type=number, default=0.75, help="fraction of PSOs with draws (default 0.75)")
+    s.add_argument("--seed", type=integer, default=1)
     s.add_argument("--mixed", action="store_true", help="every second PSO uses a DRAW command signature")
     s.add_argument("--json", action="store_true", help='print {"calls", "draws", "output"}')
     s.set_defaults(func=run_scene)
@@ -95,11 +97,15 @@ def read_inputs(inputs: list[str]) -> list[Any]:
             return doc
         return [CallSequenceEntry(doc, Path(inputs[0]).stem)]
     entries = []
+    loaded: dict[str, Any] = {}  # a capture named twice is loaded once (by its resolved path)
     for item in inputs:
         name, sep, path = item.partition("=")
         if not sep:
             name, path = Path(item).stem, item
-        entries.append(CallSequenceEntry(load_capture(path), name))
+        key = os.path.realpath(path)
+        if key not in loaded:
+            loaded[key] = load_capture(path)
+        entries.append(CallSequenceEntry(loaded[key], name))
     return entries
 
 
@@ -135,7 +141,7 @@ def _verify_lines(report: dict[str, Any]) -> list[str]:
 
 def _save_calls(output: str, calls: list[tuple[Any, str | None]]) -> Path:
     """Each ExecuteIndirect call as ``OUTPUT/callNNN_PROGRAM.json`` and the call sequence ``OUTPUT/calls.json``."""
-    from d3d12wl.capture.file import save_capture
+    from d3d12wl.capture.file import file_stem, save_capture
     from d3d12wl.migrate.runs import save_call_sequence
 
     folder = Path(output)
@@ -143,7 +149,7 @@ def _save_calls(output: str, calls: list[tuple[Any, str | None]]) -> Path:
     with _writing(output):
         folder.mkdir(parents=True, exist_ok=True)
         for i, (capture, program) in enumerate(calls):
-            name = f"call{i:03d}_{program}.json"
+            name = f"call{i:03d}_{file_stem(program or 'call', 'call')}.json"  # (the program itself: in calls.json)
             save_capture(capture, folder / name)
             names.append((name, program))
         return save_call_sequence(folder / "calls.json", names)

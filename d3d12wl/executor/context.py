@@ -44,7 +44,8 @@ class ExecContext:
         self.device = device
         self.objects = objects
         self.state = state
-        self.limits = (limits or Limits()).resolved(sum(r.size for r in memory.regions))
+        # scaled to the bytes the capture supplies: a zeros region claims any number of records for free
+        self.limits = (limits or Limits()).resolved(memory.supplied_bytes)
         self.trace = trace
         trace.limits = self.limits
         self.layouts = LayoutCache()

@@ -44,6 +44,7 @@ from d3d12wl.executor.columnar import (
 )
 from d3d12wl.executor.selection import Budget, LeftOut, Selection
 from d3d12wl.executor.trace import Finding, LazyList, ListTrace, PrimaryRecordTrace, Trace
+from d3d12wl.outfiles import TEXT_ERRORS
 from d3d12wl.records.packers import pack_columns
 from d3d12wl.serialize import json_text, to_jsonable
 from d3d12wl.textrows import RowFormatter, Value
@@ -217,24 +218,24 @@ class _Document:
             write(b"{")
             for i, (name, member) in enumerate(_fields(value)):
                 member = lists if name == "lists" else member
-                write(f"{',' if i else ''}\n{pad}{json.dumps(name)}: ".encode())
+                write(f"{',' if i else ''}\n{pad}{json.dumps(name)}: ".encode("utf-8", TEXT_ERRORS))
                 self.value(member, depth + 1, name if name in ("executions", "findings") else None)
             if sel.narrows:
-                write(f",\n{pad}\"left_out\": ".encode())
+                write(f",\n{pad}\"left_out\": ".encode("utf-8", TEXT_ERRORS))
                 self.value(self.written.left_out.to_dict(), depth + 1)
-            write(("\n" + " " * depth + "}").encode())
+            write(("\n" + " " * depth + "}").encode("utf-8", TEXT_ERRORS))
         elif isinstance(value, LazyList) or isinstance(value, list) and (
                 rows is not None or len(value) >= 64 or any(isinstance(v, _STREAMED) for v in value)):
             self.items(value, depth, rows, list_index)
         elif isinstance(value, _STREAMED):
             write(b"{")
             for i, (name, member) in enumerate(_fields(value)):
-                write(f"{',' if i else ''}\n{pad}{json.dumps(name)}: ".encode())
+                write(f"{',' if i else ''}\n{pad}{json.dumps(name)}: ".encode("utf-8", TEXT_ERRORS))
                 self.value(member, depth + 1, "records" if isinstance(value, ListTrace) and name == "primary_records"
                            else None, value.index if isinstance(value, ListTrace) else 0)
-            write(("\n" + " " * depth + "}").encode())
+            write(("\n" + " " * depth + "}").encode("utf-8", TEXT_ERRORS))
         else:
-            write(json_text(to_jsonable(value), indent=1).replace("\n", "\n" + " " * depth).encode())
+            write(json_text(to_jsonable(value), indent=1).replace("\n", "\n" + " " * depth).encode("utf-8", TEXT_ERRORS))
 
     def items(self, items: Sequence[Any], depth: int, rows: str | None, list_index: int) -> None:
         """A list, ``[]`` when nothing of it is written (json.dumps's empty list)."""
@@ -262,9 +263,9 @@ class _Document:
                                                        select=_finding_select(self.selection, left), first_skip=1)
         else:
             for i, item in enumerate(items):
-                write((",\n" if i else "\n").encode() + pad.encode())
+                write((",\n" if i else "\n").encode("utf-8", TEXT_ERRORS) + pad.encode("utf-8", TEXT_ERRORS))
                 self.value(item, depth + 1)
-        self.write(("\n" + " " * depth + "]").encode() if opened[0] else b"[]")
+        self.write(("\n" + " " * depth + "]").encode("utf-8", TEXT_ERRORS) if opened[0] else b"[]")
 
 
 # -- JSON lines -----------------------------------------------------------------------------------------------
@@ -286,7 +287,7 @@ def write_jsonl(trace: Trace, out: IO[Any], *, selection: Selection | None = Non
     write = _byte_writer(out)
 
     def line(kind: str, body: Any, **extra: Any) -> None:
-        write(json.dumps({"record": kind, **extra, **to_jsonable(body)}, separators=(",", ":")).encode() + b"\n")
+        write(json.dumps({"record": kind, **extra, **to_jsonable(body)}, separators=(",", ":")).encode("utf-8", TEXT_ERRORS) + b"\n")
 
     compact = rows_.JSONStyle(separators=(",", ":"), suffix="\n")
     records = _RecordSelection(selection, written.left_out)
@@ -345,7 +346,7 @@ def write_text(trace: Trace, out: IO[Any], *, validators: bool | None = None, se
     write = _byte_writer(out)
 
     def lines(*texts: str) -> None:
-        write(("".join(t + "\n" for t in texts)).encode())
+        write(("".join(t + "\n" for t in texts)).encode("utf-8", TEXT_ERRORS))
 
     lines(f"{trace.call}({', '.join(_arg(k, v) for k, v in trace.call_args.items())})")
     for lt in trace.lists:
@@ -626,6 +627,12 @@ _VERDICT_INTS = ("list_index", "primary_index", "secondary_index", "command_inde
 _VERDICT_STRINGS = ("message", "dwords", "touched_by")  # free text (the other names are categorical)
 
 
+def _utf8_names(names: Iterable[str]) -> list[str]:
+    """``names`` as Arrow's UTF-8 strings can hold them: what UTF-8 cannot encode (a lone surrogate a JSON name may
+    hold) escaped as the text outputs write it (:data:`d3d12wl.outfiles.TEXT_ERRORS`)."""
+    return [n.encode("utf-8", TEXT_ERRORS).decode("utf-8") for n in names]
+
+
 @dataclass
 class _VerdictChunk:
     """Rows of the verdict table as columns: per text column its names and each row's code into them (-1:
@@ -697,7 +704,7 @@ def write_verdict_csv(trace: Trace, out: IO[Any], *, selection: Selection | None
     """The verdict table (:data:`VERDICT_COLUMNS`) as CSV: VAs in hexadecimal, absent values empty."""
     written = Written()
     write = _byte_writer(out)
-    write((",".join(VERDICT_COLUMNS) + "\n").encode())
+    write((",".join(VERDICT_COLUMNS) + "\n").encode("utf-8", TEXT_ERRORS))
     for chunk in _verdict_chunks(trace, selection or Selection(), written):
         parts: list[Any] = []
         columns: dict[str, np.ndarray] = {}
@@ -735,7 +742,7 @@ def write_verdict_parquet(trace: Trace, out: Any, *, selection: Selection | None
                     arrays.append(pa.array(first, type=f.type, mask=second))
                     continue
                 codes = np.asarray(second, dtype=np.int32)
-                dictionary = pa.array(list(first), type=pa.string())
+                dictionary = pa.array(_utf8_names(first), type=pa.string())
                 arr = pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0), dictionary)
                 arrays.append(arr.cast(pa.string()) if c in _VERDICT_STRINGS else arr)
             yield pa.Table.from_arrays(arrays, schema=schema)
@@ -833,7 +840,7 @@ def write_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
     written = Written()
     tables = _Tables(trace, selection, written, progress)
     write = _byte_writer(out)
-    write((",".join(_csv_cell(s.name) for s in tables.specs) + "\n").encode())
+    write((",".join(_csv_cell(s.name) for s in tables.specs) + "\n").encode("utf-8", TEXT_ERRORS))
     for n, values, absent in tables.chunks():
         parts: list[Any] = []
         for i, s in enumerate(tables.specs):
@@ -945,10 +952,10 @@ def write_parquet(trace: Trace, out: str | IO[bytes], *, selection: Selection | 
                     min(selection.limit or METADATA_FINDINGS, METADATA_FINDINGS))
     count = rows_.finding_json(trace.findings, shown.write, rows_.JSONStyle(separators=(",", ":"), prefix=","),
                                select=_finding_select(few, LeftOut()), first_skip=1)
-    metadata = {b"d3d12wl": json.dumps(meta).encode(), b"d3d12wl.findings": b"[" + shown.getvalue() + b"]"}
+    metadata = {b"d3d12wl": json.dumps(meta).encode("utf-8", TEXT_ERRORS), b"d3d12wl.findings": b"[" + shown.getvalue() + b"]"}
     more = verdict(trace)["findings"] - count if not selection.narrows else 0
     if more > 0:
-        metadata[b"d3d12wl.findings_not_in_metadata"] = str(more).encode()
+        metadata[b"d3d12wl.findings_not_in_metadata"] = str(more).encode("utf-8", TEXT_ERRORS)
     schema = pa.schema(fields, metadata=metadata)
 
     def row_groups() -> Iterator[Any]:
@@ -957,7 +964,7 @@ def write_parquet(trace: Trace, out: str | IO[bytes], *, selection: Selection | 
             for s, f in zip(tables.specs, fields, strict=True):
                 col, gone = values[s.name], absent.get(s.name)
                 if s.kind in ("category", "enum"):
-                    dictionary = pa.array(tables.names[tables._names_key(s)].names, type=pa.string())
+                    dictionary = pa.array(_utf8_names(tables.names[tables._names_key(s)].names), type=pa.string())
                     arrays.append(pa.DictionaryArray.from_arrays(pa.array(col, mask=col < 0), dictionary))
                 else:
                     arrays.append(pa.array(col, type=f.type, mask=gone))

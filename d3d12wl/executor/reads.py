@@ -21,7 +21,7 @@ way is in its trace's findings; no record is executed.
 * ``EI.command``: the commands at ``ArgumentBuffer + k * ByteStride``, k < the command count.
 
 Rows that are not mapped (or not whole in one region) are left out and said so; counts read from memory are
-bounded by the executor's record limit scaled to the mapped bytes (:class:`~d3d12wl.executor.trace.Limits`).
+bounded by the executor's record limit scaled to the supplied bytes (:class:`~d3d12wl.executor.trace.Limits`).
 """
 
 from __future__ import annotations
@@ -99,9 +99,9 @@ class CallReads:
 
     @property
     def max_rows(self) -> int:
-        """The most rows one record class is read for: the executor's record limit for this much mapped memory."""
-        mapped = sum(r.size for r in self.memory.regions)
-        return Limits().resolved(mapped).max_records
+        """The most rows one record class is read for: the executor's record limit for the bytes the capture supplies
+        (a zeros region claims its records for free: ``GpuMemory.supplied_bytes``)."""
+        return Limits().resolved(self.memory.supplied_bytes).max_records
 
 
 def read_call(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,

@@ -34,6 +34,7 @@ from d3d12wl.executor.columnar import (
 )
 from d3d12wl.executor.selection import Budget
 from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
+from d3d12wl.outfiles import TEXT_ERRORS
 from d3d12wl.serialize import json_text, to_jsonable
 from d3d12wl.textrows import Cell, Part, RowFormatter, Splice, Text, Value, json_parts, split
 
@@ -186,7 +187,7 @@ def _groups_checked(formatter: RowFormatter, run: ExecutionRun, rows: np.ndarray
         mine = rows[group == g]
         probe = np.unique(mine[[0, -1]])
         got = bytes(formatter.format(_take(run.table, probe), len(probe), np.full(len(probe), g, dtype=np.int32)))
-        if got != "".join(render(run.execution(int(r))) for r in probe).encode():
+        if got != "".join(render(run.execution(int(r))) for r in probe).encode("utf-8", TEXT_ERRORS):
             return False
     return True
 
@@ -220,7 +221,7 @@ def _execution_rows(executions: LazyList[Execution], write: Write, templates: Ca
                 continue
             FALLBACKS["executions"] += 1
         text = "".join(render(run.execution(int(r))) for r in rows)
-        write(text.encode()[skip:])
+        write(text.encode("utf-8", TEXT_ERRORS)[skip:])
         count += len(rows)
         if progress is not None:
             progress(count)
@@ -534,7 +535,7 @@ def record_json(records: LazyList[PrimaryRecordTrace], write: Write, style: JSON
             shown = budget.take(len(d["secondary_records"]))
             left += len(d["secondary_records"]) - shown
             d["secondary_records"] = d["secondary_records"][:shown]
-        return (style.prefix + style.dumps(wrap(d)) + style.suffix).encode()
+        return (style.prefix + style.dumps(wrap(d)) + style.suffix).encode("utf-8", TEXT_ERRORS)
 
     def objects(items: list[PrimaryRecordTrace]) -> None:
         nonlocal count
@@ -673,7 +674,7 @@ def _write_findings(findings: LazyList[Finding], write: Write, templates: Callab
     for chunk in finding_chunks(findings, select):
         skip = first_skip if count == 0 else 0
         if isinstance(chunk, list):
-            write("".join(render(f) for f in chunk).encode()[skip:])
+            write("".join(render(f) for f in chunk).encode("utf-8", TEXT_ERRORS)[skip:])
         else:
             parts = [templates(t, present) for t in chunk.templates for present in (True, False)]
             which = 2 * chunk.template + chunk.va_absent

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from d3d12wl import inputs
 from d3d12wl.executor.columnar import ExecutionColumns, ExecutionRun
 from d3d12wl.executor.trace import Finding
 
@@ -25,10 +26,10 @@ __all__ = ["Budget", "LeftOut", "Selection", "parse_range"]
 def parse_range(text: str) -> tuple[int, int]:
     """``A:B`` (either side may be left out: ``:B``, ``A:``) as ``(A, B)``; ``A`` alone is ``(A, A + 1)``."""
     if ":" not in text:
-        a = int(text)
+        a = inputs.integer(text)
         return a, a + 1
     left, right = text.split(":", 1)
-    return int(left) if left.strip() else 0, int(right) if right.strip() else 1 << 63
+    return inputs.integer(left) if left.strip() else 0, inputs.integer(right) if right.strip() else 1 << 63
 
 
 @dataclass(frozen=True)

@@ -264,9 +264,11 @@ class Limits:
     the limit; raise it with ``Limits(max_...=N)`` or the matching ``--max-...`` flag of ``d3d12wl exec`` / ``dump``.
 
     A real frame's records are bytes in the capture, so the record and execution limits default to :data:`AUTO`:
-    the number of records the capture's mapped bytes can hold as distinct records (``mapped bytes //``
+    the number of records the capture's supplied bytes can hold as distinct records (``supplied bytes //``
     :data:`BYTES_PER_RECORD`, never below :data:`SCALED_FLOORS`), resolved per call (:meth:`resolved`), which
-    lets every real capture run whole.  Records that do not occupy bytes of their own (a broadcast stride of 0: 12
+    lets every real capture run whole.  Supplied bytes are those of its hex, base64 and file regions and the pages
+    of its zeros regions something wrote (:attr:`~d3d12wl.capture.memory.GpuMemory.supplied_bytes`): a 14 KB
+    capture claiming a zeros region of 2^24 records gets the floors, not 2^24.  Records that do not occupy bytes of their own (a broadcast stride of 0: 12
     bytes can drive 4 billion records) are bounded by ``max_repeated_records``, and chains by ``max_lists`` (chains
     that revisit a list with unchanged bytes stop as ``chain-cycle``).  No limit ever allocates in proportion to a
     count read from GPU memory.
@@ -295,11 +297,11 @@ class Limits:
 
     @staticmethod
     def scaled(mapped_bytes: int, name: str) -> int:
-        """What an :data:`AUTO` limit ``name`` is for ``mapped_bytes`` of captured memory."""
+        """What an :data:`AUTO` limit ``name`` is for ``mapped_bytes`` of supplied memory."""
         return max(SCALED_FLOORS[name], mapped_bytes // BYTES_PER_RECORD)
 
     def resolved(self, mapped_bytes: int) -> Limits:
-        """These limits with every :data:`AUTO` one scaled to ``mapped_bytes`` (a new object)."""
+        """These limits with every :data:`AUTO` one scaled to ``mapped_bytes`` of supplied memory (a new object)."""
         out = Limits(**self.as_dict())
         for name in SCALED_FLOORS:
             if getattr(out, name) == AUTO:

@@ -54,7 +54,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from d3d12wl import abi
+from d3d12wl import abi, inputs
 from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
 from d3d12wl.errors import ExecutionError, LayoutError, MemoryAccessError, ValidatorSpecError
 from d3d12wl.executor.context import Loc
@@ -539,8 +539,9 @@ def _import_module(spec: str, name: str) -> ModuleType:
 
 def _load_file(spec: str, target: str) -> ModuleType:
     path = Path(target).expanduser()
-    if not path.is_file():
-        raise _spec_error(spec, f"no such file {str(path)!r}" if not path.exists() else f"{str(path)!r} is not a file")
+    kind = inputs.path_kind(path, where="--validators")
+    if kind != "a regular file":
+        raise _spec_error(spec, f"no such file {str(path)!r}" if kind is None else f"{str(path)!r} is not a file")
     resolved = path.resolve()
     # a private, stable module name per file (dataclasses and pickling look modules up in sys.modules)
     name = f"_d3d12wl_validators_{resolved.stem}_{hashlib.sha1(str(resolved).encode()).hexdigest()[:12]}"

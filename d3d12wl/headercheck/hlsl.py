@@ -23,8 +23,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from d3d12wl.abi.check import run_tool
+from d3d12wl import inputs
+from d3d12wl.abi.tools import current_limits, run_tool
 from d3d12wl.errors import ABIError
+from d3d12wl.headercheck import sources
+from d3d12wl.headercheck.probe import require_includable
 
 TOOLS = {"glslc": "glslc", "spirv-dis": "spirv-tools"}  # tool -> Debian package
 ENTRY = "d3d12wl_probe_main"
@@ -190,22 +193,24 @@ def probe_structs(files: Sequence[Path], structs: Sequence[str], workdir: Path, 
     """The D3D12 structured-buffer layout of each named HLSL struct declared by ``files``."""
     tools = find_tools()
     for f in files:
-        if not Path(f).is_file():
-            raise ABIError("no such file", where=str(f))
-        if any(c in str(Path(f).resolve()) for c in '"\n'):
-            raise ABIError("a path with a double quote or a line break cannot be #included; rename it", where=str(f))
+        require_includable(f)
+    for d in includes:
+        if inputs.path_kind(d) != "a directory":
+            raise ABIError("no such directory", where=str(d))
     source = workdir / "d3d12wl_hlsl_probe.hlsl"
     source.write_text(wrapper_source(files, structs))
     spv = workdir / "d3d12wl_hlsl_probe.spv"
+    dirs = [Path(d).resolve() for d in includes]
     cmd = [tools["glslc"], "-x", "hlsl", "-fshader-stage=compute", f"-fentry-point={ENTRY}",
-           *[f"-D{d}" for d in defines], *[f"-I{Path(d).resolve()}" for d in includes],
-           source.name, "-o", spv.name]
-    proc = run_tool(cmd, workdir)
+           *[f"-D{d}" for d in defines], *[f"-I{d}" for d in dirs], source.name, "-o", spv.name]
+    where = ", ".join(str(f) for f in files)
+    sources.walk([source], dirs, current_limits(), what="HLSL files")
+    proc = run_tool(cmd, workdir, where=where)
     if proc.returncode != 0:
         errors = "\n  ".join(line for line in proc.stderr.splitlines() if line.strip())[:4000]
         raise ABIError(f"glslc could not compile the HLSL with StructuredBuffer<{'>, <'.join(structs)}>:\n  {errors}",
                        where=", ".join(str(f) for f in files))
-    dis = run_tool([tools["spirv-dis"], "--raw-id", spv.name], workdir)
+    dis = run_tool([tools["spirv-dis"], "--raw-id", spv.name], workdir, where=where)
     if dis.returncode != 0:
         raise ABIError(f"spirv-dis failed: {dis.stderr.strip()}", where=str(spv))
     return layouts(parse_spirv(dis.stdout), structs)

@@ -22,18 +22,24 @@ from __future__ import annotations
 import functools
 import json
 import re
+import select
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import IO
 
-from d3d12wl.abi.check import TOOL_TIMEOUT, WINDOWS_TARGET, find_clang, find_d3d12_headers, run_tool
+from d3d12wl import inputs
+from d3d12wl.abi.check import WINDOWS_TARGET, find_clang, find_d3d12_headers
+from d3d12wl.abi.tools import AST_BYTES_PER_SOURCE_BYTE, FLAGS, ToolRun, current_limits, run_tool, spawn
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import clang_ast as header_ast
+from d3d12wl.headercheck import sources
 
 STUBS = Path(str(resources.files("d3d12wl.headercheck") / "winstubs"))
 LANGS = {"c": ("c", "-std=c11"), "c++": ("c++", "-std=c++17")}
@@ -58,13 +64,9 @@ class HeaderOptions:
         if self.lang not in LANGS:
             raise ABIError(f"unknown language {self.lang!r}; use one of {', '.join(LANGS)}", where="--lang")
         for h in self.headers:
-            if not Path(h).is_file():
-                raise ABIError("no such file", where=str(h))
-            if any(c in str(Path(h).resolve()) for c in '"\n'):
-                raise ABIError("a path with a double quote or a line break cannot be #included; rename it",
-                               where=str(h))
+            require_includable(h)
         for d in self.includes:
-            if not Path(d).is_dir():
+            if inputs.path_kind(d) != "a directory":
                 raise ABIError("no such directory", where=str(d))
         for define in self.defines:
             if not re.fullmatch(r"[A-Za-z_]\w*(=.*)?", define):
@@ -73,6 +75,15 @@ class HeaderOptions:
     @property
     def cplusplus(self) -> bool:
         return self.lang == "c++"
+
+
+def require_includable(path: Path | str) -> None:
+    """A file the compiler is told to ``#include``: a regular file, whose path ``#include "..."`` can spell."""
+    kind = inputs.path_kind(path)
+    if kind != "a regular file":
+        raise ABIError("no such file" if kind is None else f"is {kind}, not a file", where=str(path))
+    if any(c in str(Path(path).resolve()) for c in '"\n'):
+        raise ABIError("a path with a double quote or a line break cannot be #included; rename it", where=str(path))
 
 
 @dataclass
@@ -116,23 +127,31 @@ def _d3d12wl_headers(workdir: Path) -> Path:
     return out
 
 
-def _command(options: HeaderOptions, workdir: Path, clang: str) -> list[str]:
-    lang, std = LANGS[options.lang]
-    cmd = [clang, "-target", WINDOWS_TARGET, "-ffreestanding", "-fgnuc-version=4.2.1", "-x", lang, std,
-           "-ferror-limit=0", "-Wno-pragma-once-outside-header", "-Wno-microsoft-anon-tag"]
-    cmd += [f"-D{d}" for d in options.defines]
-    cmd += [f"-I{Path(d).resolve()}" for d in options.includes]
-    cmd.append(f"-I{STUBS}")
+def _include_dirs(options: HeaderOptions, workdir: Path) -> list[Path]:
+    """The include directories of every clang run, in clang's search order (the last is ``-idirafter``)."""
+    dirs = [Path(d).resolve() for d in options.includes]
+    dirs.append(STUBS)
     root = find_d3d12_headers()
     if root is not None:
         # <directx/...> and <wsl/...> without the rest of /usr/include (glibc's headers are the Linux ABI)
         links = workdir / "dx-root"
         links.mkdir(exist_ok=True)
         for sub in ("directx", "wsl", "dxguids"):
-            if (root / sub).is_dir() and not (links / sub).exists():
+            if inputs.path_kind(root / sub) == "a directory" and not (links / sub).exists():
                 (links / sub).symlink_to(root / sub)
-        cmd += [f"-I{root / 'directx'}", f"-I{root / 'wsl' / 'stubs'}", f"-I{root / 'wsl'}", f"-I{links}"]
-    cmd += ["-idirafter", str(_d3d12wl_headers(workdir))]
+        dirs += [root / "directx", root / "wsl" / "stubs", root / "wsl", links]
+    dirs.append(_d3d12wl_headers(workdir))
+    return dirs
+
+
+def _command(options: HeaderOptions, dirs: list[Path], clang: str) -> list[str]:
+    lang, std = LANGS[options.lang]
+    cmd = [clang, "-target", WINDOWS_TARGET, "-ffreestanding", "-fgnuc-version=4.2.1", "-x", lang, std,
+           "-ferror-limit=0", "-fno-crash-diagnostics", "-Wno-pragma-once-outside-header",
+           "-Wno-microsoft-anon-tag"]
+    cmd += [f"-D{d}" for d in options.defines]
+    cmd += [f"-I{d}" for d in dirs[:-1]]
+    cmd += ["-idirafter", str(dirs[-1])]
     return cmd
 
 
@@ -142,7 +161,7 @@ def _prelude(options: HeaderOptions) -> str:
     if options.prelude == "auto":
         return "#include <wsl/winadapter.h>\n" if find_d3d12_headers() is not None else ""
     path = Path(options.prelude)
-    if not path.is_file():
+    if inputs.path_kind(path, where="--prelude") != "a regular file":
         raise ABIError("no such file", where=f"--prelude {options.prelude}")
     return f'#include "{path.resolve()}"\n'
 
@@ -171,44 +190,51 @@ def _diagnostics(stderr: str, returncode: int = 1) -> str:
     return stderr.strip()[:4000] or f"clang exited with {returncode} and no message"
 
 
-#: bytes of JSON AST, indentation removed, that a check reads at most (d3d12.h's is 37 MB as printed)
-AST_BYTES_LIMIT = 1 << 30
 _CHUNK = 1 << 22
 _INDENT_RE = re.compile(rb"\n[ ]+")
 
 
-def _ast_dump(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run clang's JSON AST dump, dropping its indentation as it streams: clang indents two spaces per level,
-    so a deeply nested initializer (``1 + 1 + ...``) prints quadratically many spaces (gigabytes for a few
-    thousand terms).  Past ``AST_BYTES_LIMIT`` of JSON, clang is stopped and the check fails by name."""
+def _read_by(stdout: IO[bytes], run: ToolRun) -> bytes:
+    """The next chunk of a tool's output, waiting no longer than the run's wall-clock limit (a tool that neither
+    writes nor uses CPU, as clang waiting on a FIFO, is stopped at it)."""
+    remaining = run.deadline - time.monotonic()
+    if remaining <= 0 or not select.select([stdout], [], [], remaining)[0]:
+        run.kill()
+        raise run.wall_clock_error()
+    return stdout.read1(_CHUNK) if hasattr(stdout, "read1") else stdout.read(_CHUNK)
+
+
+def _ast_dump(cmd: list[str], cwd: Path, where: str) -> subprocess.CompletedProcess[str]:
+    """Run clang's JSON AST dump under the tool limits, dropping its indentation as it streams: clang indents two
+    spaces per level, so a deeply nested initializer (``1 + 1 + ...``) prints quadratically many spaces
+    (gigabytes for a few thousand terms).  Past the limits' ``ast_bytes`` of JSON, clang is stopped and the check
+    fails by name (:class:`ABIError`, naming ``where`` and the flag that raises it)."""
+    limit = current_limits().ast_bytes
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
-        assert proc.stdout is not None
+        run = spawn(cmd, cwd, stdout=subprocess.PIPE, stderr=err, where=where)
+        stdout = run.proc.stdout
+        assert stdout is not None
         parts: list[bytes] = []
         size, carry = 0, b""
         try:
-            while chunk := proc.stdout.read(_CHUNK):
+            while chunk := _read_by(stdout, run):
                 text = _INDENT_RE.sub(b"\n", carry + chunk)
                 cut = text.rfind(b"\n")  # keep the last (maybe partly indented) line for the next chunk
                 carry, text = (text[cut:], text[:cut]) if cut >= 0 else (text, b"")
                 parts.append(text)
                 size += len(text)
-                if size > AST_BYTES_LIMIT:
-                    proc.kill()
-                    raise ABIError(f"clang's JSON AST of the headers exceeds {AST_BYTES_LIMIT >> 20} MiB",
-                                   where=str(cmd[-1]))
+                if size > limit:
+                    raise ABIError(f"clang's JSON AST of the headers exceeds {limit >> 20} MiB "
+                                   f"({AST_BYTES_PER_SOURCE_BYTE} bytes for each of the "
+                                   f"{current_limits().source_bytes:,} bytes of source allowed); raise the bound "
+                                   f"with {FLAGS['source_bytes']} N", where=where)
             parts.append(_INDENT_RE.sub(b"\n", carry))
-            returncode = proc.wait(timeout=TOOL_TIMEOUT)
-        except subprocess.TimeoutExpired as exc:
-            proc.kill()
-            raise ABIError(f"clang did not finish in {TOOL_TIMEOUT} s", where=str(cmd[-1])) from exc
+            returncode = run.finish()
         finally:
-            if proc.poll() is None:
-                proc.kill()
-            proc.stdout.close()
-            proc.wait()
+            run.kill()
+            stdout.close()
         err.seek(0)
-        stderr = err.read().decode("utf-8", "replace")
+        stderr = err.read(64 << 20).decode("utf-8", "replace")
     return subprocess.CompletedProcess(cmd, returncode, b"".join(parts).decode("utf-8", "replace"), stderr)
 
 
@@ -226,11 +252,14 @@ def compile_headers(options: HeaderOptions, workdir: Path | None = None, *, clan
     owned = tempfile.TemporaryDirectory(prefix="d3d12wl-header-") if workdir is None else None
     work = Path(owned.name if owned is not None else str(workdir))
     work.mkdir(parents=True, exist_ok=True)
-    cmd = _command(options, work, clang)
+    dirs = _include_dirs(options, work)
+    cmd = _command(options, dirs, clang)
     source = _source(options)
     tu = work / "header_check.cpp"
     tu.write_text(source)
-    proc = _ast_dump([*cmd, "-fsyntax-only", "-Xclang", "-ast-dump=json", tu.name], work)
+    where = ", ".join(str(h) for h in options.headers)
+    sources.walk([tu], dirs, current_limits(), what="headers")
+    proc = _ast_dump([*cmd, "-fsyntax-only", "-Xclang", "-ast-dump=json", tu.name], work, where)
     if proc.returncode != 0:
         hint = ""
         if "file not found" in proc.stderr:
@@ -261,7 +290,8 @@ def _read_deep(text: str, options: HeaderOptions) -> header_ast.HeaderDecls:
 
     def work() -> None:
         try:
-            result.append(header_ast.read(json.loads(text), cplusplus=options.cplusplus))
+            with inputs.paused_cycle_collection():  # (millions of nodes and no cycles: 2-4x faster read)
+                result.append(header_ast.read(json.loads(text), cplusplus=options.cplusplus))
         except (RecursionError, json.JSONDecodeError, MemoryError) as exc:
             failure.append(exc)
 
@@ -365,7 +395,8 @@ def run_probes(compiled: CompiledHeaders, probes: Probes) -> ProbeResult:
     for _attempt in range(4):
         text, at = _probe_source(compiled, keys, probes)
         tu.write_text(text)
-        proc = run_tool([*compiled.command, "-S", "-o", asm.name, tu.name], compiled.workdir)
+        proc = run_tool([*compiled.command, "-S", "-o", asm.name, tu.name], compiled.workdir,
+                        where=", ".join(str(h) for h in compiled.options.headers))
         if proc.returncode == 0:
             return _read_values(asm.read_text(), probes, keys, rejected)
         lost = False

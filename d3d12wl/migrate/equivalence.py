@@ -20,7 +20,6 @@ a row, or an empty CSV cell, is not).
 from __future__ import annotations
 
 import csv
-import json
 import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -28,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from d3d12wl import inputs
 from d3d12wl.migrate.runs import MigrationError, load_run
 
 __all__ = ["Comparison", "ExpectedDraw", "assert_draws", "assert_same_executions", "canonical", "compare_runs",
@@ -183,9 +183,9 @@ class ExpectedDraw:
 
 def _int(value: Any, where: str) -> int:
     try:
-        return int(value, 0) if isinstance(value, str) else int(value)
-    except (TypeError, ValueError):
-        raise MigrationError(f"not an integer: {value!r}", where=where) from None
+        return inputs.integer(value) if isinstance(value, str) else int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise MigrationError(f"not an integer: {str(value)[:40]!r}", where=where) from None
 
 
 def load_expected_draws(source: str | os.PathLike[str] | Sequence[Mapping[str, Any]]) -> list[ExpectedDraw]:
@@ -195,17 +195,14 @@ def load_expected_draws(source: str | os.PathLike[str] | Sequence[Mapping[str, A
     if isinstance(source, (str, os.PathLike)):
         p = Path(source)
         where = str(p)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise MigrationError(f"cannot read expected draws: {exc.strerror}", where=where) from exc
-        if p.suffix.lower() == ".csv":
+        try:  # the one bounded reader (d3d12wl.inputs)
+            text = inputs.read_text(p, what="expected-draws file")
+            doc = None if p.suffix.lower() == ".csv" else inputs.parse_json(text, where=where)
+        except inputs.InputError as exc:
+            raise MigrationError(exc.message, where=exc.where) from None
+        if doc is None:
             rows = list(csv.DictReader(text.splitlines()))
         else:
-            try:
-                doc = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise MigrationError(f"not JSON: {exc.msg}", where=where) from exc
             if not isinstance(doc, dict) or not isinstance(doc.get("draws"), list):
                 raise MigrationError("expected {\"draws\": [...]}", where=where)
             rows = doc["draws"]

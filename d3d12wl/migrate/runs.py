@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from d3d12wl import inputs
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.errors import CaptureError
 from d3d12wl.migrate.errors import MigrationError
+from d3d12wl.outfiles import output_file
 
 __all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "call_program", "load_call_sequence",
            "load_run", "load_run_source", "run_of_trace", "run_of_captures", "save_call_sequence"]
@@ -119,16 +121,16 @@ def run_of_captures(entries: Sequence[CallSequenceEntry], *, name: str = "") -> 
 
 
 def _read_json(path: Path, what: str) -> Any:
+    """The JSON of a capture, trace or call sequence, read by the one bounded reader (:mod:`d3d12wl.inputs`)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise MigrationError(f"cannot read {what}: {exc.strerror}", where=str(path)) from exc
-    except json.JSONDecodeError as exc:
-        raise MigrationError(f"not JSON: {exc.msg} at line {exc.lineno}", where=str(path)) from exc
+        return inputs.load_json(path, what=what)
+    except inputs.InputError as exc:
+        raise MigrationError(exc.message, where=exc.where) from None
 
 
 def load_call_sequence(path: str | os.PathLike[str]) -> list[CallSequenceEntry]:
-    """Read a call sequence file (captures relative to it)."""
+    """Read a call sequence file (captures relative to it; entries naming one capture file share its one
+    :class:`Capture`, loaded once)."""
     p = Path(path)
     doc = _read_json(p, "call sequence")
     return _sequence_of(doc, p)
@@ -161,24 +163,33 @@ def _sequence_of(doc: Any, p: Path) -> list[CallSequenceEntry]:
     if not isinstance(calls, list):
         raise MigrationError("'calls' must be a list", where=f"{p}: calls")
     out = []
+    loaded: dict[str, Capture] = {}  # each capture the sequence names is loaded once, by its resolved path
     for i, c in enumerate(calls):
         if not isinstance(c, dict) or not isinstance(c.get("capture"), str):
             raise MigrationError("each call is {\"capture\": PATH, \"program\": NAME}", where=f"{p}: calls[{i}]")
         program = c.get("program")
         if program is not None and not isinstance(program, str):
             raise MigrationError("'program' must be a string", where=f"{p}: calls[{i}].program")
-        entry = CallSequenceEntry(load_capture(p.parent / c["capture"]), program)
+        path = p.parent / c["capture"]
+        if inputs.path_kind(path, where=f"{p}: calls[{i}].capture") is None:
+            raise MigrationError(f"no such capture {c['capture']!r}", where=f"{p}: calls[{i}].capture")
+        key = os.path.realpath(path)
+        if key not in loaded:
+            loaded[key] = load_capture(path)
+        entry = CallSequenceEntry(loaded[key], program)
         out.append(CallSequenceEntry(entry.capture, call_program(entry, i)))
     return out
 
 
 def save_call_sequence(path: str | os.PathLike[str], calls: Sequence[tuple[str, str | None]]) -> Path:
-    """Write a call sequence: ``calls`` are (capture path relative to ``path``'s folder, program)."""
+    """Write a call sequence: ``calls`` are (capture path relative to ``path``'s folder, program).  Written as every
+    output file is (:func:`d3d12wl.outfiles.output_file`: atomic, an OS error naming the path)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     doc = {"call_sequence": CALL_SEQUENCE_VERSION,
            "calls": [{"capture": c, "program": prog} for c, prog in calls]}
-    p.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    with output_file(p) as out:
+        out.write(json.dumps(doc, indent=1) + "\n")
     return p
 
 

@@ -225,10 +225,18 @@ def _field(layout: Any, arg: int) -> LayoutField:
     return f
 
 
-def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: int = 1 << 24,
-             max_lists: int = 65_536) -> WlToEi:
+def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: int | None = None,
+             max_records: int | None = None, max_lists: int = 65_536) -> WlToEi:
     """Lower a DispatchList (Tier 1) or DispatchList1 (Tier 2 chain) capture to ExecuteIndirect calls (see the
-    module docstring)."""
+    module docstring).  The primary records of one list and the executions of one list are bounded as the
+    executor bounds them (``max_records``, ``max_executions``; by default :class:`~d3d12wl.executor.Limits`'
+    automatic ones, scaled to the bytes the capture supplies: a zeros region that claims 2^24 records for free
+    does not make the lowering hold 2^24 of them); past one, a :class:`MigrationError` naming it."""
+    from d3d12wl.executor import Limits  # the package's public face
+
+    auto = Limits().resolved(capture.memory.supplied_bytes)
+    max_executions = auto.max_executions if max_executions is None else max_executions
+    max_records = auto.max_primary_records if max_records is None else max_records
     call = capture.call
     where = str(capture.path) if capture.path else "capture"
     if not isinstance(call, DispatchListCall):
@@ -283,7 +291,8 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
         lowered_calls, list_parts, ordering = _lower_list(
             capture, objects, cache, wls, binding, int(header["NumProgramInputs"]),
             int(header["ProgramInputs"]["StartAddress"]), int(header["ProgramInputs"]["StrideInBytes"]),
-            bool(flags & ooo_flag), include_empty, max_executions, f"{where}: list {index}" if tier2 else where)
+            bool(flags & ooo_flag), include_empty, (max_records, max_executions),
+            f"{where}: list {index}" if tier2 else where)
         calls.extend(lowered_calls)
         orderings.append(ordering)
         parts["dispatch_input"] += size
@@ -301,9 +310,14 @@ def wl_to_ei(capture: Capture, *, include_empty: bool = True, max_executions: in
 
 
 def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered], wls: Any, binding: Any, n: int,
-                start: int, stride: int, ooo: bool, include_empty: bool, max_executions: int,
+                start: int, stride: int, ooo: bool, include_empty: bool, bounds: tuple[int, int],
                 where: str) -> tuple[list[EiCall], dict[str, int], str]:
-    """Lower one dispatch list's records to calls."""
+    """Lower one dispatch list's records to calls (at most ``bounds`` = (primary records, executions))."""
+    max_records, max_executions = bounds
+    if n > max_records:
+        raise MigrationError(f"NumProgramInputs {n:,} exceeds the {max_records:,} primary records a list may have "
+                             "here (the records the capture's supplied bytes hold; `d3d12wl exec` reports what the "
+                             "call does with it)", where=where)
     memory = capture.memory
     pcses = wls.pProgramCommandSignatures
     layouts = [pcs_layout(p) for p in pcses]
@@ -368,7 +382,8 @@ def _lower_list(capture: Capture, objects: ObjectSet, cache: dict[int, _Lowered]
             sec_va[mask] = column_for(vf, rows_of(primary[k], vf))
     total = int(counts.sum())
     if total > max_executions:
-        raise MigrationError(f"{total} executions exceed max_executions {max_executions}", where=where)
+        raise MigrationError(f"{total:,} executions exceed the {max_executions:,} a list may have here (the records "
+                             "the capture's supplied bytes hold)", where=where)
     exec_record = np.repeat(np.arange(n), counts)
     first = np.zeros(n, dtype=np.int64)
     np.cumsum(counts[:-1], out=first[1:]) if n else None

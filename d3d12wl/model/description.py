@@ -771,6 +771,11 @@ def _fast_validator() -> Any:
     """jsonschema-rs's validator of the schema (Rust: 100,000 arguments in about 0.2 s, where the Python validator
     takes about 40 s), or None where it is not installed.  It only says whether a document is valid; the messages of
     an invalid one come from the Python validator, and the loader refuses the integer-valued floats it lets pass."""
+    # jsonschema-rs imports decimal from Rust (as it is imported and on its first use), and an interrupt (Ctrl-C)
+    # landing in that import is a Rust panic, not a KeyboardInterrupt: imported first, where an interrupt is Python's
+    # own (found by tools/fuzz.py --kinds cli, an interrupt a few milliseconds into `d3d12wl layout`)
+    import decimal  # noqa: F401
+
     try:
         import jsonschema_rs
     except ImportError:  # pragma: no cover - a platform without its wheel

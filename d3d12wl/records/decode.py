@@ -32,6 +32,7 @@ from d3d12wl import abi, tables
 from d3d12wl.abi.compiled import TypeInfo
 from d3d12wl.errors import LayoutError, ParseError
 from d3d12wl.model.objects import ObjectSet
+from d3d12wl.outfiles import TEXT_ERRORS
 from d3d12wl.records import layout as L
 from d3d12wl.records.dtypes import Leaf, classify, field_type, leaves, record_dtype, struct_dtype
 from d3d12wl.records.packers import (
@@ -53,6 +54,10 @@ FORMATS: tuple[str, ...] = ("text", "json", "csv")
 
 #: rows formatted and written at a time
 CHUNK = 1 << 16
+#: bytes of output assembled at a time at most (rows per chunk shrink below CHUNK for wide rows)
+CHUNK_BYTES = 1 << 24
+#: bytes of the (programs, longest name) matrix of a program column at most; past it, names are kept as they are
+NAMES_BYTES = 1 << 24
 
 #: the GPU VA space (a VA is a 64-bit unsigned integer), the strides numpy can lay a view at, and the copies of
 #: the broadcast record (stride 0) that may be asked for (each is formatted)
@@ -455,8 +460,9 @@ def _format_int(values: np.ndarray, width: int, hex_: bool) -> np.ndarray:
 def _strings(texts: list[str], fill: int = 0) -> np.ndarray:
     """A table of left-aligned texts padded with ``fill`` (NUL) as a (k, width) character matrix (width in UTF-8
     bytes)."""
-    width = max([1, *(len(t.encode()) for t in texts)])
-    arr = np.array([t.encode() for t in texts], dtype=f"S{width}")
+    encoded = [t.encode("utf-8", TEXT_ERRORS) for t in texts]
+    width = max([1, *(len(t) for t in encoded)])
+    arr = np.array(encoded, dtype=f"S{width}")
     mat = arr.view(np.uint8).reshape(len(texts), width) if texts else np.zeros((0, width), dtype=np.uint8)
     if fill:
         mat[mat == 0] = fill
@@ -485,9 +491,11 @@ class _Table:
 
 def _escaped(text: str, fmt: Format) -> str:
     """``text`` as a cell of ``fmt``: JSON string escapes (the quotes are the column's), CSV quoting where the
-    text holds a comma, a quote or a line break, text as it is."""
+    text holds a comma, a quote or a line break, text as it is; in text and CSV, what UTF-8 cannot encode (a lone
+    surrogate a JSON name may hold) as a backslash escape, as standard output writes it."""
     if fmt == "json":
         return json.dumps(text)[1:-1]
+    text = text.encode("utf-8", TEXT_ERRORS).decode("utf-8")
     if fmt == "csv" and any(c in text for c in ',"\r\n'):
         return '"' + text.replace('"', '""') + '"'
     return text
@@ -501,6 +509,7 @@ class _Formatter:
         self.d, self.col, self.fmt, self.json = d, col, fmt, fmt == "json"
         self.table: _Table | None = None
         self.names = np.zeros((0, 1), dtype=np.uint8)
+        self.ragged: list[bytes] | None = None  # the program names, when too many and long for a matrix
         self.width = 1
         self.extra = 0  # bytes of a cell beyond its width in characters (text: non-ASCII program names)
         values = _leaf_values(d, col, 0, d.count)
@@ -525,11 +534,15 @@ class _Formatter:
             names = ["-", "?", *(_escaped(name, self.fmt) for _, name in self.d.target.programs)]
             if self.fmt == "text":  # aligned by characters: each name padded to as many, the UTF-8 bytes beyond
                 self.width = max(len(n) for n in names)  # them filled with bytes that are dropped
-                self.names = _strings([n.ljust(self.width) for n in names], fill=_DROPPED)
-                self.extra = self.names.shape[1] - self.width
-            else:
-                self.names = _strings(names)
-                self.width = self.names.shape[1]
+                names = [n.ljust(self.width) for n in names]
+            encoded = [n.encode("utf-8") for n in names]
+            cell = max(len(n) for n in encoded)
+            if len(encoded) * cell <= NAMES_BYTES:
+                self.names = _strings(names, fill=_DROPPED if self.fmt == "text" else 0)
+            else:  # one long name among many: a (programs, longest) matrix would be mostly padding
+                self.ragged = encoded
+            self.extra = cell - self.width if self.fmt == "text" else 0
+            self.width = self.width if self.fmt == "text" else cell
             return
         distinct = np.unique(values)
         if distinct.size > _MAX_DISTINCT and col.kind in ("enum", "float"):  # not an enum column after all
@@ -569,7 +582,13 @@ class _Formatter:
             d = self.d
             which = match_identifiers(d.buffer, [ident for ident, _ in d.target.programs], count=hi - lo,
                                       stride=d.stride, offset=d.offset + lo * d.stride + col.offset)
-            return self.names[which - EMPTY_IDENTIFIER]
+            if self.ragged is None:
+                return self.names[which - EMPTY_IDENTIFIER]
+            out = np.full((hi - lo, self.width + self.extra), _DROPPED if self.fmt == "text" else 0, dtype=np.uint8)
+            for k in np.unique(which):  # each name written into the rows that show it
+                name = np.frombuffer(self.ragged[int(k) - EMPTY_IDENTIFIER], dtype=np.uint8)
+                out[which == k, :name.size] = name
+            return out
         if self.table is None:  # many distinct floats
             text = np.asarray(values).astype("S32")
             if self.json:
@@ -731,6 +750,13 @@ def summary(d: Decoded) -> str:
     return (f"{t.name}: {t.size} bytes used, {stride}, {d.count} record(s) from offset {d.offset} of {d.source}")
 
 
+def _rows_per_chunk(parts: list[bytes | tuple[_Formatter, int]], chunk: int) -> int:
+    """At most ``chunk`` rows, and as many as fit :data:`CHUNK_BYTES` of output: a row made wide by a long
+    program name (a megabyte) is assembled a few rows at a time, not 65,536 rows at once."""
+    width = sum(len(p) if isinstance(p, bytes) else max(p[1], p[0].width + p[0].extra) for p in parts)
+    return max(1, min(chunk, CHUNK_BYTES // max(width, 1)))
+
+
 def plausibility(d: Decoded) -> list[str]:
     """What makes rows of ``d`` implausible at its stride (:mod:`d3d12wl.records.plausible`), one message per
     reason, and the stride at which every row would be plausible; [] when every row is."""
@@ -770,16 +796,16 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
     fs = _formatters(d, fmt)
     if fmt == "text":
         header, parts = _text_parts(fs)
-        out.write((summary(d) + "\n" + header + "\n").encode())
-        for lo, hi in _chunks(d.count, chunk):
+        out.write((summary(d) + "\n" + header + "\n").encode("utf-8", TEXT_ERRORS))
+        for lo, hi in _chunks(d.count, _rows_per_chunk(parts, chunk)):
             out.write(_assemble(parts, lo, hi, text=True))
         for message in messages(d):
-            out.write(f"finding: {message}\n".encode())
+            out.write(f"finding: {message}\n".encode("utf-8", TEXT_ERRORS))
         return
     if fmt == "csv":
         header, parts = _csv_parts(fs)
-        out.write((header + "\n").encode())
-        for lo, hi in _chunks(d.count, chunk):
+        out.write((header + "\n").encode("utf-8", TEXT_ERRORS))
+        for lo, hi in _chunks(d.count, _rows_per_chunk(parts, chunk)):
             out.write(_assemble(parts, lo, hi, text=False))
         if warn is not None:
             for message in messages(d):
@@ -802,7 +828,7 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
     text = json.dumps(head, indent=1)
     out.write((text[:-2] + ',\n "records": [').encode())
     rows: list[bytes | tuple[_Formatter, int]] = [b",\n  ", *_json_parts(fs)]
-    for lo, hi in _chunks(d.count, chunk):
+    for lo, hi in _chunks(d.count, _rows_per_chunk(rows, chunk)):
         body = _assemble(rows, lo, hi, text=False)
         out.write(body[1:] if lo == 0 else body)  # no comma before the first record
     out.write(b"\n ]\n}\n")
