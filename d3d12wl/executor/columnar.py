@@ -1638,7 +1638,7 @@ def _root_object_row(part: _Part, i: int, e: Execution, codes: dict[str, _Codes]
         if ra.kind == "constants":
             for d, v in enumerate(ra.values or []):
                 part.put(f"{tag}[{d}]", i, -1 if v is None else v, _I64, v is None)
-            _put_field(part.put, f"{tag}{FIELD_SUFFIX}", _slot_source(ra), codes, i)
+            _put_field(part.put, f"{tag}{FIELD_SUFFIX}", _slot_members(ra), codes, i)
             continue
         src = ra.sources[0] if ra.sources else None
         part.put(tag, i, ra.value or 0, _U64, ra.value is None)
@@ -1648,19 +1648,20 @@ def _root_object_row(part: _Part, i: int, e: Execution, codes: dict[str, _Codes]
         _put_field(part.put, f"{tag}{FIELD_SUFFIX}", src, codes, i)
 
 
-def _put_field(put: Callable[..., None], name: str, src: ValueSource | None, codes: dict[str, _Codes],
+def _put_field(put: Callable[..., None], name: str, src: ValueSource | str | None, codes: dict[str, _Codes],
                *row: int) -> None:
-    """Column ``name`` (a ``.field``): the code of the record member ``src`` names, where it names one (a
-    :class:`_Part`'s ``put`` at ``row``, or a :class:`_GroupColumns`'s for the whole group)."""
-    if src is not None and src.field is not None:
-        put(name, *row, codes[FIELD_NAMES].code(src.field), *((_I32,) if row else ()))
+    """Column ``name`` (a ``.field``): the code of the record member ``src`` names (a source, or the members of a
+    constants slot), where it names one: a :class:`_Part`'s ``put`` at ``row``, or a :class:`_GroupColumns`'s for
+    the whole group."""
+    member = src.field if isinstance(src, ValueSource) else src
+    if member is not None:
+        put(name, *row, codes[FIELD_NAMES].code(member), *((_I32,) if row else ()))
 
 
-def _slot_source(ra: RootArgumentValue) -> ValueSource | None:
-    """A constants slot's members as one source (:func:`~d3d12wl.executor.trace.slot_members`): what its
-    ``root.<tag>.field`` column holds."""
-    members = slot_members(((s.field, s.first_dword, s.num_dwords) for s in ra.sources), len(ra.values or []))
-    return None if members is None else ValueSource("", "", field=members)
+def _slot_members(ra: RootArgumentValue) -> str | None:
+    """A constants slot's members (:func:`~d3d12wl.executor.trace.slot_members`): what its ``root.<tag>.field``
+    column holds."""
+    return slot_members(((s.field, s.first_dword, s.num_dwords) for s in ra.sources), len(ra.values or []))
 
 
 def _root_columns(part: _GroupColumns, first: Execution, field_values: FieldValues, system: dict[str, np.ndarray],
@@ -1686,7 +1687,7 @@ def _root_columns(part: _GroupColumns, first: Execution, field_values: FieldValu
         if ra.kind == "constants":
             for d, v in enumerate(ra.values or []):
                 part.put(f"{tag}[{d}]", -1 if v is None else v, v is None)
-            _put_field(part.put, f"{tag}{FIELD_SUFFIX}", _slot_source(ra), codes)
+            _put_field(part.put, f"{tag}{FIELD_SUFFIX}", _slot_members(ra), codes)
             for s in ra.sources:
                 got = varying(s)
                 if got is None or s.first_dword is None or s.num_dwords is None:
