@@ -65,7 +65,8 @@ def same_outputs(fast: Trace, ref: Trace) -> None:
 
 def same_columns(fast: Trace, ref: Trace) -> None:
     """The columnar table of the executions (from the batches' arrays) is the one made from the reference's
-    objects."""
+    objects, its ``.field`` columns (issue 24: the record member that supplied each value) included, and those
+    name, row by row, the member each of the reference's sources names."""
     n = len(ref.executions)
     for start, stop in ((0, None), (n // 3, 2 * n // 3 + 1)):  # the whole table and a slice inside the batches
         a, b = execution_columns(fast.executions, start, stop), execution_columns(ref.executions, start, stop)
@@ -73,6 +74,44 @@ def same_columns(fast: Trace, ref: Trace) -> None:
         for k in a.columns:
             assert np.array_equal(a.columns[k], b.columns[k]), k
             assert np.array_equal(a.is_absent(k), b.is_absent(k)), k
+        fields_held(a, ref.executions[start:start + FIELD_ROWS if stop is None else min(stop, start + FIELD_ROWS)])
+
+
+#: executions per table whose every source :func:`fields_held` checks against the table's ``.field`` columns
+FIELD_ROWS = 256
+
+
+def fields_held(table: Any, executions: list[Any]) -> None:
+    """Every source of each execution that names a record member (``ValueSource.field``) is that row's ``.field``
+    column (``trigger_field``, ``root.G1.field``, a constants slot's ``root.G0.field``, ``ia.vb3.field``), and every other row of
+    a ``.field`` column is absent."""
+    names = table.names["field"]
+
+    def field(column: str, row: int) -> str | None:
+        if column not in table.columns or table.is_absent(column)[row]:
+            return None
+        return names[table.columns[column][row]]
+
+    for row, e in enumerate(executions):
+        want = {columnar.TRIGGER_FIELD: e.trigger.source.field if e.trigger.source is not None else None}
+        for ra in e.root_arguments:
+            tag = f"root.{'G' if ra.binding == 'global' else 'L'}{ra.parameter}"
+            if ra.kind == "static_sampler":
+                assert all(s.field is None for s in ra.sources)
+            elif ra.kind == "constants":  # the members by the DWORDs they supplied, in DWORD order
+                want[f"{tag}.field"] = " ".join(
+                    s.field if (s.first_dword, s.num_dwords) == (0, len(ra.values or [])) else
+                    f"{s.field}[{s.first_dword}:{(s.first_dword or 0) + (s.num_dwords or 0)}]"
+                    for s in sorted(ra.sources, key=lambda s: s.first_dword or 0) if s.field is not None) or None
+            else:
+                want[f"{tag}.field"] = ra.sources[0].field if ra.sources else None
+        for b in e.ia:
+            want[f"ia.{'ib' if b.slot is None else f'vb{b.slot}'}.field"] = b.source.field
+        for column in table.columns:
+            if columnar.is_field_column(column):
+                want.setdefault(column, None)
+        for column, member in want.items():
+            assert field(column, row) == member, (e.index, column)
 
 
 def mutated(memory: GpuMemory, rng: random.Random, flips: int) -> GpuMemory:
@@ -115,6 +154,10 @@ def work_lists(draw: st.DrawFn) -> tuple[Scene, DispatchListCall, Limits]:
     overwritten anywhere (corrupt records, out-of-range indices, unmapped or misaligned pointers)."""
     cls = draw(st.sampled_from([ExecutableClass.GRAPHICS, ExecutableClass.COMPUTE]))
     gen = draw(valid_work_list_signature(cls))
+    for k, pcs in enumerate(gen.pcses):  # some members named (issue 24), the rest positional
+        for i, a in enumerate(pcs.pArgumentDescs):
+            if draw(st.booleans()):
+                a.Name = f"Member{k}x{i}"
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     s = Scene()
     progs = [program(f"P{k}", k + 1, pcs) for k, pcs in enumerate(gen.pcses)]
@@ -208,6 +251,9 @@ def test_generated_work_lists(scene, chunk):
 def test_generated_execute_indirect(commands, count, seed, flips, limits, with_count):
     rng = random.Random(seed)
     s, cs = ei_scene(commands)
+    for i, a in enumerate(cs.pArgumentDescs):  # some members named (issue 24), the rest positional
+        if rng.random() < 0.5:
+            a.Name = f"Command{i}"
     s.put(COUNT_VA, count.to_bytes(4, "little"))
     memory = mutated(s.memory, rng, flips) if commands else s.memory
     call = ExecuteIndirectCall(cs, max(commands, 1) + 3, ARGS_VA, COUNT_VA if with_count else None)

@@ -21,7 +21,7 @@ from d3d12wl import abi
 from d3d12wl.capture.file import load_capture, save_capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor import execute, output, rows, run
-from d3d12wl.executor.columnar import execution_columns
+from d3d12wl.executor.columnar import execution_columns, is_field_column
 from d3d12wl.executor.output import TABLE_VERSION, VERDICT_COLUMNS, write_csv, write_json, write_jsonl, write_npz
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import Limits, Trace
@@ -181,8 +181,9 @@ def test_npz_loads_into_a_dataframe_in_one_call(tmp_path, monkeypatch):
         ex = z["executions"]
         assert len(ex) == 80 and ex.dtype.names is not None
         for name, col in table.columns.items():
-            if name in ("executable_class", "program", "pcs", "trigger") or name.endswith(".source"):
-                key = "source" if name.endswith(".source") else name
+            if name in ("executable_class", "program", "pcs", "trigger") or name.endswith(".source") or \
+                    is_field_column(name):
+                key = "source" if name.endswith(".source") else "field" if is_field_column(name) else name
                 assert [z[f"names.{key}"][c] if c >= 0 else None for c in ex[name]] == \
                     [table.names[key][c] if c >= 0 else None for c in col], name
             else:

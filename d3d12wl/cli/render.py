@@ -23,7 +23,7 @@ from d3d12wl import abi, tables
 from d3d12wl.capture.file import Capture
 from d3d12wl.errors import D3D12WLError, MemoryAccessError
 from d3d12wl.executor.selection import Budget, Selection, parse_range  # noqa: F401 - (dump's selection)
-from d3d12wl.executor.trace import Trace
+from d3d12wl.executor.trace import Trace, slot_members
 from d3d12wl.records.layout import IDENTIFIER_FIELD, LayoutCache, LayoutField, RecordLayout
 
 #: C types shown in hex (addresses and handles).
@@ -436,6 +436,22 @@ def _source_text(sources: list[dict[str, Any]]) -> str:
     return "; ".join(s.get("origin", s.get("kind", "?")) for s in sources) or "not set"
 
 
+def _from_text(sources: list[dict[str, Any]]) -> str:
+    """The dump's "from" column: source by source, its origin and the record member that supplied it."""
+    return "; ".join(s.get("origin", s.get("kind", "?")) + (f" ({s['field']})" if s.get("field") else "")
+                     for s in sources) or "not set"
+
+
+def _source_fields(ra: dict[str, Any]) -> str | None:
+    """The record member that supplied a root argument (``ValueSource.field``; a constants slot's members as the
+    execution table's ``.field`` column spells them, ``slot_members``); None where no record did."""
+    sources = ra.get("sources") or []
+    if ra.get("values") is None:
+        return next((s["field"] for s in sources if s.get("field")), None)
+    return slot_members(((s.get("field"), s.get("first_dword"), s.get("num_dwords")) for s in sources),
+                        len(ra["values"]))
+
+
 def _execution_view(ex: dict[str, Any]) -> dict[str, Any]:
     trig = ex.get("trigger") or {}
     ev: dict[str, Any] = {k: ex.get(k) for k in ("index", "executable_class", "list_index", "signature_index",
@@ -443,7 +459,8 @@ def _execution_view(ex: dict[str, Any]) -> dict[str, Any]:
                                                  "pcs", "invocation", "counter", "system_pointers", "record_va")}
     ev["trigger"] = {"type": trig.get("type"), "fields": trig.get("fields"),
                      "text": " ".join(f"{k}={v}" for k, v in (trig.get("fields") or {}).items()),
-                     "origin": (trig.get("source") or {}).get("origin")}
+                     "origin": (trig.get("source") or {}).get("origin"),
+                     "field": (trig.get("source") or {}).get("field")}
     ras = []
     for ra in ex.get("root_arguments", []):
         values = ra.get("values")
@@ -459,10 +476,12 @@ def _execution_view(ex: dict[str, Any]) -> dict[str, Any]:
         ras.append({**{k: ra.get(k) for k in ("binding", "parameter", "kind", "register", "value", "values")},
                     "floats": [as_float(v) for v in values] if values and None not in values
                     and looks_like_floats(values) else None,
-                    "text": text, "origin": _source_text(ra.get("sources", []))})
+                    "text": text, "origin": _source_text(ra.get("sources", [])),
+                    "field": _source_fields(ra), "from": _from_text(ra.get("sources", []))})
     ev["root_arguments"] = ras
     ev["ia"] = [{"slot": ia.get("slot"), "fields": ia.get("fields"),
-                 "origin": (ia.get("source") or {}).get("origin")} for ia in ex.get("ia", [])]
+                 "origin": (ia.get("source") or {}).get("origin"), "field": (ia.get("source") or {}).get("field"),
+                 "from": _from_text([ia["source"]] if ia.get("source") else [])} for ia in ex.get("ia", [])]
     return ev
 
 
@@ -526,13 +545,13 @@ def render_text(view: dict[str, Any]) -> str:
         counter = f"  counter {ex['counter']}" if ex.get("counter") is not None else ""
         out.append(f"  #{ex['index']}  {where}  {ex.get('program') or '-'}  {ex['trigger']['type']} "
                    f"{ex['trigger']['text']}{counter}")
-        rows = [(ra["binding"], ra["parameter"], ra["kind"], ra.get("register") or "", ra["text"], "<- " + ra["origin"])
+        rows = [(ra["binding"], ra["parameter"], ra["kind"], ra.get("register") or "", ra["text"], "<- " + ra["from"])
                 for ra in ex["root_arguments"]]
         if rows:
             out += tables.render(("binding", "param", "kind", "register", "value", "from"), rows, indent="      ")
         for ia in ex["ia"]:
             what = "index buffer" if ia["slot"] is None else f"vertex buffer {ia['slot']}"
-            out.append(f"      IA {what}: {format_value(ia['fields'])}  <- {ia['origin']}")
+            out.append(f"      IA {what}: {format_value(ia['fields'])}  <- {ia['from']}")
     if view["end_of_call_reset"]:
         out.append("")
         out.append("end-of-call reset")

@@ -61,7 +61,10 @@ from d3d12wl.executor.trace import (
     ProgramTableSlotTrace,
     Readings,
     RecordTrace,
+    RootArgumentValue,
     Trace,
+    ValueSource,
+    slot_members,
 )
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, Program, ProgramCommandSignature, RecordKind
@@ -1187,8 +1190,21 @@ RECORD_VA_KEYS = dict(zip(VA_COLUMNS, ("primary", "secondary", "program_table_sl
 NAME_COLUMNS = ("executable_class", "program", "pcs", "trigger")
 #: the name table every ``.source`` column's codes index (ValueSource kinds)
 SOURCE_NAMES = "source"
+#: the name table every ``.field`` column's codes index (record members, ``ValueSource.field``)
+FIELD_NAMES = "field"
+#: a ``.field`` column: the record member (its layout name) that supplied the value of the column it ends, for
+#: every value some execution takes from a record (a root argument, a constants DWORD, an IA binding)
+FIELD_SUFFIX = ".field"
 #: a trigger member's column is ``trigger.<member>`` (int64), in struct order, trigger types by enum value
 TRIGGER_PREFIX = "trigger."
+#: the record member the trigger's payload came from (not ``trigger.field``: every ``trigger.`` column is a member
+#: of the payload)
+TRIGGER_FIELD = "trigger_field"
+
+
+def is_field_column(name: str) -> bool:
+    """Whether column ``name`` holds record members (codes into ``names["field"]``)."""
+    return name == TRIGGER_FIELD or name.endswith(FIELD_SUFFIX)
 
 
 @dataclass
@@ -1200,7 +1216,12 @@ class ExecutionColumns:
     ValueSource kind as a code into ``names["source"]``, and ``.va``, the byte it was read from; or ``root.G0[3]``
     per DWORD of a constants slot, int64; the DWORDs' sources are in the Execution objects only) and every IA
     binding (:data:`IA_PREFIX`: ``ia.vb<slot>.<member>`` by slot, then ``ia.ib.<member>``, members in struct
-    order, with ``.source`` and ``.va``).
+    order, with ``.source`` and ``.va``).  Wherever some execution takes a value from a record, its column has a
+    ``.field`` column after it and its ``.source`` / ``.va`` (:data:`FIELD_SUFFIX`: ``root.G1.field``,
+    ``ia.vb0.field``; a constants slot's ``root.L0.field`` after its DWORDs; the trigger's is
+    :data:`TRIGGER_FIELD`, after its members): the record member that supplied it (``ValueSource.field``, the
+    layout's name; for a constants slot :func:`~d3d12wl.executor.trace.slot_members`, ``Tint`` or ``Scale[0:2]
+    Bias[2:4]``) as a code into ``names["field"]``, absent where the value came from no record.
 
     ``absent[name]`` (only for a column some row lacks) is True where the execution has no such value (no
     secondary record, no incrementing constant, a root parameter nothing set, another trigger type's member, ...);
@@ -1259,7 +1280,7 @@ class _Part:
 def _dtype_of(name: str) -> np.dtype:
     if name in VA_COLUMNS:
         return np.dtype(np.uint64)
-    if name in NAME_COLUMNS or name.endswith(".source"):
+    if name in NAME_COLUMNS or name.endswith(".source") or is_field_column(name):
         return np.dtype(np.int32)
     if name.startswith((ROOT_PREFIX, IA_PREFIX)):
         return _root_dtype(name)
@@ -1288,21 +1309,36 @@ def _key_order(parts: list[_Part]) -> list[str]:
             if m not in seen and any(f"{TRIGGER_PREFIX}{m}" in p.cols for p in parts):
                 seen.add(m)
                 keys.append(f"{TRIGGER_PREFIX}{m}")
+    if any(TRIGGER_FIELD in p.cols for p in parts):
+        keys.append(TRIGGER_FIELD)
     keys += sorted({k for p in parts for k in p.cols if k.startswith(ROOT_PREFIX)}, key=_root_order)
     ia: dict[str, int] = {}
     for p in parts:
         for k in p.cols:
             if k.startswith(IA_PREFIX):
                 ia.setdefault(k, len(ia))
-    keys += sorted(ia, key=lambda k: (_ia_slot_order(k), k.endswith(".source") + 2 * k.endswith(".va"), ia[k]))
+    keys += sorted(ia, key=lambda k: (_ia_slot_order(k), _suffix_rank(k), ia[k]))
     return keys
+
+
+#: the order of a value's own columns: the value, its ``.source``, ``.va``, ``.field``
+_SUFFIXES = (".source", ".va", FIELD_SUFFIX)
+
+
+def _suffix_rank(key: str) -> int:
+    return next((i + 1 for i, suffix in enumerate(_SUFFIXES) if key.endswith(suffix)), 0)
+
+
+def _new_codes() -> dict[str, _Codes]:
+    """The name tables of one table being built: one per :data:`NAME_COLUMNS` column, the sources', the fields'."""
+    return {name: _Codes() for name in (*NAME_COLUMNS, SOURCE_NAMES, FIELD_NAMES)}
 
 
 def execution_columns(executions: Any, start: int = 0, stop: int | None = None) -> ExecutionColumns:
     """Executions ``start .. stop - 1`` of ``executions`` (a trace's :class:`~d3d12wl.executor.trace.LazyList`)
     as columns, built from each batch's arrays (objects only for executions the reference walk made)."""
     stop = len(executions) if stop is None else min(stop, len(executions))
-    codes = {name: _Codes() for name in (*NAME_COLUMNS, SOURCE_NAMES)}
+    codes = _new_codes()
     parts: list[_Part] = []
     pos = 0
     for seg in executions.segments:
@@ -1340,7 +1376,8 @@ def _table(parts: list[_Part], codes: dict[str, _Codes]) -> ExecutionColumns:
         remap = np.empty(len(order) + 1, dtype=np.int32)
         remap[-1] = -1
         remap[np.array(order, dtype=np.intp)] = np.arange(len(order), dtype=np.int32)
-        for k in ([name] if name in NAME_COLUMNS else [k for k in out if k.endswith(".source")]):
+        coded = {SOURCE_NAMES: lambda k: k.endswith(".source"), FIELD_NAMES: is_field_column}.get(name)
+        for k in ([name] if coded is None else [k for k in out if coded(k)]):
             out[k] = remap[out[k]]
         names[name] = [c.names[i] for i in order]
     return ExecutionColumns(out, names, absent)
@@ -1382,6 +1419,7 @@ def _object_columns(execs: list[Execution], codes: dict[str, _Codes]) -> _Part:
         part.triggers.setdefault(e.trigger.type, members)
         for m in members:
             part.put(f"{TRIGGER_PREFIX}{m}", i, e.trigger.fields[m], _I64)
+        _put_field(part.put, TRIGGER_FIELD, e.trigger.source, codes, i)
         _root_object_row(part, i, e, codes)
         _ia_object_row(part, i, e, codes)
     return part
@@ -1522,6 +1560,7 @@ def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b:
         part.triggers.setdefault(first.trigger.type, list(payload))
         for k, v in payload.items():
             gc.put(f"{TRIGGER_PREFIX}{k}", v)
+        _put_field(gc.put, TRIGGER_FIELD, src, codes)
         _root_columns(gc, first, _field_reader(records), system, counter, codes)
         _ia_columns(gc, first, records, codes)
     _combine(part, which, rows, groups)
@@ -1549,6 +1588,7 @@ def _command_columns(batch: CommandBatch, codes: dict[str, _Codes], a: int, b: i
     part.triggers.setdefault(first.trigger.type, list(payload))
     for k, v in payload.items():
         gc.put(f"{TRIGGER_PREFIX}{k}", v)
+    _put_field(gc.put, TRIGGER_FIELD, src, codes)
     records = {"command": (batch.plan.layout, batch.rows[a:b], cols["command_va"])}
     _root_columns(gc, first, _field_reader(records), {}, counter, codes)
     _ia_columns(gc, first, records, codes)
@@ -1567,12 +1607,15 @@ ROOT_PREFIX = "root."
 FieldValues = Any
 
 
-def _root_order(key: str) -> tuple[str, int, int, str]:
-    """root.G2, root.G2.source, root.G2.va, root.G10[0], ... : by binding, parameter, DWORD."""
+def _root_order(key: str) -> tuple[str, int, int, int]:
+    """root.G2, root.G2.source, root.G2.va, root.G2.field, root.G10[0], root.G10[1], root.G10.field ... : by
+    binding, parameter, DWORD, then the value before its own columns (:func:`_suffix_rank`; a constants slot's
+    ``.field`` after its DWORDs)."""
     tag = key[len(ROOT_PREFIX):]
     head = tag.split(".", 1)[0].split("[", 1)[0]
     dword = int(tag.split("[", 1)[1].rstrip("]")) if "[" in tag else -1
-    return head[0], int(head[1:]), dword, tag
+    rank = _suffix_rank(key)
+    return head[0], int(head[1:]), 1 << 32 if rank == len(_SUFFIXES) and dword < 0 else dword, rank
 
 
 def _root_tag(binding: str, parameter: int) -> str:
@@ -1580,7 +1623,7 @@ def _root_tag(binding: str, parameter: int) -> str:
 
 
 def _root_dtype(key: str) -> np.dtype:
-    if key.endswith(".source"):
+    if key.endswith((".source", FIELD_SUFFIX)):
         return _I32
     if key.endswith("]"):
         return _I64
@@ -1595,12 +1638,30 @@ def _root_object_row(part: _Part, i: int, e: Execution, codes: dict[str, _Codes]
         if ra.kind == "constants":
             for d, v in enumerate(ra.values or []):
                 part.put(f"{tag}[{d}]", i, -1 if v is None else v, _I64, v is None)
+            _put_field(part.put, f"{tag}{FIELD_SUFFIX}", _slot_members(ra), codes, i)
             continue
         src = ra.sources[0] if ra.sources else None
         part.put(tag, i, ra.value or 0, _U64, ra.value is None)
         part.put(f"{tag}.source", i, codes[SOURCE_NAMES].code(src.kind) if src else -1, _I32, src is None)
         va = src.va if src is not None else None
         part.put(f"{tag}.va", i, va or 0, _U64, va is None)
+        _put_field(part.put, f"{tag}{FIELD_SUFFIX}", src, codes, i)
+
+
+def _put_field(put: Callable[..., None], name: str, src: ValueSource | str | None, codes: dict[str, _Codes],
+               *row: int) -> None:
+    """Column ``name`` (a ``.field``): the code of the record member ``src`` names (a source, or the members of a
+    constants slot), where it names one: a :class:`_Part`'s ``put`` at ``row``, or a :class:`_GroupColumns`'s for
+    the whole group."""
+    member = src.field if isinstance(src, ValueSource) else src
+    if member is not None:
+        put(name, *row, codes[FIELD_NAMES].code(member), *((_I32,) if row else ()))
+
+
+def _slot_members(ra: RootArgumentValue) -> str | None:
+    """A constants slot's members (:func:`~d3d12wl.executor.trace.slot_members`): what its ``root.<tag>.field``
+    column holds."""
+    return slot_members(((s.field, s.first_dword, s.num_dwords) for s in ra.sources), len(ra.values or []))
 
 
 def _root_columns(part: _GroupColumns, first: Execution, field_values: FieldValues, system: dict[str, np.ndarray],
@@ -1626,6 +1687,7 @@ def _root_columns(part: _GroupColumns, first: Execution, field_values: FieldValu
         if ra.kind == "constants":
             for d, v in enumerate(ra.values or []):
                 part.put(f"{tag}[{d}]", -1 if v is None else v, v is None)
+            _put_field(part.put, f"{tag}{FIELD_SUFFIX}", _slot_members(ra), codes)
             for s in ra.sources:
                 got = varying(s)
                 if got is None or s.first_dword is None or s.num_dwords is None:
@@ -1647,6 +1709,7 @@ def _root_columns(part: _GroupColumns, first: Execution, field_values: FieldValu
         else:
             va = src.va if src is not None else None
             part.put(f"{tag}.va", va or 0, va is None)
+        _put_field(part.put, f"{tag}{FIELD_SUFFIX}", src, codes)
 
 
 def _field_reader(layouts: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]]) -> FieldValues:
@@ -1694,6 +1757,7 @@ def _ia_object_row(part: _Part, i: int, e: Execution, codes: dict[str, _Codes]) 
                 part.put(f"{tag}.{member}", i, value, _U64)
         part.put(f"{tag}.source", i, codes[SOURCE_NAMES].code(b.source.kind), _I32)
         part.put(f"{tag}.va", i, b.source.va or 0, _U64, b.source.va is None)
+        _put_field(part.put, f"{tag}{FIELD_SUFFIX}", b.source, codes, i)
 
 
 def _ia_columns(part: _GroupColumns, first: Execution, records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]],
@@ -1716,6 +1780,7 @@ def _ia_columns(part: _GroupColumns, first: Execution, records: dict[str, tuple[
                     part.put(f"{tag}.{member}", value)
             part.put(f"{tag}.va", src.va or 0, src.va is None)
         part.put(f"{tag}.source", codes[SOURCE_NAMES].code(src.kind))
+        _put_field(part.put, f"{tag}{FIELD_SUFFIX}", src, codes)
 
 
 # -- the trace in runs of rows (what the streamed writers walk) -------------------------------------------------
@@ -1770,7 +1835,7 @@ def execution_runs(executions: Any, start: int = 0, stop: int | None = None, row
                 else:
                     group = np.zeros(hi - lo, dtype=np.int64)
                     firsts = [seg.item(lo)]
-                codes = {name: _Codes() for name in (*NAME_COLUMNS, SOURCE_NAMES)}
+                codes = _new_codes()
                 table = _table([_segment_columns(seg, codes, lo, hi)], codes)
                 yield ExecutionRun(pos + lo, hi - lo, table=table, group=group.reshape(-1), firsts=firsts,
                                    _segment=seg, _offset=lo)
@@ -1785,7 +1850,7 @@ def execution_schema(executions: Any) -> tuple[list[str], set[str]]:
     """The columns :func:`execution_columns` gives for all of ``executions``, in order, and those some execution
     has no value in (nullable), without building the table: one execution per group of each batch (every
     execution of a group has the columns of its first, absent where it is absent), every object."""
-    codes = {name: _Codes() for name in (*NAME_COLUMNS, SOURCE_NAMES)}
+    codes = _new_codes()
     parts: list[_Part] = []
     for seg in executions.segments:
         if isinstance(seg, _Executions):

@@ -10,7 +10,7 @@ whatever the trace's length.
 The execution table (CSV, npz, Parquet; :data:`TABLE_VERSION`) has one column per :func:`table_columns` entry, one
 encoding per value: VAs are unsigned 64-bit integers in npz and Parquet and ``0x`` hexadecimal in CSV; root
 constants' DWORDs unsigned 32-bit (hexadecimal in CSV); names (program, PCS, trigger, executable class, every
-``.source``) and enum members (``ia.ib.Format``) are categorical (Parquet: dictionary columns; npz: int32 codes
+``.source``, every record member of a ``.field`` column and ``trigger_field``) and enum members (``ia.ib.Format``) are categorical (Parquet: dictionary columns; npz: int32 codes
 into a ``names.<column>`` array, -1 absent; CSV: the name); a value an execution does not have is null (Parquet),
 empty (CSV) or flagged by the ``<column>.absent`` field (npz).  The verdict table (:data:`VERDICT_COLUMNS`) holds a
 row per finding (``record`` ``finding``) and per binding the end-of-call reset sets (``record`` ``reset``).
@@ -34,6 +34,7 @@ import numpy as np
 from d3d12wl import arrowcols
 from d3d12wl.executor import rows as rows_
 from d3d12wl.executor.columnar import (
+    FIELD_NAMES,
     INDEX_COLUMNS,
     NAME_COLUMNS,
     SOURCE_NAMES,
@@ -42,6 +43,7 @@ from d3d12wl.executor.columnar import (
     ExecutionRun,
     execution_runs,
     execution_schema,
+    is_field_column,
 )
 from d3d12wl.executor.selection import Budget, LeftOut, Selection
 from d3d12wl.executor.trace import Finding, LazyList, ListTrace, PrimaryRecordTrace, Trace
@@ -59,8 +61,11 @@ __all__ = ["FORMATS", "TABLE_VERSION", "VERDICT_COLUMNS", "ColumnSpec", "Written
 FORMATS = ("text", "json", "jsonl", "csv", "npz", "parquet")
 #: the layout of the execution and verdict tables (CSV, npz, Parquet).  1 (d3d12wl 0.2): the execution table only,
 #: -1 / 0 for absent values, names by code in npz, integers for enums, trigger members alphabetical;
-#: 2: this module's docstring
-TABLE_VERSION = 2
+#: 2: this module's docstring without the record members; 3: version 2 and the record member that supplied each
+#: value some execution takes from a record (``<column>.field`` after the value's ``.source`` / ``.va``,
+#: ``trigger_field`` after the trigger's members; names in ``names["field"]``), every version 2 column with its name,
+#: type, meaning and order among the others kept
+TABLE_VERSION = 3
 #: rows per chunk of the table formats
 CHUNK_ROWS = 1 << 16
 #: findings written into a Parquet file's key-value metadata at most (all of them are in the verdict table)
@@ -442,6 +447,8 @@ def column_spec(name: str, nullable: bool = False) -> ColumnSpec:
 
     if name in INDEX_COLUMNS:
         return ColumnSpec(name, "int", None, nullable)
+    if is_field_column(name):
+        return ColumnSpec(name, "category", FIELD_NAMES, nullable)
     if name in VA_COLUMNS or name.endswith(".va"):
         return ColumnSpec(name, "va", None, nullable)
     if name in NAME_COLUMNS:

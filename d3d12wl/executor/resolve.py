@@ -121,7 +121,8 @@ class SlotBuilder:
             if i == len(self.dwords) or self.dword_sources[i] is not self.dword_sources[run_start]:
                 src = self.dword_sources[run_start]
                 if src is not None:
-                    sources.append(ValueSource(src.kind, src.origin, src.va, run_start, i - run_start, src.arg))
+                    sources.append(ValueSource(src.kind, src.origin, src.va, run_start, i - run_start, src.arg,
+                                               src.field))
                 run_start = i
         return RootArgumentValue(self.binding, self.parameter, self.kind, None, list(self.dwords), sources,
                                  self.register)
@@ -142,7 +143,7 @@ class RecordData:
         if f is None:
             return None
         return self.fields[f.name], ValueSource(self.kind, f"{self.label} @0x{self.va:x} +{f.offset}",
-                                                self.va + f.offset, arg=arg_index)
+                                                self.va + f.offset, arg=arg_index, field=f.name)
 
 
 @dataclass
@@ -317,7 +318,8 @@ class WorkListRecordContext:
             if f.role != "local" or f.parameter is None or f.parameter not in slots:
                 continue
             value = table.fields[f.name]
-            src = ValueSource("program-table", f"{table.label} @0x{table.va:x} +{f.offset}", table.va + f.offset)
+            src = ValueSource("program-table", f"{table.label} @0x{table.va:x} +{f.offset}", table.va + f.offset,
+                              field=f.name)
             slot = slots[f.parameter]
             if slot.kind == "constants":
                 vals = value if isinstance(value, list) else [value]
@@ -368,7 +370,7 @@ class WorkListRecordContext:
 
 
 def _narrow(src: ValueSource, first: int, count: int) -> ValueSource:
-    return ValueSource(src.kind, src.origin, src.va, first, count, src.arg)
+    return ValueSource(src.kind, src.origin, src.va, first, count, src.arg, src.field)
 
 
 def _apply(slot: SlotBuilder, arg: WorkListArgumentDesc | Any, value: Any, src: ValueSource) -> None:

@@ -381,7 +381,11 @@ class ValueSource:
     +0", "program table slot 1 @0x30030 +32", "system: incrementing constant", "command-list state");
     ``kind`` is one of ``primary``, ``secondary``, ``program-table``, ``system``, ``static``, ``command-list``,
     ``command`` (an ExecuteIndirect argument record); ``va`` the first byte read (None for non-memory sources);
-    ``first_dword``/``num_dwords`` the DWORD sub-range of a constants slot this source supplied."""
+    ``first_dword``/``num_dwords`` the DWORD sub-range of a constants slot this source supplied; ``arg`` the
+    index of the argument desc it resolves; ``field`` the record member that supplied the value, spelled as the
+    record's layout names it (:attr:`d3d12wl.records.layout.LayoutField.name`: the argument's ``Name`` where the
+    description gives one, else the positional ``arg0_ShaderResourceView``), None where the value came from no
+    record (command-list state, system values, static arguments, bytes a record does not have)."""
 
     kind: str
     origin: str
@@ -389,6 +393,17 @@ class ValueSource:
     first_dword: int | None = None
     num_dwords: int | None = None
     arg: int | None = None
+    field: str | None = None
+
+
+def slot_members(sources: Iterable[tuple[str | None, int | None, int | None]], dwords: int) -> str | None:
+    """The record members that supplied a constants slot of ``dwords`` DWORDs, from its sources'
+    ``(field, first_dword, num_dwords)`` in DWORD order: each member's name, with the DWORDs it supplied as
+    ``[first:end]`` unless it supplied the whole slot, joined by spaces (``Tint``; ``Scale[0:2] Bias[2:4]``;
+    ``Tint[0:3]`` where DWORD 3 is the command list's); None where no record supplied any."""
+    parts = [name if first == 0 and count == dwords else f"{name}[{first}:{(first or 0) + (count or 0)}]"
+             for name, first, count in sources if name is not None]
+    return " ".join(parts) or None
 
 
 @dataclass(slots=True)
