@@ -89,6 +89,13 @@ def _destination(path: str | os.PathLike[str]) -> tuple[Path, os.stat_result | N
     return target, st
 
 
+def check_target(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`OutputError` naming ``path`` now if it can never be written (a directory, a folder that does
+    not exist, a name too long, a loop): for a command to say so before it does its work, not after."""
+    if not is_stdout(path):
+        _destination(path)
+
+
 class StagedFile:
     """One output file: ``open()`` gives a binary file to write, ``commit()`` puts it under its final name,
     ``discard()`` leaves the final name as it was.  A regular or new file is staged under a temporary name in its

@@ -187,7 +187,8 @@ def test_multi_gigabyte_sparse_file_is_read_in_place(tmp_path: Path) -> None:
 
 def test_release_drops_file_pages_and_keeps_the_bytes(tmp_path):
     """GpuMemory.release: the pages of a read-only file region leave the process (its RSS falls back) and the
-    bytes read the same afterwards; a writable (copy-on-write) region and bytes in memory keep theirs."""
+    bytes read the same afterwards; a writable (copy-on-write) region keeps the bytes a write changed (its pages
+    are paged out, MADV_PAGEOUT, not dropped) and bytes in memory keep theirs."""
     if not sys.platform.startswith("linux"):
         pytest.skip("RSS from /proc/self/statm")
     data = np.random.default_rng(1).integers(0, 255, 32 << 20, dtype=np.uint8).tobytes()

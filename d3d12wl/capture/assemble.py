@@ -575,8 +575,10 @@ def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotRe
         read = _written_slots(region, start - region.base, slots, stride, ident_size) if region is not None and \
             region.zeros else None
         if read is None:
-            which = match_identifiers(raw, list(known), count=slots, stride=stride)
-            indices = np.arange(slots)
+            # (a table in a file region: its pages released as they are read, not held for a GiB of slots)
+            which = match_identifiers(raw, list(known), count=slots, stride=stride,
+                                      done=lambda lo, n: capture.memory.release(start + lo * stride, n * stride))
+            indices = None  # (slot k is which[k]: no array of every slot number)
         else:
             ident = np.frombuffer(raw, dtype=np.uint8)[read[:, None] * stride + np.arange(ident_size)]
             which = match_identifiers(ident.tobytes(), list(known), count=read.size, stride=ident_size)
@@ -585,10 +587,13 @@ def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotRe
         names = list(known.values())
         matched = np.nonzero(which >= 0)[0]
         counts = np.bincount(which[matched], minlength=len(names))
-        by_program = np.split(indices[matched[np.argsort(which[matched], kind="stable")]], np.cumsum(counts)[:-1])
+        in_order = matched[np.argsort(which[matched], kind="stable")]
+        by_program = np.split(in_order if indices is None else indices[in_order], np.cumsum(counts)[:-1])
         programs = {names[k]: part for k, part in enumerate(by_program) if part.size}
-        empty = int(np.count_nonzero(which == EMPTY_IDENTIFIER)) + slots - int(indices.size)
-        unmatched_slots = indices[np.nonzero(which == NO_PROGRAM)[0]]
+        empty = int(np.count_nonzero(which == EMPTY_IDENTIFIER)) + slots - int(which.size)
+        unmatched_slots = np.nonzero(which == NO_PROGRAM)[0]
+        if indices is not None:
+            unmatched_slots = indices[unmatched_slots]
         unmatched = [(int(slot), bytes(raw[slot * stride:slot * stride + ident_size]).hex())
                      for slot in unmatched_slots[:max_listed]]
         unmatched_count = int(unmatched_slots.size)

@@ -19,6 +19,7 @@ import mmap
 import os
 import stat
 import struct
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,10 @@ Buffer = bytes | bytearray | memoryview | np.ndarray | mmap.mmap
 VA_LIMIT = 1 << 64
 #: bytes of a zeros region whose writes are tracked as one (a small multiple of the OS page)
 ZERO_PAGE = 1 << 16
+
+#: ``MADV_PAGEOUT`` where Python's mmap module was built without it (Linux's value; an older kernel refuses it with
+#: EINVAL, and the pages then stay)
+_MADV_PAGEOUT = 21 if sys.platform.startswith("linux") else None
 
 
 @dataclass
@@ -245,9 +250,10 @@ class GpuMemory:
 
     def release(self, va: int, size: int) -> None:
         """Tell the OS this process is done with the bytes ``[va, va + size)`` for now: the whole pages of them
-        that lie in a read-only region mapped from a file are dropped from the process's memory (``madvise``
-        ``MADV_DONTNEED``), and read from the file again if anything touches them.  Nothing changes for any other
-        region (bytes in memory, copy-on-write mappings a write may have changed).  The columnar executor calls it
+        that lie in a region mapped from a file are dropped from the process's memory (``madvise``
+        ``MADV_DONTNEED``; for a writable, copy-on-write mapping ``MADV_PAGEOUT``, which keeps the bytes a write
+        changed), and read from the file again if anything touches them.  Nothing changes for any other region
+        (bytes in memory).  The columnar executor calls it
         for the records it has copied, so a capture of gigabytes is not held resident twice."""
         if size <= 0:
             return
@@ -255,7 +261,12 @@ class GpuMemory:
             if region.base >= va + size:
                 break
             mm = region.data.obj
-            if region.writable or not isinstance(mm, mmap.mmap) or not hasattr(mm, "madvise"):
+            if not isinstance(mm, mmap.mmap) or not hasattr(mm, "madvise"):
+                continue
+            # a copy-on-write mapping may hold bytes a write changed: MADV_DONTNEED would lose them; MADV_PAGEOUT
+            # (Linux 5.4) reclaims its pages keeping every byte (a clean page dropped, a changed one swapped)
+            advice = getattr(mmap, "MADV_PAGEOUT", _MADV_PAGEOUT) if region.writable else mmap.MADV_DONTNEED
+            if advice is None:
                 continue
             start = region.offset + max(va - region.base, 0)
             end = region.offset + min(va + size, region.end) - region.base
@@ -263,6 +274,6 @@ class GpuMemory:
             first, last = -(-start // page) * page, end // page * page
             if last > first:
                 try:
-                    mm.madvise(mmap.MADV_DONTNEED, first, last - first)
+                    mm.madvise(advice, first, last - first)
                 except (OSError, ValueError):  # a platform without it: the pages stay resident
                     pass

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl import inputs, tables
+from d3d12wl import inputs, outfiles, tables
 from d3d12wl.capture import assemble as asm
 from d3d12wl.capture.file import (
     CAPTURE_ONLY,
@@ -283,6 +283,7 @@ def _call_text(capture: Capture) -> str:
 
 def run(args: argparse.Namespace) -> int:
     args.regions = [*args.regions, *args.more_regions]
+    outfiles.check_target(args.output)  # (an -o that can never be written is exit 2 before the regions are read)
     stdin_regions = [r for r in args.regions if r.partition("=")[2].rpartition("@")[0].split(",")[0] == "-"]
     if len(stdin_regions) + (args.description == "-") + (args.state == "-") > 1:
         raise inputs.InputError("stdin can feed one of DESC.json, --state and a region, not several", where="-")

@@ -1055,12 +1055,13 @@ MATCH_CHUNK = 1 << 20
 
 
 def match_identifiers(data: Buffer, identifiers: Sequence[bytes], *, count: int, stride: int, offset: int = 0,
-                      chunk: int = MATCH_CHUNK) -> np.ndarray:
+                      chunk: int = MATCH_CHUNK, done: Callable[[int, int], None] | None = None) -> np.ndarray:
     """Which of ``identifiers`` (D3D12_PROGRAM_IDENTIFIERs) each of ``count`` slots holds, the slots ``stride``
     bytes apart from ``offset`` in ``data``, each starting with its identifier: an int32 array of indexes into
     ``identifiers`` (the last one where two are equal), :data:`EMPTY_IDENTIFIER` for an all-zero identifier that
     is no program's, :data:`NO_PROGRAM` for any other.  The slots are viewed as 32-byte strings (no copy), the
-    identifiers sorted once and every slot looked up by binary search: O(slots log programs), chunk by chunk."""
+    identifiers sorted once and every slot looked up by binary search: O(slots log programs), chunk by chunk;
+    ``done(first, n)`` is called once slots ``first .. first + n - 1`` are read (to release their pages)."""
     size = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
     out = np.full(count, NO_PROGRAM, dtype=np.int32)
     if not count:
@@ -1080,4 +1081,6 @@ def match_identifiers(data: Buffer, identifiers: Sequence[bytes], *, count: int,
             np.minimum(pos, keys.size - 1, out=pos)
             hit = keys[pos] == values
             dest[hit] = index[pos[hit]]
+        if done is not None:
+            done(lo, len(values))
     return out
