@@ -143,6 +143,11 @@ class StagedFile:
                 _close_quietly(f)
             self.discard()
             raise _os_error(self.path, exc) from None
+        except BaseException:  # an interrupt while flushing, syncing (fsync can take long) or renaming
+            if f is not None:
+                _close_quietly(f)
+            self.discard()  # (after the rename there is nothing left to remove: the new file stands, whole)
+            raise
 
     def discard(self) -> None:
         """Close and remove the temporary file; the final name keeps what it had."""
@@ -189,9 +194,9 @@ def output_file(path: str | os.PathLike[str] | None, *, binary: bool = False) ->
         return
     assert path is not None
     staged = StagedFile(path)
-    raw = staged.open()
-    text = None if binary else _text(raw)
     try:
+        raw = staged.open()
+        text = None if binary else _text(raw)
         yield raw if text is None else text
         if text is not None:
             text.flush()

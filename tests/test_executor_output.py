@@ -451,6 +451,19 @@ def test_parquet_interrupted_or_failing_in_its_encoder_thread_leaves_the_old_fil
     assert sorted(os.listdir(tmp_path)) == sorted([side.name, target.name])
 
 
+def test_a_verdict_table_is_not_committed_when_its_executions_fail_on_a_full_device(tmp_path):
+    """``exec --format csv -o /dev/full --findings SIDE``: the executions' device fails (ENOSPC) before the verdict
+    table takes its name, so SIDE keeps what it had (issue 26's campaign, seed 30029837: the sidecar was renamed
+    into place, then the device failed: exit 2 with SIDE changed)."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    side = tmp_path / "side.csv"
+    side.write_text("old")
+    p = cli(str(EXAMPLES[0]), "--format", "csv", "-o", "/dev/full", "--findings", str(side))
+    assert p.returncode == 2 and "/dev/full" in p.stderr, p.stderr
+    assert side.read_text() == "old" and sorted(os.listdir(tmp_path)) == ["side.csv"]
+
+
 def test_findings_of_every_record_stream_from_columns(tmp_path):
     """Every record bad (D3D12_WORK_LIST_PRIMARY_RECORD::ProgramTableIndex >= SlotCount): the findings and the
     skipped records are columns in the trace (d3d12wl.executor.columnar), and every output writes them from the

@@ -141,3 +141,21 @@ def test_a_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path: Path) -
     assert result.returncode == 2, result.stderr
     assert str(target) in result.stdout and "file-size limit" in result.stdout
     assert target.read_text() == "old\n" and _leftovers(tmp_path) == []
+
+
+def test_an_interrupt_while_the_file_is_synced_or_renamed_leaves_the_old_file_and_no_temporary(tmp_path: Path,
+                                                                                           monkeypatch) -> None:
+    """An interrupt during the commit (fsync can take long on a busy disk; found by issue 26's campaign, seeds
+    30019672 and 30051826: messages check --junit left its temporary file) discards the staged file: the old one
+    stays, nothing else is left."""
+    target = tmp_path / "report.xml"
+    target.write_text("old")
+
+    def interrupted(fd: int) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt), output_file(target) as f:
+        f.write("new")
+    assert target.read_text() == "old" and sorted(os.listdir(tmp_path)) == ["report.xml"]
+
