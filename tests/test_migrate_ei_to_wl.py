@@ -188,6 +188,19 @@ def test_cli_scene_and_ei_to_wl_verify(tmp_path: Path) -> None:
     assert r.returncode == 0 and "empty calls" in r.stdout
 
 
+def test_cli_ei_to_wl_to_stdout_prints_the_capture_and_reports_on_stderr(tmp_path: Path) -> None:
+    """``-o -`` is standard output, as for every writer (issue 26): the capture itself, every region inline (it
+    loads back and executes the same), the report on stderr; it wrote a file named '-' (found by the campaign,
+    seed 40037232).  With --json it is exit 2 naming --json: both would go to stdout."""
+    r = _cli("migrate", "ei-to-wl", f"Draw={EI_EXAMPLE}", "-o", "-")
+    assert r.returncode == 0 and "ei-to-wl:" in r.stderr and not (ROOT / "-").exists(), r.stderr
+    back = tmp_path / "back.json"
+    back.write_text(r.stdout)
+    assert load_capture(back).call_name == "DispatchList"
+    r = _cli("migrate", "ei-to-wl", f"Draw={EI_EXAMPLE}", "-o", "-", "--json")
+    assert r.returncode == 2 and json.loads(r.stdout)["where"] == "--json"  # (--json's error object)
+
+
 def test_cli_unusable_input_exits_2_naming_it(tmp_path: Path) -> None:
     r = _cli("migrate", "ei-to-wl", str(tmp_path / "missing.json"), "-o", str(tmp_path / "x.json"))
     assert r.returncode == 2 and "missing.json" in r.stderr

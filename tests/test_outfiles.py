@@ -159,3 +159,19 @@ def test_an_interrupt_while_the_file_is_synced_or_renamed_leaves_the_old_file_an
         f.write("new")
     assert target.read_text() == "old" and sorted(os.listdir(tmp_path)) == ["report.xml"]
 
+
+def test_an_interrupt_as_the_temporary_file_is_created_leaves_nothing(tmp_path: Path, monkeypatch) -> None:
+    """The temporary name is known before the file exists: an interrupt landing just after it was created (seed
+    40037232 of issue 26's campaign: tempfile.mkstemp hands the name back only after creating it) is cleaned up."""
+    real_open = os.open
+
+    def created_then_interrupted(path, flags, mode=0o777):  # noqa: ANN001, ANN202 - os.open's own signature
+        os.close(real_open(path, flags, mode))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "open", created_then_interrupted)
+    with pytest.raises(KeyboardInterrupt), output_file(tmp_path / "out.json") as f:
+        f.write("never")
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == []
+

@@ -16,6 +16,7 @@ from d3d12wl import tables
 from d3d12wl.cli import summary
 from d3d12wl.cli._options import integer, number
 from d3d12wl.cli.documents import CAPTURE, expecting
+from d3d12wl.errors import D3D12WLError
 
 DESCRIPTION = """\
 Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivation").
@@ -49,7 +50,8 @@ def register(sub: Any) -> None:
     steps.required = True
     e = steps.add_parser("ei-to-wl", help="ExecuteIndirect calls -> one DispatchList capture")
     e.add_argument("inputs", nargs="+", metavar="INPUT", help="call sequence file, or PROGRAM=CAPTURE / CAPTURE")
-    e.add_argument("-o", "--output", required=True, help="the DispatchList capture to write")
+    e.add_argument("-o", "--output", required=True,
+                   help="the DispatchList capture to write; - prints it on stdout (the report then goes to stderr)")
     e.add_argument("--bucket-constants", choices=("program-table", "records"), default="program-table",
                    help="where bindings constant per call go (default: program-table)")
     e.add_argument("--layout", choices=("auto", "inline", "hybrid"), default="auto",
@@ -156,14 +158,21 @@ def _save_calls(output: str, calls: list[tuple[Any, str | None]]) -> Path:
 
 
 def run_ei_to_wl(args: argparse.Namespace) -> int:
-    from d3d12wl.capture.file import save_capture
+    from d3d12wl.capture.file import save_capture, write_capture_json
     from d3d12wl.migrate.ei_to_wl import ei_to_wl
 
+    to_stdout = args.output == "-"  # the capture itself on stdout (every region inline), as capture -o - prints it
+    if to_stdout and args.json:
+        raise D3D12WLError("-o - prints the capture itself on stdout; give -o FILE with --json", where="--json")
     entries = read_inputs(args.inputs)
     result = ei_to_wl(entries, bucket_constants=args.bucket_constants, layout=args.layout)
-    with _writing(args.output):
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        out = save_capture(result.capture, args.output)
+    if to_stdout:
+        write_capture_json(result.capture, sys.stdout)
+        out: Path | str = "<stdout>"
+    else:
+        with _writing(args.output):
+            Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+            out = save_capture(result.capture, args.output)
     report = result.report()
     report["output"] = str(out)
     code = _verify(entries, result.capture, report) if args.verify else 0
@@ -178,7 +187,7 @@ def run_ei_to_wl(args: argparse.Namespace) -> int:
                  f"written {report['after']['bytes']} ({', '.join(f'{k} {v}' for k, v in report['after']['parts'].items())})")
     lines.append("bindings:")
     lines += tables.render(None, sorted(report["placement"].items()), indent="  ")
-    print("\n".join(lines + _verify_lines(report)))
+    print("\n".join(lines + _verify_lines(report)), file=sys.stderr if to_stdout else sys.stdout)
     return code
 
 
