@@ -33,7 +33,7 @@ import numpy as np
 
 from d3d12wl.outfiles import TEXT_ERRORS
 
-__all__ = ["Cell", "Part", "RowFormatter", "Splice", "Text", "Value", "json_parts", "json_string", "split"]
+__all__ = ["Cell", "Part", "RowFormatter", "Splice", "Text", "Value", "csv_cell", "json_parts", "json_string", "split"]
 
 ValueKind = Literal["udec", "sdec", "hex", "dict"]
 _KINDS = {"udec": 1, "sdec": 2, "hex": 3, "dict": 4}
@@ -88,6 +88,12 @@ class Splice:
 
 
 Part = str | bytes | Value | Cell
+
+
+def csv_cell(text: str) -> str:
+    """``text`` as one CSV cell (RFC 4180): quoted, with its quotes doubled, where it holds a comma, a quote or a line
+    break; as it is otherwise."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
 
 
 def json_string(text: str) -> str:

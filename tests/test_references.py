@@ -45,7 +45,7 @@ from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import main
 from d3d12wl.executor import columnar, execute
 from d3d12wl.executor.references import COLUMNS, NAME_COLUMNS, ReferenceTable, patch_list, walk_references
-from d3d12wl.executor.references_output import FORMATS, hex_strings, writer_for
+from d3d12wl.executor.references_output import FORMATS, writer_for
 from d3d12wl.model.objects import ProgramCommandSignature, RootParameterIndexArg, WorkListSignature
 from d3d12wl.model.state import DescriptorHeaps, DispatchListCall
 from d3d12wl.records.layout import pcs_layout
@@ -259,11 +259,6 @@ def test_columns_and_their_types():
     assert list(table.columns) == list(COLUMNS)
     assert all(table.columns[c].dtype == dt for c, dt in COLUMNS.items())
     assert table.names["kind"] == ["va", "descriptor-handle", "program-identifier"]
-
-
-def test_hex_strings():
-    values = np.array([0, 1, 0x10000, 0xFFFF_FFFF_FFFF_FFFF, 0x7F00_0001_0000], dtype=np.uint64)
-    assert hex_strings(values).tolist() == [f"0x{int(v):x}".encode() for v in values]
 
 
 def _written(table: ReferenceTable, fmt: str) -> bytes:

@@ -50,7 +50,7 @@ from d3d12wl.executor.trace import Finding, LazyList, ListTrace, PrimaryRecordTr
 from d3d12wl.outfiles import TEXT_ERRORS
 from d3d12wl.records.packers import pack_columns
 from d3d12wl.serialize import json_text, to_jsonable
-from d3d12wl.textrows import RowFormatter, Value
+from d3d12wl.textrows import RowFormatter, Value, csv_cell
 
 __all__ = ["FORMATS", "TABLE_VERSION", "VERDICT_COLUMNS", "ColumnSpec", "Written", "table_columns", "verdict",
            "write_csv", "write_json", "write_jsonl", "write_npz", "write_parquet", "write_text", "write_verdict_csv",
@@ -716,7 +716,7 @@ def write_verdict_csv(trace: Trace, out: IO[Any], *, selection: Selection | None
                 parts.append(Value(c, "hex", mask=c, prefix="0x") if c == "va" else Value(c, "sdec", mask=c))
             else:
                 columns[c] = second
-                parts.append(Value(c, "dict", names=tuple(_csv_cell(t) for t in first)))
+                parts.append(Value(c, "dict", names=tuple(csv_cell(t) for t in first)))
         parts.append("\n")
         rows_._write_blocks(RowFormatter([parts]), columns, chunk.n, None, write, masks)
     return written
@@ -852,10 +852,6 @@ def _meta(trace: Trace, specs: Sequence[ColumnSpec], executions: int, written: W
 # -- CSV --------------------------------------------------------------------------------------------------------
 
 
-def _csv_cell(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
-
-
 def write_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
               progress: Progress | None = None) -> Written:
     """The execution table as CSV (a header row, one row per execution): VAs and DWORDs in ``0x`` hexadecimal,
@@ -864,7 +860,7 @@ def write_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
     written = Written()
     tables = _Tables(trace, selection, written, progress)
     write = _byte_writer(out)
-    write((",".join(_csv_cell(s.name) for s in tables.specs) + "\n").encode("utf-8", TEXT_ERRORS))
+    write((",".join(csv_cell(s.name) for s in tables.specs) + "\n").encode("utf-8", TEXT_ERRORS))
     for n, values, absent in tables.chunks():
         parts: list[Any] = []
         for i, s in enumerate(tables.specs):
@@ -872,7 +868,7 @@ def write_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
                 parts.append(",")
             mask = s.name if s.nullable else None
             if s.kind in ("category", "enum"):
-                names = tuple(_csv_cell(t) for t in tables.names[tables._names_key(s)].names)
+                names = tuple(csv_cell(t) for t in tables.names[tables._names_key(s)].names)
                 parts.append(Value(s.name, "dict", names=names))
             elif s.kind in ("va", "dword"):
                 parts.append(Value(s.name, "hex", mask=mask, prefix="0x"))

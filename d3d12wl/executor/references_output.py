@@ -26,6 +26,7 @@ from d3d12wl import arrowcols
 from d3d12wl.executor.references import COLUMNS, NAME_COLUMNS, ReferenceTable
 from d3d12wl.executor.trace import Finding
 from d3d12wl.records.references import IDENTIFIER, REFERENCE_KINDS
+from d3d12wl.textrows import Part, RowFormatter, Value, csv_cell
 
 __all__ = ["FORMATS", "TableWriter", "writer_for"]
 
@@ -39,9 +40,6 @@ HEX_COLUMNS = ("offset", "va", "value", "target_offset")
 INDEX_COLUMNS = ("list_index", "primary_index", "secondary_index", "slot_index", "command_index")
 _FINDING_MEMBERS = ("kind", "rule", "severity", "message", "list_index", "primary_index", "secondary_index",
                     "command_index", "va")
-_HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
-#: numpy's string functions on bytes arrays (``numpy.strings`` from numpy 2, ``numpy.char`` before)
-_strings: Any = getattr(np, "strings", None) or np.char
 
 
 def absent(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -52,45 +50,6 @@ def absent(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     out["value"] = columns["kind"] == REFERENCE_KINDS.index(IDENTIFIER)
     out["target_offset"] = (columns["target"] < 0) | out["value"]
     return out
-
-
-def hex_strings(values: np.ndarray) -> np.ndarray:
-    """``0x...`` of every uint64 (no leading zeros), as a bytes array: nibbles through a table, no per-value
-    formatting."""
-    n = len(values)
-    raw = np.ascontiguousarray(values, dtype=">u8").view(np.uint8).reshape(n, 8)
-    nibbles = np.empty((n, 16), dtype=np.uint8)
-    nibbles[:, 0::2] = raw >> 4
-    nibbles[:, 1::2] = raw & 15
-    digits = _strings.lstrip(_HEX_DIGITS[nibbles].view("S16").reshape(n), b"0")
-    return _strings.add(b"0x", np.where(digits == b"", b"0", digits))
-
-
-def _names(names: list[str], encode: Any) -> np.ndarray:
-    """A name table as bytes, one more entry (the last, for code -1) for none."""
-    return np.array([*(encode(n) for n in names), b""], dtype=object).astype(bytes)
-
-
-def _joined(fields: list[np.ndarray], sep: bytes, end: bytes = b"\n") -> bytes:
-    """Lines of the fields (bytes arrays) joined by ``sep``, each ended by ``end``: the fields' fixed-width bytes
-    laid side by side in one matrix, their padding (NUL bytes, which no cell holds) taken out; no Python object
-    per line, each byte copied once."""
-    n = len(fields[0])
-    if not n:
-        return b""
-    parts: list[np.ndarray] = []
-    for i, f in enumerate(fields):
-        if i:
-            parts.append(np.broadcast_to(np.frombuffer(sep, dtype=np.uint8), (n, len(sep))))
-        f = np.ascontiguousarray(f)
-        parts.append(f.view(np.uint8).reshape(n, f.dtype.itemsize))
-    parts.append(np.broadcast_to(np.frombuffer(end, dtype=np.uint8), (n, len(end))))
-    flat = np.concatenate(parts, axis=1).reshape(-1)
-    return flat[flat != 0].tobytes()
-
-
-def _decimal(values: np.ndarray) -> np.ndarray:
-    return values.astype(np.int64).astype("S20")
 
 
 class TableWriter:
@@ -107,59 +66,64 @@ class TableWriter:
         pass
 
 
-class CsvWriter(TableWriter):
+class _RowsWriter(TableWriter):
+    """A text format: each chunk's rows made by :class:`~d3d12wl.textrows.RowFormatter` (the C kernel) from the
+    columns, the template made again when a name table has grown (names, once given a code, keep it)."""
+
+    def __init__(self, out: IO[bytes]) -> None:
+        super().__init__(out)
+        self._formatter: RowFormatter | None = None
+        self._names: tuple[int, ...] = ()
+
+    def template(self, names: dict[str, list[str]]) -> list[Part]:
+        raise NotImplementedError
+
+    def write(self, table: ReferenceTable) -> None:
+        cols, n = table.columns, len(table)
+        if not n:
+            return
+        sizes = tuple(len(table.names.get(c, ())) for c in NAME_COLUMNS)
+        if self._formatter is None or sizes != self._names:
+            self._formatter, self._names = RowFormatter([self.template(table.names)]), sizes
+        none = absent(cols)
+        self.out.write(self._formatter.format(cols, n, masks={f"{c}.absent": m for c, m in none.items()}))
+        self.rows += n
+
+
+def _number(c: str, absent_text: str, *, hex_: bool) -> Value:
+    kind: Any = "hex" if hex_ else "udec" if COLUMNS[c].kind == "u" else "sdec"
+    return Value(c, kind, absent=absent_text, mask=f"{c}.absent", prefix="0x" if hex_ else "")
+
+
+class CsvWriter(_RowsWriter):
     """A header of :data:`COLUMNS`, then one line per row: codes as names, VAs in hex, absent values empty."""
 
     def __init__(self, out: IO[bytes]) -> None:
         super().__init__(out)
         out.write(",".join(COLUMNS).encode() + b"\n")
 
-    def write(self, table: ReferenceTable) -> None:
-        cols, n = table.columns, len(table)
-        if not n:
-            return
-        none = absent(cols)
-        fields = []
-        for c in COLUMNS:
-            if c in NAME_COLUMNS:
-                text = _names(table.names[c], _csv_cell)[cols[c]]
-            elif c in HEX_COLUMNS:
-                text = np.where(none[c], b"", hex_strings(cols[c]))
-            else:
-                text = np.where(none[c], b"", _decimal(cols[c]))
-            fields.append(text)
-        self.out.write(_joined(fields, b","))
-        self.rows += n
+    def template(self, names: dict[str, list[str]]) -> list[Part]:
+        parts: list[Part] = []
+        for i, c in enumerate(COLUMNS):
+            if i:
+                parts.append(",")
+            # (a NUL in a name is written \\0, as this table's CSV always wrote it)
+            parts.append(Value(c, "dict", names=tuple(csv_cell(x.replace("\0", "\\0")) for x in names.get(c, ())))
+                         if c in NAME_COLUMNS else _number(c, "", hex_=c in HEX_COLUMNS))
+        return [*parts, "\n"]
 
 
-def _csv_cell(name: str) -> bytes:
-    text = name.encode("utf-8", "backslashreplace").replace(b"\0", b"\\0")  # (a NUL is the rows' padding)
-    if any(ch in text for ch in (b",", b'"', b"\n", b"\r")):
-        return b'"' + text.replace(b'"', b'""') + b'"'
-    return text
-
-
-class JsonlWriter(TableWriter):
+class JsonlWriter(_RowsWriter):
     """One object per row, ``{"record": "reference", <column>: value, ...}`` (names as strings, numbers as JSON
     numbers, absent ``null``), then a ``finding`` line per finding and an ``end`` line."""
 
-    def write(self, table: ReferenceTable) -> None:
-        cols, n = table.columns, len(table)
-        if not n:
-            return
-        none = absent(cols)
-        fields = [np.full(n, b'{"record":"reference"', dtype="S21")]
+    def template(self, names: dict[str, list[str]]) -> list[Part]:
+        parts: list[Part] = ['{"record":"reference"']
         for c in COLUMNS:
-            key = json.dumps(c).encode() + b":"
-            if c in NAME_COLUMNS:
-                text = np.array([*(json.dumps(x).encode() for x in table.names[c]), b"null"], dtype=object
-                                ).astype(bytes)[cols[c]]
-            else:
-                text = np.where(none[c], b"null", cols[c].astype("S20") if cols[c].dtype.kind == "u"
-                                else _decimal(cols[c]))
-            fields.append(np.char.add(key, text))
-        self.out.write(_joined(fields, b",", b"}\n"))
-        self.rows += n
+            parts.append(f",{json.dumps(c)}:")
+            parts.append(Value(c, "dict", absent="null", names=tuple(json.dumps(x) for x in names.get(c, ())))
+                         if c in NAME_COLUMNS else _number(c, "null", hex_=False))
+        return [*parts, "}\n"]
 
     def close(self, findings: list[Finding], suppressed: int) -> None:
         for f in findings:
