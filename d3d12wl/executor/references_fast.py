@@ -19,7 +19,7 @@ gives the same table, row for row and code for code, in two passes over each lis
    come in the walk's order), each record class's reference fields are read through strided views of the primary
    records and, for secondary records, a strided view of the whole run when the lists lie end to end (the usual
    layout; a gather of just the 8-byte fields otherwise); the rows are listed once through the same
-   :class:`~d3d12wl.executor.references.Listed`.
+   :class:`~d3d12wl.executor.references_table.Listed`.
 
 **Where this path cannot decide, the call takes the walk** (:class:`Undecided`, raised in pass 1 before any row
 is handed over, so nothing is emitted twice): any record the columnar walk would hand to the reference walk or
@@ -344,7 +344,7 @@ class _Emitter:
               where: dict[str, Any], index: str, first_index: int, owner: tuple[str, int] | None,
               ascending: bool) -> None:
         """The rows of runs of records of one plan (run k: ``counts[k]`` records at ``bases[k] + j * stride``, all
-        in ``region``), as the collector's :meth:`~d3d12wl.executor.references._Collector.rows_of` makes them,
+        in ``region``), as the collector's :meth:`~d3d12wl.executor.references_table._Collector.rows_of` makes them,
         listed once: the ``index`` column is ``first_index + j``, the ``owner`` column (name, first) the run's.
         ``ascending``: the runs lie end to end in ascending order."""
         c = self.c
