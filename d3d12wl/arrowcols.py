@@ -34,10 +34,12 @@ def _validity(absent: np.ndarray | None) -> tuple[Any, int]:
 
 
 def numbers(values: np.ndarray, arrow_type: Any, absent: np.ndarray | None = None) -> Any:
-    """``values`` as an Arrow array of the fixed-width integer or float ``arrow_type`` (the values converted to its
-    numpy dtype), null where ``absent`` is true."""
+    """``values`` as an Arrow array of the integer ``arrow_type`` (the values converted to its numpy dtype, which
+    its name spells: ``int32``, ``uint64``), null where ``absent`` is true."""
     import pyarrow as pa
 
+    if not pa.types.is_integer(arrow_type):
+        raise TypeError(f"arrowcols.numbers makes integer arrays, not {arrow_type}")
     data = np.ascontiguousarray(values, dtype=np.dtype(str(arrow_type)))
     validity, nulls = _validity(absent)
     return pa.Array.from_buffers(arrow_type, len(data), [validity, pa.py_buffer(data)], null_count=nulls)

@@ -33,6 +33,11 @@ def test_numbers_of_a_sliced_column_and_a_wider_type() -> None:
     assert arrowcols.numbers(values, pa.int64()).to_pylist() == values.tolist()
 
 
+def test_numbers_refuses_a_type_it_does_not_make() -> None:
+    with pytest.raises(TypeError, match="integer"):
+        arrowcols.numbers(np.zeros(2), pa.float32())
+
+
 def test_strings_escape_what_utf8_cannot_encode_as_the_text_outputs_do() -> None:
     names = ["Opaque", "", "Op\ud800aque", "\u00e9t\u00e9"]
     got = arrowcols.strings(names)
