@@ -7,7 +7,8 @@ A :class:`BlockWriter` is a ``write(data)`` callable (bytes that are ready, writ
 on making the next ones.  One writer thread takes the blocks in the order they were given, waits for each, and
 writes it: the write system calls (a pipe that is slow to drain, a file's page cache) overlap the making too.
 
-Memory is bounded: at most ``ahead`` blocks are made or waiting (each a buffer of its own, reused once written);
+Memory is bounded: at most ``ahead`` blocks (default: one per worker and two more) are made or waiting (each a
+buffer of its own, reused once written);
 the caller waits for a buffer when all are taken.  Ready bytes are gathered to :data:`GATHER` bytes before they
 join the queue.  On a regular file the writer starts the write-back of what it wrote every :data:`WRITE_BACK`
 bytes (``posix_fadvise(..., POSIX_FADV_DONTNEED)``, which on Linux starts writing the dirty pages and lets the
@@ -50,13 +51,13 @@ _DONE = object()
 
 
 def default_workers() -> int:
-    """Worker threads for this process: one per CPU it may run on, less the caller's, at most
-    :data:`MAX_WORKERS` (0 on one CPU)."""
+    """Worker threads for this process: one per CPU it may run on, at most :data:`MAX_WORKERS`, none on one CPU
+    (the caller mostly waits for the workers: on two CPUs two workers make the blocks fastest)."""
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
-    return max(0, min(MAX_WORKERS, cpus - 1))
+    return min(MAX_WORKERS, cpus) if cpus > 1 else 0
 
 
 class BlockWriter:
@@ -75,7 +76,7 @@ class BlockWriter:
         self._fd = _regular_fd(out)
         self._advised = 0
         self._free: queue.Queue[RowBuffer] = queue.Queue()
-        for _ in range(ahead or 2 * self.workers + 2):
+        for _ in range(ahead or self.workers + 2):
             self._free.put(RowBuffer())
         self._pending: queue.Queue[Any] = queue.Queue()  # (bounded by the buffers and by GATHER)
         self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="d3d12wl-rows")
@@ -113,19 +114,25 @@ class BlockWriter:
     def close(self) -> None:
         """Write what is left, join the threads, and raise the first error of a worker or of the writer."""
         if self.workers and self._thread.is_alive():
-            self._flush_gathered()
-            self._pending.put(_DONE)
-            self._thread.join()
-            self._pool.shutdown()
+            try:
+                self._flush_gathered()
+                self._pending.put(_DONE)
+                self._thread.join()
+                self._pool.shutdown()
+            except BaseException:  # an interrupt while the rest is written: write nothing more
+                self.abort()
+                raise
         self._check()
 
     def abort(self) -> None:
         """Write nothing more: cancel the blocks not yet made, let those being made finish, join the threads."""
-        if self.workers and self._thread.is_alive():
-            self._stop = True
+        if not self.workers:
+            return
+        self._stop = True
+        if self._thread.is_alive():
             self._pending.put(_DONE)
-            self._pool.shutdown(cancel_futures=True)
-            self._thread.join()
+        self._pool.shutdown(cancel_futures=True)
+        self._thread.join()
 
     def __enter__(self) -> BlockWriter:
         return self

@@ -17,10 +17,11 @@ as such.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -44,9 +45,11 @@ __all__ = ["FALLBACKS", "JSONStyle", "Unsupported", "execution_data", "execution
            "record_json", "text_line"]
 
 #: bytes one formatter call writes at most (a chunk of rows is written in blocks of this size)
-BLOCK = 8 << 20
-#: virtual rows (record parts, secondary records, execution indices) formatted at a time
+BLOCK = 4 << 20
+#: primary records written from one set of templates (their first and last of each group are checked)
 RECORD_ROWS = 1 << 15
+#: virtual rows (record parts, secondary records, execution indices) formatted at a time
+VIRTUAL_ROWS = 1 << 14
 #: groups written object by object because their template did not write their first and last rows exactly
 FALLBACKS = {"executions": 0, "records": 0}
 
@@ -56,6 +59,7 @@ class Unsupported(Exception):
 
 
 Write = Callable[[Any], Any]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,7 @@ def _groups_checked(formatter: RowFormatter, run: ExecutionRun, rows: np.ndarray
                     render: Callable[[Execution], str]) -> bool:
     """Whether the templates write the first and last of ``rows`` in every group as ``render`` does."""
     assert run.table is not None
-    for g in np.unique(group).tolist():
+    for g in _present(group):
         mine = rows[group == g]
         probe = np.unique(mine[[0, -1]])
         got = bytes(formatter.format(_take(run.table, probe), len(probe), np.full(len(probe), g, dtype=np.int32)))
@@ -392,7 +396,7 @@ class _RecordWriter:
         self.ids = np.zeros((len(walk.groups), 5), dtype=np.int32)
         self.fields: dict[int, Any] = {}  # per group: its first record's fields (the template's)
         self.secondary_fields: dict[int, Any] = {}  # and its first secondary record's
-        for g in np.unique(gid).tolist():
+        for g in _present(gid):
             members = np.flatnonzero(gid == g)
             r = r0 + int(members[0])
             with_sec = members[execs[members] > 0] if hybrid[g] else members[:0]
@@ -435,17 +439,17 @@ class _RecordWriter:
     def write(self, recs: np.ndarray, write: Write, skip: int = 0, secondary: Budget | None = None) -> int:
         """Records ``recs`` (ascending batch indices, every one of a group the writer was made for), with the
         secondary records ``secondary`` still shows (None: all); returns how many secondary records that left
-        out.  Their rows are made :data:`RECORD_ROWS` at a time, each on a worker thread where ``write`` is a
-        :class:`~d3d12wl.blockwriter.BlockWriter`."""
+        out.  Their rows are laid out and made :data:`VIRTUAL_ROWS` at a time on worker threads where ``write`` is
+        a :class:`~d3d12wl.blockwriter.BlockWriter`."""
         b = self.batch
         gid = b.gid[recs].astype(np.int64)
         execs = (b.exec_off[recs + 1] - b.exec_off[recs]).astype(np.int64)
         every = np.where(self.hybrid[gid], execs, 0)
         secs = secondary.take_each(every) if secondary is not None else every
-        rows = self._rows(recs, gid, secs, execs)
-        total = int(rows.ends[-1]) if len(recs) else 0
-        for v0 in range(0, total, RECORD_ROWS):
-            write_block(write, partial(self._block, rows, v0, min(total, v0 + RECORD_ROWS), skip if v0 == 0 else 0))
+        total = int((3 + np.where(secs > 0, secs + 1, 1) + np.where(execs > 0, execs + 1, 1)).sum())
+        rows = _Once(partial(self._rows, recs, gid, secs, execs))
+        for v0 in range(0, total, VIRTUAL_ROWS):
+            write_block(write, partial(self._block, rows, v0, min(total, v0 + VIRTUAL_ROWS), skip if v0 == 0 else 0))
         return int((every - secs).sum())
 
     def _rows(self, recs: np.ndarray, gid: np.ndarray, secs: np.ndarray, execs: np.ndarray) -> _RecordRows:
@@ -459,17 +463,17 @@ class _RecordWriter:
         # the runs of a record: head; the secondary list (its first row or ``[]``, the later rows, the close); mid;
         # the execution list (likewise); tail
         lengths = np.stack([one, one, np.maximum(secs - 1, 0), has_s, one, one, np.maximum(execs - 1, 0), has_e, one],
-                           axis=1).astype(np.int64)
+                           axis=1).astype(np.int64).reshape(-1)
         template = np.stack([tid[:, 0], np.where(has_s, tid[:, 3], EMPTY), tid[:, 4], np.full(n, CLOSE), tid[:, 1],
                              np.where(has_e, EXEC_FIRST, EMPTY), np.full(n, EXEC_NEXT), np.full(n, CLOSE), tid[:, 2]],
-                            axis=1).astype(np.int32)
-        secondary = np.zeros((n, 9), dtype=bool)
-        secondary[:, 1], secondary[:, 2] = has_s, True
-        lengths, template, secondary = lengths.reshape(-1), template.reshape(-1), secondary.reshape(-1)
+                            axis=1).astype(np.int32).reshape(-1)
+        runs = np.zeros((n, 9), dtype=bool)
+        runs[:, 1], runs[:, 2] = has_s, True
+        secondary = runs.reshape(-1)
         starts = np.zeros(len(lengths), dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
         columns: dict[str, np.ndarray] = {"r.index": b.primary_index[recs], "r.va": b.primary_va[recs]}
-        for x in np.unique(gid).tolist():
+        for x in _present(gid):
             m = np.flatnonzero(gid == x)
             got: dict[str, np.ndarray] = {}
             _leaves(self.fields[x], self._primary(x, recs[m]), "p", got)
@@ -480,9 +484,9 @@ class _RecordWriter:
                            np.tile(np.array([0, 0, 1, 0, 0, 0, 1, 0, 0]), n), secondary, columns,
                            b.first_execution + b.exec_off[recs].astype(np.int64))
 
-    def _block(self, rows: _RecordRows, v0: int, v1: int, skip: int, buffer: RowBuffer | None) -> memoryview:
+    def _block(self, rows: _Once[_RecordRows], v0: int, v1: int, skip: int, buffer: RowBuffer | None) -> memoryview:
         """Virtual rows ``v0 .. v1 - 1`` of ``rows`` (a record's part, a secondary record, an execution index)."""
-        cols, which = self._columns(rows, v0, v1)
+        cols, which = self._columns(rows.get(), v0, v1)
         data = self.formatter.format(cols, v1 - v0, which, buffer=buffer)
         return data[skip:] if skip else data
 
@@ -504,7 +508,7 @@ class _RecordWriter:
         if len(sec):
             rk, rj = k[sec], j[sec]
             rg = rows.gid[rk]
-            for x in np.unique(rg).tolist():
+            for x in _present(rg):
                 sfields = self.secondary_fields.get(x)
                 if sfields is None:
                     continue
@@ -521,6 +525,25 @@ class _RecordWriter:
             if name not in cols:
                 cols[name] = np.zeros(v1 - v0, dtype=np.int64)
         return cols, which
+
+
+def _present(ids: np.ndarray) -> list[int]:
+    """The values ``ids`` (small non-negative integers: group numbers) holds, ascending."""
+    return np.flatnonzero(np.bincount(ids)).tolist() if len(ids) else []
+
+
+class _Once(Generic[T]):
+    """``make()``, made by the first thread that asks for it (the others wait for it)."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make, self._lock = make, threading.Lock()
+        self._value: list[T] = []
+
+    def get(self) -> T:
+        with self._lock:
+            if not self._value:
+                self._value.append(self._make())
+            return self._value[0]
 
 
 @dataclass(frozen=True)
@@ -612,7 +635,7 @@ def record_json(records: LazyList[PrimaryRecordTrace], write: Write, style: JSON
             try:
                 writer = _RecordWriter(batch, r0, r1, style, wrap, depth)
                 gid = batch.gid[recs]
-                probes = np.unique([int(recs[i]) for g in np.unique(gid) for i in np.flatnonzero(gid == g)[[0, -1]]])
+                probes = np.unique([int(recs[i]) for g in _present(gid) for i in np.flatnonzero(gid == g)[[0, -1]]])
                 got: list[bytes] = []
                 writer.write(probes, lambda b: got.append(bytes(b)))
                 ok = b"".join(got) == b"".join(render(batch.record(int(r))) for r in probes)
