@@ -345,8 +345,9 @@ def bench_formats(capture: Capture, executions: int, formats: list[str], repeat:
         capture_bytes = sum(f.stat().st_size for f in Path(tmp).iterdir())
         startup = _best_child([py, "-c", _STARTUP, str(path)], repeat, timeout)
         engine = _best_child([py, "-c", _ENGINE, str(path)], repeat, timeout)
-        engine_beyond = max(engine["wall_s"] - startup["wall_s"], 1e-9)
-        engine_cpu = max(engine["cpu_s"] - startup["cpu_s"], 1e-9)
+        # (None where the engine's time is within the start-up's noise: a loaded machine's best runs)
+        engine_beyond = engine["wall_s"] - startup["wall_s"] if engine["wall_s"] > startup["wall_s"] + 1e-3 else None
+        engine_cpu = engine["cpu_s"] - startup["cpu_s"] if engine["cpu_s"] > startup["cpu_s"] + 1e-3 else None
         pipe = _best_child([py, "-c", _PIPE_ANCHOR, str(ANCHOR_BYTES)], repeat, timeout, piped=True) \
             if any(name in PIPED for name in formats) else None
         disk = _best_child([py, "-c", _FILE_ANCHOR, str(Path(tmp) / "anchor"), str(ANCHOR_BYTES)], repeat, timeout)
@@ -357,8 +358,8 @@ def bench_formats(capture: Capture, executions: int, formats: list[str], repeat:
             beyond = max(r["wall_s"] - startup["wall_s"], 1e-9)
             cpu = max(r["cpu_s"] - startup["cpu_s"], 1e-9)
             return {"beyond_startup_s": beyond, "executions_per_s": executions / beyond,
-                    "ratio_to_engine": engine_beyond / beyond, "beyond_startup_cpu_s": cpu,
-                    "executions_per_cpu_s": executions / cpu, "cpu_ratio_to_engine": engine_cpu / cpu}
+                    "ratio_to_engine": engine_beyond and engine_beyond / beyond, "beyond_startup_cpu_s": cpu,
+                    "executions_per_cpu_s": executions / cpu, "cpu_ratio_to_engine": engine_cpu and engine_cpu / cpu}
 
         rows = []
         for name in formats:
@@ -379,8 +380,13 @@ def bench_formats(capture: Capture, executions: int, formats: list[str], repeat:
     anchors = {"pipe_bytes_per_s": ANCHOR_BYTES / pipe["wall_s"] if pipe and not pipe["timed_out"] else None,
                "file_bytes_per_s": ANCHOR_BYTES / disk["wall_s"] if not disk["timed_out"] else None}
     return {"executions": executions, "capture_bytes": capture_bytes, "startup": startup, "engine": engine,
-            "engine_executions_per_s": executions / engine_beyond, "engine_executions_per_cpu_s": executions / engine_cpu,
+            "engine_executions_per_s": engine_beyond and executions / engine_beyond,
+            "engine_executions_per_cpu_s": engine_cpu and executions / engine_cpu,
             "outputs": rows, "anchors": anchors, "load_average": os.getloadavg()}
+
+
+def _number(value: float | None, scale: float, spec: str) -> str:
+    return format(value * scale, spec) if value is not None else format("-", ">" + spec.split(".")[0])
 
 
 def _print_formats(t: dict[str, Any]) -> None:
@@ -390,8 +396,9 @@ def _print_formats(t: dict[str, Any]) -> None:
     print(f"  start-up (imports + load_capture)  {s['wall_s']:6.2f} s wall {s['cpu_s']:6.2f} s CPU "
           f"{s['peak_rss_bytes'] / 2**20:6.0f} MiB")
     print(f"  engine alone (load + execute)      {e['wall_s']:6.2f} s wall {e['cpu_s']:6.2f} s CPU "
-          f"{e['peak_rss_bytes'] / 2**20:6.0f} MiB  {t['engine_executions_per_s'] / 1e6:6.2f} M/s beyond start-up "
-          f"({t['engine_executions_per_cpu_s'] / 1e6:.2f} M per CPU s)")
+          f"{e['peak_rss_bytes'] / 2**20:6.0f} MiB  {_number(t['engine_executions_per_s'], 1e-6, '6.2f')} M/s beyond "
+          f"start-up ({_number(t['engine_executions_per_cpu_s'], 1e-6, '.2f')} M per CPU s; -: within the start-up's "
+          "noise)")
     a = t["anchors"]
     print("  anchors: a pipe carries " + (f"{a['pipe_bytes_per_s'] / 1e9:.2f} GB/s" if a["pipe_bytes_per_s"] else "-")
           + " (4 MiB writes to the reader), a file takes " + (f"{a['file_bytes_per_s'] / 1e9:.2f} GB/s"
@@ -410,7 +417,8 @@ def _print_formats(t: dict[str, Any]) -> None:
                 continue
             print(f"  {name:<17} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} {r['peak_rss_bytes'] / 2**20:9.0f} "
                   f"{r['executions_per_s'] / 1e6:9.2f} {r['executions_per_cpu_s'] / 1e6:8.2f} "
-                  f"{r['ratio_to_engine']:9.3f} {r['cpu_ratio_to_engine']:9.3f} {r['output_bytes'] / 2**20:8.0f} "
+                  f"{_number(r['ratio_to_engine'], 1, '9.3f')} {_number(r['cpu_ratio_to_engine'], 1, '9.3f')} "
+                  f"{r['output_bytes'] / 2**20:8.0f} "
                   f"{r['output_bytes'] / r['beyond_startup_s'] / 1e9:8.2f}  {r['exit']}")
             if r["exit"] not in (0, 1):
                 print("    " + r["stderr"].strip().replace("\n", "\n    "))
