@@ -33,7 +33,7 @@ import numpy as np
 
 from d3d12wl.outfiles import TEXT_ERRORS
 
-__all__ = ["Cell", "Part", "RowFormatter", "Splice", "Text", "Value", "csv_cell", "json_parts", "json_string", "split"]
+__all__ = ["Cell", "Part", "RowBuffer", "RowFormatter", "Splice", "Text", "Value", "csv_cell", "json_parts", "json_string", "split"]
 
 ValueKind = Literal["udec", "sdec", "hex", "dict"]
 _KINDS = {"udec": 1, "sdec": 2, "hex": 3, "dict": 4}
@@ -176,8 +176,23 @@ class _Compiled:
         self.starts.append(len(self.ops))
 
 
+class RowBuffer:
+    """The bytes :meth:`RowFormatter.format` writes into (grown as a call needs): one per thread that formats, or
+    per block being written while others are made."""
+
+    def __init__(self) -> None:
+        self.array = np.empty(0, dtype=np.uint8)
+
+    def room(self, size: int) -> np.ndarray:
+        if self.array.size < size:
+            self.array = np.empty(size, dtype=np.uint8)
+        return self.array
+
+
 class RowFormatter:
-    """Templates compiled for the kernel; :meth:`format` writes rows of them from columns."""
+    """Templates compiled for the kernel; :meth:`format` writes rows of them from columns.  The compiled ops are
+    only read by a call (they name columns by index), so calls on several threads at once are safe, each with a
+    :class:`RowBuffer` of its own (the kernel lets go of the GIL)."""
 
     def __init__(self, templates: Sequence[Sequence[Part]]) -> None:
         native = importlib.import_module("d3d12wl._native")  # the cffi-built extension (no stub)
@@ -192,41 +207,36 @@ class RowFormatter:
         self.masks = tuple(c.masks)
         self.max_bytes = np.array(c.max_bytes, dtype=np.int64)
         self._ops = ffi.new("struct d3d12wl_op[]", max(len(c.ops), 1))
-        self._uses: list[tuple[Any, int, int]] = []  # (op, column, mask) of every value op
         for i, op in enumerate(c.ops):
             o = self._ops[i]
-            (o.kind, o.width, column, mask, o.lead, o.lead_length, o.text, o.length, o.prefix, o.prefix_length,
+            (o.kind, o.width, o.column, o.mask, o.lead, o.lead_length, o.text, o.length, o.prefix, o.prefix_length,
              o.add, o.dict, o.dict_count) = op
-            if column >= 0:
-                self._uses.append((o, column, mask))
         self._starts = ffi.new("int64_t[]", c.starts)
         self._pool = ffi.new("uint8_t[]", bytes(c.pool) + bytes(_SLACK))
         self._dict = ffi.new("uint64_t[]", c.dict_entries or [0])
-        self._out = np.empty(0, dtype=np.uint8)
+        self._buffer = RowBuffer()
 
     def format(self, columns: Mapping[str, np.ndarray], n: int, which: np.ndarray | None = None,
-               masks: Mapping[str, np.ndarray] | None = None) -> memoryview:
+               masks: Mapping[str, np.ndarray] | None = None, *, buffer: RowBuffer | None = None) -> memoryview:
         """Rows ``0 .. n - 1``: row ``r`` follows template ``which[r]`` (default: template 0) and reads element
-        ``r`` of every column it names (integers, converted to 8 bytes) and mask (booleans).  The bytes are the
-        formatter's own buffer, valid until its next call: write them out (or copy them) first."""
+        ``r`` of every column it names (integers, converted to 8 bytes) and mask (booleans).  The bytes are
+        ``buffer``'s (default: the formatter's own), valid until its next use: write them out (or copy them)
+        first."""
         if n <= 0:
             return memoryview(b"")
         ffi = self._ffi
         keep: list[np.ndarray] = []
-        cols = []
-        for name in self.columns:
+        cols = ffi.new("uint64_t *[]", max(len(self.columns), 1))
+        for i, name in enumerate(self.columns):
             a = _eight_bytes(columns[name], n)
             keep.append(a)
-            cols.append(ffi.cast("uint64_t *", a.ctypes.data))
-        mask_ptrs = []
-        for name in self.masks:
+            cols[i] = ffi.cast("uint64_t *", a.ctypes.data)
+        mask_ptrs = ffi.new("uint8_t *[]", max(len(self.masks), 1))
+        for i, name in enumerate(self.masks):
             assert masks is not None, name
             m = np.ascontiguousarray(masks[name][:n], dtype=np.bool_).view(np.uint8)
             keep.append(m)
-            mask_ptrs.append(ffi.cast("uint8_t *", m.ctypes.data))
-        for o, column, mask in self._uses:
-            o.column = cols[column]
-            o.mask = mask_ptrs[mask] if mask >= 0 else ffi.NULL
+            mask_ptrs[i] = ffi.cast("uint8_t *", m.ctypes.data)
         if which is None:
             capacity = int(self.max_bytes[0]) * n
             row_template = ffi.NULL
@@ -235,11 +245,9 @@ class RowFormatter:
             keep.append(w)
             capacity = int(self.max_bytes[w].sum())
             row_template = ffi.cast("int32_t *", w.ctypes.data)
-        if self._out.size < capacity + _SLACK:
-            self._out = np.empty(capacity + _SLACK, dtype=np.uint8)
-        out = self._out
+        out = (buffer or self._buffer).room(capacity + _SLACK)
         got = self._lib.d3d12wl_format_rows(ffi.cast("uint8_t *", out.ctypes.data), capacity, n, self._ops,
-                                            self._starts, row_template, self._pool, self._dict)
+                                            self._starts, row_template, self._pool, self._dict, cols, mask_ptrs)
         assert got >= 0, f"row {-1 - got} overflowed its bound"
         del keep
         return out.data[:got]

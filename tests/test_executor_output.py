@@ -79,9 +79,79 @@ def test_json_from_columns_in_small_blocks(monkeypatch):
     want = json.dumps(trace.to_dict(), indent=1) + "\n"
     monkeypatch.setattr(rows, "BLOCK", 4096)
     monkeypatch.setattr(rows, "RECORD_ROWS", 7)
+    monkeypatch.setattr(rows, "VIRTUAL_ROWS", 5)
     out = io.BytesIO()
     write_json(trace, out)
     assert out.getvalue().decode() == want
+
+
+def _threaded_traces() -> list[tuple[str, Trace]]:
+    s, prims = culling_scene(45, secondaries_each=1)
+    for p in prims[:12] + prims[30:]:
+        p[0:4] = (7).to_bytes(4, "little")  # runs of records skipped, each with a finding
+    return [("mixed", mixed_trace()), ("culling", execute(culling_capture(600, 4))),
+            ("indirect", execute(execute_indirect_capture(300))),
+            ("findings", run(s.memory, s.device, s.objects, s.state, place(s, prims), Limits(max_findings=4096)))]
+
+
+@pytest.mark.parametrize("name,trace", _threaded_traces(), ids=lambda x: x if isinstance(x, str) else "")
+def test_rows_made_on_worker_threads_are_the_single_threaded_bytes(monkeypatch, name, trace):
+    """The rows made on worker threads and written in order on a writer thread (d3d12wl.blockwriter) are the
+    bytes of making and writing them in turn: for blocks of several sizes (a block a few rows, records a few at a
+    time, as few buffers in flight as workers), whole traces and selections, json and JSON lines, findings and
+    skipped records from columns; and the human text."""
+    selections = [Selection(), Selection(program="Shadow", limit=3), Selection(primary=(5, 40), limit=9),
+                  Selection(kinds=frozenset({"program-table-index-out-of-range"}), limit=5, primary=(0, 50))]
+    want = {}
+    for write in (write_json, write_jsonl, output.write_text):
+        for i, sel in enumerate(selections):
+            out = io.BytesIO()
+            write(trace, out, selection=sel, threads=0)
+            want[write.__name__, i] = out.getvalue()
+    assert want["write_json", 0].decode() == json.dumps(trace.to_dict(), indent=1) + "\n"
+    for block, records, virtual, ahead in ((1 << 22, 1 << 15, 1 << 14, None), (3000, 40, 7, 3)):
+        monkeypatch.setattr(rows, "BLOCK", block)
+        monkeypatch.setattr(rows, "RECORD_ROWS", records)
+        monkeypatch.setattr(rows, "VIRTUAL_ROWS", virtual)
+        monkeypatch.setattr(output, "BLOCKS_AHEAD", ahead)
+        for write in (write_json, write_jsonl, output.write_text):
+            for i, sel in enumerate(selections):
+                out = io.BytesIO()
+                write(trace, out, selection=sel, threads=3)
+                assert out.getvalue() == want[write.__name__, i], (write.__name__, sel, block)
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl"])
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
+def test_an_error_of_a_row_worker_leaves_the_old_file_and_no_thread(tmp_path, monkeypatch, fmt, error):
+    """An exception raised on a worker thread as it makes a block (a bug; an interrupt) is raised in the caller's
+    thread, the old file stays whole, no temporary file is left, and no worker or writer thread outlives the
+    write."""
+    import threading
+
+    from d3d12wl import blockwriter
+    from d3d12wl.cli.exec_cmd import write_trace
+
+    trace = execute(culling_capture(2000, 4))
+    target = tmp_path / f"t.{fmt}"
+    target.write_bytes(b"old")
+    monkeypatch.setattr(blockwriter, "default_workers", lambda: 3)
+    monkeypatch.setattr(rows, "BLOCK", 4096)
+    real = rows.RowFormatter.format
+    calls = [0]
+
+    def broken(self, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] == 30:
+            assert threading.current_thread() is not threading.main_thread()
+            raise error("worker")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(rows.RowFormatter, "format", broken)
+    with pytest.raises(error, match="worker"):
+        write_trace(trace, fmt, str(target))
+    assert calls[0] >= 30 and target.read_bytes() == b"old" and os.listdir(tmp_path) == [target.name]
+    assert not [t for t in threading.enumerate() if t.name.startswith("d3d12wl-")]
 
 
 def test_jsonl_has_every_record_on_its_own_line():

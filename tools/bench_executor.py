@@ -23,7 +23,12 @@ command line in a fresh process: ``d3d12wl exec CAPTURE --format F -o FILE`` for
 executions/s beyond start-up: ``executions / (wall - start-up)``, where start-up is a process that imports the
 command line and loads the same capture (measured the same way, in the same run), next to the engine alone, a
 process that loads the capture and executes it (``d3d12wl.executor.execute``) and writes nothing: the ratio
-``format rate / engine rate`` is the figure that carries over between machines.
+``format rate / engine rate`` is the figure that carries over between machines.  The outputs a user reads or
+pipes on (text, json, jsonl, csv, dump) are measured a second time with standard output a pipe (``| pipe``) that
+a child drains (``os.splice`` into ``/dev/null``: the reader costs no copy, so the rate is the writer's); the
+issue's targets hold for a file or a pipe.  Two anchors measured in the same run say what the destination itself
+carries: a pipe to the same reader, written 4 MiB at a time, and a regular file written so and fsync-ed (as every
+``-o`` file is committed); an output of B bytes takes at least B over that rate.
 
     python tools/bench_executor.py [--json] [--draws N] [--per-record K] [--sample N]
                                    [--formats text,json,...|all|none] [--format-repeat R] [--format-timeout S]
@@ -245,6 +250,26 @@ _ENGINE = ("import sys\nimport d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12
            "assert not execute(load_capture(sys.argv[1])).errors\n")
 
 
+#: the outputs also measured written to a pipe (standard output): those a user reads or pipes on
+PIPED = ("text", "json", "jsonl", "csv", "dump", "dump --json")
+#: the child reading the pipe: it drains it as fast as the kernel moves the bytes (splice into /dev/null, no copy
+#: into the reader) and prints how many bytes it read, so the figure is the writer's, not a slow reader's
+_DRAIN = ("import os, sys\nfd, total = sys.stdin.fileno(), 0\nnull = os.open(os.devnull, os.O_WRONLY)\n"
+          "if hasattr(os, 'splice'):\n    while n := os.splice(fd, null, 1 << 20):\n        total += n\n"
+          "else:\n    buf = bytearray(1 << 20)\n    while n := sys.stdin.buffer.readinto(buf):\n        total += n\n"
+          "print(total)\n")
+#: the pipe's own rate: a process writing 4 MiB blocks of zeros to the same reader (``sys.argv[1]`` bytes)
+_PIPE_ANCHOR = ("import os, sys\nblock, left = memoryview(bytes(4 << 20)), int(sys.argv[1])\n"
+                "while left > 0:\n    v = block[:left]\n    while v:\n        v = v[os.write(1, v):]\n"
+                "    left -= len(block)\n")
+#: a regular file's own rate: ``sys.argv[2]`` bytes written in 4 MiB blocks and fsync-ed, as outfiles commits
+_FILE_ANCHOR = ("import os, sys\nblock, left = bytes(4 << 20), int(sys.argv[2])\n"
+                "with open(sys.argv[1], 'wb') as f:\n    while left > 0:\n        left -= f.write(block[:left])\n"
+                "    f.flush()\n    os.fsync(f.fileno())\nos.unlink(sys.argv[1])\n")
+#: bytes the pipe and file anchors write
+ANCHOR_BYTES = 1 << 30
+
+
 #: GNU time, which measures the peak RSS of the program it runs from a small process of its own (the peak RSS wait4
 #: gives for a child forked from this process counts this process's pages until the exec)
 GNU_TIME = "/usr/bin/time"
@@ -285,8 +310,24 @@ def _child(argv: list[str], timeout: float, stdout: Any = subprocess.DEVNULL) ->
             "stderr": err[-2000:]}
 
 
-def _best_child(argv: list[str], repeat: int, timeout: float) -> dict[str, Any]:
-    runs = [_child(argv, timeout) for _ in range(repeat)]
+def _piped_child(argv: list[str], timeout: float) -> dict[str, Any]:
+    """:func:`_child` with its standard output a pipe that a child (:data:`_DRAIN`) reads; ``output_bytes`` is what
+    it read."""
+    reader = subprocess.Popen([sys.executable, "-c", _DRAIN], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert reader.stdin is not None and reader.stdout is not None
+    try:
+        r = _child(argv, timeout, stdout=reader.stdin)
+    finally:
+        reader.stdin.close()
+        read = reader.stdout.read()
+        reader.wait()
+    if not r["timed_out"]:
+        r["output_bytes"] = int(read or 0)
+    return r
+
+
+def _best_child(argv: list[str], repeat: int, timeout: float, piped: bool = False) -> dict[str, Any]:
+    runs = [(_piped_child if piped else _child)(argv, timeout) for _ in range(repeat)]
     done = [r for r in runs if not r["timed_out"]]
     if not done:
         return runs[0]
@@ -304,31 +345,48 @@ def bench_formats(capture: Capture, executions: int, formats: list[str], repeat:
         capture_bytes = sum(f.stat().st_size for f in Path(tmp).iterdir())
         startup = _best_child([py, "-c", _STARTUP, str(path)], repeat, timeout)
         engine = _best_child([py, "-c", _ENGINE, str(path)], repeat, timeout)
-        engine_beyond = max(engine["wall_s"] - startup["wall_s"], 1e-9)
-        engine_cpu = max(engine["cpu_s"] - startup["cpu_s"], 1e-9)
+        # (None where the engine's time is within the start-up's noise: a loaded machine's best runs)
+        engine_beyond = engine["wall_s"] - startup["wall_s"] if engine["wall_s"] > startup["wall_s"] + 1e-3 else None
+        engine_cpu = engine["cpu_s"] - startup["cpu_s"] if engine["cpu_s"] > startup["cpu_s"] + 1e-3 else None
+        pipe = _best_child([py, "-c", _PIPE_ANCHOR, str(ANCHOR_BYTES)], repeat, timeout, piped=True) \
+            if any(name in PIPED for name in formats) else None
+        disk = _best_child([py, "-c", _FILE_ANCHOR, str(Path(tmp) / "anchor"), str(ANCHOR_BYTES)], repeat, timeout)
+
+        def rates(r: dict[str, Any]) -> dict[str, Any]:
+            if r["timed_out"]:
+                return {}
+            beyond = max(r["wall_s"] - startup["wall_s"], 1e-9)
+            cpu = max(r["cpu_s"] - startup["cpu_s"], 1e-9)
+            return {"beyond_startup_s": beyond, "executions_per_s": executions / beyond,
+                    "ratio_to_engine": engine_beyond and engine_beyond / beyond, "beyond_startup_cpu_s": cpu,
+                    "executions_per_cpu_s": executions / cpu, "cpu_ratio_to_engine": engine_cpu and engine_cpu / cpu}
+
         rows = []
         for name in formats:
             command = "dump" if name.startswith("dump") else "exec"
             out = Path(tmp) / "out"
-            argv = [py, "-m", "d3d12wl", command, str(path), *OUTPUTS[name], "-o", str(out)]
-            r = _best_child(argv, repeat, timeout)
+            argv = [py, "-m", "d3d12wl", command, str(path), *OUTPUTS[name]]
+            r = _best_child([*argv, "-o", str(out)], repeat, timeout)
             row: dict[str, Any] = {"output": name, "command": " ".join(["d3d12wl", command, "CAPTURE", *OUTPUTS[name],
-                                                                      "-o FILE"]), **r}
+                                                                      "-o FILE"]), **r, **rates(r)}
             if not r["timed_out"]:
                 row["output_bytes"] = out.stat().st_size if out.exists() else 0
-                beyond = max(r["wall_s"] - startup["wall_s"], 1e-9)
-                cpu = max(r["cpu_s"] - startup["cpu_s"], 1e-9)
-                row["beyond_startup_s"] = beyond
-                row["executions_per_s"] = executions / beyond
-                row["ratio_to_engine"] = engine_beyond / beyond
-                row["beyond_startup_cpu_s"] = cpu
-                row["executions_per_cpu_s"] = executions / cpu
-                row["cpu_ratio_to_engine"] = engine_cpu / cpu
             out.unlink(missing_ok=True)
+            if name in PIPED:  # (progress is off: standard error is not a terminal)
+                piped = _best_child(argv, repeat, timeout, piped=True)
+                row["pipe"] = {"command": " ".join(["d3d12wl", command, "CAPTURE", *OUTPUTS[name], "| READER"]),
+                               **piped, **rates(piped)}
             rows.append(row)
+    anchors = {"pipe_bytes_per_s": ANCHOR_BYTES / pipe["wall_s"] if pipe and not pipe["timed_out"] else None,
+               "file_bytes_per_s": ANCHOR_BYTES / disk["wall_s"] if not disk["timed_out"] else None}
     return {"executions": executions, "capture_bytes": capture_bytes, "startup": startup, "engine": engine,
-            "engine_executions_per_s": executions / engine_beyond, "engine_executions_per_cpu_s": executions / engine_cpu,
-            "outputs": rows, "load_average": os.getloadavg()}
+            "engine_executions_per_s": engine_beyond and executions / engine_beyond,
+            "engine_executions_per_cpu_s": engine_cpu and executions / engine_cpu,
+            "outputs": rows, "anchors": anchors, "load_average": os.getloadavg()}
+
+
+def _number(value: float | None, scale: float, spec: str) -> str:
+    return format(value * scale, spec) if value is not None else format("-", ">" + spec.split(".")[0])
 
 
 def _print_formats(t: dict[str, Any]) -> None:
@@ -338,22 +396,32 @@ def _print_formats(t: dict[str, Any]) -> None:
     print(f"  start-up (imports + load_capture)  {s['wall_s']:6.2f} s wall {s['cpu_s']:6.2f} s CPU "
           f"{s['peak_rss_bytes'] / 2**20:6.0f} MiB")
     print(f"  engine alone (load + execute)      {e['wall_s']:6.2f} s wall {e['cpu_s']:6.2f} s CPU "
-          f"{e['peak_rss_bytes'] / 2**20:6.0f} MiB  {t['engine_executions_per_s'] / 1e6:6.2f} M/s beyond start-up "
-          f"({t['engine_executions_per_cpu_s'] / 1e6:.2f} M per CPU s)")
+          f"{e['peak_rss_bytes'] / 2**20:6.0f} MiB  {_number(t['engine_executions_per_s'], 1e-6, '6.2f')} M/s beyond "
+          f"start-up ({_number(t['engine_executions_per_cpu_s'], 1e-6, '.2f')} M per CPU s; -: within the start-up's "
+          "noise)")
+    a = t["anchors"]
+    print("  anchors: a pipe carries " + (f"{a['pipe_bytes_per_s'] / 1e9:.2f} GB/s" if a["pipe_bytes_per_s"] else "-")
+          + " (4 MiB writes to the reader), a file takes " + (f"{a['file_bytes_per_s'] / 1e9:.2f} GB/s"
+                                                             if a["file_bytes_per_s"] else "-")
+          + f" (4 MiB writes and the fsync; {ANCHOR_BYTES / 2**30:.0f} GiB each)")
     print("  beyond start-up: executions per second of wall time and of CPU time, and the engine's time over the "
-          "output's (x engine)")
-    print(f"  {'output':<12} {'wall s':>7} {'CPU s':>7} {'peak MiB':>9} {'M exec/s':>9} {'M/CPU s':>8} "
-          f"{'x engine':>9} {'x eng CPU':>9} {'out MiB':>8}  exit")
-    for r in t["outputs"]:
-        if r["timed_out"]:
-            print(f"  {r['output']:<12} timed out after {r['wall_s']:.0f} s")
-            continue
-        print(f"  {r['output']:<12} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} {r['peak_rss_bytes'] / 2**20:9.0f} "
-              f"{r['executions_per_s'] / 1e6:9.2f} {r['executions_per_cpu_s'] / 1e6:8.2f} "
-              f"{r['ratio_to_engine']:9.3f} {r['cpu_ratio_to_engine']:9.3f} {r['output_bytes'] / 2**20:8.0f}  "
-              f"{r['exit']}")
-        if r["exit"] not in (0, 1):
-            print("    " + r["stderr"].strip().replace("\n", "\n    "))
+          "output's (x engine); -o FILE, then (| pipe) standard output to a reader")
+    print(f"  {'output':<17} {'wall s':>7} {'CPU s':>7} {'peak MiB':>9} {'M exec/s':>9} {'M/CPU s':>8} "
+          f"{'x engine':>9} {'x eng CPU':>9} {'out MiB':>8} {'out GB/s':>8}  exit")
+    for row in t["outputs"]:
+        for name, r in ((row["output"], row), (f"{row['output']} | pipe", row.get("pipe"))):
+            if r is None:
+                continue
+            if r["timed_out"]:
+                print(f"  {name:<17} timed out after {r['wall_s']:.0f} s")
+                continue
+            print(f"  {name:<17} {r['wall_s']:7.2f} {r['cpu_s']:7.2f} {r['peak_rss_bytes'] / 2**20:9.0f} "
+                  f"{r['executions_per_s'] / 1e6:9.2f} {r['executions_per_cpu_s'] / 1e6:8.2f} "
+                  f"{_number(r['ratio_to_engine'], 1, '9.3f')} {_number(r['cpu_ratio_to_engine'], 1, '9.3f')} "
+                  f"{r['output_bytes'] / 2**20:8.0f} "
+                  f"{r['output_bytes'] / r['beyond_startup_s'] / 1e9:8.2f}  {r['exit']}")
+            if r["exit"] not in (0, 1):
+                print("    " + r["stderr"].strip().replace("\n", "\n    "))
     print("  (targets: >= 1 M executions/s beyond start-up and <= 300 MiB per format; dump <= 2 s beyond start-up)")
 
 

@@ -32,6 +32,7 @@ from typing import IO, Any
 import numpy as np
 
 from d3d12wl import arrowcols
+from d3d12wl.blockwriter import BlockWriter, Make, write_block
 from d3d12wl.executor import rows as rows_
 from d3d12wl.executor.columnar import (
     FIELD_NAMES,
@@ -183,14 +184,21 @@ class _RecordSelection:
 # -- JSON ---------------------------------------------------------------------------------------------------------
 
 
+#: blocks of rows made or waiting to be written at a time (None: one per worker thread and two more)
+BLOCKS_AHEAD: int | None = None
+
+
 def write_json(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
-               progress: Progress | None = None) -> Written:
+               progress: Progress | None = None, threads: int | None = None) -> Written:
     """``trace.to_dict()`` as ``json.dump(..., indent=1)`` writes it, streamed: executions and primary records
     from the trace's columns, everything else item by item (``out``: a binary or a text file).  With a
-    ``selection`` that narrows it, only what it selects, and a last member ``left_out``."""
-    doc = _Document(selection or Selection(), _byte_writer(out), progress)
-    doc.value(trace, 0)
-    doc.write(b"\n")
+    ``selection`` that narrows it, only what it selects, and a last member ``left_out``.  The rows are made on
+    ``threads`` worker threads and written on one more (:class:`~d3d12wl.blockwriter.BlockWriter`; None: one per
+    CPU but the caller's, 0: none), the same bytes either way."""
+    with BlockWriter(_byte_writer(out), workers=threads, ahead=BLOCKS_AHEAD, out=out) as write:
+        doc = _Document(selection or Selection(), write, progress)
+        doc.value(trace, 0)
+        write(b"\n")
     return doc.written
 
 
@@ -243,14 +251,7 @@ class _Document:
     def items(self, items: Sequence[Any], depth: int, rows: str | None, list_index: int) -> None:
         """A list, ``[]`` when nothing of it is written (json.dumps's empty list)."""
         pad = " " * (depth + 1)
-        opened = [False]
-
-        def write(data: Any) -> None:
-            if not opened[0]:
-                self.write(b"[")
-                opened[0] = True
-            self.write(data)
-
+        write = _Opening(self.write, b"[")
         style = rows_.JSONStyle(indent=1, depth=depth + 1, prefix=",\n" + pad)
         left = self.written.left_out
         if rows == "executions":
@@ -268,7 +269,28 @@ class _Document:
             for i, item in enumerate(items):
                 write((",\n" if i else "\n").encode("utf-8", TEXT_ERRORS) + pad.encode("utf-8", TEXT_ERRORS))
                 self.value(item, depth + 1)
-        self.write(("\n" + " " * depth + "]").encode("utf-8", TEXT_ERRORS) if opened[0] else b"[]")
+        self.write(("\n" + " " * depth + "]").encode("utf-8", TEXT_ERRORS) if write.opened else b"[]")
+
+
+class _Opening:
+    """A writer that writes ``first`` before the first bytes or block it is given (a list's ``[``: an empty list
+    is ``[]``)."""
+
+    def __init__(self, write: Write, first: bytes) -> None:
+        self.write, self.first, self.opened = write, first, False
+
+    def _open(self) -> None:
+        if not self.opened:
+            self.write(self.first)
+            self.opened = True
+
+    def __call__(self, data: Any) -> None:
+        self._open()
+        self.write(data)
+
+    def block(self, make: Make) -> None:
+        self._open()
+        write_block(self.write, make)
 
 
 # -- JSON lines -----------------------------------------------------------------------------------------------
@@ -279,15 +301,18 @@ def _primary_record_line(list_index: int, d: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_jsonl(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
-                progress: Progress | None = None) -> Written:
+                progress: Progress | None = None, threads: int | None = None) -> Written:
     """One JSON object per line, each with a ``record`` key: ``call`` (call, call_args, limits), ``list`` (a list
     trace without its records), ``primary_record`` (with ``list_index``), ``validator_invocation``,
     ``execution``, ``reset``, ``finding``, and last ``end`` (findings_suppressed, stopped_reason, graphics_lists,
     the verdict: exit_status, findings, findings_by_kind, findings_by_severity; and left_out when a selection
-    narrows the trace)."""
-    selection = selection or Selection()
+    narrows the trace).  ``threads``: as :func:`write_json`'s."""
+    with BlockWriter(_byte_writer(out), workers=threads, ahead=BLOCKS_AHEAD, out=out) as write:
+        return _write_jsonl(trace, write, selection or Selection(), progress)
+
+
+def _write_jsonl(trace: Trace, write: Write, selection: Selection, progress: Progress | None) -> Written:
     written = Written()
-    write = _byte_writer(out)
 
     def line(kind: str, body: Any, **extra: Any) -> None:
         write(json.dumps({"record": kind, **extra, **to_jsonable(body)}, separators=(",", ":")).encode("utf-8", TEXT_ERRORS) + b"\n")
@@ -338,15 +363,19 @@ def _arg(key: str, value: Any) -> str:
 
 
 def write_text(trace: Trace, out: IO[Any], *, validators: bool | None = None, selection: Selection | None = None,
-               progress: Progress | None = None) -> Written:
+               progress: Progress | None = None, threads: int | None = None) -> Written:
     """The human trace: the call, one line per list, the validator invocations (``validators``: print the block
     even when empty; None: only when there are any), one line per execution (from the columns), the end-of-call
-    reset, the findings, and what a selection left out."""
+    reset, the findings, and what a selection left out.  ``threads``: as :func:`write_json`'s."""
+    with BlockWriter(_byte_writer(out), workers=threads, ahead=BLOCKS_AHEAD, out=out) as write:
+        return _write_text(trace, write, validators, selection or Selection(), progress)
+
+
+def _write_text(trace: Trace, write: Write, validators: bool | None, selection: Selection,
+                progress: Progress | None) -> Written:
     from d3d12wl.executor.rows import execution_text
 
-    selection = selection or Selection()
     written = Written()
-    write = _byte_writer(out)
 
     def lines(*texts: str) -> None:
         write(("".join(t + "\n" for t in texts)).encode("utf-8", TEXT_ERRORS))

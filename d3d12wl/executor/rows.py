@@ -17,12 +17,15 @@ as such.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
+from d3d12wl.blockwriter import write_block
 from d3d12wl.executor.columnar import (
     ExecutionColumns,
     ExecutionRun,
@@ -36,15 +39,17 @@ from d3d12wl.executor.selection import Budget
 from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
 from d3d12wl.outfiles import TEXT_ERRORS
 from d3d12wl.serialize import json_text, to_jsonable
-from d3d12wl.textrows import Cell, Part, RowFormatter, Splice, Text, Value, json_parts, split
+from d3d12wl.textrows import Cell, Part, RowBuffer, RowFormatter, Splice, Text, Value, json_parts, split
 
 __all__ = ["FALLBACKS", "JSONStyle", "Unsupported", "execution_data", "execution_json", "execution_text",
            "record_json", "text_line"]
 
 #: bytes one formatter call writes at most (a chunk of rows is written in blocks of this size)
-BLOCK = 8 << 20
-#: virtual rows (record parts, secondary records, execution indices) formatted at a time
+BLOCK = 4 << 20
+#: primary records written from one set of templates (their first and last of each group are checked)
 RECORD_ROWS = 1 << 15
+#: virtual rows (record parts, secondary records, execution indices) formatted at a time
+VIRTUAL_ROWS = 1 << 14
 #: groups written object by object because their template did not write their first and last rows exactly
 FALLBACKS = {"executions": 0, "records": 0}
 
@@ -54,6 +59,7 @@ class Unsupported(Exception):
 
 
 Write = Callable[[Any], Any]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -163,14 +169,21 @@ def _take(table: ExecutionColumns, rows: np.ndarray) -> dict[str, np.ndarray]:
 
 def _write_blocks(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
                   write: Write, masks: dict[str, np.ndarray] | None = None, *, skip: int = 0) -> None:
-    """Rows ``0 .. n - 1`` in blocks of about :data:`BLOCK` bytes; ``skip`` bytes dropped from the first."""
+    """Rows ``0 .. n - 1`` in blocks of about :data:`BLOCK` bytes (each made on a worker thread where ``write`` is
+    a :class:`~d3d12wl.blockwriter.BlockWriter`); ``skip`` bytes dropped from the first."""
     step = max(1, BLOCK // max(int(formatter.max_bytes.max()), 1))
     for lo in range(0, n, step):
         hi = min(n, lo + step)
-        data = formatter.format({k: v[lo:hi] for k, v in columns.items()}, hi - lo,
-                                None if which is None else which[lo:hi],
-                                None if masks is None else {k: v[lo:hi] for k, v in masks.items()})
-        write(data[skip:] if lo == 0 and skip else data)
+        write_block(write, partial(_format_block, formatter, {k: columns[k][lo:hi] for k in formatter.columns},
+                                   hi - lo, None if which is None else which[lo:hi],
+                                   None if masks is None else {k: masks[k][lo:hi] for k in formatter.masks},
+                                   skip if lo == 0 else 0))
+
+
+def _format_block(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
+                  masks: dict[str, np.ndarray] | None, skip: int, buffer: RowBuffer | None) -> memoryview:
+    data = formatter.format(columns, n, which, masks, buffer=buffer)
+    return data[skip:] if skip else data
 
 
 #: picks the rows of a run to write (ascending row numbers; None: every row)
@@ -183,7 +196,7 @@ def _groups_checked(formatter: RowFormatter, run: ExecutionRun, rows: np.ndarray
                     render: Callable[[Execution], str]) -> bool:
     """Whether the templates write the first and last of ``rows`` in every group as ``render`` does."""
     assert run.table is not None
-    for g in np.unique(group).tolist():
+    for g in _present(group):
         mine = rows[group == g]
         probe = np.unique(mine[[0, -1]])
         got = bytes(formatter.format(_take(run.table, probe), len(probe), np.full(len(probe), g, dtype=np.int32)))
@@ -383,7 +396,7 @@ class _RecordWriter:
         self.ids = np.zeros((len(walk.groups), 5), dtype=np.int32)
         self.fields: dict[int, Any] = {}  # per group: its first record's fields (the template's)
         self.secondary_fields: dict[int, Any] = {}  # and its first secondary record's
-        for g in np.unique(gid).tolist():
+        for g in _present(gid):
             members = np.flatnonzero(gid == g)
             r = r0 + int(members[0])
             with_sec = members[execs[members] > 0] if hybrid[g] else members[:0]
@@ -426,73 +439,131 @@ class _RecordWriter:
     def write(self, recs: np.ndarray, write: Write, skip: int = 0, secondary: Budget | None = None) -> int:
         """Records ``recs`` (ascending batch indices, every one of a group the writer was made for), with the
         secondary records ``secondary`` still shows (None: all); returns how many secondary records that left
-        out."""
+        out.  Their rows are laid out and made :data:`VIRTUAL_ROWS` at a time on worker threads where ``write`` is
+        a :class:`~d3d12wl.blockwriter.BlockWriter`."""
         b = self.batch
-        EMPTY, CLOSE, EXEC_FIRST, EXEC_NEXT = 0, 1, 2, 3
         gid = b.gid[recs].astype(np.int64)
         execs = (b.exec_off[recs + 1] - b.exec_off[recs]).astype(np.int64)
         every = np.where(self.hybrid[gid], execs, 0)
         secs = secondary.take_each(every) if secondary is not None else every
-        # rows per record: head, the secondary list (``[]``, or its rows and the close), mid, the execution list
-        # (likewise), tail
-        per = 3 + np.where(secs > 0, secs + 1, 1) + np.where(execs > 0, execs + 1, 1)
-        starts = np.zeros(len(recs) + 1, dtype=np.int64)
-        np.cumsum(per, out=starts[1:])
-        total = int(starts[-1])
-        for v0 in range(0, total, RECORD_ROWS):
-            v1 = min(total, v0 + RECORD_ROWS)
-            v = np.arange(v0, v1, dtype=np.int64)
-            k = np.searchsorted(starts, v, side="right") - 1
-            rec, local, g = recs[k], v - starts[k], gid[k]
-            s_n, e_n = secs[k], execs[k]
-            mid_at = 1 + np.where(s_n > 0, s_n + 1, 1)
-            tid = self.ids[g]
-            which = tid[:, 2].copy()  # tail, unless a row below is another part
-            js, je = local - 1, local - mid_at - 1
-            in_sec = (local >= 1) & (local < mid_at)
-            in_exec = (local > mid_at) & (local < per[k] - 1)
-            sec_row = in_sec & (js < s_n)
-            exec_row = in_exec & (je < e_n)
-            which[local == 0] = tid[local == 0, 0]
-            which[local == mid_at] = tid[local == mid_at, 1]
-            which[(in_sec & (s_n == 0)) | (in_exec & (e_n == 0))] = EMPTY
-            which[sec_row & (js == 0)] = tid[sec_row & (js == 0), 3]
-            which[sec_row & (js > 0)] = tid[sec_row & (js > 0), 4]
-            which[(in_sec & (s_n > 0) & (js == s_n)) | (in_exec & (e_n > 0) & (je == e_n))] = CLOSE
-            which[exec_row & (je == 0)] = EXEC_FIRST
-            which[exec_row & (je > 0)] = EXEC_NEXT
-            jj = np.where(sec_row, js, 0)
-            cols: dict[str, np.ndarray] = {
-                "r.index": b.primary_index[rec], "r.va": b.primary_va[rec], "s.index": jj,
-                "s.va": np.zeros(len(v), dtype=np.uint64),
-                "e.index": b.first_execution + b.exec_off[rec] + np.where(exec_row, je, 0)}
-
-            def put(name: str, m: np.ndarray, values: np.ndarray) -> None:
-                full = cols.setdefault(name, np.zeros(len(v), dtype=np.int64 if values.dtype.kind == "i"
-                                                      else np.uint64))
-                full[m] = values
-
-            for x in np.unique(g).tolist():
-                m = g == x
-                got: dict[str, np.ndarray] = {}
-                _leaves(self.fields[x], self._primary(x, rec[m]), "p", got)
-                for name, values in got.items():
-                    put(name, m, values)
-                sfields = self.secondary_fields.get(x)
-                sm = m & sec_row
-                if sfields is None or not sm.any():
-                    continue
-                grp = b.walk.groups[x]
-                cols["s.va"][sm] = b.secondary_base[x][b.group_row[rec[sm]]] + jj[sm].astype(np.uint64) * \
-                    np.uint64(grp.sstride)
-                sgot: dict[str, np.ndarray] = {}
-                _leaves(sfields, self._secondary(x, rec[sm], jj[sm]), "s", sgot)
-                for name, values in sgot.items():
-                    put(name, sm, values)
-            for name in self.formatter.columns:
-                cols.setdefault(name, np.zeros(len(v), dtype=np.int64))
-            _write_blocks(self.formatter, cols, len(v), which, write, skip=skip if v0 == 0 else 0)
+        total = int((3 + np.where(secs > 0, secs + 1, 1) + np.where(execs > 0, execs + 1, 1)).sum())
+        rows = _Once(partial(self._rows, recs, gid, secs, execs))
+        for v0 in range(0, total, VIRTUAL_ROWS):
+            write_block(write, partial(self._block, rows, v0, min(total, v0 + VIRTUAL_ROWS), skip if v0 == 0 else 0))
         return int((every - secs).sum())
+
+    def _rows(self, recs: np.ndarray, gid: np.ndarray, secs: np.ndarray, execs: np.ndarray) -> _RecordRows:
+        """The virtual rows of records ``recs`` as runs (see :class:`_RecordRows`), and the records' columns."""
+        b = self.batch
+        n = len(recs)
+        EMPTY, CLOSE, EXEC_FIRST, EXEC_NEXT = 0, 1, 2, 3
+        tid = self.ids[gid]  # per record: the templates of its head, mid, tail, first and later secondary record
+        has_s, has_e = secs > 0, execs > 0
+        one = np.ones(n, dtype=np.int64)
+        # the runs of a record: head; the secondary list (its first row or ``[]``, the later rows, the close); mid;
+        # the execution list (likewise); tail
+        lengths = np.stack([one, one, np.maximum(secs - 1, 0), has_s, one, one, np.maximum(execs - 1, 0), has_e, one],
+                           axis=1).astype(np.int64).reshape(-1)
+        template = np.stack([tid[:, 0], np.where(has_s, tid[:, 3], EMPTY), tid[:, 4], np.full(n, CLOSE), tid[:, 1],
+                             np.where(has_e, EXEC_FIRST, EMPTY), np.full(n, EXEC_NEXT), np.full(n, CLOSE), tid[:, 2]],
+                            axis=1).astype(np.int32).reshape(-1)
+        runs = np.zeros((n, 9), dtype=bool)
+        runs[:, 1], runs[:, 2] = has_s, True
+        secondary = runs.reshape(-1)
+        starts = np.zeros(len(lengths), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        columns: dict[str, np.ndarray] = {"r.index": b.primary_index[recs], "r.va": b.primary_va[recs]}
+        for x in _present(gid):
+            m = np.flatnonzero(gid == x)
+            got: dict[str, np.ndarray] = {}
+            _leaves(self.fields[x], self._primary(x, recs[m]), "p", got)
+            for name, values in got.items():
+                columns.setdefault(name, np.zeros(n, dtype=np.int64 if values.dtype.kind == "i" else np.uint64))[m] = \
+                    values
+        return _RecordRows(recs, gid, starts, starts + lengths, np.repeat(np.arange(n), 9), template,
+                           np.tile(np.array([0, 0, 1, 0, 0, 0, 1, 0, 0]), n), secondary, columns,
+                           b.first_execution + b.exec_off[recs].astype(np.int64))
+
+    def _block(self, rows: _Once[_RecordRows], v0: int, v1: int, skip: int, buffer: RowBuffer | None) -> memoryview:
+        """Virtual rows ``v0 .. v1 - 1`` of ``rows`` (a record's part, a secondary record, an execution index)."""
+        cols, which = self._columns(rows.get(), v0, v1)
+        data = self.formatter.format(cols, v1 - v0, which, buffer=buffer)
+        return data[skip:] if skip else data
+
+    def _columns(self, rows: _RecordRows, v0: int, v1: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The columns and the template of every virtual row ``v0 .. v1 - 1``."""
+        b = self.batch
+        a = int(np.searchsorted(rows.ends, v0, side="right"))
+        z = int(np.searchsorted(rows.starts, v1, side="left"))
+        lo = rows.starts[a:z]
+        counts = np.minimum(rows.ends[a:z], v1) - np.maximum(lo, v0)
+        which = np.repeat(rows.template[a:z], counts)
+        k = np.repeat(rows.record[a:z], counts)
+        j = np.arange(v0, v1, dtype=np.int64) - np.repeat(lo - rows.base[a:z], counts)
+        cols = {name: values[k] for name, values in rows.columns.items()}
+        cols["e.index"] = rows.first_execution[k] + j
+        cols["s.index"] = j
+        cols["s.va"] = np.zeros(v1 - v0, dtype=np.uint64)
+        sec = np.flatnonzero(np.repeat(rows.secondary[a:z], counts))
+        if len(sec):
+            rk, rj = k[sec], j[sec]
+            rg = rows.gid[rk]
+            for x in _present(rg):
+                sfields = self.secondary_fields.get(x)
+                if sfields is None:
+                    continue
+                m = rg == x
+                at, recs, jj = sec[m], rows.recs[rk[m]], rj[m]
+                cols["s.va"][at] = b.secondary_base[x][b.group_row[recs]] + jj.astype(np.uint64) * \
+                    np.uint64(b.walk.groups[x].sstride)
+                got: dict[str, np.ndarray] = {}
+                _leaves(sfields, self._secondary(x, recs, jj), "s", got)
+                for name, values in got.items():
+                    cols.setdefault(name, np.zeros(v1 - v0, dtype=np.int64 if values.dtype.kind == "i"
+                                                   else np.uint64))[at] = values
+        for name in self.formatter.columns:
+            if name not in cols:
+                cols[name] = np.zeros(v1 - v0, dtype=np.int64)
+        return cols, which
+
+
+def _present(ids: np.ndarray) -> list[int]:
+    """The values ``ids`` (small non-negative integers: group numbers) holds, ascending."""
+    return np.flatnonzero(np.bincount(ids)).tolist() if len(ids) else []
+
+
+class _Once(Generic[T]):
+    """``make()``, made by the first thread that asks for it (the others wait for it)."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make, self._lock = make, threading.Lock()
+        self._value: list[T] = []
+
+    def get(self) -> T:
+        with self._lock:
+            if not self._value:
+                self._value.append(self._make())
+            return self._value[0]
+
+
+@dataclass(frozen=True)
+class _RecordRows:
+    """The virtual rows of records ``recs`` being written, as runs of rows of one template, nine a record (its
+    head, the first and the later rows of its secondary list and its close, its mid, the same of its execution
+    list, its tail; a run may be empty): per run its first and end virtual row, its record, its template, the index its
+    first row has in its list (``base``: a secondary record's or an execution's), and whether its rows are
+    secondary records; and per record its group, its columns (``r.*``, ``p.*``) and its first execution."""
+
+    recs: np.ndarray
+    gid: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    record: np.ndarray
+    template: np.ndarray
+    base: np.ndarray
+    secondary: np.ndarray
+    columns: dict[str, np.ndarray]
+    first_execution: np.ndarray
 
 
 def _skipped_rows(seg: _SkippedRecords, recs: np.ndarray, write: Write, style: JSONStyle,
@@ -564,7 +635,7 @@ def record_json(records: LazyList[PrimaryRecordTrace], write: Write, style: JSON
             try:
                 writer = _RecordWriter(batch, r0, r1, style, wrap, depth)
                 gid = batch.gid[recs]
-                probes = np.unique([int(recs[i]) for g in np.unique(gid) for i in np.flatnonzero(gid == g)[[0, -1]]])
+                probes = np.unique([int(recs[i]) for g in _present(gid) for i in np.flatnonzero(gid == g)[[0, -1]]])
                 got: list[bytes] = []
                 writer.write(probes, lambda b: got.append(bytes(b)))
                 ok = b"".join(got) == b"".join(render(batch.record(int(r))) for r in probes)

@@ -23,7 +23,9 @@
  * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.textrows): each row follows one template, a run
  * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
  * width; each op may write a literal lead first), whose values are element r of 8-byte columns; a value whose mask
- * byte is nonzero is written as the op's absent text.  It returns the bytes written, or -1 - r when row r would not fit in `capacity` (nothing of row r
+ * byte is nonzero is written as the op's absent text.  The ops name their columns and masks by index into the
+ * call's `columns` and `masks`, so one compiled set of ops is read, never written, by calls on several threads at
+ * once (each with its own columns and output).  It returns the bytes written, or -1 - r when row r would not fit in `capacity` (nothing of row r
  * is then counted).  Short copies move whole blocks of D3D12WL_SHORT bytes: the pool and `capacity` must leave
  * that many bytes of room past what they hold.
  *
@@ -96,8 +98,9 @@ void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *b
 struct d3d12wl_op {
     uint32_t kind;        /* D3D12WL_OP_* */
     uint32_t width;       /* HEX: at least this many digits (zero-padded); PAD_*: the cell's width in bytes */
-    const uint64_t *column; /* UDEC, SDEC, HEX, DICT: the value's column (element r: row r's value) */
-    const uint8_t *mask;  /* a column of masks (a nonzero byte: absent), or NULL */
+    int64_t column;       /* UDEC, SDEC, HEX, DICT: the value's column, an index into `columns` (element r of
+                           * columns[column]: row r's value) */
+    int64_t mask;         /* an index into `masks` (a column of masks: a nonzero byte is absent), or -1 */
     uint64_t lead;        /* every op: the offset in pool of bytes written first, present value or not ... */
     uint64_t lead_length; /* ... (LITERAL: its bytes) */
     uint64_t text;        /* value ops: the absent text's offset in pool */
@@ -111,7 +114,7 @@ struct d3d12wl_op {
 
 int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
                             const int64_t *template_ops, const int32_t *row_template, const uint8_t *pool,
-                            const uint64_t *dict);
+                            const uint64_t *dict, const uint64_t *const *columns, const uint8_t *const *masks);
 /* cdef-end */
 
 /* D3D12WL_SIMD: the SSE2 paths (every x86-64 host) on top of the portable column loops.  Building with
@@ -854,7 +857,7 @@ static inline size_t d3d12wl_hex(uint8_t *p, uint64_t v, uint32_t digits)
 
 int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
                             const int64_t *template_ops, const int32_t *row_template, const uint8_t *pool,
-                            const uint64_t *dict)
+                            const uint64_t *dict, const uint64_t *const *columns, const uint8_t *const *masks)
 {
     uint8_t *p = out;
     uint8_t *const end = out + capacity;
@@ -895,8 +898,8 @@ int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struc
                 continue;
             }
             /* a value: at most 20 digits and a sign, or a dictionary name, after its prefix; or the absent text */
-            const uint64_t v = op->column[r] + op->add;
-            int absent = op->mask != NULL && op->mask[r];
+            const uint64_t v = columns[op->column][r] + op->add;
+            int absent = op->mask >= 0 && masks[op->mask][r];
             if (kind == D3D12WL_OP_DICT && !absent && v >= op->dict_count)
                 absent = 1;
             if (absent) {

@@ -1,0 +1,202 @@
+"""Large outputs made in blocks on several threads and written in order on one more: the bytes are exactly those
+of making and writing every block in turn on the caller's thread.
+
+A :class:`BlockWriter` is a ``write(data)`` callable (bytes that are ready, written in turn) with one more method,
+:meth:`~BlockWriter.block`: a function that makes a block of bytes into a :class:`~d3d12wl.textrows.RowBuffer`
+(the C kernel ``d3d12wl_format_rows``, which lets go of the GIL), run on a worker thread while the caller goes
+on making the next ones.  One writer thread takes the blocks in the order they were given, waits for each, and
+writes it: the write system calls (a pipe that is slow to drain, a file's page cache) overlap the making too.
+
+Memory is bounded: at most ``ahead`` blocks (default: one per worker and two more) are made or waiting (each a
+buffer of its own, reused once written);
+the caller waits for a buffer when all are taken.  Ready bytes are gathered to :data:`GATHER` bytes before they
+join the queue.  On a regular file the writer starts the write-back of what it wrote every :data:`WRITE_BACK`
+bytes (``posix_fadvise(..., POSIX_FADV_DONTNEED)``, which on Linux starts writing the dirty pages and lets the
+page cache drop them once written), so the ``fsync`` of :class:`d3d12wl.outfiles.StagedFile`'s commit has little
+left to do and the cache is not filled with gigabytes of one output.
+
+An error of a worker (a bug) or of the writer (a full disk, a closed pipe) stops the writing and is raised in the
+caller's thread at its next call, or by :meth:`~BlockWriter.close`; an exception of the caller (an interrupt)
+makes :meth:`~BlockWriter.close` cancel the blocks not yet made, write nothing more and join every thread before
+it goes on: no thread outlives the writer, and a staged file is then discarded whole by its owner.
+
+With ``workers=0`` (one CPU) nothing is threaded: every block is made and written on the caller's thread.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import stat
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import TracebackType
+from typing import IO, Any
+
+from d3d12wl.textrows import RowBuffer
+
+__all__ = ["GATHER", "WRITE_BACK", "BlockWriter", "Make", "default_workers", "write_block"]
+
+#: a function making a block into the buffer it is given (None: a buffer of the maker's own, valid until its next
+#: call); it returns the block's bytes (a view of the buffer)
+Make = Callable[["RowBuffer | None"], Any]
+#: ready bytes gathered before they are queued for the writer thread
+GATHER = 1 << 16
+#: bytes of a regular file written between two starts of its write-back
+WRITE_BACK = 32 << 20
+#: the most worker threads (the kernel's blocks are written faster than a pipe or a page cache takes them beyond)
+MAX_WORKERS = 8
+_DONE = object()
+
+
+def default_workers() -> int:
+    """Worker threads for this process: one per CPU it may run on, at most :data:`MAX_WORKERS`, none on one CPU
+    (the caller mostly waits for the workers: on two CPUs two workers make the blocks fastest)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return min(MAX_WORKERS, cpus) if cpus > 1 else 0
+
+
+class BlockWriter:
+    """``write(data)`` and ``block(make)``, written in the order they were called, by ``write`` (the destination's,
+    called on the writer thread; ``out``: the file it writes, whose write-back is started early when it is a
+    regular file).  Use it as a context manager (or call :meth:`close`)."""
+
+    def __init__(self, write: Callable[[Any], Any], *, workers: int | None = None, ahead: int | None = None,
+                 out: IO[Any] | None = None) -> None:
+        self._write = write
+        self.workers = default_workers() if workers is None else workers
+        self._failed: list[BaseException] = []
+        self._gathered = bytearray()
+        if not self.workers:
+            return
+        self._fd = _regular_fd(out)
+        self._advised = 0
+        self._free: queue.Queue[RowBuffer] = queue.Queue()
+        for _ in range(ahead or self.workers + 2):
+            self._free.put(RowBuffer())
+        self._pending: queue.Queue[Any] = queue.Queue()  # (bounded by the buffers and by GATHER)
+        self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="d3d12wl-rows")
+        self._stop = False
+        self._thread = threading.Thread(target=self._drain, name="d3d12wl-writer", daemon=True)
+        self._thread.start()
+
+    # -- the caller's side ---------------------------------------------------------------------------------------
+
+    def __call__(self, data: Any) -> None:
+        """Write ``data`` (bytes-like; copied: the caller may reuse its buffer) after everything given so far."""
+        self._check()
+        if not self.workers:
+            self._write(data)
+            return
+        self._gathered += data
+        if len(self._gathered) >= GATHER:
+            self._flush_gathered()
+
+    def block(self, make: Make) -> None:
+        """Write what ``make(buffer)`` returns after everything given so far; ``make`` runs on a worker thread."""
+        self._check()
+        if not self.workers:
+            self._write(make(None))
+            return
+        self._flush_gathered()
+        while True:  # (a buffer comes back as soon as the writer wrote it, or as soon as it failed)
+            try:
+                buffer = self._free.get(timeout=0.1)
+                break
+            except queue.Empty:
+                self._check()
+        self._pending.put((self._pool.submit(make, buffer), buffer))
+
+    def close(self) -> None:
+        """Write what is left, join the threads, and raise the first error of a worker or of the writer."""
+        if self.workers and self._thread.is_alive():
+            try:
+                self._flush_gathered()
+                self._pending.put(_DONE)
+                self._thread.join()
+                self._pool.shutdown()
+            except BaseException:  # an interrupt while the rest is written: write nothing more
+                self.abort()
+                raise
+        self._check()
+
+    def abort(self) -> None:
+        """Write nothing more: cancel the blocks not yet made, let those being made finish, join the threads."""
+        if not self.workers:
+            return
+        self._stop = True
+        if self._thread.is_alive():
+            self._pending.put(_DONE)
+        self._pool.shutdown(cancel_futures=True)
+        self._thread.join()
+
+    def __enter__(self) -> BlockWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
+
+    def _check(self) -> None:
+        if self._failed:
+            raise self._failed[0]
+
+    def _flush_gathered(self) -> None:
+        if self._gathered:
+            self._pending.put(bytes(self._gathered))
+            self._gathered.clear()
+
+    # -- the writer thread ---------------------------------------------------------------------------------------
+
+    def _drain(self) -> None:
+        while (item := self._pending.get()) is not _DONE:
+            future, buffer = item if isinstance(item, tuple) else (None, None)
+            try:
+                if self._failed or self._stop:
+                    continue  # (drained only: the caller is told at its next call)
+                self._write(item if future is None else future.result())
+                self._wrote()
+            except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+                self._failed.append(exc)
+            finally:
+                if buffer is not None:
+                    self._free.put(buffer)
+
+    def _wrote(self) -> None:
+        """Start the write-back of what the descriptor was handed since the last start, every WRITE_BACK bytes."""
+        if self._fd is None:
+            return
+        try:
+            end = os.lseek(self._fd, 0, os.SEEK_CUR)
+            if end - self._advised >= WRITE_BACK:
+                os.posix_fadvise(self._fd, self._advised, end - self._advised, os.POSIX_FADV_DONTNEED)
+                self._advised = end
+        except OSError:  # (advice: a file system that takes none loses nothing)
+            self._fd = None
+
+
+def write_block(write: Callable[[Any], Any], make: Make) -> None:
+    """``make``'s block written by ``write``: on a worker thread of a :class:`BlockWriter` (or of a writer that
+    has a ``block`` method too), else made and written now."""
+    block = getattr(write, "block", None)
+    if block is not None:
+        block(make)
+    else:
+        write(make(None))
+
+
+def _regular_fd(out: IO[Any] | None) -> int | None:
+    """The descriptor of ``out`` when it is a regular file whose write-back can be started early, else None."""
+    if out is None or not hasattr(os, "posix_fadvise"):
+        return None
+    try:
+        fd = out.fileno()
+        return fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except (AttributeError, OSError, ValueError):
+        return None
