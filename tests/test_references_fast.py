@@ -23,7 +23,7 @@ from remap_cases import CASES
 
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.executor import columnar
+from d3d12wl.executor import columnar, references_fast
 from d3d12wl.executor.references import COLUMNS, ReferenceWalk, patch_list, walk_references
 from d3d12wl.executor.trace import Limits
 from d3d12wl.model.state import DispatchListCall
@@ -93,6 +93,35 @@ def test_the_benchmark_frame_in_columns_at_every_chunk_size(chunk: int, monkeypa
     assert walk.engine == "columns" and walk.undecided is None
 
 
+@pytest.mark.parametrize("cache", [None, 0, 1536])
+def test_pass_one_columns_kept_read_again_or_both(cache: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pass 2 reads the chunks pass 1 kept (16 bytes a hybrid record, up to references_fast.CACHE_BYTES) and
+    reads the others again: every chunk kept, none (a cap of 0), and a cap reached in the middle of the list
+    (64-record chunks of 1024 bytes, the last one 128: the first and the last fit in 1536) give the walk's
+    table."""
+    monkeypatch.setattr(columnar, "CHUNK", 64)
+    if cache is not None:
+        monkeypatch.setattr(references_fast, "CACHE_BYTES", cache)
+    reads: list[int] = []
+    chunk_columns = references_fast._chunk_columns
+
+    def counted(lp: Any, i0: int, i1: int) -> Any:
+        reads.append(i0)
+        return chunk_columns(lp, i0, i1)
+
+    monkeypatch.setattr(references_fast, "_chunk_columns", counted)
+    capture = culling_capture(4 * 200, 4)  # 200 primary records: chunks of 64, 64, 64 and 8
+    got, walk = _walked(capture, "auto")
+    assert walk.engine == "columns"
+    again = {None: [], 0: [0, 64, 128, 192], 1536: [64, 128]}[cache]
+    assert reads == [0, 64, 128, 192, *again]
+    monkeypatch.setattr(references_fast, "_chunk_columns", chunk_columns)
+    want, _ = _walked(capture, "walk")
+    for c in COLUMNS:
+        assert np.array_equal(got[c], want[c]), c
+    assert_same(capture)
+
+
 def _reversed_lists(capture: Capture) -> Capture:
     """The frame with record k reading list n - 1 - k (the same lists, not end to end)."""
     pcs = capture.objects.program_command_signatures["PCS"]
@@ -120,6 +149,55 @@ def test_secondary_lists_out_of_order_are_read_by_a_gather() -> None:
     table = patch_list(capture)
     secondary = table.columns["secondary_index"] >= 0
     assert bool((np.diff(table.columns["va"][secondary].astype(np.int64)) < 0).any())  # not one ascending run
+
+
+def _primary_records(capture: Capture) -> tuple[np.ndarray, GpuMemory]:
+    """The frame's primary records as a writable structured array over a copy of its memory (one region)."""
+    pcs = capture.objects.program_command_signatures["PCS"]
+    header = packers.read_dispatch_list_inputs(capture.memory.view(capture.call.DispatchListInput, 24))[0]
+    n, start = int(header["NumProgramInputs"]), int(header["ProgramInputs"]["StartAddress"])
+    stride = int(header["ProgramInputs"]["StrideInBytes"])
+    (region,) = [r for r in capture.memory.regions if r.size]
+    data = bytearray(region.data)
+    rec = np.ndarray((n,), dtype=record_dtype(pcs_layout(pcs).primary, stride), buffer=data,
+                     offset=start - region.base)
+    memory = GpuMemory()
+    memory.map(region.base, data, name=region.name)
+    return rec, memory
+
+
+def _split(memory: GpuMemory, va: int) -> GpuMemory:
+    """The one region as two that meet at ``va``."""
+    (region,) = [r for r in memory.regions if r.size]
+    data = bytes(region.data)
+    out = GpuMemory()
+    out.map(region.base, data[:va - region.base], name="low")
+    out.map(va, data[va - region.base:], name="high")
+    return out
+
+
+def test_secondary_lists_across_regions_and_empty_lists() -> None:
+    """End-to-end secondary lists split between two adjacent regions at a list's start are read per list (the
+    gather); split inside a list, the walk reports it and takes the call; records of no secondary record, their
+    SecondaryRecords misaligned or unmapped, read nothing and keep the rest of the chunk in one run."""
+    capture = culling_capture(4 * 100, 4)
+    rec, memory = _primary_records(capture)
+    at = int(rec["SecondaryRecords"][30])
+    capture.memory = _split(memory, at)
+    walk = assert_same(capture)
+    assert walk.engine == "columns"
+    capture.memory = _split(memory, at + 8)
+    walk = assert_same(capture)
+    assert walk.engine == "walk" and walk.undecided == "a secondary list leaves its region"
+    rows = walk.rows
+    rec["NumSecondaryRecords"][[0, 7, 99]] = 0
+    rec["SecondaryRecords"][[0, 7, 99]] = [3, 0, 2**64 - 8]
+    capture.memory = memory
+    walk = assert_same(capture)
+    assert walk.engine == "columns" and walk.rows == rows - 3 * 4  # (one SRV a secondary record)
+    rec["SecondaryRecords"][50] += 8  # no longer end to end: each list checked on its own, the fields gathered
+    walk = assert_same(capture)
+    assert walk.engine == "columns"
 
 
 def test_limits_send_the_call_to_the_walk() -> None:

@@ -316,6 +316,20 @@ class _Collector:
         self.heap_ranges = [(i, h) for i, name in enumerate(heap_names) if (h := heaps.heap(name)) is not None]
         #: the first ``target`` code of a program
         self.program_target = len(self.region_names) + len(heap_names)
+        # what _targets looks values up in, as ranges (start, last, target code): the regions, then each bound
+        # heap that spans handles; _heap_range: a heap's triplet among them
+        nregions = len(self.region_names)
+        spans = [(i, h) for i, h in self.heap_ranges if h.size]
+        self.target_ranges = np.zeros((nregions + len(spans), 3), dtype=np.uint64)
+        self.target_ranges[:nregions, 0] = self.regions.bases
+        self.target_ranges[:nregions, 1] = self.regions.lasts
+        self.target_ranges[:nregions, 2] = np.arange(nregions, dtype=np.uint64)
+        self._heap_range: dict[int, int] = {}
+        for k, (i, h) in enumerate(spans):
+            start = h.GPUDescriptorHandleForHeapStart
+            self.target_ranges[nregions + k] = (start, min(start + h.size - 1, (1 << 64) - 1), nregions + i)
+            self._heap_range[i] = nregions + k
+        self._tables: dict[int, tuple[_Plan, np.ndarray]] = {}
 
     # -- emitting rows ------------------------------------------------------------------------------------------
 
@@ -344,15 +358,13 @@ class _Collector:
         self.rows += len(cols["va"])
         self.sink(ReferenceTable(cols, self.names))
 
-    def _targets(self, value: np.ndarray, kind: np.ndarray, heap: np.ndarray,
-                 bounds: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``target`` / ``target_offset`` of VAs and handles (identifiers' are set apart); ``bounds``: the least and
-        greatest value, where the caller has them."""
+    def _targets(self, value: np.ndarray, kind: np.ndarray, heap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``target`` / ``target_offset`` of VAs and handles (identifiers' are set apart)."""
         is_va = kind == _KIND[VA]
         bases, lasts = self.regions.bases, self.regions.lasts
         all_va = bool(is_va.all())
         if all_va and len(bases) <= 8 and len(value):  # a few regions: one unsigned compare each (no search)
-            lo, hi = bounds if bounds is not None else (int(value.min()), int(value.max()))
+            lo, hi = int(value.min()), int(value.max())
             near = [(r, b, last) for r, (b, last) in enumerate(zip(bases.tolist(), lasts.tolist()))
                     if b <= hi and lo <= last]
             if not near:  # no value in any region: every row's target is none
@@ -383,6 +395,23 @@ class _Collector:
             target[m] = len(self.region_names) + i
             offset[m] = value[m] - start
         return target, offset
+
+    def target_tables(self, plan: _Plan) -> np.ndarray:
+        """Per 8-byte reference of ``plan``, the ranges of :attr:`target_ranges` its value is looked up in (first,
+        count), as :func:`~d3d12wl.records.packers.field_runs` takes them: a VA in the memory regions, a descriptor
+        handle in the bound heap of its type (:meth:`_targets`' answers, in the kernel)."""
+        hit = self._tables.get(id(plan))
+        if hit is not None and hit[0] is plan:
+            return hit[1]
+        nregions = len(self.region_names)
+        tables = np.zeros((len(plan.offsets), 2), dtype=np.int64)
+        for f, (kind, heap) in enumerate(zip(plan.kinds.tolist(), plan.heaps.tolist())):
+            if kind == _KIND[VA]:
+                tables[f] = (0, nregions)
+            elif kind == _KIND[HANDLE] and heap in self._heap_range:
+                tables[f] = (self._heap_range[heap], 1)
+        self._tables[id(plan)] = (plan, tables)
+        return tables
 
     def rows_of(self, plan: _Plan, records: np.ndarray | None, vas: np.ndarray, where: dict[str, Any],
                 values: np.ndarray | None = None) -> Columns:

@@ -17,8 +17,13 @@
  * bases[k] + j * stride, j < counts[k]; each record's fields at offsets[0 .. nfields - 1]) out of one mapped region
  * (`mem`, at VA `mem_base`), record by record and field by field in each, into row columns: the field's VA, its
  * offset in the region (rel; rel32 too unless NULL), its value, first_owner + the run (owner, NULL: not written) and
- * first_index + j (index), and minmax[0..1] the least and greatest value.  The caller has checked that every
- * field lies inside the region (the references table decides that in columns before it reads).
+ * first_index + j (index), and (target, NULL: not written) what the value falls in: field f looks its value up in
+ * its table, the tables[2f + 1] ranges from triplet tables[2f] of `ranges` (each start, last, code; ascending and
+ * disjoint), giving the range's code and value - start (target_offset), or -1 and 0 outside them.  The range the
+ * field's last value fell in is tried first (a run's values mostly fall in one region), then a binary search.
+ * It checks every run first (its fields inside the `mem_size` mapped bytes, its count not negative, the rows
+ * within `capacity`) and returns the first run that fails, before writing anything, or -1.  The caller has checked
+ * every table inside `ranges` (packers.field_runs).
  *
  * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.textrows): each row follows one template, a run
  * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
@@ -78,11 +83,12 @@ int64_t d3d12wl_scatter_columns(uint8_t *out, size_t stride, size_t n, const str
 void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const struct d3d12wl_gather *cols,
                             size_t ncols);
 int d3d12wl_kernels_simd(void);
-void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *bases, const int64_t *counts,
-                        size_t nruns, uint64_t stride, const uint64_t *offsets, size_t nfields, int64_t first_owner,
-                        int64_t first_index,
-                        uint64_t *va, uint64_t *rel, uint32_t *rel32, uint64_t *value, int64_t *owner,
-                        int64_t *index, uint64_t *minmax);
+int64_t d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_size, uint64_t mem_base, const uint64_t *bases,
+                           const int64_t *counts, size_t nruns, uint64_t stride, const uint64_t *offsets,
+                           size_t nfields, int64_t first_owner, int64_t first_index, const uint64_t *ranges,
+                           const int64_t *tables, size_t capacity, uint64_t *va, uint64_t *rel, uint32_t *rel32,
+                           uint64_t *value, int64_t *owner, int64_t *index, int32_t *target,
+                           uint64_t *target_offset);
 
 #define D3D12WL_OP_LITERAL 0
 #define D3D12WL_OP_UDEC 1
@@ -723,17 +729,58 @@ void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const 
     }
 }
 
-void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *bases, const int64_t *counts,
-                        size_t nruns, uint64_t stride, const uint64_t *offsets, size_t nfields, int64_t first_owner,
-                        int64_t first_index,
-                        uint64_t *va, uint64_t *rel, uint32_t *rel32, uint64_t *value, int64_t *owner,
-                        int64_t *index, uint64_t *minmax)
+/* restrict on the kernels' definitions (their cdef declarations leave it out: a parameter's own qualifiers are not
+ * part of the function's type), so the compiler keeps inputs in registers across the output stores */
+#if defined(_MSC_VER)
+#define D3D12WL_RESTRICT __restrict
+#else
+#define D3D12WL_RESTRICT restrict
+#endif
+
+/* fields whose last range is kept (the rest search their table every time) */
+#define D3D12WL_HINTS 16
+
+#if defined(_MSC_VER)
+#define D3D12WL_INLINE static __forceinline
+#else
+#define D3D12WL_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* the range of the n ranges at t (triplets start, last, code; ascending, disjoint) holding v, else n */
+static inline size_t d3d12wl_range_of(const uint64_t *t, size_t n, uint64_t v)
 {
-    uint64_t lo = UINT64_MAX, hi = 0;
+    size_t lo = 0, len = n;
+    while (len > 1) { /* the last range starting at or below v */
+        size_t half = len / 2;
+        lo = t[3 * (lo + half)] <= v ? lo + half : lo;
+        len -= half;
+    }
+    return n && v - t[3 * lo] <= t[3 * lo + 1] - t[3 * lo] ? lo : n;
+}
+
+/* d3d12wl_field_runs for `nfields` fields (inlined with a constant 1 for the usual record of one reference: the
+ * field loop and its kept range then live in registers).  Each field keeps the range its last value fell in
+ * (start, last - start, code; span 0 at start 1 finds only the value 1, so `kept` says whether one is kept). */
+D3D12WL_INLINE void d3d12wl_field_runs_n(
+    const uint8_t *D3D12WL_RESTRICT mem, uint64_t mem_base, const uint64_t *D3D12WL_RESTRICT bases,
+    const int64_t *D3D12WL_RESTRICT counts, size_t nruns, uint64_t stride, const uint64_t *D3D12WL_RESTRICT offsets,
+    size_t nfields, int64_t first_owner, int64_t first_index, const uint64_t *D3D12WL_RESTRICT ranges,
+    const int64_t *D3D12WL_RESTRICT tables, uint64_t *D3D12WL_RESTRICT va, uint64_t *D3D12WL_RESTRICT rel,
+    uint32_t *D3D12WL_RESTRICT rel32, uint64_t *D3D12WL_RESTRICT value, int64_t *D3D12WL_RESTRICT owner,
+    int64_t *D3D12WL_RESTRICT index, int32_t *D3D12WL_RESTRICT target, uint64_t *D3D12WL_RESTRICT target_offset)
+{
+    uint64_t start[D3D12WL_HINTS], span[D3D12WL_HINTS];
+    int32_t code[D3D12WL_HINTS];
+    int kept[D3D12WL_HINTS];
+    for (size_t f = 0; f < nfields && f < D3D12WL_HINTS; f++) {
+        start[f] = span[f] = 0;
+        code[f] = -1;
+        kept[f] = 0;
+    }
     size_t row = 0;
     for (size_t k = 0; k < nruns; k++) {
         uint64_t at = bases[k] - mem_base;
-        int64_t n = counts[k];
+        int64_t n = counts[k], own = first_owner + (int64_t)k;
         for (int64_t j = 0; j < n; j++, at += stride) {
             for (size_t f = 0; f < nfields; f++, row++) {
                 uint64_t o = at + offsets[f];
@@ -745,15 +792,70 @@ void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *b
                     rel32[row] = (uint32_t)o;
                 value[row] = v;
                 if (owner)
-                    owner[row] = first_owner + (int64_t)k;
+                    owner[row] = own;
                 index[row] = first_index + j;
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
+                if (!target)
+                    continue;
+                if (f < D3D12WL_HINTS && kept[f] && v - start[f] <= span[f]) {
+                    target[row] = code[f];
+                    target_offset[row] = v - start[f];
+                    continue;
+                }
+                const uint64_t *t = ranges + 3 * tables[2 * f];
+                size_t m = (size_t)tables[2 * f + 1], h = d3d12wl_range_of(t, m, v);
+                if (h < m) {
+                    target[row] = (int32_t)t[3 * h + 2];
+                    target_offset[row] = v - t[3 * h];
+                    if (f < D3D12WL_HINTS) {
+                        start[f] = t[3 * h];
+                        span[f] = t[3 * h + 1] - t[3 * h];
+                        code[f] = (int32_t)t[3 * h + 2];
+                        kept[f] = 1;
+                    }
+                } else {
+                    target[row] = -1;
+                    target_offset[row] = 0;
+                }
             }
         }
     }
-    minmax[0] = lo;
-    minmax[1] = hi;
+}
+
+int64_t d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_size, uint64_t mem_base, const uint64_t *bases,
+                           const int64_t *counts, size_t nruns, uint64_t stride, const uint64_t *offsets,
+                           size_t nfields, int64_t first_owner, int64_t first_index, const uint64_t *ranges,
+                           const int64_t *tables, size_t capacity, uint64_t *va, uint64_t *rel, uint32_t *rel32,
+                           uint64_t *value, int64_t *owner, int64_t *index, int32_t *target,
+                           uint64_t *target_offset)
+{
+    /* every run first: its records inside the mapped bytes, its count not negative, the rows within capacity */
+    uint64_t reach = 0;
+    for (size_t f = 0; f < nfields; f++)
+        reach = offsets[f] > reach ? offsets[f] : reach;
+    size_t rows = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        int64_t n = counts[k];
+        if (n < 0)
+            return (int64_t)k;
+        if (n == 0)
+            continue;
+        uint64_t at = bases[k] - mem_base;
+        if (bases[k] < mem_base || reach > UINT64_MAX - 8 || at > mem_size || mem_size - at < reach + 8)
+            return (int64_t)k;
+        if (stride && (uint64_t)(n - 1) > (mem_size - at - reach - 8) / stride)
+            return (int64_t)k;
+        if (!nfields || (uint64_t)n > (capacity - rows) / nfields)
+            return (int64_t)k;
+        rows += (size_t)n * nfields;
+    }
+    if (nfields == 1)
+        d3d12wl_field_runs_n(mem, mem_base, bases, counts, nruns, stride, offsets, 1, first_owner, first_index,
+                             ranges, tables, va, rel, rel32, value, owner, index, target, target_offset);
+    else
+        d3d12wl_field_runs_n(mem, mem_base, bases, counts, nruns, stride, offsets, nfields, first_owner,
+                             first_index, ranges, tables, va, rel, rel32, value, owner, index, target,
+                             target_offset);
+    return -1;
 }
 
 /* ---- text rows from columns (d3d12wl.textrows) ---------------------------------------------------------------- */
