@@ -186,10 +186,10 @@ def test_secondary_lists_across_regions_and_empty_lists() -> None:
     capture.memory = _split(memory, at)
     walk = assert_same(capture)
     assert walk.engine == "columns"
+    rows = walk.rows
     capture.memory = _split(memory, at + 8)
     walk = assert_same(capture)
     assert walk.engine == "walk" and walk.undecided == "a secondary list leaves its region"
-    rows = walk.rows
     rec["NumSecondaryRecords"][[0, 7, 99]] = 0
     rec["SecondaryRecords"][[0, 7, 99]] = [3, 0, 2**64 - 8]
     capture.memory = memory
