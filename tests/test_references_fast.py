@@ -190,9 +190,11 @@ def test_secondary_lists_across_regions_and_empty_lists() -> None:
     capture.memory = _split(memory, at + 8)
     walk = assert_same(capture)
     assert walk.engine == "walk" and walk.undecided == "a secondary list leaves its region"
+    capture.memory = memory
+    rec["NumSecondaryRecords"][99] = 0  # the last list empty, its address where it would start: still one run
+    assert_same(capture)
     rec["NumSecondaryRecords"][[0, 7, 99]] = 0
     rec["SecondaryRecords"][[0, 7, 99]] = [3, 0, 2**64 - 8]
-    capture.memory = memory
     walk = assert_same(capture)
     assert walk.engine == "columns" and walk.rows == rows - 3 * 4  # (one SRV a secondary record)
     rec["SecondaryRecords"][50] += 8  # no longer end to end: each list checked on its own, the fields gathered

@@ -180,27 +180,31 @@ def _secondary_lists(lp: _ListPlan, cc: _ChunkColumns) -> np.ndarray:
         return off
     if not group.sec_ok:
         raise Undecided("an unusable SecondaryRecordByteStride")
-    every = total >= m and bool(ns.all())
-    some = None if every else ns > 0
-    b = base if some is None else base[some]
     stride, size = group.sstride, max(group.ssize, 1)
-    b0, r = int(b[0]), -1
-    if stride > 0:
-        first = off[:-1] if some is None else off[:-1][some]
-        expect = first.astype(np.uint64)
-        expect *= np.uint64(stride)
+    b0, r = int(base[0]), -1
+    if 0 < stride and size <= stride and stride % 8 == 0:
+        # the usual layout: every record's list where the one before it ends (empty ones too), all of them in
+        # one region: the first list's start and the last one's end bound them all
+        expect = off[:-1].view(np.uint64) * np.uint64(stride)
         expect += np.uint64(b0)
-        cc.end_to_end = bool(np.array_equal(expect, b))
-    if cc.end_to_end and stride % 8 == 0 and stride >= size:
-        # ascending, each list ending where the next begins: the first and the last bound them all
-        if b0 % 8:
-            raise Undecided("a misaligned SecondaryRecords")
-        if total > lp.limits.max_secondary_records and int(ns.max()) > lp.limits.max_secondary_records:
-            raise Undecided("max_secondary_records")
-        r = regions.region_of(b0, int(b[-1]) + 1)
-        if r >= 0 and b0 + (total - 1) * stride + size > int(regions.lasts[r]) + 1:
-            raise Undecided("a secondary list leaves its region")
-    if r < 0:
+        if np.array_equal(expect, base):
+            end = b0 + (total - 1) * stride + size
+            r = regions.region_of(b0, end)
+            if r >= 0:
+                if b0 % 8:
+                    raise Undecided("a misaligned SecondaryRecords")
+                if total > lp.limits.max_secondary_records and int(ns.max()) > lp.limits.max_secondary_records:
+                    raise Undecided("max_secondary_records")
+                cc.end_to_end = True
+    if r < 0:  # each list on its own (those of no record left out)
+        every = total >= m and bool(ns.all())
+        some = None if every else ns > 0
+        b = base if some is None else base[some]
+        if stride > 0:
+            first = off[:-1] if some is None else off[:-1][some]
+            expect = first.view(np.uint64) * np.uint64(stride)
+            expect += np.uint64(int(b[0]))
+            cc.end_to_end = bool(np.array_equal(expect, b))
         if (b % np.uint64(8)).any():
             raise Undecided("a misaligned SecondaryRecords")
         if int(ns.max()) > lp.limits.max_secondary_records:
@@ -279,12 +283,12 @@ class _Decider:
         columnar walk's own batch."""
         ctx, walk = run.ctx, lp.walk
         cls = walk.sel.executable_class.value
-        execs = np.diff(off)
+        execs = cc.ns if cc.ns is not None else np.diff(off)
         per_pcs: dict[str, list[int]] = {}  # PCS -> [first record that runs, executions]
         names = {walk.groups[g].pcs.name for g in cc.present}
         if len(names) == 1:  # one PCS (its programs in several slots): no per-group counts
             if off[-1]:
-                per_pcs[names.pop()] = [int(np.argmax(execs > 0)), int(off[-1])]
+                per_pcs[names.pop()] = [0 if execs[0] else int(np.argmax(execs > 0)), int(off[-1])]
         else:
             ran = execs > 0
             gid = cc.gid()

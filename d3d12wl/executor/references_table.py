@@ -786,8 +786,12 @@ _STABLE: Final = "stable"
 
 
 def _constant(value: int, n: int, dtype: Any) -> np.ndarray:
-    """``n`` times ``value``, read-only and without the memory (a column every row of a block shares)."""
-    return np.broadcast_to(np.asarray(value, dtype=dtype), (n,))
+    """``n`` times ``value``, read-only and without the memory (a column every row of a block shares): one element
+    at stride 0 (what ``np.broadcast_to`` makes, at half its cost; a chunk makes a dozen)."""
+    one = np.array([value], dtype=dtype)
+    out = np.ndarray((n,), dtype=one.dtype, buffer=one, strides=(0,))
+    out.flags.writeable = False
+    return out
 
 
 def plan_values(plan: _Plan, records: np.ndarray) -> np.ndarray:
