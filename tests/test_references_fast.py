@@ -32,7 +32,7 @@ from d3d12wl.records.dtypes import record_dtype
 from d3d12wl.records.layout import pcs_layout
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
-from bench_executor import culling_capture  # noqa: E402  (the benchmark's frame)
+from bench_executor import culling_capture, execute_indirect_capture  # noqa: E402  (the benchmarks' frames)
 
 
 def _walked(capture: Capture, engine: str, limits: Limits | None = None) -> tuple[dict[str, np.ndarray],
@@ -120,6 +120,21 @@ def test_pass_one_columns_kept_read_again_or_both(cache: int | None, monkeypatch
     for c in COLUMNS:
         assert np.array_equal(got[c], want[c]), c
     assert_same(capture)
+
+
+@pytest.mark.parametrize("chunk", [3, 64, columnar.CHUNK])
+def test_execute_indirect_commands_in_columns_at_every_chunk_size(chunk: int,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The executor benchmark's ExecuteIndirect frame (root constants, a vertex buffer view each, a count buffer)
+    is read in columns, chunk by chunk as the walk takes it; a limit inside it sends the call to the walk."""
+    monkeypatch.setattr(columnar, "CHUNK", chunk)
+    capture = execute_indirect_capture(200)
+    walk = assert_same(capture)
+    assert walk.engine == "columns" and walk.undecided is None
+    table = patch_list(capture)
+    assert table.columns["command_index"][table.columns["command_index"] >= 0].tolist() == list(range(200))
+    walk = assert_same(capture, Limits(max_executions=150))
+    assert walk.engine == "walk" and walk.undecided == "a limit"
 
 
 def _reversed_lists(capture: Capture) -> Capture:
@@ -235,9 +250,17 @@ def test_zeros_regions_and_no_records() -> None:
 
 
 def test_what_takes_the_walk_says_why() -> None:
-    ei = CASES["execute indirect"]()
-    _, walk = _walked(ei, "auto")
-    assert walk.engine == "walk" and walk.undecided is not None and "ExecuteIndirect" in walk.undecided
+    for name in ("execute indirect", "execute indirect, every argument"):
+        _, walk = _walked(CASES[name](), "auto")
+        assert walk.engine == "columns" and walk.undecided is None, name
+    why = {"command_unmapped": "commands outside one region", "command_va_wrap": "a command's address wraps",
+           "index_buffer_format_invalid": "a command the executor reports",
+           "cbv_address_misaligned": "a command the executor reports"}
+    for breaker in BREAKERS:
+        if breaker.name in why:
+            _, walk = _walked(_capture(breaker.build(random.Random(7), True)), "auto")
+            assert walk.engine == "walk" and walk.undecided is not None, breaker.name
+            assert walk.undecided.startswith(why[breaker.name]), (breaker.name, walk.undecided)
     rt = CASES["raytracing hybrid"]()
     _, walk = _walked(rt, "auto")
     assert walk.engine == "walk" and walk.undecided is not None and "raytracing" in walk.undecided

@@ -41,8 +41,9 @@ import numpy as np
 from d3d12wl.capture.file import Capture
 from d3d12wl.capture.memory import VA_LIMIT
 from d3d12wl.executor import columnar
-from d3d12wl.executor.columnar import _Chunk, _Group, _ListWalk
+from d3d12wl.executor.columnar import CommandBatch, _Chunk, _Group, _ListWalk
 from d3d12wl.executor.dispatch_list import ListRun, primary_walk_setup, run_dispatch_list
+from d3d12wl.executor.execute_indirect import CommandPlan, run_execute_indirect
 from d3d12wl.executor.references_table import (
     COLUMNS,
     Columns,
@@ -54,7 +55,7 @@ from d3d12wl.executor.references_table import (
 )
 from d3d12wl.executor.trace import Limits, ListTrace, Trace, _Released
 from d3d12wl.model.argtypes import ExecutableClass
-from d3d12wl.model.state import DispatchListCall
+from d3d12wl.model.state import DispatchListCall, ExecuteIndirectCall
 from d3d12wl.records.packers import field_runs
 
 __all__ = ["Undecided", "fast_references"]
@@ -463,12 +464,51 @@ class _Emitter:
 # --------------------------------------------------------------------------------------------------------------
 
 
+class _CommandDecider:
+    """The command walker of pass 1 for ExecuteIndirect (one call of :func:`run_execute_indirect`): what the
+    columnar command walk (:func:`~d3d12wl.executor.columnar.walk_commands_columnar`) does with each chunk of
+    commands, decided in columns: every chunk whole in one region and within the limits, no command it hands to
+    the reference walk (a VA wrap, an unmapped command, one :meth:`~d3d12wl.executor.execute_indirect.CommandPlan
+    .flagged` reports).  The executions are counted as its batches count them; the first of the call is its own."""
+
+    def __init__(self) -> None:
+        self.plan: CommandPlan | None = None
+        self.chunks: list[tuple[int, int, int]] = []  # (first command, end, region)
+
+    def __call__(self, plan: CommandPlan) -> None:
+        self.plan = plan
+        ctx, trace, limits = plan.ctx, plan.ctx.trace, plan.ctx.limits
+        regions = columnar._regions(ctx)
+        base, stride, size = plan.call.ArgumentBuffer, plan.stride, plan.layout.size
+        first_wrap = 0 if base + size > VA_LIMIT else (VA_LIMIT - size - base) // stride + 1
+        key = (plan.cls.value if plan.cls else "", None)
+        for k in range(0, plan.count, columnar.CHUNK):
+            end = min(plan.count, k + columnar.CHUNK)
+            if end > first_wrap:
+                raise Undecided("a command's address wraps")
+            n = end - k
+            if ctx.records_walked + n > limits.max_records or len(trace.executions) + n > limits.max_executions:
+                raise Undecided("a limit")
+            va0 = base + k * stride
+            region = regions.region_of(va0, va0 + (n - 1) * stride + size)
+            if region < 0:
+                raise Undecided("commands outside one region")
+            rows = regions.strided(region, va0, n, stride, size)
+            if len(plan.flagged(rows)):
+                raise Undecided("a command the executor reports (the reference walk runs it)")
+            first = CommandBatch(plan, len(trace.executions), k, rows[:1].copy())
+            trace.executions.add_batch(_Released(n))
+            ctx.records_walked += n
+            ctx.note_executions(key, n, lambda: first.item(0))
+            self.chunks.append((k, end, region))
+
+
 def fast_references(capture: Capture, collector: _Collector, limits: Limits | None) -> Trace:
-    """The call's references into ``collector`` (the state rows, then the lists'), or :class:`Undecided` before
-    any row is handed over."""
+    """The call's references into ``collector`` (the state rows, then the lists' or the commands'), or
+    :class:`Undecided` before any row is handed over."""
     call = capture.call
     if not isinstance(call, DispatchListCall):
-        raise Undecided("ExecuteIndirect (the walk's command columns serve it)")
+        return _command_references(capture, call, collector, limits)
     decider = _Decider(CACHE_BYTES)
     trace = run_dispatch_list(capture.memory, capture.device, capture.objects, capture.state, call, limits,
                               walker=decider)
@@ -476,5 +516,25 @@ def fast_references(capture: Capture, collector: _Collector, limits: Limits | No
     emitter = _Emitter(collector)
     for lp in decider.lists:
         emitter.list_rows(lp)
+    trace.executions.release()
+    return trace
+
+
+def _command_references(capture: Capture, call: ExecuteIndirectCall, collector: _Collector,
+                        limits: Limits | None) -> Trace:
+    """ExecuteIndirect's: pass 1 (:class:`_CommandDecider`), then each chunk's commands as one run of records."""
+    decider = _CommandDecider()
+    trace = run_execute_indirect(capture.memory, capture.device, capture.objects, capture.state, call, limits,
+                                 walker=decider)
+    collector.state_rows()
+    plan = decider.plan
+    if plan is not None:
+        emitter = _Emitter(collector)
+        cplan = collector.plan(plan.layout, None, None)
+        base = plan.call.ArgumentBuffer
+        for k, end, region in decider.chunks:
+            emitter._emit(cplan, region, np.array([base + k * plan.stride], dtype=np.uint64),
+                          np.array([end - k], dtype=np.int64), plan.stride, {}, "command_index", k, None,
+                          ascending=True)
     trace.executions.release()
     return trace
