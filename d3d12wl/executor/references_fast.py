@@ -512,6 +512,8 @@ def fast_references(capture: Capture, collector: _Collector, limits: Limits | No
     decider = _Decider(CACHE_BYTES)
     trace = run_dispatch_list(capture.memory, capture.device, capture.objects, capture.state, call, limits,
                               walker=decider)
+    if decider.lists:  # the layouts pass 1 made (the groups' own: the plans are keyed by layout)
+        collector.layouts = decider.lists[0].walk.ctx.layouts
     collector.state_rows()
     emitter = _Emitter(collector)
     for lp in decider.lists:
@@ -526,8 +528,10 @@ def _command_references(capture: Capture, call: ExecuteIndirectCall, collector: 
     decider = _CommandDecider()
     trace = run_execute_indirect(capture.memory, capture.device, capture.objects, capture.state, call, limits,
                                  walker=decider)
-    collector.state_rows()
     plan = decider.plan
+    if plan is not None:
+        collector.layouts = plan.ctx.layouts
+    collector.state_rows()
     if plan is not None:
         emitter = _Emitter(collector)
         cplan = collector.plan(plan.layout, None, None)
