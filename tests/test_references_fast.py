@@ -272,3 +272,32 @@ def test_what_takes_the_walk_says_why() -> None:
     assert walk.engine == "walk" and walk.undecided is None
     with pytest.raises(ValueError, match="engine"):
         walk_references(culling, lambda t: None, engine="fast")
+
+
+def test_fields_at_a_stride_are_listed_as_runs_and_merge_with_later_fields() -> None:
+    """Listed.fresh_strided keeps a run of records' fields as the run it is; fields listed later among them (a
+    shared list, the same field read as another kind) are merged, found listed, and reported as fresh() would:
+    the listing ends as if every field had gone through fresh()."""
+    from d3d12wl.executor.references_table import Listed
+
+    def listing(strided: bool) -> tuple[Listed, list[list[bool]]]:
+        listed, seen = Listed([1 << 20]), []
+        if strided:
+            assert listed.fresh_strided(0, 64, 10, 32, (0, 16), (0, 2))
+            assert listed.fresh_strided(0, 1024, 3, 8, (0,), (0,))
+            assert not listed.fresh_strided(0, 96 + 16, 2, 32, (0,), (0,))  # among the first run: not recorded
+        else:
+            o = (64 + 32 * np.arange(10)[:, None] + np.array([0, 16])[None, :]).reshape(-1).astype(np.uint64)
+            seen.append(listed.fresh(0, o, np.tile(np.array([0, 2], np.int8), 10), disjoint=True).tolist())
+            o = (1024 + 8 * np.arange(3)).astype(np.uint64)
+            seen.append(listed.fresh(0, o, np.zeros(3, np.int8), disjoint=True).tolist())
+        # a later chunk: two fields listed before (one as another kind), one new between the runs
+        seen.append(listed.fresh(0, np.array([80, 128, 600], np.uint64), np.array([2, 2, 0], np.int8)).tolist())
+        return listed, seen
+
+    a, seen_a = listing(True)
+    b, seen_b = listing(False)
+    assert seen_a[-1] == seen_b[-1] == [False, False, True]
+    (oa, ca), (ob, cb) = a.arrays(0), b.arrays(0)
+    assert oa.dtype == ob.dtype == np.uint32 and oa.tolist() == ob.tolist() and ca.tolist() == cb.tolist()
+    assert a.overlaps == b.overlaps and a.overlap_count == b.overlap_count == 1  # 128: a VA read as a handle

@@ -417,10 +417,16 @@ class _Emitter:
                 cols_where[owner[0]] = owner[1] + k
             c.emit(c.rows_of(plan, records, vas, cols_where, None))
             return
+        if not f:
+            return
+        # records at a stride, their fields in order and apart: ascending, no two overlap, listed as a run
+        offs = plan.offsets.tolist()
+        disjoint = ascending and (f == 1 or bool(np.all(np.diff(plan.offsets) >= 8))) and (
+            stride >= offs[-1] + 8 - offs[0] or int(counts.sum()) < 2)
         listed_u32 = c.listed.dtypes[region] == np.dtype(np.uint32)
         fr = field_runs(c.regions.bytes[region], int(c.regions.bases[region]), bases, counts, stride,
-                        plan.offsets.tolist(), first_owner=None if owner is None else owner[1],
-                        first_index=first_index, rel32=listed_u32,
+                        offs, first_owner=None if owner is None else owner[1],
+                        first_index=first_index, rel32=listed_u32 and not disjoint,
                         ranges=c.target_ranges if c.targets else None,
                         tables=c.target_tables(plan) if c.targets else None)
         total = len(fr.va)
@@ -430,10 +436,8 @@ class _Emitter:
         if f == 1:
             kind, heap = _constant(plan.kinds[0], n, np.int32), _constant(plan.heaps[0], n, np.int32)
             field = _constant(plan.fields[0], n, np.int32)
-            codes = np.full(n, plan.codes[0], dtype=np.int8)
         else:
             kind, heap, field = np.tile(plan.kinds, n), np.tile(plan.heaps, n), np.tile(plan.fields, n)
-            codes = np.tile(plan.codes, n)
         if fr.target is not None and fr.target_offset is not None:
             target, target_offset = fr.target, fr.target_offset
         else:
@@ -450,13 +454,12 @@ class _Emitter:
                 cols[name] = _constant(where.get(name, -1), total, np.int64)
         cols.update(heap=heap, target=target, target_offset=target_offset)
         cols = {name: cols[name] for name in COLUMNS}
-        # records at a stride, their fields in order and apart: ascending, no two overlap
-        offs = plan.offsets
-        disjoint = ascending and (f == 1 or bool(np.all(np.diff(offs) >= 8))) and (
-            n < 2 or stride >= int(offs[-1]) + 8 - int(offs[0]))
-        keep = c.listed.fresh(region, fr.rel, codes, disjoint=disjoint, stored=fr.rel32)
-        if not keep.all():
-            cols = {name: v[keep] for name, v in cols.items()}
+        if not (disjoint and c.listed.fresh_strided(region, int(fr.rel[0]) - offs[0], n, stride, tuple(offs),
+                                                    tuple(plan.codes.tolist()))):
+            codes = np.full(n, plan.codes[0], dtype=np.int8) if f == 1 else np.tile(plan.codes, n)
+            keep = c.listed.fresh(region, fr.rel, codes, disjoint=disjoint, stored=fr.rel32)
+            if not keep.all():
+                cols = {name: v[keep] for name, v in cols.items()}
         c.rows += len(cols["va"])
         c.sink(ReferenceTable(cols, c.names))
 
