@@ -1,5 +1,6 @@
-"""The references table of a DispatchList call read from the records in columns, without the executor's trace of
-executions: what :func:`d3d12wl.executor.references.walk_references` runs first (issue 28's rate target).
+"""The references table of a DispatchList or ExecuteIndirect call read from the records in columns, without the
+executor's trace of executions: what :func:`d3d12wl.executor.references.walk_references` runs first (issue 28's
+rate target).
 
 The walk-based table (:func:`~d3d12wl.executor.references.walk_references` with ``engine="walk"``) executes the
 call with the columnar engine and takes each chunk's references from the trace's columns: every secondary record's
@@ -12,23 +13,31 @@ gives the same table, row for row and code for code, in two passes over each lis
    only the columns that decide what the columnar walk would do with each primary record: ``ProgramTableIndex``
    (each slot checked once by the executor's :meth:`~d3d12wl.executor.columnar._ListWalk.group_index`), and for
    hybrid records ``NumSecondaryRecords`` / ``SecondaryRecords`` (alignment, the stride, every secondary record
-   inside one region, the limits).  It leaves in the call's context what the walk leaves (records walked and
-   repeated, the executions' count, the first execution of each (class, PCS), made by the executor itself, which
-   the end-of-call ``root-parameter-not-set`` check reads).
+   inside one region, the limits; lists that lie end to end, the usual layout, are bounded by the first and the
+   last).  It leaves in the call's context what the walk leaves (records walked and repeated, the executions'
+   count, the first execution of each (class, PCS), made by the executor itself, which the end-of-call
+   ``root-parameter-not-set`` check reads), and keeps each chunk's columns for pass 2 up to :data:`CACHE_BYTES`
+   (16 bytes a hybrid record); pass 2 reads the chunks beyond them again.
 2. **emit** (:class:`_Emitter`): chunk by chunk (the walk's :data:`~d3d12wl.executor.columnar.CHUNK` records, so rows
-   come in the walk's order), each record class's reference fields are read through strided views of the primary
-   records and, for secondary records, a strided view of the whole run when the lists lie end to end (the usual
-   layout; a gather of just the 8-byte fields otherwise); the rows are listed once through the same
-   :class:`~d3d12wl.executor.references_table.Listed`.
+   come in the walk's order), each record class's reference fields are read by one C pass per run of records
+   (:func:`~d3d12wl.records.packers.field_runs`: the primary records, and their secondary records as one run when
+   the lists lie end to end; a gather of just the 8-byte fields otherwise), which also looks each value's
+   ``target`` up; the rows are listed once through the same :class:`~d3d12wl.executor.references_table.Listed`
+   (records at a stride as the run they are).
+
+ExecuteIndirect (:class:`_CommandDecider`): pass 1 runs
+:func:`~d3d12wl.executor.execute_indirect.run_execute_indirect` with a command walker that decides each chunk of
+commands as the columnar command walk takes it; pass 2 reads each chunk's commands as one run of records.
 
 **Where this path cannot decide, the call takes the walk** (:class:`Undecided`, raised in pass 1 before any row
-is handed over, so nothing is emitted twice): any record the columnar walk would hand to the reference walk or
-report (a slot the executor refuses, a misaligned or unmapped secondary list, records leaving their region, a
-limit reached, a broadcast program table too small for its record), raytracing-class lists (the executor walks
-them record by record), primary records at stride 0, lists whose slots select record classes with different
-reference plans, descriptor-table handles read from records while the capture gives the heap ranges (W58 is
-decided per record by the walk), and ExecuteIndirect calls.  The differential test
-(``tests/test_references_fast.py``) holds both paths to the same table on every capture the tests build.
+is handed over, so nothing is emitted twice): any record or command the columnar walk would hand to the reference
+walk or report (a slot the executor refuses, a misaligned or unmapped secondary list, records leaving their
+region, a limit reached, a broadcast program table too small for its record, a command the executor flags, one
+that wraps the address space, commands outside one region), raytracing-class lists (the executor walks them
+record by record), primary records at stride 0, lists whose slots select record classes with different reference
+plans, and descriptor-table handles read from records while the capture gives the heap ranges (W58 is decided per
+record by the walk).  The differential test (``tests/test_references_fast.py``) holds both paths to the same table
+on every capture the tests build.
 """
 
 from __future__ import annotations
