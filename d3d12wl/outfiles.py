@@ -10,6 +10,9 @@ standard output.
 
 An OS error on the named path (a missing folder, a directory, a read-only folder, a name too long, a symlink
 loop, a full device, a file-size limit) is an :class:`OutputError` naming the path: exit 2 on the command line.
+Each file names its own failing writes (its raw file does, :class:`_NamingFileIO`), so a file written inside
+another's ``with`` never takes the blame for the other's full disk.  Standard output names no file: a write to it
+that fails for the same reasons is :func:`stdout_error`'s, which the command line turns into exit 2 as well.
 Text is UTF-8 and, as on standard output, what UTF-8 cannot encode (a lone surrogate a JSON file may hold in a
 name) is written as a backslash escape instead of failing.
 """
@@ -29,7 +32,7 @@ from typing import IO, Any
 
 from d3d12wl.errors import D3D12WLError
 
-__all__ = ["OutputError", "StagedFile", "is_stdout", "output_file", "write_error"]
+__all__ = ["OutputError", "StagedFile", "is_stdout", "output_file", "stdout_error", "write_error"]
 
 #: errors of writing to the destination itself (as opposed to a bug of the writer): raised inside the ``with``
 #: body of :func:`output_file` by a write, they name the path
@@ -48,19 +51,32 @@ def is_stdout(path: str | os.PathLike[str] | None) -> bool:
     return path is None or os.fspath(path) == "-"
 
 
-def _os_error(path: str | os.PathLike[str], exc: OSError) -> OutputError:
-    reason = exc.strerror or type(exc).__name__
+def _reason(exc: OSError) -> str:
     if exc.errno == errno.EFBIG:
-        reason = "file too large (the file-size limit was reached)"
-    return OutputError(f"cannot write {os.fspath(path)!r}: {reason}", where=os.fspath(path))
+        return "file too large (the file-size limit was reached)"
+    return exc.strerror or type(exc).__name__
+
+
+def _os_error(path: str | os.PathLike[str], exc: OSError) -> OutputError:
+    return OutputError(f"cannot write {os.fspath(path)!r}: {_reason(exc)}", where=os.fspath(path))
 
 
 def write_error(path: str | os.PathLike[str], exc: OSError) -> OutputError | None:
     """The :class:`OutputError` naming ``path`` for an OS error a write to it raised (a full disk, a file-size
-    limit, an I/O error), or None when ``exc`` is no error of the destination (a writer's own bug stays one):
-    for a writer that writes a :class:`StagedFile` itself, outside :func:`output_file`."""
+    limit, an I/O error), or None when ``exc`` is no error of the destination (a writer's own bug stays one).
+    The files :class:`StagedFile` opens apply it to their own writes; it is for a write made past them (on the
+    descriptor)."""
     if exc.errno in _DESTINATION_ERRNOS and not exc.filename:
         return _os_error(path, exc)
+    return None
+
+
+def stdout_error(exc: OSError) -> OutputError | None:
+    """The :class:`OutputError` for an OS error of a write that names no file (the files of :func:`output_file`
+    name their own): standard output, redirected to a full device or a file past its size limit; None when
+    ``exc`` is no such error (a reader that closed the pipe is not one: ``d3d12wl dump | head`` ends quietly)."""
+    if exc.filename is None and exc.errno in _DESTINATION_ERRNOS and exc.errno != errno.EPIPE:
+        return OutputError(f"cannot write it: {_reason(exc)}", where="standard output")
     return None
 
 
@@ -96,6 +112,32 @@ def check_target(path: str | os.PathLike[str]) -> None:
         _destination(path)
 
 
+class _NamingFileIO(io.FileIO):
+    """A file whose failing writes (a full device, a file-size limit, an I/O error, a reader gone) raise the
+    :class:`OutputError` naming the path the user gave, wherever the write happens: in the writer, in a flush, in
+    the close of a file nested in another's ``with`` (each file names itself, never the one around it)."""
+
+    def __init__(self, file: str | Path | int, mode: str, *, shown: str) -> None:
+        super().__init__(file, mode)
+        self.shown = shown
+
+    def write(self, data: Any) -> int | None:  # type: ignore[override]
+        try:
+            return super().write(data)
+        except OSError as exc:
+            raise self._named(exc) from None
+
+    def truncate(self, size: int | None = None) -> int:
+        try:
+            return super().truncate(size)
+        except OSError as exc:
+            raise self._named(exc) from None
+
+    def _named(self, exc: OSError) -> OSError | OutputError:
+        named = write_error(self.shown, exc)
+        return exc if named is None else named
+
+
 class StagedFile:
     """One output file: ``open()`` gives a binary file to write, ``commit()`` puts it under its final name,
     ``discard()`` leaves the final name as it was.  A regular or new file is staged under a temporary name in its
@@ -112,11 +154,16 @@ class StagedFile:
     def open(self) -> IO[bytes]:
         try:
             if self.through:
-                self.file = open(self.target, "wb")  # noqa: SIM115 - closed by commit or discard
+                raw = _NamingFileIO(self.target, "wb", shown=self.path)
             else:
                 fd = self._create()
-                os.chmod(fd, self.mode)  # made private: the mode the file has, or open() would give
-                self.file = os.fdopen(fd, "wb")
+                try:
+                    os.chmod(fd, self.mode)  # made private: the mode the file has, or open() would give
+                    raw = _NamingFileIO(fd, "wb", shown=self.path)
+                except BaseException:
+                    os.close(fd)
+                    raise
+            self.file = io.BufferedWriter(raw)
         except OSError as exc:
             self.discard()
             raise _os_error(self.path, exc) from None
@@ -174,7 +221,7 @@ class StagedFile:
 def _close_quietly(f: IO[Any]) -> None:
     try:
         f.close()
-    except OSError:
+    except (OSError, OutputError):  # (the close flushes what is buffered: a write that fails names the file)
         pass
 
 

@@ -120,24 +120,24 @@ def test_a_path_that_cannot_be_written_is_an_output_error_naming_it(tmp_path: Pa
     assert info.value.where == (path or "''")
 
 
+def _with_4_kib_files(body: str, report: str) -> subprocess.CompletedProcess[str]:
+    """Run ``body`` (statements indented by 4) in a Python process whose files may not grow past 4 KiB
+    (RLIMIT_FSIZE: a full disk; Python ignores SIGXFSZ, so the write fails with EFBIG); an OutputError runs
+    ``report`` (``exc`` is the error) and exits 2."""
+    code = ("import resource, sys\nfrom d3d12wl.outfiles import OutputError, output_file\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+            f"try:\n{body}except OutputError as exc:\n    {report}\n    sys.exit(2)\n")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parent.parent)
+
+
 def test_a_full_disk_is_an_output_error_and_keeps_the_old_file(tmp_path: Path) -> None:
     """RLIMIT_FSIZE stands for a full device: the write fails with EFBIG (Python ignores SIGXFSZ)."""
     target = tmp_path / "out.txt"
     target.write_text("old\n")
-    code = (
-        "import resource, sys\n"
-        "from d3d12wl.outfiles import OutputError, output_file\n"
-        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
-        "try:\n"
-        f"    with output_file({str(target)!r}) as f:\n"
-        "        for _ in range(100):\n"
-        "            f.write('x' * 1000)\n"
-        "except OutputError as exc:\n"
-        "    print(exc.where, exc.message)\n"
-        "    sys.exit(2)\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                            cwd=Path(__file__).resolve().parent.parent)
+    result = _with_4_kib_files(f"    with output_file({str(target)!r}) as f:\n"
+                               "        for _ in range(100):\n"
+                               "            f.write('x' * 1000)\n", "print(exc.where, exc.message)")
     assert result.returncode == 2, result.stderr
     assert str(target) in result.stdout and "file-size limit" in result.stdout
     assert target.read_text() == "old\n" and _leftovers(tmp_path) == []
@@ -175,3 +175,31 @@ def test_an_interrupt_as_the_temporary_file_is_created_leaves_nothing(tmp_path: 
     monkeypatch.undo()
     assert os.listdir(tmp_path) == []
 
+
+
+def test_each_file_names_its_own_failing_write_when_files_are_nested(tmp_path: Path) -> None:
+    """A file written inside another file's ``with`` (exec's csv executions around its verdict table) names itself
+    when its write fails, not the file whose ``with`` is innermost: the error is the file's own.  Neither file is
+    left, torn or temporary."""
+    outer, inner = tmp_path / "executions.csv", tmp_path / "executions.findings.csv"
+    result = _with_4_kib_files(
+        f"    with output_file({str(outer)!r}, binary=True) as big, output_file({str(inner)!r}) as small:\n"
+        "        small.write('kind,rule\\n')\n"
+        "        big.write(b'x' * 100_000)\n", "print(exc.where)")
+    assert result.returncode == 2, result.stderr
+    assert result.stdout.strip() == str(outer)
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [["exec"], ["exec", "--format", "csv"], ["dump"], ["layout", "--json", "-"]])
+def test_standard_output_on_a_full_device_is_exit_2_naming_it(argv: list[str]) -> None:
+    """``d3d12wl ... > /dev/full``: the output cannot be written, which is unusable output (exit 2, one line naming
+    standard output), not an internal error; no traceback, and nothing more after it."""
+    signature = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples" / "culling.json"
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([sys.executable, "-m", "d3d12wl", *argv], stdout=full, stderr=subprocess.PIPE,
+                                text=True, timeout=120, input=signature.read_text() if "-" in argv else None)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"d3d12wl {argv[0]}: error: standard output: cannot write it: No space left on device"]

@@ -69,7 +69,7 @@ from d3d12wl.model.state import (
     WorkListBinding,
     direct_command_list_type,
 )
-from d3d12wl.outfiles import OutputError, StagedFile, output_file, write_error
+from d3d12wl.outfiles import StagedFile, output_file
 
 #: The newest capture format version: what this module reads, and writes where a capture needs it.
 CAPTURE_VERSION = 4
@@ -939,19 +939,13 @@ class _StagedFiles:
 
     def __init__(self) -> None:
         self.pending: list[StagedFile] = []
-        self.current: Path | None = None  # the file being written (what a failed write names)
 
     def open(self, target: Path) -> IO[bytes]:
+        """A file to write ``target`` through: a write that fails (a full disk, a file-size limit) raises the
+        :class:`~d3d12wl.outfiles.OutputError` naming it (exit 2)."""
         staged = StagedFile(target)
         self.pending.append(staged)
-        self.current = target
         return staged.open()
-
-    def named(self, exc: OSError) -> OSError | OutputError:
-        """A write's OS error as the :class:`~d3d12wl.outfiles.OutputError` naming the file it failed on (a full
-        disk, a file-size limit: exit 2), or as it is when it is no error of the destination."""
-        named = write_error(self.current, exc) if self.current is not None else None
-        return exc if named is None else named
 
     def commit(self) -> None:
         for staged in self.pending:
@@ -1050,8 +1044,6 @@ def capture_to_dict(capture: Capture, directory: Path | None = None, *, stem: st
         out["call"] = _dump_call(capture.call)
         if own:
             files.commit()
-    except OSError as exc:
-        raise files.named(exc) from None
     finally:
         if own:
             files.discard()
@@ -1097,8 +1089,6 @@ def save_capture(capture: Capture, path: str | os.PathLike[str], *, inline_limit
         # renamed last: the JSON never names a .bin that is not there
         staged.open(target).write((json.dumps(data, indent=1, allow_nan=False) + "\n").encode("utf-8"))
         staged.commit()
-    except OSError as exc:
-        raise staged.named(exc) from None
     finally:
         staged.discard()
     return target

@@ -241,7 +241,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:
         if exc.filename is None:
-            return _internal(exc, args.command, debug, as_json)
+            from d3d12wl.outfiles import stdout_error
+
+            unwritable = stdout_error(exc)
+            if unwritable is None:
+                return _internal(exc, args.command, debug, as_json)
+            _quiet_broken_pipe()  # (the interpreter's last flush of what is buffered would fail again)
+            print(f"d3d12wl {args.command}: error: {unwritable}", file=sys.stderr)
+            return EXIT_UNUSABLE
         # an OS error on a path that no command turned into its own message: the path is unusable, exit 2
         from d3d12wl.inputs import InputError
 

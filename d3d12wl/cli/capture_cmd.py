@@ -22,7 +22,7 @@ from d3d12wl.capture.file import (
     write_capture_json,
 )
 from d3d12wl.cli import load_description, summary
-from d3d12wl.cli._options import integer
+from d3d12wl.cli._options import integer, refuse_json_with_capture_on_stdout
 from d3d12wl.errors import CaptureError
 from d3d12wl.executor.reads import CallReads, read_call
 from d3d12wl.executor.trace import Finding
@@ -284,6 +284,7 @@ def _call_text(capture: Capture) -> str:
 def run(args: argparse.Namespace) -> int:
     args.regions = [*args.regions, *args.more_regions]
     outfiles.check_target(args.output)  # (an -o that can never be written is exit 2 before the regions are read)
+    refuse_json_with_capture_on_stdout(args)
     stdin_regions = [r for r in args.regions if r.partition("=")[2].rpartition("@")[0].split(",")[0] == "-"]
     if len(stdin_regions) + (args.description == "-") + (args.state == "-") > 1:
         raise inputs.InputError("stdin can feed one of DESC.json, --state and a region, not several", where="-")
@@ -303,8 +304,6 @@ def run(args: argparse.Namespace) -> int:
                                            ("compute", args.compute_root_signature)) if v})
     capture = asm.assemble(objects, spec)
     reports = asm.program_table_slots(capture)
-    if args.json and args.output == "-":
-        raise CaptureError("-o - prints the capture itself on stdout; give -o FILE with --json", where="--json")
     # the pre-flight: the executor's call-time checks on what was assembled (the call's walk down to its records)
     reads = read_call(capture.memory, capture.device, capture.objects, capture.state, capture.call)
     if args.output == "-":

@@ -259,7 +259,7 @@ def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | 
     (atomically, through :func:`d3d12wl.outfiles.output_file`), with the verdict; returns where the findings
     went (for the exit-1 line)."""
     from d3d12wl.executor import output
-    from d3d12wl.outfiles import is_stdout, output_file, write_error
+    from d3d12wl.outfiles import is_stdout, output_file
 
     selection = selection or Selection()
     tick = progress.writer(len(trace.executions)) if progress is not None else None
@@ -276,19 +276,13 @@ def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | 
                     output.write_verdict_csv(trace, sf, selection=selection)
                 else:
                     output.write_verdict_parquet(trace, sf, selection=selection)
-            try:  # (inside the verdict table's context: an error of this file must be named as this file's)
-                if fmt == "csv":
-                    output.write_csv(trace, out, selection=selection, progress=tick)
-                else:
-                    output.write_parquet(trace, out, selection=selection, progress=tick,
-                                         verdict_file=None if side is None else Path(side).name)
-                out.flush()  # (an output written through that fails, a full device, fails here: before the
-                #            verdict table, renamed first, takes its name)
-            except OSError as exc:
-                named = write_error(path or "-", exc)
-                if named is None:
-                    raise
-                raise named from None
+            if fmt == "csv":
+                output.write_csv(trace, out, selection=selection, progress=tick)
+            else:
+                output.write_parquet(trace, out, selection=selection, progress=tick,
+                                     verdict_file=None if side is None else Path(side).name)
+            out.flush()  # (an output written through that fails, a full device, fails here, naming itself: before
+            #            the verdict table, renamed first, takes its name)
             if side is None:
                 return (f"not written: the verdict table of {fmt} on standard output needs --findings PATH (or -o "
                         f"FILE.{fmt}: it then goes to FILE.findings.{fmt})")

@@ -14,9 +14,8 @@ from typing import Any
 
 from d3d12wl import tables
 from d3d12wl.cli import summary
-from d3d12wl.cli._options import integer, number
+from d3d12wl.cli._options import integer, number, refuse_json_with_capture_on_stdout
 from d3d12wl.cli.documents import CAPTURE, expecting
-from d3d12wl.errors import D3D12WLError
 
 DESCRIPTION = """\
 Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivation").
@@ -162,8 +161,7 @@ def run_ei_to_wl(args: argparse.Namespace) -> int:
     from d3d12wl.migrate.ei_to_wl import ei_to_wl
 
     to_stdout = args.output == "-"  # the capture itself on stdout (every region inline), as capture -o - prints it
-    if to_stdout and args.json:
-        raise D3D12WLError("-o - prints the capture itself on stdout; give -o FILE with --json", where="--json")
+    refuse_json_with_capture_on_stdout(args)
     entries = read_inputs(args.inputs)
     result = ei_to_wl(entries, bucket_constants=args.bucket_constants, layout=args.layout)
     if to_stdout:

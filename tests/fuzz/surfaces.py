@@ -8,8 +8,9 @@ symlink, a path through a regular file, a folder that does not exist -- beside t
 * a standard input stream: none, a document, NUL bytes, binary bytes, or an endless stream;
 * an environment: ``D3D12WL_DIRECTX_HEADERS`` and ``D3D12WL_CLANG`` naming nothing, a folder, an incomplete
   folder, a name too long;
-* an OS fault: a file-size limit (``RLIMIT_FSIZE``: a full disk) and an interrupt (``SIGINT``, as
-  ``KeyboardInterrupt``) a few milliseconds into the run;
+* an OS fault: a file-size limit (``RLIMIT_FSIZE``: a full disk), an interrupt (``SIGINT``, as
+  ``KeyboardInterrupt``) a few milliseconds into the run, and standard output on ``/dev/full`` or a pipe whose
+  reader is gone;
 * rarely, a compiler bomb for ``abi check --header/--hlsl`` (a macro that doubles itself, a self-including file, a
   struct of 10^6 fields), under small tool limits.
 
@@ -73,6 +74,7 @@ class Case:
     env: dict[str, str] = field(default_factory=dict)
     fsize: int | None = None  # RLIMIT_FSIZE in bytes (a full disk)
     sigint_ms: float | None = None  # SIGINT this long into the run
+    stdout: str = "null"  # null (/dev/null) | full (/dev/full: every write fails) | closed (a pipe no one reads)
     outputs: list[str] = field(default_factory=list)  # output targets (names in the case's folder)
 
     def to_json(self) -> dict[str, Any]:
@@ -277,6 +279,8 @@ def case(seed: int) -> Case:
         c.fsize = rng.choice([0, 1, 100, 4096, 100_000])
     if rng.random() < 0.15:
         c.sigint_ms = rng.uniform(0.5, 60)
+    if rng.random() < 0.1:  # (drawn last: every earlier draw of a seed, and so its case, is what it was before)
+        c.stdout = rng.choice(["full", "closed"])
     return c
 
 
@@ -337,6 +341,16 @@ def _drain_fifos(folder: Path) -> None:
             threading.Thread(target=drain, daemon=True).start()
 
 
+def _stdout(c: Case) -> Any:
+    """The child's standard output for its one run: /dev/null, /dev/full, or a pipe whose reader is gone (a write
+    raises BrokenPipeError: Python ignores SIGPIPE)."""
+    if c.stdout == "closed":
+        read, write = os.pipe()
+        os.close(read)
+        return os.fdopen(write, "w", encoding="utf-8")
+    return open("/dev/full" if c.stdout == "full" else os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+
+
 def _child(c: Case, folder: Path, pool: Path, report: int) -> None:
     """In the forked child: set the case up, run ``d3d12wl.cli.main``, report its exit status and stderr."""
     import io
@@ -358,7 +372,7 @@ def _child(c: Case, folder: Path, pool: Path, report: int) -> None:
     _feed_stdin(c, folder)
     err = io.StringIO()
     sys.stderr = err
-    sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - the child's stdout for its one run
+    sys.stdout = _stdout(c)
     if c.fsize is not None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (c.fsize, resource.RLIM_INFINITY))
     def interrupt(signum: int, frame: Any) -> None:

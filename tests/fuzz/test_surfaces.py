@@ -41,3 +41,4 @@ def test_the_engine_reaches_every_surface() -> None:
     assert {c.stdin for c in cases} >= {"document", "nul", "binary", "endless"}
     assert any(c.fsize is not None for c in cases) and any(c.sigint_ms is not None for c in cases)
     assert any("/dev/full" in c.argv for c in cases) and any(c.env for c in cases)
+    assert {c.stdout for c in cases} == {"null", "full", "closed"}
