@@ -730,8 +730,8 @@ void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const 
     }
 }
 
-/* restrict on the kernels' definitions (their cdef declarations leave it out: a parameter's own qualifiers are not
- * part of the function's type), so the compiler keeps inputs in registers across the output stores */
+/* restrict on the parameters of the kernels' inner loops (static: the exported functions keep the cdef's plain
+ * pointers and pass them on), so the compiler keeps inputs in registers across the output stores */
 #if defined(_MSC_VER)
 #define D3D12WL_RESTRICT __restrict
 #else
