@@ -731,3 +731,108 @@ def test_hostile_or_malformed_count_is_a_pack_error(count: object) -> None:
     columns = {"arg0_ShaderResourceView": 0, "arg1_Draw": bytes(16)}
     with pytest.raises(PackError, match="secondary records of 'PCS'"):
         pack_secondary_records(culling(), columns, count=count)  # type: ignore[arg-type]
+
+
+# --- d3d12wl_field_runs: the references table's reads of strided records (d3d12wl/executor/references_fast.py) ----
+
+
+def _field_runs_oracle(region: np.ndarray, base: int, bases: list[int], counts: list[int], stride: int,
+                       offsets: list[int], ranges: np.ndarray, tables: np.ndarray) -> dict[str, list[int]]:
+    """What field_runs gives, row by row in Python: each field's bytes, and its value's range by a linear scan."""
+    out: dict[str, list[int]] = {c: [] for c in ("va", "rel", "value", "owner", "index", "target", "target_offset")}
+    for k, (b, n) in enumerate(zip(bases, counts)):
+        for j in range(n):
+            for f, off in enumerate(offsets):
+                rel = b - base + j * stride + off
+                v = int.from_bytes(region[rel:rel + 8].tobytes(), "little")
+                out["va"].append(base + rel)
+                out["rel"].append(rel)
+                out["value"].append(v)
+                out["owner"].append(5 + k)
+                out["index"].append(100 + j)
+                a, m = tables[f].tolist()
+                hit = [(int(r[2]), v - int(r[0])) for r in ranges[a:a + m].tolist() if r[0] <= v <= r[1]]
+                t, o = hit[0] if hit else (-1, 0)
+                out["target"].append(t)
+                out["target_offset"].append(o)
+    return out
+
+
+@_KERNEL
+@given(seed=st.integers(0, 2**32 - 1), nfields=st.integers(1, 3), nranges=st.integers(0, 7),
+       nruns=st.integers(0, 6))
+def test_field_runs_matches_a_python_reading_with_its_range_lookups(kernel_variant: str, seed: int, nfields: int,
+                                                                    nranges: int, nruns: int) -> None:
+    """Every row's VA, offset, value, owner, index and the range its value falls in (the last range a field's
+    value fell in is tried first: values that move between ranges, fall between them, and before and after all
+    of them still find the right one, or none)."""
+    from d3d12wl.records.packers import field_runs
+
+    rng = np.random.default_rng(seed)
+    starts = np.sort(rng.choice(1 << 12, size=2 * nranges, replace=False).astype(np.uint64)) * np.uint64(16)
+    ranges = np.zeros((nranges, 3), dtype=np.uint64)
+    ranges[:, 0], ranges[:, 1] = starts[0::2], starts[1::2] - np.uint64(rng.integers(1, 16))
+    ranges[:, 2] = rng.permutation(nranges).astype(np.uint64) + np.uint64(3)
+    tables = np.zeros((nfields, 2), dtype=np.int64)
+    for f in range(nfields):
+        a = int(rng.integers(0, nranges + 1))
+        tables[f] = (a, int(rng.integers(0, nranges - a + 1)))
+    stride = 8 * nfields + 8 * int(rng.integers(0, 3))
+    offsets = [8 * f for f in range(nfields)]
+    size, base = 4096, 0x5_0000_0000
+    edges = np.concatenate([ranges[:, :2].reshape(-1), ranges[:, :2].reshape(-1) + np.uint64(1),
+                            np.array([0, 2**64 - 1], dtype=np.uint64)])
+    region = np.frombuffer(rng.choice(edges, size // 8).astype("<u8").tobytes(), dtype=np.uint8).copy()
+    some = rng.integers(0, size // 8, size // 16)
+    region.view("<u8")[some] = rng.integers(0, 1 << 17, len(some), dtype=np.uint64)  # between the edges too
+    counts = [int(c) for c in rng.integers(0, 9, nruns)]
+    bases = [base + int(rng.integers(0, (size - 8 * stride - 8 * nfields) // 8)) * 8 for _ in counts]
+    got = field_runs(region, base, np.array(bases, dtype=np.uint64), np.array(counts), stride, offsets,
+                     first_owner=5, first_index=100, rel32=True, ranges=ranges, tables=tables)
+    want = _field_runs_oracle(region, base, bases, counts, stride, offsets, ranges, tables)
+    for c in want:
+        assert getattr(got, c).tolist() == want[c], c
+    assert got.rel32 is not None and got.rel32.tolist() == want["rel"]
+    assert got.target is not None and got.target.dtype == np.int32
+    bare = field_runs(region, base, np.array(bases, dtype=np.uint64), np.array(counts), stride, offsets)
+    assert bare.target is None and bare.target_offset is None and bare.owner is None and bare.rel32 is None
+    assert bare.value.tolist() == want["value"] and bare.index.tolist() == [i - 100 for i in want["index"]]
+
+
+def test_field_runs_refuses_a_field_outside_the_region_before_it_reads() -> None:
+    """The kernel checks every run first: a field past the region's last byte (by one byte, or by a stride whose
+    product wraps), a run that starts before the region, a negative count."""
+    from d3d12wl.records.packers import field_runs
+
+    region = np.arange(64, dtype=np.uint8)
+    base = 0x1000
+    ok = field_runs(region, base, np.array([base + 40], dtype=np.uint64), np.array([2]), 8, [0, 8])
+    assert ok.rel.tolist() == [40, 48, 48, 56]  # the last field ends on the region's last byte
+    bad = [([base + 41], [2], 8, [0, 8]),  # one byte past the end
+           ([base - 8], [1], 8, [0]),  # before the region
+           ([base], [-1], 8, [0]),  # a negative count (the rows would not match the sum of the counts)
+           ([base, base], [3, -1], 8, [0]),
+           ([base], [3], 2**63, [0]),  # (n - 1) * stride wraps
+           ([base + 64], [1], 0, [0]),
+           ([base], [1], 0, [2**64 - 4])]  # an offset whose end wraps
+    for bases, counts, stride, offsets in bad:
+        with pytest.raises(ValueError, match="outside the region"):
+            field_runs(region, base, np.array(bases, dtype=np.uint64), np.array(counts), stride, offsets)
+    assert len(field_runs(region, base, np.array([base + 400], dtype=np.uint64), np.array([0]), 8, [0]).va) == 0
+
+
+def test_field_runs_checks_its_range_tables() -> None:
+    from d3d12wl.records.packers import field_runs
+
+    region = np.zeros(64, dtype=np.uint8)
+    one = (np.array([0], dtype=np.uint64), np.array([1]), 8, [0])
+    ranges = np.array([[0, 9, 0], [10, 19, 1]], dtype=np.uint64)
+    assert field_runs(region, 0, *one, ranges=ranges, tables=np.array([[0, 2]])).target.tolist() == [0]
+    for r, t, match in [(ranges, np.array([[1, 2]]), "a table outside the ranges"),
+                        (ranges, np.array([[0, 1], [0, 1]]), "2 tables for 1 fields"),
+                        (ranges[::-1], np.array([[0, 2]]), "not ascending and disjoint"),
+                        (np.array([[0, 10, 0], [10, 19, 1]], dtype=np.uint64), np.array([[0, 2]]), "not ascending"),
+                        (np.array([[5, 4, 0]], dtype=np.uint64), np.array([[0, 1]]), "ends before it starts"),
+                        (ranges, None, "ranges without tables")]:
+        with pytest.raises(ValueError, match=match):
+            field_runs(region, 0, *one, ranges=r, tables=t)

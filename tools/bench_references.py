@@ -13,11 +13,16 @@ per primary record): best of 3, CPU seconds, of
 * each ``patch-list`` format writing that table (to memory);
 * ``remap`` of the frame in memory, with maps that move every reference.
 
+Part 1b (``--commands``, default 1 M; 0 skips it): the ExecuteIndirect frame of tools/bench_executor.py (root
+constants and a vertex buffer view a command, a count buffer): ``walk_references`` of it in columns and by the
+walk, best of 5 and 3.
+
 Part 2 (``--remap-bytes``, default 1 GiB; 0 skips it): a capture of that many bytes of records written to a
 temporary folder as region files, rebased by ``d3d12wl remap`` in a child process at ``nice 10``: its wall time,
 CPU time and peak resident memory (``ru_maxrss``), and the load average around it.
 
-    python tools/bench_references.py [--json] [--draws N] [--per-record K] [--remap-bytes N] [--keep DIR] [--no-nice]
+    python tools/bench_references.py [--json] [--draws N] [--per-record K] [--commands N] [--remap-bytes N]
+                                     [--keep DIR] [--no-nice]
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_executor import culling_capture  # noqa: E402  (the executor benchmark's frame)
+from bench_executor import culling_capture, execute_indirect_capture  # noqa: E402  (the executor benchmark's frames)
 
 from d3d12wl import abi  # noqa: E402
 from d3d12wl.capture.file import Capture, load_capture, save_capture  # noqa: E402
@@ -119,6 +124,22 @@ def frame_part(draws: int, per_record: int) -> dict[str, Any]:
         "patch_list_walk_s": t_table_walk, "patch_list_walk_per_s": refs / t_table_walk,
         "formats": formats, "remap_in_memory_s": t_remap, "remap_per_s": refs / t_remap,
     }
+
+
+def commands_part(commands: int) -> dict[str, Any]:
+    capture = execute_indirect_capture(commands)
+    counted: list[tuple[int, str]] = []
+
+    def walked(engine: str) -> None:
+        walk = walk_references(capture, lambda t: None, engine=engine)
+        counted.append((walk.rows, walk.engine))
+
+    t_fast, _ = best(lambda: walked("auto"), 5)
+    t_walk, _ = best(lambda: walked("walk"))
+    refs, engine = counted[0]
+    return {"commands": commands, "references": refs, "engine": engine, "columns_s": t_fast,
+            "columns_per_s": refs / t_fast, "walk_references_s": t_walk, "walk_references_per_s": refs / t_walk,
+            "columns_speedup_over_walk": t_walk / t_fast}
 
 
 # -- part 2: a capture of ~1 GiB rebased in a child process -------------------------------------------------------
@@ -219,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--draws", type=int, default=1_000_000)
     p.add_argument("--per-record", type=int, default=4)
+    p.add_argument("--commands", type=int, default=1_000_000, help="ExecuteIndirect commands (0: skip)")
     p.add_argument("--remap-bytes", type=int, default=1 << 30, help="bytes of the rebased capture (0: skip)")
     p.add_argument("--no-nice", action="store_true", help="run the remap child at the normal priority")
     p.add_argument("--keep", metavar="DIR", help="build the large capture in DIR and keep it")
@@ -226,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     out: dict[str, Any] = {"load": os.getloadavg()}
     out["frame"] = frame_part(args.draws, args.per_record)
+    if args.commands:
+        out["commands"] = commands_part(args.commands)
     if args.remap_bytes:
         out["remap"] = remap_part(args.remap_bytes, args.per_record, args.keep, not args.no_nice)
     if args.json:
@@ -247,6 +271,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {fmt:<15} {r['seconds'] * 1e3:7.1f} ms  {r['rows_per_s'] / 1e6:6.1f} M rows/s  "
               f"{r['bytes'] / 1e6:.1f} MB")
     print(f"  remap (memory)  {f['remap_in_memory_s'] * 1e3:7.1f} ms  {f['remap_per_s'] / 1e6:6.1f} M refs/s")
+    if "commands" in out:
+        c = out["commands"]
+        print(f"ExecuteIndirect: {c['commands']:,} commands, {c['references']:,} references: columns ({c['engine']}) "
+              f"{c['columns_s'] * 1e3:.1f} ms ({c['columns_per_s'] / 1e6:.1f} M refs/s), walk "
+              f"{c['walk_references_s'] * 1e3:.1f} ms ({c['walk_references_per_s'] / 1e6:.1f} M refs/s), "
+              f"{c['columns_speedup_over_walk']:.1f}x")
     if "remap" in out:
         r = out["remap"]
         print(f"remap of {r['bytes'] / 2**30:.2f} GiB ({r['draws']:,} draws) at nice {r['nice']}: {r['remap_wall_s']:.1f} s wall, "

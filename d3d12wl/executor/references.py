@@ -87,10 +87,10 @@ def walk_references(capture: Capture, sink: RowSink, *, limits: Limits | None = 
     were streamed.  ``targets=False``: the rows' ``target`` is left out (-1), for a consumer that does not read
     it (``remap``).
 
-    ``engine="auto"`` reads a DispatchList call's records in columns without the executor's trace of executions
-    (:mod:`d3d12wl.executor.references_fast`, the same table row for row) and takes the walk for every call the
-    columns cannot decide (a record the walk reports or hands to the reference walk, a limit, raytracing, W58
-    handles in records, ExecuteIndirect); ``"walk"`` always takes the walk.  ``ReferenceWalk.engine`` says which
+    ``engine="auto"`` reads the call's records (a DispatchList's lists, an ExecuteIndirect's commands) in columns
+    without the executor's trace of executions (:mod:`d3d12wl.executor.references_fast`, the same table row for
+    row) and takes the walk for every call the columns cannot decide (a record or command the walk reports or
+    hands to the reference walk, a limit, raytracing, W58 handles in records); ``"walk"`` always takes the walk.  ``ReferenceWalk.engine`` says which
     ran and ``ReferenceWalk.undecided`` why the columns did not."""
     if engine not in ENGINES:
         raise ValueError(f"engine {engine!r}: one of {', '.join(ENGINES)}")

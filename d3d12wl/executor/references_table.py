@@ -127,16 +127,38 @@ def concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 # --------------------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _StridedFields:
+    """A run of fields listed as what they are: ``count`` records ``stride`` bytes apart from offset ``first``,
+    each with fields at ``offsets`` (ascending and apart) of ``codes``; their arrays are made when asked for."""
+
+    first: int
+    count: int
+    stride: int
+    offsets: tuple[int, ...]
+    codes: tuple[int, ...]
+
+    def arrays(self, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+        at = np.arange(self.count, dtype=np.uint64) * np.uint64(self.stride) + np.uint64(self.first)
+        o = (at[:, None] + np.array(self.offsets, dtype=np.uint64)[None, :]).reshape(-1).astype(dtype)
+        return o, np.tile(np.array(self.codes, dtype=np.int8), self.count)
+
+
+#: a run of :class:`Listed`: (lo, hi, offsets, codes), or (lo, hi, fields at a stride, None)
+_Run = tuple[int, int, "np.ndarray | _StridedFields", "np.ndarray | None"]
+
+
 class Listed:
     """Per memory region, the offsets of the fields listed so far and their codes (kind, and for a handle its
     heap): the rows' identity, and what ``d3d12wl remap`` rewrites.  Kept as runs, each ascending and covering an
     interval no other run touches: the walk lists each stream of records (a list's primary records, their
     secondary records) in ascending order chunk after chunk, so a chunk's fields usually make a run of their own
     (checked with one comparison and a bisection); fields that fall among ones listed before are merged with the
-    runs they touch.  5 bytes a field in a region under 4 GiB, 9 above."""
+    runs they touch.  5 bytes a field in a region under 4 GiB, 9 above; fields of records at a stride
+    (:meth:`fresh_strided`) a few dozen bytes a run until their arrays are asked for."""
 
     def __init__(self, sizes: list[int]) -> None:
-        self.runs: list[list[tuple[int, int, np.ndarray, np.ndarray]]] = [[] for _ in sizes]  # (lo, hi, o, c)
+        self.runs: list[list[_Run]] = [[] for _ in sizes]
         self.starts: list[list[int]] = [[] for _ in sizes]
         self.dtypes = [np.dtype(np.uint32) if size <= 1 << 32 else np.dtype(np.uint64) for size in sizes]
         self.overlaps: list[tuple[int, int, int, int]] = []  # (region, offset, code, other code | -1 - offset)
@@ -147,11 +169,37 @@ class Listed:
         runs = self.runs[region]
         if not runs:
             return np.zeros(0, dtype=self.dtypes[region]), np.zeros(0, dtype=np.int8)
-        if len(runs) > 1:
+        if len(runs) > 1 or runs[0][3] is None:
             lo, hi = runs[0][0], runs[-1][1]
-            runs[:] = [(lo, hi, np.concatenate([r[2] for r in runs]), np.concatenate([r[3] for r in runs]))]
+            parts = [self._run_arrays(region, k) for k in range(len(runs))]
+            runs[:] = [(lo, hi, np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))]
             self.starts[region] = [lo]
-        return runs[0][2], runs[0][3]
+        o, c = runs[0][2], runs[0][3]
+        assert isinstance(o, np.ndarray) and c is not None
+        return o, c
+
+    def _run_arrays(self, r: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        _, _, o, c = self.runs[r][k]
+        if isinstance(o, _StridedFields):
+            return o.arrays(self.dtypes[r])
+        assert c is not None
+        return o, c
+
+    def fresh_strided(self, r: int, first: int, count: int, stride: int, offsets: tuple[int, ...],
+                      codes: tuple[int, ...]) -> bool:
+        """List the fields of ``count`` records ``stride`` bytes apart from offset ``first`` of region ``r``, each
+        with fields at ``offsets`` (ascending, 8 bytes or more apart, within the stride) of ``codes``, when none
+        of them falls among fields listed before (True: every one is fresh, recorded as the run it is); False:
+        nothing is recorded, and the caller lists them with :meth:`fresh`."""
+        lo = first + offsets[0]
+        hi = first + (count - 1) * stride + offsets[-1] + int(_CODE_SIZE[codes[-1]])
+        starts, runs = self.starts[r], self.runs[r]
+        i = bisect.bisect_left(starts, hi)
+        if i and runs[i - 1][1] > lo:  # (runs never overlap: the one before is the only one that can reach lo)
+            return False
+        runs.insert(i, (lo, hi, _StridedFields(first, count, stride, offsets, codes), None))
+        starts.insert(i, lo)
+        return True
 
     def fresh(self, r: int, o: np.ndarray, c: np.ndarray, disjoint: bool = False,
               stored: np.ndarray | None = None) -> np.ndarray:
@@ -188,8 +236,9 @@ class Listed:
         first reading is an overlap.  The runs touched and these fields become one run."""
         runs = self.runs[r]
         if i > j:
-            old_o = np.concatenate([runs[k][2] for k in range(j, i)]).astype(np.uint64)
-            old_c = np.concatenate([runs[k][3] for k in range(j, i)])
+            parts = [self._run_arrays(r, k) for k in range(j, i)]
+            old_o = np.concatenate([p[0] for p in parts]).astype(np.uint64)
+            old_c = np.concatenate([p[1] for p in parts])
         else:
             old_o, old_c = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int8)
         o = o.astype(np.uint64)
@@ -316,6 +365,20 @@ class _Collector:
         self.heap_ranges = [(i, h) for i, name in enumerate(heap_names) if (h := heaps.heap(name)) is not None]
         #: the first ``target`` code of a program
         self.program_target = len(self.region_names) + len(heap_names)
+        # what _targets looks values up in, as ranges (start, last, target code): the regions, then each bound
+        # heap that spans handles; _heap_range: a heap's triplet among them
+        nregions = len(self.region_names)
+        spans = [(i, h) for i, h in self.heap_ranges if h.size]
+        self.target_ranges = np.zeros((nregions + len(spans), 3), dtype=np.uint64)
+        self.target_ranges[:nregions, 0] = self.regions.bases
+        self.target_ranges[:nregions, 1] = self.regions.lasts
+        self.target_ranges[:nregions, 2] = np.arange(nregions, dtype=np.uint64)
+        self._heap_range: dict[int, int] = {}
+        for k, (i, h) in enumerate(spans):
+            start = h.GPUDescriptorHandleForHeapStart
+            self.target_ranges[nregions + k] = (start, min(start + h.size - 1, (1 << 64) - 1), nregions + i)
+            self._heap_range[i] = nregions + k
+        self._tables: dict[int, tuple[_Plan, np.ndarray]] = {}
 
     # -- emitting rows ------------------------------------------------------------------------------------------
 
@@ -344,15 +407,13 @@ class _Collector:
         self.rows += len(cols["va"])
         self.sink(ReferenceTable(cols, self.names))
 
-    def _targets(self, value: np.ndarray, kind: np.ndarray, heap: np.ndarray,
-                 bounds: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """``target`` / ``target_offset`` of VAs and handles (identifiers' are set apart); ``bounds``: the least and
-        greatest value, where the caller has them."""
+    def _targets(self, value: np.ndarray, kind: np.ndarray, heap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``target`` / ``target_offset`` of VAs and handles (identifiers' are set apart)."""
         is_va = kind == _KIND[VA]
         bases, lasts = self.regions.bases, self.regions.lasts
         all_va = bool(is_va.all())
         if all_va and len(bases) <= 8 and len(value):  # a few regions: one unsigned compare each (no search)
-            lo, hi = bounds if bounds is not None else (int(value.min()), int(value.max()))
+            lo, hi = int(value.min()), int(value.max())
             near = [(r, b, last) for r, (b, last) in enumerate(zip(bases.tolist(), lasts.tolist()))
                     if b <= hi and lo <= last]
             if not near:  # no value in any region: every row's target is none
@@ -383,6 +444,23 @@ class _Collector:
             target[m] = len(self.region_names) + i
             offset[m] = value[m] - start
         return target, offset
+
+    def target_tables(self, plan: _Plan) -> np.ndarray:
+        """Per 8-byte reference of ``plan``, the ranges of :attr:`target_ranges` its value is looked up in (first,
+        count), as :func:`~d3d12wl.records.packers.field_runs` takes them: a VA in the memory regions, a descriptor
+        handle in the bound heap of its type (:meth:`_targets`' answers, in the kernel)."""
+        hit = self._tables.get(id(plan))
+        if hit is not None and hit[0] is plan:
+            return hit[1]
+        nregions = len(self.region_names)
+        tables = np.zeros((len(plan.offsets), 2), dtype=np.int64)
+        for f, (kind, heap) in enumerate(zip(plan.kinds.tolist(), plan.heaps.tolist())):
+            if kind == _KIND[VA]:
+                tables[f] = (0, nregions)
+            elif kind == _KIND[HANDLE] and heap in self._heap_range:
+                tables[f] = (self._heap_range[heap], 1)
+        self._tables[id(plan)] = (plan, tables)
+        return tables
 
     def rows_of(self, plan: _Plan, records: np.ndarray | None, vas: np.ndarray, where: dict[str, Any],
                 values: np.ndarray | None = None) -> Columns:
@@ -757,8 +835,12 @@ _STABLE: Final = "stable"
 
 
 def _constant(value: int, n: int, dtype: Any) -> np.ndarray:
-    """``n`` times ``value``, read-only and without the memory (a column every row of a block shares)."""
-    return np.broadcast_to(np.asarray(value, dtype=dtype), (n,))
+    """``n`` times ``value``, read-only and without the memory (a column every row of a block shares): one element
+    at stride 0 (what ``np.broadcast_to`` makes, at half its cost; a chunk makes a dozen)."""
+    one = np.array([value], dtype=dtype)
+    out = np.ndarray((n,), dtype=one.dtype, buffer=one, strides=(0,))
+    out.flags.writeable = False
+    return out
 
 
 def plan_values(plan: _Plan, records: np.ndarray) -> np.ndarray:

@@ -17,8 +17,14 @@
  * bases[k] + j * stride, j < counts[k]; each record's fields at offsets[0 .. nfields - 1]) out of one mapped region
  * (`mem`, at VA `mem_base`), record by record and field by field in each, into row columns: the field's VA, its
  * offset in the region (rel; rel32 too unless NULL), its value, first_owner + the run (owner, NULL: not written) and
- * first_index + j (index), and minmax[0..1] the least and greatest value.  The caller has checked that every
- * field lies inside the region (the references table decides that in columns before it reads).
+ * first_index + j (index), and (target, NULL: not written) what the value falls in: field f looks its value up in
+ * its table, the tables[2f + 1] ranges from triplet tables[2f] of `ranges` (each start, last, code; ascending and
+ * disjoint), giving the range's code and value - start (target_offset), or -1 and 0 outside them.  The interval
+ * the field's last value fell in (a range, or the gap between two) is tried first (a run's values mostly fall in
+ * one region, or in none), then a binary search.
+ * It checks every run first (its fields inside the `mem_size` mapped bytes, its count not negative, the rows
+ * within `capacity`) and returns the first run that fails, before writing anything, or -1.  The caller has checked
+ * every table inside `ranges` (packers.field_runs).
  *
  * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.textrows): each row follows one template, a run
  * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
@@ -80,11 +86,12 @@ int64_t d3d12wl_scatter_columns(uint8_t *out, size_t stride, size_t n, const str
 void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const struct d3d12wl_gather *cols,
                             size_t ncols);
 int d3d12wl_kernels_simd(void);
-void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *bases, const int64_t *counts,
-                        size_t nruns, uint64_t stride, const uint64_t *offsets, size_t nfields, int64_t first_owner,
-                        int64_t first_index,
-                        uint64_t *va, uint64_t *rel, uint32_t *rel32, uint64_t *value, int64_t *owner,
-                        int64_t *index, uint64_t *minmax);
+int64_t d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_size, uint64_t mem_base, const uint64_t *bases,
+                           const int64_t *counts, size_t nruns, uint64_t stride, const uint64_t *offsets,
+                           size_t nfields, int64_t first_owner, int64_t first_index, const uint64_t *ranges,
+                           const int64_t *tables, size_t capacity, uint64_t *va, uint64_t *rel, uint32_t *rel32,
+                           uint64_t *value, int64_t *owner, int64_t *index, int32_t *target,
+                           uint64_t *target_offset);
 
 #define D3D12WL_OP_LITERAL 0
 #define D3D12WL_OP_UDEC 1
@@ -726,17 +733,83 @@ void d3d12wl_gather_columns(const uint8_t *src, int64_t stride, size_t n, const 
     }
 }
 
-void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *bases, const int64_t *counts,
-                        size_t nruns, uint64_t stride, const uint64_t *offsets, size_t nfields, int64_t first_owner,
-                        int64_t first_index,
-                        uint64_t *va, uint64_t *rel, uint32_t *rel32, uint64_t *value, int64_t *owner,
-                        int64_t *index, uint64_t *minmax)
+/* restrict on the parameters of the kernels' inner loops (static: the exported functions keep the cdef's plain
+ * pointers and pass them on), so the compiler keeps inputs in registers across the output stores */
+#if defined(_MSC_VER)
+#define D3D12WL_RESTRICT __restrict
+#else
+#define D3D12WL_RESTRICT restrict
+#endif
+
+/* fields that keep the interval their last value fell in (the rest search their table every time) */
+#define D3D12WL_KEPT 16
+
+#if defined(_MSC_VER)
+#define D3D12WL_INLINE static __forceinline
+#define D3D12WL_UNLIKELY(x) (x)
+#else
+#define D3D12WL_INLINE static inline __attribute__((always_inline))
+#define D3D12WL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#endif
+
+/* What a field's values in [lo, lo + span] look up to: `code` and (value - base) & mask (mask 0 outside every
+ * range: offset 0). */
+struct d3d12wl_interval {
+    uint64_t lo, span, base, mask;
+    int32_t code;
+};
+
+/* The interval of the n ranges at t (triplets start, last, code; ascending, disjoint) holding v: the range that
+ * holds it, or the gap between ranges it falls in (code -1). */
+static inline struct d3d12wl_interval d3d12wl_interval_of(const uint64_t *t, size_t n, uint64_t v)
 {
-    uint64_t lo = UINT64_MAX, hi = 0;
+    struct d3d12wl_interval out = {0, UINT64_MAX, 0, 0, -1};
+    if (!n)
+        return out;
+    size_t lo = 0, len = n;
+    while (len > 1) { /* the last range starting at or below v, if any */
+        size_t half = len / 2;
+        lo = t[3 * (lo + half)] <= v ? lo + half : lo;
+        len -= half;
+    }
+    if (t[3 * lo] > v) { /* before every range */
+        out.span = t[0] - 1;
+        return out;
+    }
+    if (v <= t[3 * lo + 1]) {
+        out.lo = out.base = t[3 * lo];
+        out.span = t[3 * lo + 1] - t[3 * lo];
+        out.mask = UINT64_MAX;
+        out.code = (int32_t)t[3 * lo + 2];
+        return out;
+    }
+    out.lo = t[3 * lo + 1] + 1; /* after range lo: up to the next one */
+    out.span = (lo + 1 < n ? t[3 * (lo + 1)] - 1 : UINT64_MAX) - out.lo;
+    return out;
+}
+
+/* d3d12wl_field_runs with its optional outputs and the field count as parameters: inlined with constants for one
+ * field (the usual record of one reference), so the loop carries no tests of what it writes and its interval
+ * lives in registers. */
+D3D12WL_INLINE void d3d12wl_field_runs_n(
+    const uint8_t *D3D12WL_RESTRICT mem, uint64_t mem_base, const uint64_t *D3D12WL_RESTRICT bases,
+    const int64_t *D3D12WL_RESTRICT counts, size_t nruns, uint64_t stride, const uint64_t *D3D12WL_RESTRICT offsets,
+    size_t nfields, int64_t first_owner, int64_t first_index, const uint64_t *D3D12WL_RESTRICT ranges,
+    const int64_t *D3D12WL_RESTRICT tables, uint64_t *D3D12WL_RESTRICT va, uint64_t *D3D12WL_RESTRICT rel,
+    uint32_t *D3D12WL_RESTRICT rel32, uint64_t *D3D12WL_RESTRICT value, int64_t *D3D12WL_RESTRICT owner,
+    int64_t *D3D12WL_RESTRICT index, int32_t *D3D12WL_RESTRICT target, uint64_t *D3D12WL_RESTRICT target_offset,
+    int with_rel32, int with_owner, int with_target)
+{
+    /* one field's interval in a local of its own (kept in registers), more fields' in an array */
+    struct d3d12wl_interval one = {0, 0, 0, 0, -1}, kept[D3D12WL_KEPT];
+    if (with_target && nfields == 1)
+        one = d3d12wl_interval_of(ranges + 3 * tables[0], (size_t)tables[1], 0);
+    for (size_t f = 0; with_target && nfields != 1 && f < nfields && f < D3D12WL_KEPT; f++)
+        kept[f] = d3d12wl_interval_of(ranges + 3 * tables[2 * f], (size_t)tables[2 * f + 1], 0);
     size_t row = 0;
     for (size_t k = 0; k < nruns; k++) {
         uint64_t at = bases[k] - mem_base;
-        int64_t n = counts[k];
+        int64_t n = counts[k], own = first_owner + (int64_t)k;
         for (int64_t j = 0; j < n; j++, at += stride) {
             for (size_t f = 0; f < nfields; f++, row++) {
                 uint64_t o = at + offsets[f];
@@ -744,19 +817,91 @@ void d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_base, const uint64_t *b
                 memcpy(&v, mem + o, sizeof v);
                 va[row] = o + mem_base;
                 rel[row] = o;
-                if (rel32)
+                if (with_rel32)
                     rel32[row] = (uint32_t)o;
                 value[row] = v;
-                if (owner)
-                    owner[row] = first_owner + (int64_t)k;
+                if (with_owner)
+                    owner[row] = own;
                 index[row] = first_index + j;
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
+                if (!with_target)
+                    continue;
+                const uint64_t *t = ranges + 3 * tables[2 * f];
+                size_t m = (size_t)tables[2 * f + 1];
+                if (nfields == 1) {
+                    if (D3D12WL_UNLIKELY(v - one.lo > one.span))
+                        one = d3d12wl_interval_of(t, m, v);
+                    target[row] = one.code;
+                    target_offset[row] = (v - one.base) & one.mask;
+                    continue;
+                }
+                struct d3d12wl_interval got;
+                if (f < D3D12WL_KEPT) {
+                    if (v - kept[f].lo > kept[f].span)
+                        kept[f] = d3d12wl_interval_of(t, m, v);
+                    got = kept[f];
+                } else {
+                    got = d3d12wl_interval_of(t, m, v);
+                }
+                target[row] = got.code;
+                target_offset[row] = (v - got.base) & got.mask;
             }
         }
     }
-    minmax[0] = lo;
-    minmax[1] = hi;
+}
+
+#define D3D12WL_FIELD_RUNS(NFIELDS, REL32, OWNER, TARGET)                                                           \
+    d3d12wl_field_runs_n(mem, mem_base, bases, counts, nruns, stride, offsets, (NFIELDS), first_owner, first_index, \
+                         ranges, tables, va, rel, rel32, value, owner, index, target, target_offset, (REL32),      \
+                         (OWNER), (TARGET))
+
+int64_t d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_size, uint64_t mem_base, const uint64_t *bases,
+                           const int64_t *counts, size_t nruns, uint64_t stride, const uint64_t *offsets,
+                           size_t nfields, int64_t first_owner, int64_t first_index, const uint64_t *ranges,
+                           const int64_t *tables, size_t capacity, uint64_t *va, uint64_t *rel, uint32_t *rel32,
+                           uint64_t *value, int64_t *owner, int64_t *index, int32_t *target,
+                           uint64_t *target_offset)
+{
+    /* every run first: its records inside the mapped bytes, its count not negative, the rows within capacity */
+    uint64_t reach = 0;
+    for (size_t f = 0; f < nfields; f++)
+        reach = offsets[f] > reach ? offsets[f] : reach;
+    size_t rows = 0;
+    for (size_t k = 0; k < nruns; k++) {
+        int64_t n = counts[k];
+        if (n < 0)
+            return (int64_t)k;
+        if (n == 0)
+            continue;
+        uint64_t at = bases[k] - mem_base;
+        if (bases[k] < mem_base || reach > UINT64_MAX - 8 || at > mem_size || mem_size - at < reach + 8)
+            return (int64_t)k;
+        uint64_t steps = (uint64_t)(n - 1), room = mem_size - at - reach - 8;
+        if (steps > UINT32_MAX || stride > UINT32_MAX ? stride && steps > room / stride : steps * stride > room)
+            return (int64_t)k; /* (32-bit factors: their product fits, no division) */
+        if (!nfields || (uint64_t)n > (capacity - rows) / nfields)
+            return (int64_t)k;
+        rows += (size_t)n * nfields;
+    }
+    int with = (rel32 != NULL) | (owner != NULL) << 1 | (target != NULL && target_offset != NULL) << 2;
+    if (nfields != 1)
+        D3D12WL_FIELD_RUNS(nfields, with & 1, with & 2, with & 4);
+    else if (with == 7)
+        D3D12WL_FIELD_RUNS(1, 1, 1, 1); /* one field: each set of outputs its own loop */
+    else if (with == 6)
+        D3D12WL_FIELD_RUNS(1, 0, 1, 1);
+    else if (with == 5)
+        D3D12WL_FIELD_RUNS(1, 1, 0, 1);
+    else if (with == 4)
+        D3D12WL_FIELD_RUNS(1, 0, 0, 1);
+    else if (with == 3)
+        D3D12WL_FIELD_RUNS(1, 1, 1, 0);
+    else if (with == 2)
+        D3D12WL_FIELD_RUNS(1, 0, 1, 0);
+    else if (with == 1)
+        D3D12WL_FIELD_RUNS(1, 1, 0, 0);
+    else
+        D3D12WL_FIELD_RUNS(1, 0, 0, 0);
+    return -1;
 }
 
 /* ---- text rows from columns (d3d12wl.textrows) ---------------------------------------------------------------- */

@@ -997,7 +997,8 @@ class FieldRuns:
     """The 8-byte fields of runs of strided records as row columns (:func:`field_runs`), record by record and, in
     each, field by field: ``va``, ``rel`` (offset in the region; ``rel32`` the same as uint32, or None), ``value``,
     ``owner`` (``first_owner`` + the run; None unless asked), ``index`` (``first_index`` + the record's place in
-    its run) and the least and greatest value."""
+    its run), and ``target`` / ``target_offset`` (None unless ``ranges`` were given): the code of the range each
+    value falls in and its offset there, or -1 and 0."""
 
     va: np.ndarray
     rel: np.ndarray
@@ -1005,43 +1006,72 @@ class FieldRuns:
     value: np.ndarray
     owner: np.ndarray | None
     index: np.ndarray
-    lo: int
-    hi: int
+    target: np.ndarray | None
+    target_offset: np.ndarray | None
 
 
 def field_runs(region: np.ndarray, region_base: int, bases: np.ndarray, counts: np.ndarray, stride: int,
                offsets: Sequence[int], *, first_owner: int | None = None, first_index: int = 0,
-               rel32: bool = False) -> FieldRuns:
+               rel32: bool = False, ranges: np.ndarray | None = None,
+               tables: np.ndarray | None = None) -> FieldRuns:
     """Run k's ``counts[k]`` records at ``bases[k] + j * stride`` of ``region`` (a uint8 array of the bytes mapped
     at ``region_base``), the 8-byte field at each of ``offsets`` of each record, read in one pass by the
-    ``d3d12wl_field_runs`` kernel.  Every field must lie inside the region (checked here from the runs' ends)."""
+    ``d3d12wl_field_runs`` kernel, which checks first that every field lies inside the region.
+
+    ``ranges`` (an ``(m, 3)`` uint64 array of ranges: start, last, code) with ``tables`` (``(len(offsets), 2)``:
+    per field its first range and how many; each table's ranges ascending and disjoint): each value's ``target``
+    is the code of the range of its field's table holding it, ``target_offset`` the value less the range's
+    start (-1 and 0 in none)."""
     bases = np.ascontiguousarray(bases, dtype=np.uint64)
     counts = np.ascontiguousarray(counts, dtype=np.int64)
     offs = np.ascontiguousarray(offsets, dtype=np.uint64)
-    rows = int(counts.sum()) * len(offs)
-    used = counts > 0
-    if rows and used.any():
-        first = bases[used] - np.uint64(region_base)
-        last = first + (counts[used] - 1).astype(np.uint64) * np.uint64(stride) + np.uint64(int(offs.max()) + 8)
-        if bool((bases[used] < np.uint64(region_base)).any()) or int(last.max()) > len(region) or \
-                bool((last < first).any()):
-            raise ValueError("field_runs: a field outside the region")
+    if len(bases) != len(counts):
+        raise ValueError(f"field_runs: {len(bases)} bases and {len(counts)} counts")
+    rows = max(int(counts.sum()), 0) * len(offs)
+    if ranges is not None:
+        ranges, tables = _range_tables(ranges, tables, len(offs))
     va, rel, value = (np.empty(rows, dtype=np.uint64) for _ in range(3))
     index = np.empty(rows, dtype=np.int64)
     owner = np.empty(rows, dtype=np.int64) if first_owner is not None else None
     r32 = np.empty(rows, dtype=np.uint32) if rel32 else None
-    minmax = np.zeros(2, dtype=np.uint64)
+    target = np.empty(rows, dtype=np.int32) if ranges is not None else None
+    target_offset = np.empty(rows, dtype=np.uint64) if ranges is not None else None
 
     def ptr(a: np.ndarray | None, ctype: str) -> Any:
         return _NULL if a is None else _ffi.cast(ctype, a.ctypes.data)
 
-    if rows:
-        _lib.d3d12wl_field_runs(ptr(region, "uint8_t *"), region_base, ptr(bases, "uint64_t *"),
-                                ptr(counts, "int64_t *"), len(counts), stride, ptr(offs, "uint64_t *"), len(offs),
-                                first_owner or 0, first_index, ptr(va, "uint64_t *"), ptr(rel, "uint64_t *"),
-                                ptr(r32, "uint32_t *"), ptr(value, "uint64_t *"), ptr(owner, "int64_t *"),
-                                ptr(index, "int64_t *"), ptr(minmax, "uint64_t *"))
-    return FieldRuns(va, rel, r32, value, owner, index, int(minmax[0]), int(minmax[1]))
+    if len(counts) and len(offs):  # (the kernel checks the runs first: a negative count too)
+        bad = _lib.d3d12wl_field_runs(ptr(region, "uint8_t *"), len(region), region_base, ptr(bases, "uint64_t *"),
+                                      ptr(counts, "int64_t *"), len(counts), stride, ptr(offs, "uint64_t *"),
+                                      len(offs), first_owner or 0, first_index, ptr(ranges, "uint64_t *"),
+                                      ptr(tables, "int64_t *"), rows, ptr(va, "uint64_t *"), ptr(rel, "uint64_t *"),
+                                      ptr(r32, "uint32_t *"), ptr(value, "uint64_t *"), ptr(owner, "int64_t *"),
+                                      ptr(index, "int64_t *"), ptr(target, "int32_t *"),
+                                      ptr(target_offset, "uint64_t *"))
+        if bad >= 0:
+            raise ValueError(f"field_runs: run {bad} has a field outside the region or a negative count")
+    return FieldRuns(va, rel, r32, value, owner, index, target, target_offset)
+
+
+def _range_tables(ranges: np.ndarray, tables: np.ndarray | None, nfields: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`field_runs`' ``ranges`` and ``tables`` as the kernel reads them, checked: every table inside
+    ``ranges``, its ranges ascending and disjoint, every code an int32."""
+    ranges = np.ascontiguousarray(ranges, dtype=np.uint64).reshape(-1, 3)
+    if tables is None:
+        raise ValueError("field_runs: ranges without tables")
+    tables = np.ascontiguousarray(tables, dtype=np.int64).reshape(-1, 2)
+    if len(tables) != nfields:
+        raise ValueError(f"field_runs: {len(tables)} tables for {nfields} fields")
+    first, n = tables[:, 0], tables[:, 1]
+    if bool(((first < 0) | (n < 0) | (first + n > len(ranges))).any()):
+        raise ValueError("field_runs: a table outside the ranges")
+    start, last = ranges[:, 0], ranges[:, 1]
+    if bool((last < start).any()) or int(ranges[:, 2].max(initial=0)) > 0x7FFF_FFFF:
+        raise ValueError("field_runs: a range that ends before it starts, or a code beyond int32")
+    for a, m in tables.tolist():
+        if m > 1 and bool((start[a + 1:a + m] <= last[a:a + m - 1]).any()):
+            raise ValueError("field_runs: a table's ranges not ascending and disjoint")
+    return ranges, tables
 
 
 # --- program identifiers -------------------------------------------------------------------------------------
