@@ -15,16 +15,24 @@ bytes (``posix_fadvise(..., POSIX_FADV_DONTNEED)``, which on Linux starts writin
 page cache drop them once written), so the ``fsync`` of :class:`d3d12wl.outfiles.StagedFile`'s commit has little
 left to do and the cache is not filled with gigabytes of one output.
 
-An error of a worker (a bug) or of the writer (a full disk, a closed pipe) stops the writing and is raised in the
-caller's thread at its next call, or by :meth:`~BlockWriter.close`; an exception of the caller (an interrupt)
-makes :meth:`~BlockWriter.close` cancel the blocks not yet made, write nothing more and join every thread before
-it goes on: no thread outlives the writer, and a staged file is then discarded whole by its owner.
+The writer thread writes on a duplicate of ``out``'s descriptor of its own (``os.write``, no lock of ``out``'s
+held), so that an interrupt is never held up by a destination that does not drain: a FIFO or a pipe whose
+reader stopped reading (``| less``, paused) would block that write for as long as the reader waits.
+
+An error of a worker (a bug) or of the writer (a full disk, a closed pipe; named as ``out``'s own writes name it,
+:func:`d3d12wl.outfiles.write_failure`) stops the writing and is raised in the caller's thread at its next call,
+or by :meth:`~BlockWriter.close`; an exception of the caller (an interrupt) makes :meth:`~BlockWriter.close`
+cancel the blocks not yet made, write nothing more and join the threads before it goes on (a staged file is then
+discarded whole by its owner).  The writer thread is waited for at most :data:`ABORT_WAIT` seconds: one blocked
+in a write that does not return is left to end by itself as the write returns (writing nothing more, closing its
+descriptor), a daemon that holds no lock the caller needs.
 
 With ``workers=0`` (one CPU) nothing is threaded: every block is made and written on the caller's thread.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import queue
 import stat
@@ -34,9 +42,10 @@ from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import IO, Any
 
+from d3d12wl.outfiles import write_failure
 from d3d12wl.textrows import RowBuffer
 
-__all__ = ["GATHER", "WRITE_BACK", "BlockWriter", "Make", "default_workers", "write_block"]
+__all__ = ["ABORT_WAIT", "GATHER", "WRITE_BACK", "BlockWriter", "Make", "default_workers", "write_block"]
 
 #: a function making a block into the buffer it is given (None: a buffer of the maker's own, valid until its next
 #: call); it returns the block's bytes (a view of the buffer)
@@ -47,6 +56,8 @@ GATHER = 1 << 16
 WRITE_BACK = 32 << 20
 #: the most worker threads (the kernel's blocks are written faster than a pipe or a page cache takes them beyond)
 MAX_WORKERS = 8
+#: seconds an aborted writer waits for the writer thread's write in progress (a regular file's ends in far less)
+ABORT_WAIT = 0.25
 _DONE = object()
 
 
@@ -62,8 +73,9 @@ def default_workers() -> int:
 
 class BlockWriter:
     """``write(data)`` and ``block(make)``, written in the order they were called, by ``write`` (the destination's,
-    called on the writer thread; ``out``: the file it writes, whose write-back is started early when it is a
-    regular file).  Use it as a context manager (or call :meth:`close`)."""
+    called on the writer thread) or, when ``out`` (the file ``write`` writes) has a descriptor, on the writer
+    thread's own duplicate of it (the same bytes at the same place; a regular file's write-back started early).
+    Use it as a context manager (or call :meth:`close`)."""
 
     def __init__(self, write: Callable[[Any], Any], *, workers: int | None = None, ahead: int | None = None,
                  out: IO[Any] | None = None) -> None:
@@ -73,7 +85,11 @@ class BlockWriter:
         self._gathered = bytearray()
         if not self.workers:
             return
-        self._fd = _regular_fd(out)
+        self._own = _own_descriptor(out)
+        self._fd = self._own if self._own is not None and _is_regular(self._own) else None
+        if self._own is not None:
+            self._out: Any = out
+            self._write = self._write_own
         self._advised = 0
         self._free: queue.Queue[RowBuffer] = queue.Queue()
         for _ in range(ahead or self.workers + 2):
@@ -132,7 +148,7 @@ class BlockWriter:
         if self._thread.is_alive():
             self._pending.put(_DONE)
         self._pool.shutdown(cancel_futures=True)
-        self._thread.join()
+        self._thread.join(ABORT_WAIT)
 
     def __enter__(self) -> BlockWriter:
         return self
@@ -155,6 +171,25 @@ class BlockWriter:
     # -- the writer thread ---------------------------------------------------------------------------------------
 
     def _drain(self) -> None:
+        try:
+            self._drain_pending()
+        finally:
+            if self._own is not None:
+                os.close(self._own)
+
+    def _write_own(self, data: Any) -> None:
+        """``data`` written whole on the writer's own descriptor (what ``out.write`` would write; its failure is
+        the error ``out``'s own write would raise), stopping between two partial writes once aborted."""
+        assert self._own is not None
+        view = memoryview(data).cast("B")
+        while len(view) and not self._stop:
+            try:
+                n = os.write(self._own, view)
+            except OSError as exc:
+                raise write_failure(self._out, exc) from None
+            view = view[n:]
+
+    def _drain_pending(self) -> None:
         while (item := self._pending.get()) is not _DONE:
             future, buffer = item if isinstance(item, tuple) else (None, None)
             try:
@@ -191,12 +226,24 @@ def write_block(write: Callable[[Any], Any], make: Make) -> None:
         write(make(None))
 
 
-def _regular_fd(out: IO[Any] | None) -> int | None:
-    """The descriptor of ``out`` when it is a regular file whose write-back can be started early, else None."""
-    if out is None or not hasattr(os, "posix_fadvise"):
+def _own_descriptor(out: IO[Any] | None) -> int | None:
+    """A duplicate of ``out``'s descriptor (what it buffered flushed first), for the writer thread to write on; None
+    when ``out`` has none (an in-memory file), which the thread then writes through its own ``write``."""
+    if out is None:
         return None
     try:
         fd = out.fileno()
-        return fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
-    except (AttributeError, OSError, ValueError):
+        out.flush()
+        return os.dup(fd)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
         return None
+
+
+def _is_regular(fd: int) -> bool:
+    """Whether ``fd`` is a regular file, whose write-back can be started early."""
+    if not hasattr(os, "posix_fadvise"):
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        return False

@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from d3d12wl.errors import D3D12WLError
 
-__all__ = ["OutputError", "StagedFile", "is_stdout", "output_file", "stdout_error", "write_error"]
+__all__ = ["OutputError", "StagedFile", "is_stdout", "output_file", "stdout_error", "write_error", "write_failure"]
 
 #: errors of writing to the destination itself (as opposed to a bug of the writer): raised inside the ``with``
 #: body of :func:`output_file` by a write, they name the path
@@ -69,6 +69,15 @@ def write_error(path: str | os.PathLike[str], exc: OSError) -> OutputError | Non
     if exc.errno in _DESTINATION_ERRNOS and not exc.filename:
         return _os_error(path, exc)
     return None
+
+
+def write_failure(out: IO[Any], exc: OSError) -> OSError | OutputError:
+    """What a write to ``out`` made on its descriptor (past its file object: another thread's ``os.write``) that
+    failed with ``exc`` is: the :class:`OutputError` naming the path, as ``out``'s own writes would raise it, when
+    ``out`` is a file :func:`output_file` or :class:`StagedFile` opened; ``exc`` as it is otherwise (standard
+    output: :func:`stdout_error`)."""
+    raw = getattr(out, "raw", None) or getattr(getattr(out, "buffer", None), "raw", None)
+    return raw._named(exc) if isinstance(raw, _NamingFileIO) else exc
 
 
 def stdout_error(exc: OSError) -> OutputError | None:

@@ -154,6 +154,40 @@ def test_an_error_of_a_row_worker_leaves_the_old_file_and_no_thread(tmp_path, mo
     assert not [t for t in threading.enumerate() if t.name.startswith("d3d12wl-")]
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not hasattr(__import__("fcntl"), "F_SETPIPE_SZ"),
+                    reason="needs FIFOs and F_SETPIPE_SZ")
+@pytest.mark.parametrize("fmt", ["json", "jsonl"])  # (text, on the same writer, is 3 KB: it fits the pipe)
+def test_an_interrupt_is_not_held_up_by_a_fifo_nobody_reads(tmp_path, fmt):
+    """``exec -o FIFO`` whose reader holds the FIFO open and reads nothing (``| less``, paused): the writer thread
+    is blocked in its write, and a Ctrl-C still ends the run (exit 130) while the reader waits, as it did when the
+    caller's own thread wrote (the writer thread, once left, writes nothing more)."""
+    import fcntl
+    import signal
+    import termios
+    import time
+
+    fifo = tmp_path / f"out.{fmt}"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        fcntl.fcntl(reader, fcntl.F_SETPIPE_SZ, 4096)  # (the bundled example's 30 KB cannot fit)
+        p = subprocess.Popen([sys.executable, "-m", "d3d12wl", "exec", "--format", fmt, "-o", str(fifo), "--quiet"],
+                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        deadline = time.monotonic() + 60
+        while not int.from_bytes(fcntl.ioctl(reader, termios.FIONREAD, b"\0" * 4), sys.byteorder):
+            assert p.poll() is None and time.monotonic() < deadline, "nothing was written"
+            time.sleep(0.02)
+        time.sleep(0.3)  # (the writing began: the rest cannot fit, the writer is blocked in its write)
+        p.send_signal(signal.SIGINT)
+        try:
+            _, err = p.communicate(timeout=30)  # (with the reader still there: held up, it would never end)
+        finally:
+            p.kill()
+        assert p.returncode == 130 and "interrupted" in err, err
+    finally:
+        os.close(reader)
+
+
 def test_jsonl_has_every_record_on_its_own_line():
     trace = mixed_trace()
     out = io.StringIO()
