@@ -663,6 +663,25 @@ def test_class_14_a_capture_saved_on_a_full_disk_keeps_the_old_one(command: str,
         ["out.json", "big.bin", "va.csv"])
 
 
+@pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None, reason="needs pyarrow")
+@pytest.mark.parametrize("command", ["exec", "patch-list"])
+def test_class_13_14_parquet_named_not_in_utf8_on_a_full_disk(command: str, tmp_path: Path) -> None:
+    """Classes 13 and 14 together (issue 26's campaign, seed 80036566): Parquet to ``out\\udcff.parquet`` (a name
+    that is not UTF-8) on a full disk is exit 2 naming the file, as every other format is, not an internal
+    UnicodeEncodeError (pyarrow re-encodes a Python file's error message as strict UTF-8), and nothing is left."""
+    target = f"out{os.fsdecode(bytes([0xFF]))}.parquet"
+    argv = ["exec", CULLING_CAPTURE, "--format", "parquet", "--primary", "0:2"] if command == "exec" else [
+        "patch-list", CULLING_CAPTURE, "--format", "parquet"]
+    code = ("import os, resource, sys\nfrom d3d12wl.cli import main\n"
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (0, resource.RLIM_INFINITY))\n"
+            f"os.chdir({str(tmp_path)!r})\nsys.exit(main({[str(a) for a in argv] + ['-o', target]!r}))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    err = result.stderr.decode("utf-8", "backslashreplace")
+    assert result.returncode == 2, err
+    assert "internal error" not in err and "file-size limit" in err and "out\\udcff.parquet" in err, err
+    assert os.listdir(tmp_path) == []
+
+
 def test_class_14_junit_refused_before_the_suite_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["messages", "check", "--junit", str(tmp_path / "no-folder" / "r.xml")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -787,7 +787,15 @@ def _write_parquet_tables(out: Any, schema: Any, tables: Iterable[Any], **option
     most :data:`PARQUET_AHEAD` of them waiting; an error of the writer (a full disk) is raised here, and an
     interrupt here lets the row group being written finish before the file is closed."""
     pa, pq = _pyarrow()
-    writer = pq.ParquetWriter(out if isinstance(out, str) else pa.PythonFile(out, mode="w"), schema, **options)
+    if isinstance(out, str):
+        _encode_parquet(pq.ParquetWriter(out, schema, **options), schema, tables)
+        return
+    kept = arrowcols.KeptFailures(out)
+    with kept.raising():
+        _encode_parquet(pq.ParquetWriter(pa.PythonFile(kept, mode="w"), schema, **options), schema, tables)
+
+
+def _encode_parquet(writer: Any, schema: Any, tables: Iterable[Any]) -> None:
     pending: queue.Queue[Any] = queue.Queue(maxsize=PARQUET_AHEAD)
     failed: list[BaseException] = []
 

@@ -228,7 +228,9 @@ class ParquetWriter(_Blocks):
         fields = [pa.field(c, pa.dictionary(pa.int32(), pa.string()) if c in NAME_COLUMNS
                            else pa.from_numpy_dtype(dt)) for c, dt in COLUMNS.items()]
         self.schema = pa.schema(fields)
-        self.writer = pq.ParquetWriter(out, self.schema)
+        self.kept = arrowcols.KeptFailures(out)
+        with self.kept.raising():
+            self.writer = pq.ParquetWriter(self.kept, self.schema)
 
     def block(self, columns: dict[str, np.ndarray]) -> None:
         pa = self.pa
@@ -240,18 +242,21 @@ class ParquetWriter(_Blocks):
                 arrays.append(pa.DictionaryArray.from_arrays(indices, arrowcols.strings(self.names.get(c, []))))
             else:
                 arrays.append(arrowcols.numbers(columns[c], pa.from_numpy_dtype(columns[c].dtype), none[c]))
-        self.writer.write_table(self.pa.Table.from_arrays(arrays, schema=self.schema))
+        with self.kept.raising():
+            self.writer.write_table(self.pa.Table.from_arrays(arrays, schema=self.schema))
 
     def close(self, findings: list[Finding], suppressed: int) -> None:
-        try:
-            self.flush()
-            if not self.rows:  # a table with no rows still has its schema
-                self.writer.write_table(self.schema.empty_table())
-            self.writer.add_key_value_metadata({
-                "d3d12wl.findings": json.dumps([{m: getattr(f, m) for m in _FINDING_MEMBERS} for f in findings]),
-                "d3d12wl.findings_suppressed": str(suppressed)})
-        finally:
-            self.writer.close()
+        with self.kept.raising():
+            try:
+                self.flush()
+                if not self.rows:  # a table with no rows still has its schema
+                    self.writer.write_table(self.schema.empty_table())
+                self.writer.add_key_value_metadata({
+                    "d3d12wl.findings": json.dumps([{m: getattr(f, m) for m in _FINDING_MEMBERS}
+                                                    for f in findings]),
+                    "d3d12wl.findings_suppressed": str(suppressed)})
+            finally:
+                self.writer.close()
 
 
 def writer_for(fmt: str, out: IO[bytes]) -> TableWriter:
