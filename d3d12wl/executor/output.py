@@ -188,6 +188,11 @@ class _RecordSelection:
 BLOCKS_AHEAD: int | None = None
 
 
+def _block_writer(out: IO[Any], threads: int | None) -> BlockWriter:
+    """The writer of a text output (text, JSON, JSON lines) to ``out``: its rows made on ``threads`` workers."""
+    return BlockWriter(_byte_writer(out), workers=threads, ahead=BLOCKS_AHEAD, out=out)
+
+
 def write_json(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
                progress: Progress | None = None, threads: int | None = None) -> Written:
     """``trace.to_dict()`` as ``json.dump(..., indent=1)`` writes it, streamed: executions and primary records
@@ -195,7 +200,7 @@ def write_json(trace: Trace, out: IO[Any], *, selection: Selection | None = None
     ``selection`` that narrows it, only what it selects, and a last member ``left_out``.  The rows are made on
     ``threads`` worker threads and written on one more (:class:`~d3d12wl.blockwriter.BlockWriter`; None: one per
     CPU but the caller's, 0: none), the same bytes either way."""
-    with BlockWriter(_byte_writer(out), workers=threads, ahead=BLOCKS_AHEAD, out=out) as write:
+    with _block_writer(out, threads) as write:
         doc = _Document(selection or Selection(), write, progress)
         doc.value(trace, 0)
         write(b"\n")
@@ -307,7 +312,7 @@ def write_jsonl(trace: Trace, out: IO[Any], *, selection: Selection | None = Non
     ``execution``, ``reset``, ``finding``, and last ``end`` (findings_suppressed, stopped_reason, graphics_lists,
     the verdict: exit_status, findings, findings_by_kind, findings_by_severity; and left_out when a selection
     narrows the trace).  ``threads``: as :func:`write_json`'s."""
-    with BlockWriter(_byte_writer(out), workers=threads, ahead=BLOCKS_AHEAD, out=out) as write:
+    with _block_writer(out, threads) as write:
         return _write_jsonl(trace, write, selection or Selection(), progress)
 
 
@@ -367,7 +372,7 @@ def write_text(trace: Trace, out: IO[Any], *, validators: bool | None = None, se
     """The human trace: the call, one line per list, the validator invocations (``validators``: print the block
     even when empty; None: only when there are any), one line per execution (from the columns), the end-of-call
     reset, the findings, and what a selection left out.  ``threads``: as :func:`write_json`'s."""
-    with BlockWriter(_byte_writer(out), workers=threads, ahead=BLOCKS_AHEAD, out=out) as write:
+    with _block_writer(out, threads) as write:
         return _write_text(trace, write, validators, selection or Selection(), progress)
 
 

@@ -478,8 +478,7 @@ class _RecordWriter:
             got: dict[str, np.ndarray] = {}
             _leaves(self.fields[x], self._primary(x, recs[m]), "p", got)
             for name, values in got.items():
-                columns.setdefault(name, np.zeros(n, dtype=np.int64 if values.dtype.kind == "i" else np.uint64))[m] = \
-                    values
+                _scatter(columns, name, n, m, values)
         return _RecordRows(recs, gid, starts, starts + lengths, np.repeat(np.arange(n), 9), template,
                            np.tile(np.array([0, 0, 1, 0, 0, 0, 1, 0, 0]), n), secondary, columns,
                            b.first_execution + b.exec_off[recs].astype(np.int64))
@@ -519,12 +518,19 @@ class _RecordWriter:
                 got: dict[str, np.ndarray] = {}
                 _leaves(sfields, self._secondary(x, recs, jj), "s", got)
                 for name, values in got.items():
-                    cols.setdefault(name, np.zeros(v1 - v0, dtype=np.int64 if values.dtype.kind == "i"
-                                                   else np.uint64))[at] = values
+                    _scatter(cols, name, v1 - v0, at, values)
         for name in self.formatter.columns:
             if name not in cols:
                 cols[name] = np.zeros(v1 - v0, dtype=np.int64)
         return cols, which
+
+
+def _scatter(columns: dict[str, np.ndarray], name: str, n: int, at: np.ndarray, values: np.ndarray) -> None:
+    """``values`` put at rows ``at`` of column ``name`` (made of ``n`` zeros, signed or not as ``values`` are, the
+    first time a group puts values in it)."""
+    if name not in columns:
+        columns[name] = np.zeros(n, dtype=np.int64 if values.dtype.kind == "i" else np.uint64)
+    columns[name][at] = values
 
 
 def _present(ids: np.ndarray) -> list[int]:
