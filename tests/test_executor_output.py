@@ -99,29 +99,32 @@ def test_rows_made_on_worker_threads_are_the_single_threaded_bytes(monkeypatch, 
     """The rows made on worker threads and written in order on a writer thread (d3d12wl.blockwriter) are the
     bytes of making and writing them in turn: for blocks of several sizes (a block a few rows, records a few at a
     time, as few buffers in flight as workers), whole traces and selections, json and JSON lines, findings and
-    skipped records from columns; and the human text."""
+    skipped records from columns; the human text; and the execution table as CSV (in chunks of a few rows too)."""
     selections = [Selection(), Selection(program="Shadow", limit=3), Selection(primary=(5, 40), limit=9),
                   Selection(kinds=frozenset({"program-table-index-out-of-range"}), limit=5, primary=(0, 50))]
+    writers = (write_json, write_jsonl, output.write_text, write_csv)
     want = {}
-    for write in (write_json, write_jsonl, output.write_text):
+    for write in writers:
         for i, sel in enumerate(selections):
             out = io.BytesIO()
             write(trace, out, selection=sel, threads=0)
             want[write.__name__, i] = out.getvalue()
     assert want["write_json", 0].decode() == json.dumps(trace.to_dict(), indent=1) + "\n"
-    for block, records, virtual, ahead in ((1 << 22, 1 << 15, 1 << 14, None), (3000, 40, 7, 3)):
+    for block, records, virtual, ahead, chunk in ((1 << 22, 1 << 15, 1 << 14, None, output.CHUNK_ROWS),
+                                                  (3000, 40, 7, 3, 50)):
         monkeypatch.setattr(rows, "BLOCK", block)
         monkeypatch.setattr(rows, "RECORD_ROWS", records)
         monkeypatch.setattr(rows, "VIRTUAL_ROWS", virtual)
         monkeypatch.setattr(output, "BLOCKS_AHEAD", ahead)
-        for write in (write_json, write_jsonl, output.write_text):
+        monkeypatch.setattr(output, "CHUNK_ROWS", chunk)
+        for write in writers:
             for i, sel in enumerate(selections):
                 out = io.BytesIO()
                 write(trace, out, selection=sel, threads=3)
                 assert out.getvalue() == want[write.__name__, i], (write.__name__, sel, block)
 
 
-@pytest.mark.parametrize("fmt", ["json", "jsonl"])
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "csv"])
 @pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt])
 def test_an_error_of_a_row_worker_leaves_the_old_file_and_no_thread(tmp_path, monkeypatch, fmt, error):
     """An exception raised on a worker thread as it makes a block (a bug; an interrupt) is raised in the caller's

@@ -189,7 +189,7 @@ BLOCKS_AHEAD: int | None = None
 
 
 def _block_writer(out: IO[Any], threads: int | None) -> BlockWriter:
-    """The writer of a text output (text, JSON, JSON lines) to ``out``: its rows made on ``threads`` workers."""
+    """The writer of a text output (text, JSON, JSON lines, CSV) to ``out``: its rows made on ``threads`` workers."""
     return BlockWriter(_byte_writer(out), workers=threads, ahead=BLOCKS_AHEAD, out=out)
 
 
@@ -895,13 +895,21 @@ def _meta(trace: Trace, specs: Sequence[ColumnSpec], executions: int, written: W
 
 
 def write_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
-              progress: Progress | None = None) -> Written:
+              progress: Progress | None = None, threads: int | None = None) -> Written:
     """The execution table as CSV (a header row, one row per execution): VAs and DWORDs in ``0x`` hexadecimal,
-    names and enum members by name, absent values empty.  The verdict is :func:`write_verdict_csv`'s."""
+    names and enum members by name, absent values empty.  The verdict is :func:`write_verdict_csv`'s.  The rows
+    are made on ``threads`` worker threads and written on one more while the next chunk's columns are built
+    (``threads``: as :func:`write_json`'s), the same bytes either way."""
     selection = selection or Selection()
     written = Written()
     tables = _Tables(trace, selection, written, progress)
-    write = _byte_writer(out)
+    with _block_writer(out, threads) as write:
+        _write_csv_rows(tables, write)
+    written.resets = len(trace.end_of_call_reset)
+    return written
+
+
+def _write_csv_rows(tables: _Tables, write: Write) -> None:
     write((",".join(csv_cell(s.name) for s in tables.specs) + "\n").encode("utf-8", TEXT_ERRORS))
     for n, values, absent in tables.chunks():
         parts: list[Any] = []
@@ -918,8 +926,6 @@ def write_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
                 parts.append(Value(s.name, "sdec", mask=mask))
         parts.append("\n")
         rows_._write_blocks(RowFormatter([parts]), values, n, None, write, absent)
-    written.resets = len(trace.end_of_call_reset)
-    return written
 
 
 # -- npz --------------------------------------------------------------------------------------------------------
