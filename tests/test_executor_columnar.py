@@ -176,6 +176,24 @@ def test_execution_columns_are_the_trace_as_a_table():
     assert part.columns["index"].tolist() == [10, 11, 12]
 
 
+@pytest.mark.parametrize("programs", [1, 2])
+def test_a_table_holds_arrays_of_its_own(programs):
+    """The columns read from records (a run of consecutive secondary records is read in place) are copies: writing
+    into a table leaves the trace, and the next table of it, as they were; with one group per run and several."""
+    s, prims = culling_scene(40, secondaries_each=2)
+    if programs == 1:
+        for p in prims:
+            p[0:4] = (0).to_bytes(4, "little")
+    _, fast = both(s, place(s, prims))
+    table = execution_columns(fast.executions)
+    want = {k: v.copy() for k, v in table.columns.items()}
+    assert len(set(table.columns["program"].tolist())) == programs
+    for v in table.columns.values():
+        v[...] = 7
+    again = execution_columns(fast.executions)
+    assert all((again.columns[k] == v).all() for k, v in want.items())
+
+
 @pytest.mark.parametrize("bad,limits", [
     (lambda i: True, None),  # every record selects a slot past SlotCount
     (lambda i: i % 3 == 1, None),  # every third

@@ -908,17 +908,18 @@ class WorkListBatch:
         program-table slot, record VAs (0: none)."""
         k, rec = self.execution_records(a, self.num_executions if b is None else b)
         j = k - self.exec_off[rec]
-        hybrid = np.array([g.hybrid for g in self.walk.groups], dtype=bool)[self.gid[rec]]
+        gid = self.gid[rec]
+        hybrid = np.array([g.hybrid for g in self.walk.groups], dtype=bool)[gid]
         sva = np.zeros(len(k), dtype=np.uint64)
         for g, base in self.secondary_base.items():
-            m = self.gid[rec] == g
+            m = np.flatnonzero(gid == g)
             stride = np.uint64(self.walk.groups[g].sstride)
             sva[m] = base[self.group_row[rec[m]]] + j[m].astype(np.uint64) * stride
         slots = np.array([g.pt_index for g in self.walk.groups], dtype=np.int64)
         return {
             "index": self.first_execution + k, "list_index": np.full(len(k), self.walk.run.index, dtype=np.int64),
             "primary_index": self.primary_index[rec], "secondary_index": np.where(hybrid, j, -1),
-            "invocation": self.first_invocation + k, "program_table_index": slots[self.gid[rec]],
+            "invocation": self.first_invocation + k, "program_table_index": slots.take(gid),
             "primary_va": self.primary_va[rec], "secondary_va": sva,
         }
 
@@ -956,6 +957,18 @@ class WorkListBatch:
         assert sec is not None
         data = self.secondary_rows[g][self.sec_off[r] + j].tobytes()
         return RecordData(f"secondary record {j}", "secondary", va, sec, decode_record(sec, data))
+
+    def group_first(self, g: int) -> Execution:
+        """The batch's first execution of group ``g`` (every execution of the group resolves like it, with values
+        of its own from the columns), made once."""
+        key = f"first {g}"
+        hit = self._cache.get(key)
+        if hit is None:
+            counts = self.exec_off[1:] - self.exec_off[:-1]
+            r = int(np.flatnonzero((self.gid == g) & (counts > 0))[0])
+            hit = self._cache[key] = self.execution(int(self.exec_off[r]))
+        result: Execution = hit
+        return result
 
     def execution(self, k: int) -> Execution:
         r = int(np.searchsorted(self.exec_off, k, side="right")) - 1
@@ -1258,12 +1271,11 @@ class _Codes:
 @dataclass
 class _Part:
     """The columns of one run of executions (one segment's slice) and, per column, where its rows are absent (a
-    column of a part is present in every row unless ``absent`` says otherwise); ``triggers``: trigger type ->
-    its members in struct order."""
+    bool: in every row or in none; or per row); ``triggers``: trigger type -> its members in struct order."""
 
     n: int
     cols: dict[str, np.ndarray] = field(default_factory=dict)
-    absent: dict[str, np.ndarray] = field(default_factory=dict)
+    absent: dict[str, np.ndarray | bool] = field(default_factory=dict)
     triggers: dict[str, list[str]] = field(default_factory=dict)
 
     def put(self, name: str, rows: np.ndarray | slice | int, values: Any, dtype: np.dtype,
@@ -1274,7 +1286,14 @@ class _Part:
             col = self.cols[name] = np.full(self.n, 0 if dtype.kind == "u" else -1, dtype=dtype)
             self.absent[name] = np.ones(self.n, dtype=bool)
         col[rows] = values
-        self.absent[name][rows] = absent
+        gone = self.absent[name]
+        if not isinstance(gone, np.ndarray):
+            gone = self.absent[name] = np.full(self.n, gone)
+        gone[rows] = absent
+
+    def gone(self, name: str) -> np.ndarray | bool:
+        """Where column ``name`` is absent: a bool (every row or none) or per row."""
+        return self.absent.get(name, False) if name in self.cols else True
 
 
 def _dtype_of(name: str) -> np.dtype:
@@ -1354,32 +1373,45 @@ def execution_columns(executions: Any, start: int = 0, stop: int | None = None) 
 def _table(parts: list[_Part], codes: dict[str, _Codes]) -> ExecutionColumns:
     out: dict[str, np.ndarray] = {}
     absent: dict[str, np.ndarray] = {}
+    total = sum(p.n for p in parts)
     for k in _key_order(parts):
         dtype = _dtype_of(k)
         fill = 0 if dtype.kind == "u" else -1
         if not parts:
             out[k] = np.zeros(0, dtype=dtype)
             continue
+        gones = [p.gone(k) for p in parts]
         if len(parts) == 1 and k in parts[0].cols:
             out[k] = parts[0].cols[k].astype(dtype, copy=False)
-            gone = parts[0].absent.get(k, np.zeros(parts[0].n, dtype=bool))
+        else:  # (one array, each part's rows put in place)
+            col = out[k] = np.empty(total, dtype=dtype)
+            pos = 0
+            for p in parts:
+                col[pos:pos + p.n] = p.cols[k] if k in p.cols else fill
+                pos += p.n
+        if all(not isinstance(g, np.ndarray) for g in gones):
+            if any(gones):
+                absent[k] = np.full(total, True) if all(gones) else np.repeat(np.array(gones, dtype=bool),
+                                                                               [p.n for p in parts])
+        elif len(parts) == 1:
+            if gones[0].any():  # type: ignore[union-attr]
+                absent[k] = gones[0]  # type: ignore[assignment]
         else:
-            out[k] = np.concatenate([p.cols[k].astype(dtype, copy=False) if k in p.cols
-                                     else np.full(p.n, fill, dtype=dtype) for p in parts])
-            gone = np.concatenate([p.absent.get(k, np.zeros(p.n, dtype=bool)) if k in p.cols
-                                   else np.ones(p.n, dtype=bool) for p in parts])
-        if gone.any():
-            absent[k] = gone
+            gone = np.concatenate([np.broadcast_to(g, p.n) for g, p in zip(gones, parts, strict=True)])
+            if gone.any():
+                absent[k] = gone
     names: dict[str, list[str]] = {}
     for name, c in codes.items():  # codes in name order, whatever order the segments met them in
         order = sorted(range(len(c.names)), key=c.names.__getitem__)
+        names[name] = [c.names[i] for i in order]
+        if order == list(range(len(order))):
+            continue  # (met in name order: the codes are the table's)
         remap = np.empty(len(order) + 1, dtype=np.int32)
         remap[-1] = -1
         remap[np.array(order, dtype=np.intp)] = np.arange(len(order), dtype=np.int32)
         coded = {SOURCE_NAMES: lambda k: k.endswith(".source"), FIELD_NAMES: is_field_column}.get(name)
         for k in ([name] if coded is None else [k for k in out if coded(k)]):
-            out[k] = remap[out[k]]
-        names[name] = [c.names[i] for i in order]
+            out[k] = remap.take(out[k])
     return ExecutionColumns(out, names, absent)
 
 
@@ -1467,34 +1499,45 @@ def _combine(part: _Part, which: np.ndarray, rows: list[np.ndarray], groups: lis
         fill = 0 if dtype.kind == "u" else -1
         if k == 1 and name in groups[0].values:  # one group: its values are the column's
             v, a = groups[0].values[name], groups[0].absent[name]
-            part.cols[name] = np.asarray(v, dtype=dtype) if np.ndim(v) else np.full(n, fill if v is None else v,
-                                                                                     dtype=dtype)
-            part.absent[name] = np.asarray(a, dtype=bool) if np.ndim(a) else np.full(n, bool(a))
+            if np.ndim(v):  # (a view of the trace's records is copied: a table holds arrays of its own)
+                part.cols[name] = np.asarray(v, dtype=dtype) if v.flags.owndata else np.array(v, dtype=dtype)
+            else:
+                part.cols[name] = np.full(n, fill if v is None else v, dtype=dtype)
+            part.absent[name] = np.asarray(a, dtype=bool) if np.ndim(a) else bool(a)
             continue
         scalars = np.full(k, fill, dtype=dtype)
         gone = np.ones(k, dtype=bool)
-        arrays: list[tuple[int, Any, Any]] = []
+        values: list[tuple[int, Any]] = []
+        masks: list[tuple[int, Any]] = []
         for i, g in enumerate(groups):
             if name not in g.values:
                 continue
             v, a = g.values[name], g.absent[name]
             if np.ndim(v):
-                arrays.append((i, v, None))
+                values.append((i, v))
             else:
                 scalars[i] = fill if v is None else v
             if np.ndim(a):
-                arrays.append((i, None, a))
+                masks.append((i, a))
                 gone[i] = False
             else:
                 gone[i] = bool(a)
-        col = scalars[which] if (scalars != scalars[0]).any() else np.full(n, scalars[0], dtype=dtype)
-        absent = gone[which] if gone.any() and not gone.all() else np.full(n, bool(gone[0]))
-        for i, v, a in arrays:
-            if v is not None:
-                col[rows[i]] = v
-            if a is not None:
-                absent[rows[i]] = a
+        # every row is put once: from its group's scalar (a gather, or one value for all) or its group's array
+        if len(values) == k:
+            col = np.empty(n, dtype=dtype)
+        elif (scalars == scalars[0]).all():
+            col = np.full(n, scalars[0], dtype=dtype)
+        else:
+            col = scalars.take(which)
+        for i, v in values:
+            col[rows[i]] = v
         part.cols[name] = col
+        if not masks and (gone == gone[0]).all():
+            part.absent[name] = bool(gone[0])
+            continue
+        absent = gone.take(which)
+        for i, a in masks:
+            absent[rows[i]] = a
         part.absent[name] = absent
 
 
@@ -1514,7 +1557,7 @@ def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b:
     hybrid = j >= 0
     for name in ("index", "list_index", "primary_index", "invocation", "primary_va"):  # the same in every group
         part.cols[name] = cols[name]
-        part.absent[name] = np.zeros(total, dtype=bool)
+        part.absent[name] = False
     for name in ("secondary_index", "secondary_va"):
         part.cols[name] = cols[name]
         part.absent[name] = ~hybrid
@@ -1525,7 +1568,7 @@ def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b:
         count = len(m)
         gc = _GroupColumns(count)
         groups.append(gc)
-        first = batch.execution(a + int(m[0]))
+        first = batch.group_first(g)
         gc.put("signature_index", walk.sel.signature_index)
         gc.put("command_index", -1, True)
         gc.put("counter", -1, True)
@@ -1540,21 +1583,21 @@ def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b:
             gc.put("counter", counter)
         rm = rec[m]
         primary_va = cols["primary_va"][m]
-        records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]] = {
-            "primary": (group.layout.primary, batch.primary_rows[g][batch.group_row[rm]], primary_va)}
+        records = {"primary": _RecordBytes(group.layout.primary, partial(_gather, batch.primary_rows[g],
+                                                                         batch.group_row[rm]), primary_va)}
         system = {"PRIMARY_RECORD_POINTER": primary_va}
         if group.hybrid and group.layout.secondary is not None:
             secondary_va = cols["secondary_va"][m]
-            records["secondary"] = (group.layout.secondary, batch.secondary_rows[g][batch.sec_off[rm] + j[m]],
-                                    secondary_va)
+            records["secondary"] = _RecordBytes(group.layout.secondary, partial(
+                _gather, batch.secondary_rows[g], batch.sec_off[rm] + j[m]), secondary_va)
             system["SECONDARY_RECORD_POINTER"] = secondary_va
             system["SECONDARY_LIST_POINTER"] = batch.secondary_base[g][batch.group_row[rm]]
         src = first.trigger.source
         payload: dict[str, Any] = {}
         hit = records.get(src.kind) if src is not None and src.arg is not None else None
-        f = hit[0].arg_field(src.arg) if hit is not None and src is not None and src.arg is not None else None
+        f = hit.layout.arg_field(src.arg) if hit is not None and src is not None and src.arg is not None else None
         if hit is not None and f is not None:
-            payload = _payload(hit[1], _packed_dtype(hit[0]), f.name)
+            payload = _payload(hit.rows, _packed_dtype(hit.layout), f.name)
         elif src is None or src.kind != "secondary":  # static or program-table: the same for the whole group
             payload = {k: v for k, v in first.trigger.fields.items() if isinstance(v, int)}
         part.triggers.setdefault(first.trigger.type, list(payload))
@@ -1565,6 +1608,28 @@ def _worklist_columns(batch: WorkListBatch, codes: dict[str, _Codes], a: int, b:
         _ia_columns(gc, first, records, codes)
     _combine(part, which, rows, groups)
     return part
+
+
+class _RecordBytes:
+    """The records the executions of a group read, one per execution: their layout, their bytes (a uint8 matrix,
+    gathered when first read) and their VAs."""
+
+    def __init__(self, layout: RecordLayout, rows: Callable[[], np.ndarray], vas: np.ndarray) -> None:
+        self.layout, self._rows, self.vas = layout, rows, vas
+        self._got: np.ndarray | None = None
+
+    @property
+    def rows(self) -> np.ndarray:
+        if self._got is None:
+            self._got = self._rows()
+        return self._got
+
+
+def _gather(rows: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """``rows[at]`` (``at`` ascending), a slice of ``rows`` where ``at`` is a run of consecutive rows."""
+    if len(at) and int(at[-1]) - int(at[0]) + 1 == len(at) and (len(at) < 2 or bool((np.diff(at) > 0).all())):
+        return rows[int(at[0]):int(at[-1]) + 1]
+    return rows[at]
 
 
 def _command_columns(batch: CommandBatch, codes: dict[str, _Codes], a: int, b: int) -> _Part:
@@ -1589,7 +1654,7 @@ def _command_columns(batch: CommandBatch, codes: dict[str, _Codes], a: int, b: i
     for k, v in payload.items():
         gc.put(f"{TRIGGER_PREFIX}{k}", v)
     _put_field(gc.put, TRIGGER_FIELD, src, codes)
-    records = {"command": (batch.plan.layout, batch.rows[a:b], cols["command_va"])}
+    records = {"command": _RecordBytes(batch.plan.layout, lambda: batch.rows[a:b], cols["command_va"])}
     _root_columns(gc, first, _field_reader(records), {}, counter, codes)
     _ia_columns(gc, first, records, codes)
     _combine(part, np.zeros(n, dtype=np.intp), [np.arange(n)], [gc])
@@ -1712,17 +1777,17 @@ def _root_columns(part: _GroupColumns, first: Execution, field_values: FieldValu
         _put_field(part.put, f"{tag}{FIELD_SUFFIX}", src, codes)
 
 
-def _field_reader(layouts: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]]) -> FieldValues:
-    """``field_values`` over records by ValueSource kind: kind -> (layout, rows (uint8 matrix), record VAs)."""
+def _field_reader(layouts: dict[str, _RecordBytes]) -> FieldValues:
+    """``field_values`` over records by ValueSource kind."""
     def read(src: Any) -> tuple[np.ndarray, np.ndarray] | None:
         hit = layouts.get(src.kind)
         if hit is None or src.arg is None:
             return None
-        layout, rows, vas = hit
+        layout, vas = hit.layout, hit.vas
         f = layout.arg_field(src.arg)
         if f is None:
             return None
-        values = rows.view(_packed_dtype(layout)).reshape(-1)[f.name]
+        values = hit.rows.view(_packed_dtype(layout)).reshape(-1)[f.name]
         if values.dtype.names is not None:  # a descriptor handle: its ptr
             if "ptr" not in values.dtype.names:
                 return None
@@ -1760,20 +1825,19 @@ def _ia_object_row(part: _Part, i: int, e: Execution, codes: dict[str, _Codes]) 
         _put_field(part.put, f"{tag}{FIELD_SUFFIX}", b.source, codes, i)
 
 
-def _ia_columns(part: _GroupColumns, first: Execution, records: dict[str, tuple[RecordLayout, np.ndarray, np.ndarray]],
+def _ia_columns(part: _GroupColumns, first: Execution, records: dict[str, _RecordBytes],
                 codes: dict[str, _Codes]) -> None:
     """The IA columns of the executions of ``part`` that resolve like ``first``: record-sourced bindings from the
     records' bytes, the rest (command-list state) ``first``'s."""
     for b in first.ia:
         tag, src = _ia_tag(b.slot), b.source
         hit = records.get(src.kind) if src.arg is not None else None
-        f = hit[0].arg_field(src.arg) if hit is not None and src.arg is not None else None
+        f = hit.layout.arg_field(src.arg) if hit is not None and src.arg is not None else None
         if hit is not None and f is not None:
-            layout, rows, vas = hit
-            values = rows.view(_packed_dtype(layout)).reshape(-1)[f.name]
+            values = hit.rows.view(_packed_dtype(hit.layout)).reshape(-1)[f.name]
             for member in values.dtype.names or ():
                 part.put(f"{tag}.{member}", values[member])
-            part.put(f"{tag}.va", vas + np.uint64(f.offset))
+            part.put(f"{tag}.va", hit.vas + np.uint64(f.offset))
         else:
             for member, value in (b.fields or {}).items():
                 if isinstance(value, int):
@@ -1790,8 +1854,8 @@ def _ia_columns(part: _GroupColumns, first: Execution, records: dict[str, tuple[
 class ExecutionRun:
     """Executions ``start .. start + n - 1`` of a trace, as the streamed writers take them: the objects the
     reference walk made (``objects``), or columns: ``table`` (:func:`execution_columns` of the run), ``group`` (per
-    row, an index into ``firsts``) and ``firsts`` (per group, the execution of its first row: every execution of
-    a group resolves like it, with the values of its own row of ``table``)."""
+    row, an index into ``firsts``) and ``firsts`` (per group, its first execution in the batch the run is of:
+    every execution of a group resolves like it, with the values of its own row of ``table``)."""
 
     start: int
     n: int
@@ -1831,7 +1895,7 @@ def execution_runs(executions: Any, start: int = 0, stop: int | None = None, row
                     slot = np.zeros(len(batch.walk.groups), dtype=np.int64)
                     slot[present] = np.arange(len(present))
                     group = slot[gid]
-                    firsts = [batch.execution(lo + int(np.argmax(gid == g))) for g in present]
+                    firsts = [batch.group_first(int(g)) for g in present]
                 else:
                     group = np.zeros(hi - lo, dtype=np.int64)
                     firsts = [seg.item(lo)]
@@ -1864,5 +1928,5 @@ def execution_schema(executions: Any) -> tuple[list[str], set[str]]:
             for lo in range(0, len(seg), CHUNK):
                 parts.append(_segment_columns(seg, codes, lo, min(len(seg), lo + CHUNK)))
     keys = _key_order(parts)
-    nullable = {k for k in keys if any(k not in p.cols or p.absent[k].any() for p in parts)}
+    nullable = {k for k in keys if any(np.any(p.gone(k)) for p in parts)}
     return keys, nullable

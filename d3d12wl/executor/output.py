@@ -528,9 +528,13 @@ class _Names:
         return got
 
     def codes(self, texts: Sequence[str], codes: np.ndarray) -> np.ndarray:
-        """Per-row codes into ``texts`` (-1 absent) as codes into this table."""
-        remap = np.array([*(self.code(t) for t in texts), -1], dtype=np.int32)
-        return remap[codes]  # (a code of -1 takes the last entry: -1)
+        """Per-row codes into ``texts`` (-1 absent) as codes into this table (``codes`` itself, as int32, where
+        ``texts`` are this table's first names)."""
+        mine = [self.code(t) for t in texts]
+        if mine == list(range(len(mine))):
+            return codes.astype(np.int32, copy=False)
+        remap = np.array([*mine, -1], dtype=np.int32)
+        return remap.take(codes)  # (a code of -1 takes the last entry: -1)
 
 
 def _enum_texts(enum: str, values: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -562,8 +566,9 @@ class _Tables:
 
     def chunks(self) -> Iterator[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]]:
         """(rows, values, absent) per chunk of at most :data:`CHUNK_ROWS` rows (the runs of a trace's segments,
-        joined up to that): ``values[name]`` in the column's numpy type (codes for names), ``absent[name]`` True
-        where a nullable column has no value."""
+        joined up to that): ``values[name]`` in the column's numpy type (codes for names; 0 where absent),
+        ``absent[name]`` True where a nullable column has no value.  Read them, never write them: some are views of
+        the trace's own columns (the values are flagged read-only)."""
         pending: list[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]] = []
         rows = 0
         for got in self._runs():
@@ -590,26 +595,32 @@ class _Tables:
                 continue
             values: dict[str, np.ndarray] = {}
             absent: dict[str, np.ndarray] = {}
+            none: np.ndarray | None = None  # (one all-False mask for every column no row of this run lacks)
             for s in self.specs:
                 col = table.columns.get(s.name)
                 got = table.absent.get(s.name) if col is not None else np.ones(n, dtype=bool)
-                gone = np.zeros(n, dtype=bool) if got is None else got
-                some = got is not None and bool(got.any())
                 if col is None:
                     col = np.zeros(n, dtype=_NUMPY_TYPES[s.kind])
                 if s.kind == "category":
                     texts = table.names[s.names or s.name]
-                    col = self.names[self._names_key(s)].codes(texts, np.where(gone, -1, col) if some else col)
+                    col = self.names[self._names_key(s)].codes(texts, col if got is None else np.where(got, -1, col))
                 elif s.kind == "enum":
                     texts, inverse = _enum_texts(s.names or "", col)
-                    col = self.names[s.name].codes(texts, np.where(gone, -1, inverse) if some else inverse)
+                    col = self.names[s.name].codes(texts, inverse if got is None else np.where(got, -1, inverse))
+                elif got is None:
+                    col = col.astype(_NUMPY_TYPES[s.kind], copy=False)
                 else:
                     col = col.astype(_NUMPY_TYPES[s.kind], copy=True)  # (absent values: 0)
-                    if some:
-                        col[gone] = 0
+                    col[got] = 0
+                col.flags.writeable = False
                 values[s.name] = col
                 if s.nullable:
-                    absent[s.name] = gone
+                    if got is None:
+                        if none is None:
+                            none = np.zeros(n, dtype=bool)
+                            none.flags.writeable = False
+                        got = none
+                    absent[s.name] = got
             self.written.executions += n
             if self.progress is not None:
                 self.progress(self.written.executions)
