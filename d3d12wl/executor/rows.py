@@ -211,6 +211,7 @@ def _execution_rows(executions: LazyList[Execution], write: Write, templates: Ca
     """Every execution ``select`` picks as ``render`` writes it, from its run's columns where the templates can;
     returns how many were written."""
     count = 0
+    made: dict[tuple[int, ...], tuple[list[Execution], tuple[str, ...], RowFormatter]] = {}
     for run in execution_runs(executions):
         picked = select(run) if select is not None else None
         rows = np.arange(run.n) if picked is None else picked
@@ -221,7 +222,7 @@ def _execution_rows(executions: LazyList[Execution], write: Write, templates: Ca
             assert run.table is not None and run.group is not None
             group = run.group[rows]
             try:
-                formatter = RowFormatter([templates(e, run.table) for e in run.firsts])
+                formatter = _formatter(made, run, templates)
                 ok = _groups_checked(formatter, run, rows, group, render)
             except Unsupported:
                 ok = False
@@ -239,6 +240,21 @@ def _execution_rows(executions: LazyList[Execution], write: Write, templates: Ca
         if progress is not None:
             progress(count)
     return count
+
+
+def _formatter(made: dict[tuple[int, ...], tuple[list[Execution], tuple[str, ...], RowFormatter]], run: ExecutionRun,
+               templates: Callable[[Execution, Any], list[Part]]) -> RowFormatter:
+    """The formatter of ``run``'s groups: made from their first executions, or the one made for an earlier run of
+    the same batch (the same first executions, the same columns)."""
+    assert run.table is not None
+    key = tuple(map(id, run.firsts))
+    names = tuple(run.table.columns)
+    hit = made.get(key)
+    if hit is not None and hit[1] == names:
+        return hit[2]
+    formatter = RowFormatter([templates(e, run.table) for e in run.firsts])
+    made[key] = (run.firsts, names, formatter)  # (the executions kept: their ids stay theirs)
+    return formatter
 
 
 def execution_json(executions: LazyList[Execution], write: Write, style: JSONStyle,
