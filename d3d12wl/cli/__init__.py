@@ -17,7 +17,7 @@ import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from d3d12wl._version import __version__
 from d3d12wl.errors import D3D12WLError
@@ -97,7 +97,7 @@ class _Parser(argparse.ArgumentParser):
     raise its OS error (:func:`main` makes it exit 2 saying so) instead of exit 0 having printed nothing; a usage
     error written to a standard error that cannot be written is still exit 2, as argparse has it."""
 
-    def _print_message(self, message: str, file: IO[str] | None = None) -> None:
+    def _print_message(self, message: str, file: Any = None) -> None:
         if not message or (file is not None and file is not sys.stdout):
             super()._print_message(message, file)
             return
