@@ -167,9 +167,13 @@ def test_the_traces_and_the_dump_name_the_member(tmp_path: Path, capsys: pytest.
     assert [s["field"] for s in by_param[("global", 1, "SRV")]] == ["MaterialBufferSRV"]
     assert [s["field"] for s in by_param[("local", 0, "constants")]] == ["Tint"]
     assert [s["field"] for s in by_param[("local", 0, "static_sampler")]] == [None]  # STATIC: baked in, no record
-    assert main(["exec", str(capture), "--format", "jsonl"]) == 0
+    assert main(["exec", str(capture), "--format", "jsonl", "--json-version", "1"]) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [x["trigger"]["source"]["field"] for x in lines if x["record"] == "execution"] == ["Draw"] * 9
+    assert main(["exec", str(capture), "--format", "jsonl"]) == 0  # version 2: the table's .field columns
+    rows = [x for x in map(json.loads, capsys.readouterr().out.splitlines()) if x["record"] == "execution"]
+    assert {(x["trigger_field"], x["root.G1.field"], x["root.L0.field"]) for x in rows} == {
+        ("Draw", "MaterialBufferSRV", "Tint")}
     assert main(["dump", str(capture), "--limit", "1"]) == 0
     text = capsys.readouterr().out
     assert "<- secondary record 0 @0x40000 +0 (MaterialBufferSRV)" in text

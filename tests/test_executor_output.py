@@ -392,10 +392,16 @@ def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]
 
 def test_exec_format_flags(tmp_path):
     as_json = cli("--json")
-    assert as_json.returncode == 0 and cli("--format", "json").stdout == as_json.stdout
+    assert as_json.returncode == 0 and cli("--format", "json", "--json-version", "1").stdout == as_json.stdout
     assert json.loads(as_json.stdout) == execute(load_capture(EXAMPLES[0])).to_dict()
+    assert json.loads(cli("--format", "json").stdout)["version"] == 2
+    assert cli("--json", "--json-version", "2").stdout == cli("--format", "json").stdout
     lines = cli("--format", "jsonl").stdout.splitlines()
-    assert json.loads(lines[0])["record"] == "call"
+    assert json.loads(lines[0])["record"] == "call" and json.loads(lines[0])["version"] == 2
+    assert "version" not in json.loads(cli("--format", "jsonl", "--json-version", "1").stdout.splitlines()[0])
+    for bad in (("--format", "csv", "--json-version", "2"), ("--format", "json", "--json-version", "3")):
+        got = cli(*bad)
+        assert got.returncode == 2 and "--json-version" in got.stderr and "Traceback" not in got.stderr
     assert cli("--format", "csv").stdout.splitlines()[0].startswith("index,list_index")
     assert cli("--format", "npz", "-o", str(tmp_path / "x.npz")).returncode == 0
     assert np.load(tmp_path / "x.npz")["executions"]["index"].tolist() == list(range(9))

@@ -203,3 +203,18 @@ def test_standard_output_on_a_full_device_is_exit_2_naming_it(argv: list[str]) -
     assert result.returncode == 2, result.stderr
     assert result.stderr.strip().splitlines() == [
         f"d3d12wl {argv[0]}: error: standard output: cannot write it: No space left on device"]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["exec", "--help"]])
+def test_help_and_version_on_a_full_device_is_exit_2(argv: list[str]) -> None:
+    """``d3d12wl --help > /dev/full`` wrote nothing and exited 0 (argparse swallows its write's error); now the same
+    one line and exit 2 as every other output to standard output.  Through a pipe they still print."""
+    with open("/dev/full", "wb") as full:
+        result = subprocess.run([sys.executable, "-m", "d3d12wl", *argv], stdout=full, stderr=subprocess.PIPE,
+                                text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip().splitlines() == ["d3d12wl: error: standard output: cannot write it: No space left "
+                                                  "on device"]
+    shown = subprocess.run([sys.executable, "-m", "d3d12wl", *argv], capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0 and shown.stdout.startswith(("usage:", "d3d12wl ")) and not shown.stderr

@@ -241,6 +241,9 @@ def bench(name: str, capture: Capture, bare: Any, sample: int) -> dict[str, Any]
 #: every output the per-format table measures: its name and the command-line words after ``CAPTURE``
 OUTPUTS: dict[str, list[str]] = {
     **{fmt: ["--format", fmt] for fmt in ("text", "json", "jsonl", "csv", "npz", "parquet")},
+    # (json and jsonl above are the default, version 2: the executions as the execution table's rows; version 1,
+    # the trace's own shape, measured beside them)
+    **{f"{fmt} v1": ["--format", fmt, "--json-version", "1"] for fmt in ("json", "jsonl")},
     "dump": [], "dump --json": ["--json"],
 }
 _STARTUP = ("import sys\nimport d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12wl.executor.output\n"
@@ -251,7 +254,7 @@ _ENGINE = ("import sys\nimport d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12
 
 
 #: the outputs also measured written to a pipe (standard output): those a user reads or pipes on
-PIPED = ("text", "json", "jsonl", "csv", "dump", "dump --json")
+PIPED = ("text", "json", "jsonl", "json v1", "jsonl v1", "csv", "dump", "dump --json")
 #: the child reading the pipe: it drains it as fast as the kernel moves the bytes (splice into /dev/null, no copy
 #: into the reader) and prints how many bytes it read, so the figure is the writer's, not a slow reader's
 _DRAIN = ("import os, sys\nfd, total = sys.stdin.fileno(), 0\nnull = os.open(os.devnull, os.O_WRONLY)\n"

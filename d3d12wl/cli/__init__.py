@@ -92,10 +92,23 @@ class _CommandListFormatter(argparse.RawDescriptionHelpFormatter):
             self._action_max_length += self._indent_increment
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, but ``--help`` and ``--version`` on standard output that cannot be written (a full device)
+    raise its OS error (:func:`main` makes it exit 2 saying so) instead of exit 0 having printed nothing; a usage
+    error written to a standard error that cannot be written is still exit 2, as argparse has it."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if not message or (file is not None and file is not sys.stdout):
+            super()._print_message(message, file)
+            return
+        sys.stdout.write(message)
+        sys.stdout.flush()
+
+
 def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
     """The argument parser.  Only ``command`` (every one for :data:`ALL`) is imported and registered in full; the
     others are listed by their summary, so ``d3d12wl --help`` imports no command module."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="d3d12wl",
         description="Binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages.",
         epilog=EXIT_CODES + "\n\n--debug (anywhere on the line) prints the traceback of an internal error.",
@@ -223,7 +236,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = [w for w in words if w != "--debug"]
     _survive_any_text()
     parser = build_parser(_command_of(words))
-    args, extras = parser.parse_known_args(words)
+    try:
+        args, extras = parser.parse_known_args(words)
+    except BrokenPipeError:  # `d3d12wl --help | head -1`
+        _quiet_broken_pipe()
+        return 0
+    except OSError as exc:  # --help or --version on a standard output that cannot be written (_Parser)
+        from d3d12wl.outfiles import stdout_error
+
+        unwritable = stdout_error(exc)
+        if unwritable is None:
+            raise
+        _quiet_broken_pipe()
+        print(f"d3d12wl: error: {unwritable}", file=sys.stderr)
+        return EXIT_UNUSABLE
     if extras:  # (argparse's own message, but with the usage of the command given, not the top level's)
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
     args.owns_process = argv is None  # (the process's own command line: see load_description)

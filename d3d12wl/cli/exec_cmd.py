@@ -17,7 +17,7 @@ from d3d12wl.cli._options import integer
 from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.progress import Progress
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.executor.output import FORMATS
+from d3d12wl.executor.output import FORMATS, JSON_VERSION, JSON_VERSIONS
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
 
@@ -33,10 +33,10 @@ Run the executor on a capture and write the trace.
 
 With no CAPTURE it runs the bundled example (the spec's GPU culling example).
 
-Formats (--format; --json is --format json), every one written from the trace's columns, with the verdict:
+Formats (--format), every one written from the trace's columns, with the verdict:
   text     the call, one line per list, per validator invocation, per execution, the end-of-call reset and the
            findings (the default)
-  json     the whole trace as JSON (Trace.to_dict: byte for byte what earlier versions print)
+  json     the whole trace as one JSON document
   jsonl    one JSON record per line: call, list, primary_record, validator_invocation, execution, reset,
            finding, and last end (with the verdict)
   csv      the execution table, one row per execution: VAs and root constants in 0x hex, names and enum
@@ -47,6 +47,14 @@ Formats (--format; --json is --format json), every one written from the trace's 
   parquet  the execution table (names and enums as dictionary columns, VAs uint64, absent values null; the
            verdict in the key-value metadata `d3d12wl`) and the verdict table in FILE.findings.parquet
            (or --findings PATH); needs pip install 'd3d12wl[parquet]'
+
+JSON versions (--json-version; json and jsonl say theirs first, version 1 by saying none):
+  1        every execution in the trace's own shape (Trace.to_dict: nested root arguments with registers,
+           sources and origins; 2-3 KB each; json byte for byte what earlier versions print)
+  2        every execution as the execution table's row (the columns of csv, npz and parquet, flat, VAs as
+           integers, names as strings, null where absent; 0.8 KB each on the culling frame): the default of
+           --format json and jsonl
+--json prints the trace for tools (diff and the migration checks read it): --format json --json-version 1.
 
 -o PATH writes to a file (atomically: an interrupted or failed run leaves the old file or none; npz and
 parquet go to standard output without it).  When the trace has error findings (exit status 1), one line on
@@ -75,10 +83,15 @@ reached), 2 when the capture, a flag or an output path cannot be used."""
 def register(sub: Any) -> None:
     p = sub.add_parser("exec", help=summary("exec"), description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
-    p.add_argument("--json", action="store_true", help="print the trace as JSON (the same as --format json)")
+    p.add_argument("--json", action="store_true",
+                   help="print the trace as JSON for tools (--format json --json-version 1)")
     p.add_argument("--format", choices=FORMATS, default=None,
-                   help="text (default), json (Trace.to_dict), jsonl (one record per line), csv, npz or parquet "
+                   help="text (default), json (one document), jsonl (one record per line), csv, npz or parquet "
                         "(the execution table; parquet needs the pyarrow extra)")
+    p.add_argument("--json-version", type=integer, metavar="N", default=None,
+                   help=f"json, jsonl: the version to write, {' or '.join(map(str, JSON_VERSIONS))} (default "
+                        f"{JSON_VERSION}; with --json 1): 1 every execution in the trace's shape, 2 as the "
+                        "execution table's row")
     p.add_argument("-o", "--output", metavar="PATH", default=None,
                    help="write to PATH (atomically) instead of standard output")
     p.add_argument("--findings", metavar="PATH", default=None,
@@ -195,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
         raise D3D12WLError(f"--json and --format {fmt} disagree", where="--format")
+    version = json_version_of(args, fmt)
     if args.findings is not None and fmt not in ("csv", "parquet"):
         raise D3D12WLError(f"--findings names the verdict table of csv and parquet; --format {fmt} holds the "
                            "findings itself", where="--findings")
@@ -211,12 +225,27 @@ def run(args: argparse.Namespace) -> int:
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
     where = write_trace(trace, fmt, args.output, validators=hooks is not None, selection=selection,
-                        findings=args.findings, progress=progress)
+                        findings=args.findings, progress=progress, json_version=version)
     progress.done()
     if trace.has_errors:
         print(f"d3d12wl exec: {verdict_line(trace)}; {where}", file=sys.stderr)
         return 1
     return 0
+
+
+def json_version_of(args: argparse.Namespace, fmt: str) -> int:
+    """The JSON version ``exec`` writes: ``--json-version``, else 1 with ``--json`` (the trace for tools) and
+    :data:`~d3d12wl.executor.output.JSON_VERSION` with ``--format json`` / ``jsonl``; a version not in
+    :data:`~d3d12wl.executor.output.JSON_VERSIONS`, or one given with another format, is exit 2 naming the flag."""
+    if args.json_version is None:
+        return 1 if args.json else JSON_VERSION
+    if fmt not in ("json", "jsonl"):
+        raise D3D12WLError(f"json and jsonl have versions; --format {fmt} has none",
+                           where="--json-version")
+    if args.json_version not in JSON_VERSIONS:
+        raise D3D12WLError(f"{args.json_version} is not one of "
+                           f"{', '.join(map(str, JSON_VERSIONS))}", where="--json-version")
+    return int(args.json_version)
 
 
 def verdict_line(trace: Trace) -> str:
@@ -254,10 +283,10 @@ def _sidecar(output: str | None, findings: str | None, ext: str) -> str | None:
 
 def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | None = None,
                 selection: Selection | None = None, findings: str | None = None,
-                progress: Progress | None = None) -> str:
-    """Write ``trace`` in ``fmt`` (:data:`~d3d12wl.executor.output.FORMATS`) to ``path`` or standard output
-    (atomically, through :func:`d3d12wl.outfiles.output_file`), with the verdict; returns where the findings
-    went (for the exit-1 line)."""
+                progress: Progress | None = None, json_version: int = 1) -> str:
+    """Write ``trace`` in ``fmt`` (:data:`~d3d12wl.executor.output.FORMATS`; json and jsonl in version
+    ``json_version``) to ``path`` or standard output (atomically, through :func:`d3d12wl.outfiles.output_file`),
+    with the verdict; returns where the findings went (for the exit-1 line)."""
     from d3d12wl.executor import output
     from d3d12wl.outfiles import is_stdout, output_file
 
@@ -292,9 +321,9 @@ def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | 
             output.write_npz(trace, out, selection=selection, progress=tick)
             return f"written to {shown} (its 'findings' array)"
         if fmt == "json":
-            output.write_json(trace, out, selection=selection, progress=tick)
+            output.write_json(trace, out, selection=selection, progress=tick, version=json_version)
         elif fmt == "jsonl":
-            output.write_jsonl(trace, out, selection=selection, progress=tick)
+            output.write_jsonl(trace, out, selection=selection, progress=tick, version=json_version)
         else:
             output.write_text(trace, out, validators=validators, selection=selection, progress=tick)
         return f"written to {shown}"

@@ -47,13 +47,14 @@ from d3d12wl.executor.columnar import (
     is_field_column,
 )
 from d3d12wl.executor.selection import Budget, LeftOut, Selection
+from d3d12wl.executor.table_json import write_rows
 from d3d12wl.executor.trace import Finding, LazyList, ListTrace, PrimaryRecordTrace, Trace
 from d3d12wl.outfiles import TEXT_ERRORS
 from d3d12wl.records.packers import pack_columns
 from d3d12wl.serialize import json_text, to_jsonable
 from d3d12wl.textrows import RowFormatter, Value, csv_cell
 
-__all__ = ["FORMATS", "TABLE_VERSION", "VERDICT_COLUMNS", "ColumnSpec", "Written", "table_columns", "verdict",
+__all__ = ["FORMATS", "JSON_VERSION", "JSON_VERSIONS", "TABLE_VERSION", "VERDICT_COLUMNS", "ColumnSpec", "Written", "table_columns", "verdict",
            "write_csv", "write_json", "write_jsonl", "write_npz", "write_parquet", "write_text", "write_verdict_csv",
            "write_verdict_parquet"]
 
@@ -67,6 +68,16 @@ FORMATS = ("text", "json", "jsonl", "csv", "npz", "parquet")
 #: ``trigger_field`` after the trigger's members; names in ``names["field"]``), every version 2 column with its name,
 #: type, meaning and order among the others kept
 TABLE_VERSION = 3
+#: the versions of the JSON and JSON lines outputs (``exec --json-version``).  1: the trace's own shape
+#: (``Trace.to_dict()``; JSON byte for byte ``json.dump(trace.to_dict(), indent=1)``, JSON lines one record per
+#: line), every execution with its nested root arguments, registers, sources and origins (2-3 KB each); 2: version
+#: 1 with every execution as the execution table's row (:mod:`d3d12wl.executor.table_json`: the columns of
+#: :func:`table_columns`, flat, ``null`` where absent; 0.8 KB each on the culling frame), and the version, the table's version
+#: and its columns said first (the JSON document's first members, JSON lines' ``call`` record)
+JSON_VERSIONS = (1, 2)
+#: the version ``exec --format json`` and ``--format jsonl`` write unless ``--json-version`` says otherwise
+#: (``exec --json``, the trace that ``diff`` and the migration checks read, is version 1)
+JSON_VERSION = 2
 #: rows per chunk of the table formats
 CHUNK_ROWS = 1 << 16
 #: findings written into a Parquet file's key-value metadata at most (all of them are in the verdict table)
@@ -193,15 +204,31 @@ def _block_writer(out: IO[Any], threads: int | None) -> BlockWriter:
     return BlockWriter(_byte_writer(out), workers=threads, ahead=BLOCKS_AHEAD, out=out)
 
 
+def _check_version(version: int) -> None:
+    if version not in JSON_VERSIONS:
+        raise ValueError(f"JSON version {version!r} is not one of {', '.join(map(str, JSON_VERSIONS))}")
+
+
+def _version_head(tables: _Tables) -> dict[str, Any]:
+    """What a version 2 output says first: its version, the execution table's version and columns."""
+    return {"version": 2, "table_version": TABLE_VERSION, "columns": [dataclasses.asdict(s) for s in tables.specs]}
+
+
 def write_json(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
-               progress: Progress | None = None, threads: int | None = None) -> Written:
-    """``trace.to_dict()`` as ``json.dump(..., indent=1)`` writes it, streamed: executions and primary records
-    from the trace's columns, everything else item by item (``out``: a binary or a text file).  With a
+               progress: Progress | None = None, threads: int | None = None, version: int = 1) -> Written:
+    """Version 1 (:data:`JSON_VERSIONS`): ``trace.to_dict()`` as ``json.dump(..., indent=1)`` writes it, streamed:
+    executions and primary records from the trace's columns, everything else item by item (``out``: a binary or a
+    text file).  Version 2: ``version``, ``table_version`` and ``columns`` first, then the same members, the
+    executions as the execution table's rows, one per line (:mod:`d3d12wl.executor.table_json`).  With a
     ``selection`` that narrows it, only what it selects, and a last member ``left_out``.  The rows are made on
     ``threads`` worker threads and written on one more (:class:`~d3d12wl.blockwriter.BlockWriter`; None: one per
     CPU but the caller's, 0: none), the same bytes either way."""
+    _check_version(version)
+    selection = selection or Selection()
     with _block_writer(out, threads) as write:
-        doc = _Document(selection or Selection(), write, progress)
+        doc = _Document(selection, write, progress)
+        if version == 2:
+            doc.tables = _Tables(trace, selection, doc.written, progress)
         doc.value(trace, 0)
         write(b"\n")
     return doc.written
@@ -224,6 +251,8 @@ class _Document:
         self.progress = progress
         self.written = Written()
         self.records = _RecordSelection(selection, self.written.left_out)
+        #: the execution table of a version 2 document (None: version 1)
+        self.tables: _Tables | None = None
 
     def value(self, value: Any, depth: int, rows: str | None = None, list_index: int = 0) -> None:
         sel, write = self.selection, self.write
@@ -232,7 +261,8 @@ class _Document:
             lists = [lt for lt in value.lists if sel.takes_list(lt.index)]
             self.written.resets = len(value.end_of_call_reset)
             write(b"{")
-            for i, (name, member) in enumerate(_fields(value)):
+            head = [] if self.tables is None else list(_version_head(self.tables).items())
+            for i, (name, member) in enumerate([*head, *_fields(value)]):
                 member = lists if name == "lists" else member
                 write(f"{',' if i else ''}\n{pad}{json.dumps(name)}: ".encode("utf-8", TEXT_ERRORS))
                 self.value(member, depth + 1, name if name in ("executions", "findings") else None)
@@ -259,7 +289,11 @@ class _Document:
         write = _Opening(self.write, b"[")
         style = rows_.JSONStyle(indent=1, depth=depth + 1, prefix=",\n" + pad)
         left = self.written.left_out
-        if rows == "executions":
+        if rows == "executions" and self.tables is not None:
+            tables = self.tables
+            self.written.executions = write_rows(tables.chunks(), tables.specs, tables.names_of, write,
+                                                 lead=",\n" + pad, first_skip=1)
+        elif rows == "executions":
             self.written.executions = rows_.execution_json(
                 items, write, style, first_skip=1,  # type: ignore[arg-type]
                 select=_execution_select(self.selection, left), progress=self.progress)
@@ -306,25 +340,31 @@ def _primary_record_line(list_index: int, d: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_jsonl(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
-                progress: Progress | None = None, threads: int | None = None) -> Written:
-    """One JSON object per line, each with a ``record`` key: ``call`` (call, call_args, limits), ``list`` (a list
-    trace without its records), ``primary_record`` (with ``list_index``), ``validator_invocation``,
-    ``execution``, ``reset``, ``finding``, and last ``end`` (findings_suppressed, stopped_reason, graphics_lists,
-    the verdict: exit_status, findings, findings_by_kind, findings_by_severity; and left_out when a selection
-    narrows the trace).  ``threads``: as :func:`write_json`'s."""
+                progress: Progress | None = None, threads: int | None = None, version: int = 1) -> Written:
+    """One JSON object per line, each with a ``record`` key: ``call`` (call, call_args, limits; version 2 first
+    ``version``, ``table_version`` and ``columns``), ``list`` (a list trace without its records),
+    ``primary_record`` (with ``list_index``), ``validator_invocation``, ``execution`` (version 2: the execution
+    table's row, :mod:`d3d12wl.executor.table_json`), ``reset``, ``finding``, and last ``end``
+    (findings_suppressed, stopped_reason, graphics_lists, the verdict: exit_status, findings, findings_by_kind,
+    findings_by_severity; and left_out when a selection narrows the trace).  ``threads``: as
+    :func:`write_json`'s."""
+    _check_version(version)
     with _block_writer(out, threads) as write:
-        return _write_jsonl(trace, write, selection or Selection(), progress)
+        return _write_jsonl(trace, write, selection or Selection(), progress, version)
 
 
-def _write_jsonl(trace: Trace, write: Write, selection: Selection, progress: Progress | None) -> Written:
+def _write_jsonl(trace: Trace, write: Write, selection: Selection, progress: Progress | None,
+                 version: int) -> Written:
     written = Written()
+    tables = _Tables(trace, selection, written, progress) if version == 2 else None
 
     def line(kind: str, body: Any, **extra: Any) -> None:
         write(json.dumps({"record": kind, **extra, **to_jsonable(body)}, separators=(",", ":")).encode("utf-8", TEXT_ERRORS) + b"\n")
 
     compact = rows_.JSONStyle(separators=(",", ":"), suffix="\n")
     records = _RecordSelection(selection, written.left_out)
-    line("call", {"call": trace.call, "call_args": trace.call_args, "limits": trace.limits})
+    line("call", {**({} if tables is None else _version_head(tables)), "call": trace.call,
+                  "call_args": trace.call_args, "limits": trace.limits})
     for lt in trace.lists:
         if not selection.takes_list(lt.index):
             continue
@@ -334,10 +374,14 @@ def _write_jsonl(trace: Trace, write: Write, selection: Selection, progress: Pro
         written.left_out.secondary_records += left
     for v in trace.validator_invocations:
         line("validator_invocation", v)
-    written.executions = rows_.execution_json(trace.executions, write, compact,
-                                              lambda d: {"record": "execution", **d},
-                                              select=_execution_select(selection, written.left_out),
-                                              progress=progress)
+    if tables is not None:
+        written.executions = write_rows(tables.chunks(), tables.specs, tables.names_of, write,
+                                        keys='"record":"execution",', trail="\n")
+    else:
+        written.executions = rows_.execution_json(trace.executions, write, compact,
+                                                  lambda d: {"record": "execution", **d},
+                                                  select=_execution_select(selection, written.left_out),
+                                                  progress=progress)
     for r in trace.end_of_call_reset:
         line("reset", r)
     written.findings = rows_.finding_json(trace.findings, write, compact, lambda d: {"record": "finding", **d},
@@ -563,6 +607,10 @@ class _Tables:
     @staticmethod
     def _names_key(spec: ColumnSpec) -> str:
         return spec.names if spec.kind == "category" and spec.names else spec.name
+
+    def names_of(self, spec: Any) -> list[str]:
+        """The name table (so far) that category or enum column ``spec``'s codes index."""
+        return self.names[self._names_key(spec)].names
 
     def chunks(self) -> Iterator[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]]:
         """(rows, values, absent) per chunk of at most :data:`CHUNK_ROWS` rows (the runs of a trace's segments,

@@ -193,6 +193,16 @@ def save_call_sequence(path: str | os.PathLike[str], calls: Sequence[tuple[str, 
     return p
 
 
+def _not_a_table(doc: Mapping[str, Any], where: str) -> None:
+    """A JSON output of a version other than 1 (``exec --format json`` writes version 2: the executions as the
+    execution table's rows, without the registers and sources a run compares) is refused, saying what to save."""
+    version = doc.get("version", 1)
+    if version != 1:
+        raise MigrationError(f"a version {version} JSON output of exec holds the execution table's rows, not the "
+                             "trace a run compares: save the trace with 'd3d12wl exec CAPTURE --json' (or "
+                             "--format json --json-version 1)", where=where)
+
+
 def load_run(source: Any, *, name: str | None = None) -> Run:
     """A run from a :class:`Capture`, a list of :class:`CallSequenceEntry`, a trace dict, a :class:`Run`, or a path
     to a capture, a saved trace (``d3d12wl exec --json``) or a call sequence file."""
@@ -203,6 +213,7 @@ def load_run(source: Any, *, name: str | None = None) -> Run:
     if isinstance(source, list) and all(isinstance(e, CallSequenceEntry) for e in source):
         return run_of_captures(source, name=name or "call sequence")
     if isinstance(source, Mapping):
+        _not_a_table(source, "the trace given")
         if "executions" in source:
             return run_of_trace(source, name=name or "trace")
         raise MigrationError("a mapping given as a run must be a trace (Trace.to_dict())")
@@ -213,6 +224,7 @@ def load_run(source: Any, *, name: str | None = None) -> Run:
         if isinstance(doc, dict) and "call_sequence" in doc:
             return run_of_captures(_sequence_of(doc, p), name=label)
         if isinstance(doc, dict) and "executions" in doc and "memory" not in doc:
+            _not_a_table(doc, str(p))
             return run_of_trace(doc, name=label)
         if isinstance(doc, dict) and "memory" in doc:
             return run_of_captures([CallSequenceEntry(_capture_of(doc, p))], name=label)

@@ -281,6 +281,8 @@ def case(seed: int) -> Case:
         c.sigint_ms = rng.uniform(0.5, 60)
     if rng.random() < 0.1:  # (drawn last: every earlier draw of a seed, and so its case, is what it was before)
         c.stdout = rng.choice(["full", "closed"])
+    if c.argv[0] == "exec" and rng.random() < 0.3:  # (after it, for the same reason) the JSON versions
+        c.argv += ["--json-version", rng.choice(["1", "2", "3", "\uff12", "-1"])]
     return c
 
 
