@@ -219,7 +219,8 @@ def write_json(trace: Trace, out: IO[Any], *, selection: Selection | None = None
     """Version 1 (:data:`JSON_VERSIONS`): ``trace.to_dict()`` as ``json.dump(..., indent=1)`` writes it, streamed:
     executions and primary records from the trace's columns, everything else item by item (``out``: a binary or a
     text file).  Version 2: ``version``, ``table_version`` and ``columns`` first, then the same members, the
-    executions as the execution table's rows, one per line (:mod:`d3d12wl.executor.table_json`).  With a
+    executions as the execution table's rows, one per line (:mod:`d3d12wl.executor.table_json`), and each list's
+    primary records one per line too (their version 1 JSON without its indentation).  With a
     ``selection`` that narrows it, only what it selects, and a last member ``left_out``.  The rows are made on
     ``threads`` worker threads and written on one more (:class:`~d3d12wl.blockwriter.BlockWriter`; None: one per
     CPU but the caller's, 0: none), the same bytes either way."""
@@ -298,6 +299,8 @@ class _Document:
                 items, write, style, first_skip=1,  # type: ignore[arg-type]
                 select=_execution_select(self.selection, left), progress=self.progress)
         elif rows == "records":
+            if self.tables is not None:  # (version 2: a primary record a line, as its executions)
+                style = rows_.JSONStyle(separators=(",", ":"), prefix=",\n" + pad)
             _, skipped = rows_.record_json(items, write, style, depth=depth + 1, first_skip=1,  # type: ignore[arg-type]
                                            select=self.records.select(list_index), secondary=self.records.secondary)
             left.secondary_records += skipped
