@@ -1,6 +1,7 @@
-"""Every output of a trace, streamed from its columns: the human text, JSON (byte for byte what
-``json.dump(trace.to_dict(), indent=1)`` writes), JSON lines, and the execution table as CSV, npz and Parquet; with
-the verdict (findings and the end-of-call reset) in each.
+"""Every output of a trace, streamed from its columns: the human text, JSON and JSON lines (:data:`JSON_VERSIONS`:
+version 1 byte for byte what ``json.dump(trace.to_dict(), indent=1)`` writes, version 2 the executions as the
+execution table's rows), and the execution table as CSV, npz and Parquet; with the verdict (findings and the
+end-of-call reset) in each.
 
 Nothing here holds the trace as objects: executions and primary records are written from the trace's columns by
 :mod:`d3d12wl.executor.rows` (templates filled by the C formatter of :mod:`d3d12wl.textrows`), the table formats
@@ -54,8 +55,8 @@ from d3d12wl.records.packers import pack_columns
 from d3d12wl.serialize import json_text, to_jsonable
 from d3d12wl.textrows import RowFormatter, Value, csv_cell
 
-__all__ = ["FORMATS", "JSON_VERSION", "JSON_VERSIONS", "TABLE_VERSION", "VERDICT_COLUMNS", "ColumnSpec", "Written", "table_columns", "verdict",
-           "write_csv", "write_json", "write_jsonl", "write_npz", "write_parquet", "write_text", "write_verdict_csv",
+__all__ = ["FORMATS", "JSON_VERSION", "JSON_VERSIONS", "TABLE_VERSION", "VERDICT_COLUMNS", "ColumnSpec", "Written",
+           "table_columns", "verdict", "write_csv", "write_json", "write_jsonl", "write_npz", "write_parquet", "write_text", "write_verdict_csv",
            "write_verdict_parquet"]
 
 #: the formats ``d3d12wl exec --format`` writes (parquet needs the optional pyarrow,
@@ -72,8 +73,8 @@ TABLE_VERSION = 3
 #: (``Trace.to_dict()``; JSON byte for byte ``json.dump(trace.to_dict(), indent=1)``, JSON lines one record per
 #: line), every execution with its nested root arguments, registers, sources and origins (2-3 KB each); 2: version
 #: 1 with every execution as the execution table's row (:mod:`d3d12wl.executor.table_json`: the columns of
-#: :func:`table_columns`, flat, ``null`` where absent; 0.8 KB each on the culling frame), and the version, the table's version
-#: and its columns said first (the JSON document's first members, JSON lines' ``call`` record)
+#: :func:`table_columns`, flat, ``null`` where absent; 0.8 KB each on the culling frame), and the version, the
+#: table's version and its columns said first (the JSON document's first members, JSON lines' ``call`` record)
 JSON_VERSIONS = (1, 2)
 #: the version ``exec --format json`` and ``--format jsonl`` write unless ``--json-version`` says otherwise
 #: (``exec --json``, the trace that ``diff`` and the migration checks read, is version 1)

@@ -213,8 +213,8 @@ def load_run(source: Any, *, name: str | None = None) -> Run:
     if isinstance(source, list) and all(isinstance(e, CallSequenceEntry) for e in source):
         return run_of_captures(source, name=name or "call sequence")
     if isinstance(source, Mapping):
-        _not_a_table(source, "the trace given")
         if "executions" in source:
+            _not_a_table(source, "the trace given")
             return run_of_trace(source, name=name or "trace")
         raise MigrationError("a mapping given as a run must be a trace (Trace.to_dict())")
     if isinstance(source, (str, os.PathLike)):
