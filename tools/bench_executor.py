@@ -24,7 +24,7 @@ executions/s beyond start-up: ``executions / (wall - start-up)``, where start-up
 command line and loads the same capture (measured the same way, in the same run), next to the engine alone, a
 process that loads the capture and executes it (``d3d12wl.executor.execute``) and writes nothing: the ratio
 ``format rate / engine rate`` is the figure that carries over between machines.  The outputs a user reads or
-pipes on (text, json, jsonl, csv, dump) are measured a second time with standard output a pipe (``| pipe``) that
+pipes on (text, json, jsonl and their version 1, csv, dump) are measured a second time with standard output a pipe (``| pipe``) that
 a child drains (``os.splice`` into ``/dev/null``: the reader costs no copy, so the rate is the writer's); the
 issue's targets hold for a file or a pipe.  Two anchors measured in the same run say what the destination itself
 carries: a pipe to the same reader, written 4 MiB at a time, and a regular file written so and fsync-ed (as every
