@@ -242,13 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_broken_pipe()
         return 0
     except OSError as exc:  # --help or --version on a standard output that cannot be written (_Parser)
-        from d3d12wl.outfiles import stdout_error
-
-        unwritable = stdout_error(exc)
-        if unwritable is None:
+        if not _told_unwritable(exc, "d3d12wl"):
             raise
-        _quiet_broken_pipe()
-        print(f"d3d12wl: error: {unwritable}", file=sys.stderr)
         return EXIT_UNUSABLE
     if extras:  # (argparse's own message, but with the usage of the command given, not the top level's)
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
@@ -267,13 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as exc:
         if exc.filename is None:
-            from d3d12wl.outfiles import stdout_error
-
-            unwritable = stdout_error(exc)
-            if unwritable is None:
+            if not _told_unwritable(exc, f"d3d12wl {args.command}"):
                 return _internal(exc, args.command, debug, as_json)
-            _quiet_broken_pipe()  # (the interpreter's last flush of what is buffered would fail again)
-            print(f"d3d12wl {args.command}: error: {unwritable}", file=sys.stderr)
             return EXIT_UNUSABLE
         # an OS error on a path that no command turned into its own message: the path is unusable, exit 2
         from d3d12wl.inputs import InputError
@@ -296,6 +286,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"d3d12wl {args.command}: interrupted", file=sys.stderr)
             return 130
         return _internal(exc, args.command, debug, as_json)
+
+
+def _told_unwritable(exc: OSError, who: str) -> bool:
+    """Whether ``exc`` is a write to standard output that cannot be written (:func:`d3d12wl.outfiles.stdout_error`);
+    if it is, it was said in one line on standard error, as ``who``'s error."""
+    from d3d12wl.outfiles import stdout_error
+
+    unwritable = stdout_error(exc)
+    if unwritable is None:
+        return False
+    _quiet_broken_pipe()  # (the interpreter's last flush of what is buffered would fail again)
+    print(f"{who}: error: {unwritable}", file=sys.stderr)
+    return True
 
 
 def _internal(exc: BaseException, command: str, debug: bool, as_json: bool) -> int:

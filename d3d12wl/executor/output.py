@@ -48,7 +48,7 @@ from d3d12wl.executor.columnar import (
     is_field_column,
 )
 from d3d12wl.executor.selection import Budget, LeftOut, Selection
-from d3d12wl.executor.table_json import write_rows
+from d3d12wl.executor.table_json import row_template
 from d3d12wl.executor.trace import Finding, LazyList, ListTrace, PrimaryRecordTrace, Trace
 from d3d12wl.outfiles import TEXT_ERRORS
 from d3d12wl.records.packers import pack_columns
@@ -293,8 +293,8 @@ class _Document:
         left = self.written.left_out
         if rows == "executions" and self.tables is not None:
             tables = self.tables
-            self.written.executions = write_rows(tables.chunks(), tables.specs, tables.names_of, write,
-                                                 lead=",\n" + pad, first_skip=1)
+            tables.write_rows(write, partial(row_template, tables.specs, tables.names_of, lead=",\n" + pad),
+                              first_skip=1)
         elif rows == "executions":
             self.written.executions = rows_.execution_json(
                 items, write, style, first_skip=1,  # type: ignore[arg-type]
@@ -379,8 +379,8 @@ def _write_jsonl(trace: Trace, write: Write, selection: Selection, progress: Pro
     for v in trace.validator_invocations:
         line("validator_invocation", v)
     if tables is not None:
-        written.executions = write_rows(tables.chunks(), tables.specs, tables.names_of, write,
-                                        keys='"record":"execution",', trail="\n")
+        tables.write_rows(write, partial(row_template, tables.specs, tables.names_of, keys='"record":"execution",',
+                                         trail="\n"))
     else:
         written.executions = rows_.execution_json(trace.executions, write, compact,
                                                   lambda d: {"record": "execution", **d},
@@ -612,9 +612,25 @@ class _Tables:
     def _names_key(spec: ColumnSpec) -> str:
         return spec.names if spec.kind == "category" and spec.names else spec.name
 
-    def names_of(self, spec: Any) -> list[str]:
+    def names_of(self, spec: ColumnSpec) -> list[str]:
         """The name table (so far) that category or enum column ``spec``'s codes index."""
         return self.names[self._names_key(spec)].names
+
+    def write_rows(self, write: Write, template: Callable[[], list[Any]], *, first_skip: int = 0) -> None:
+        """Every row of :meth:`chunks` by ``template()`` (a row of :mod:`d3d12wl.textrows` parts: CSV's, JSON
+        version 2's), made again only where a chunk met names the last one's did not have; ``first_skip`` bytes
+        dropped from the first row (a separator).  The rows are counted in ``written`` as they are read."""
+        formatter: RowFormatter | None = None
+        known: tuple[int, ...] = ()
+        skip = first_skip
+        for n, values, absent in self.chunks():
+            if not n:
+                continue
+            sizes = tuple(len(self.names_of(s)) for s in self.specs if s.kind in ("category", "enum"))
+            if formatter is None or sizes != known:
+                formatter, known = RowFormatter([template()]), sizes
+            rows_._write_blocks(formatter, values, n, None, write, absent, skip=skip)
+            skip = 0
 
     def chunks(self) -> Iterator[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]]:
         """(rows, values, absent) per chunk of at most :data:`CHUNK_ROWS` rows (the runs of a trace's segments,
@@ -974,21 +990,24 @@ def write_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
 
 def _write_csv_rows(tables: _Tables, write: Write) -> None:
     write((",".join(csv_cell(s.name) for s in tables.specs) + "\n").encode("utf-8", TEXT_ERRORS))
-    for n, values, absent in tables.chunks():
-        parts: list[Any] = []
-        for i, s in enumerate(tables.specs):
-            if i:
-                parts.append(",")
-            mask = s.name if s.nullable else None
-            if s.kind in ("category", "enum"):
-                names = tuple(csv_cell(t) for t in tables.names[tables._names_key(s)].names)
-                parts.append(Value(s.name, "dict", names=names))
-            elif s.kind in ("va", "dword"):
-                parts.append(Value(s.name, "hex", mask=mask, prefix="0x"))
-            else:
-                parts.append(Value(s.name, "sdec", mask=mask))
-        parts.append("\n")
-        rows_._write_blocks(RowFormatter([parts]), values, n, None, write, absent)
+    tables.write_rows(write, lambda: _csv_template(tables))
+
+
+def _csv_template(tables: _Tables) -> list[Any]:
+    """One CSV row of ``tables``' columns, names by the name tables as they are now."""
+    parts: list[Any] = []
+    for i, s in enumerate(tables.specs):
+        if i:
+            parts.append(",")
+        mask = s.name if s.nullable else None
+        if s.kind in ("category", "enum"):
+            parts.append(Value(s.name, "dict", names=tuple(csv_cell(t) for t in tables.names_of(s))))
+        elif s.kind in ("va", "dword"):
+            parts.append(Value(s.name, "hex", mask=mask, prefix="0x"))
+        else:
+            parts.append(Value(s.name, "sdec", mask=mask))
+    parts.append("\n")
+    return parts
 
 
 # -- npz --------------------------------------------------------------------------------------------------------

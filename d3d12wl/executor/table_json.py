@@ -8,41 +8,25 @@ in their order, one encoding per value as in the typed formats: indices as integ
 as unsigned integers, names and enum members (program, trigger, every ``.source`` and ``.field``, ``ia.ib.Format``)
 as strings, and a value an execution does not have as ``null``.  Every row has every column.
 
-The rows are made by the C formatter (:mod:`d3d12wl.textrows`) from the table's chunks, in blocks on the block
-writer's workers where ``write`` is a :class:`~d3d12wl.blockwriter.BlockWriter`.
+The rows are made by the C formatter (:mod:`d3d12wl.textrows`) from the table's chunks, as CSV's are
+(``output._Tables.write_rows``), in blocks on the block writer's workers.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+from d3d12wl.textrows import Part, Value
 
-from d3d12wl.executor.rows import _write_blocks
-from d3d12wl.textrows import Part, RowFormatter, Value
+if TYPE_CHECKING:
+    from d3d12wl.executor.output import ColumnSpec
 
-__all__ = ["Chunk", "Spec", "row_template", "write_rows"]
-
-#: one chunk of the execution table: (rows, values by column, where each nullable column is absent)
-Chunk = tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]
+__all__ = ["row_template"]
 
 
-class Spec(Protocol):
-    """What a row needs of a column (:class:`~d3d12wl.executor.output.ColumnSpec`)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def nullable(self) -> bool: ...
-
-
-def row_template(specs: Sequence[Spec], names: Callable[[Spec], Sequence[str]], *, lead: str = "",
+def row_template(specs: Sequence[ColumnSpec], names: Callable[[ColumnSpec], Sequence[str]], *, lead: str = "",
                  keys: str = "", trail: str = "") -> list[Part]:
     """The template of one row: ``lead``, ``{``, ``keys`` (members written before the columns, each followed by a
     comma: JSON lines' ``"record":"execution",``), every column as ``"name":value``, ``}``, ``trail``.
@@ -59,23 +43,3 @@ def row_template(specs: Sequence[Spec], names: Callable[[Spec], Sequence[str]], 
             parts.append(Value(s.name, "sdec", absent="null", mask=mask))
     parts.append("}" + trail)
     return parts
-
-
-def write_rows(chunks: Iterable[Chunk], specs: Sequence[Spec], names: Callable[[Spec], Sequence[str]],
-               write: Callable[[Any], Any], *, lead: str = "", keys: str = "", trail: str = "",
-               first_skip: int = 0) -> int:
-    """Every row of ``chunks`` by :func:`row_template` (``first_skip`` bytes dropped from the first row: a
-    separator); returns how many rows were written.  The template is compiled again only where a chunk met names
-    the last one's did not have."""
-    count = 0
-    formatter: RowFormatter | None = None
-    known: tuple[int, ...] = ()
-    for n, values, absent in chunks:
-        if not n:
-            continue
-        sizes = tuple(len(names(s)) for s in specs if s.kind in ("category", "enum"))
-        if formatter is None or sizes != known:
-            formatter, known = RowFormatter([row_template(specs, names, lead=lead, keys=keys, trail=trail)]), sizes
-        _write_blocks(formatter, values, n, None, write, absent, skip=first_skip if count == 0 else 0)
-        count += n
-    return count
