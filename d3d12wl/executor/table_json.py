@@ -16,17 +16,31 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from d3d12wl.textrows import Part, Value
 
-if TYPE_CHECKING:
-    from d3d12wl.executor.output import ColumnSpec
-
-__all__ = ["row_template"]
+__all__ = ["ColumnKind", "row_template"]
 
 
-def row_template(specs: Sequence[ColumnSpec], names: Callable[[ColumnSpec], Sequence[str]], *, lead: str = "",
+class ColumnKind(Protocol):
+    """What a row needs of a column: :class:`~d3d12wl.executor.output.ColumnSpec`'s name, kind and nullability
+    (typed here by what it has: ``output`` imports this module, not the other way)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def nullable(self) -> bool: ...
+
+
+S = TypeVar("S", bound=ColumnKind)
+
+
+def row_template(specs: Sequence[S], names: Callable[[S], Sequence[str]], *, lead: str = "",
                  keys: str = "", trail: str = "") -> list[Part]:
     """The template of one row: ``lead``, ``{``, ``keys`` (members written before the columns, each followed by a
     comma: JSON lines' ``"record":"execution",``), every column as ``"name":value``, ``}``, ``trail``.
