@@ -33,7 +33,7 @@ import numpy as np
 
 from d3d12wl.outfiles import TEXT_ERRORS
 
-__all__ = ["Cell", "Part", "RowBuffer", "RowFormatter", "Splice", "Text", "Value", "csv_cell", "json_parts", "json_string", "split"]
+__all__ = ["Cell", "Field", "Part", "PreparedRows", "RowBuffer", "RowFormatter", "Splice", "Text", "Value", "csv_cell", "json_parts", "json_string", "split"]
 
 ValueKind = Literal["udec", "sdec", "hex", "dict"]
 _KINDS = {"udec": 1, "sdec": 2, "hex": 3, "dict": 4}
@@ -45,12 +45,25 @@ _SLACK = 16
 
 
 @dataclass(frozen=True)
+class Field:
+    """Where a :class:`Value` reads a record's field: the little-endian integer of ``size`` bytes (1, 2, 4 or 8)
+    at ``offset`` of a record of source ``source`` (a table of records: a C-contiguous two-dimensional uint8 array,
+    a record a row), sign-extended where ``signed``.  The value's column then holds, per row, the record's row
+    number in the source."""
+
+    source: str
+    offset: int
+    size: int
+    signed: bool = False
+
+
+@dataclass(frozen=True)
 class Value:
-    """Element ``r`` of column ``column``: ``udec`` (unsigned decimal), ``sdec`` (signed decimal), ``hex``
-    (lowercase hexadecimal, at least ``digits`` digits, no prefix) or ``dict`` (the column holds codes into
-    ``names``; a code outside them is absent).  Where the mask column ``mask`` is true the value is absent and
-    ``absent`` is written instead.  ``add`` is added (mod 2**64) to the value before it is written; ``prefix``
-    (``0x``) is written before a value that is present."""
+    """Element ``r`` of column ``column`` (or, with ``field``, the field of the record that element names):
+    ``udec`` (unsigned decimal), ``sdec`` (signed decimal), ``hex`` (lowercase hexadecimal, at least ``digits``
+    digits, no prefix) or ``dict`` (the column holds codes into ``names``; a code outside them is absent).  Where
+    the mask column ``mask`` is true the value is absent and ``absent`` is written instead.  ``add`` is added (mod
+    2**64) to the value before it is written; ``prefix`` (``0x``) is written before a value that is present."""
 
     column: str
     kind: ValueKind = "udec"
@@ -60,6 +73,7 @@ class Value:
     digits: int = 0
     names: tuple[str, ...] = ()
     prefix: str = ""
+    field: Field | None = None
 
 
 @dataclass(frozen=True)
@@ -102,8 +116,11 @@ def json_string(text: str) -> str:
 
 
 #: an op before the kernel gets it: (kind, width, column, mask, lead, lead_length, text, length, prefix,
-#: prefix_length, add, dict, dict_count), with column and mask as indices into the formatter's names
-_Op = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int]
+#: prefix_length, add, dict, dict_count, source, offset, size, sign), with column, mask and source as indices
+#: into the formatter's names
+_Op = tuple[int, int, int, int, int, int, int, int, int, int, int, int, int, int, int, int, int]
+#: an op's last members where its value is element r of its column
+_NO_FIELD = (-1, 0, 0, 0)
 
 
 @dataclass
@@ -114,6 +131,9 @@ class _Compiled:
     dict_entries: list[int] = field(default_factory=list)
     columns: dict[str, int] = field(default_factory=dict)
     masks: dict[str, int] = field(default_factory=dict)
+    #: the sources fields are read from, and the bytes each record of each must have at least
+    sources: dict[str, int] = field(default_factory=dict)
+    record_bytes: dict[str, int] = field(default_factory=dict)
     max_bytes: list[int] = field(default_factory=list)
     _pooled: dict[bytes, int] = field(default_factory=dict)
 
@@ -132,15 +152,16 @@ class _Compiled:
         return b""
 
     def add(self, kind: int, width: int = 0, column: int = -1, mask: int = -1, text: bytes = b"",
-            prefix: bytes = b"", add: int = 0, first: int = 0, count: int = 0) -> None:
+            prefix: bytes = b"", add: int = 0, first: int = 0, count: int = 0,
+            source: tuple[int, int, int, int] = _NO_FIELD) -> None:
         lead = self._pending_literal()
         self.ops.append((kind, width, column, mask, self.text(lead), len(lead), self.text(text), len(text),
-                         self.text(prefix), len(prefix), add, first, count))
+                         self.text(prefix), len(prefix), add, first, count, *source))
 
     def literal(self, data: bytes) -> int:
         if data:
             lead = self._pending_literal() + data
-            self.ops.append((_LITERAL, 0, -1, -1, self.text(lead), len(lead), 0, 0, 0, 0, 0, 0, 0))
+            self.ops.append((_LITERAL, 0, -1, -1, self.text(lead), len(lead), 0, 0, 0, 0, 0, 0, 0, *_NO_FIELD))
         return len(data)
 
     def value(self, v: Value) -> int:
@@ -156,7 +177,15 @@ class _Compiled:
                 self.dict_entries += [self.text(name), len(name)]
             longest = max([0, *map(len, names)])
         prefix = v.prefix.encode("utf-8", TEXT_ERRORS)
-        self.add(_KINDS[v.kind], min(v.digits, 16), column, mask, absent, prefix, v.add % (1 << 64), first, count)
+        source = _NO_FIELD
+        if v.field is not None:
+            f = v.field
+            if f.size not in (1, 2, 4, 8) or f.offset < 0:
+                raise ValueError(f"field of {f.size} bytes at offset {f.offset} of {f.source!r}")
+            source = (self.sources.setdefault(f.source, len(self.sources)), f.offset, f.size, int(f.signed))
+            self.record_bytes[f.source] = max(self.record_bytes.get(f.source, 0), f.offset + f.size)
+        self.add(_KINDS[v.kind], min(v.digits, 16), column, mask, absent, prefix, v.add % (1 << 64), first, count,
+                 source)
         return max(longest + len(prefix), len(absent), min(v.digits, 16) + len(prefix))
 
     def part(self, part: Part) -> int:
@@ -207,23 +236,42 @@ class RowFormatter:
         self.masks = tuple(c.masks)
         self.max_bytes = np.array(c.max_bytes, dtype=np.int64)
         self._ops = ffi.new("struct d3d12wl_op[]", max(len(c.ops), 1))
+        #: the sources fields are read from (:class:`Field`), by name, and the bytes a record of each must have
+        self.sources = tuple(c.sources)
+        self._record_bytes = [c.record_bytes[name] for name in self.sources]
         for i, op in enumerate(c.ops):
             o = self._ops[i]
             (o.kind, o.width, o.column, o.mask, o.lead, o.lead_length, o.text, o.length, o.prefix, o.prefix_length,
-             o.add, o.dict, o.dict_count) = op
+             o.add, o.dict, o.dict_count, o.source, o.offset, o.size, o.sign) = op
         self._starts = ffi.new("int64_t[]", c.starts)
         self._pool = ffi.new("uint8_t[]", bytes(c.pool) + bytes(_SLACK))
         self._dict = ffi.new("uint64_t[]", c.dict_entries or [0])
         self._buffer = RowBuffer()
 
     def format(self, columns: Mapping[str, np.ndarray], n: int, which: np.ndarray | None = None,
-               masks: Mapping[str, np.ndarray] | None = None, *, buffer: RowBuffer | None = None) -> memoryview:
+               masks: Mapping[str, np.ndarray] | None = None, *, sources: Mapping[str, np.ndarray] | None = None,
+               buffer: RowBuffer | None = None) -> memoryview:
         """Rows ``0 .. n - 1``: row ``r`` follows template ``which[r]`` (default: template 0) and reads element
-        ``r`` of every column it names (integers, converted to 8 bytes) and mask (booleans).  The bytes are
-        ``buffer``'s (default: the formatter's own), valid until its next use: write them out (or copy them)
-        first."""
+        ``r`` of every column it names (integers, converted to 8 bytes) and mask (booleans), and the fields of the
+        records of ``sources`` it names (:class:`Field`).  The bytes are ``buffer``'s (default: the formatter's
+        own), valid until its next use: write them out (or copy them) first."""
+        return self.prepare(columns, n, which, masks, sources=sources).make(buffer)
+
+    def kernel_columns(self, columns: Mapping[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+        """Rows ``0 .. n - 1`` of the columns this formatter reads as the kernel reads them (8-byte contiguous
+        arrays: views of those that are already): converted once, a chunk's columns are sliced into blocks that
+        :meth:`prepare` takes as they are."""
+        return {name: _eight_bytes(columns[name], n) for name in self.columns}
+
+    def prepare(self, columns: Mapping[str, np.ndarray], n: int, which: np.ndarray | None = None,
+                masks: Mapping[str, np.ndarray] | None = None, *, sources: Mapping[str, np.ndarray] | None = None,
+                skip: int = 0) -> PreparedRows:
+        """:meth:`format`'s rows as one kernel call ready to be made (by :meth:`PreparedRows.make`, on any
+        thread), its first ``skip`` bytes left out: every Python step of the call (the columns as 8-byte arrays,
+        the pointers, the bound) is taken here, so that a worker thread that makes it holds the GIL only to start
+        and end the kernel."""
         if n <= 0:
-            return memoryview(b"")
+            return PreparedRows(self, None, 0, 0, skip)
         ffi = self._ffi
         keep: list[Any] = []
         cols = ffi.new("uint64_t *[]", max(len(self.columns), 1))
@@ -231,8 +279,7 @@ class RowFormatter:
         # cheaper than ndarray.ctypes, which makes an object per call, for the dozens of columns of every block)
         from_buffer = ffi.from_buffer
         for i, name in enumerate(self.columns):
-            a = _eight_bytes(columns[name], n)
-            view = from_buffer("uint64_t[]", a)
+            view = from_buffer("uint64_t[]", _eight_bytes(columns[name], n))
             keep.append(view)
             cols[i] = view
         mask_ptrs = ffi.new("uint8_t *[]", max(len(self.masks), 1))
@@ -241,6 +288,17 @@ class RowFormatter:
             view = from_buffer("uint8_t[]", np.ascontiguousarray(masks[name][:n], dtype=np.bool_))
             keep.append(view)
             mask_ptrs[i] = view
+        tables = ffi.new("struct d3d12wl_source[]", max(len(self.sources), 1))
+        for i, name in enumerate(self.sources):
+            assert sources is not None, name
+            records = sources[name]
+            if records.dtype != np.uint8 or records.ndim != 2 or not records.flags.c_contiguous or \
+                    records.shape[1] < self._record_bytes[i]:
+                raise ValueError(f"source {name!r}: a C-contiguous uint8 array of records of at least "
+                                 f"{self._record_bytes[i]} bytes, not {records.dtype} {records.shape}")
+            view = from_buffer("uint8_t[]", records)
+            keep.append(view)
+            tables[i].base, tables[i].stride, tables[i].count = view, records.shape[1], records.shape[0]
         if which is None:
             capacity = int(self.max_bytes[0]) * n
             row_template = ffi.NULL
@@ -248,14 +306,33 @@ class RowFormatter:
             w = np.ascontiguousarray(which[:n], dtype=np.int32)
             capacity = int(self.max_bytes[w].sum())
             row_template = from_buffer("int32_t[]", w)
-            keep.append(row_template)
-        out = (buffer or self._buffer).room(capacity + _SLACK)
-        got = self._lib.d3d12wl_format_rows(from_buffer("uint8_t[]", out, require_writable=True), capacity, n,
-                                            self._ops, self._starts, row_template, self._pool, self._dict, cols,
-                                            mask_ptrs)
-        assert got >= 0, f"row {-1 - got} overflowed its bound"
-        del keep
-        return out.data[:got]
+        keep += [cols, mask_ptrs, tables, row_template]
+        return PreparedRows(self, keep, n, capacity, skip)
+
+
+class PreparedRows:
+    """One call of the kernel with its arguments made (:meth:`RowFormatter.prepare`): :meth:`make` writes its rows
+    into a buffer.  Calls of several at once on several threads are safe, each with a buffer of its own."""
+
+    __slots__ = ("_formatter", "_args", "_n", "_capacity", "_skip")
+
+    def __init__(self, formatter: RowFormatter, args: list[Any] | None, n: int, capacity: int, skip: int) -> None:
+        self._formatter, self._args, self._n, self._capacity, self._skip = formatter, args, n, capacity, skip
+
+    def make(self, buffer: RowBuffer | None) -> memoryview:
+        """The rows' bytes (less the first ``skip``), in ``buffer`` (None: the formatter's own), valid until its
+        next use."""
+        if self._args is None:
+            return memoryview(b"")
+        f = self._formatter
+        cols, mask_ptrs, tables, row_template = self._args[-4:]
+        out = (buffer or f._buffer).room(self._capacity + _SLACK)
+        got = f._lib.d3d12wl_format_rows(f._ffi.from_buffer("uint8_t[]", out, require_writable=True), self._capacity,
+                                         self._n, f._ops, f._starts, row_template, f._pool, f._dict, cols, mask_ptrs,
+                                         tables)
+        if got < 0:  # (a bug of the caller's: its bounds and sources are its own)
+            raise RuntimeError(f"row {-1 - got} overflowed its bound or named a record its source does not hold")
+        return out.data[self._skip:got]
 
 
 def _eight_bytes(values: np.ndarray, n: int) -> np.ndarray:

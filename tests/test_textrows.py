@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from d3d12wl.textrows import Cell, RowFormatter, Splice, Text, Value, json_parts, split
+from d3d12wl.textrows import Cell, Field, RowFormatter, Splice, Text, Value, json_parts, split
 
 U64 = st.integers(0, (1 << 64) - 1)
 I64 = st.integers(-(1 << 63), (1 << 63) - 1)
@@ -85,3 +86,57 @@ def test_rows_fit_the_bound_exactly():
     assert bytes(f.format({"c": np.array([1, 0, 1])}, 3)) == b"bcabc"
     f = RowFormatter([[Value("c", "dict", names=("x",), absent="", mask="m")]])
     assert bytes(f.format({"c": np.array([0])}, 1, masks={"m": np.array([True])})) == b""
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(-(1 << 7), (1 << 7) - 1), st.integers(0, (1 << 16) - 1),
+                          st.integers(-(1 << 31), (1 << 31) - 1), U64), min_size=1, max_size=30),
+       st.lists(st.integers(0, 29), min_size=1, max_size=40))
+def test_a_field_value_reads_the_record_its_column_names(records, picks):
+    """A Value with a Field writes the little-endian integer at its offset of the record that its column names
+    (sign-extended where signed), as numpy reads that field of the same records."""
+    dtype = np.dtype([("a", "<i1"), ("b", "<u2"), ("c", "<i4"), ("d", "<u8")], align=False)
+    table = np.array(records, dtype=dtype)
+    rows = np.array([p % len(records) for p in picks], dtype=np.int64)
+    source = table.view(np.uint8).reshape(len(table), dtype.itemsize)
+    parts = [Value("row", "sdec", field=Field("t", dtype.fields["a"][1], 1, signed=True)), " ",
+             Value("row", "udec", field=Field("t", dtype.fields["b"][1], 2)), " ",
+             Value("row", "sdec", field=Field("t", dtype.fields["c"][1], 4, signed=True)), " ",
+             Value("row", "hex", field=Field("t", dtype.fields["d"][1], 8)), " ",
+             Value("row", "udec", field=Field("t", dtype.fields["c"][1], 4)), "\n"]
+    f = RowFormatter([parts])
+    got = bytes(f.format({"row": rows}, len(rows), sources={"t": source})).decode()
+    want = "".join(f"{table['a'][r]} {table['b'][r]} {table['c'][r]} {int(table['d'][r]):x} "
+                   f"{int(table['c'][r]) % (1 << 32)}\n" for r in rows)
+    assert got == want
+
+
+def test_a_field_past_its_source_is_refused():
+    """A record named past the source's rows is an error of the call, never a read outside it; a source whose
+    records are shorter than a field's end, or not a uint8 table, is refused before the kernel runs."""
+    f = RowFormatter([[Value("row", field=Field("t", 4, 4)), "\n"]])
+    source = np.zeros((3, 8), dtype=np.uint8)
+    assert bytes(f.format({"row": np.array([2, 0])}, 2, sources={"t": source})) == b"0\n0\n"
+    with pytest.raises(RuntimeError, match="row 1 .*does not hold"):
+        f.format({"row": np.array([0, 3])}, 2, sources={"t": source})
+    for bad in (np.zeros((3, 7), dtype=np.uint8), np.zeros((3, 2), dtype=np.uint32), np.zeros(24, dtype=np.uint8),
+                np.zeros((8, 3), dtype=np.uint8).T):
+        with pytest.raises(ValueError, match="source 't'"):
+            f.format({"row": np.array([0])}, 1, sources={"t": bad})
+
+
+def test_prepared_rows_made_on_other_threads_are_formats_bytes():
+    """RowFormatter.prepare takes every Python step of a call; PreparedRows.make on several threads at once, each
+    with a buffer of its own, writes what format writes, less the first ``skip`` bytes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from d3d12wl.textrows import RowBuffer
+
+    f = RowFormatter([["#", Value("i"), " ", Value("v", "hex", prefix="0x"), "\n"]])
+    blocks = [{"i": np.arange(k, k + 500), "v": np.arange(k, k + 500, dtype=np.uint32) * 7} for k in range(0, 8000, 500)]
+    want = [bytes(f.format(b, 500)) for b in blocks]
+    prepared = [f.prepare(b, 500, skip=3 if k == 0 else 0) for k, b in enumerate(blocks)]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda p: bytes(p.make(RowBuffer())), prepared))
+    assert got == [want[0][3:], *want[1:]]
+    assert bytes(f.prepare(blocks[0], 0).make(None)) == b""

@@ -28,11 +28,13 @@
  *
  * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.textrows): each row follows one template, a run
  * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
- * width; each op may write a literal lead first), whose values are element r of 8-byte columns; a value whose mask
- * byte is nonzero is written as the op's absent text.  The ops name their columns and masks by index into the
+ * width; each op may write a literal lead first), whose values are element r of 8-byte columns, or fields of
+ * records: the little-endian integer of `size` bytes at `offset` of record columns[column][r] of source `source`
+ * (sign-extended where `sign`); a value whose mask byte is nonzero is written as the op's absent text.  The ops name their columns and masks by index into the
  * call's `columns` and `masks`, so one compiled set of ops is read, never written, by calls on several threads at
- * once (each with its own columns and output).  It returns the bytes written, or -1 - r when row r would not fit in `capacity` (nothing of row r
- * is then counted).  Short copies move whole blocks of D3D12WL_SHORT bytes: the pool and `capacity` must leave
+ * once (each with its own columns and output).  It returns the bytes written, or -1 - r when row r would not fit in
+ * `capacity` or names a record past its source's `count` (nothing of row r is then counted; the caller has checked
+ * every field inside its source's stride, textrows.RowFormatter.prepare).  Short copies move whole blocks of D3D12WL_SHORT bytes: the pool and `capacity` must leave
  * that many bytes of room past what they hold.
  *
  * Values are little-endian (the host and the Windows x64 ABI the records follow); packers.py asserts the host.
@@ -117,11 +119,23 @@ struct d3d12wl_op {
     uint64_t add;         /* value ops: added (mod 2**64) to the value before it is written */
     uint64_t dict;        /* DICT: its first entry in dict (an entry is offset, length of a name in pool) */
     uint64_t dict_count;  /* DICT: its entries; a code outside 0 .. dict_count - 1 is written as absent */
+    int64_t source;       /* value ops: -1 (the value is element r of its column), or an index into `sources`: the
+                           * value is a field of record columns[column][r] of that source ... */
+    uint64_t offset;      /* ... at this offset of the record ... */
+    uint32_t size;        /* ... of 1, 2, 4 or 8 bytes ... */
+    uint32_t sign;        /* ... sign-extended to 8 bytes when nonzero */
+};
+
+struct d3d12wl_source {
+    const uint8_t *base;  /* record 0 */
+    uint64_t stride;      /* bytes from one record to the next */
+    uint64_t count;       /* records */
 };
 
 int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
                             const int64_t *template_ops, const int32_t *row_template, const uint8_t *pool,
-                            const uint64_t *dict, const uint64_t *const *columns, const uint8_t *const *masks);
+                            const uint64_t *dict, const uint64_t *const *columns, const uint8_t *const *masks,
+                            const struct d3d12wl_source *sources);
 /* cdef-end */
 
 /* D3D12WL_SIMD: the SSE2 paths (every x86-64 host) on top of the portable column loops.  Building with
@@ -1000,9 +1014,20 @@ static inline size_t d3d12wl_hex(uint8_t *p, uint64_t v, uint32_t digits)
     return count;
 }
 
+/* the little-endian integer of `size` (1, 2, 4 or 8) bytes at p, sign-extended to 8 bytes where `sign` */
+static inline uint64_t d3d12wl_field(const uint8_t *p, uint32_t size, uint32_t sign)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, size);
+    if (sign && size < 8 && (v >> (8 * size - 1)) & 1)
+        v |= ~(uint64_t)0 << (8 * size);
+    return v;
+}
+
 int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struct d3d12wl_op *ops,
                             const int64_t *template_ops, const int32_t *row_template, const uint8_t *pool,
-                            const uint64_t *dict, const uint64_t *const *columns, const uint8_t *const *masks)
+                            const uint64_t *dict, const uint64_t *const *columns, const uint8_t *const *masks,
+                            const struct d3d12wl_source *sources)
 {
     uint8_t *p = out;
     uint8_t *const end = out + capacity;
@@ -1043,7 +1068,14 @@ int64_t d3d12wl_format_rows(uint8_t *out, size_t capacity, size_t n, const struc
                 continue;
             }
             /* a value: at most 20 digits and a sign, or a dictionary name, after its prefix; or the absent text */
-            const uint64_t v = columns[op->column][r] + op->add;
+            uint64_t v = columns[op->column][r];
+            if (op->source >= 0) {
+                const struct d3d12wl_source *src = sources + op->source;
+                if (v >= src->count)
+                    return -1 - (int64_t)r;
+                v = d3d12wl_field(src->base + v * src->stride + op->offset, op->size, op->sign);
+            }
+            v += op->add;
             int absent = op->mask >= 0 && masks[op->mask][r];
             if (kind == D3D12WL_OP_DICT && !absent && v >= op->dict_count)
                 absent = 1;
