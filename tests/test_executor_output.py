@@ -132,7 +132,7 @@ def test_an_error_of_a_row_worker_leaves_the_old_file_and_no_thread(tmp_path, mo
     write."""
     import threading
 
-    from d3d12wl import blockwriter
+    from d3d12wl import blockwriter, textrows
     from d3d12wl.cli.exec_cmd import write_trace
 
     trace = execute(culling_capture(2000, 4))
@@ -140,7 +140,7 @@ def test_an_error_of_a_row_worker_leaves_the_old_file_and_no_thread(tmp_path, mo
     target.write_bytes(b"old")
     monkeypatch.setattr(blockwriter, "default_workers", lambda: 3)
     monkeypatch.setattr(rows, "BLOCK", 4096)
-    real = rows.RowFormatter.format
+    real = textrows.PreparedRows.make
     calls = [0]
 
     def broken(self, *args, **kwargs):
@@ -150,7 +150,7 @@ def test_an_error_of_a_row_worker_leaves_the_old_file_and_no_thread(tmp_path, mo
             raise error("worker")
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(rows.RowFormatter, "format", broken)
+    monkeypatch.setattr(textrows.PreparedRows, "make", broken)
     with pytest.raises(error, match="worker"):
         write_trace(trace, fmt, str(target))
     assert calls[0] >= 30 and target.read_bytes() == b"old" and os.listdir(tmp_path) == [target.name]
@@ -499,7 +499,7 @@ def test_a_failing_write_leaves_the_old_file(tmp_path, monkeypatch, fmt):
     side = tmp_path / f"t.findings.{fmt}"
     side.write_bytes(b"old side")
     calls = [0]
-    real = rows.RowFormatter.format if fmt != "npz" else output.pack_columns
+    real = rows.RowFormatter.prepare if fmt != "npz" else output.pack_columns
 
     def broken(*args, **kwargs):
         calls[0] += 1
@@ -511,7 +511,7 @@ def test_a_failing_write_leaves_the_old_file(tmp_path, monkeypatch, fmt):
         monkeypatch.setattr(output, "pack_columns", broken)
         monkeypatch.setattr(output, "CHUNK_ROWS", 16)
     else:
-        monkeypatch.setattr(rows.RowFormatter, "format", broken)
+        monkeypatch.setattr(rows.RowFormatter, "prepare", broken)
         monkeypatch.setattr(rows, "BLOCK", 2048)
     with pytest.raises(KeyboardInterrupt):
         write_trace(trace, fmt, str(target))

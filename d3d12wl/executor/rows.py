@@ -17,11 +17,9 @@ as such.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -39,7 +37,7 @@ from d3d12wl.executor.selection import Budget
 from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
 from d3d12wl.outfiles import TEXT_ERRORS
 from d3d12wl.serialize import json_text, to_jsonable
-from d3d12wl.textrows import Cell, Part, RowBuffer, RowFormatter, Splice, Text, Value, json_parts, split
+from d3d12wl.textrows import Cell, Field, Part, RowFormatter, Splice, Text, Value, json_parts, split
 
 __all__ = ["FALLBACKS", "JSONStyle", "Unsupported", "execution_data", "execution_json", "execution_text",
            "record_json", "text_line"]
@@ -50,6 +48,8 @@ BLOCK = 4 << 20
 RECORD_ROWS = 1 << 15
 #: virtual rows (record parts, secondary records, execution indices) formatted at a time
 VIRTUAL_ROWS = 1 << 14
+#: virtual rows laid out at a time (their columns: about 15 of 8 bytes a row), then formatted in blocks
+LAYOUT_ROWS = 1 << 16
 #: groups written object by object because their template did not write their first and last rows exactly
 FALLBACKS = {"executions": 0, "records": 0}
 
@@ -59,7 +59,6 @@ class Unsupported(Exception):
 
 
 Write = Callable[[Any], Any]
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -169,21 +168,16 @@ def _take(table: ExecutionColumns, rows: np.ndarray) -> dict[str, np.ndarray]:
 
 def _write_blocks(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
                   write: Write, masks: dict[str, np.ndarray] | None = None, *, skip: int = 0) -> None:
-    """Rows ``0 .. n - 1`` in blocks of about :data:`BLOCK` bytes (each made on a worker thread where ``write`` is
-    a :class:`~d3d12wl.blockwriter.BlockWriter`); ``skip`` bytes dropped from the first."""
+    """Rows ``0 .. n - 1`` in blocks of about :data:`BLOCK` bytes, each prepared here and made on a worker thread
+    where ``write`` is a :class:`~d3d12wl.blockwriter.BlockWriter`; ``skip`` bytes dropped from the first."""
     step = max(1, BLOCK // max(int(formatter.max_bytes.max()), 1))
+    if n > step:  # (converted once, then sliced: a block's columns are views)
+        columns = formatter.kernel_columns(columns, n)
     for lo in range(0, n, step):
         hi = min(n, lo + step)
-        write_block(write, partial(_format_block, formatter, {k: columns[k][lo:hi] for k in formatter.columns},
-                                   hi - lo, None if which is None else which[lo:hi],
-                                   None if masks is None else {k: masks[k][lo:hi] for k in formatter.masks},
-                                   skip if lo == 0 else 0))
-
-
-def _format_block(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
-                  masks: dict[str, np.ndarray] | None, skip: int, buffer: RowBuffer | None) -> memoryview:
-    data = formatter.format(columns, n, which, masks, buffer=buffer)
-    return data[skip:] if skip else data
+        write_block(write, formatter.prepare(
+            {k: columns[k][lo:hi] for k in formatter.columns}, hi - lo, None if which is None else which[lo:hi],
+            None if masks is None else {k: masks[k][lo:hi] for k in formatter.masks}, skip=skip if lo == 0 else 0).make)
 
 
 #: picks the rows of a run to write (ascending row numbers; None: every row)
@@ -396,6 +390,30 @@ def _leaves(data: Any, arr: np.ndarray, prefix: str, columns: dict[str, np.ndarr
     return Value(prefix, "sdec" if arr.dtype.kind == "i" else "udec")
 
 
+def _field_leaves(data: Any, dtype: np.dtype, source: str, offset: int = 0, path: str = "s") -> Any:
+    """``data`` (a secondary record's decoded fields) with a Value per integer leaf that the kernel reads from the
+    record itself (:class:`~d3d12wl.textrows.Field`: row ``s.row`` of ``source``, at the leaf's offset in
+    ``dtype``, the records' packed type), walked as :func:`_leaves` walks the records' columns."""
+    if isinstance(data, dict):
+        if dtype.fields is None or not set(data) <= set(dtype.fields):
+            raise Unsupported(path)
+        return {k: _field_leaves(v, dtype.fields[k][0], source, offset + dtype.fields[k][1], f"{path}.{k}")
+                for k, v in data.items()}
+    if isinstance(data, list):
+        if dtype.subdtype is None and len(data) == 1:
+            return [_field_leaves(data[0], dtype, source, offset, f"{path}[0]")]
+        if dtype.subdtype is None or dtype.subdtype[1][0] != len(data):
+            raise Unsupported(path)
+        base, shape = dtype.subdtype
+        item = np.dtype((base, shape[1:])) if len(shape) > 1 else base
+        return [_field_leaves(v, item, source, offset + i * item.itemsize, f"{path}[{i}]") for i, v in enumerate(data)]
+    if isinstance(data, bool) or not isinstance(data, int) or dtype.kind not in "iu" or dtype.shape != () or \
+            dtype.itemsize not in (1, 2, 4, 8) or dtype.byteorder == ">":
+        raise Unsupported(path)
+    signed = dtype.kind == "i"
+    return Value("s.row", "sdec" if signed else "udec", field=Field(source, offset, dtype.itemsize, signed))
+
+
 class _RecordWriter:
     """The records of one chunk of a batch, from its columns: per group of the chunk, templates made from its first
     record (and from the first that has secondary records, for theirs)."""
@@ -411,7 +429,8 @@ class _RecordWriter:
         templates: list[list[Part]] = [["[]"], [close], ["[", first, Value("e.index")], [later, Value("e.index")]]
         self.ids = np.zeros((len(walk.groups), 5), dtype=np.int32)
         self.fields: dict[int, Any] = {}  # per group: its first record's fields (the template's)
-        self.secondary_fields: dict[int, Any] = {}  # and its first secondary record's
+        #: per group with a secondary template: its secondary records (the kernel reads their fields)
+        self.sources: dict[str, np.ndarray] = {}
         for g in _present(gid):
             members = np.flatnonzero(gid == g)
             r = r0 + int(members[0])
@@ -429,11 +448,15 @@ class _RecordWriter:
             if len(with_sec):
                 rs = r0 + int(with_sec[0])
                 first_secondary = batch.record(rs).secondary_records[0]
-                self.secondary_fields[g] = first_secondary.fields
                 sd: dict[str, Any] = to_jsonable(first_secondary)
                 sd["index"], sd["va"] = Value("s.index"), Value("s.va")
-                sd["fields"] = _leaves(sd["fields"], self._secondary(g, np.array([rs]), np.zeros(1, np.int64)),
-                                       "s", {})
+                layout = walk.groups[g].layout.secondary
+                assert layout is not None
+                sd["fields"] = _field_leaves(sd["fields"], _packed_dtype(layout), f"s{g}")
+                records = batch.secondary_rows[g]
+                if records.ndim != 2 or records.shape[1] != _packed_dtype(layout).itemsize:
+                    raise Unsupported("secondary rows")
+                self.sources[f"s{g}"] = np.ascontiguousarray(records)
                 inner = JSONStyle(style.indent, style.separators, depth + 2 * (style.indent or 0))
                 sec = [p for p in inner.parts(sd) if not isinstance(p, Splice)]
             base = len(templates)
@@ -446,26 +469,28 @@ class _RecordWriter:
         b = self.batch
         return b.primary_rows[g][b.group_row[recs]].view(b.walk.groups[g].pdtype).reshape(-1)
 
-    def _secondary(self, g: int, recs: np.ndarray, j: np.ndarray) -> np.ndarray:
-        b = self.batch
-        layout = b.walk.groups[g].layout.secondary
-        assert layout is not None
-        return b.secondary_rows[g][b.sec_off[recs] + j].view(_packed_dtype(layout)).reshape(-1)
-
     def write(self, recs: np.ndarray, write: Write, skip: int = 0, secondary: Budget | None = None) -> int:
         """Records ``recs`` (ascending batch indices, every one of a group the writer was made for), with the
         secondary records ``secondary`` still shows (None: all); returns how many secondary records that left
-        out.  Their rows are laid out and made :data:`VIRTUAL_ROWS` at a time on worker threads where ``write`` is
-        a :class:`~d3d12wl.blockwriter.BlockWriter`."""
+        out.  Their rows are laid out here, :data:`LAYOUT_ROWS` at a time, and made :data:`VIRTUAL_ROWS` at a time
+        on worker threads where ``write`` is a :class:`~d3d12wl.blockwriter.BlockWriter`: the layout is numpy
+        work that holds the GIL for much of its time (a few dozen calls, whatever the rows), which one thread does
+        without waiting for it while the workers' kernels let go of it."""
         b = self.batch
         gid = b.gid[recs].astype(np.int64)
         execs = (b.exec_off[recs + 1] - b.exec_off[recs]).astype(np.int64)
         every = np.where(self.hybrid[gid], execs, 0)
         secs = secondary.take_each(every) if secondary is not None else every
         total = int((3 + np.where(secs > 0, secs + 1, 1) + np.where(execs > 0, execs + 1, 1)).sum())
-        rows = _Once(partial(self._rows, recs, gid, secs, execs))
-        for v0 in range(0, total, VIRTUAL_ROWS):
-            write_block(write, partial(self._block, rows, v0, min(total, v0 + VIRTUAL_ROWS), skip if v0 == 0 else 0))
+        rows = self._rows(recs, gid, secs, execs)
+        for s0 in range(0, total, LAYOUT_ROWS):
+            s1 = min(total, s0 + LAYOUT_ROWS)
+            cols, which = self._columns(rows, s0, s1)
+            for v0 in range(s0, s1, VIRTUAL_ROWS):  # (a block's columns are views of the layout's)
+                v1 = min(s1, v0 + VIRTUAL_ROWS)
+                block = {name: c[v0 - s0:v1 - s0] for name, c in cols.items()}
+                write_block(write, self.formatter.prepare(block, v1 - v0, which[v0 - s0:v1 - s0],
+                                                          sources=self.sources, skip=skip if v0 == 0 else 0).make)
         return int((every - secs).sum())
 
     def _rows(self, recs: np.ndarray, gid: np.ndarray, secs: np.ndarray, execs: np.ndarray) -> _RecordRows:
@@ -483,31 +508,28 @@ class _RecordWriter:
         template = np.stack([tid[:, 0], np.where(has_s, tid[:, 3], EMPTY), tid[:, 4], np.full(n, CLOSE), tid[:, 1],
                              np.where(has_e, EXEC_FIRST, EMPTY), np.full(n, EXEC_NEXT), np.full(n, CLOSE), tid[:, 2]],
                             axis=1).astype(np.int32).reshape(-1)
-        runs = np.zeros((n, 9), dtype=bool)
-        runs[:, 1], runs[:, 2] = has_s, True
-        secondary = runs.reshape(-1)
         starts = np.zeros(len(lengths), dtype=np.int64)
         np.cumsum(lengths[:-1], out=starts[1:])
         columns: dict[str, np.ndarray] = {"r.index": b.primary_index[recs], "r.va": b.primary_va[recs]}
+        # a secondary record's row in its group's records and its VA: the record's first's, plus j of each
+        first_row = b.sec_off[recs].astype(np.int64)
+        first_va, stride = np.zeros(n, dtype=np.uint64), np.zeros(n, dtype=np.uint64)
         for x in _present(gid):
             m = np.flatnonzero(gid == x)
             got: dict[str, np.ndarray] = {}
             _leaves(self.fields[x], self._primary(x, recs[m]), "p", got)
             for name, values in got.items():
                 _scatter(columns, name, n, m, values)
-        return _RecordRows(recs, gid, starts, starts + lengths, np.repeat(np.arange(n), 9), template,
-                           np.tile(np.array([0, 0, 1, 0, 0, 0, 1, 0, 0]), n), secondary, columns,
-                           b.first_execution + b.exec_off[recs].astype(np.int64))
-
-    def _block(self, rows: _Once[_RecordRows], v0: int, v1: int, skip: int, buffer: RowBuffer | None) -> memoryview:
-        """Virtual rows ``v0 .. v1 - 1`` of ``rows`` (a record's part, a secondary record, an execution index)."""
-        cols, which = self._columns(rows.get(), v0, v1)
-        data = self.formatter.format(cols, v1 - v0, which, buffer=buffer)
-        return data[skip:] if skip else data
+            if f"s{x}" in self.sources:
+                first_va[m] = b.secondary_base[x][b.group_row[recs[m]]]
+                stride[m] = b.walk.groups[x].sstride
+        return _RecordRows(starts, starts + lengths, np.repeat(np.arange(n), 9), template,
+                           np.tile(np.array([0, 0, 1, 0, 0, 0, 1, 0, 0]), n), columns,
+                           b.first_execution + b.exec_off[recs].astype(np.int64), first_row, first_va, stride)
 
     def _columns(self, rows: _RecordRows, v0: int, v1: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """The columns and the template of every virtual row ``v0 .. v1 - 1``."""
-        b = self.batch
+        """The columns and the template of every virtual row ``v0 .. v1 - 1`` (each row's value of every column,
+        whether or not its template reads it: ``s.row``, ``s.va`` and ``e.index`` hold something on every row)."""
         a = int(np.searchsorted(rows.ends, v0, side="right"))
         z = int(np.searchsorted(rows.starts, v1, side="left"))
         lo = rows.starts[a:z]
@@ -518,23 +540,8 @@ class _RecordWriter:
         cols = {name: values[k] for name, values in rows.columns.items()}
         cols["e.index"] = rows.first_execution[k] + j
         cols["s.index"] = j
-        cols["s.va"] = np.zeros(v1 - v0, dtype=np.uint64)
-        sec = np.flatnonzero(np.repeat(rows.secondary[a:z], counts))
-        if len(sec):
-            rk, rj = k[sec], j[sec]
-            rg = rows.gid[rk]
-            for x in _present(rg):
-                sfields = self.secondary_fields.get(x)
-                if sfields is None:
-                    continue
-                m = rg == x
-                at, recs, jj = sec[m], rows.recs[rk[m]], rj[m]
-                cols["s.va"][at] = b.secondary_base[x][b.group_row[recs]] + jj.astype(np.uint64) * \
-                    np.uint64(b.walk.groups[x].sstride)
-                got: dict[str, np.ndarray] = {}
-                _leaves(sfields, self._secondary(x, recs, jj), "s", got)
-                for name, values in got.items():
-                    _scatter(cols, name, v1 - v0, at, values)
+        cols["s.row"] = rows.first_row[k] + j
+        cols["s.va"] = rows.first_va[k] + j.astype(np.uint64) * rows.stride[k]
         for name in self.formatter.columns:
             if name not in cols:
                 cols[name] = np.zeros(v1 - v0, dtype=np.int64)
@@ -554,38 +561,25 @@ def _present(ids: np.ndarray) -> list[int]:
     return np.flatnonzero(np.bincount(ids)).tolist() if len(ids) else []
 
 
-class _Once(Generic[T]):
-    """``make()``, made by the first thread that asks for it (the others wait for it)."""
-
-    def __init__(self, make: Callable[[], T]) -> None:
-        self._make, self._lock = make, threading.Lock()
-        self._value: list[T] = []
-
-    def get(self) -> T:
-        with self._lock:
-            if not self._value:
-                self._value.append(self._make())
-            return self._value[0]
-
-
 @dataclass(frozen=True)
 class _RecordRows:
-    """The virtual rows of records ``recs`` being written, as runs of rows of one template, nine a record (its
-    head, the first and the later rows of its secondary list and its close, its mid, the same of its execution
-    list, its tail; a run may be empty): per run its first and end virtual row, its record, its template, the index its
-    first row has in its list (``base``: a secondary record's or an execution's), and whether its rows are
-    secondary records; and per record its group, its columns (``r.*``, ``p.*``) and its first execution."""
+    """The virtual rows of records being written, as runs of rows of one template, nine a record (its head, the
+    first and the later rows of its secondary list and its close, its mid, the same of its execution list, its
+    tail; a run may be empty): per run its first and end virtual row, its record, its template and the index its
+    first row has in its list (``base``: a secondary record's or an execution's); and per record its columns
+    (``r.*``, ``p.*``), its first execution, and its first secondary record's row in its group's records, VA and
+    the stride from one to the next."""
 
-    recs: np.ndarray
-    gid: np.ndarray
     starts: np.ndarray
     ends: np.ndarray
     record: np.ndarray
     template: np.ndarray
     base: np.ndarray
-    secondary: np.ndarray
     columns: dict[str, np.ndarray]
     first_execution: np.ndarray
+    first_row: np.ndarray
+    first_va: np.ndarray
+    stride: np.ndarray
 
 
 def _skipped_rows(seg: _SkippedRecords, recs: np.ndarray, write: Write, style: JSONStyle,
