@@ -176,6 +176,49 @@ def test_execution_columns_are_the_trace_as_a_table():
     assert part.columns["index"].tolist() == [10, 11, 12]
 
 
+@pytest.mark.parametrize("ahead", [1, 3])
+def test_runs_built_ahead_on_threads_are_the_runs_built_in_turn(monkeypatch, ahead):
+    """execution_runs(ahead=N) builds the tables of a work-list batch's next runs on threads of its own: the same
+    runs (starts, groups, firsts, every column, name and absent mask), in the same order; an error building one
+    is raised where that run is read, and a reader that stops early leaves no thread behind."""
+    import threading
+
+    import numpy as np
+
+    monkeypatch.setattr(columnar, "CHUNK", 64)
+    s, prims = culling_scene(300)
+    prims[100] = primary(culling_pcs()[0], ProgramTableIndex=7, NumSecondaryRecords=1, SecondaryRecords=SECONDARY_BASE)
+    _, fast = both(s, place(s, prims))
+    turn = list(columnar.execution_runs(fast.executions, rows=50))
+    built = list(columnar.execution_runs(fast.executions, rows=50, ahead=ahead))
+    assert len(turn) == len(built) > 10
+    for a, b in zip(turn, built, strict=True):
+        assert (a.start, a.n, a.firsts, a.objects) == (b.start, b.n, b.firsts, b.objects)
+        assert (a.table is None) == (b.table is None) and (a.group is None) == (b.group is None)
+        if a.table is not None and b.table is not None:
+            assert a.table.names == b.table.names and a.table.columns.keys() == b.table.columns.keys()
+            assert all(np.array_equal(a.table.columns[k], b.table.columns[k]) for k in a.table.columns)
+            assert a.table.absent.keys() == b.table.absent.keys()
+            assert all(np.array_equal(a.table.absent[k], b.table.absent[k]) for k in a.table.absent)
+            assert np.array_equal(a.group, b.group)
+    real, calls = columnar._run_table, [0]
+
+    def broken(*args):
+        calls[0] += 1
+        if calls[0] == 3:
+            raise RuntimeError("run 3")
+        return real(*args)
+
+    monkeypatch.setattr(columnar, "_run_table", broken)
+    got = columnar.execution_runs(fast.executions, rows=50, ahead=ahead)
+    with pytest.raises(RuntimeError, match="run 3"):
+        list(got)
+    stopped = columnar.execution_runs(fast.executions, rows=50, ahead=ahead)
+    next(stopped)
+    stopped.close()
+    assert not [t for t in threading.enumerate() if t.name.startswith("d3d12wl-runs")]
+
+
 @pytest.mark.parametrize("programs", [1, 2])
 def test_a_table_holds_arrays_of_its_own(programs):
     """The columns read from records (a run of consecutive secondary records is read in place) are copies: writing

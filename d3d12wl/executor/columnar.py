@@ -26,7 +26,9 @@ reference walk.
 from __future__ import annotations
 
 import copy
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cache, partial
 from typing import Any
@@ -1875,9 +1877,37 @@ class ExecutionRun:
             self._offset + row)
 
 
-def execution_runs(executions: Any, start: int = 0, stop: int | None = None, rows: int = CHUNK) -> Iterator[
-        ExecutionRun]:
-    """Executions ``start .. stop - 1`` of ``executions`` in runs of at most ``rows``, each one segment's slice."""
+def execution_runs(executions: Any, start: int = 0, stop: int | None = None, rows: int = CHUNK, *,
+                   ahead: int = 0) -> Iterator[ExecutionRun]:
+    """Executions ``start .. stop - 1`` of ``executions`` in runs of at most ``rows``, each one segment's slice.
+    ``ahead``: the tables of up to that many of a work-list batch's next runs are built on threads of their own
+    while the caller reads the runs before them (numpy work over the batch's columns, which lets go of the GIL for
+    much of its time; each run's table is its own, the batch only read): the same runs, in the same order."""
+    pool = ThreadPoolExecutor(ahead, thread_name_prefix="d3d12wl-runs") if ahead > 0 else None
+    pending: deque[Any] = deque()  # runs made, or (future of the table, the run's other members)
+    try:
+        for item in _runs(executions, start, stop, rows, pool):
+            pending.append(item)
+            while pending and (len(pending) > ahead or isinstance(pending[0], ExecutionRun)):
+                yield _made(pending.popleft())
+        while pending:
+            yield _made(pending.popleft())
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _made(item: Any) -> ExecutionRun:
+    if isinstance(item, ExecutionRun):
+        return item
+    future, members = item
+    return ExecutionRun(table=future.result(), **members)
+
+
+def _runs(executions: Any, start: int, stop: int | None, rows: int, pool: ThreadPoolExecutor | None) -> Iterator[
+        Any]:
+    """:func:`execution_runs`' runs, or where ``pool`` builds a work-list run's table, the future of its table and
+    the run's other members (its group's first executions made here: the batch caches them)."""
     stop = len(executions) if stop is None else min(stop, len(executions))
     pos = 0
     for seg in executions.segments:
@@ -1899,15 +1929,22 @@ def execution_runs(executions: Any, start: int = 0, stop: int | None = None, row
                 else:
                     group = np.zeros(hi - lo, dtype=np.int64)
                     firsts = [seg.item(lo)]
-                codes = _new_codes()
-                table = _table([_segment_columns(seg, codes, lo, hi)], codes)
-                yield ExecutionRun(pos + lo, hi - lo, table=table, group=group.reshape(-1), firsts=firsts,
-                                   _segment=seg, _offset=lo)
+                members = {"start": pos + lo, "n": hi - lo, "group": group.reshape(-1), "firsts": firsts,
+                           "_segment": seg, "_offset": lo}
+                if pool is not None and isinstance(seg, _Executions):
+                    yield pool.submit(_run_table, seg, lo, hi), members
+                else:
+                    yield ExecutionRun(table=_run_table(seg, lo, hi), **members)
             else:
                 yield ExecutionRun(pos + lo, hi - lo, objects=list(seg.items(lo, hi)))
         pos += len(seg)
         if pos >= stop:
             break
+
+
+def _run_table(seg: Any, lo: int, hi: int) -> ExecutionColumns:
+    codes = _new_codes()
+    return _table([_segment_columns(seg, codes, lo, hi)], codes)
 
 
 def execution_schema(executions: Any) -> tuple[list[str], set[str]]:

@@ -33,7 +33,7 @@ from typing import IO, Any
 import numpy as np
 
 from d3d12wl import arrowcols
-from d3d12wl.blockwriter import BlockWriter, Make, write_block
+from d3d12wl.blockwriter import BlockWriter, Make, default_workers, write_block
 from d3d12wl.executor import rows as rows_
 from d3d12wl.executor.columnar import (
     FIELD_NAMES,
@@ -81,6 +81,9 @@ JSON_VERSIONS = (1, 2)
 JSON_VERSION = 2
 #: rows per chunk of the table formats
 CHUNK_ROWS = 1 << 16
+#: chunks of the execution table built ahead of the one being written (columnar.execution_runs' ``ahead``), where
+#: the output is made on more than one thread
+RUNS_AHEAD = 2
 #: findings written into a Parquet file's key-value metadata at most (all of them are in the verdict table)
 METADATA_FINDINGS = 10_000
 #: the trace objects written member by member (they hold LazyLists); everything else is one json.dumps
@@ -230,7 +233,7 @@ def write_json(trace: Trace, out: IO[Any], *, selection: Selection | None = None
     with _block_writer(out, threads) as write:
         doc = _Document(selection, write, progress)
         if version == 2:
-            doc.tables = _Tables(trace, selection, doc.written, progress)
+            doc.tables = _Tables(trace, selection, doc.written, progress, threads)
         doc.value(trace, 0)
         write(b"\n")
     return doc.written
@@ -354,13 +357,13 @@ def write_jsonl(trace: Trace, out: IO[Any], *, selection: Selection | None = Non
     :func:`write_json`'s."""
     _check_version(version)
     with _block_writer(out, threads) as write:
-        return _write_jsonl(trace, write, selection or Selection(), progress, version)
+        return _write_jsonl(trace, write, selection or Selection(), progress, version, threads)
 
 
 def _write_jsonl(trace: Trace, write: Write, selection: Selection, progress: Progress | None,
-                 version: int) -> Written:
+                 version: int, threads: int | None) -> Written:
     written = Written()
-    tables = _Tables(trace, selection, written, progress) if version == 2 else None
+    tables = _Tables(trace, selection, written, progress, threads) if version == 2 else None
 
     def line(kind: str, body: Any, **extra: Any) -> None:
         write(json.dumps({"record": kind, **extra, **to_jsonable(body)}, separators=(",", ":")).encode("utf-8", TEXT_ERRORS) + b"\n")
@@ -597,8 +600,11 @@ class _Tables:
     """The execution table of a trace chunk by chunk (as the table formats write it): every run's columns with
     codes into name tables common to the whole output (categories and enum members)."""
 
-    def __init__(self, trace: Trace, selection: Selection, written: Written, progress: Progress | None) -> None:
+    def __init__(self, trace: Trace, selection: Selection, written: Written, progress: Progress | None,
+                 threads: int | None = None) -> None:
         self.trace = trace
+        #: runs whose tables are built ahead on threads of their own (none where the output is made on one)
+        self.ahead = RUNS_AHEAD if (default_workers() if threads is None else threads) else 0
         self.specs = table_columns(trace)
         self.names: dict[str, _Names] = {}
         for s in self.specs:
@@ -653,7 +659,7 @@ class _Tables:
             yield _joined(pending)
 
     def _runs(self) -> Iterator[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]]:
-        for run in execution_runs(self.trace.executions, rows=CHUNK_ROWS):
+        for run in execution_runs(self.trace.executions, rows=CHUNK_ROWS, ahead=self.ahead):
             picked = self.select(run) if self.select is not None else None
             table = run.table if run.table is not None else _object_table(run)
             if picked is not None:
@@ -981,7 +987,7 @@ def write_csv(trace: Trace, out: IO[Any], *, selection: Selection | None = None,
     (``threads``: as :func:`write_json`'s), the same bytes either way."""
     selection = selection or Selection()
     written = Written()
-    tables = _Tables(trace, selection, written, progress)
+    tables = _Tables(trace, selection, written, progress, threads)
     with _block_writer(out, threads) as write:
         _write_csv_rows(tables, write)
     written.resets = len(trace.end_of_call_reset)
