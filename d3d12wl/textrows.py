@@ -271,7 +271,7 @@ class RowFormatter:
         the pointers, the bound) is taken here, so that a worker thread that makes it holds the GIL only to start
         and end the kernel."""
         if n <= 0:
-            return PreparedRows(self, None, 0, 0, skip)
+            return PreparedRows(self, 0, 0, skip)
         ffi = self._ffi
         keep: list[Any] = []
         cols = ffi.new("uint64_t *[]", max(len(self.columns), 1))
@@ -306,26 +306,28 @@ class RowFormatter:
             w = np.ascontiguousarray(which[:n], dtype=np.int32)
             capacity = int(self.max_bytes[w].sum())
             row_template = from_buffer("int32_t[]", w)
-        keep += [cols, mask_ptrs, tables, row_template]
-        return PreparedRows(self, keep, n, capacity, skip)
+        return PreparedRows(self, n, capacity, skip, (cols, mask_ptrs, tables, row_template), keep)
 
 
 class PreparedRows:
     """One call of the kernel with its arguments made (:meth:`RowFormatter.prepare`): :meth:`make` writes its rows
     into a buffer.  Calls of several at once on several threads are safe, each with a buffer of its own."""
 
-    __slots__ = ("_formatter", "_args", "_n", "_capacity", "_skip")
+    __slots__ = ("_formatter", "_n", "_capacity", "_skip", "_pointers", "_keep")
 
-    def __init__(self, formatter: RowFormatter, args: list[Any] | None, n: int, capacity: int, skip: int) -> None:
-        self._formatter, self._args, self._n, self._capacity, self._skip = formatter, args, n, capacity, skip
+    def __init__(self, formatter: RowFormatter, n: int, capacity: int, skip: int,
+                 pointers: tuple[Any, Any, Any, Any] | None = None, keep: list[Any] | None = None) -> None:
+        self._formatter, self._n, self._capacity, self._skip = formatter, n, capacity, skip
+        #: the kernel's columns, masks, sources and row templates, and the views that keep their memory alive
+        self._pointers, self._keep = pointers, keep
 
     def make(self, buffer: RowBuffer | None) -> memoryview:
         """The rows' bytes (less the first ``skip``), in ``buffer`` (None: the formatter's own), valid until its
         next use."""
-        if self._args is None:
+        if self._pointers is None:
             return memoryview(b"")
         f = self._formatter
-        cols, mask_ptrs, tables, row_template = self._args[-4:]
+        cols, mask_ptrs, tables, row_template = self._pointers
         out = (buffer or f._buffer).room(self._capacity + _SLACK)
         got = f._lib.d3d12wl_format_rows(f._ffi.from_buffer("uint8_t[]", out, require_writable=True), self._capacity,
                                          self._n, f._ops, f._starts, row_template, f._pool, f._dict, cols, mask_ptrs,

@@ -452,9 +452,10 @@ class _RecordWriter:
                 sd["index"], sd["va"] = Value("s.index"), Value("s.va")
                 layout = walk.groups[g].layout.secondary
                 assert layout is not None
-                sd["fields"] = _field_leaves(sd["fields"], _packed_dtype(layout), f"s{g}")
+                packed = _packed_dtype(layout)
+                sd["fields"] = _field_leaves(sd["fields"], packed, f"s{g}")
                 records = batch.secondary_rows[g]
-                if records.ndim != 2 or records.shape[1] != _packed_dtype(layout).itemsize:
+                if records.ndim != 2 or records.shape[1] != packed.itemsize:
                     raise Unsupported("secondary rows")
                 self.sources[f"s{g}"] = np.ascontiguousarray(records)
                 inner = JSONStyle(style.indent, style.separators, depth + 2 * (style.indent or 0))

@@ -30,12 +30,13 @@
  * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
  * width; each op may write a literal lead first), whose values are element r of 8-byte columns, or fields of
  * records: the little-endian integer of `size` bytes at `offset` of record columns[column][r] of source `source`
- * (sign-extended where `sign`); a value whose mask byte is nonzero is written as the op's absent text.  The ops name their columns and masks by index into the
- * call's `columns` and `masks`, so one compiled set of ops is read, never written, by calls on several threads at
- * once (each with its own columns and output).  It returns the bytes written, or -1 - r when row r would not fit in
- * `capacity` or names a record past its source's `count` (nothing of row r is then counted; the caller has checked
- * every field inside its source's stride, textrows.RowFormatter.prepare).  Short copies move whole blocks of D3D12WL_SHORT bytes: the pool and `capacity` must leave
- * that many bytes of room past what they hold.
+ * (sign-extended where `sign`); a value whose mask byte is nonzero is written as the op's absent text.  The ops
+ * name their columns, masks and sources by index into the call's `columns`, `masks` and `sources`, so one compiled
+ * set of ops is read, never written, by calls on several threads at once (each with its own columns and output).
+ * It returns the bytes written, or -1 - r when row r would not fit in `capacity` or names a record past its
+ * source's `count` (nothing of row r is then counted; the caller has checked every field inside its source's
+ * stride, textrows.RowFormatter.prepare).  Short copies move whole blocks of D3D12WL_SHORT bytes: the pool and
+ * `capacity` must leave that many bytes of room past what they hold.
  *
  * Values are little-endian (the host and the Windows x64 ABI the records follow); packers.py asserts the host.
  */
