@@ -10,10 +10,8 @@ writes it: the write system calls (a pipe that is slow to drain, a file's page c
 Memory is bounded: at most ``ahead`` blocks (default: one per worker and two more) are made or waiting (each a
 buffer of its own, reused once written);
 the caller waits for a buffer when all are taken.  Ready bytes are gathered to :data:`GATHER` bytes before they
-join the queue.  On a regular file the writer starts the write-back of what it wrote every :data:`WRITE_BACK`
-bytes (``posix_fadvise(..., POSIX_FADV_DONTNEED)``, which on Linux starts writing the dirty pages and lets the
-page cache drop them once written), so the ``fsync`` of :class:`d3d12wl.outfiles.StagedFile`'s commit has little
-left to do and the cache is not filled with gigabytes of one output.
+join the queue.  A regular file's pages are left to the kernel's write-back: nothing waits for the disk
+(:mod:`d3d12wl.outfiles` says why the commit does not sync).
 
 The writer thread writes on a duplicate of ``out``'s descriptor of its own (``os.write``, no lock of ``out``'s
 held), so that an interrupt is never held up by a destination that does not drain: a FIFO or a pipe whose
@@ -35,7 +33,6 @@ from __future__ import annotations
 import io
 import os
 import queue
-import stat
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -45,15 +42,13 @@ from typing import IO, Any
 from d3d12wl.outfiles import write_failure
 from d3d12wl.textrows import RowBuffer
 
-__all__ = ["ABORT_WAIT", "GATHER", "WRITE_BACK", "BlockWriter", "Make", "default_workers", "write_block"]
+__all__ = ["ABORT_WAIT", "GATHER", "BlockWriter", "Make", "default_workers", "write_block"]
 
 #: a function making a block into the buffer it is given (None: a buffer of the maker's own, valid until its next
 #: call); it returns the block's bytes (a view of the buffer)
 Make = Callable[["RowBuffer | None"], Any]
 #: ready bytes gathered before they are queued for the writer thread
 GATHER = 1 << 16
-#: bytes of a regular file written between two starts of its write-back
-WRITE_BACK = 32 << 20
 #: the most worker threads (the kernel's blocks are written faster than a pipe or a page cache takes them beyond)
 MAX_WORKERS = 8
 #: seconds an aborted writer waits for the writer thread's write in progress (a regular file's ends in far less)
@@ -86,11 +81,9 @@ class BlockWriter:
         if not self.workers:
             return
         self._own = _own_descriptor(out)
-        self._fd = self._own if self._own is not None and _is_regular(self._own) else None
         if self._own is not None:
             self._out: Any = out
             self._write = self._write_own
-        self._advised = 0
         self._free: queue.Queue[RowBuffer] = queue.Queue()
         for _ in range(ahead or self.workers + 2):
             self._free.put(RowBuffer())
@@ -196,24 +189,12 @@ class BlockWriter:
                 if self._failed or self._stop:
                     continue  # (drained only: the caller is told at its next call)
                 self._write(item if future is None else future.result())
-                self._wrote()
             except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
                 self._failed.append(exc)
             finally:
                 if buffer is not None:
                     self._free.put(buffer)
 
-    def _wrote(self) -> None:
-        """Start the write-back of what the descriptor was handed since the last start, every WRITE_BACK bytes."""
-        if self._fd is None:
-            return
-        try:
-            end = os.lseek(self._fd, 0, os.SEEK_CUR)
-            if end - self._advised >= WRITE_BACK:
-                os.posix_fadvise(self._fd, self._advised, end - self._advised, os.POSIX_FADV_DONTNEED)
-                self._advised = end
-        except OSError:  # (advice: a file system that takes none loses nothing)
-            self._fd = None
 
 
 def write_block(write: Callable[[Any], Any], make: Make) -> None:
@@ -237,13 +218,3 @@ def _own_descriptor(out: IO[Any] | None) -> int | None:
         return os.dup(fd)
     except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
         return None
-
-
-def _is_regular(fd: int) -> bool:
-    """Whether ``fd`` is a regular file, whose write-back can be started early."""
-    if not hasattr(os, "posix_fadvise"):
-        return False
-    try:
-        return stat.S_ISREG(os.fstat(fd).st_mode)
-    except OSError:
-        return False

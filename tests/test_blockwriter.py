@@ -13,8 +13,8 @@ import time
 import numpy as np
 import pytest
 
-from d3d12wl import blockwriter
 from d3d12wl.blockwriter import BlockWriter, write_block
+from d3d12wl.outfiles import output_file
 from d3d12wl.textrows import RowBuffer, RowFormatter, Value
 
 
@@ -85,26 +85,19 @@ def test_an_exception_of_the_caller_stops_the_writing_and_joins_every_thread():
     assert want.startswith(bytes(got)) and not _threads()
 
 
-def test_the_write_back_of_a_regular_file_starts_as_it_is_written(tmp_path, monkeypatch):
-    """Every WRITE_BACK bytes the writer advises the kernel to write the range back (POSIX_FADV_DONTNEED), so
-    the fsync of the commit has little left; the file's bytes are those written."""
-    if not hasattr(os, "posix_fadvise"):
-        pytest.skip("no posix_fadvise on this platform")
-    advised: list[tuple[int, int]] = []
-    real = os.posix_fadvise
+def test_a_regular_file_is_written_whole_and_nothing_waits_for_its_disk(tmp_path, monkeypatch):
+    """The writer thread writes a regular file on its own descriptor, in order, and leaves its pages to the
+    kernel's write-back: no sync, no advice (d3d12wl.outfiles says why)."""
+    def forbidden(*args: object) -> None:
+        raise AssertionError("the writer waited for the disk")
 
-    def spy(fd: int, offset: int, length: int, advice: int) -> None:
-        assert advice == os.POSIX_FADV_DONTNEED
-        advised.append((offset, length))
-        real(fd, offset, length, advice)
-
-    monkeypatch.setattr(os, "posix_fadvise", spy)
-    monkeypatch.setattr(blockwriter, "WRITE_BACK", 1 << 16)
+    monkeypatch.setattr(os, "fsync", forbidden)
+    monkeypatch.setattr(os, "fdatasync", forbidden)
+    if hasattr(os, "posix_fadvise"):
+        monkeypatch.setattr(os, "posix_fadvise", forbidden)
     formatter = RowFormatter([[Value("v", "hex"), "\n"]])
     path = tmp_path / "out.txt"
-    with open(path, "wb") as f, BlockWriter(f.write, workers=2, out=f) as w:
+    with output_file(path, binary=True) as f, BlockWriter(f.write, workers=2, out=f) as w:
         for lo in range(0, 200_000, 10_000):
             write_block(w, _maker(formatter, lo, lo + 10_000, 0))
     assert path.read_bytes() == b"".join(f"{v:x}\n".encode() for v in range(200_000))
-    assert len(advised) > 5 and advised[0][0] == 0
-    assert all(a + n == b for (a, n), (b, _) in zip(advised, advised[1:]))  # consecutive ranges

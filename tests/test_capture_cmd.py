@@ -306,10 +306,10 @@ def test_save_is_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     assert main(["capture", str(CULLING), *CULLING_REGIONS, *CULLING_CALL, "-o", str(out)]) == 0
     before = out.read_bytes()
 
-    def broken(*args: Any, **kwargs: Any) -> None:  # (the disk fills as the written file is synced)
+    def broken(*args: Any, **kwargs: Any) -> None:  # (the disk fills as the file is renamed: a new folder block)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "fsync", broken)
+    monkeypatch.setattr(os, "replace", broken)
     with pytest.raises(OutputError, match="No space left on device"):  # (named: exit 2)
         capture_file.save_capture(load_capture(out), out)
     assert out.read_bytes() == before
