@@ -51,6 +51,24 @@ def test_help_imports_no_command_module() -> None:
     assert all(f"    {name} " in done.stdout for name in COMMANDS)
 
 
+@pytest.mark.parametrize("chosen", [None, "4"])
+def test_a_command_that_owns_its_process_starts_one_blas_thread(chosen: str | None) -> None:
+    """No command does linear algebra: the command line (argv None, the process's own) sets OpenBLAS to one
+    thread before numpy is imported, unless the environment chose a number."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if chosen is not None:
+        env["OPENBLAS_NUM_THREADS"] = chosen
+    code = ("import os, sys\nsys.argv = ['d3d12wl', 'layout', 'd3d12wl/examples/culling.json']\n"
+            "from d3d12wl.cli import main\nmain()\n"
+            "print('numpy' in sys.modules, os.environ.get('OPENBLAS_NUM_THREADS'), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60,
+                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.split()[-2:] == ["True", chosen or "1"]
+
+
 def test_every_command_module_imports_and_registers() -> None:
     """A broken install fails loudly: every command's module is there and registers its subcommand."""
     parser = build_parser(ALL)

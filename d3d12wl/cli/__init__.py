@@ -224,6 +224,15 @@ def _raise_at_next_line(frame: Any) -> None:
     sys.settrace(fire)
 
 
+def _one_blas_thread() -> None:
+    """Before numpy is first imported by a command that owns its process: one OpenBLAS thread, unless the
+    environment chose.  No command does linear algebra, and numpy's OpenBLAS otherwise starts a thread per CPU at
+    import that spins before it sleeps: 2 CPU seconds of every run on the 16-core GPU machine, beside the output's
+    own workers."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; returns its exit code (:data:`EXIT_CODES`).  The one place errors become exit statuses:
     an unusable input is 2 (with ``--json`` also the :func:`error_object` on stdout), and so is an OS error on a path
@@ -232,6 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     the command) adds the traceback.  ``argv`` None reads the process's own command line (the ``d3d12wl`` script,
     ``python -m d3d12wl``): the command then owns the process (see :func:`load_description`)."""
     words = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        _one_blas_thread()
     debug = "--debug" in words
     words = [w for w in words if w != "--debug"]
     _survive_any_text()
