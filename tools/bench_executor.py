@@ -246,9 +246,11 @@ OUTPUTS: dict[str, list[str]] = {
     **{f"{fmt} v1": ["--format", fmt, "--json-version", "1"] for fmt in ("json", "jsonl")},
     "dump": [], "dump --json": ["--json"],
 }
-_STARTUP = ("import sys\nimport d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12wl.executor.output\n"
+_STARTUP = ("import sys\nimport d3d12wl.cli\nd3d12wl.cli._one_blas_thread()  # (as the command line does)\n"
+            "import d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12wl.executor.output\n"
             "from d3d12wl.capture.file import load_capture\nload_capture(sys.argv[1])\n")
-_ENGINE = ("import sys\nimport d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12wl.executor.output\n"
+_ENGINE = ("import sys\nimport d3d12wl.cli\nd3d12wl.cli._one_blas_thread()\n"
+           "import d3d12wl.cli.exec_cmd, d3d12wl.cli.dump_cmd, d3d12wl.executor.output\n"
            "from d3d12wl.capture.file import load_capture\nfrom d3d12wl.executor import execute\n"
            "assert not execute(load_capture(sys.argv[1])).errors\n")
 
