@@ -22,3 +22,12 @@ def require(ok: bool, why: str) -> None:
 def require_ran(result) -> None:  # noqa: ANN001 - an abi_check.CheckResult
     """Skip (or, under CI=true, fail) when a check could not run on this machine."""
     require(not result.skipped, f"{result.name} check cannot run: {result.skipped}")
+
+
+def sigint_default() -> None:
+    """A child's ``preexec_fn``: SIGINT back to its default action.  A test that interrupts its child with SIGINT
+    needs it: a run started with SIGINT ignored (``cmd &`` in a script without job control) hands its children
+    SIG_IGN, and d3d12wl then rightly ignores Ctrl-C as a background job does."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

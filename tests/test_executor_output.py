@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import sigint_default
 from test_executor_columnar import culling_scene, place
 
 from d3d12wl import abi
@@ -175,7 +176,7 @@ def test_an_interrupt_is_not_held_up_by_a_fifo_nobody_reads(tmp_path, fmt):
     try:
         fcntl.fcntl(reader, fcntl.F_SETPIPE_SZ, 4096)  # (the bundled example's 30 KB cannot fit)
         p = subprocess.Popen([sys.executable, "-m", "d3d12wl", "exec", "--format", fmt, "-o", str(fifo), "--quiet"],
-                             stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                             stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_default)
         deadline = time.monotonic() + 60
         while not int.from_bytes(fcntl.ioctl(reader, termios.FIONREAD, b"\0" * 4), sys.byteorder):
             assert p.poll() is None and time.monotonic() < deadline, "nothing was written"

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import require
+from conftest import require, sigint_default
 from executor_builder import dispatch_input
 
 import d3d12wl
@@ -693,11 +693,14 @@ def test_class_14_sigint_while_saving_a_capture_leaves_the_old_one(tmp_path: Pat
     target = tmp_path / "c.json"
     save_capture(load_capture(CULLING_CAPTURE), target)
     before = target.read_bytes()
-    code = ("import os, signal, sys\nfrom d3d12wl.capture.file import load_capture, save_capture\n"
+    # (each write of the save takes 20 ms more, so the interrupt lands while the .bin is written on any disk)
+    code = ("import os, signal, sys, time\nfrom d3d12wl import outfiles\n"
+            "from d3d12wl.capture.file import load_capture, save_capture\nwrite = outfiles._NamingFileIO.write\n"
+            "outfiles._NamingFileIO.write = lambda self, data: (time.sleep(0.02), write(self, data))[1]\n"
             f"c = load_capture({str(CULLING_CAPTURE)!r})\nc.memory.map(0x900000000, os.urandom(1 << 20) * 256, "
             "name='big')\nprint('ready', flush=True)\nsave_capture(c, sys.argv[1])\n")
     proc = subprocess.Popen([sys.executable, "-c", code, str(target)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, preexec_fn=sigint_default)
     assert proc.stdout is not None and proc.stdout.readline() == b"ready\n"
     deadline = 200
     while deadline and not any(p.name.endswith(".tmp") for p in tmp_path.iterdir()):
