@@ -69,7 +69,7 @@ def default_workers() -> int:
 class BlockWriter:
     """``write(data)`` and ``block(make)``, written in the order they were called, by ``write`` (the destination's,
     called on the writer thread) or, when ``out`` (the file ``write`` writes) has a descriptor, on the writer
-    thread's own duplicate of it (the same bytes at the same place; a regular file's write-back started early).
+    thread's own duplicate of it (the same bytes at the same place).
     Use it as a context manager (or call :meth:`close`)."""
 
     def __init__(self, write: Callable[[Any], Any], *, workers: int | None = None, ahead: int | None = None,
