@@ -8,10 +8,11 @@ allocate late reserve the space as the write is taken; NFS reports at the close)
 rename.  The file is not ``fsync``-ed: every output of d3d12wl is made again from the inputs it was made of, and
 what survives a power loss is the file system's to say, as for ``cp``'s, a compiler's or ``numpy.save``'s output
 (ext4 writes a file renamed over another before the rename).  Syncing made every ``-o`` wait for the disk to take
-its bytes: 0.3-0.5 s for a gigabyte of JSON on the 16-core GPU machine's disk, more than the rest of the run.  A symlink is followed to its target, which is what gets replaced; an existing
-file keeps its mode.  A FIFO, a character or block device is written through (opened and written in place):
-renaming a regular file over it would replace the special file instead of feeding it.  ``-`` (or ``None``) is
-standard output.
+its bytes: 0.3-0.5 s for a gigabyte of JSON on the 16-core GPU machine's disk, more than the rest of the run.
+
+A symlink is followed to its target, which is what gets replaced; an existing file keeps its mode.  A FIFO, a
+character or block device is written through (opened and written in place): renaming a regular file over it would
+replace the special file instead of feeding it.  ``-`` (or ``None``) is standard output.
 
 An OS error on the named path (a missing folder, a directory, a read-only folder, a name too long, a symlink
 loop, a full device, a file-size limit) is an :class:`OutputError` naming the path: exit 2 on the command line.
