@@ -196,7 +196,6 @@ class BlockWriter:
                     self._free.put(buffer)
 
 
-
 def write_block(write: Callable[[Any], Any], make: Make) -> None:
     """``make``'s block written by ``write``: on a worker thread of a :class:`BlockWriter` (or of a writer that
     has a ``block`` method too), else made and written now."""

@@ -236,7 +236,6 @@ def _close_quietly(f: IO[Any]) -> None:
         pass
 
 
-
 @contextmanager
 def output_file(path: str | os.PathLike[str] | None, *, binary: bool = False) -> Iterator[IO[Any]]:
     """A file to write ``path`` through (text: UTF-8, newlines as written, escapes for what UTF-8 cannot hold;
