@@ -180,7 +180,7 @@ def test_the_commit_does_not_wait_for_the_disk(tmp_path: Path, monkeypatch) -> N
         raise AssertionError("the commit waited for the disk")
 
     monkeypatch.setattr(os, "fsync", forbidden)
-    monkeypatch.setattr(os, "fdatasync", forbidden)
+    monkeypatch.setattr(os, "fdatasync", forbidden, raising=False)  # (not on every platform)
     with output_file(tmp_path / "out.txt") as f:
         f.write("new")
     assert (tmp_path / "out.txt").read_text() == "new"
