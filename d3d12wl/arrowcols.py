@@ -21,6 +21,10 @@ from d3d12wl.outfiles import TEXT_ERRORS
 
 #: the most bytes the names of one dictionary may hold in an Arrow ``string`` array (its offsets are int32)
 MAX_STRING_BYTES = (1 << 31) - 1
+#: values every Parquet writer takes of a column at a time (``write_batch_size``; pyarrow's default is 1,024): the
+#: encoder, one thread, is what bounds a Parquet output, and 65,536 encodes the 1 M-draw frame's execution table in
+#: 0.20 s instead of 0.24 s (the 2-core machine; the same file, pages still cut at pyarrow's 1 MiB)
+PARQUET_WRITE_BATCH = 1 << 16
 
 
 def _validity(absent: np.ndarray | None) -> tuple[Any, int]:

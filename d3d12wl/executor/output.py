@@ -868,10 +868,6 @@ def write_verdict_parquet(trace: Trace, out: Any, *, selection: Selection | None
 
 #: row groups made ahead of the one being encoded (memory: one chunk's columns each)
 PARQUET_AHEAD = 2
-#: values the Parquet writer takes of a column at a time (pyarrow's default is 1,024): the encoder, one thread,
-#: is what bounds a Parquet output, and 65,536 encodes the 1 M-draw frame's table in 0.20 s instead of 0.24 s
-#: (the 2-core machine; the same file, pages still cut at pyarrow's 1 MiB)
-PARQUET_WRITE_BATCH = 1 << 16
 
 
 def _write_parquet_tables(out: Any, schema: Any, tables: Iterable[Any], **options: Any) -> None:
@@ -881,7 +877,7 @@ def _write_parquet_tables(out: Any, schema: Any, tables: Iterable[Any], **option
     most :data:`PARQUET_AHEAD` of them waiting; an error of the writer (a full disk) is raised here, and an
     interrupt here lets the row group being written finish before the file is closed."""
     pa, pq = _pyarrow()
-    options = {"write_batch_size": PARQUET_WRITE_BATCH, **options}
+    options = {"write_batch_size": arrowcols.PARQUET_WRITE_BATCH, **options}
     if isinstance(out, str):
         _encode_parquet(pq.ParquetWriter(out, schema, **options), schema, tables)
         return

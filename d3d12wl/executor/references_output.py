@@ -230,7 +230,7 @@ class ParquetWriter(_Blocks):
         self.schema = pa.schema(fields)
         self.kept = arrowcols.KeptFailures(out)
         with self.kept.raising():
-            self.writer = pq.ParquetWriter(self.kept, self.schema)
+            self.writer = pq.ParquetWriter(self.kept, self.schema, write_batch_size=arrowcols.PARQUET_WRITE_BATCH)
 
     def block(self, columns: dict[str, np.ndarray]) -> None:
         pa = self.pa
