@@ -1,12 +1,13 @@
 """d3d12wl: binary layout and ABI toolkit for D3D12 Work Lists, ExecuteIndirect and driver-reported messages.
 
 The package is a pipeline of stages, one subpackage each, in the order data flows (``docs/ARCHITECTURE.md``):
-``abi`` (the compiled headers), ``model`` (the creation-time objects and their JSON), ``records`` (the bytes of
+``output`` (the output machinery), ``abi`` (the compiled headers), ``model`` (the creation-time objects and their JSON), ``records`` (the bytes of
 every record), ``rules`` (creation-time validation), ``headercheck`` (anyone's headers against the spec),
 ``capture`` (GPU memory, the builder, the capture file), ``executor``, ``messages``, ``migrate`` (ExecuteIndirect
 buckets to work lists and back), ``vulkan`` (the lowering to device-generated commands) and ``cli``.  The foundation
-below them all is ``errors`` (the exception hierarchy), ``inputs`` (the bounded readers), ``tables`` (the one table
-renderer) and ``serialize`` (the one JSON serializer).
+below them all is ``errors`` (the exception hierarchy) and ``inputs`` (the bounded readers); above it, ``output``
+holds what every stage writes through (atomic files, the one table renderer, the one JSON serializer, the row
+formatter, the block and Parquet writers).
 
 The entry points a user starts from are here, imported on first use (``import d3d12wl`` stays cheap)::
 
@@ -19,8 +20,8 @@ The entry points a user starts from are here, imported on first use (``import d3
     table = d3d12wl.patch_list(capture)                           # every reference by value the call reads
     rebased = d3d12wl.remap(capture, va_map, output="replay.json", verify=True)
 
-The patch list and the rebase follow the executor's walk, so they are the executor's (stage 7): ``d3d12wl.capture``
-(stage 6) cannot import them, and they are these entry points, ``d3d12wl.patch_list`` and ``d3d12wl.remap``; the
+The patch list and the rebase follow the executor's walk, so they are the executor's (stage 8): ``d3d12wl.capture``
+(stage 7) cannot import them, and they are these entry points, ``d3d12wl.patch_list`` and ``d3d12wl.remap``; the
 maps they take are ``d3d12wl.capture.maps``.
 """
 

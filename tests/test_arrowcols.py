@@ -1,4 +1,4 @@
-"""d3d12wl.arrowcols: the Arrow arrays of every Parquet writer, made from numpy buffers, equal to what
+"""d3d12wl.output.arrowcols: the Arrow arrays of every Parquet writer, made from numpy buffers, equal to what
 ``pyarrow.array`` makes of the same columns, and never importing pandas (issue 23: every output at the engine's
 speed; ``pyarrow.array`` imports pandas wherever it is installed, 1.2 s of a 1 M-draw parquet output)."""
 
@@ -12,7 +12,7 @@ import pytest
 
 pa = pytest.importorskip("pyarrow")
 
-from d3d12wl import arrowcols  # noqa: E402
+from d3d12wl.output import arrowcols  # noqa: E402
 
 
 @pytest.mark.parametrize("dtype,arrow_type", [(np.uint64, pa.uint64()), (np.int64, pa.int64()),
@@ -61,7 +61,7 @@ def test_no_pandas_import() -> None:
     """The point of the module: a Parquet writer's arrays made without pandas being imported (in a fresh process,
     where pandas is installed or not)."""
     code = ("import sys, numpy as np, pyarrow as pa\n"
-            "from d3d12wl import arrowcols\n"
+            "from d3d12wl.output import arrowcols\n"
             "arrowcols.numbers(np.arange(5), pa.uint64(), np.arange(5) == 2)\n"
             "arrowcols.dictionary(np.array([0, -1]), ['x'])\n"
             "print('pandas' in sys.modules)\n")

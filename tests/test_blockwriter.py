@@ -1,4 +1,4 @@
-"""d3d12wl.blockwriter: blocks made on worker threads and written in order on a writer thread are the bytes of
+"""d3d12wl.output.blockwriter: blocks made on worker threads and written in order on a writer thread are the bytes of
 making and writing them in turn; errors of a worker, of the writer and of the caller end the write with every
 thread joined."""
 
@@ -13,9 +13,9 @@ import time
 import numpy as np
 import pytest
 
-from d3d12wl.blockwriter import BlockWriter, write_block
-from d3d12wl.outfiles import output_file
-from d3d12wl.textrows import RowBuffer, RowFormatter, Value
+from d3d12wl.output.blockwriter import BlockWriter, write_block
+from d3d12wl.output.outfiles import output_file
+from d3d12wl.output.textrows import RowBuffer, RowFormatter, Value
 
 
 def _threads() -> list[str]:
@@ -87,7 +87,7 @@ def test_an_exception_of_the_caller_stops_the_writing_and_joins_every_thread():
 
 def test_a_regular_file_is_written_whole_and_nothing_waits_for_its_disk(tmp_path, monkeypatch):
     """The writer thread writes a regular file on its own descriptor, in order, and leaves its pages to the
-    kernel's write-back: no sync, no advice (d3d12wl.outfiles says why)."""
+    kernel's write-back: no sync, no advice (d3d12wl.output.outfiles says why)."""
     def forbidden(*args: object) -> None:
         raise AssertionError("the writer waited for the disk")
 

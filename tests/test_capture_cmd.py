@@ -26,7 +26,7 @@ from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import main
 from d3d12wl.errors import CaptureError
 from d3d12wl.executor import execute
-from d3d12wl.outfiles import OutputError
+from d3d12wl.output.outfiles import OutputError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "d3d12wl" / "examples"

@@ -20,10 +20,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from d3d12wl import abi, tables
+from d3d12wl import abi
 from d3d12wl.cli import main
 from d3d12wl.errors import LayoutError, PackError, ParseError
 from d3d12wl.model import description
+from d3d12wl.output import tables
 from d3d12wl.records import decode, layout, packers
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -28,8 +28,8 @@ from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import RecordKind
 from d3d12wl.model.state import DescriptorHeaps, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.output.serialize import json_text
 from d3d12wl.records.layout import pcs_layout, program_table_layout
-from d3d12wl.serialize import json_text
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(glob.glob(str(ROOT / "d3d12wl" / "examples" / "*_capture.json")))

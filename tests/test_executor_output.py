@@ -97,7 +97,7 @@ def _threaded_traces() -> list[tuple[str, Trace]]:
 
 @pytest.mark.parametrize("name,trace", _threaded_traces(), ids=lambda x: x if isinstance(x, str) else "")
 def test_rows_made_on_worker_threads_are_the_single_threaded_bytes(monkeypatch, name, trace):
-    """The rows made on worker threads and written in order on a writer thread (d3d12wl.blockwriter) are the
+    """The rows made on worker threads and written in order on a writer thread (d3d12wl.output.blockwriter) are the
     bytes of making and writing them in turn: for blocks of several sizes (a block a few rows, records a few at a
     time, as few buffers in flight as workers), whole traces and selections, json and JSON lines, findings and
     skipped records from columns; the human text; and the execution table as CSV (in chunks of a few rows too)."""
@@ -133,8 +133,8 @@ def test_an_error_of_a_row_worker_leaves_the_old_file_and_no_thread(tmp_path, mo
     write."""
     import threading
 
-    from d3d12wl import blockwriter, textrows
     from d3d12wl.cli.exec_cmd import write_trace
+    from d3d12wl.output import blockwriter, textrows
 
     trace = execute(culling_capture(2000, 4))
     target = tmp_path / f"t.{fmt}"
@@ -557,7 +557,7 @@ def test_parquet_interrupted_or_failing_in_its_encoder_thread_leaves_the_old_fil
         return real_write(self, table, *args, **kwargs)
 
     monkeypatch.setattr(pq.ParquetWriter, "write_table", full)
-    from d3d12wl.outfiles import OutputError
+    from d3d12wl.output.outfiles import OutputError
 
     with pytest.raises(OutputError, match="file-size limit"):  # (exit 2 naming the file)
         write_trace(trace, "parquet", str(target))

@@ -694,7 +694,7 @@ def test_class_14_sigint_while_saving_a_capture_leaves_the_old_one(tmp_path: Pat
     save_capture(load_capture(CULLING_CAPTURE), target)
     before = target.read_bytes()
     # (each write of the save takes 20 ms more, so the interrupt lands while the .bin is written on any disk)
-    code = ("import os, signal, sys, time\nfrom d3d12wl import outfiles\n"
+    code = ("import os, signal, sys, time\nfrom d3d12wl.output import outfiles\n"
             "from d3d12wl.capture.file import load_capture, save_capture\nwrite = outfiles._NamingFileIO.write\n"
             "outfiles._NamingFileIO.write = lambda self, data: (time.sleep(0.02), write(self, data))[1]\n"
             f"c = load_capture({str(CULLING_CAPTURE)!r})\nc.memory.map(0x900000000, os.urandom(1 << 20) * 256, "

@@ -362,7 +362,7 @@ def test_a_64_mib_description_is_bounded_in_what_the_suite_shows(tmp_path: Path)
 
 def test_cli_junit_path_that_cannot_be_written_is_exit_2_before_the_run(libs: dict[str, Path], tmp_path: Path,
                                                                          capsys: pytest.CaptureFixture[str]) -> None:
-    """--junit is written through d3d12wl.outfiles: a folder that does not exist is unusable input, named, before a
+    """--junit is written through d3d12wl.output.outfiles: a folder that does not exist is unusable input, named, before a
     single check runs; a report that is written replaces the file whole."""
     missing = tmp_path / "no such folder" / "report.xml"
     assert main(["messages", "check", "--driver", str(libs["reference"]), "--junit", str(missing)]) == 2

@@ -1,4 +1,4 @@
-"""d3d12wl.outfiles: every file a user names for output is written atomically (regular files) or through
+"""d3d12wl.output.outfiles: every file a user names for output is written atomically (regular files) or through
 (FIFOs, devices), and an OS error on the path is an OutputError naming it (exit 2)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from d3d12wl import outfiles
-from d3d12wl.outfiles import OutputError, output_file
+from d3d12wl.output import outfiles
+from d3d12wl.output.outfiles import OutputError, output_file
 
 
 def _leftovers(folder: Path) -> list[str]:
@@ -126,7 +126,7 @@ def _with_4_kib_files(body: str, report: str) -> subprocess.CompletedProcess[str
     """Run ``body`` (statements indented by 4) in a Python process whose files may not grow past 4 KiB
     (RLIMIT_FSIZE: a full disk; Python ignores SIGXFSZ, so the write fails with EFBIG); an OutputError runs
     ``report`` (``exc`` is the error) and exits 2."""
-    code = ("import resource, sys\nfrom d3d12wl.outfiles import OutputError, output_file\n"
+    code = ("import resource, sys\nfrom d3d12wl.output.outfiles import OutputError, output_file\n"
             "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
             f"try:\n{body}except OutputError as exc:\n    {report}\n    sys.exit(2)\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,

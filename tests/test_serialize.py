@@ -1,4 +1,4 @@
-"""The one serializer (d3d12wl.serialize): ``json_text`` writes what ``json.dumps(..., indent=N)`` writes."""
+"""The one serializer (d3d12wl.output.serialize): ``json_text`` writes what ``json.dumps(..., indent=N)`` writes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import random
 from typing import Any
 
-from d3d12wl.serialize import json_text
+from d3d12wl.output.serialize import json_text
 
 
 class _Kind(enum.IntEnum):

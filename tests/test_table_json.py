@@ -26,7 +26,7 @@ from d3d12wl.executor.output import TABLE_VERSION, write_json, write_jsonl
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.table_json import row_template
 from d3d12wl.executor.trace import Trace
-from d3d12wl.textrows import RowFormatter
+from d3d12wl.output.textrows import RowFormatter
 
 
 def table_rows(trace: Trace) -> list[dict[str, Any]]:

@@ -1,8 +1,9 @@
-"""The one table renderer (d3d12wl.tables): numbers right-aligned, negatives and hex included; enums by name."""
+"""The one table renderer (d3d12wl.output.tables): numbers right-aligned, negatives and hex included; enums by name."""
 
 from __future__ import annotations
 
-from d3d12wl import abi, tables
+from d3d12wl import abi
+from d3d12wl.output import tables
 
 
 def test_numbers_right_aligned_negatives_included() -> None:

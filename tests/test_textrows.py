@@ -1,4 +1,4 @@
-"""d3d12wl.textrows: text rows from columns by the C kernel d3d12wl_format_rows, held to what Python's own
+"""d3d12wl.output.textrows: text rows from columns by the C kernel d3d12wl_format_rows, held to what Python's own
 formatting writes (str, format(v, "x"), json.dumps) value by value."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from d3d12wl.textrows import Cell, Field, RowFormatter, Splice, Text, Value, json_parts, split
+from d3d12wl.output.textrows import Cell, Field, RowFormatter, Splice, Text, Value, json_parts, split
 
 U64 = st.integers(0, (1 << 64) - 1)
 I64 = st.integers(-(1 << 63), (1 << 63) - 1)
@@ -130,7 +130,7 @@ def test_prepared_rows_made_on_other_threads_are_formats_bytes():
     with a buffer of its own, writes what format writes, less the first ``skip`` bytes."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from d3d12wl.textrows import RowBuffer
+    from d3d12wl.output.textrows import RowBuffer
 
     f = RowFormatter([["#", Value("i"), " ", Value("v", "hex", prefix="0x"), "\n"]])
     blocks = [{"i": np.arange(k, k + 500), "v": np.arange(k, k + 500, dtype=np.uint32) * 7} for k in range(0, 8000, 500)]

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"repeat": args.repeat, "cases": cases}, indent=1))
         return 0
-    from d3d12wl import tables
+    from d3d12wl.output import tables
 
     rows = [(name, f"{c['seconds'] * 1000:.1f}", f"{c['ratio']:.1f}x") for name, c in cases.items()]
     for line in tables.render(("case", "ms (best)", "vs bare python"), rows, align=("<", ">", ">")):

@@ -51,7 +51,7 @@ from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor import execute
 from d3d12wl.executor.columnar import execution_columns
 from d3d12wl.executor.trace import Limits
-from d3d12wl.outfiles import output_file
+from d3d12wl.output.outfiles import output_file
 from d3d12wl.vulkan import captures as builders
 from d3d12wl.vulkan import captures_ia, captures_signatures, lower_capture
 from d3d12wl.vulkan.case import Model, case_from_bytes, compare_records, digest, fetch_masks, model_records
@@ -125,7 +125,7 @@ def _lower(capture: Any, max_sequences: int) -> tuple[Lowering, Prepared]:
 
 
 def _write(path: Path, data: bytes | str) -> Path:
-    """Every file prepare and compare write: atomic (d3d12wl.outfiles), an OS error naming the path (exit 2)."""
+    """Every file prepare and compare write: atomic (d3d12wl.output.outfiles), an OS error naming the path (exit 2)."""
     with output_file(path, binary=True) as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
     return path

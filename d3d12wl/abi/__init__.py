@@ -9,7 +9,7 @@
 - :mod:`~d3d12wl.abi.report`: the ``d3d12wl abi`` views.
 - ``_ffi_builder``: builds the cffi FFI from header texts (for ``build_ffi.py`` and the mutation checks).
 
-May import: the foundation (``d3d12wl.errors``, ``d3d12wl.tables``, ``d3d12wl.serialize``) only.
+May import: the foundation (``d3d12wl.errors``, ``d3d12wl.output.tables``, ``d3d12wl.output.serialize``) only.
 """
 
 from d3d12wl.abi import compiled as _compiled

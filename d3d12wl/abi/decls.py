@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from d3d12wl.serialize import to_jsonable
+from d3d12wl.output.serialize import to_jsonable
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 
 from d3d12wl.abi.check import CheckResult
 from d3d12wl.abi.compiled import ABI, FieldInfo, TypeInfo
-from d3d12wl.serialize import to_jsonable
+from d3d12wl.output.serialize import to_jsonable
 
 
 def field_json(f: FieldInfo) -> dict[str, Any]:

@@ -69,7 +69,7 @@ from d3d12wl.model.state import (
     WorkListBinding,
     direct_command_list_type,
 )
-from d3d12wl.outfiles import StagedFile, output_file
+from d3d12wl.output.outfiles import StagedFile, output_file
 
 #: The newest capture format version: what this module reads, and writes where a capture needs it.
 CAPTURE_VERSION = 4
@@ -934,7 +934,7 @@ def _write_region(f: IO[bytes], region: Region, chunk: int = 1 << 20) -> None:
 
 
 class _StagedFiles:
-    """The files of one save (:class:`~d3d12wl.outfiles.StagedFile` each: under temporary names in their final
+    """The files of one save (:class:`~d3d12wl.output.outfiles.StagedFile` each: under temporary names in their final
     folder), renamed into place only by :meth:`commit`, so a save that fails part-way leaves none of them behind."""
 
     def __init__(self) -> None:
@@ -942,7 +942,7 @@ class _StagedFiles:
 
     def open(self, target: Path) -> IO[bytes]:
         """A file to write ``target`` through: a write that fails (a full disk, a file-size limit) raises the
-        :class:`~d3d12wl.outfiles.OutputError` naming it (exit 2)."""
+        :class:`~d3d12wl.output.outfiles.OutputError` naming it (exit 2)."""
         staged = StagedFile(target)
         self.pending.append(staged)
         return staged.open()

@@ -162,7 +162,7 @@ EXIT_INTERNAL = 3
 def error_object(exc: BaseException) -> dict[str, object]:
     """What ``--json`` prints for an error: its ``kind`` (the exception class: ``DescriptionError``,
     ``CaptureError``, ... or ``InternalError``), ``message``, ``where`` and ``rule`` (None when not known)."""
-    from d3d12wl.serialize import to_jsonable
+    from d3d12wl.output.serialize import to_jsonable
 
     if isinstance(exc, D3D12WLError):
         return dict(to_jsonable({"kind": type(exc).__name__, "message": exc.message, "where": exc.where,
@@ -300,9 +300,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _told_unwritable(exc: OSError, who: str) -> bool:
-    """Whether ``exc`` is a write to standard output that cannot be written (:func:`d3d12wl.outfiles.stdout_error`);
+    """Whether ``exc`` is a write to standard output that cannot be written (:func:`d3d12wl.output.outfiles.stdout_error`);
     if it is, it was said in one line on standard error, as ``who``'s error."""
-    from d3d12wl.outfiles import stdout_error
+    from d3d12wl.output.outfiles import stdout_error
 
     unwritable = stdout_error(exc)
     if unwritable is None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl import inputs, outfiles, tables
+from d3d12wl import inputs
 from d3d12wl.capture import assemble as asm
 from d3d12wl.capture.file import (
     CAPTURE_ONLY,
@@ -29,7 +29,8 @@ from d3d12wl.executor.trace import Finding
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.state import ExecuteIndirectCall
-from d3d12wl.serialize import json_text
+from d3d12wl.output import outfiles, tables
+from d3d12wl.output.serialize import json_text
 
 #: the plain-text --help description
 DESCRIPTION = """\

@@ -12,6 +12,7 @@ from d3d12wl.cli import _violations, load_description, summary
 from d3d12wl.errors import LayoutError
 from d3d12wl.executor.reads import call_strides, read_call
 from d3d12wl.model.objects import ObjectSet
+from d3d12wl.output.serialize import json_text
 from d3d12wl.records import codegen, hlsl_bindings, renderdoc
 from d3d12wl.records.decode import declared_stride
 from d3d12wl.records.layout import (
@@ -22,7 +23,6 @@ from d3d12wl.records.layout import (
     record_id,
     record_layouts,
 )
-from d3d12wl.serialize import json_text
 
 #: the plain-text --help description
 DESCRIPTION = """\

@@ -90,8 +90,8 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.cli.exec_cmd import load_hooks, verdict_line
     from d3d12wl.executor import execute
     from d3d12wl.messages.driver_channel import info_queue_view, run_in_info_queue
-    from d3d12wl.outfiles import is_stdout, output_file
-    from d3d12wl.serialize import json_text
+    from d3d12wl.output.outfiles import is_stdout, output_file
+    from d3d12wl.output.serialize import json_text
 
     selection = selection_from(args)
     limits = limits_from(args)

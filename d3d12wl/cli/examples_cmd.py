@@ -7,7 +7,7 @@ import argparse
 
 from d3d12wl import examples
 from d3d12wl.cli import summary
-from d3d12wl.serialize import json_text
+from d3d12wl.output.serialize import json_text
 
 #: the plain-text --help description
 DESCRIPTION = """\

@@ -269,7 +269,7 @@ def verdict_line(trace: Trace) -> str:
 def _sidecar(output: str | None, findings: str | None, ext: str) -> str | None:
     """Where the verdict table of a csv or parquet output goes: ``--findings``, else beside ``-o FILE.EXT`` as
     ``FILE.findings.EXT``; None for standard output without ``--findings``."""
-    from d3d12wl.outfiles import is_stdout
+    from d3d12wl.output.outfiles import is_stdout
 
     if findings is not None:
         return findings
@@ -285,10 +285,10 @@ def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | 
                 selection: Selection | None = None, findings: str | None = None,
                 progress: Progress | None = None, json_version: int = 1) -> str:
     """Write ``trace`` in ``fmt`` (:data:`~d3d12wl.executor.output.FORMATS`; json and jsonl in version
-    ``json_version``) to ``path`` or standard output (atomically, through :func:`d3d12wl.outfiles.output_file`),
+    ``json_version``) to ``path`` or standard output (atomically, through :func:`d3d12wl.output.outfiles.output_file`),
     with the verdict; returns where the findings went (for the exit-1 line)."""
     from d3d12wl.executor import output
-    from d3d12wl.outfiles import is_stdout, output_file
+    from d3d12wl.output.outfiles import is_stdout, output_file
 
     selection = selection or Selection()
     tick = progress.writer(len(trace.executions)) if progress is not None else None

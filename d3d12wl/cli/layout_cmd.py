@@ -8,10 +8,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from d3d12wl import tables
 from d3d12wl.cli import _violations, load_description, summary
 from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.model.objects import IndirectArgumentDesc, ObjectSet, WorkListArgumentDesc
+from d3d12wl.output import tables
+from d3d12wl.output.serialize import json_text
+from d3d12wl.output.tables import Align
 from d3d12wl.records.layout import (
     PROGRAM_TABLE,
     LayoutField,
@@ -23,8 +25,6 @@ from d3d12wl.records.layout import (
     program_table_layout,
     signature_strides,
 )
-from d3d12wl.serialize import json_text
-from d3d12wl.tables import Align
 
 #: the plain-text --help description
 DESCRIPTION = """\

@@ -13,14 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from d3d12wl import inputs, tables
+from d3d12wl import inputs
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.messages.conformance import DEFAULT_BUDGET_S, MIN_CHECK_S, ConformanceReport, run_conformance
 from d3d12wl.messages.conformance_harness import SITE_LOAD
 from d3d12wl.messages.driver import Driver
 from d3d12wl.messages.errors import MessagesError
-from d3d12wl.outfiles import output_file
-from d3d12wl.serialize import to_jsonable
+from d3d12wl.output import tables
+from d3d12wl.output.outfiles import output_file
+from d3d12wl.output.serialize import to_jsonable
 
 REFERENCE_NAME = "d3d12wl reference driver (Python model, d3d12wl.messages.reference_driver)"
 

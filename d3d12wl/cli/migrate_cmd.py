@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from d3d12wl import tables
 from d3d12wl.cli import summary
 from d3d12wl.cli._options import integer, number, refuse_json_with_capture_on_stdout
 from d3d12wl.cli.documents import CAPTURE, expecting
+from d3d12wl.output import tables
 
 DESCRIPTION = """\
 Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivation").

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.errors import D3D12WLError
     from d3d12wl.executor.references import walk_references
     from d3d12wl.executor.references_output import writer_for
-    from d3d12wl.outfiles import is_stdout, output_file
+    from d3d12wl.output.outfiles import is_stdout, output_file
     from d3d12wl.records.references import REFERENCE_KINDS
 
     if args.json and is_stdout(args.output):
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         writer.close(findings, suppressed)
     failed = any(f.severity == "error" for f in findings)
     if args.json:
-        from d3d12wl.serialize import json_text, to_jsonable
+        from d3d12wl.output.serialize import json_text, to_jsonable
 
         print(json_text({"output": args.output, "format": args.format, "references": walk.rows,
                          "kinds": {k: kinds[i] for i, k in enumerate(REFERENCE_KINDS)},

@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from d3d12wl import tables
 from d3d12wl.cli import summary
 from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
+from d3d12wl.output import tables
 
 #: the plain-text --help description
 DESCRIPTION = """\
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.cli.documents import CAPTURE, expecting
     from d3d12wl.errors import D3D12WLError
     from d3d12wl.executor.remap import remap
-    from d3d12wl.outfiles import is_stdout
+    from d3d12wl.output.outfiles import is_stdout
 
     if is_stdout(args.output):
         raise D3D12WLError("a rebased capture is a file and its region files next to it: name one with -o",
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                    output=args.output, verify=args.verify, limits=limits_from(args))
     failed = bool(result.errors) or (result.verification is not None and not result.verification.same)
     if args.json:
-        from d3d12wl.serialize import json_text
+        from d3d12wl.output.serialize import json_text
 
         print(json_text(_json(result)))
     else:

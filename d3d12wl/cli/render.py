@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl import abi, tables
+from d3d12wl import abi
 from d3d12wl.capture.file import Capture
 from d3d12wl.errors import D3D12WLError, MemoryAccessError
 from d3d12wl.executor.selection import Budget, Selection, parse_range  # noqa: F401 - (dump's selection)
 from d3d12wl.executor.trace import Trace, slot_members
+from d3d12wl.output import tables
 from d3d12wl.records.layout import IDENTIFIER_FIELD, LayoutCache, LayoutField, RecordLayout
 
 #: C types shown in hex (addresses and handles).
@@ -661,7 +662,7 @@ def selected_trace(trace: Trace, sel: Selection) -> dict[str, Any]:
     from d3d12wl.executor.columnar import execution_runs
     from d3d12wl.executor.selection import Budget, LeftOut
     from d3d12wl.executor.trace import ListTrace
-    from d3d12wl.serialize import to_jsonable
+    from d3d12wl.output.serialize import to_jsonable
 
     left = LeftOut()
     summary = _Summary()
@@ -723,7 +724,7 @@ def _record_dict(prt: Any, secondaries: Budget, left: Any) -> dict[str, Any]:
     made), counting the rest in ``left``."""
     import dataclasses
 
-    from d3d12wl.serialize import to_jsonable
+    from d3d12wl.output.serialize import to_jsonable
 
     out = {f.name: to_jsonable(getattr(prt, f.name)) for f in dataclasses.fields(prt)
            if f.name != "secondary_records"}

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from d3d12wl import abi, tables
+from d3d12wl import abi
 from d3d12wl.cli import load_description, summary
 from d3d12wl.model.state import DeviceCaps
+from d3d12wl.output import tables
+from d3d12wl.output.serialize import json_text
 from d3d12wl.records.layout import laying_out_once
 from d3d12wl.rules import check_objects
 from d3d12wl.rules.notes import notes
-from d3d12wl.serialize import json_text
 
 _TIERS = {"1": "D3D12_WORK_LISTS_TIER_1", "2": "D3D12_WORK_LISTS_TIER_2"}
 

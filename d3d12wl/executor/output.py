@@ -4,7 +4,7 @@ execution table's rows), and the execution table as CSV, npz and Parquet; with t
 end-of-call reset) in each.
 
 Nothing here holds the trace as objects: executions and primary records are written from the trace's columns by
-:mod:`d3d12wl.executor.rows` (templates filled by the C formatter of :mod:`d3d12wl.textrows`), the table formats
+:mod:`d3d12wl.executor.rows` (templates filled by the C formatter of :mod:`d3d12wl.output.textrows`), the table formats
 chunk by chunk from :func:`~d3d12wl.executor.columnar.execution_columns`.  The memory an output needs is a chunk's,
 whatever the trace's length.
 
@@ -32,8 +32,6 @@ from typing import IO, Any
 
 import numpy as np
 
-from d3d12wl import arrowcols
-from d3d12wl.blockwriter import BlockWriter, Make, default_workers, write_block
 from d3d12wl.executor import rows as rows_
 from d3d12wl.executor.columnar import (
     FIELD_NAMES,
@@ -50,10 +48,12 @@ from d3d12wl.executor.columnar import (
 from d3d12wl.executor.selection import Budget, LeftOut, Selection
 from d3d12wl.executor.table_json import row_template
 from d3d12wl.executor.trace import Finding, LazyList, ListTrace, PrimaryRecordTrace, Trace
-from d3d12wl.outfiles import TEXT_ERRORS
+from d3d12wl.output import arrowcols
+from d3d12wl.output.blockwriter import BlockWriter, Make, default_workers, write_block
+from d3d12wl.output.outfiles import TEXT_ERRORS
+from d3d12wl.output.serialize import json_text, to_jsonable
+from d3d12wl.output.textrows import RowFormatter, Value, csv_cell
 from d3d12wl.records.packers import pack_columns
-from d3d12wl.serialize import json_text, to_jsonable
-from d3d12wl.textrows import RowFormatter, Value, csv_cell
 
 __all__ = ["FORMATS", "JSON_VERSION", "JSON_VERSIONS", "TABLE_VERSION", "VERDICT_COLUMNS", "ColumnSpec", "Written",
            "table_columns", "verdict", "write_csv", "write_json", "write_jsonl", "write_npz", "write_parquet", "write_text", "write_verdict_csv",
@@ -226,7 +226,7 @@ def write_json(trace: Trace, out: IO[Any], *, selection: Selection | None = None
     executions as the execution table's rows, one per line (:mod:`d3d12wl.executor.table_json`), and each list's
     primary records one per line too (their version 1 JSON without its indentation).  With a
     ``selection`` that narrows it, only what it selects, and a last member ``left_out``.  The rows are made on
-    ``threads`` worker threads and written on one more (:class:`~d3d12wl.blockwriter.BlockWriter`; None: one per
+    ``threads`` worker threads and written on one more (:class:`~d3d12wl.output.blockwriter.BlockWriter`; None: one per
     CPU but the caller's, 0: none), the same bytes either way."""
     _check_version(version)
     selection = selection or Selection()
@@ -489,7 +489,7 @@ def _write_text(trace: Trace, write: Write, validators: bool | None, selection: 
 #: the streamed rows of ``exec``'s validator invocations
 def validator_line(v: Any) -> str:
     """One validator invocation: sequence, area and step, list and primary record, slot, validator, pointers."""
-    from d3d12wl import tables
+    from d3d12wl.output import tables
 
     columns = tables.Columns(widths=(6, 19, 7, 20, 8, 20, 0), align=(">", "<", "<", "<", "<", "<", "<"),
                              indent="  ")
@@ -623,7 +623,7 @@ class _Tables:
         return self.names[self._names_key(spec)].names
 
     def write_rows(self, write: Write, template: Callable[[], list[Any]], *, first_skip: int = 0) -> None:
-        """Every row of :meth:`chunks` by ``template()`` (a row of :mod:`d3d12wl.textrows` parts: CSV's, JSON
+        """Every row of :meth:`chunks` by ``template()`` (a row of :mod:`d3d12wl.output.textrows` parts: CSV's, JSON
         version 2's), made again only where a chunk met names the last one's did not have; ``first_skip`` bytes
         dropped from the first row (a separator).  The rows are counted in ``written`` as they are read."""
         formatter: RowFormatter | None = None

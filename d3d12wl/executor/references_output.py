@@ -22,11 +22,11 @@ from typing import IO, Any
 
 import numpy as np
 
-from d3d12wl import arrowcols
 from d3d12wl.executor.references import COLUMNS, NAME_COLUMNS, ReferenceTable
 from d3d12wl.executor.trace import Finding
+from d3d12wl.output import arrowcols
+from d3d12wl.output.textrows import Part, RowFormatter, Value, csv_cell
 from d3d12wl.records.references import IDENTIFIER, REFERENCE_KINDS
-from d3d12wl.textrows import Part, RowFormatter, Value, csv_cell
 
 __all__ = ["FORMATS", "TableWriter", "writer_for"]
 
@@ -67,7 +67,7 @@ class TableWriter:
 
 
 class _RowsWriter(TableWriter):
-    """A text format: each chunk's rows made by :class:`~d3d12wl.textrows.RowFormatter` (the C kernel) from the
+    """A text format: each chunk's rows made by :class:`~d3d12wl.output.textrows.RowFormatter` (the C kernel) from the
     columns, the template made again when a name table has grown (names, once given a code, keep it)."""
 
     def __init__(self, out: IO[bytes]) -> None:

@@ -1,9 +1,9 @@
-"""The trace's executions and primary records as text rows made from its columns (:mod:`d3d12wl.textrows`): the
+"""The trace's executions and primary records as text rows made from its columns (:mod:`d3d12wl.output.textrows`): the
 JSON of ``Trace.to_dict()`` byte for byte, JSON lines, and the human lines of ``d3d12wl exec``.
 
 A run of executions in columns (:func:`~d3d12wl.executor.columnar.execution_runs`) is a few groups, each of
 executions that resolve alike (one program-table slot of one batch): the JSON of a group's first execution, with
-a :class:`~d3d12wl.textrows.Value` wherever an execution of the group has a value of its own (its indices, its
+a :class:`~d3d12wl.output.textrows.Value` wherever an execution of the group has a value of its own (its indices, its
 records' VAs, the trigger's members, every root argument and IA binding a record, the counter or a system
 pointer sets, and the ``origin`` text and ``va`` of every source read from a record), is the template every row
 of the group is written by, from the run's :func:`~d3d12wl.executor.columnar.execution_columns` table.  Primary
@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl.blockwriter import write_block
 from d3d12wl.executor.columnar import (
     ExecutionColumns,
     ExecutionRun,
@@ -35,9 +34,10 @@ from d3d12wl.executor.columnar import (
 )
 from d3d12wl.executor.selection import Budget
 from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
-from d3d12wl.outfiles import TEXT_ERRORS
-from d3d12wl.serialize import json_text, to_jsonable
-from d3d12wl.textrows import Cell, Field, Part, RowFormatter, Splice, Text, Value, json_parts, split
+from d3d12wl.output.blockwriter import write_block
+from d3d12wl.output.outfiles import TEXT_ERRORS
+from d3d12wl.output.serialize import json_text, to_jsonable
+from d3d12wl.output.textrows import Cell, Field, Part, RowFormatter, Splice, Text, Value, json_parts, split
 
 __all__ = ["FALLBACKS", "JSONStyle", "Unsupported", "execution_data", "execution_json", "execution_text",
            "record_json", "text_line"]
@@ -118,7 +118,7 @@ def _source(s: dict[str, Any], record_va: dict[str, Any], index: dict[str, Any])
 
 
 def execution_data(e: Execution, table: ExecutionColumns | Any) -> dict[str, Any]:
-    """``to_jsonable(e)`` with a :class:`~d3d12wl.textrows.Value` wherever an execution that resolves like ``e``
+    """``to_jsonable(e)`` with a :class:`~d3d12wl.output.textrows.Value` wherever an execution that resolves like ``e``
     has a value of its own (``table``: the columns the values are in)."""
     columns = table.columns if isinstance(table, ExecutionColumns) else table
     d: dict[str, Any] = to_jsonable(e)
@@ -169,7 +169,7 @@ def _take(table: ExecutionColumns, rows: np.ndarray) -> dict[str, np.ndarray]:
 def _write_blocks(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
                   write: Write, masks: dict[str, np.ndarray] | None = None, *, skip: int = 0) -> None:
     """Rows ``0 .. n - 1`` in blocks of about :data:`BLOCK` bytes, each prepared here and made on a worker thread
-    where ``write`` is a :class:`~d3d12wl.blockwriter.BlockWriter`; ``skip`` bytes dropped from the first."""
+    where ``write`` is a :class:`~d3d12wl.output.blockwriter.BlockWriter`; ``skip`` bytes dropped from the first."""
     step = max(1, BLOCK // max(int(formatter.max_bytes.max()), 1))
     if n > step:  # (converted once, then sliced: a block's columns are views)
         columns = formatter.kernel_columns(columns, n)
@@ -282,7 +282,7 @@ def _hex(value: Any) -> str:
 
 def _line_cells(e: Execution, hole: Callable[[str, Any, str], Any]) -> list[list[Any]]:
     """The cells of ``e``'s line, each a list of literal texts and whatever ``hole(column, value, kind)`` gives
-    for a value that is the execution's own (its text, or a :class:`~d3d12wl.textrows.Value`)."""
+    for a value that is the execution's own (its text, or a :class:`~d3d12wl.output.textrows.Value`)."""
     if e.command_index is not None:
         where: list[Any] = ["command ", hole("command_index", e.command_index, "dec")]
     else:
@@ -392,7 +392,7 @@ def _leaves(data: Any, arr: np.ndarray, prefix: str, columns: dict[str, np.ndarr
 
 def _field_leaves(data: Any, dtype: np.dtype, source: str, offset: int = 0, path: str = "s") -> Any:
     """``data`` (a secondary record's decoded fields) with a Value per integer leaf that the kernel reads from the
-    record itself (:class:`~d3d12wl.textrows.Field`: row ``s.row`` of ``source``, at the leaf's offset in
+    record itself (:class:`~d3d12wl.output.textrows.Field`: row ``s.row`` of ``source``, at the leaf's offset in
     ``dtype``, the records' packed type), walked as :func:`_leaves` walks the records' columns."""
     if isinstance(data, dict):
         if dtype.fields is None or not set(data) <= set(dtype.fields):
@@ -474,7 +474,7 @@ class _RecordWriter:
         """Records ``recs`` (ascending batch indices, every one of a group the writer was made for), with the
         secondary records ``secondary`` still shows (None: all); returns how many secondary records that left
         out.  Their rows are laid out here, :data:`LAYOUT_ROWS` at a time, and made :data:`VIRTUAL_ROWS` at a time
-        on worker threads where ``write`` is a :class:`~d3d12wl.blockwriter.BlockWriter`: the layout is numpy
+        on worker threads where ``write`` is a :class:`~d3d12wl.output.blockwriter.BlockWriter`: the layout is numpy
         work that holds the GIL for much of its time (a few dozen calls, whatever the rows), which one thread does
         without waiting for it while the workers' kernels let go of it."""
         b = self.batch

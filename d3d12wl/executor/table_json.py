@@ -8,7 +8,7 @@ in their order, one encoding per value as in the typed formats: indices as integ
 as unsigned integers, names and enum members (program, trigger, every ``.source`` and ``.field``, ``ia.ib.Format``)
 as strings, and a value an execution does not have as ``null``.  Every row has every column.
 
-The rows are made by the C formatter (:mod:`d3d12wl.textrows`) from the table's chunks, as CSV's are
+The rows are made by the C formatter (:mod:`d3d12wl.output.textrows`) from the table's chunks, as CSV's are
 (``output._Tables.write_rows``), in blocks on the block writer's workers.
 """
 
@@ -18,7 +18,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from d3d12wl.textrows import Part, Value
+from d3d12wl.output.textrows import Part, Value
 
 __all__ = ["ColumnKind", "row_template"]
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, overload
 
-from d3d12wl.serialize import to_jsonable
+from d3d12wl.output.serialize import to_jsonable
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -220,7 +220,7 @@ class LazyList(Sequence[T]):
         return f"LazyList(len={self._length}, segments={len(self._segments)})"
 
     def tolist(self) -> list[T]:
-        """Every item as a plain list (what :func:`d3d12wl.serialize.to_jsonable` writes)."""
+        """Every item as a plain list (what :func:`d3d12wl.output.serialize.to_jsonable` writes)."""
         return list(self)
 
     def release(self) -> None:
@@ -605,6 +605,6 @@ class Trace:
         return [f for f in self.findings if f.kind == kind]
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form ``d3d12wl exec --json`` prints (through the one serializer, d3d12wl.serialize)."""
+        """The JSON form ``d3d12wl exec --json`` prints (through the one serializer, d3d12wl.output.serialize)."""
         out: dict[str, Any] = to_jsonable(self)
         return out

@@ -19,9 +19,9 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from d3d12wl import tables
 from d3d12wl.abi.check import WINDOWS_TARGET
-from d3d12wl.serialize import NOT_JSON, to_jsonable
+from d3d12wl.output import tables
+from d3d12wl.output.serialize import NOT_JSON, to_jsonable
 
 EQUAL, DIFFERENT, PROVISIONAL, MISSING = "equal", "different", "provisional", "missing"
 STATUSES = (DIFFERENT, PROVISIONAL, MISSING, EQUAL)

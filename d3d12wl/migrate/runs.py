@@ -27,7 +27,7 @@ from d3d12wl import inputs
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.errors import CaptureError
 from d3d12wl.migrate.errors import MigrationError
-from d3d12wl.outfiles import output_file
+from d3d12wl.output.outfiles import output_file
 
 __all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "call_program", "load_call_sequence",
            "load_run", "load_run_source", "run_of_trace", "run_of_captures", "save_call_sequence"]
@@ -183,7 +183,7 @@ def _sequence_of(doc: Any, p: Path) -> list[CallSequenceEntry]:
 
 def save_call_sequence(path: str | os.PathLike[str], calls: Sequence[tuple[str, str | None]]) -> Path:
     """Write a call sequence: ``calls`` are (capture path relative to ``path``'s folder, program).  Written as every
-    output file is (:func:`d3d12wl.outfiles.output_file`: atomic, an OS error naming the path)."""
+    output file is (:func:`d3d12wl.output.outfiles.output_file`: atomic, an OS error naming the path)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     doc = {"call_sequence": CALL_SEQUENCE_VERSION,

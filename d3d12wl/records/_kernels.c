@@ -26,7 +26,7 @@
  * within `capacity`) and returns the first run that fails, before writing anything, or -1.  The caller has checked
  * every table inside `ranges` (packers.field_runs).
  *
- * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.textrows): each row follows one template, a run
+ * d3d12wl_format_rows writes n rows of text from columns (d3d12wl.output.textrows): each row follows one template, a run
  * of ops (literal bytes, an unsigned or signed decimal, a hexadecimal, a name from a dictionary, a cell padded to a
  * width; each op may write a literal lead first), whose values are element r of 8-byte columns, or fields of
  * records: the little-endian integer of `size` bytes at `offset` of record columns[column][r] of source `source`
@@ -919,7 +919,7 @@ int64_t d3d12wl_field_runs(const uint8_t *mem, uint64_t mem_size, uint64_t mem_b
     return -1;
 }
 
-/* ---- text rows from columns (d3d12wl.textrows) ---------------------------------------------------------------- */
+/* ---- text rows from columns (d3d12wl.output.textrows) ---------------------------------------------------------------- */
 
 static const char d3d12wl_digit_pairs[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869"

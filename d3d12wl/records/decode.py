@@ -28,11 +28,12 @@ from typing import IO, Any, Literal
 
 import numpy as np
 
-from d3d12wl import abi, tables
+from d3d12wl import abi
 from d3d12wl.abi.compiled import TypeInfo
 from d3d12wl.errors import LayoutError, ParseError
 from d3d12wl.model.objects import ObjectSet
-from d3d12wl.outfiles import TEXT_ERRORS
+from d3d12wl.output import tables
+from d3d12wl.output.outfiles import TEXT_ERRORS
 from d3d12wl.records import layout as L
 from d3d12wl.records.dtypes import Leaf, classify, field_type, leaves, record_dtype, struct_dtype
 from d3d12wl.records.packers import (

@@ -21,7 +21,7 @@ from d3d12wl.model.objects import (
     WorkListArgumentDesc,
 )
 from d3d12wl.model.state import DeviceCaps
-from d3d12wl.serialize import to_jsonable
+from d3d12wl.output.serialize import to_jsonable
 
 #: Collections of an :class:`~d3d12wl.model.ObjectSet` (the first part of every violation path).
 PCS_KIND = "program_command_signatures"

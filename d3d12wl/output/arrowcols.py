@@ -17,7 +17,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from d3d12wl.outfiles import TEXT_ERRORS
+from d3d12wl.output.outfiles import TEXT_ERRORS
 
 #: the most bytes the names of one dictionary may hold in an Arrow ``string`` array (its offsets are int32)
 MAX_STRING_BYTES = (1 << 31) - 1
@@ -54,7 +54,7 @@ def numbers(values: np.ndarray, arrow_type: Any, absent: np.ndarray | None = Non
 
 def strings(names: Sequence[str]) -> Any:
     """``names`` as an Arrow ``string`` array: UTF-8, with what UTF-8 cannot encode (a lone surrogate a JSON name
-    may hold) escaped as the text outputs write it (:data:`d3d12wl.outfiles.TEXT_ERRORS`)."""
+    may hold) escaped as the text outputs write it (:data:`d3d12wl.output.outfiles.TEXT_ERRORS`)."""
     import pyarrow as pa
 
     encoded = [name.encode("utf-8", TEXT_ERRORS) for name in names]

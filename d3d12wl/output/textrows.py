@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from d3d12wl.outfiles import TEXT_ERRORS
+from d3d12wl.output.outfiles import TEXT_ERRORS
 
 __all__ = ["Cell", "Field", "Part", "PreparedRows", "RowBuffer", "RowFormatter", "Splice", "Text", "Value", "csv_cell", "json_parts", "json_string", "split"]
 

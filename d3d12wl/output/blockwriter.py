@@ -2,7 +2,7 @@
 of making and writing every block in turn on the caller's thread.
 
 A :class:`BlockWriter` is a ``write(data)`` callable (bytes that are ready, written in turn) with one more method,
-:meth:`~BlockWriter.block`: a function that makes a block of bytes into a :class:`~d3d12wl.textrows.RowBuffer`
+:meth:`~BlockWriter.block`: a function that makes a block of bytes into a :class:`~d3d12wl.output.textrows.RowBuffer`
 (the C kernel ``d3d12wl_format_rows``, which lets go of the GIL), run on a worker thread while the caller goes
 on making the next ones.  One writer thread takes the blocks in the order they were given, waits for each, and
 writes it: the write system calls (a pipe that is slow to drain, a file's page cache) overlap the making too.
@@ -11,14 +11,14 @@ Memory is bounded: at most ``ahead`` blocks (default: one per worker and two mor
 buffer of its own, reused once written);
 the caller waits for a buffer when all are taken.  Ready bytes are gathered to :data:`GATHER` bytes before they
 join the queue.  A regular file's pages are left to the kernel's write-back: nothing waits for the disk
-(:mod:`d3d12wl.outfiles` says why the commit does not sync).
+(:mod:`d3d12wl.output.outfiles` says why the commit does not sync).
 
 The writer thread writes on a duplicate of ``out``'s descriptor of its own (``os.write``, no lock of ``out``'s
 held), so that an interrupt is never held up by a destination that does not drain: a FIFO or a pipe whose
 reader stopped reading (``| less``, paused) would block that write for as long as the reader waits.
 
 An error of a worker (a bug) or of the writer (a full disk, a closed pipe; named as ``out``'s own writes name it,
-:func:`d3d12wl.outfiles.write_failure`) stops the writing and is raised in the caller's thread at its next call,
+:func:`d3d12wl.output.outfiles.write_failure`) stops the writing and is raised in the caller's thread at its next call,
 or by :meth:`~BlockWriter.close`; an exception of the caller (an interrupt) makes :meth:`~BlockWriter.close`
 cancel the blocks not yet made, write nothing more and join the threads before it goes on (a staged file is then
 discarded whole by its owner).  The writer thread is waited for at most :data:`ABORT_WAIT` seconds: one blocked
@@ -39,8 +39,8 @@ from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import IO, Any
 
-from d3d12wl.outfiles import write_failure
-from d3d12wl.textrows import RowBuffer
+from d3d12wl.output.outfiles import write_failure
+from d3d12wl.output.textrows import RowBuffer
 
 __all__ = ["ABORT_WAIT", "GATHER", "BlockWriter", "Make", "default_workers", "write_block"]
 

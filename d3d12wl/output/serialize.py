@@ -82,7 +82,7 @@ def to_jsonable(obj: Any) -> Any:
         return os.fspath(obj)
     if callable(getattr(obj, "tolist", None)):  # numpy scalars and arrays
         return to_jsonable(obj.tolist())
-    raise TypeError(f"d3d12wl.serialize: cannot write a {type(obj).__name__} as JSON")
+    raise TypeError(f"d3d12wl.output.serialize: cannot write a {type(obj).__name__} as JSON")
 
 
 class _NotPlain(Exception):
