@@ -28,7 +28,7 @@ from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_wo
 from d3d12wl.capture.file import Capture, load_capture, save_capture
 from d3d12wl.cli import main
 from d3d12wl.executor import execute, output
-from d3d12wl.executor.columnar import TRIGGER_FIELD, TRIGGER_PREFIX, execution_columns, is_field_column
+from d3d12wl.executor.execution_table import TRIGGER_FIELD, TRIGGER_PREFIX, execution_columns, is_field_column
 from d3d12wl.model import description
 from d3d12wl.model.state import RootArgument
 from d3d12wl.records import dtypes

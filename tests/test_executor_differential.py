@@ -22,8 +22,8 @@ from test_executor_execute_indirect import ARGS_VA, COUNT_VA, ei_scene
 
 from d3d12wl.capture.file import load_capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.executor import columnar, execute, output, rows, run
-from d3d12wl.executor.columnar import execution_columns
+from d3d12wl.executor import arrays, execute, execution_table, output, rows, run
+from d3d12wl.executor.execution_table import execution_columns
 from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import RecordKind
@@ -93,7 +93,7 @@ def fields_held(table: Any, executions: list[Any]) -> None:
         return names[table.columns[column][row]]
 
     for row, e in enumerate(executions):
-        want = {columnar.TRIGGER_FIELD: e.trigger.source.field if e.trigger.source is not None else None}
+        want = {execution_table.TRIGGER_FIELD: e.trigger.source.field if e.trigger.source is not None else None}
         for ra in e.root_arguments:
             tag = f"root.{'G' if ra.binding == 'global' else 'L'}{ra.parameter}"
             if ra.kind == "static_sampler":
@@ -108,7 +108,7 @@ def fields_held(table: Any, executions: list[Any]) -> None:
         for b in e.ia:
             want[f"ia.{'ib' if b.slot is None else f'vb{b.slot}'}.field"] = b.source.field
         for column in table.columns:
-            if columnar.is_field_column(column):
+            if execution_table.is_field_column(column):
                 want.setdefault(column, None)
         for column, member in want.items():
             assert field(column, row) == member, (e.index, column)
@@ -234,15 +234,15 @@ def work_lists(draw: st.DrawFn) -> tuple[Scene, DispatchListCall, Limits]:
 
 
 @PROPERTY
-@given(work_lists(), st.sampled_from([7, 64, columnar.CHUNK]))
+@given(work_lists(), st.sampled_from([7, 64, arrays.CHUNK]))
 def test_generated_work_lists(scene, chunk):
     s, call, limits = scene
-    old = columnar.CHUNK
-    columnar.CHUNK = chunk
+    old = arrays.CHUNK
+    arrays.CHUNK = chunk
     try:
         same(s.memory, s.device, s.objects, s.state, call, limits)
     finally:
-        columnar.CHUNK = old
+        arrays.CHUNK = old
 
 
 @PROPERTY
@@ -261,7 +261,7 @@ def test_generated_execute_indirect(commands, count, seed, flips, limits, with_c
 
 
 @PROPERTY
-@given(st.integers(0, 2**32 - 1), st.integers(0, 12), st.sampled_from([2, 5, columnar.CHUNK]),
+@given(st.integers(0, 2**32 - 1), st.integers(0, 12), st.sampled_from([2, 5, arrays.CHUNK]),
        st.sampled_from([None, Limits(max_executions=4), Limits(max_records=6)]))
 def test_generated_execute_indirect_call_requirements(seed, flips, chunk, limits):
     """Calls drawn as the call-requirement breakers draw them (tests/breakers_ei.py: every argument type, count
@@ -286,12 +286,12 @@ def test_generated_execute_indirect_call_requirements(seed, flips, chunk, limits
         spec.root_signature = None
     c = spec.build()
     memory = mutated(c.memory, rng, flips) if c.memory.regions else c.memory
-    old = columnar.CHUNK
-    columnar.CHUNK = chunk
+    old = arrays.CHUNK
+    arrays.CHUNK = chunk
     try:
         same(memory, c.device, c.objects, c.state, c.call, limits)
     finally:
-        columnar.CHUNK = old
+        arrays.CHUNK = old
 
 
 # -- the executor's worst cases ------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from d3d12wl import abi
 from d3d12wl.capture.file import load_capture, save_capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor import execute, output, rows, run
-from d3d12wl.executor.columnar import execution_columns, is_field_column
+from d3d12wl.executor.execution_table import execution_columns, is_field_column
 from d3d12wl.executor.output import TABLE_VERSION, VERDICT_COLUMNS, write_csv, write_json, write_jsonl, write_npz
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import Limits, Trace

@@ -21,7 +21,7 @@ from test_executor_output import _threaded_traces, mixed_trace, traces
 
 from d3d12wl import abi
 from d3d12wl.executor import output, rows
-from d3d12wl.executor.columnar import execution_columns
+from d3d12wl.executor.execution_table import execution_columns
 from d3d12wl.executor.output import TABLE_VERSION, write_json, write_jsonl
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.table_json import row_template

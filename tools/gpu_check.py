@@ -49,7 +49,7 @@ import numpy as np
 from d3d12wl.capture.file import load_capture
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor import execute
-from d3d12wl.executor.columnar import execution_columns
+from d3d12wl.executor.execution_table import execution_columns
 from d3d12wl.executor.trace import Limits
 from d3d12wl.output.outfiles import output_file
 from d3d12wl.vulkan import captures as builders

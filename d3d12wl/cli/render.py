@@ -659,7 +659,7 @@ def selected_trace(trace: Trace, sel: Selection) -> dict[str, Any]:
     what is shown is made into objects."""
     import dataclasses
 
-    from d3d12wl.executor.columnar import execution_runs
+    from d3d12wl.executor.execution_table import execution_runs
     from d3d12wl.executor.selection import Budget, LeftOut
     from d3d12wl.executor.trace import ListTrace
     from d3d12wl.output.serialize import to_jsonable
@@ -745,9 +745,7 @@ class _Summary:
         self.programs: dict[str, list[int]] = {}
 
     def add(self, run: Any) -> None:
-        from d3d12wl.executor.output import _object_table
-
-        table = run.table if run.table is not None else _object_table(run)
+        table = run.table
         cols, names = table.columns, table.names
         n = len(table)
 
@@ -785,7 +783,7 @@ def trace_summary(trace: Trace) -> dict[str, Any]:
     """Per program (``-`` for ExecuteIndirect and raytracing-class executions without one): executions and the
     totals of vertices (DRAW), indices (DRAW_INDEXED), instances and thread groups (DISPATCH, DISPATCH_MESH,
     FIXED_DISPATCH); findings by kind.  Computed chunk by chunk from the trace's columns."""
-    from d3d12wl.executor.columnar import execution_runs
+    from d3d12wl.executor.execution_table import execution_runs
 
     summary = _Summary()
     for run in execution_runs(trace.executions):

@@ -5,7 +5,7 @@ end-of-call reset) in each.
 
 Nothing here holds the trace as objects: executions and primary records are written from the trace's columns by
 :mod:`d3d12wl.executor.rows` (templates filled by the C formatter of :mod:`d3d12wl.output.textrows`), the table formats
-chunk by chunk from :func:`~d3d12wl.executor.columnar.execution_columns`.  The memory an output needs is a chunk's,
+chunk by chunk from :func:`~d3d12wl.executor.execution_table.execution_columns`.  The memory an output needs is a chunk's,
 whatever the trace's length.
 
 The execution table (CSV, npz, Parquet; :data:`TABLE_VERSION`) has one column per :func:`table_columns` entry, one
@@ -33,7 +33,7 @@ from typing import IO, Any
 import numpy as np
 
 from d3d12wl.executor import rows as rows_
-from d3d12wl.executor.columnar import (
+from d3d12wl.executor.execution_table import (
     FIELD_NAMES,
     INDEX_COLUMNS,
     NAME_COLUMNS,
@@ -81,7 +81,7 @@ JSON_VERSIONS = (1, 2)
 JSON_VERSION = 2
 #: rows per chunk of the table formats
 CHUNK_ROWS = 1 << 16
-#: chunks of the execution table built ahead of the one being written (columnar.execution_runs' ``ahead``), where
+#: chunks of the execution table built ahead of the one being written (execution_table.execution_runs' ``ahead``), where
 #: the output is made on more than one thread
 RUNS_AHEAD = 2
 #: findings written into a Parquet file's key-value metadata at most (all of them are in the verdict table)
@@ -635,7 +635,7 @@ class _Tables:
             sizes = tuple(len(self.names_of(s)) for s in self.specs if s.kind in ("category", "enum"))
             if formatter is None or sizes != known:
                 formatter, known = RowFormatter([template()]), sizes
-            rows_._write_blocks(formatter, values, n, None, write, absent, skip=skip)
+            rows_.write_blocks(formatter, values, n, None, write, absent, skip=skip)
             skip = 0
 
     def chunks(self) -> Iterator[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]]:
@@ -661,7 +661,7 @@ class _Tables:
     def _runs(self) -> Iterator[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]]:
         for run in execution_runs(self.trace.executions, rows=CHUNK_ROWS, ahead=self.ahead):
             picked = self.select(run) if self.select is not None else None
-            table = run.table if run.table is not None else _object_table(run)
+            table = run.table
             if picked is not None:
                 table = _taken(table, picked)
             n = len(table)
@@ -709,13 +709,6 @@ def _joined(parts: list[tuple[int, dict[str, np.ndarray], dict[str, np.ndarray]]
             {k: np.concatenate([p[2][k] for p in parts]) for k in parts[0][2]})
 
 
-def _object_table(run: ExecutionRun) -> ExecutionColumns:
-    from d3d12wl.executor.columnar import execution_columns
-
-    assert run.objects is not None
-    return execution_columns(LazyList(run.objects))
-
-
 def _taken(table: ExecutionColumns, rows: np.ndarray) -> ExecutionColumns:
     return ExecutionColumns({k: v[rows] for k, v in table.columns.items()}, table.names,
                             {k: v[rows] for k, v in table.absent.items()})
@@ -727,12 +720,8 @@ def _count(trace: Trace, selection: Selection) -> int:
         return len(trace.executions)
     total = 0
     for run in execution_runs(trace.executions, rows=CHUNK_ROWS):
-        if run.table is not None:
-            mask = selection.executions(run.table)
-            total += run.n if mask is None else int(mask.sum())
-        else:
-            assert run.objects is not None
-            total += sum(selection.execution(e) for e in run.objects)
+        mask = selection.executions(run.table)
+        total += run.n if mask is None else int(mask.sum())
     return selection.bound(total)
 
 
@@ -837,7 +826,7 @@ def write_verdict_csv(trace: Trace, out: IO[Any], *, selection: Selection | None
                 columns[c] = second
                 parts.append(Value(c, "dict", names=tuple(csv_cell(t) for t in first)))
         parts.append("\n")
-        rows_._write_blocks(RowFormatter([parts]), columns, chunk.n, None, write, masks)
+        rows_.write_blocks(RowFormatter([parts]), columns, chunk.n, None, write, masks)
     return written
 
 

@@ -1,12 +1,12 @@
 """The trace's executions and primary records as text rows made from its columns (:mod:`d3d12wl.output.textrows`): the
 JSON of ``Trace.to_dict()`` byte for byte, JSON lines, and the human lines of ``d3d12wl exec``.
 
-A run of executions in columns (:func:`~d3d12wl.executor.columnar.execution_runs`) is a few groups, each of
+A run of executions in columns (:func:`~d3d12wl.executor.execution_table.execution_runs`) is a few groups, each of
 executions that resolve alike (one program-table slot of one batch): the JSON of a group's first execution, with
 a :class:`~d3d12wl.output.textrows.Value` wherever an execution of the group has a value of its own (its indices, its
 records' VAs, the trigger's members, every root argument and IA binding a record, the counter or a system
 pointer sets, and the ``origin`` text and ``va`` of every source read from a record), is the template every row
-of the group is written by, from the run's :func:`~d3d12wl.executor.columnar.execution_columns` table.  Primary
+of the group is written by, from the run's :func:`~d3d12wl.executor.execution_table.execution_columns` table.  Primary
 records work the same way, their secondary records and execution indices as rows of their own between the
 record's parts.  The first and last row of every group are written both ways and compared before the run is
 written: a group the template does not write exactly (a shape this module does not know) is written object by
@@ -23,17 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl.executor.columnar import (
-    ExecutionColumns,
-    ExecutionRun,
-    WorkListBatch,
-    _packed_dtype,
-    _Records,
-    _SkippedRecords,
-    execution_runs,
-)
+from d3d12wl.executor.arrays import packed_dtype
+from d3d12wl.executor.execution_table import ExecutionColumns, ExecutionRun, execution_runs
+from d3d12wl.executor.learned_skips import SkippedRecords
 from d3d12wl.executor.selection import Budget
 from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
+from d3d12wl.executor.worklist_batch import BatchRecords, WorkListBatch
 from d3d12wl.output.blockwriter import write_block
 from d3d12wl.output.outfiles import TEXT_ERRORS
 from d3d12wl.output.serialize import json_text, to_jsonable
@@ -166,7 +161,7 @@ def _take(table: ExecutionColumns, rows: np.ndarray) -> dict[str, np.ndarray]:
     return {k: v[rows] for k, v in table.columns.items()}
 
 
-def _write_blocks(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
+def write_blocks(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
                   write: Write, masks: dict[str, np.ndarray] | None = None, *, skip: int = 0) -> None:
     """Rows ``0 .. n - 1`` in blocks of about :data:`BLOCK` bytes, each prepared here and made on a worker thread
     where ``write`` is a :class:`~d3d12wl.output.blockwriter.BlockWriter`; ``skip`` bytes dropped from the first."""
@@ -222,7 +217,7 @@ def _execution_rows(executions: LazyList[Execution], write: Write, templates: Ca
                 ok = False
             if ok:
                 columns = run.table.columns if picked is None else _take(run.table, rows)
-                _write_blocks(formatter, columns, len(rows), group, write, skip=skip)
+                write_blocks(formatter, columns, len(rows), group, write, skip=skip)
                 count += len(rows)
                 if progress is not None:
                     progress(count)
@@ -452,7 +447,7 @@ class _RecordWriter:
                 sd["index"], sd["va"] = Value("s.index"), Value("s.va")
                 layout = walk.groups[g].layout.secondary
                 assert layout is not None
-                packed = _packed_dtype(layout)
+                packed = packed_dtype(layout)
                 sd["fields"] = _field_leaves(sd["fields"], packed, f"s{g}")
                 records = batch.secondary_rows[g]
                 if records.ndim != 2 or records.shape[1] != packed.itemsize:
@@ -583,7 +578,7 @@ class _RecordRows:
     stride: np.ndarray
 
 
-def _skipped_rows(seg: _SkippedRecords, recs: np.ndarray, write: Write, style: JSONStyle,
+def _skipped_rows(seg: SkippedRecords, recs: np.ndarray, write: Write, style: JSONStyle,
                   wrap: Callable[[Any], Any], skip: int, render: Callable[[PrimaryRecordTrace], bytes]) -> int:
     """Records ``recs`` of a batch of skipped records (no secondary record, no execution) by one template."""
     d: dict[str, Any] = to_jsonable(seg.item(int(recs[0])))
@@ -598,7 +593,7 @@ def _skipped_rows(seg: _SkippedRecords, recs: np.ndarray, write: Write, style: J
         text = b"".join(render(seg.item(int(r))) for r in recs)
         write(text[skip:])
         return len(recs)
-    _write_blocks(formatter, columns, len(recs), None, write, skip=skip)
+    write_blocks(formatter, columns, len(recs), None, write, skip=skip)
     return len(recs)
 
 
@@ -641,10 +636,10 @@ def record_json(records: LazyList[PrimaryRecordTrace], write: Write, style: JSON
             recs = np.arange(r0, r1) if mask is None else r0 + np.flatnonzero(mask)
             if not len(recs):
                 continue
-            if isinstance(seg, _SkippedRecords):  # records of a flagged slot: one template, their index and VA
+            if isinstance(seg, SkippedRecords):  # records of a flagged slot: one template, their index and VA
                 count += _skipped_rows(seg, recs, write, style, wrap, first_skip if count == 0 else 0, render)
                 continue
-            if not isinstance(seg, _Records):
+            if not isinstance(seg, BatchRecords):
                 items = seg[r0:r1] if isinstance(seg, list) else list(seg.items(r0, r1))
                 objects([items[int(r) - r0] for r in recs])
                 continue
@@ -676,8 +671,8 @@ FINDING_ROWS = 1 << 16
 
 @dataclass
 class FindingChunk:
-    """Findings of a columnar batch (the records of a flagged slot, :class:`~d3d12wl.executor.columnar.
-    _FindingRows`) as columns: per row its ``template`` (an index into ``templates``: the finding but for
+    """Findings of a columnar batch (the records of a flagged slot, :class:`~d3d12wl.executor.learned_skips.
+    FindingRows`) as columns: per row its ``template`` (an index into ``templates``: the finding but for
     ``primary_index`` and ``va``), ``primary_index``, ``va`` and ``va_absent``."""
 
     templates: list[Finding]
@@ -767,7 +762,7 @@ def _write_findings(findings: LazyList[Finding], write: Write, templates: Callab
             parts = [templates(t, present) for t in chunk.templates for present in (True, False)]
             which = 2 * chunk.template + chunk.va_absent
             formatter = RowFormatter(parts)
-            _write_blocks(formatter, chunk.columns(), len(chunk), which, write, {"va.absent": chunk.va_absent},
+            write_blocks(formatter, chunk.columns(), len(chunk), which, write, {"va.absent": chunk.va_absent},
                           skip=skip)
         count += len(chunk)
     return count

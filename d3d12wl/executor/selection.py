@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from d3d12wl import inputs
-from d3d12wl.executor.columnar import ExecutionColumns, ExecutionRun
+from d3d12wl.executor.execution_table import ExecutionColumns, ExecutionRun
 from d3d12wl.executor.trace import Finding
 
 __all__ = ["Budget", "LeftOut", "Selection", "parse_range"]
@@ -84,13 +84,10 @@ class Selection:
         return self.program is None or e.program == self.program
 
     def run_rows(self, run: ExecutionRun) -> np.ndarray:
-        """The rows of a run of executions (:func:`~d3d12wl.executor.columnar.execution_runs`) it matches, in
+        """The rows of a run of executions (:func:`~d3d12wl.executor.execution_table.execution_runs`) it matches, in
         order, before ``limit``."""
-        if run.table is not None:
-            mask = self.executions(run.table)
-            return np.arange(run.n) if mask is None else np.flatnonzero(mask)
-        assert run.objects is not None
-        return np.array([i for i, e in enumerate(run.objects) if self.execution(e)], dtype=np.int64)
+        mask = self.executions(run.table)
+        return np.arange(run.n) if mask is None else np.flatnonzero(mask)
 
     # -- primary records -----------------------------------------------------------------------------------------
 

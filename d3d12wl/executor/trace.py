@@ -227,12 +227,12 @@ class LazyList(Sequence[T]):
         """Let go of every item held so far, keeping their count: what a consumer that streams a call's items
         (:func:`d3d12wl.executor.references.walk_references`) does once it has read them, so a call of any length
         needs the memory of one chunk.  Items added later are held as before; a released one cannot be read."""
-        if self._segments and not (len(self._segments) == 1 and isinstance(self._segments[0], _Released)):
-            self._segments = [_Released(self._length)]
+        if self._segments and not (len(self._segments) == 1 and isinstance(self._segments[0], Released)):
+            self._segments = [Released(self._length)]
             self._starts = [0]
 
 
-class _Released:
+class Released:
     """The place of ``n`` items a :class:`LazyList` let go of (:meth:`LazyList.release`)."""
 
     def __init__(self, n: int) -> None:
