@@ -96,6 +96,11 @@ class ExecutionColumns:
         got = self.absent.get(name)
         return np.zeros(len(self), dtype=bool) if got is None else got
 
+    def take(self, rows: np.ndarray) -> ExecutionColumns:
+        """Rows ``rows`` of the table."""
+        return ExecutionColumns({k: v[rows] for k, v in self.columns.items()}, self.names,
+                                {k: v[rows] for k, v in self.absent.items()})
+
 
 
 @dataclass
@@ -322,7 +327,7 @@ def group_columns(first: Execution, values: GroupValues, codes: dict[str, NameTa
             v = first.record_va.get(key)
             gc.put(name, 0 if v is None else v, v is None)
     for name in NAME_COLUMNS:
-        code = codes[name].code(first.trigger.type if name == "trigger" else getattr(first, name))
+        code = codes[name].named(first.trigger.type if name == "trigger" else getattr(first, name))
         gc.put(name, code, code < 0)
     src = first.trigger.source
     hit = values.records.get(src.kind) if src is not None and src.arg is not None else None
@@ -517,7 +522,7 @@ def _put_field(put: Callable[..., None], name: str, src: ValueSource | str | Non
     constants slot), where it names one."""
     member = src.field if isinstance(src, ValueSource) else src
     if member is not None:
-        put(name, codes[FIELD_NAMES].code(member))
+        put(name, codes[FIELD_NAMES].named(member))
 
 
 def _slot_members(ra: RootArgumentValue) -> str | None:
@@ -575,7 +580,7 @@ def _root_columns(part: _GroupColumns, first: Execution, values: GroupValues, co
             part.put(tag, got[0])
         else:
             part.put(tag, ra.value or 0, ra.value is None)
-        part.put(f"{tag}.source", codes[SOURCE_NAMES].code(src.kind) if src else -1, src is None)
+        part.put(f"{tag}.source", codes[SOURCE_NAMES].named(src.kind) if src else -1, src is None)
         if got is not None and got[1] is not None:
             part.put(f"{tag}.va", got[1])
         else:
@@ -620,7 +625,7 @@ def _ia_columns(part: _GroupColumns, first: Execution, values: GroupValues, code
                 if isinstance(value, int):
                     part.put(f"{tag}.{member}", value)
             part.put(f"{tag}.va", src.va or 0, src.va is None)
-        part.put(f"{tag}.source", codes[SOURCE_NAMES].code(src.kind))
+        part.put(f"{tag}.source", codes[SOURCE_NAMES].named(src.kind))
         _put_field(part.put, f"{tag}{FIELD_SUFFIX}", src, codes)
 
 

@@ -500,7 +500,7 @@ class Collector:
                 idents = [bytes(x) for x in records[:, off:off + _IDENTIFIER_SIZE]]
                 program = np.array([self.programs.get(i, -1) for i in idents], dtype=np.int32)
                 ident["va"][:, k] = vas + np.uint64(off)
-                ident["identifier"][:, k] = [self.codes["identifier"].code(i.hex()) for i in idents]
+                ident["identifier"][:, k] = [self.codes["identifier"].named(i.hex()) for i in idents]
                 ident["target"][:, k] = np.where(program >= 0, self.program_target + program, -1)
                 ident["field"][:, k] = field_code
             ident["kind"][:] = _KIND[IDENTIFIER]
@@ -544,13 +544,13 @@ class Collector:
 
     def _plan(self, record: str, refs: Sequence[tuple[str, int, str, str | None]], size: int) -> FieldPlan:
         eight = [r for r in refs if r[2] != IDENTIFIER]
-        field_codes = np.array([self.codes["field"].code(r[0]) for r in eight], dtype=np.int32)
+        field_codes = np.array([self.codes["field"].named(r[0]) for r in eight], dtype=np.int32)
         heaps = np.array([_HEAP[r[3]] if r[3] is not None else -1 for r in eight], dtype=np.int32)
         kinds = np.array([_KIND[r[2]] for r in eight], dtype=np.int32)
         codes = np.array([VA_CODE if r[2] == VA else HANDLE_CODE[r[3] or "CBV_SRV_UAV"] for r in eight],
                          dtype=np.int8)
-        identifiers = tuple((self.codes["field"].code(r[0]), r[1]) for r in refs if r[2] == IDENTIFIER)
-        return FieldPlan(self.codes["record_id"].code(record), field_codes, np.array([r[1] for r in eight], dtype=np.int64),
+        identifiers = tuple((self.codes["field"].named(r[0]), r[1]) for r in refs if r[2] == IDENTIFIER)
+        return FieldPlan(self.codes["record_id"].named(record), field_codes, np.array([r[1] for r in eight], dtype=np.int64),
                      kinds, heaps, codes, identifiers, size)
 
     # -- the capture's own members ------------------------------------------------------------------------------
@@ -564,10 +564,10 @@ class Collector:
             rows[c][:] = -1
         for i, ref in enumerate(refs):
             rows["kind"][i] = _KIND[ref.kind]
-            rows["record_id"][i] = self.codes["record_id"].code(ref.record)
-            rows["field"][i] = self.codes["field"].code(ref.field)
+            rows["record_id"][i] = self.codes["record_id"].named(ref.record)
+            rows["field"][i] = self.codes["field"].named(ref.field)
             if ref.kind == IDENTIFIER:
-                rows["identifier"][i] = self.codes["identifier"].code(ref.value.hex())
+                rows["identifier"][i] = self.codes["identifier"].named(ref.value.hex())
             else:
                 rows["value"][i] = ref.value
             if ref.heap is not None:

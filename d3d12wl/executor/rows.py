@@ -29,7 +29,7 @@ from d3d12wl.executor.learned_skips import SkippedRecords
 from d3d12wl.executor.selection import Budget
 from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
 from d3d12wl.executor.worklist_batch import BatchRecords, WorkListBatch
-from d3d12wl.output.blockwriter import write_block
+from d3d12wl.output.blockwriter import write_block, write_rows
 from d3d12wl.output.outfiles import TEXT_ERRORS
 from d3d12wl.output.serialize import json_text, to_jsonable
 from d3d12wl.output.textrows import Cell, Field, Part, RowFormatter, Splice, Text, Value, json_parts, split
@@ -37,8 +37,6 @@ from d3d12wl.output.textrows import Cell, Field, Part, RowFormatter, Splice, Tex
 __all__ = ["FALLBACKS", "JSONStyle", "Unsupported", "execution_data", "execution_json", "execution_text",
            "record_json", "text_line"]
 
-#: bytes one formatter call writes at most (a chunk of rows is written in blocks of this size)
-BLOCK = 4 << 20
 #: primary records written from one set of templates (their first and last of each group are checked)
 RECORD_ROWS = 1 << 15
 #: virtual rows (record parts, secondary records, execution indices) formatted at a time
@@ -161,20 +159,6 @@ def _take(table: ExecutionColumns, rows: np.ndarray) -> dict[str, np.ndarray]:
     return {k: v[rows] for k, v in table.columns.items()}
 
 
-def write_blocks(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
-                  write: Write, masks: dict[str, np.ndarray] | None = None, *, skip: int = 0) -> None:
-    """Rows ``0 .. n - 1`` in blocks of about :data:`BLOCK` bytes, each prepared here and made on a worker thread
-    where ``write`` is a :class:`~d3d12wl.output.blockwriter.BlockWriter`; ``skip`` bytes dropped from the first."""
-    step = max(1, BLOCK // max(int(formatter.max_bytes.max()), 1))
-    if n > step:  # (converted once, then sliced: a block's columns are views)
-        columns = formatter.kernel_columns(columns, n)
-    for lo in range(0, n, step):
-        hi = min(n, lo + step)
-        write_block(write, formatter.prepare(
-            {k: columns[k][lo:hi] for k in formatter.columns}, hi - lo, None if which is None else which[lo:hi],
-            None if masks is None else {k: masks[k][lo:hi] for k in formatter.masks}, skip=skip if lo == 0 else 0).make)
-
-
 #: picks the rows of a run to write (ascending row numbers; None: every row)
 Select = Callable[[ExecutionRun], "np.ndarray | None"]
 #: told how many items were written so far
@@ -217,7 +201,7 @@ def _execution_rows(executions: LazyList[Execution], write: Write, templates: Ca
                 ok = False
             if ok:
                 columns = run.table.columns if picked is None else _take(run.table, rows)
-                write_blocks(formatter, columns, len(rows), group, write, skip=skip)
+                write_rows(formatter, columns, len(rows), group, write, skip=skip)
                 count += len(rows)
                 if progress is not None:
                     progress(count)
@@ -593,7 +577,7 @@ def _skipped_rows(seg: SkippedRecords, recs: np.ndarray, write: Write, style: JS
         text = b"".join(render(seg.item(int(r))) for r in recs)
         write(text[skip:])
         return len(recs)
-    write_blocks(formatter, columns, len(recs), None, write, skip=skip)
+    write_rows(formatter, columns, len(recs), None, write, skip=skip)
     return len(recs)
 
 
@@ -762,7 +746,7 @@ def _write_findings(findings: LazyList[Finding], write: Write, templates: Callab
             parts = [templates(t, present) for t in chunk.templates for present in (True, False)]
             which = 2 * chunk.template + chunk.va_absent
             formatter = RowFormatter(parts)
-            write_blocks(formatter, chunk.columns(), len(chunk), which, write, {"va.absent": chunk.va_absent},
+            write_rows(formatter, chunk.columns(), len(chunk), which, write, {"va.absent": chunk.va_absent},
                           skip=skip)
         count += len(chunk)
     return count
