@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import glob
 import io
+import json
 import random
 import sys
 from pathlib import Path
@@ -48,19 +49,28 @@ def same(memory: GpuMemory, device: Any, objects: Any, state: Any, call: Any, li
 
 
 def same_outputs(fast: Trace, ref: Trace) -> None:
-    """Every text output written from the columns (d3d12wl.executor.rows) is the reference's, written object by
-    object: JSON is ``json.dumps(to_dict(), indent=1)`` byte for byte, JSON lines and the human text the same; and
-    no group of the columns fell back to being written object by object."""
-    before = dict(rows.FALLBACKS)
+    """Every text output written from the columns (d3d12wl.executor.rows) is the oracle's, made from the
+    reference's objects: JSON is ``json.dumps(to_dict(), indent=1)`` byte for byte, every execution line of JSON
+    lines ``json.dumps`` of its ``to_dict()`` and every execution line of the human text ``rows.text_line`` of the
+    object; and both engines' traces write the same bytes in every format."""
+    a = io.BytesIO()
+    output.write_json(fast, a)  # (json_text is json.dumps, tests/test_serialize.py; here in a fraction of the time)
+    assert a.getvalue() == (json_text(ref.to_dict(), indent=1) + "\n").encode()
+    want = [json.dumps({"record": "execution", **e}, separators=(",", ":")) for e in ref.to_dict()["executions"]]
+    for trace in (fast, ref):
+        lines = io.BytesIO()
+        output.write_jsonl(trace, lines)
+        assert [x for x in lines.getvalue().decode().splitlines() if x.startswith('{"record":"execution"')] == want
+        text = io.BytesIO()
+        output.write_text(trace, text)
+        got = text.getvalue().decode().splitlines()
+        start = got.index(f"executions ({len(ref.executions)})")
+        assert got[start + 1:start + 1 + len(ref.executions)] == [rows.text_line(e) for e in ref.executions]
     for write in (output.write_jsonl, output.write_text):
         a, b = io.BytesIO(), io.BytesIO()
         write(fast, a)
         write(ref, b)
         assert a.getvalue() == b.getvalue(), write.__name__
-    a = io.BytesIO()
-    output.write_json(fast, a)  # (json_text is json.dumps, tests/test_serialize.py; here in a fraction of the time)
-    assert a.getvalue() == (json_text(ref.to_dict(), indent=1) + "\n").encode()
-    assert rows.FALLBACKS == before
 
 
 def same_columns(fast: Trace, ref: Trace) -> None:

@@ -414,8 +414,26 @@ def segment_columns(groups: ExecutionGroups, codes: dict[str, NameTable]) -> _Pa
         gc = group_columns(first, groups.group_values(g, rows[g]), codes, groups.shared)
         part.triggers.setdefault(*gc.trigger)
         built.append(gc)
-    _combine(part, groups.which, rows, built)
+    if groups.objects:
+        _combine_rows(part, built)
+    else:
+        _combine(part, groups.which, rows, built)
     return part
+
+
+def _combine_rows(part: _Part, groups: list[_GroupColumns]) -> None:
+    """Groups of one row each (the objects the reference walk made, every value a scalar) into ``part``, a column
+    at a time: row r is group r's.  A column a group lacks is absent in its row."""
+    names: dict[str, None] = {}
+    for g in groups:
+        names.update(dict.fromkeys(g.values))
+    for name in names:
+        dtype = _dtype_of(name)
+        fill = 0 if dtype.kind == "u" else -1
+        values = [g.values.get(name, fill) for g in groups]
+        part.cols[name] = np.array([fill if v is None else v for v in values], dtype=dtype)
+        gone = np.array([bool(g.absent.get(name, True)) for g in groups], dtype=bool)
+        part.absent[name] = gone if gone.any() and not gone.all() else bool(gone[0]) if len(gone) else False
 
 
 def execution_columns(executions: Any, start: int = 0, stop: int | None = None) -> ExecutionColumns:
@@ -632,18 +650,21 @@ def _ia_columns(part: _GroupColumns, first: Execution, values: GroupValues, code
 # -- the trace in runs of rows (what the streamed writers walk) -------------------------------------------------
 
 
-@dataclass
 class ExecutionRun:
     """Executions ``start .. start + n - 1`` of a trace, one segment's slice, as the streamed writers take them:
     ``groups`` (:class:`ExecutionGroups`: per row its group, per group the execution its rows resolve like) and
-    ``table`` (:func:`execution_columns` of the run)."""
+    ``table`` (:func:`execution_columns` of the run; of a run of objects, made when first read)."""
 
-    start: int
-    n: int
-    groups: ExecutionGroups
-    table: ExecutionColumns
-    segment: Any = None
-    offset: int = 0
+    def __init__(self, start: int, n: int, groups: ExecutionGroups, table: ExecutionColumns | None = None,
+                 segment: Any = None, offset: int = 0) -> None:
+        self.start, self.n, self.groups, self.segment, self.offset = start, n, groups, segment, offset
+        self._table = table
+
+    @property
+    def table(self) -> ExecutionColumns:
+        if self._table is None:
+            self._table = run_table(self.groups)
+        return self._table
 
     @property
     def group(self) -> np.ndarray:
@@ -655,14 +676,14 @@ class ExecutionRun:
         """Per group, the execution every row of it resolves like."""
         return self.groups.firsts
 
-    def execution(self, row: int) -> Execution:
-        """The object of row ``row`` (made on demand from a batch's columns)."""
-        return segment_execution(self.segment, self.offset + row)
-
     @property
     def objects(self) -> list[Execution] | None:
         """The run's executions where the reference walk made them (a run of objects), else None."""
         return self.groups.firsts if self.groups.objects else None
+
+    def execution(self, row: int) -> Execution:
+        """The object of row ``row`` (made on demand from a batch's columns)."""
+        return segment_execution(self.segment, self.offset + row)
 
 
 def execution_runs(executions: Any, start: int = 0, stop: int | None = None, rows: int = CHUNK, *,
@@ -704,7 +725,9 @@ def _runs(executions: Any, start: int, stop: int | None, rows: int, pool: Thread
             hi = min(b, lo + rows)
             groups = segment_groups(seg, lo, hi)
             members = {"start": pos + lo, "n": hi - lo, "groups": groups, "segment": seg, "offset": lo}
-            if pool is not None and hasattr(seg, "groups"):
+            if groups.objects:  # (its table made if it is read: a text output writes the objects)
+                yield ExecutionRun(**members)
+            elif pool is not None:
                 yield pool.submit(run_table, groups), members
             else:
                 yield ExecutionRun(table=run_table(groups), **members)
