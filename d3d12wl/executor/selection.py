@@ -215,11 +215,18 @@ class RecordPicker:
         return pick
 
 
+#: the most rows of one kind anything counts (numpy's int64 counts): a limit at or above it bounds nothing a trace
+#: holds, and is counted down from here
+MOST_ROWS = (1 << 63) - 1
+
+
 class Budget:
-    """How many more rows of one kind an output shows: ``limit`` (0: no bound), counted down as rows are shown."""
+    """How many more rows of one kind an output shows: ``limit`` (0: no bound), counted down as rows are shown.
+    A limit above :data:`MOST_ROWS` (``--limit`` takes any integer) is :data:`MOST_ROWS`: no trace holds more, and
+    the counts it is compared with are int64."""
 
     def __init__(self, limit: int) -> None:
-        self.left: int | None = limit if limit else None
+        self.left: int | None = min(limit, MOST_ROWS) if limit else None
 
     def take(self, n: int) -> int:
         """Of ``n`` matching rows, how many are shown."""
