@@ -23,7 +23,7 @@ from d3d12wl import abi
 from d3d12wl.capture.file import Capture
 from d3d12wl.errors import D3D12WLError, MemoryAccessError
 from d3d12wl.executor.selection import Budget, Selection, parse_range  # noqa: F401 - (dump's selection)
-from d3d12wl.executor.trace import Trace, slot_members
+from d3d12wl.executor.trace import Finding, Trace, slot_members
 from d3d12wl.output import tables
 from d3d12wl.records.layout import IDENTIFIER_FIELD, LayoutCache, LayoutField, RecordLayout
 
@@ -77,23 +77,6 @@ def _enum_names() -> frozenset[str]:
     return _ENUMS
 
 
-def enum_text(ctype: str, value: int) -> str:
-    """``NONE`` / ``ALLOW_OUT_OF_ORDER_GRAPHICS | END_WITH_MEMORY_FLUSH`` / the number if it has no name."""
-    members = abi.enum_members(ctype)
-    prefix = abi.default.enum_prefix(ctype)
-    for name, v in members.items():
-        if v == value:
-            return name[len(prefix):]
-    if abi.is_flag_enum(ctype):
-        names = [n[len(prefix):] for n, v in members.items() if v and value & v == v]
-        rest = value
-        for n, v in members.items():
-            if v and value & v == v:
-                rest &= ~v
-        return " | ".join(names + ([f"0x{rest:x}"] if rest else []))
-    return str(value)
-
-
 _MEMBER_ENUMS: dict[str, str] | None = None
 
 
@@ -137,10 +120,10 @@ def format_value(value: Any, ctype: str | None = None, name: str = "") -> str:
     if ctype in ADDRESS_TYPES or name in ADDRESS_MEMBERS or name.endswith("View") or name.endswith("Pointer"):
         return f"0x{value:x}"
     if ctype and _is_enum(ctype):
-        return enum_text(ctype, value)
+        return abi.enum_text(ctype, value)
     member_enum = _member_enum(name) if ctype is None and name else None
     if member_enum is not None:
-        return enum_text(member_enum, value)
+        return abi.enum_text(member_enum, value)
     return str(value)
 
 
@@ -567,11 +550,7 @@ def render_text(view: dict[str, Any]) -> str:
     out.append(f"findings ({len(findings)}" + (f" shown, {left_findings:,} more left out" if left_findings else "")
                + ")" + (":" if findings else ": none"))
     for f in findings:
-        where = " ".join(f"{k} {f[key]}" for k, key in (("list", "list_index"), ("primary", "primary_index"),
-                                                        ("secondary", "secondary_index"),
-                                                        ("command", "command_index")) if f.get(key) is not None)
-        va = f" @0x{f['va']:x}" if f.get("va") is not None else ""
-        out.append(f"  {f['severity']}: {f['kind']} [{f['rule']}] {where}{va}: {f['message']}")
+        out.append(f"  {Finding(**f)}")
     if view.get("findings_suppressed"):
         out.append(f"  ... and {view['findings_suppressed']} more (raise --max-findings)")
     if view.get("stopped_reason"):

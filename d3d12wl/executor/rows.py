@@ -17,6 +17,7 @@ reference walk made are written as the objects they are.  Findings of a columnar
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -685,22 +686,11 @@ def _finding_data(t: Finding) -> dict[str, Any]:
     return d
 
 
-def finding_where_parts(t: Finding, va_present: bool) -> list[Part]:
-    """The parts of :meth:`Finding.where` for findings like ``t`` (whose primary index is a column)."""
-    parts: list[Part] = []
-    for name, value in (("list", t.list_index), ("primary", "column"), ("secondary", t.secondary_index),
-                        ("command", t.command_index)):
-        if value is None:
-            continue
-        parts += [" " if parts else "", f"{name} ", Value("primary_index", "sdec") if value == "column" else str(value)]
-    if va_present:
-        parts += [" " if parts else "", "@0x", Value("va", "hex")]
-    return parts
-
-
 def _finding_text_parts(t: Finding, va_present: bool) -> list[Part]:
-    """The parts of ``str(Finding)`` for findings like ``t``."""
-    where = finding_where_parts(t, va_present)
+    """The parts of ``str(Finding)`` for findings like ``t`` (their primary index and VA are columns)."""
+    like = dataclasses.replace(t, primary_index=0, va=0 if va_present else None)
+    where = like.where_parts(lambda member, value: Value("primary_index", "sdec") if member == "primary_index"
+                             else str(value), lambda va: Value("va", "hex"))
     return [f"{t.severity}: {t.kind} [{t.rule}]", *((" ", *where) if where else ()), f": {t.message}"]
 
 
