@@ -16,6 +16,7 @@ table); :func:`execution_schema` gives the columns without building the table.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +33,8 @@ from d3d12wl.records.layout import RecordLayout
 __all__ = ["FIELD_NAMES", "FIELD_SUFFIX", "IA_PREFIX", "INDEX_COLUMNS", "NAME_COLUMNS", "RECORD_VA_KEYS",
            "ROOT_PREFIX", "SOURCE_NAMES", "TRIGGER_FIELD", "TRIGGER_PREFIX", "VA_COLUMNS", "ExecutionColumns",
            "ExecutionGroups", "ExecutionRun", "ExecutionSegment", "GroupValues", "RecordBytes", "execution_columns",
-           "execution_runs", "execution_schema", "group_columns", "is_field_column", "new_codes", "run_table",
+           "execution_runs", "execution_schema", "group_columns", "is_field_column", "member_columns", "new_codes",
+           "run_table",
            "segment_columns", "segment_execution", "segment_groups"]
 
 
@@ -62,6 +64,64 @@ TRIGGER_FIELD = "trigger_field"
 def is_field_column(name: str) -> bool:
     """Whether column ``name`` holds record members (codes into ``names["field"]``)."""
     return name == TRIGGER_FIELD or name.endswith(FIELD_SUFFIX)
+
+
+#: a constants slot's ``.field`` value: members, each with the DWORDs it supplied where it did not supply all
+_SLOT_MEMBER = re.compile(r"(?P<name>[^\s\[]+)(?:\[(?P<first>\d+):(?P<end>\d+)\])?")
+
+
+def member_columns(frame: Any, member: str) -> dict[str, Any]:
+    """The values record member ``member`` supplied, found by the execution table's naming rule: a value some
+    execution takes from a record is in a column named by its binding (``root.G1``, ``root.L0[2]``,
+    ``ia.vb0.BufferLocation``, ``trigger.InstanceCount``), and the column's ``.field`` (the trigger's
+    ``trigger_field``; a constants slot's ``root.L0.field``, after its DWORDs; an IA binding's ``ia.vb0.field``)
+    names, row by row, the member (:attr:`d3d12wl.records.layout.LayoutField.name`: the argument's ``Name``, or
+    ``arg0_ShaderResourceView``) that supplied it.  So ``ObjectId``'s values are those of ``root.G1`` where
+    ``root.G1.field`` is ``ObjectId``.
+
+    ``frame``: the table as a ``pandas.DataFrame`` with names as strings (``pandas.read_parquet`` or
+    ``read_csv`` of ``exec --format parquet|csv``).  Returns the member's columns by the name the packers and
+    ``decode`` spell them: ``ObjectId`` for a value, ``Draw.InstanceCount`` for each member of a struct payload
+    (the trigger's, an IA view's), ``Tint[0]`` .. ``Tint[3]`` for the DWORDs of a constants member; each a
+    ``pandas.Series`` of every row, missing (NaN / None) where the member supplied nothing.  Empty where no row's
+    value came from it."""
+    names = list(frame.columns)
+    found: dict[str, Any] = {}
+
+    def add(name: str, values: Any) -> None:
+        found[name] = values if name not in found else found[name].combine_first(values)
+
+    for c in names:
+        if c == TRIGGER_FIELD:
+            base, members = "trigger", [k for k in names if k.startswith(TRIGGER_PREFIX)]
+        elif c.endswith(FIELD_SUFFIX):
+            base = c[: -len(FIELD_SUFFIX)]
+            members = [k for k in names if k.startswith(base + ".") and not is_field_column(k)
+                       and not k.endswith((".source", ".va"))]
+        else:
+            continue
+        dwords = sorted((int(k[len(base) + 1:-1]), k) for k in names if k.startswith(base + "[") and k.endswith("]"))
+        if dwords:  # a constants slot: its members and their DWORDs
+            for text in frame[c].dropna().unique():
+                for m in _SLOT_MEMBER.finditer(str(text)):
+                    if m.group("name") != member:
+                        continue
+                    first = int(m.group("first") or 0)
+                    end = int(m.group("end") or len(dwords))
+                    mask = frame[c] == text
+                    for d, column in dwords[first:end]:
+                        add(f"{member}[{d - first}]", frame[column].where(mask))
+            continue
+        mask = frame[c] == member
+        if not mask.any():
+            continue
+        if base in names and c != TRIGGER_FIELD:  # (``trigger`` is the trigger's type, not a value)
+            add(member, frame[base].where(mask))
+        for k in members:
+            values = frame[k].where(mask)
+            if values.notna().any():  # (another trigger type's member: not this one's)
+                add(f"{member}.{k[len(base) + 1:]}", values)
+    return found
 
 
 @dataclass
