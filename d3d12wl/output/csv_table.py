@@ -33,6 +33,8 @@ def header(table: Table) -> bytes:
 
 
 def _value(spec: ColumnSpec, names: Sequence[str]) -> Value:
+    if spec.kind == "float":
+        raise TypeError(f"column {spec.name!r}: the text encoders write no float column (npz and Parquet do)")
     mask = spec.name if spec.nullable else None
     if spec.coded:
         return Value(spec.name, "dict", names=tuple(cell(t) for t in names))

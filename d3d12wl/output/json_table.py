@@ -25,6 +25,8 @@ def row_template(specs: Sequence[ColumnSpec], names: Callable[[ColumnSpec], Sequ
     ``names(spec)`` is the name table a coded column's codes index (-1: absent)."""
     parts: list[Part] = [lead + "{" + keys]
     for i, s in enumerate(specs):
+        if s.kind == "float":
+            raise TypeError(f"column {s.name!r}: the text encoders write no float column (npz and Parquet do)")
         parts.append(("," if i else "") + json.dumps(s.name) + ":")
         mask = s.name if s.nullable else None
         if s.coded:

@@ -1,8 +1,8 @@
 """A table (:mod:`d3d12wl.output.table`) as Parquet: a row group per chunk, each encoded on a thread of its own
 while the next is made (pyarrow lets go of the GIL as it encodes), written sequentially (a pipe works).
 
-One encoding per kind: ``int`` int64, ``uint`` and ``va`` uint64, ``dword`` uint32, ``category`` and ``enum``
-dictionary columns (int32 indices, string values), ``text`` strings; absent values null.  The Arrow arrays are made
+One encoding per kind: ``int`` int64, ``uint`` and ``va`` uint64, ``dword`` uint32, ``float`` float64,
+``category`` and ``enum`` dictionary columns (int32 indices, string values), ``text`` strings; absent values null.  The Arrow arrays are made
 from the numpy columns' buffers (:mod:`d3d12wl.output.arrowcols`).  Needs pyarrow (``pip install
 'd3d12wl[parquet]'``): without it :func:`pyarrow_modules` raises a :class:`~d3d12wl.errors.D3D12WLError` saying so.
 """
@@ -39,7 +39,7 @@ def _arrow_type(pa: Any, spec: ColumnSpec) -> Any:
     if spec.kind in ("category", "enum"):
         return pa.dictionary(pa.int32(), pa.string())
     return {"int": pa.int64(), "uint": pa.uint64(), "va": pa.uint64(), "dword": pa.uint32(),
-            "text": pa.string()}[spec.kind]
+            "text": pa.string(), "float": pa.float64()}[spec.kind]
 
 
 def schema(specs: Sequence[ColumnSpec], metadata: Mapping[bytes, bytes] | None = None) -> Any:
@@ -57,6 +57,8 @@ def arrow_table(table: Table, chunk: TableChunk, arrow_schema: Any) -> Any:
         if s.coded:
             arr = arrowcols.dictionary(values, chunk.names_of(table, s))
             arrays.append(arr.cast(pa.string()) if s.kind == "text" else arr)
+        elif s.kind == "float":
+            arrays.append(arrowcols.floats(values, chunk.absent.get(s.name)))
         else:
             arrays.append(arrowcols.numbers(values, f.type, chunk.absent.get(s.name)))
     return pa.Table.from_arrays(arrays, schema=arrow_schema)

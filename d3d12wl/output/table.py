@@ -16,6 +16,7 @@ kind        values (numpy)                CSV                         JSON      
 ``category`` int32 codes into a name table the name                    string            codes + names / dictionary
 ``enum``    int32 codes into a name table the name                    string            codes + names / dictionary
 ``text``    int32 codes into a name table the name                    string            strings
+``float``   float64                       (none: typed formats only)  (none)            float64
 =========== ============================= =========================== ================= ==========================
 
 A value a row does not have is absent: empty in CSV, ``null`` in JSON and Parquet, ``<column>.absent`` (or a -1
@@ -37,7 +38,8 @@ CODED = ("category", "enum", "text")
 #: the numpy type of every kind's values
 NUMPY_TYPES: dict[str, np.dtype[Any]] = {
     "int": np.dtype(np.int64), "uint": np.dtype(np.uint64), "va": np.dtype(np.uint64), "dword": np.dtype(np.uint32),
-    "category": np.dtype(np.int32), "enum": np.dtype(np.int32), "text": np.dtype(np.int32)}
+    "category": np.dtype(np.int32), "enum": np.dtype(np.int32), "text": np.dtype(np.int32),
+    "float": np.dtype(np.float64)}
 
 
 @dataclass(frozen=True)
