@@ -67,8 +67,8 @@ class CommandBatch:
                                                                      cols["command_va"])})
         if first.counter is not None:
             values.counter = cols["command_index"]
-        return ExecutionGroups(b - a, np.zeros(b - a, dtype=np.int64), [first],
-                               {name: (v, False) for name, v in cols.items()}, lambda g, rows: values)
+        return ExecutionGroups(b - a, np.zeros(b - a, dtype=np.int64), [first], tuple(cols),
+                               lambda: {name: (v, False) for name, v in cols.items()}, lambda g, rows: values)
 
 
 def _add_commands(plan: CommandPlan, batch: CommandBatch) -> None:

@@ -278,15 +278,25 @@ class GroupValues:
 @dataclass
 class ExecutionGroups:
     """``n`` executions of a segment as groups of executions that resolve alike: ``which`` (per row, its group),
-    ``firsts`` (per group, the execution every row of it resolves like), ``shared`` (index and VA columns given
-    for every row at once) and ``values(g, rows)``, the :class:`GroupValues` of group ``g`` (whose rows are
-    ``rows``)."""
+    ``firsts`` (per group, the execution every row of it resolves like), the index and VA columns given for every
+    row at once (``shared_names``, made by ``make_shared`` when first read: :attr:`shared`) and ``values(g,
+    rows)``, the :class:`GroupValues` of group ``g`` (whose rows are ``rows``).  What is made when first read is
+    made on the thread that builds the table (:func:`execution_runs`' ``ahead``)."""
 
     n: int
     which: np.ndarray
     firsts: list[Execution]
-    shared: dict[str, Column] = field(default_factory=dict)
+    shared_names: tuple[str, ...] = ()
+    make_shared: Callable[[], dict[str, Column]] | None = None
     values: Callable[[int, np.ndarray], GroupValues] | None = None
+    _shared: dict[str, Column] | None = field(default=None, repr=False)
+
+    @property
+    def shared(self) -> dict[str, Column]:
+        """The columns given for every row at once (:attr:`shared_names`), by name."""
+        if self._shared is None:
+            self._shared = {} if self.make_shared is None else self.make_shared()
+        return self._shared
 
     def rows(self) -> list[np.ndarray]:
         """Per group, its rows (ascending)."""
@@ -296,9 +306,17 @@ class ExecutionGroups:
             return [np.array([i]) for i in range(self.n)]
         return [np.flatnonzero(self.which == g) for g in range(len(self.firsts))]
 
+    def first_rows(self) -> list[int]:
+        """Per group, its first row."""
+        if self.objects:
+            return list(range(self.n))
+        if len(self.firsts) <= 64:  # (a pass per group: cheaper than sorting the rows, for a few groups)
+            return [int(np.argmax(self.which == g)) for g in range(len(self.firsts))]
+        return np.unique(self.which, return_index=True)[1].tolist()
+
     @property
     def objects(self) -> bool:
-        """Whether these are executions the reference walk made: a group of one each, nothing of its own."""
+        """Whether these are executions the reference walk made: a group of one each, nothing of their own."""
         return self.values is None
 
     def group_values(self, g: int, rows: np.ndarray) -> GroupValues:
@@ -471,7 +489,7 @@ def segment_columns(groups: ExecutionGroups, codes: dict[str, NameTable]) -> _Pa
     rows = groups.rows()
     built = []
     for g, first in enumerate(groups.firsts):
-        gc = group_columns(first, groups.group_values(g, rows[g]), codes, groups.shared)
+        gc = group_columns(first, groups.group_values(g, rows[g]), codes, groups.shared_names)
         part.triggers.setdefault(*gc.trigger)
         built.append(gc)
     if groups.objects:
@@ -813,8 +831,7 @@ def execution_schema(executions: Any) -> tuple[list[str], set[str]]:
         if groups.objects:  # (groups of one: the rows themselves)
             parts.append(segment_columns(groups, codes))
             continue
-        for rows in groups.rows():
-            k = int(rows[0])
+        for k in groups.first_rows():
             parts.append(segment_columns(segment_groups(seg, k, k + 1), codes))
     keys = _key_order(parts)
     nullable = {k for k in keys if any(np.any(p.gone(k)) for p in parts)}

@@ -110,27 +110,38 @@ class WorkListBatch:
 
     # -- the executions as groups (the trace's table) ------------------------------------------------------------
 
+    #: the columns :meth:`groups` gives for every row at once
+    SHARED = ("index", "list_index", "primary_index", "invocation", "primary_va", "secondary_index", "secondary_va")
+
     def groups(self, a: int, b: int) -> ExecutionGroups:
         """Executions ``a .. b - 1`` as groups, one per program-table slot their records select: per group its
         first execution in the batch, and per row its indices and records' VAs, the bytes of its primary and
-        secondary record, its system pointers and its counter."""
+        secondary record, its system pointers and its counter (made when the table is built)."""
         walk = self.walk
-        cols = self.columns(a, b)
         _, rec = self.execution_records(a, b)
         gid = self.gid[rec]
         present = np.flatnonzero(np.bincount(gid, minlength=len(walk.groups)))
         slot = np.zeros(len(walk.groups), dtype=np.int64)
         slot[present] = np.arange(len(present))
-        j = cols["secondary_index"]
-        hybrid = j >= 0
-        shared: dict[str, Any] = {name: (cols[name], False) for name in (
-            "index", "list_index", "primary_index", "invocation", "primary_va")}
-        shared.update({name: (cols[name], ~hybrid) for name in ("secondary_index", "secondary_va")})
         groups = [int(g) for g in present]
+        memo: dict[str, dict[str, np.ndarray]] = {}
+
+        def columns() -> dict[str, np.ndarray]:
+            got = memo.get("columns")
+            if got is None:
+                got = memo["columns"] = self.columns(a, b)
+            return got
+
+        def shared() -> dict[str, Any]:
+            cols = columns()
+            absent = cols["secondary_index"] < 0
+            return {name: (cols[name], absent if name.startswith("secondary_") else False) for name in self.SHARED}
 
         def values(i: int, m: np.ndarray) -> GroupValues:
             g = groups[i]
             group, first = walk.groups[g], self.group_first(g)
+            cols = columns()
+            j = cols["secondary_index"]
             rm = rec[m]
             primary_va = cols["primary_va"][m]
             out = GroupValues(len(m))
@@ -147,7 +158,8 @@ class WorkListBatch:
                 out.counter = j[m] if group.ic_reset else cols["invocation"][m]
             return out
 
-        return ExecutionGroups(b - a, slot[gid].reshape(-1), [self.group_first(g) for g in groups], shared, values)
+        return ExecutionGroups(b - a, slot[gid].reshape(-1), [self.group_first(g) for g in groups], self.SHARED,
+                               shared, values)
 
     # -- objects on demand -----------------------------------------------------------------------------------------
 

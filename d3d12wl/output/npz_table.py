@@ -18,11 +18,13 @@ import shutil
 import tempfile
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
+from d3d12wl.output.blockwriter import BlockWriter
 from d3d12wl.output.table import NUMPY_TYPES, ColumnSpec, NameTable, Table, TableChunk
 
 __all__ = ["ColumnFiles", "Pack", "names_array", "structured_dtype", "write_array", "write_columns", "write_names",
@@ -82,11 +84,17 @@ def structured_dtype(specs: Sequence[ColumnSpec], widths: Mapping[str, int] | No
 
 
 def write_structured(z: zipfile.ZipFile, name: str, table: Table, rows: int, *,
-                     widths: Mapping[str, int] | None = None, pack: Pack = numpy_pack) -> dict[str, list[str]]:
+                     widths: Mapping[str, int] | None = None, pack: Pack = numpy_pack,
+                     threads: int | None = None) -> dict[str, list[str]]:
     """``table``'s rows (``rows`` of them, said in the header first) as member ``<name>.npy``, one structured array
     (:func:`structured_dtype`) written chunk by chunk; ``text`` columns as their strings.  A coded column whose
     chunks have names of their own is written as codes into a name table built here: returns those tables (by
-    name table key) for :func:`write_names`.  An ``AssertionError`` where the rows are not ``rows``."""
+    name table key) for :func:`write_names`.  An ``AssertionError`` where the rows are not ``rows``.
+
+    Each chunk's records are packed on a worker thread (``pack``: the packers' C kernel lets go of the GIL) and
+    written into the zip (its CRC and the file's write) on one more, in order, while the caller reads the next
+    chunk (:class:`~d3d12wl.output.blockwriter.BlockWriter`; ``threads``: its workers, None one per CPU but the
+    caller's, 0 none): the same bytes as one thread."""
     dtype = structured_dtype(table.specs, widths)
     fields = set(dtype.names or ())
     built: dict[str, NameTable] = {}
@@ -94,11 +102,18 @@ def write_structured(z: zipfile.ZipFile, name: str, table: Table, rows: int, *,
     with z.open(f"{name}.npy", "w", force_zip64=True) as entry:
         np.lib.format.write_array_header_2_0(entry, {"descr": np.lib.format.dtype_to_descr(dtype),
                                                      "fortran_order": False, "shape": (rows,)})
-        for chunk in table.chunks():
-            entry.write(pack(dtype, _record_columns(table, chunk, dtype, fields, built)).data)
-            done += chunk.n
+        with BlockWriter(entry.write, workers=threads) as write:
+            for chunk in table.chunks():
+                columns = _record_columns(table, chunk, dtype, fields, built)
+                write.block(partial(_packed, pack, dtype, columns))
+                done += chunk.n
     assert done == rows, (done, rows)
     return {key: t.names for key, t in built.items()}
+
+
+def _packed(pack: Pack, dtype: np.dtype, columns: Mapping[str, np.ndarray], buffer: object) -> memoryview:
+    """One chunk's records (a block of :func:`write_structured`; the block writer's buffer is not needed)."""
+    return memoryview(pack(dtype, columns)).cast("B")
 
 
 def _record_columns(table: Table, chunk: TableChunk, dtype: np.dtype, fields: set[str],
