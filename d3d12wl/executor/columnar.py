@@ -50,6 +50,7 @@ from d3d12wl.executor.dispatch_list import (
     build_execution,
     primary_walk_setup,
     run_dispatch_list,
+    slot_index_in_range,
     walk_primary_record,
     walk_secondary_records,
 )
@@ -207,7 +208,7 @@ class _ListWalk:
     def _make_group(self, pt_index: int) -> _Group | None:
         ctx, sel = self.ctx, self.sel
         pt = sel.binding.ProgramTable
-        if pt_index >= pt.SlotCount:
+        if not slot_index_in_range(ctx, pt, pt_index):
             return None
         id_size = ctype_size(PROGRAM_IDENTIFIER)
         slot_va = pt.Table.StartAddress + pt_index * pt.Table.StrideInBytes

@@ -91,7 +91,8 @@ def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectS
         return trace
     check_call(ctx, call, cs, stride, root_set)
     count = call.MaxCommandCount
-    if call.CountBuffer is not None:
+    if count_buffer_read(ctx, call):
+        assert call.CountBuffer is not None
         if not ctx.aligned(call.CountBuffer, EI_BUFFER_ALIGN, "count buffer", "Drawing", Loc()):
             return trace
         data = ctx.read(call.CountBuffer, ctype_size(COUNT_CTYPE), "count buffer UINT32", "Drawing", Loc())
@@ -285,9 +286,20 @@ def check_call(ctx: ExecContext, call: ExecuteIndirectCall, cs: CommandSignature
     used = (call.MaxCommandCount - 1) * stride + command_layout(cs).size if call.MaxCommandCount else 0
     _check_buffer(ctx, ARGUMENT_BUFFER, argument, call.MaxCommandCount * stride,
                   f"MaxCommandCount {call.MaxCommandCount} * ByteStride {stride}", used)
-    if call.CountBuffer is not None:
+    if count_buffer_read(ctx, call):
+        assert call.CountBuffer is not None
         count = buffer_extent(ctx.memory, "count buffer", call.CountBuffer, call.CountBufferResource)
         _check_buffer(ctx, COUNT_BUFFER, count, count_size, f"the {count_size}-byte count")
+
+
+def count_buffer_read(ctx: ExecContext, call: ExecuteIndirectCall) -> bool:
+    """Whether the call reads its count buffer (and the runtime checks it): with one, "UINT CommandCount =
+    pCountBuffer->ReadUINT32(CountBufferOffset); CommandCount = min(CommandCount, MaxCommandCount)" (Drawing) --
+    when MaxCommandCount is 0 too, unless ``Readings.zero_max_count_buffer`` is "unread" (docs/spec-questions.md
+    Q17: min(0, n) is 0 whatever the buffer holds, so neither the read nor the count buffer's checks happen)."""
+    if call.CountBuffer is None:
+        return False
+    return call.MaxCommandCount > 0 or ctx.readings.zero_max_count_buffer == "read"
 
 
 #: The command list types ExecuteIndirect is recorded on: "The command list is a direct command list or a compute
