@@ -1,6 +1,7 @@
 """The two-way sentences of docs/spec-questions.md that the executor can run both ways (``--reading NAME=VALUE``,
-``executor.Readings``), on both engines: the broadcast program table's index (Q16) and the count buffer of an
-ExecuteIndirect whose MaxCommandCount is 0 (Q17).  The chain readings (Q14, Q15) are in test_executor_v0851.py; the
+``executor.Readings``), on both engines: the broadcast program table's index (Q16), the count buffer of an
+ExecuteIndirect whose MaxCommandCount is 0 (Q17) and the incrementing constant of an execution that does no work
+(Q18).  The chain readings (Q14, Q15) are in test_executor_v0851.py; the
 render-pass one (Q4) in test_executor_work_list_call.py."""
 
 from __future__ import annotations
@@ -8,13 +9,29 @@ from __future__ import annotations
 import struct
 
 import pytest
-from executor_builder import INPUT_VA, PRIMARY_VA, TABLE_VA, arg, dispatch, dispatch_input, one_program_scene, primary
+from executor_builder import (
+    INPUT_VA,
+    PRIMARY_VA,
+    SECONDARY_VA,
+    TABLE_VA,
+    Scene,
+    arg,
+    dispatch,
+    dispatch_input,
+    one_program_scene,
+    primary,
+    program,
+    program_table,
+    secondaries,
+)
 from test_executor_execute_indirect import ARGS_VA, COUNT_VA, ei_scene
+from test_executor_incrementing_constant import RESET, hybrid_pcs
 
 from d3d12wl.cli import main
 from d3d12wl.executor import ENGINES, Readings, run
-from d3d12wl.model.objects import ProgramCommandSignature
-from d3d12wl.model.state import BufferResource, DispatchListCall, ExecuteIndirectCall
+from d3d12wl.model.objects import ProgramCommandSignature, WorkListSignature
+from d3d12wl.model.state import BufferResource, DispatchListCall, ExecuteIndirectCall, RootArgument
+from d3d12wl.records.layout import command_layout, pcs_layout
 
 
 def both(s, call, readings: Readings | None = None):
@@ -88,3 +105,54 @@ def test_the_reading_flag_on_the_command_line(tmp_path, capsys):
     assert "--reading" in err and "checked, any" in err
     assert main(["exec", "--reading", "zero_max_count_buffer=unread", "--json"]) == 0
     assert '"zero_max_count_buffer": "unread"' in capsys.readouterr().out
+
+
+def zero_work_list(reset: bool):
+    """Two primary records of a hybrid compute PCS with an incrementing constant, their secondary records'
+    dispatches (2, 0, 3) and (0, 4): two of the five launch no thread group."""
+    pcs = hybrid_pcs(ic_flags=RESET if reset else 0)
+    s = Scene()
+    p = program("H", 1, pcs)
+    s.add_programs(p)
+    s.put(TABLE_VA, program_table([(p, {})], 32))
+    s.bind(WorkListSignature("W", [pcs]), TABLE_VA, 32, 1)
+    s.state.compute_root_arguments[0] = RootArgument("constants", values=[7, 0])
+    trigger = pcs_layout(pcs).secondary.arg_field(1).name
+    data = b""
+    for r, groups in enumerate(((2, 0, 3), (0, 4))):
+        va = SECONDARY_VA + 0x1000 * r
+        s.put(va, secondaries(pcs, [{trigger: dispatch(x)} for x in groups]))
+        data += primary(pcs, 24, ProgramTableIndex=0, NumSecondaryRecords=len(groups), SecondaryRecords=va)
+    s.put(PRIMARY_VA, data)
+    s.put(INPUT_VA, dispatch_input(2, PRIMARY_VA, 24))
+    return s, DispatchListCall(INPUT_VA)
+
+
+@pytest.mark.parametrize("reset, consumes, skips", [(False, [0, 1, 2, 3, 4], [0, 1, 1, 2, 2]),
+                                                    (True, [0, 1, 2, 0, 1], [0, 1, 1, 0, 0])],
+                         ids=["list-wide", "_RESET_PER_SECONDARY_LIST"])
+def test_a_dispatch_that_does_no_work_and_the_incrementing_constant(reset, consumes, skips):
+    """Incrementing constant semantics: "The counter post-increments per shader invocation (per PSO launch)" and "one
+    secondary record = one shader invocation" (Q18).  d3d12wl: every execution takes the next value (vkd3d-proton's
+    tests assert the same of ExecuteIndirect); ``zero_work_counter=skips``: a dispatch of 0 thread groups launches
+    nothing and takes none.  ``invocation`` is the position either way."""
+    s, call = zero_work_list(reset)
+    default = both(s, call)
+    assert [e.counter for e in default.executions] == consumes
+    assert [e.invocation for e in default.executions] == [0, 1, 2, 3, 4]
+    other = both(s, call, Readings(zero_work_counter="skips"))
+    assert [e.counter for e in other.executions] == skips
+    assert [e.root_argument("global", 0).values[1] for e in other.executions] == skips
+    assert other.call_args["readings"] == {"zero_work_counter": "skips"}
+
+
+def test_an_execute_indirect_command_that_draws_nothing_and_the_incrementing_constant():
+    """IndirectDrawing.md "Incrementing constant": "the value starts at 0 for the first command and increments by 1
+    for each subsequent command" (d3d12wl, and vkd3d-proton's tests) against "update a specified root constant for
+    each executed command" (Q18, ``zero_work_counter=skips``): command 1 draws 0 vertices."""
+    s, cs = ei_scene(commands=3)
+    draw_field = command_layout(cs).fields[-1]
+    s.memory.write(ARGS_VA + cs.ByteStride + draw_field.offset, bytes(4))  # VertexCountPerInstance of command 1
+    call = ExecuteIndirectCall(cs, 3, ARGS_VA)
+    assert [e.counter for e in both(s, call).executions] == [0, 1, 2]
+    assert [e.counter for e in both(s, call, Readings(zero_work_counter="skips")).executions] == [0, 1, 1]

@@ -90,12 +90,14 @@ _U64_MAX = (1 << 64) - 1
 def run_columnar(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
                  call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
                  hooks: ValidationHooks | None = None, readings: Readings | None = None) -> Trace:
-    """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run)."""
+    """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run, and under
+    ``Readings.zero_work_counter`` "skips", whose counter depends on each execution's trigger)."""
+    reference = readings is not None and readings.zero_work_counter == "skips"
     if isinstance(call, DispatchListCall):
         return run_dispatch_list(memory, device, objects, state, call, limits, hooks,
-                                 walker=walk_primary_records_columnar, readings=readings)
-    return run_execute_indirect(memory, device, objects, state, call, limits, walker=walk_commands_columnar,
-                                readings=readings)
+                                 walker=None if reference else walk_primary_records_columnar, readings=readings)
+    return run_execute_indirect(memory, device, objects, state, call, limits,
+                                walker=None if reference else walk_commands_columnar, readings=readings)
 
 
 def _regions(ctx: ExecContext) -> _Regions:

@@ -137,6 +137,9 @@ class ListRun:
     launch_next: int = 0
     #: the chain ends after this list whatever its continuation says (Readings.max_graphics_primary_lists "stop")
     ends_chain: bool = False
+    #: executions that did work, in the list and in the current secondary list (Readings.zero_work_counter "skips")
+    worked: int = 0
+    worked_in_secondary_list: int = 0
 
     @property
     def loc(self) -> Loc:
@@ -1063,6 +1066,7 @@ def walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prima
         prt.skipped = "secondary stride invalid"
         return
     reset = ctx.memo(layout.pcs, "ic-reset", _ic_resets_per_secondary_list)
+    run.worked_in_secondary_list = 0  # (the columnar walk hands over mid-list only under "consumes")
     for j in range(start, n):
         sloc = loc.but(secondary_index=j)
         if j >= ctx.limits.max_secondary_records:
@@ -1094,15 +1098,22 @@ def _ic_resets_per_secondary_list(pcs: ProgramCommandSignature) -> bool:
 def _execute(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, secondary: RecordData | None,
              secondary_index: int | None, ic_value: int | None = None) -> None:
     """One execution (spec "Incrementing constant semantics": the counter is the position in the list's linear
-    invocation sequence, or the index within the secondary list with _RESET_PER_SECONDARY_LIST)."""
+    invocation sequence, or the index within the secondary list with _RESET_PER_SECONDARY_LIST; under
+    ``Readings.zero_work_counter`` "skips", the executions before it in that sequence that did work)."""
     ctx, sel = run.ctx, run.selection
     assert sel is not None
     loc = rctx.loc.but(secondary_index=secondary_index)
+    skips = ctx.readings.zero_work_counter == "skips"
+    if skips:
+        ic_value = run.worked if ic_value is None else run.worked_in_secondary_list
     execution = build_execution(sel, run.index, ctx.next_execution_index(), rctx, prt.va, prt.index, secondary,
                                 secondary_index, run.counter, ic_value)
     ctx.add_execution(execution, loc)
     prt.executions.append(execution.index)
     run.counter += 1
+    if skips and execution.trigger.does_work():
+        run.worked += 1
+        run.worked_in_secondary_list += 1
 
 
 def build_execution(sel: Selection, list_index: int, index: int, rctx: WorkListRecordContext, primary_va: int,

@@ -350,11 +350,17 @@ class Readings:
     #: it is clamped, and the count buffer's bound is validated, when MaxCommandCount is 0 too (Q17): ``read``;
     #: ``unread``, a call whose MaxCommandCount is 0 neither reads nor checks its count buffer (min(0, n) is 0)
     zero_max_count_buffer: str = "read"
+    #: the incrementing constant of a draw or dispatch that does no work (a zero count or dimension, Q18): Work
+    #: Lists "one secondary record = one shader invocation", IndirectDrawing.md "increments by 1 for each subsequent
+    #: command": ``consumes`` (every execution takes the next value); ``skips``, "per shader invocation (per PSO
+    #: launch)", "for each executed command": an execution that launches nothing does not advance the counter (the
+    #: columnar engine then walks as the reference does)
+    zero_work_counter: str = "consumes"
 
     #: every reading and the values it takes (the first is the default)
     CHOICES = {"render_pass": ("selected", "bound"), "max_graphics_primary_lists": ("execute", "stop"),
                "next_list_read": ("retire", "launch"), "broadcast_slot_index": ("checked", "any"),
-               "zero_max_count_buffer": ("read", "unread")}
+               "zero_max_count_buffer": ("read", "unread"), "zero_work_counter": ("consumes", "skips")}
 
     def __post_init__(self) -> None:
         for name, values in self.CHOICES.items():
@@ -459,6 +465,13 @@ class Trigger:
     type: str
     fields: dict[str, Any]
     source: ValueSource | None = None
+
+    def does_work(self) -> bool:
+        """False when the trigger launches nothing: a count member (``VertexCountPerInstance``, ``InstanceCount``,
+        ``IndexCountPerInstance``, ``ThreadGroupCountX`` ...) or a ray dimension (``Width``, ``Height``, ``Depth``) is
+        0 (``Readings.zero_work_counter``)."""
+        return all(value != 0 for name, value in self.fields.items()
+                   if isinstance(value, int) and ("Count" in name or name in ("Width", "Height", "Depth")))
 
 
 @dataclass(slots=True)
