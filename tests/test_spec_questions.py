@@ -38,8 +38,8 @@ def _norm(text: str) -> str:
 def _rendered(text: str) -> str:
     """Markdown as a reader sees it: images dropped, links by their text, no code spans, bold, italics, HTML tags,
     escapes or blockquote markers."""
-    text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", text)
-    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"!\[[^\[\]]*\]\([^)]*\)", "", text)
+    text = re.sub(r"\[([^\[\]]*)\]\([^)]*\)", r"\1", text)
     text = re.sub(r"<[^>\n]+>", " ", text)
     text = text.replace("`", "").replace("**", "").replace("\\_", "_")
     text = re.sub(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?!\w)", r"\1", text)
