@@ -460,12 +460,8 @@ def _sequence_writes(run: ListRun) -> None:
     until preceding work has fully retired"; without it "the next list may launch before this one retires".  So the
     bytes written while this list ran (and those of earlier lists not yet sequenced) are unsequenced against every
     later list until a list sets the wait; a read of them is rule 13 (``ExecContext.read``)."""
-    ctx = run.ctx
-    if run.tier2 and run.header["Flags"] & _flag("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION"):
-        ctx.unsequenced.clear()
-    else:
-        ctx.unsequenced.extend((run.index, start, end) for start, end in ctx.written)
-    ctx.written = []
+    waits = run.tier2 and bool(run.header["Flags"] & _flag("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION"))
+    run.ctx.sequence_writes(run.index, waits)
 
 
 # --------------------------------------------------------------------------------------------------------------
