@@ -321,3 +321,35 @@ def test_codegen_stride_and_capture(readback: Path, capsys: pytest.CaptureFixtur
     assert main(["codegen", str(EXAMPLES / "culling.json"), "--lang", "c", "--stride", "PCS.nope=16"]) == 2
     assert "no record 'PCS.nope'" in capsys.readouterr().err
     assert main(["codegen", "--lang", "c"]) == 2
+
+
+@pytest.mark.parametrize(("record", "stride", "limit", "why"), [
+    ("PCS.secondary", 1 << 32, (1 << 32) - 1, "D3D12_PROGRAM_COMMAND_SIGNATURE_DESC::SecondaryRecordByteStride is "
+                                              "uint32_t"),
+    ("PCS.secondary", (1 << 64) + 8, (1 << 32) - 1, "SecondaryRecordByteStride is uint32_t"),
+    ("PCS.primary", 1 << 64, (1 << 64) - 1, "D3D12_DISPATCH_LIST_INPUT::ProgramInputs.StrideInBytes is uint64_t"),
+    ("PCS.program_table", 4104, 4096, "D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE"),
+])
+def test_issue42_class_6_a_stride_the_api_cannot_hold_is_exit_2(record: str, stride: int, limit: int, why: str,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 42 class 6: ``codegen --stride RECORD=N`` with N >= 2^32 wrote C, HLSL and RenderDoc with that padding
+    (gcc only warned, truncating both sides of the size assertion alike).  A stride is bounded by the C type of the
+    member the API holds it in (``SecondaryRecordByteStride`` and ``ByteStride`` are UINT, ``StrideInBytes`` UINT64)
+    and a program table's by ``D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE`` (spec ``D3D12_WORK_LIST_PROGRAM_TABLE_BINDING``)."""
+    for lang in ("c", "hlsl", "renderdoc"):
+        assert main(["codegen", str(EXAMPLES / "culling.json"), "--lang", lang, "--record", record,
+                     "--stride", f"{record}={stride}"]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and f"--stride {record}={stride}: stride {stride} exceeds {limit} (" in err and why in err
+    rec = L.pcs_layout(description.load(EXAMPLES / "culling.json").program_command_signatures["PCS"])
+    assert rec.secondary is not None and rec.secondary.stride_problems((1 << 32) - 8) == []
+
+
+def test_an_execute_indirect_byte_stride_past_uint_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """IndirectDrawing.md: ``ByteStride`` is a UINT; decode and codegen refuse 2^32 for it."""
+    ei = str(EXAMPLES / "execute_indirect.json")
+    assert main(["codegen", ei, "--lang", "c", "--stride", "PlainMultiDrawIndirect.command=4294967296"]) == 2
+    assert "D3D12_COMMAND_SIGNATURE_DESC::ByteStride is uint32_t" in capsys.readouterr().err
+    assert main(["decode", ei, "PlainMultiDrawIndirect.command", str(EXAMPLES / "readback" / "primary.bin"),
+                 "--stride", "4294967296"]) == 2
+    assert "stride 4294967296 exceeds 4294967295" in capsys.readouterr().err
