@@ -363,7 +363,7 @@ def test_generated_c_cpp_and_hlsl_compile_for_random_names_the_checks_accept(tmp
                                                                              names: list[str]) -> None:
     """Random Names (identifiers, the refused words, and their other spellings) that the checks accept: the
     generated C compiles with gcc and clang in their GNU modes, as C++ with g++ and clang++, and the HLSL (at Shader
-    Model 6.0 and 5.1) with glslc."""
+    Models 6.0 and 5.1) with glslc."""
     ok = _accepted(names)
     if not ok:
         return
@@ -373,7 +373,8 @@ def test_generated_c_cpp_and_hlsl_compile_for_random_names_the_checks_accept(tmp
     assert compile_errors(source, tmp, available(C_COMPILERS)) == {}, ok
     assert compile_errors(source, tmp, available(CPP_COMPILERS)) == {}, ok
     if shutil.which("glslc"):
-        assert hlsl_errors(codegen.hlsl_source(layouts), tmp) == "", ok
+        for model in ("6_0", "5_1"):
+            assert hlsl_errors(codegen.hlsl_source(layouts, shader_model=model), tmp) == "", (model, ok)
 
 
 def test_the_compilers_of_the_property_test_are_here() -> None:
