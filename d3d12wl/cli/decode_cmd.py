@@ -47,10 +47,12 @@ Enum members are shown by name, flags as NAME|NAME, VAs, descriptor handles and 
 program-table slot's identifier as 64 hex digits with the name of the program it identifies (- for an all-zero
 identifier, ? for one the description has no program for).  Findings (a finding line; in csv on stderr; in json
 the "partial" and "findings" members), each exit 1: bytes left after the last whole record (a trailing partial
-record); without --capture, records a wrong stride makes implausible (a ReservedPadding that is not 0, a list at a
-null or misaligned address or past the VA space, a misaligned NextDispatchList or root CBV, an enum value outside
-its enum, an identifier of no program), with the stride at which every record would be plausible; with
---capture, the call-time findings of the executor and the records the call reads that are not mapped.
+record); with --capture, the call-time findings of the executor and the records the call reads that are not
+mapped.  Warnings (a warning line; in csv on stderr; in json "warnings"), never an error: without --capture,
+records a wrong stride would make implausible (a ReservedPadding that is not 0, a list at a null or misaligned
+address or past the VA space, a misaligned NextDispatchList or root CBV, an enum value outside its enum, an
+identifier of no program), and, unless --stride was given (it is believed), the stride at which every record fits
+better: every row plausible, and no row lost whose identifier is a program's (a stale or unused slot is legal).
 
 Exit status: 0 decoded, 1 findings, 2 an unusable description, capture, WHAT, FILE (JSON text where raw bytes are
 expected) or flag."""
@@ -161,12 +163,15 @@ def run(args: argparse.Namespace) -> int:
         _refuse_json(data, inputs.label(file))
         decoded = decode.view(target, data, offset=args.offset or 0, stride=args.stride, count=args.count,
                               va=args.va, source=inputs.label(file))
-        decoded.findings += decode.plausibility(decoded)
+        decoded.warnings += decode.plausibility(decoded, given=args.stride is not None)
 
     def warn(message: str) -> None:
         print(f"d3d12wl decode: finding: {message}", file=sys.stderr)
 
+    def caution(message: str) -> None:
+        print(f"d3d12wl decode: warning: {message}", file=sys.stderr)
+
     out = sys.stdout.buffer
-    decode.write(decoded, out, fmt, warn=warn)
+    decode.write(decoded, out, fmt, warn=warn, caution=caution)
     out.flush()
     return 1 if decode.messages(decoded) else 0
