@@ -502,3 +502,95 @@ def test_preflight_in_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert rc == 0 and [(r["what"], r["severity"], r["stride"]) for r in doc["records"]] == [
         ("Sample.command", "warning", None), ("Sample.command", "warning", 24)]
     assert doc["records"][1]["set_by"] == "command_signatures.Sample.ByteStride in the description"
+
+
+# --- what decode knows it does not ask for (issue 38 item 5) -------------------------------------------------------
+
+
+def sample_frame(tmp: Path) -> tuple[Path, Path]:
+    """The sample's frame buffer as it reads back: 1,024 commands (420 of them written, ByteStride 24), and the
+    UAV counter the culling shader appends with, at the next 4 KiB (the sample's CommandBufferCounterOffset)."""
+    desc, _ = sample_buffers(tmp, 24)
+    frame = bytearray((tmp / "args.bin").read_bytes())
+    frame += bytes(4096 - len(frame) % 4096 if len(frame) % 4096 else 0) + np.uint32(COMMANDS).tobytes()
+    path = tmp / "frame.bin"
+    path.write_bytes(bytes(frame))
+    return desc, path
+
+
+def test_decode_takes_the_count_from_the_count_buffer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """IndirectDrawing.md "Drawing": the call reads min(*pCountBuffer at CountBufferOffset, MaxCommandCount)
+    commands; --count-buffer FILE,offset=N reads that UINT32 (the user read it with od), --count caps it as
+    MaxCommandCount does."""
+    desc, frame = sample_frame(tmp_path)
+    rc, rows, err = decode_csv(capsys, str(desc), "Sample.command", str(frame), "--count-buffer",
+                               f"{frame},offset=24576")
+    assert rc == 0 and len(rows) == COMMANDS and err == ""
+    assert rows[-1]["arg0_ConstantBufferView"] == hex(0x10000000 + 256 * (COMMANDS - 1))
+    rc, rows, _ = decode_csv(capsys, str(desc), "Sample.command", str(frame), "--count-buffer",
+                             f"{frame},offset=24576", "--count", "100")
+    assert rc == 0 and len(rows) == 100
+    assert main(["decode", str(desc), "Sample.command", str(frame), "--count-buffer", f"{frame},offset=24576",
+                 "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["count"] == COMMANDS and doc["count_from"]["value"] == COMMANDS and doc["count_from"]["offset"] == 24576
+    assert main(["decode", str(desc), "Sample.command", str(frame), "--count-buffer", f"{frame},offset=24576"]) == 0
+    assert capsys.readouterr().out.startswith(f"Sample.command: 24 bytes used, stride 24 (Sample.ByteStride), 420 "
+                                              f"record(s) (the count buffer's 420 at offset 24576 of {frame})")
+
+
+def test_a_count_the_bytes_do_not_hold_is_a_finding(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The count buffer says 420; the readback holds 1,000 bytes (41 whole commands): the 41 are decoded, and the
+    rest is a finding, exit 1."""
+    desc, _ = sample_buffers(tmp_path, 24, 1000)
+    rc, rows, err = decode_csv(capsys, str(desc), "Sample.command", str(tmp_path / "args.bin"), "--count-buffer",
+                               str(tmp_path / "count.bin"))
+    assert rc == 1 and len(rows) == 41
+    assert (f"the count buffer's 420 at offset 0 of {tmp_path / 'count.bin'}: 420 records, but "
+            f"{tmp_path / 'args.bin'} holds 41 whole at stride 24 from offset 0: the other 379 are not in it") in err
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("{count},offset=2", "offset 2 is not a multiple of 4 (CountBufferOffset is 4-byte aligned"),
+    ("{count},offset=8", "holds 4 bytes: no UINT32 at offset 8"),
+    ("{count},offset=x", "not an integer: 'x'"),
+    ("-", "the count buffer is a file"),
+])
+def test_an_unusable_count_buffer_is_exit_2(value: str, message: str, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    desc, _ = sample_buffers(tmp_path, 24)
+    assert main(["decode", str(desc), "Sample.command", str(tmp_path / "args.bin"), "--count-buffer",
+                 value.format(count=tmp_path / "count.bin")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "--count-buffer" in err
+
+
+def test_decode_capture_without_what_decodes_what_the_call_reads(readback: Path, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """``decode --capture CAP`` printed the other form's usage; now it decodes every record class the call reads,
+    in the order it reads them: one table after another, a JSON array, and csv where the call reads one class
+    (ExecuteIndirect: its commands, with the call's own count)."""
+    assert main(["decode", "--capture", str(readback)]) == 0
+    heads = [line.split(":")[0] for line in capsys.readouterr().out.splitlines() if line and line[0] not in " i"]
+    assert heads == ["D3D12_DISPATCH_LIST_INPUT", "PCS.primary", "PCS.secondary", "PCS.program_table"]
+    assert main(["decode", "--capture", str(readback), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [(d["what"], d["count"]) for d in doc] == [("D3D12_DISPATCH_LIST_INPUT", 1), ("PCS.primary", 3),
+                                                      ("PCS.secondary", 9), ("PCS.program_table", SLOTS)]
+    assert main(["decode", "--capture", str(readback), "--format", "csv"]) == 2
+    assert "csv holds one table, and the call reads D3D12_DISPATCH_LIST_INPUT, PCS.primary" in capsys.readouterr().err
+    _, _, capture = capture_sample(tmp_path, capsys, 24)
+    rc, rows, _ = decode_csv(capsys, "--capture", str(capture))
+    assert rc == 0 and len(rows) == COMMANDS and rows[-1]["command"] == str(COMMANDS - 1)
+    # a lone operand is WHAT where it names a record class, else DESC.json (naming the members)
+    rc, rows, _ = decode_csv(capsys, "--capture", str(capture), "Sample.command")
+    assert rc == 0 and len(rows) == COMMANDS
+    desc = tmp_path / "named.json"
+    named = json.loads(json.dumps(SAMPLE))
+    named["command_signatures"]["Sample"]["ByteStride"] = 24
+    named["command_signatures"]["Sample"]["pArgumentDescs"][0]["Name"] = "cbv"
+    desc.write_text(json.dumps(named))
+    rc, rows, _ = decode_csv(capsys, "--capture", str(capture), str(desc))
+    assert rc == 0 and rows[0]["cbv"] == "0x10000000"
+    assert main(["decode", "--capture", str(capture), "--count-buffer", str(tmp_path / "count.bin")]) == 2
+    assert "--count-buffer: chooses records in a raw FILE" in capsys.readouterr().err

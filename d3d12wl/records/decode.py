@@ -299,6 +299,9 @@ class Decoded:
     call_stride: int | None = None
     findings: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: where the count comes from when it is not the bytes' or the user's (``--count-buffer``: the file, offset and
+    #: value of the count buffer's UINT32)
+    count_from: dict[str, Any] | None = None
 
     @cached_property
     def records(self) -> np.ndarray:
@@ -750,7 +753,9 @@ def summary(d: Decoded) -> str:
     if d.vas is not None:
         return f"{t.name}: {t.size} bytes used, {d.count} record(s) {d.reading}, from {d.source}"
     stride = f"stride {d.stride} ({t.stride_from})" if d.stride == t.default_stride else f"stride {d.stride}"
-    return (f"{t.name}: {t.size} bytes used, {stride}, {d.count} record(s) from offset {d.offset} of {d.source}")
+    count = "" if d.count_from is None else f" ({d.count_from['says']})"
+    return (f"{t.name}: {t.size} bytes used, {stride}, {d.count} record(s){count} from offset {d.offset} of "
+            f"{d.source}")
 
 
 def _rows_per_chunk(parts: list[bytes | tuple[_Formatter, int]], chunk: int) -> int:
@@ -840,6 +845,7 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
         "partial": None if d.partial is None else d.partial.to_dict(d.va),
         "findings": d.findings,
         "warnings": d.warnings,
+        **({"count_from": d.count_from} if d.count_from is not None else {}),
         **({"read_as": d.reading} if gathered_ else {}),
     }
     text = json.dumps(head, indent=1)
