@@ -594,3 +594,27 @@ def test_decode_capture_without_what_decodes_what_the_call_reads(readback: Path,
     assert rc == 0 and rows[0]["cbv"] == "0x10000000"
     assert main(["decode", "--capture", str(capture), "--count-buffer", str(tmp_path / "count.bin")]) == 2
     assert "--count-buffer: chooses records in a raw FILE" in capsys.readouterr().err
+
+
+def test_preflight_names_the_list_stride_that_fits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A dispatch input whose ProgramInputs.StrideInBytes is 16 over primary records written 32 apart: the rows at
+    16 read the junk padding (a misaligned SecondaryRecords, NumSecondaryRecords 3452816845), which the pre-flight
+    says, as warnings (exit 0), with the stride at which the list's 3 records fit and what sets the 16 (the dispatch
+    input's bytes); exec then finds the errors those rows make."""
+    desc, regions = write_readback(tmp_path)
+    (tmp_path / "dispatch.bin").write_bytes(packers.pack_dispatch_list_inputs(
+        {"NumProgramInputs": 3, "Flags": 0, "ProgramInputs.StartAddress": BASE["primary"],
+         "ProgramInputs.StrideInBytes": 16}, count=1).tobytes())
+    out = tmp_path / "capture.json"
+    rc = main(["capture", str(desc), *regions, "--dispatch-list", "dispatch", "--program-table", "table", "--stride",
+               str(TABLE_STRIDE), "--max-inputs", "3", "--root-arg", "0=0x50000", "-o", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert ("  warning: PCS.primary: list 0, primary 1 (VA 0x20010), read at stride 16 (list 0 "
+            "D3D12_DISPATCH_LIST_INPUT::ProgramInputs.StrideInBytes): SecondaryRecords 0xcdcdcdcdcdcdcdcd is not "
+            "8-byte aligned (NumSecondaryRecords 3452816845)") in text
+    assert ("  warning: PCS.primary: every record of the run at 0x20000 is plausible at stride 32, where the bytes "
+            "hold 3 (the call reads 3): they look written 32 bytes apart, not 16; the stride 16 comes from list 0's "
+            "ProgramInputs.StrideInBytes in its dispatch input at 0x10000") in text
+    assert "    the bytes: list 0's ProgramInputs.StrideInBytes in its dispatch input at 0x10000" in text
+    assert execute(load_capture(out)).has_errors

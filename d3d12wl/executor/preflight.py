@@ -29,16 +29,9 @@ from d3d12wl.executor.dispatch_list import INPUT, INPUT1
 from d3d12wl.executor.reads import CallReads, Rows, call_rows, reached
 from d3d12wl.records import decode
 from d3d12wl.records import layout as L
-from d3d12wl.records.plausible import SEARCH_FACTOR, implausible, suggest_stride
+from d3d12wl.records.plausible import implausible, suggest_stride
 
 __all__ = ["RecordNote", "check_records"]
-
-#: the bytes of a run read to look for the stride that fits, at most
-MAX_SEARCH_BYTES = 1 << 26
-
-#: per record kind, the index column that counts records within a run, and the columns that tell runs apart
-_RUN = {L.COMMAND: ("command", ()), L.PRIMARY: ("primary", ("list",)), L.SECONDARY: ("secondary", ("list", "primary")),
-        L.PROGRAM_TABLE: ("slot", ("binding",))}
 
 
 @dataclass(frozen=True)
@@ -70,7 +63,8 @@ def check_records(reads: CallReads) -> list[RecordNote]:
             continue
         out += _size(reads, what, rows)
         rec = target.record_layout
-        if rec is None or rec.record != L.PROGRAM_TABLE:  # (the slots' identifiers: capture's slot report)
+        if rec is None or rec.record != L.PROGRAM_TABLE:  # (a table's slots: capture's slot report, which knows
+            # which slots the call's records select and at which stride the identifiers line up)
             out += _plausibility(reads, what, rows, target)
     return out
 
@@ -124,8 +118,7 @@ def _suggestion(reads: CallReads, what: str, rows: Rows, target: decode.Target, 
     """The stride at which every record of the run that row ``j`` belongs to fits better (:func:`suggest_stride`),
     with the run's count the call reads whole in the bytes; or a note that there is none."""
     rec = target.record_layout
-    kind = rec.record if rec is not None else None
-    run = _run(reads, what, rows, j, kind)
+    run = _run(reads, what, rows, j, rec.record if rec is not None else None)
     if run is None:
         return RecordNote(what, "warning", "no other stride is tried: the call reads these records at stride 0 "
                                            "(the broadcast form) or not at one stride")
@@ -134,9 +127,9 @@ def _suggestion(reads: CallReads, what: str, rows: Rows, target: decode.Target, 
     if region is None or not stride:
         return RecordNote(what, "warning", f"no other stride is tried (the stride the call reads at comes from "
                                            f"{set_by})", set_by=set_by)
-    span = min(region.end - start, MAX_SEARCH_BYTES, max(need, 2) * SEARCH_FACTOR * max(rec.min_stride if rec
-                                                                                        else target.size, 8))
-    data = np.frombuffer(reads.memory.view(start, span), dtype=np.uint8)
+    # (the rest of the region, a view: the search reads a few thousand rows per stride, and the bytes of every
+    # row only at the stride it finds)
+    data = np.frombuffer(reads.memory.view(start, region.end - start), dtype=np.uint8)
     better = suggest_stride(target, data, offset=0, stride=stride, need=need)
     if better is None:
         return RecordNote(what, "warning", f"no other stride makes every record of the run at 0x{start:x} fit better "
@@ -152,17 +145,10 @@ def _suggestion(reads: CallReads, what: str, rows: Rows, target: decode.Target, 
 def _run(reads: CallReads, what: str, rows: Rows, j: int, kind: str | None
          ) -> tuple[int, int, int, str] | None:
     """(start VA, stride, records the call reads in it, what sets the stride) of row ``j``'s run."""
-    if kind not in _RUN:
-        return None
-    index, keys = _RUN[kind]
-    k = int(rows.columns[index][j])
     if kind == L.COMMAND:
         cmd = reads.commands
         assert cmd is not None
         return cmd.start, cmd.stride, cmd.count, f"command_signatures.{cmd.signature.name}.ByteStride in the description"
-    same = np.ones(len(rows), dtype=bool)
-    for key in keys:
-        same &= rows.columns[key] == rows.columns[key][j]
     if kind == L.PRIMARY:
         lr = next(lr for lr in reads.lists if lr.index == int(rows.columns["list"][j]))
         assert lr.primary is not None
@@ -170,12 +156,8 @@ def _run(reads: CallReads, what: str, rows: Rows, j: int, kind: str | None
         return start, stride, n, f"list {lr.index}'s ProgramInputs.StrideInBytes in its dispatch input at 0x{lr.va:x}"
     if kind == L.SECONDARY:
         owner = what.rpartition(".")[0]
-        pcs = reads.objects.program_command_signatures[owner]
-        stride = pcs.SecondaryRecordByteStride
-        return (int(rows.va[j]) - k * stride, stride, int(np.count_nonzero(same)),
+        stride = reads.objects.program_command_signatures[owner].SecondaryRecordByteStride
+        same = (rows.columns["list"] == rows.columns["list"][j]) & (rows.columns["primary"] == rows.columns["primary"][j])
+        return (int(rows.va[j]) - int(rows.columns["secondary"][j]) * stride, stride, int(np.count_nonzero(same)),
                 f"program_command_signatures.{owner}.SecondaryRecordByteStride in the description")
-    binding = int(rows.columns["binding"][j])
-    lr = next(lr for lr in reads.lists if lr.signature_index == binding)
-    table = lr.binding.ProgramTable
-    return (table.Table.StartAddress, table.Table.StrideInBytes, table.SlotCount,
-            f"program table {binding}'s StrideInBytes")
+    return None
