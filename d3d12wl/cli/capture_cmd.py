@@ -24,7 +24,8 @@ from d3d12wl.capture.file import (
 from d3d12wl.cli import load_description, summary
 from d3d12wl.cli._options import integer, refuse_json_with_capture_on_stdout
 from d3d12wl.errors import CaptureError
-from d3d12wl.executor.reads import CallReads, read_call
+from d3d12wl.executor.preflight import RecordNote, check_records
+from d3d12wl.executor.reads import CallReads, read_call, selected_slots
 from d3d12wl.executor.trace import Finding
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
@@ -84,10 +85,17 @@ match none, the stride at which every slot would hold a program's (or an empty) 
 call-time checks d3d12wl exec makes before any record runs are made on what was assembled (the bind, the command
 list, every dispatch input of the chain: MaxGraphicsProgramInputsPerPrimaryList against NumProgramInputs, strides
 and alignment; ExecuteIndirect's buffers), each finding printed with the flag that sets what it is about (and, for
---max-inputs and --max-lists, the value the bytes need).  The capture is written atomically (a temporary file
-renamed); -o - prints it (every region inline).  Exit status: 0 written, 1 written with findings (an identifier
-that matches no program, a SlotCount the table does not hold, an error of the call-time checks), 2 unusable input
-(the message names the file or flag)."""
+--max-inputs and --max-lists, the value the bytes need).  Then the records the call reads are judged as d3d12wl
+decode judges raw bytes, where and at the strides the call reads them: records the call reads that the regions
+do not hold (an ExecuteIndirect count past the argument buffer's readback: how many commands it holds) are
+errors; records a stride makes implausible (a root CBV not a multiple of 256, a misaligned list, an enum value of
+no member) are warnings, with the stride at which every record of the run fits better and what sets the stride
+the call used (a command signature's ByteStride, a PCS's SecondaryRecordByteStride, a list's
+ProgramInputs.StrideInBytes).  The capture is written atomically (a temporary file renamed); -o - prints it (every
+region inline).  Exit status: 0 written (warnings, a heuristic's, included: an identifier of no program in a slot no
+record selects, which is legal), 1 written with findings (an identifier of no program in a slot a record the call
+reads selects, a SlotCount the table does not hold, an error of the call-time checks, records the call reads that
+are not there), 2 unusable input (the message names the file or flag)."""
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("capture", help=summary("capture"), description=DESCRIPTION,
@@ -133,7 +141,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                    help="a bound shader-visible descriptor heap and its GPU handle range")
     p.add_argument("--json", action="store_true",
                    help='print what was written as {"output", "version", "call", "regions", "program_tables", '
-                        '"findings"} (not with -o -, which prints the capture itself)')
+                        '"findings", "call_time_checks", "warnings", "records"} (not with -o -, which prints the '
+                        'capture itself)')
     p.set_defaults(func=run)
 
 
@@ -208,8 +217,23 @@ _FLAG_OF_KIND = {
 }
 
 
+def _note_hints(note: RecordNote, args: argparse.Namespace) -> list[str]:
+    """What to change for a record note: the flag or the description member that sets what it is about."""
+    if note.severity == "error" and note.what.endswith(".command"):
+        return ["the flags: --count (the count buffer) and --max (MaxCommandCount) set how many commands the call "
+                "reads; the argument buffer's region is its readback file"]
+    if note.stride is None or note.set_by is None:
+        return []
+    if note.set_by.startswith("program table"):
+        return [f"the flag: --stride ({note.set_by}): give --stride {note.stride}"]
+    if note.set_by.endswith("in the description"):
+        return [f"DESC.json: set {note.set_by.removesuffix(' in the description')} to {note.stride} if the buffer "
+                "was written so (that stride is the description's, not a flag's)"]
+    return [f"the bytes: {note.set_by}"]
+
+
 def _summary(capture: Capture, output: str, reports: list[asm.SlotReport], reads: CallReads,
-             args: argparse.Namespace) -> list[str]:
+             args: argparse.Namespace, notes: list[RecordNote]) -> list[str]:
     lines = [f"wrote {output}: {_call_text(capture)}"]
     rows = [(r.name, f"0x{r.base:x}", r.size, "inline" if r.source == "inline" else _relative(r.source))
             for r in capture.memory.regions]
@@ -233,11 +257,18 @@ def _summary(capture: Capture, output: str, reports: list[asm.SlotReport], reads
     for f in call:
         lines.append(f"  {f}")
         lines += [f"    {hint}" for hint in _flag_hints(f, reads, args)]
+    warnings = [w for rep in reports for w in rep.warnings]
+    lines.append(f"the records the call reads ({len(notes) + len(warnings)}; sizes and strides as d3d12wl decode "
+                 "judges them; a warning is a heuristic, never an error)")
+    for note in notes:
+        lines.append(f"  {note}")
+        lines += [f"    {hint}" for hint in _note_hints(note, args)]
+    lines += [f"  warning: {w}" for w in warnings]
     return lines
 
 
 def _summary_json(capture: Capture, output: str, reports: list[asm.SlotReport], reads: CallReads,
-                  args: argparse.Namespace) -> dict[str, Any]:
+                  args: argparse.Namespace, notes: list[RecordNote]) -> dict[str, Any]:
     """What ``--json`` prints: the summary's facts as JSON (VAs as integers, as the capture format's readers take),
     and the pre-flight's call-time checks, each with the flag hints the text gives."""
     return {
@@ -254,7 +285,10 @@ def _summary_json(capture: Capture, output: str, reports: list[asm.SlotReport], 
         "findings": [f for rep in reports for f in rep.findings],
         "call_time_checks": [{"kind": f.kind, "severity": f.severity, "rule": f.rule, "where": f.where(),
                               "message": f.message, "flags": _flag_hints(f, reads, args)}
-                             for f in reads.trace.findings]}
+                             for f in reads.trace.findings],
+        "warnings": [w for rep in reports for w in rep.warnings],
+        "records": [{"what": n.what, "severity": n.severity, "message": n.message, "stride": n.stride,
+                     "set_by": n.set_by, "hints": _note_hints(n, args)} for n in notes]}
 
 
 def _relative(path: str) -> str:
@@ -304,12 +338,14 @@ def run(args: argparse.Namespace) -> int:
         root_signatures={k: v for k, v in (("graphics", args.graphics_root_signature),
                                            ("compute", args.compute_root_signature)) if v})
     capture = asm.assemble(objects, spec)
-    reports = asm.program_table_slots(capture)
-    # the pre-flight: the executor's call-time checks on what was assembled (the call's walk down to its records)
+    # the pre-flight: the executor's call-time checks on what was assembled (the call's walk down to its records),
+    # the slots its records select, and the sizes and strides of the records it reads
     reads = read_call(capture.memory, capture.device, capture.objects, capture.state, capture.call)
+    reports = asm.program_table_slots(capture, selected=selected_slots(reads))
+    notes = check_records(reads)
     if args.output == "-":
         write_capture_json(capture, sys.stdout)
-        for line in _summary(capture, "<stdout>", reports, reads, args):
+        for line in _summary(capture, "<stdout>", reports, reads, args, notes):
             print(line, file=sys.stderr)
     else:
         try:
@@ -318,8 +354,9 @@ def run(args: argparse.Namespace) -> int:
             raise inputs.InputError(f"cannot write the capture: {exc.strerror or exc}",
                                     where=f"{args.output} (-o)") from None
         if args.json:
-            print(json_text(_summary_json(capture, str(target), reports, reads, args), indent=2))
+            print(json_text(_summary_json(capture, str(target), reports, reads, args, notes), indent=2))
         else:
-            for line in _summary(capture, str(target), reports, reads, args):
+            for line in _summary(capture, str(target), reports, reads, args, notes):
                 print(line)
-    return 1 if any(rep.findings for rep in reports) or reads.trace.errors else 0
+    errors = any(rep.findings for rep in reports) or reads.trace.errors or any(n.severity == "error" for n in notes)
+    return 1 if errors else 0
