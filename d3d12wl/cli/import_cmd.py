@@ -47,6 +47,7 @@ def register(sub: Any) -> None:
     g.add_argument("--output-dir", metavar="DIR", required=True, help="the folder to write the captures into")
     g.add_argument("--json", action="store_true", help="print what was written and the findings as JSON")
     g.set_defaults(func=run_gfxr)
+    register_gits(tools)
 
 
 def run_gfxr(args: argparse.Namespace) -> int:
@@ -74,3 +75,89 @@ def run_gfxr(args: argparse.Namespace) -> int:
     if result.errors:
         print(f"{len(result.errors)} error findings", file=sys.stderr)
     return 1 if result.errors else 0
+
+
+def register_gits(tools: Any) -> None:
+    from d3d12wl.executor.references_output import FORMATS
+
+    t = tools.add_parser("gits", help="GITS pre/post-patch ExecuteIndirect dumps -> patch-list tables and verdicts",
+                         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    t.add_argument("dumps", metavar="DUMP", nargs="+", help="a call_<key>_execute_indirect_<pre|post>_patch.txt file, "
+                                                           "or a folder of them")
+    t.add_argument("--output-dir", metavar="DIR", required=True, help="the folder to write the tables into")
+    t.add_argument("--signature", metavar="FILE", help="a capture or description holding the command signature")
+    t.add_argument("--command-signature", metavar="NAME", help="which of FILE's command signatures")
+    t.add_argument("--va-map", metavar="MAP", help="check post-patch addresses against this VA map (d3d12wl remap's)")
+    t.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format (default csv)")
+    t.add_argument("--json", action="store_true", help="print the tables written, verdicts and findings as JSON")
+    t.set_defaults(func=run_gits)
+
+
+def run_gits(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from d3d12wl.capture.maps import load_va_map
+    from d3d12wl.errors import D3D12WLError
+    from d3d12wl.executor.references_output import writer_for
+    from d3d12wl.importers.gits import dump_files, load_signature, pair_dumps, read_gits_dump
+    from d3d12wl.output.outfiles import output_file
+
+    out = Path(args.output_dir)
+    if not out.is_dir():
+        raise D3D12WLError("is no folder: make it first (the tables are written into it)", where=args.output_dir)
+    if args.command_signature and not args.signature:
+        raise D3D12WLError("names a command signature of the --signature file: give --signature too",
+                           where="--command-signature")
+    signature = load_signature(args.signature, args.command_signature) if args.signature else None
+    va_map = load_va_map(args.va_map) if args.va_map else None
+    dumps = [read_gits_dump(p, signature) for p in dump_files(args.dumps)]
+    by_key: dict[str, dict[str, Any]] = {}
+    for d in dumps:
+        slot = by_key.setdefault(d.call_key or str(d.path), {})
+        if (d.phase or "dump") in slot:
+            raise D3D12WLError(f"dumps call {d.call_key} {d.phase}-patch as {slot[d.phase or 'dump'].path} does: give "
+                               "each file once", where=str(d.path))
+        slot[d.phase or "dump"] = d
+    report: list[dict[str, Any]] = []
+    failed = False
+    for key, slot in by_key.items():
+        pair = pair_dumps(slot["pre"], slot["post"], va_map) if "pre" in slot and "post" in slot else None
+        entry: dict[str, Any] = {"call": key, "dumps": {}}
+        for phase, d in slot.items():
+            findings = [*d.findings, *(pair.findings if pair is not None and phase == "post" else [])]
+            suppressed = pair.suppressed if pair is not None and phase == "post" else 0
+            target = out / f"{d.path.stem}.{args.format}"
+            with output_file(target, binary=True) as stream:
+                writer = writer_for(args.format, stream)
+                writer.write(d.table(findings))
+                writer.close(findings, suppressed)
+            entry["dumps"][phase] = {"path": str(d.path), "table": str(target), "commands": d.count,
+                                     "signature": d.signature.name, "inferred": d.inferred,
+                                     "references": d.count * len(d.va_fields)}
+        if pair is not None:
+            entry["verdicts"] = pair.counts
+            entry["by"] = "va map" if pair.va_map else "gits lookup"
+            entry["findings"] = [{"kind": f.kind, "severity": f.severity, "message": f.message,
+                                  "command_index": f.command_index} for f in pair.findings]
+            entry["findings_suppressed"] = pair.suppressed
+            failed |= bool(pair.errors)
+        report.append(entry)
+    if args.json:
+        from d3d12wl.output.serialize import json_text
+
+        print(json_text({"calls": report}))
+        return 1 if failed else 0
+    for entry in report:
+        dumps_text = ", ".join(f"{p} {d['commands']} commands" for p, d in entry["dumps"].items())
+        line = f"call {entry['call']}: {dumps_text}"
+        if "verdicts" in entry:
+            counts = ", ".join(f"{n} {v}" for v, n in entry["verdicts"].items() if n)
+            line += f"; {sum(entry['verdicts'].values())} addresses ({entry['by']}): {counts or 'none'}"
+        print(line)
+        for f in entry.get("findings", []):
+            where = f" command {f['command_index']}" if f["command_index"] is not None else ""
+            print(f"  {f['severity']}: {f['kind']}{where}: {f['message']}")
+        if entry.get("findings_suppressed"):
+            print(f"  ({entry['findings_suppressed']} more not listed)")
+        print(f"  wrote {', '.join(d['table'] for d in entry['dumps'].values())}")
+    return 1 if failed else 0
