@@ -123,7 +123,7 @@ def run_gits(args: argparse.Namespace) -> int:
     for key, slot in by_key.items():
         pair = pair_dumps(slot["pre"], slot["post"], va_map) if "pre" in slot and "post" in slot else None
         entry: dict[str, Any] = {"call": key, "dumps": {}}
-        for phase, d in slot.items():
+        for phase, d in sorted(slot.items(), key=lambda item: ("pre", "post", "dump").index(item[0])):
             findings = [*d.findings, *(pair.findings if pair is not None and phase == "post" else [])]
             suppressed = pair.suppressed if pair is not None and phase == "post" else 0
             target = out / f"{d.path.stem}.{args.format}"

@@ -59,7 +59,7 @@ FILE_NAME = re.compile(r"call_(?P<key>[0-9]+)_execute_indirect_(?P<phase>pre|pos
 #: the most bytes of a dump read (it is mapped; a million commands of five lines is about 200 MB)
 MAX_DUMP_BYTES = 1 << 34
 #: lines classified at a time (each costs a few dozen bytes of columns)
-LINE_CHUNK = 1 << 18
+LINE_CHUNK = 1 << 16
 
 #: a line's kind: its first bytes after its indentation, and that indentation
 _LINE_KINDS: tuple[tuple[str, bytes, int], ...] = (
@@ -73,7 +73,7 @@ _LINE_KINDS: tuple[tuple[str, bytes, int], ...] = (
     ("RAYS_HIT", b"HitGroupTable ", 4), ("RAYS_CALLABLE", b"CallableShaderTable ", 4),
     ("RAYS_WIDTH", b"Width ", 4), ("RAYS_HEIGHT", b"Height ", 4), ("RAYS_DEPTH", b"Depth ", 4))
 _KIND_CODE = {name: i for i, (name, _, _) in enumerate(_LINE_KINDS)}
-_PREFIX = 24  # bytes of a line looked at: the longest prefix and its indentation
+_PREFIX = 32  # bytes of a line looked at: the longest prefix and its indentation
 #: the lines each argument type prints (after ARGUMENT), and how many numbers each line holds (addresses counted)
 _ARGUMENT_LINES = {
     "DRAW": (("DRAW", 4),), "DRAW_INDEXED": (("DRAW_INDEXED", 5),), "DISPATCH": (("DISPATCH", 3),),
