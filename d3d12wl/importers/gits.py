@@ -58,8 +58,9 @@ __all__ = ["FILE_NAME", "GITS_FINDING_KINDS", "VERDICTS", "GitsDump", "GitsPair"
 FILE_NAME = re.compile(r"call_(?P<key>[0-9]+)_execute_indirect_(?P<phase>pre|post)_patch\.txt")
 #: the most bytes of a dump read (it is mapped; a million commands of five lines is about 200 MB)
 MAX_DUMP_BYTES = 1 << 34
-#: lines classified at a time (each costs a few dozen bytes of columns)
-LINE_CHUNK = 1 << 16
+#: bytes of the dump read at a time, cut before an ARGUMENT line (whole commands): each costs some 20 bytes of
+#: columns a byte while it is read
+CHUNK_BYTES = 1 << 22
 
 #: a line's kind: its first bytes after its indentation, and that indentation
 _LINE_KINDS: tuple[tuple[str, bytes, int], ...] = (
@@ -73,7 +74,20 @@ _LINE_KINDS: tuple[tuple[str, bytes, int], ...] = (
     ("RAYS_HIT", b"HitGroupTable ", 4), ("RAYS_CALLABLE", b"CallableShaderTable ", 4),
     ("RAYS_WIDTH", b"Width ", 4), ("RAYS_HEIGHT", b"Height ", 4), ("RAYS_DEPTH", b"Depth ", 4))
 _KIND_CODE = {name: i for i, (name, _, _) in enumerate(_LINE_KINDS)}
-_PREFIX = 32  # bytes of a line looked at: the longest prefix and its indentation
+#: bytes of a line after its indentation compared with the kinds' first bytes (as two little-endian uint64: a
+#: kind's value and the mask of its length)
+_KEY = 16
+
+
+def _key_words(text: bytes) -> tuple[int, int, int, int]:
+    head = text[:_KEY].ljust(_KEY, b"\0")
+    mask = (b"\xff" * min(len(text), _KEY)).ljust(_KEY, b"\0")
+    return (int.from_bytes(head[:8], "little"), int.from_bytes(head[8:], "little"),
+            int.from_bytes(mask[:8], "little"), int.from_bytes(mask[8:], "little"))
+
+
+_KIND_KEYS = np.array([_key_words(text) for _, text, _ in _LINE_KINDS], dtype=np.uint64)
+_KIND_INDENT = np.array([indent for _, _, indent in _LINE_KINDS], dtype=np.int64)
 #: the lines each argument type prints (after ARGUMENT), and how many numbers each line holds (addresses counted)
 _ARGUMENT_LINES = {
     "DRAW": (("DRAW", 4),), "DRAW_INDEXED": (("DRAW_INDEXED", 5),), "DISPATCH": (("DISPATCH", 3),),
@@ -91,7 +105,6 @@ _HEX = np.full(256, -1, dtype=np.int8)
 for _i, _c in enumerate("0123456789abcdef"):
     _HEX[ord(_c)] = _i
     _HEX[ord(_c.upper())] = _i
-_POW10 = np.array([10 ** k for k in range(20)], dtype=np.uint64)
 
 #: an address's lookup: printed without one (a NULL address), found in a resource, NOT FOUND
 NULL_ADDRESS, FOUND, NOT_FOUND = 0, 1, 2
@@ -182,52 +195,59 @@ class GitsDump:
 
 
 class _Text:
-    """The dump's bytes, its lines, their kinds and numbers, in columns."""
+    """Whole commands of the dump (``data``: from an ARGUMENT line to one, or the end), their lines, the lines' kinds
+    and numbers, in columns; ``first_line``: the line the bytes start at in the file (for messages)."""
 
-    def __init__(self, data: Any, source: str) -> None:
+    def __init__(self, data: Any, source: str, first_line: int = 0) -> None:
         self.a = np.frombuffer(data, dtype=np.uint8) if len(data) else np.zeros(0, np.uint8)
         self.source = source
+        self.first_line = first_line
         a = self.a
         newlines = np.flatnonzero(a == 10)
         starts = np.concatenate([[0], newlines + 1]).astype(np.int64)
         ends = np.concatenate([newlines, [len(a)]]).astype(np.int64)
-        keep = ends > starts  # (the empty line after the last newline; an empty line in the middle is refused)
-        if len(keep) and not keep[-1]:
+        if len(starts) and ends[-1] == starts[-1]:  # (the empty line after the last newline)
             starts, ends = starts[:-1], ends[:-1]
         ends = np.where((ends > starts) & (a[np.maximum(ends - 1, 0)] == 13), ends - 1, ends)  # CRLF (std::ofstream)
         self.starts, self.ends = starts, ends
         self.kinds = self._classify()
 
+    def line_of(self, byte: int) -> int:
+        return int(np.searchsorted(self.starts, byte, side="right") - 1)
+
     def fail(self, line: int, message: str) -> ImportInputError:
         text = bytes(self.a[self.starts[line]:min(self.ends[line], self.starts[line] + 80)]).decode("latin-1")
-        return ImportInputError(f"{message}: {text!r}", where=f"{self.source}:{line + 1}")
+        return ImportInputError(f"{message}: {text!r}", where=f"{self.source}:{self.first_line + line + 1}")
 
     def _classify(self) -> np.ndarray:
-        n = len(self.starts)
+        """Each line's kind (:data:`_LINE_KINDS`): its indentation, then its first :data:`_KEY` bytes compared, as two
+        words, with each kind's first bytes."""
+        a, s, e = self.a, self.starts, self.ends
+        n = len(s)
+        if not n:
+            return np.zeros(0, dtype=np.int16)
+        last = len(a) - 1
+        indent = np.zeros(n, dtype=np.int64)
+        going = np.ones(n, dtype=bool)
+        for i in range(5):  # leading spaces: 0, 2 or 4 (a fifth is a line of no kind)
+            going &= (s + i < e) & (a[np.minimum(s + i, last)] == 32)
+            indent += going
+        index = (s + indent)[:, None] + np.arange(_KEY)
+        key = np.where(index < e[:, None], a[np.minimum(index, last)], 0).astype(np.uint8)
+        words = np.ascontiguousarray(key).view("<u8").reshape(n, 2)
         kinds = np.full(n, -1, dtype=np.int16)
-        span = np.arange(_PREFIX, dtype=np.int64)
-        for lo in range(0, n, LINE_CHUNK):
-            s, e = self.starts[lo:lo + LINE_CHUNK], self.ends[lo:lo + LINE_CHUNK]
-            index = s[:, None] + span[None, :]
-            inside = index < e[:, None]
-            prefix = np.where(inside, self.a[np.minimum(index, max(len(self.a) - 1, 0))], 0) if len(self.a) else \
-                np.zeros((0, _PREFIX), np.uint8)
-            spaces = np.argmax(prefix != 32, axis=1)
-            chunk = kinds[lo:lo + LINE_CHUNK]
-            for code, (_, text, indent) in enumerate(_LINE_KINDS):
-                want = np.frombuffer(text, dtype=np.uint8)
-                if indent + len(want) > _PREFIX:
-                    continue
-                hit = (spaces == indent) & (chunk < 0) & np.all(prefix[:, indent:indent + len(want)] == want, axis=1)
-                chunk[hit] = code
+        for code, (w0, w1, m0, m1) in enumerate(_KIND_KEYS):
+            hit = (kinds < 0) & (indent == _KIND_INDENT[code]) & ((words[:, 0] & m0) == w0) & ((words[:, 1] & m1) == w1)
+            kinds[hit] = code
         bad = np.flatnonzero(kinds < 0)
         if len(bad):
             raise self.fail(int(bad[0]), "not a line GITS's ExecuteIndirect dump writes")
         return kinds
 
     def numbers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Every number of the file in order: (start byte, value as uint64, whether an address, line)."""
+        """Every number of the bytes in order: (start byte, value as uint64, whether an address, line)."""
         a = self.a
+        last = len(a) - 1
         # addresses: "{0x" and 16 hex digits, then "}" or ","
         brace = np.flatnonzero(a[:max(len(a) - 19, 0)] == ord("{"))
         brace = brace[(a[brace + 1] == ord("0")) & (a[brace + 2] == ord("x"))]
@@ -235,40 +255,39 @@ class _Text:
         after = a[brace + 19] if len(brace) else np.zeros(0, np.uint8)
         ok = np.all(hex_digits >= 0, axis=1) & ((after == ord("}")) | (after == ord(",")))
         if not ok.all():
-            line = int(np.searchsorted(self.starts, brace[np.flatnonzero(~ok)[0]], side="right") - 1)
-            raise self.fail(line, "an address GITS writes as {0x and 16 hex digits, then } or ,")
+            raise self.fail(self.line_of(brace[np.flatnonzero(~ok)[0]]),
+                            "an address GITS writes as {0x and 16 hex digits, then } or ,")
         weights = np.uint64(16) ** np.arange(15, -1, -1, dtype=np.uint64)
         address_values = (hex_digits.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
-        digits = _DIGITS[a].copy()
-        if len(brace):
-            digits[(brace[:, None] + 1 + np.arange(18)).reshape(-1)] = False  # "0x" and the hex digits
-        d = digits.astype(np.int8)
-        edge = np.diff(np.concatenate([[0], d, [0]]))
-        run_start, run_end = np.flatnonzero(edge == 1), np.flatnonzero(edge == -1)
+        # decimal numbers: the runs of digits, but those of the addresses ("0" of "0x", the hex digits)
+        d = _DIGITS[a]
+        run_start = np.flatnonzero(d[1:] & ~d[:-1]) + 1 if len(a) > 1 else np.zeros(0, np.int64)
+        run_end = np.flatnonzero(d[:-1] & ~d[1:]) + 1 if len(a) > 1 else np.zeros(0, np.int64)
+        if len(a) and d[0]:
+            run_start = np.concatenate([[0], run_start])
+        if len(a) and d[-1]:
+            run_end = np.concatenate([run_end, [len(a)]])
+        if len(brace) and len(run_start):
+            owner = np.searchsorted(brace, run_start, side="right") - 1
+            inside = (owner >= 0) & (run_start < brace[np.maximum(owner, 0)] + 19)
+            run_start, run_end = run_start[~inside], run_end[~inside]
         length = run_end - run_start
         if len(length) and length.max() > 20:
             k = int(np.argmax(length))
-            line = int(np.searchsorted(self.starts, run_start[k], side="right") - 1)
-            raise self.fail(line, f"a number of {length[k]} digits (GITS writes 32- and 64-bit values)")
+            raise self.fail(self.line_of(run_start[k]), f"a number of {length[k]} digits (GITS writes 32- and 64-bit "
+                                                        "values)")
         values = np.zeros(len(run_start), dtype=np.uint64)
-        if len(run_start):
-            token = np.repeat(np.arange(len(run_start)), length)
-            position = np.flatnonzero(digits)
-            power = run_end[token] - 1 - position
-            long = length == 20
-            if long.any():  # 20 digits may pass 2^64 - 1: those few by Python's integers
-                for k in np.flatnonzero(long).tolist():
-                    v = int(bytes(a[run_start[k]:run_end[k]]))
-                    if v >= 1 << 64:
-                        line = int(np.searchsorted(self.starts, run_start[k], side="right") - 1)
-                        raise self.fail(line, "a number past 2^64 - 1")
-                power = np.where(long[token], 0, power)
-            contributions = (a[position] - 48).astype(np.uint64) * _POW10[np.minimum(power, 19)]
-            values = np.add.reduceat(contributions, np.concatenate([[0], np.cumsum(length)[:-1]])).astype(np.uint64)
-            for k in np.flatnonzero(long).tolist():
-                values[k] = np.uint64(int(bytes(a[run_start[k]:run_end[k]])))
-            negative = (run_start > 0) & (a[np.maximum(run_start - 1, 0)] == ord("-"))
-            values[negative] = (-values[negative].astype(np.int64)).astype(np.uint64)
+        for j in range(int(length.max()) if len(length) else 0):  # a digit place at a time (at most 20)
+            live = length > j
+            digit = a[np.minimum(run_start + j, last)].astype(np.uint64) - np.uint64(48)
+            values = np.where(live, values * np.uint64(10) + digit, values)
+        for k in np.flatnonzero(length == 20).tolist():  # 20 digits may pass 2^64 - 1: those few by Python's ints
+            v = int(bytes(a[run_start[k]:run_end[k]]))
+            if v >= 1 << 64:
+                raise self.fail(self.line_of(run_start[k]), "a number past 2^64 - 1")
+            values[k] = np.uint64(v)
+        negative = (run_start > 0) & (a[np.maximum(run_start - 1, 0)] == ord("-"))
+        values[negative] = (-values[negative].astype(np.int64)).astype(np.uint64)
         starts = np.concatenate([brace, run_start])
         order = np.argsort(starts, kind="stable")
         is_address = np.concatenate([np.ones(len(brace), bool), np.zeros(len(run_start), bool)])[order]
@@ -320,34 +339,96 @@ def infer_signature(kinds: list[str], name: str) -> CommandSignature:
     return signature
 
 
-def read_gits_dump(source: str | os.PathLike[str], signature: CommandSignature | None = None) -> GitsDump:
+def _command_chunks(data: Any, size: int) -> list[tuple[int, int]]:
+    """``[lo, hi)`` spans of ``data`` of about ``size`` bytes, each cut before an ARGUMENT line (whole commands)."""
+    find = (data.obj if isinstance(data, memoryview) else data).find
+    out, lo = [], 0
+    while lo < len(data):
+        at = find(b"\nARGUMENT ", lo + size) if lo + size < len(data) else -1
+        hi = len(data) if at < 0 else at + 1
+        out.append((lo, hi))
+        lo = hi
+    return out
+
+
+def read_gits_dump(source: str | os.PathLike[str], signature: CommandSignature | None = None, *,
+                   chunk: int = CHUNK_BYTES) -> GitsDump:
     """Read one of GITS's ExecuteIndirect dumps (see the module docstring) with ``signature``, or with the one its
-    lines print (:func:`infer_signature`)."""
+    lines print (:func:`infer_signature`); ``chunk`` bytes of whole commands at a time."""
     path = Path(source)
     label = inputs.label(source)
     match = FILE_NAME.fullmatch(path.name)
     key, phase = (match.group("key"), match.group("phase")) if match else (None, None)
     data = inputs.map_bytes(source, what="GITS ExecuteIndirect dump", limit=MAX_DUMP_BYTES)
-    text = _Text(data, label)
+    findings: list[Finding] = []
+    inferred = signature is None
+    parts: list[_Part] = []
+    first_line = commands = 0
+    layout: RecordLayout | None = None
+    for lo, hi in _command_chunks(data, chunk):
+        text = _Text(data[lo:hi], label, first_line)
+        if signature is None:
+            signature = _inferred(text, f"call_{key}" if key else path.stem)
+            findings.append(Finding("signature-inferred", GITS_SOURCE, "the dump does not hold the command signature: "
+                                    "read from its lines (a run of CONSTANT lines as one argument; root parameter "
+                                    "indices, slots and ByteStride are not printed); give the capture's with "
+                                    "--signature", "info"))
+        if layout is None:
+            layout = command_layout(signature)
+        parts.append(_read_commands(text, signature, layout, commands))
+        commands += len(parts[-1].records)
+        first_line += len(text.kinds)
+    if signature is None:  # an empty dump: a call of no commands, its signature unknown
+        signature = CommandSignature(f"call_{key}" if key else path.stem, 0, [])
+        findings.append(Finding("signature-inferred", GITS_SOURCE, "the dump holds no command: its signature is "
+                                "unknown", "info"))
+    layout = layout or command_layout(signature)
+    va_fields = tuple(r for r in record_references(layout) if r.kind == VA)
+    stride = signature.ByteStride if signature.ByteStride >= layout.size else layout.min_stride
+    dtype = record_dtype(layout, stride)
+
+    def joined(get: Any, empty: np.ndarray) -> np.ndarray:
+        return np.concatenate([get(p) for p in parts]) if parts else empty
+
+    m = len(va_fields)
+    records = np.zeros(commands, dtype=dtype)  # (np.concatenate would make a packed dtype: the stride's padding lost)
+    at = 0
+    for part in parts:
+        records[at:at + len(part.records)] = part.records
+        at += len(part.records)
+    return GitsDump(path, signature, layout, records, va_fields,
+                    joined(lambda p: p.status, np.zeros((0, m), np.int8)),
+                    joined(lambda p: p.keys, np.zeros((0, m), np.int64)),
+                    joined(lambda p: p.offsets, np.zeros((0, m), np.uint64)), key, phase, inferred, findings)
+
+
+@dataclass
+class _Part:
+    records: np.ndarray
+    status: np.ndarray
+    keys: np.ndarray
+    offsets: np.ndarray
+
+
+def _inferred(text: _Text, name: str) -> CommandSignature:
+    names = [k for k, _, _ in _LINE_KINDS]
+    arguments = np.flatnonzero(text.kinds == _KIND_CODE["ARGUMENT"])
+    if not len(arguments) or arguments[0] != 0:
+        raise text.fail(0, "a dump starts with ARGUMENT 1")
+    first = [names[k] for k in text.kinds[1:arguments[1] if len(arguments) > 1 else len(text.kinds)].tolist()]
+    try:
+        return infer_signature(first, name)
+    except ValueError:
+        raise text.fail(1, "a command's lines do not start with an argument GITS prints") from None
+
+
+def _read_commands(text: _Text, signature: CommandSignature, layout: RecordLayout, before: int) -> _Part:
+    """The commands of one chunk (``before`` commands precede it in the file)."""
     names = [k for k, _, _ in _LINE_KINDS]
     arguments = np.flatnonzero(text.kinds == _KIND_CODE["ARGUMENT"])
     count = len(arguments)
     if len(text.kinds) and (not count or arguments[0] != 0):
         raise text.fail(0, "a dump starts with ARGUMENT 1")
-    findings: list[Finding] = []
-    inferred = signature is None
-    if signature is None:
-        first = [names[k] for k in text.kinds[1:arguments[1] if count > 1 else len(text.kinds)].tolist()]
-        try:
-            signature = infer_signature(first, f"call_{key}" if key else path.stem)
-        except ValueError:
-            raise text.fail(1, "a command's lines do not start with an argument GITS prints") from None
-        if not count:
-            signature = CommandSignature(f"call_{key}" if key else path.stem, 0, [])
-        findings.append(Finding("signature-inferred", GITS_SOURCE, "the dump does not hold the command signature: "
-                                "read from its lines (a run of CONSTANT lines as one argument; root parameter indices, "
-                                "slots and ByteStride are not printed); give the capture's with --signature",
-                                "info"))
     expected = _lines_of(signature)
     per = 1 + len(expected)
     if len(text.kinds) != count * per:
@@ -360,21 +441,17 @@ def read_gits_dump(source: str | os.PathLike[str], signature: CommandSignature |
     if len(wrong):
         k = int(wrong[0])
         j = int(np.flatnonzero(grid[k] != pattern)[0])
-        raise text.fail(k * per + j, f"command {k + 1} of {signature.name} prints {names[pattern[j]]} here")
-    starts, values, is_address, line = text.numbers()
-    layout = command_layout(signature)
+        raise text.fail(k * per + j, f"command {before + k + 1} of {signature.name} prints {names[pattern[j]]} here")
     stride = signature.ByteStride if signature.ByteStride >= layout.size else layout.min_stride
-    records = np.zeros(count, dtype=record_dtype(layout, stride))
     va_fields = tuple(r for r in record_references(layout) if r.kind == VA)
-    status = np.zeros((count, len(va_fields)), dtype=np.int8)
-    keys = np.full((count, len(va_fields)), -1, dtype=np.int64)
-    offsets = np.zeros((count, len(va_fields)), dtype=np.uint64)
+    part = _Part(np.zeros(count, dtype=record_dtype(layout, stride)), np.zeros((count, len(va_fields)), np.int8),
+                 np.full((count, len(va_fields)), -1, dtype=np.int64), np.zeros((count, len(va_fields)), np.uint64))
     if count:
-        _check_argument_numbers(text, starts, values, line, arguments, count)
-        _fill(text, records, layout, expected, starts, values, is_address, line, count, per, status, keys, offsets,
-              va_fields)
-    return GitsDump(path, signature, layout, records, va_fields, status, keys, offsets, key, phase, inferred,
-                    findings)
+        starts, values, is_address, line = text.numbers()
+        _check_argument_numbers(text, values, line, arguments, count, before)
+        _fill(text, part.records, layout, expected, starts, values, is_address, line, count, per, part.status,
+              part.keys, part.offsets, va_fields)
+    return part
 
 
 def _first_mismatch(kinds: np.ndarray, arguments: np.ndarray, expected: list[tuple[str, int]], per: int) -> int:
@@ -386,15 +463,16 @@ def _first_mismatch(kinds: np.ndarray, arguments: np.ndarray, expected: list[tup
     return int(len(kinds) - 1)
 
 
-def _check_argument_numbers(text: _Text, starts: np.ndarray, values: np.ndarray, line: np.ndarray,
-                            arguments: np.ndarray, count: int) -> None:
+def _check_argument_numbers(text: _Text, values: np.ndarray, line: np.ndarray, arguments: np.ndarray, count: int,
+                            before: int) -> None:
     """``ARGUMENT n`` counts 1, 2, 3 ... with one number on its line."""
     at = np.searchsorted(line, arguments)
     ok = (at < len(line)) & (line[np.minimum(at, len(line) - 1)] == arguments)
-    numbered = ok & (values[np.minimum(at, len(values) - 1)] == np.arange(1, count + 1, dtype=np.uint64))
+    numbered = ok & (values[np.minimum(at, len(values) - 1)] == np.arange(before + 1, before + count + 1,
+                                                                          dtype=np.uint64))
     if not numbered.all():
         k = int(np.flatnonzero(~numbered)[0])
-        raise text.fail(int(arguments[k]), f"command {k + 1} is ARGUMENT {k + 1}")
+        raise text.fail(int(arguments[k]), f"command {before + k + 1} is ARGUMENT {before + k + 1}")
 
 
 def _fill(text: _Text, records: np.ndarray, layout: RecordLayout, expected: list[tuple[str, int]], starts: np.ndarray,
@@ -446,8 +524,7 @@ def _fill(text: _Text, records: np.ndarray, layout: RecordLayout, expected: list
     printed = numbers[:, columns].reshape(-1)
     if ((status.reshape(-1) == NULL_ADDRESS) != (printed == 0)).any():
         k = int(np.flatnonzero((status.reshape(-1) == NULL_ADDRESS) != (printed == 0))[0])
-        raise text.fail(int(np.searchsorted(text.starts, address_at[k], side="right") - 1),
-                        "GITS prints a lookup for every address but 0, and none for 0")
+        raise text.fail(text.line_of(address_at[k]), "GITS prints a lookup for every address but 0, and none for 0")
     key_at = np.flatnonzero(after_key)
     found = np.flatnonzero(status.reshape(-1) == FOUND)
     if len(found):
@@ -455,15 +532,14 @@ def _fill(text: _Text, records: np.ndarray, layout: RecordLayout, expected: list
         ok = (where < len(key_at)) & (starts[key_at[np.minimum(where, len(key_at) - 1)]] == address_at[found] + 26)
         if not ok.all():
             k = int(found[np.flatnonzero(~ok)[0]])
-            raise text.fail(int(np.searchsorted(text.starts, address_at[k], side="right") - 1),
+            raise text.fail(text.line_of(address_at[k]),
                             "an address's lookup is \", key O<key>, offset <n>}\" or \", NOT FOUND}\"")
         index = key_at[where]
         keys.reshape(-1)[found] = values[index].astype(np.int64)
         has_offset = (index + 1 < len(values)) & after_offset[np.minimum(index + 1, len(values) - 1)]
         if not has_offset.all():
             k = int(found[np.flatnonzero(~has_offset)[0]])
-            raise text.fail(int(np.searchsorted(text.starts, address_at[k], side="right") - 1),
-                            "a key without its offset")
+            raise text.fail(text.line_of(address_at[k]), "a key without its offset")
         offsets.reshape(-1)[found] = values[index + 1]
 
 
