@@ -7,7 +7,8 @@ by ``d3d12wl import gfxr``; and a GITS pre/post-patch pair of the same number of
 * GFXReconstruct, best of 3, CPU seconds: the convert JSON parsed whole by ``json.loads`` (what a reader that does not
   stream would do), every dumped file read (``numpy.fromfile``), the columnar executor over every capture written;
   then ``read_convert`` alone and ``import_gfxr`` (read, build, write, pre-flight); and ``d3d12wl import gfxr`` in a
-  child process: wall time and peak resident memory (VmHWM), beside ``d3d12wl --version``'s wall time (start-up);
+  child process: wall time and peak resident memory (VmHWM), beside ``d3d12wl --version``'s wall time (start-up)
+  and a child that only imports the command's modules (wall and peak);
 * GITS, best of 3: the two text files' lines counted by Python (``bytes.count``) and split into Python lines (the
   per-line object a line reader makes), then ``read_gits_dump`` of both and ``pair_dumps``; ``d3d12wl import gits``
   in a child process: wall and peak.
@@ -93,11 +94,12 @@ def build_frame(folder: Path, calls: int, commands: int, filler: int) -> tuple[P
     return cf.write(folder / "frame.json"), dumps
 
 
-def child(args: list[str], folder: Path) -> tuple[float, int]:
-    """``d3d12wl ARGS`` in a child process: (wall seconds, peak resident bytes)."""
+def child(args: list[str], folder: Path, body: str = "runpy.run_module('d3d12wl', run_name='__main__')"
+          ) -> tuple[float, int]:
+    """``d3d12wl ARGS`` (or ``body``) in a child process: (wall seconds, peak resident bytes)."""
     usage = folder / "usage.txt"
     code = ("import runpy, sys\nsys.argv = ['d3d12wl', *sys.argv[1:]]\n"
-            "try:\n    runpy.run_module('d3d12wl', run_name='__main__')\n"
+            f"try:\n    {body}\n"
             "finally:\n    hwm = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
             f"    open({str(usage)!r}, 'w').write(hwm)")
     t = time.perf_counter()
@@ -134,6 +136,8 @@ def gfxr_part(folder: Path, calls: int, commands: int, filler: int) -> dict[str,
     out["anchor_execute_s"], traces = best(lambda: [execute(c) for c in captures])
     assert sum(len(t.executions) for t in traces) == commands
     out["startup_wall_s"], _ = child(["--version"], folder)
+    out["imports_wall_s"], out["imports_peak_rss_bytes"] = child(
+        [], folder, "import d3d12wl.cli.import_cmd, d3d12wl.importers.gfxr, d3d12wl.importers.gits")
     shutil.rmtree(target)
     target.mkdir()
     out["cli_wall_s"], out["cli_peak_rss_bytes"] = child(
@@ -206,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  read_convert {g['read_convert_s']:.3f} s ({g['ratio_read_convert_to_json_loads']:.2f}x json.loads), "
           f"import_gfxr {g['import_gfxr_s']:.3f} s ({g['ratio_import_to_json_loads']:.2f}x json.loads, "
           f"{g['ratio_import_to_execute']:.2f}x execute)")
-    print(f"  d3d12wl import gfxr: {g['cli_wall_s']:.2f} s wall (start-up {g['startup_wall_s']:.2f} s), "
-          f"{g['cli_peak_rss_bytes'] / 2**20:.0f} MiB peak")
+    print(f"  d3d12wl import gfxr: {g['cli_wall_s']:.2f} s wall (start-up {g['startup_wall_s']:.2f} s, its modules "
+          f"imported {g['imports_wall_s']:.2f} s), {g['cli_peak_rss_bytes'] / 2**20:.0f} MiB peak (imports alone "
+          f"{g['imports_peak_rss_bytes'] / 2**20:.0f} MiB)")
     print(f"gits: {t['commands']:,} commands a dump, {t['bytes'] / 1e6:.1f} MB; anchors: count lines "
           f"{t['anchor_count_lines_s']:.3f} s, split lines {t['anchor_split_lines_s']:.3f} s")
     print(f"  read both {t['read_s']:.3f} s ({t['ratio_read_to_split_lines']:.2f}x split lines), pair "

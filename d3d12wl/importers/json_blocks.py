@@ -71,10 +71,16 @@ class Block:
         except UnicodeDecodeError as exc:
             raise ImportInputError(f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {self.start + exc.start})",
                                    where=self.where) from None
+        cheap = f"{self.source}@{self.start}"  # (the block's line is counted only for a message)
         try:
-            return inputs.parse_json(text, where=self.where)
+            return inputs.parse_json(text, where=cheap)
         except inputs.InputError as exc:
-            raise ImportInputError(exc.message, where=exc.where) from None
+            where = exc.where or cheap
+            if where.startswith(cheap):  # "file@byte:line:column" of the block -> "file:line:column" of the file
+                rest = where[len(cheap):].lstrip(":").split(":")
+                line = _line(self.data, self.start) + (int(rest[0]) - 1 if rest[0].isdigit() else 0)
+                where = f"{self.source}:{line}" + (f":{rest[1]}" if len(rest) > 1 else "")
+            raise ImportInputError(exc.message, where=where) from None
 
 
 def _line(data: Any, offset: int) -> int:
