@@ -434,3 +434,20 @@ def test_the_argument_bytes_are_the_dumped_files(tmp_path: Path) -> None:
     region = capture.memory.region_at(capture.call.ArgumentBuffer)
     assert bytes(region.data[:len(b"".join(commands))]) == b"".join(commands)
     assert np.frombuffer(region.data, np.uint8).size == capture.call.ArgumentBufferResource.Width - 512
+
+
+def test_state_leakage_after_an_earlier_execute_indirect_on_the_command_list(tmp_path: Path) -> None:
+    """IndirectDrawing.md "State leakage": after an ExecuteIndirect, the root constant its signature sets is 0, the
+    vertex buffer slot it binds a NULL view; the next call's capture starts from there, not from what was set
+    before the first call."""
+    f = Frame(tmp_path)
+    f.cf.root_constants(f.command_list, 1, [42])
+    f.cf.vertex_buffers(f.command_list, 0, [(0x900000, 4096, 16)])
+    f.call(ROOT_CONSTANT_VBV_DRAW, 36, [constant_command(0)], count=1, max_count=1)
+    f.call([{"Type": "DRAW"}], 16, [struct.pack("<4I", 3, 1, 0, 0)], count=None, max_count=1, root_signature=False)
+    first, second = (load_capture(c.captures["after"]) for c in f.run().calls)
+    assert first.state.graphics_root_arguments[1].values == [42]
+    assert first.state.vertex_buffers[0].BufferLocation == 0x900000
+    assert second.state.graphics_root_arguments[1].values == [0]
+    assert second.state.vertex_buffers[0].BufferLocation == 0 and second.state.vertex_buffers[0].SizeInBytes == 0
+    assert second.state.graphics_root_arguments[0].value == 0x50000  # the signature sets no root view

@@ -35,6 +35,7 @@ from d3d12wl import abi, inputs
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.importers.errors import ImportInputError
 from d3d12wl.importers.json_blocks import Block, blocks
+from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 
 __all__ = ["CONVERT_CALLS", "CallState", "ConvertFrame", "DescriptorHeapInfo", "IndirectCall", "Resource",
            "RootValue", "read_convert"]
@@ -477,8 +478,15 @@ class _Reader:
                                                              "D3D12_RESOURCE_STATES", f"{p}.StateAfter")
 
     def execute_indirect(self, index: int, handle: int, state: CallState, args: dict[str, Any]) -> None:
-        if self.wanted is not None and index not in self.wanted:
-            return
+        p = "method.args"
+        signature = self.handle(self.member(args, "pCommandSignature", p), f"{p}.pCommandSignature")
+        if self.wanted is None or index in self.wanted:
+            self.snapshot(index, handle, state, args)
+        found = self.frame.command_signatures.get(signature)
+        if found is not None:
+            _state_leakage(state, found[0])
+
+    def snapshot(self, index: int, handle: int, state: CallState, args: dict[str, Any]) -> None:
         p = "method.args"
         self.frame.calls[index] = IndirectCall(
             index, self.where, handle,
@@ -489,6 +497,45 @@ class _Reader:
             self.handle(args.get("pCountBuffer"), f"{p}.pCountBuffer"),
             self.uint(args.get("CountBufferOffset", 0), f"{p}.CountBufferOffset"),
             copy.deepcopy(state))
+
+
+def _state_leakage(state: CallState, desc: dict[str, Any]) -> None:
+    """IndirectDrawing.md "State leakage": after an ExecuteIndirect, a vertex buffer slot its command signature binds
+    is a NULL view, its index buffer NULL, a root constant it sets (an incrementing constant's too) 0, a root view
+    it sets a NULL view, in the binding set of its class (a draw's graphics, a dispatch's compute)."""
+    prefix = abi.default.enum_prefix("D3D12_INDIRECT_ARGUMENT_TYPE")
+    arguments = [a for a in desc.get("pArgumentDescs") or [] if isinstance(a, dict)]
+    types = [str(a.get("Type", ""))[len(prefix):] for a in arguments]
+    classes = [info.trigger_class for t in types if (info := _argument_info(t)) is not None and info.is_trigger]
+    if not classes:
+        return
+    graphics = classes[0] is ExecutableClass.GRAPHICS
+    values = state.graphics_arguments if graphics else state.compute_arguments
+    for kind, arg in zip(types, arguments):
+        member = next((v for k, v in arg.items() if isinstance(v, dict)), {})
+        index = member.get("RootParameterIndex")
+        if kind == "VERTEX_BUFFER_VIEW" and isinstance(member.get("Slot"), int):
+            state.vertex_buffers[member["Slot"]] = (0, 0, 0)
+        elif kind == "INDEX_BUFFER_VIEW":
+            state.index_buffer = None
+        elif kind == "CONSTANT" and isinstance(index, int):
+            current = values.get(index)
+            if current is None or current.kind != "constants":
+                current = values[index] = RootValue("constants", where="the state leakage reset of an "
+                                                                          "ExecuteIndirect")
+            first, count = member.get("DestOffsetIn32BitValues", 0), member.get("Num32BitValuesToSet", 0)
+            if isinstance(first, int) and isinstance(count, int) and 0 <= first and 0 <= count <= 64:
+                current.dwords.update({first + k: 0 for k in range(count)})
+        elif kind in ("CONSTANT_BUFFER_VIEW", "SHADER_RESOURCE_VIEW", "UNORDERED_ACCESS_VIEW") \
+                and isinstance(index, int):
+            values[index] = RootValue("descriptor", 0, where="the state leakage reset of an ExecuteIndirect")
+
+
+def _argument_info(short: str) -> Any:
+    try:
+        return arg_type_info(short)
+    except (KeyError, D3D12WLError):
+        return None
 
 
 def _kind(value: Any) -> str:

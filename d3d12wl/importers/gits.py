@@ -341,7 +341,8 @@ def infer_signature(kinds: list[str], name: str) -> CommandSignature:
 
 def _command_chunks(data: Any, size: int) -> list[tuple[int, int]]:
     """``[lo, hi)`` spans of ``data`` of about ``size`` bytes, each cut before an ARGUMENT line (whole commands)."""
-    find = (data.obj if isinstance(data, memoryview) else data).find
+    owner: Any = data.obj if isinstance(data, memoryview) else data  # (a mapped file's mmap, or bytes: both find)
+    find = owner.find if hasattr(owner, "find") else bytes(data).find
     out, lo = [], 0
     while lo < len(data):
         at = find(b"\nARGUMENT ", lo + size) if lo + size < len(data) else -1

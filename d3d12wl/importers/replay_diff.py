@@ -159,10 +159,10 @@ def diff_replay(capture: Capture | str | os.PathLike[str], replay: str | os.Path
     out = Diff(n, key=("command_index",), replay=True)
     out.only_in_a = list(range(n, len(a)))
     out.only_in_b = list(range(n, len(b)))
-    flags: dict[str, list[str]] = {}
+    flags: dict[str, list[tuple[int, str]]] = {}
 
-    def flag(kind: str, text: str) -> None:
-        flags.setdefault(kind, []).append(text)
+    def flag(kind: str, text: str, command: int = -1) -> None:
+        flags.setdefault(kind, []).append((command, text))
 
     if len(a) != len(b):
         counts = f" (count buffer: captured {count_a}, replayed {dump.count_value})" \
@@ -196,7 +196,7 @@ def diff_replay(capture: Capture | str | os.PathLike[str], replay: str | os.Path
                 expected = "" if va_map is None or not ok[k] or not p[k] else f" (mapped: 0x{int(mapped[k]):x})"
                 text = f"{f.name}: 0x{int(p[k]):x} -> 0x{int(q[k]):x}{expected}: {kind}"
                 what.setdefault(k, []).append(text)
-                flag(kind, f"command {k} {text}")
+                flag(kind, f"command {k} {text}", k)
     mask = np.ones(stride, dtype=bool)
     for f in va_fields:
         mask[f.offset:f.offset + f.size] = False
@@ -212,7 +212,8 @@ def diff_replay(capture: Capture | str | os.PathLike[str], replay: str | os.Path
             what.setdefault(k, []).append(f"{leaf.path}: {_value(x[k])} -> {_value(y[k])}")
     differing = sorted(what)
     out.differences = [ExecutionDiff(k, k, (k,), what[k]) for k in differing[:MAX_LISTED_COMMANDS]]
-    for kind, texts in flags.items():
+    for kind, listed in flags.items():
+        texts = [text for _, text in sorted(listed, key=lambda item: item[0])]
         out.cannot_execute += texts[:MAX_LISTED_FLAGS]
         if len(texts) > MAX_LISTED_FLAGS:
             out.cannot_execute.append(f"... and {len(texts) - MAX_LISTED_FLAGS} more {kind}")
