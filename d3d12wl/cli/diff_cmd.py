@@ -26,7 +26,6 @@ named, and a replay that cannot execute what was captured is flagged: fewer or m
 count, an address left unpatched, patched elsewhere or into NULL, a NULL view patched into an address.  --va-map
 (d3d12wl remap's map: where the capture's VA ranges lie in the replay) checks every replayed address against the
 captured one mapped; without it, only NULLs and the dump's own lookup (GITS's NOT FOUND) are checked.
-docs/gits.md and docs/gfxreconstruct.md.
 
 Exit status: 0 no difference, 1 any difference, 2 unusable input, 3 internal error."""
 

@@ -19,7 +19,7 @@ Read the files the tools people capture with write, and make what d3d12wl reads 
       signature, resources, MaxCommandCount, offsets and the command list's state from the convert JSON; a second
       .after.json when the bytes after the call differ from those before it) and DIR/calls.json, the call sequence
       of them (d3d12wl exec, diff, migrate read it).  What the JSON and the dump do not hold is named as a finding,
-      never guessed; a call that cannot be built is left out with an error finding.  docs/gfxreconstruct.md.
+      never guessed; a call that cannot be built is left out with an error finding.
   d3d12wl import gits DUMP... --output-dir DIR [--signature FILE [--command-signature NAME]] [--va-map MAP]
                       [--format csv|jsonl|npz|parquet] [--json]
       GITS: each DUMP a call_<key>_execute_indirect_{pre,post}_patch.txt file (or a folder of them).  Writes, per
@@ -29,7 +29,7 @@ Read the files the tools people capture with write, and make what d3d12wl reads 
       another resource or offset, a NULL patched).  --va-map (d3d12wl remap's: old_base,size,new_base) checks each
       post-patch address against the map instead of GITS's resource lookup.  --signature names the command
       signature (a capture: its call's; a description: its only one, or --command-signature NAME); without it the
-      signature is read from the dump's lines (a run of CONSTANT lines as one argument).  docs/gits.md.
+      signature is read from the dump's lines (a run of CONSTANT lines as one argument).
 
 Exit status: 0 clean, 1 error findings (a call left out; an address a replay cannot execute), 2 unusable input (the
 message names the file and member or line), 3 internal error."""
