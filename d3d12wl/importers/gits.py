@@ -499,6 +499,16 @@ def _fill(text: _Text, records: np.ndarray, layout: RecordLayout, expected: list
         raise text.fail(int(line[k]), "a negative number where GITS prints an unsigned one")
     numbers = values[value].reshape(count, -1)
     addresses = is_address[value].reshape(count, -1)
+    va_offsets = {f.offset for f in va_fields}
+    want = np.concatenate([np.full(int(np.prod(leaf.shape)) if leaf.shape else 1, leaf.offset in va_offsets)
+                           for leaf in leaves(records.dtype)]) if count else np.zeros(0, bool)
+    misplaced = np.flatnonzero(np.any(addresses != want, axis=1))
+    if len(misplaced):  # an address where GITS prints a number, or a number where it prints an address
+        k = int(misplaced[0])
+        j = int(np.flatnonzero(addresses[k] != want)[0])
+        at = starts[value].reshape(count, -1)[k, j]
+        raise text.fail(text.line_of(at), "an address ({0x...}) where GITS prints a number" if addresses[k, j]
+                        else "a number where GITS prints an address ({0x...})")
     column = 0
     for leaf in leaves(records.dtype):
         n = int(np.prod(leaf.shape)) if leaf.shape else 1
@@ -515,10 +525,7 @@ def _fill(text: _Text, records: np.ndarray, layout: RecordLayout, expected: list
         return
     # each address's lookup: "}" right after it (printed for 0 only), ", NOT FOUND}" or ", key O<k>, offset <o>}"
     address_at = starts[value][addresses.reshape(-1)] if addresses.any() else np.zeros(0, np.int64)
-    columns = np.flatnonzero(addresses[0]) if count else np.zeros(0, np.int64)
-    if len(columns) != len(va_fields):
-        raise ImportInputError(f"{len(columns)} addresses per command where the signature has {len(va_fields)}",
-                               where=text.source)
+    columns = np.flatnonzero(want)
     follow = a[address_at + 19]
     status.reshape(-1)[:] = np.where(follow == ord("}"), NULL_ADDRESS,
                                      np.where(a[np.minimum(address_at + 21, len(a) - 1)] == ord("N"), NOT_FOUND, FOUND))
