@@ -99,7 +99,7 @@ def run_gits(args: argparse.Namespace) -> int:
     from d3d12wl.capture.maps import load_va_map
     from d3d12wl.errors import D3D12WLError
     from d3d12wl.executor.references_output import writer_for
-    from d3d12wl.importers.gits import dump_files, load_signature, pair_dumps, read_gits_dump
+    from d3d12wl.importers.gits import FILE_NAME, dump_files, load_signature, pair_dumps, read_gits_dump
     from d3d12wl.output.outfiles import output_file
 
     out = Path(args.output_dir)
@@ -110,26 +110,29 @@ def run_gits(args: argparse.Namespace) -> int:
                            where="--command-signature")
     signature = load_signature(args.signature, args.command_signature) if args.signature else None
     va_map = load_va_map(args.va_map) if args.va_map else None
-    dumps = [read_gits_dump(p, signature) for p in dump_files(args.dumps)]
-    by_key: dict[str, dict[str, Any]] = {}
-    for d in dumps:
-        slot = by_key.setdefault(d.call_key or str(d.path), {})
-        if (d.phase or "dump") in slot:
-            raise D3D12WLError(f"dumps call {d.call_key} {d.phase}-patch as {slot[d.phase or 'dump'].path} does: give "
-                               "each file once", where=str(d.path))
-        slot[d.phase or "dump"] = d
+    by_key: dict[str, dict[str, Path]] = {}  # the files of each call, read one call at a time
+    for path in dump_files(args.dumps):
+        match = FILE_NAME.fullmatch(path.name)
+        key, phase = (match.group("key"), match.group("phase")) if match else (str(path), "dump")
+        slot = by_key.setdefault(key, {})
+        if phase in slot:
+            raise D3D12WLError(f"dumps call {key} {phase}-patch as {slot[phase]} does: give each file once",
+                               where=str(path))
+        slot[phase] = path
     report: list[dict[str, Any]] = []
     failed = False
-    for key, slot in by_key.items():
-        pair = pair_dumps(slot["pre"], slot["post"], va_map) if "pre" in slot and "post" in slot else None
+    for key, paths in by_key.items():
+        dumps = {phase: read_gits_dump(path, signature) for phase, path in paths.items()}
+        pair = pair_dumps(dumps["pre"], dumps["post"], va_map) if "pre" in dumps and "post" in dumps else None
         entry: dict[str, Any] = {"call": key, "dumps": {}}
-        for phase, d in sorted(slot.items(), key=lambda item: ("pre", "post", "dump").index(item[0])):
+        for phase, d in sorted(dumps.items(), key=lambda item: ("pre", "post", "dump").index(item[0])):
             findings = [*d.findings, *(pair.findings if pair is not None and phase == "post" else [])]
             suppressed = pair.suppressed if pair is not None and phase == "post" else 0
             target = out / f"{d.path.stem}.{args.format}"
             with output_file(target, binary=True) as stream:
                 writer = writer_for(args.format, stream)
-                writer.write(d.table(findings))
+                for table in d.tables():  # a block of commands at a time
+                    writer.write(table)
                 writer.close(findings, suppressed)
             entry["dumps"][phase] = {"path": str(d.path), "table": str(target), "commands": d.count,
                                      "signature": d.signature.name, "inferred": d.inferred,

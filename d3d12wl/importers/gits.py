@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -148,6 +149,7 @@ class GitsDump:
     inferred: bool = False
     findings: list[Finding] = field(default_factory=list)
     _va: np.ndarray | None = field(default=None, repr=False)
+    _keys: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def count(self) -> int:
@@ -168,25 +170,44 @@ class GitsDump:
         """The references its commands hold, as ``d3d12wl patch-list`` writes them: a row per GPU VA field per
         command (command-major), ``kind`` va, ``value`` the address, ``record_id`` ``<signature>.command``,
         ``field`` the layout's name, ``command_index``, ``target`` GITS's resource (``O<key>``) and
-        ``target_offset``; no region, offset or VA (the dump does not hold the argument buffer's)."""
-        n, m = self.count, len(self.va_fields)
+        ``target_offset``; no region, offset or VA (the dump does not hold the argument buffer's).  All of it at
+        once; :meth:`tables` gives it a block of commands at a time."""
+        return ReferenceTable(self._columns(0, self.count), self.names(),
+                              list(self.findings if findings is None else findings))
+
+    def names(self) -> dict[str, list[str]]:
+        """The name tables of :meth:`table`'s code columns (the same for every block of :meth:`tables`)."""
+        return {"region": [], "kind": list(REFERENCE_KINDS), "identifier": [],
+                "record_id": [f"{self.signature.name}.command"], "field": [f.name for f in self.va_fields],
+                "heap": [], "target": [f"O{k}" for k in self._targets().tolist()]}
+
+    def tables(self, commands: int = 1 << 16) -> Iterator[ReferenceTable]:
+        """:meth:`table`'s rows ``commands`` commands at a time (bounded memory for a writer), without findings."""
+        names = self.names()
+        for lo in range(0, self.count, commands):
+            yield ReferenceTable(self._columns(lo, min(self.count, lo + commands)), names)
+
+    def _targets(self) -> np.ndarray:
+        if self._keys is None:
+            keys = self.keys.reshape(-1)
+            self._keys = np.unique(keys[keys >= 0])
+        return self._keys
+
+    def _columns(self, lo: int, hi: int) -> dict[str, np.ndarray]:
+        n, m = hi - lo, len(self.va_fields)
         rows = n * m
         cols = {c: np.full(rows, -1, dtype=dt) if dt.kind == "i" else np.zeros(rows, dtype=dt)
                 for c, dt in COLUMNS.items()}
         cols["kind"][:] = REFERENCE_KINDS.index(VA)
-        cols["value"][:] = self.va_values().reshape(-1)
+        cols["value"][:] = self.va_values()[lo:hi].reshape(-1)
         cols["record_id"][:] = 0
         cols["field"][:] = np.tile(np.arange(m, dtype=np.int32), n)
-        cols["command_index"][:] = np.repeat(np.arange(n, dtype=np.int64), m)
-        keys = self.keys.reshape(-1)
+        cols["command_index"][:] = np.repeat(np.arange(lo, hi, dtype=np.int64), m)
+        keys = self.keys[lo:hi].reshape(-1)
         found = keys >= 0
-        names, codes = np.unique(keys[found], return_inverse=True)
-        cols["target"][found] = codes.astype(np.int32)
-        cols["target_offset"][found] = self.offsets.reshape(-1)[found]
-        table_names = {"region": [], "kind": list(REFERENCE_KINDS), "identifier": [],
-                       "record_id": [f"{self.signature.name}.command"], "field": [f.name for f in self.va_fields],
-                       "heap": [], "target": [f"O{k}" for k in names.tolist()]}
-        return ReferenceTable(cols, table_names, list(self.findings if findings is None else findings))
+        cols["target"][found] = np.searchsorted(self._targets(), keys[found]).astype(np.int32)
+        cols["target_offset"][found] = self.offsets[lo:hi].reshape(-1)[found]
+        return cols
 
 
 # --------------------------------------------------------------------------------------------------------------

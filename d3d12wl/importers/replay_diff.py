@@ -108,10 +108,10 @@ def read_replay(source: str | os.PathLike[str], capture: Capture) -> ReplayDump:
     data = inputs.map_bytes(dumped.arguments.files[position], what="dumped argument buffer", limit=1 << 40)
     count_value = None
     if dumped.counts is not None and not dumped.counts.null:
-        count_bytes = inputs.read_bytes(dumped.counts.files[position], what="dumped count buffer", limit=1 << 32)
+        count_bytes = inputs.map_bytes(dumped.counts.files[position], what="dumped count buffer", limit=1 << 40)
         if len(count_bytes) < 4:
             raise ImportInputError("a count buffer of fewer than 4 bytes", where=str(dumped.counts.files[position]))
-        count_value = int.from_bytes(count_bytes[:4], "little")
+        count_value = int.from_bytes(bytes(count_bytes[:4]), "little")  # (the file runs to the resource's end)
     assert isinstance(capture.call, ExecuteIndirectCall)
     n = capture.call.MaxCommandCount if count_value is None else min(count_value, capture.call.MaxCommandCount)
     # a command past the dumped bytes is not read (the replay's buffer ends there); the last may end short of the
