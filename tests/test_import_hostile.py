@@ -41,6 +41,23 @@ def _mutate(obj: Any, rng: random.Random, depth: int = 0) -> None:
         _mutate(obj[key], rng, depth + 1)
 
 
+def _corrupt(data: bytes, rng: random.Random, alphabet: bytes, inserts: list[bytes], changes: int, longest: int
+             ) -> bytes:
+    """``data`` with up to ``changes`` bytes replaced (from ``alphabet``), runs cut (up to ``longest``) or bytes
+    inserted (one of ``inserts``)."""
+    out = bytearray(data)
+    for _ in range(rng.randrange(1, changes)):
+        i = rng.randrange(len(out))
+        op = rng.random()
+        if op < 0.4:
+            out[i] = rng.choice(alphabet)
+        elif op < 0.7:
+            del out[i:i + rng.randrange(1, longest)]
+        else:
+            out[i:i] = rng.choice(inserts)
+    return bytes(out)
+
+
 def _frame(tmp: Path, seed: int) -> Frame:
     f = Frame(tmp)
     before = [constant_command(k) for k in range(3)] if seed % 2 else None
@@ -76,17 +93,8 @@ def test_a_convert_json_broken_byte_by_byte(tmp_path: Path, seed: int) -> None:
     rng = random.Random(5000 + seed)
     f = _frame(tmp_path, seed)
     path = f.convert(rng.choice(["json", "jsonl"]))
-    data = bytearray(path.read_bytes())
-    for _ in range(rng.randrange(1, 6)):
-        i = rng.randrange(len(data))
-        op = rng.random()
-        if op < 0.4:
-            data[i] = rng.choice(b'{}[]",:\\\0\n x\xff')
-        elif op < 0.7:
-            del data[i:i + rng.randrange(1, 30)]
-        else:
-            data[i:i] = rng.choice([b"{", b"}", b'"', b"[[[[", b"\\", b'"index": 1,'])
-    path.write_bytes(bytes(data))
+    path.write_bytes(_corrupt(path.read_bytes(), rng, b'{}[]",:\\\0\n x\xff',
+                              [b"{", b"}", b'"', b"[[[[", b"\\", b'"index": 1,'], 6, 30))
     out = tmp_path / "out"
     out.mkdir()
     try:
@@ -107,19 +115,10 @@ def test_a_gits_dump_broken_byte_by_byte(tmp_path: Path, seed: int) -> None:
     good = tmp_path / "call_1_execute_indirect_pre_patch.txt"
     good.write_bytes(BASE)
     reference = read_gits_dump(good)
-    data = bytearray(BASE)
-    for _ in range(rng.randrange(1, 5)):
-        i = rng.randrange(len(data))
-        op = rng.random()
-        if op < 0.4:
-            data[i] = rng.choice(b"0123456789-{},xO \n\rabcdefNK")
-        elif op < 0.7:
-            del data[i:i + rng.randrange(1, 20)]
-        else:
-            data[i:i] = rng.choice([b"\n", b"ARGUMENT 1\n", b"  CONSTANT 5\n", b"99999999999999999999999", b"{0x",
-                                    b", NOT FOUND", b"{0x0000000000000000}", b", key O1, offset 2"])
     path = tmp_path / "call_1_execute_indirect_post_patch.txt"
-    path.write_bytes(bytes(data))
+    path.write_bytes(_corrupt(BASE, rng, b"0123456789-{},xO \n\rabcdefNK",
+                              [b"\n", b"ARGUMENT 1\n", b"  CONSTANT 5\n", b"99999999999999999999999", b"{0x",
+                               b", NOT FOUND", b"{0x0000000000000000}", b", key O1, offset 2"], 5, 20))
     try:
         dump = read_gits_dump(path, reference.signature if seed % 2 else None, chunk=rng.choice([64, 1 << 22]))
         dump.table()

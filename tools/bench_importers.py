@@ -36,6 +36,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from tool_shapes import ConvertFile, gits_dump, hex_va, range_lookup, root_signature_blob, write_dump  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_references import best  # noqa: E402  (best of N, CPU seconds: the house's measure)
+
 from d3d12wl import abi  # noqa: E402
 from d3d12wl.capture.file import load_capture  # noqa: E402
 from d3d12wl.executor import execute  # noqa: E402
@@ -49,16 +52,6 @@ ARGUMENTS = [{"Type": "CONSTANT", "Constant": {"RootParameterIndex": 1, "DestOff
              {"Type": "VERTEX_BUFFER_VIEW", "VertexBuffer": {"Slot": 0}}, {"Type": "DRAW"}]
 STRIDE = 36
 MOVE = 0x7F00_0000_0000
-
-
-def best(fn: Any, repeat: int = 3) -> tuple[float, Any]:
-    """The least CPU seconds of ``repeat`` runs of ``fn()`` and its last result."""
-    times, out = [], None
-    for _ in range(repeat):
-        t = time.process_time()
-        out = fn()
-        times.append(time.process_time() - t)
-    return min(times), out
 
 
 def commands_bytes(call: int, n: int) -> bytes:
