@@ -71,6 +71,7 @@ IMPORT_FINDING_KINDS = {
     "root-signature-unreadable": "a root signature blob that is no serialized root signature",
     "resource-mismatch": "the dump's resource or offset differs from the call's",
     "dump-size-mismatch": "a dumped file does not hold the bytes its sub says",
+    "capture-does-not-load": "what the files say does not make a capture the capture loader takes (it says why)",
     "width-mismatch": "the resource's Width differs from the dump's offset + size",
     "va-not-in-convert": "the capture holds no GetGPUVirtualAddress of a buffer: the import chose its VA",
     "dumped-after-call": "the dump holds the bytes after the call only (no --dump-resources-before-draw)",
@@ -252,8 +253,7 @@ def _import_call(frame: ConvertFrame, dump: DumpedCall, call: ImportedCall, out:
         try:
             captures[position] = load_capture(doc)
         except D3D12WLError as exc:
-            _note(call, "resource-mismatch", f"the capture built from the dump does not load: {exc}", "error",
-                  DUMP_SOURCE)
+            _note(call, "capture-does-not-load", f"the capture built from the files does not load: {exc}", "error")
             raise _Skip from None
     if "before" in captures and "after" in captures and _same_bytes(captures["before"], captures["after"]):
         del captures["after"]
