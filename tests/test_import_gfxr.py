@@ -451,3 +451,14 @@ def test_state_leakage_after_an_earlier_execute_indirect_on_the_command_list(tmp
     assert second.state.graphics_root_arguments[1].values == [0]
     assert second.state.vertex_buffers[0].BufferLocation == 0 and second.state.vertex_buffers[0].SizeInBytes == 0
     assert second.state.graphics_root_arguments[0].value == 0x50000  # the signature sets no root view
+
+
+def test_what_does_not_make_a_capture_is_named_by_the_loader(tmp_path: Path) -> None:
+    """A GetGPUVirtualAddress near the top of the 64-bit space whose Width runs past it: the capture loader refuses
+    the resource, and the import says so for that call instead of writing it."""
+    f = Frame(tmp_path)
+    f.call(ROOT_CONSTANT_VBV_DRAW, 36, [constant_command(0)], count=None, max_count=1, arg_va=(1 << 64) - 0x100,
+           width=4096)
+    call = f.run().calls[0]
+    assert kinds(call)[-1] == "capture-does-not-load" and not call.captures
+    assert "leaves the 64-bit VA space" in call.findings[-1].message
