@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
     "patch-list": "every GPU VA, descriptor handle and program identifier a captured call reads by value",
     "remap": "rebase a capture for replay: every reference rewritten through VA, heap and identifier maps",
+    "import": "captures and patch-list tables from GFXReconstruct's and GITS's files, nothing typed",
 }
 
 #: build_parser(command=ALL) registers every command in full
