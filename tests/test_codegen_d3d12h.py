@@ -80,7 +80,10 @@ def compile_generated(source: str, tmp: Path, compiler: str, lang: str, prelude:
     (tmp / "records.h").write_text(source)
     main = tmp / ("main.c" if lang == "c" else "main.cpp")
     main.write_text(prelude + '#include "records.h"\nint main(void) { return (int)sizeof(int); }\n')
-    r = subprocess.run([*_command(compiler, lang, tmp, bool(prelude)), str(main)], capture_output=True, text=True,
+    # (DirectX-Headers' include directories only where the prelude includes the real d3d12.h: a prelude of the
+    # package's own files alone compiles without them, and must on a machine without directx-headers-dev)
+    after_d3d12h = "<directx/d3d12.h>" in prelude
+    r = subprocess.run([*_command(compiler, lang, tmp, after_d3d12h), str(main)], capture_output=True, text=True,
                        timeout=120, cwd=tmp)
     return r.stderr if r.returncode else ""
 

@@ -50,6 +50,7 @@ from d3d12wl.headercheck.probe import (
     ProbeResult,
     Probes,
     compile_headers,
+    require_includable,
     run_probes,
     signed_probe,
 )
@@ -511,6 +512,8 @@ def check_files(headers: Sequence[Path | str] = (), *, hlsl: Sequence[Path | str
     if records_only and signature is None:
         raise ABIError("--records-only checks the engine's record structs, so it needs --signature",
                        where="--records-only")
+    for h in hlsl:  # (every path the user gave is checked before any tool is looked for)
+        require_includable(h, where=f"--hlsl {h}")
     bindings = header_records.bind(signature, dict(records or {})) if signature is not None else []
     include_dirs, define_list = tuple(Path(d) for d in includes), tuple(defines)
     report = HeaderReport([], "", "", [], {}, records_only=records_only)
