@@ -101,7 +101,7 @@ def assemble(tmp: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tupl
 
 @pytest.fixture()
 def readback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    out, rc, text = assemble(tmp_path, capsys, "--max-inputs", "3", "--stride", str(TABLE_STRIDE))
+    out, rc, text = assemble(tmp_path, capsys, "--max-graphics-program-inputs-per-primary-list", "3", "--stride", str(TABLE_STRIDE))
     assert rc == 0, text
     return out
 
@@ -111,13 +111,13 @@ def readback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 def test_preflight_names_the_flag_whose_default_contradicts_the_bytes(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Rule 12: --max-inputs left at its default 0 under a dispatch input with NumProgramInputs 3: the capture is
+    """Rule 12: --max-graphics-program-inputs-per-primary-list left at its default 0 under a dispatch input with NumProgramInputs 3: the capture is
     written, exit 1, and the call-time finding names the flag and the value the bytes need."""
     out, rc, text = assemble(tmp_path, capsys, "--stride", str(TABLE_STRIDE))
     assert rc == 1 and out.is_file()
     assert "error: max-graphics-program-inputs-exceeded [rule 12] list 0 @0x10000" in text
-    assert ("the flag: --max-inputs (MaxGraphicsProgramInputsPerPrimaryList) is 0, its default (not given), but "
-            "the dispatch input holds NumProgramInputs 3: give --max-inputs 3") in text
+    assert ("the flag: --max-graphics-program-inputs-per-primary-list (MaxGraphicsProgramInputsPerPrimaryList) is 0, its default (not given), but "
+            "the dispatch input holds NumProgramInputs 3: give --max-graphics-program-inputs-per-primary-list 3") in text
     assert execute(load_capture(out)).findings_of("max-graphics-program-inputs-exceeded")  # exec agrees
 
 
@@ -125,7 +125,7 @@ def test_preflight_says_at_which_stride_the_identifiers_line_up(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """A table written at StrideInBytes 64 and bound at the signature's minimum 48 (the default): its slots 1 and 2
     read junk, and the identifiers line up at 64 (spec "Program table slot layout")."""
-    out, rc, text = assemble(tmp_path, capsys, "--max-inputs", "3")
+    out, rc, text = assemble(tmp_path, capsys, "--max-graphics-program-inputs-per-primary-list", "3")
     assert rc == 1 and out.is_file()
     assert "matches no program of the description" in text
     assert ("program table 0: the identifiers line up at stride 64 (Opaque slot 0, Transparent slot 1, Shadow slot "
@@ -218,7 +218,7 @@ def test_unmapped_secondary_lists_are_left_out_and_said(tmp_path: Path, capsys: 
     regions = [r for r in regions if not r.startswith("shadow=")]
     out = tmp_path / "partial.json"
     main(["capture", str(desc), *regions, "--dispatch-list", "dispatch", "--program-table", "table", "--stride",
-          "64", "--max-inputs", "3", "--root-arg", "0=0x50000", "-o", str(out)])
+          "64", "--max-graphics-program-inputs-per-primary-list", "3", "--root-arg", "0=0x50000", "-o", str(out)])
     capsys.readouterr()
     rc, rows, err = decode_csv(capsys, "--capture", str(out), "PCS.secondary")
     assert rc == 1 and len(rows) == 6
@@ -243,7 +243,7 @@ def execute_capture_with_stride(tmp_path: Path, capsys: pytest.CaptureFixture[st
     desc.write_text(json.dumps(doc))
     out = tmp_path / f"stride{stride}_capture.json"
     main(["capture", str(desc), *regions, "--dispatch-list", "dispatch", "--program-table", "table", "--stride",
-          "64", "--max-inputs", "3", "--root-arg", "0=0x50000", "-o", str(out)])
+          "64", "--max-graphics-program-inputs-per-primary-list", "3", "--root-arg", "0=0x50000", "-o", str(out)])
     capsys.readouterr()
     return out
 

@@ -9,7 +9,8 @@ import sys
 from d3d12wl import abi, inputs
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import _violations, load_description, summary
-from d3d12wl.errors import LayoutError
+from d3d12wl.cli._options import add_description_argument, add_json_flag
+from d3d12wl.errors import LayoutError, did_you_mean
 from d3d12wl.executor.reads import call_strides, read_call
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.output.serialize import json_text
@@ -21,6 +22,7 @@ from d3d12wl.records.layout import (
     laying_out_once,
     program_table_layout,
     record_id,
+    record_id_synonyms,
     record_layouts,
 )
 
@@ -51,7 +53,7 @@ C, HLSL or RenderDoc structs for every record a description implies, at the stri
 Records: each program command signature's primary, secondary and implicit-path program-table records; each
 program whose program-table record differs from its PCS's (the explicit local-root-signature path); each
 ExecuteIndirect command signature.  --pcs NAME restricts the output to that program command signature's records,
---record ID (PCS.secondary, as decode and abi check --record name them; repeatable) to those records; with
+--record ID (PCS.secondary, as decode and abi check --record-struct name them; repeatable) to those records; with
 --struct and no --record, only the structs are written.  RenderDoc's buffer viewer takes one format per buffer, so
 --lang renderdoc writes one: name it with --record or --struct (--json gives every format).
 
@@ -69,9 +71,9 @@ it breaks (d3d12wl validate lists them), and --strict makes that exit 1."""
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("codegen", help=summary("codegen"),
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("description", metavar="SIG.json", nargs="?",
-                   help="a JSON description of the objects (the C desc structs as JSON); optional with --capture")
-    p.add_argument("--lang", choices=("c", "hlsl", "renderdoc"), required=True)
+    add_description_argument(p, optional="with --capture")
+    p.add_argument("--lang", choices=("c", "hlsl", "renderdoc"), required=True,
+                   help="the language to write: C (and C++), HLSL, or RenderDoc buffer formats")
     p.add_argument("--pcs", metavar="NAME", help="only this program command signature's records")
     p.add_argument("--record", action="append", default=[], metavar="ID", help="only this record (PCS.secondary, "
                                                                                "EI.command); repeatable")
@@ -83,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--bindings", action="store_true",
                    help="--lang hlsl: after the structs, the register/space declarations of the root and local root "
                         "parameters and static samplers (every root signature, or with --pcs that signature's)")
-    p.add_argument("--json", action="store_true", help="the generated source and each struct as JSON")
+    add_json_flag(p, "the generated source and each struct")
     _violations.add_strict_flag(p)
     p.set_defaults(func=run)
 
@@ -104,7 +106,8 @@ def _select(objects: ObjectSet, args: argparse.Namespace) -> list[RecordLayout]:
                 by_id[rid] = own
     unknown = [r for r in args.record if r not in by_id]
     if unknown:
-        raise LayoutError(f"no record {', '.join(map(repr, unknown))}; records: {', '.join(by_id) or 'none'}",
+        hint = did_you_mean(unknown[0], by_id, record_id_synonyms(by_id)) if len(unknown) == 1 else ""
+        raise LayoutError(f"no record {', '.join(map(repr, unknown))}{hint}; records: {', '.join(by_id) or 'none'}",
                           where="--record")
     return [by_id[r] for r in args.record]
 

@@ -10,7 +10,7 @@ import sys
 from d3d12wl import inputs
 from d3d12wl.capture.file import CAPTURE_ONLY, OBJECT_COLLECTIONS
 from d3d12wl.cli import load_description, summary
-from d3d12wl.cli._options import integer
+from d3d12wl.cli._options import add_json_flag, integer
 from d3d12wl.model import description
 from d3d12wl.records import decode
 
@@ -75,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                                                                           "declared stride)")
     p.add_argument("--va", type=integer, default=None, metavar="BASE", help="GPU VA of the file's byte 0")
     p.add_argument("--format", choices=decode.FORMATS, default=None, help="output format (default text)")
-    p.add_argument("--json", action="store_true", help="the same as --format json")
+    add_json_flag(p, "the records: --format json")
     p.set_defaults(func=run)
 
 

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import add_json_flag
 
 DESCRIPTION = """\
 Compare what two runs execute: captures, saved traces (the output of exec --json) or call sequence files.
@@ -27,9 +28,10 @@ def register(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", metavar="A", help="capture, saved trace or call sequence")
     p.add_argument("b", metavar="B", help="capture, saved trace or call sequence")
-    p.add_argument("--key", default="", help="comma-separated fields to match executions by (default: position)")
+    p.add_argument("--key", default="", metavar="FIELD[,FIELD...]",
+                   help="comma-separated fields to match executions by (default: position)")
     p.add_argument("--values-only", action="store_true", help="compare values, not where they came from")
-    p.add_argument("--json", action="store_true", help="print the diff as JSON")
+    add_json_flag(p, "the diff")
     p.set_defaults(func=run)
 
 

@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from d3d12wl.cli import summary
-from d3d12wl.cli._options import integer
+from d3d12wl.cli._options import (
+    add_json_flag,
+    add_output_flag,
+    add_quiet_flag,
+    add_validators_flag,
+    integer,
+    warn,
+)
 from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.progress import Progress
 from d3d12wl.errors import D3D12WLError
@@ -54,7 +61,9 @@ JSON versions (--json-version; json and jsonl say theirs first, version 1 by say
   2        every execution as the execution table's row (the columns of csv, npz and parquet, flat, VAs as
            integers, names as strings, null where absent; 0.8 KB each on the culling frame): the default of
            --format json and jsonl
---json prints the trace for tools (diff and the migration checks read it): --format json --json-version 1.
+--json is --format json, as on every command that has --format.  Until now it wrote version 1 (the trace diff
+and the migration checks read); this release it still does when --json-version is not given, with a warning on
+standard error, and the next writes the version --format json writes: to keep version 1, add --json-version 1.
 
 -o PATH writes to a file (atomically: an interrupted or failed run leaves the old file or none; npz and
 parquet go to standard output without it).  When the trace has error findings (exit status 1), one line on
@@ -83,8 +92,8 @@ reached), 2 when the capture, a flag or an output path cannot be used."""
 def register(sub: Any) -> None:
     p = sub.add_parser("exec", help=summary("exec"), description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
-    p.add_argument("--json", action="store_true",
-                   help="print the trace as JSON for tools (--format json --json-version 1)")
+    add_json_flag(p, "the trace: --format json (this release without --json-version: version 1, with a warning; "
+                     "the next: the version --format json writes)")
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="text (default), json (one document), jsonl (one record per line), csv, npz or parquet "
                         "(the execution table; parquet needs the pyarrow extra)")
@@ -92,16 +101,13 @@ def register(sub: Any) -> None:
                    help=f"json, jsonl: the version to write, {' or '.join(map(str, JSON_VERSIONS))} (default "
                         f"{JSON_VERSION}; with --json 1): 1 every execution in the trace's shape, 2 as the "
                         "execution table's row")
-    p.add_argument("-o", "--output", metavar="PATH", default=None,
-                   help="write to PATH (atomically) instead of standard output")
+    add_output_flag(p, "where the trace goes (default: standard output)")
     p.add_argument("--findings", metavar="PATH", default=None,
                    help="csv, parquet: where the verdict table goes (default: beside -o FILE.EXT, "
                         "FILE.findings.EXT)")
-    p.add_argument("--validators", action="append", metavar="SPEC", default=None,
-                   help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
-                        "iterable of Validators or zero-argument factory); repeatable")
+    add_validators_flag(p)
     add_selection_flags(p, default_limit=0)
-    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    add_quiet_flag(p)
     add_limit_flags(p)
     add_reading_flag(p)
     p.set_defaults(func=run)
@@ -238,7 +244,12 @@ def json_version_of(args: argparse.Namespace, fmt: str) -> int:
     :data:`~d3d12wl.executor.output.JSON_VERSION` with ``--format json`` / ``jsonl``; a version not in
     :data:`~d3d12wl.executor.output.JSON_VERSIONS`, or one given with another format, is exit 2 naming the flag."""
     if args.json_version is None:
-        return 1 if args.json else JSON_VERSION
+        if args.json and JSON_VERSION != 1:
+            warn("d3d12wl exec", f"--json wrote JSON version 1 before and still does this release; from the next it "
+                                 f"writes what --format json writes (version {JSON_VERSION}): add --json-version 1 "
+                                 "to keep version 1 (diff and migrate read it)")
+            return 1
+        return JSON_VERSION
     if fmt not in ("json", "jsonl"):
         raise D3D12WLError(f"json and jsonl have versions; --format {fmt} has none",
                            where="--json-version")

@@ -62,7 +62,7 @@ class HeaderOptions:
         if not self.headers:
             raise ABIError("no header to check", where="--header")
         if self.lang not in LANGS:
-            raise ABIError(f"unknown language {self.lang!r}; use one of {', '.join(LANGS)}", where="--lang")
+            raise ABIError(f"unknown language {self.lang!r}; use one of {', '.join(LANGS)}", where="--header-lang")
         for h in self.headers:
             require_includable(h)
         if self.prelude not in ("auto", "none"):  # (a path: checked with the others, before any tool is looked for)

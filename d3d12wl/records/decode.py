@@ -30,7 +30,7 @@ import numpy as np
 
 from d3d12wl import abi
 from d3d12wl.abi.compiled import TypeInfo
-from d3d12wl.errors import LayoutError, ParseError
+from d3d12wl.errors import LayoutError, ParseError, did_you_mean
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.output import tables
 from d3d12wl.output.outfiles import TEXT_ERRORS
@@ -226,9 +226,10 @@ def target(objects: ObjectSet, what: str) -> Target:
         dtype = struct_dtype(what)
         return Target(what, dtype, info.size, info.size, f"sizeof({what})", _columns(dtype, None, what, False),
                       struct=what)
-    known = ", ".join(known_targets(objects)) or "none"
-    raise LayoutError(f"{what!r} is neither a record of the description ({known}) nor a declared struct "
-                      "(`d3d12wl abi` lists them)", where="WHAT")
+    names = known_targets(objects)
+    hint = did_you_mean(what, names, L.record_id_synonyms(names)) or did_you_mean(what, abi.types())
+    raise LayoutError(f"{what!r} is neither a record of the description ({', '.join(names) or 'none'}) nor a "
+                      f"declared struct (`d3d12wl abi` lists them){hint}", where="WHAT")
 
 
 def declared_stride(rec: L.RecordLayout) -> tuple[int, str]:
