@@ -91,8 +91,8 @@ def add_json_flag(p: Container, what: str) -> argparse.Action:
     """``--json``: ``what`` (this command's result for programs) as one JSON document on standard output; on exit 2
     the error object instead."""
     return p.add_argument("--json", action="store_true",
-                          help=f"print {what} as JSON on standard output (on exit 2: the error object {{kind, "
-                               "message, where, rule}})")
+                          help=f"the result for programs on standard output, as one JSON document: {what}; on exit 2 "
+                               "the error object {kind, message, where, rule}")
 
 
 def add_output_flag(p: Container, what: str, *, metavar: str = "PATH", required: bool = False,
