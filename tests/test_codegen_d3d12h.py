@@ -226,7 +226,7 @@ def test_headers_cflags(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
         in capsys.readouterr().err
     assert main(["headers", "--directx-headers"]) == 2
     capsys.readouterr()
-    # the spelling before 0.3 still works for this release, with a warning on stderr and the same stdout
+    # the spelling of 0.2.0 still works for this release, with a warning on stderr and the same stdout
     monkeypatch.delenv("D3D12WL_DIRECTX_HEADERS")
     assert main(["headers", "--cflags", "--directx"]) == 0
     old = capsys.readouterr()

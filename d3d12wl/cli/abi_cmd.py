@@ -49,7 +49,7 @@ bytes (default {source_bytes:,}); clang's JSON AST read back is at most {ast_per
     **vars(DEFAULT_LIMITS), ast_per_byte=AST_BYTES_PER_SOURCE_BYTE)
 
 
-#: the old spellings (renamed in 0.3: --lang, --record and --signature meant other things on codegen and capture)
+#: the old spellings (renamed after 0.2.0: --lang, --record and --signature meant other things on codegen and capture)
 _RENAMED = {"--lang": "--header-lang", "--record": "--record-struct", "--signature": "--description"}
 
 

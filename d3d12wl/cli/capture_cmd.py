@@ -66,7 +66,7 @@ The call (one of), its parameters spelled as the spec names them:
                                   the call (NAME or NAME|NAME); the call reads at --argument-buffer /
                                   --count-buffer, so the offsets are what they lie past BASE.  Without one, the
                                   region holding the VA stands for the resource (writes capture version 2)
-  (the spellings before 0.3, --max-inputs, --max-lists, --args, --count, --max, --args-resource and
+  (the spellings of 0.2.0, --max-inputs, --max-lists, --args, --count, --max, --args-resource and
   --count-resource, work for this release with a warning)
 
 The binding (work lists):
@@ -104,7 +104,7 @@ that matches no program, a SlotCount the table does not hold, an error of the ca
 
 _MAX_INPUTS, _MAX_LISTS = "--max-graphics-program-inputs-per-primary-list", "--max-graphics-primary-lists"
 
-#: the old spellings of the call's parameters (renamed in 0.3: --count and --max meant other things elsewhere)
+#: the old spellings of the call's parameters (renamed after 0.2.0: --count and --max meant other things elsewhere)
 _RENAMED = {"--max-inputs": _MAX_INPUTS, "--max-lists": _MAX_LISTS, "--args": "--argument-buffer", "--count": "--count-buffer",
             "--max": "--max-command-count", "--args-resource": "--argument-buffer-resource",
             "--count-resource": "--count-buffer-resource"}
