@@ -221,10 +221,16 @@ def test_an_enum_name_gets_its_d3d12_meaning_first(tmp_path: Path, capsys: pytes
     (["codegen", str(CULLING), "--lang", "c", "--record", "PCS.secondary_record"], "(did you mean 'PCS.secondary'?)"),
     (["capture", str(EI), "a=zeros:64@0x1000", "--execute-indirect", "RootConstantsAndVertexBufers",
       "--argument-buffer", "a", "-o", "-"], "(did you mean 'RootConstantsAndVertexBuffers'?)"),
+    (["dump", "--program", "Opaqe"], "no program 'Opaqe' in the capture (did you mean 'Opaque'?)"),
+    (["exec", "--program", "shadow"], "(did you mean 'Shadow'?)"),
+    (["exec", "--kind", "misaligned"], "(did you mean 'misaligned-va'?)"),
+    (["codegen", str(CULLING), "--lang", "renderdoc", "--struct", "D3D12_DRAW_ARGUMENT"],
+     "(did you mean 'D3D12_DRAW_ARGUMENTS'?)"),
 ])
 def test_record_and_object_names_get_a_did_you_mean(argv: list[str], said: str,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     """A record class by the spec's Source name (D3D12_INDIRECT_ARGUMENT_SOURCE_PRIMARY_RECORD reads PCS.primary),
-    a misspelt record, struct or command signature."""
+    a misspelt record, struct, command signature, program (spec culling example: Opaque, Transparent, Shadow; a
+    program no capture has selected nothing before, silently) or finding kind."""
     assert main(argv) == 2
     assert said in capsys.readouterr().err

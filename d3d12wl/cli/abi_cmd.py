@@ -164,7 +164,8 @@ def _run(args: argparse.Namespace) -> int:
                        where="d3d12wl abi")
     if names[:1] == ["check"]:
         if len(names) > 1:
-            raise ABIError(f"takes no names, got {' '.join(names[1:])}", where="d3d12wl abi check")
+            raise ABIError(f"takes no names, got {' '.join(names[1:])}: `d3d12wl abi {' '.join(names[1:])}` shows "
+                           "them", where="d3d12wl abi check")
         if args.header or args.hlsl:
             if args.headers:
                 raise ABIError("--header and --headers are two different checks; give one", where="--header")

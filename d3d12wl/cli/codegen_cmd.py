@@ -122,7 +122,8 @@ def _stride_flags(flags: list[str], layouts: list[RecordLayout]) -> dict[str, tu
         if not sep:
             raise LayoutError("give --stride ID=N (PCS.secondary=32)", where=where)
         if rid not in by_id:
-            raise LayoutError(f"no record {rid!r} is generated; records: {', '.join(by_id) or 'none'}", where=where)
+            raise LayoutError(f"no record {rid!r} is generated{did_you_mean(rid, by_id, record_id_synonyms(by_id))}; "
+                              f"records: {', '.join(by_id) or 'none'}", where=where)
         try:
             stride = inputs.integer(value)
         except ValueError as exc:
@@ -163,7 +164,7 @@ def _strides(objects: ObjectSet, layouts: list[RecordLayout], args: argparse.Nam
 
 def run(args: argparse.Namespace) -> int:
     if args.description is None and args.capture is None:
-        raise LayoutError("give SIG.json (or --capture CAPTURE.json, whose description is used)", where="SIG.json")
+        raise LayoutError("give DESC.json (or --capture CAPTURE.json, whose description is used)", where="DESC.json")
     objects = load_description(args) if args.description is not None else load_capture(args.capture).objects
     with laying_out_once():  # (the rules behind the violations line read the same layouts)
         return _violations.finish(args, objects, _generate(objects, args))
@@ -176,7 +177,8 @@ def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
                           "headers' own)", where="--struct")
     for name in args.struct:
         if name not in abi.types():
-            raise LayoutError(f"no declared struct named {name!r} (`d3d12wl abi` lists them)", where="--struct")
+            raise LayoutError(f"no declared struct named {name!r}{did_you_mean(name, abi.types())} (`d3d12wl abi` lists "
+                              "them)", where="--struct")
     if args.bindings and args.lang != "hlsl":
         raise LayoutError("--bindings applies to --lang hlsl", where="--bindings")
     chosen = _strides(objects, layouts, args)

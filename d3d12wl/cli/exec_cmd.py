@@ -7,6 +7,7 @@ import argparse
 import dataclasses
 import io
 import sys
+from collections.abc import Iterable
 from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
@@ -23,7 +24,7 @@ from d3d12wl.cli._options import (
 )
 from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.progress import Progress
-from d3d12wl.errors import D3D12WLError
+from d3d12wl.errors import D3D12WLError, did_you_mean
 from d3d12wl.executor.output import FORMATS, JSON_VERSION, JSON_VERSIONS
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
@@ -138,15 +139,25 @@ def selection_from(args: argparse.Namespace) -> Selection:
     try:
         primary = parse_range(args.primary) if args.primary is not None else None
     except ValueError:
-        raise D3D12WLError(f"--primary {args.primary!r} is not A:B", where="--primary") from None
+        raise D3D12WLError(f"--primary {args.primary!r} is not A:B: give A:B for primary records A..B-1 (A: and :B "
+                           "and A alone work too)", where="--primary") from None
     if args.limit < 0:
-        raise D3D12WLError("--limit must be >= 0", where="--limit")
+        raise D3D12WLError("--limit must be >= 0 (0: all)", where="--limit")
     unknown = [k for k in args.kind or () if k not in FINDING_KINDS]
     if unknown:
-        raise D3D12WLError(f"--kind {unknown[0]!r} is not a finding kind (d3d12wl.executor.trace.FINDING_KINDS)",
-                           where="--kind")
+        raise D3D12WLError(f"--kind {unknown[0]!r} is not a finding kind{did_you_mean(unknown[0], FINDING_KINDS)} "
+                           "(d3d12wl.executor.trace.FINDING_KINDS lists them)", where="--kind")
     return Selection(args.list_index, primary, args.program, frozenset(args.kind) if args.kind else None,
                      args.limit)
+
+
+def check_program(args: argparse.Namespace, programs: Iterable[str]) -> None:
+    """``--program NAME`` names a program of the capture (exit 2 with the closest name otherwise, not an empty
+    selection that looks like a call that ran nothing)."""
+    names = list(programs)
+    if args.program is not None and args.program not in names:
+        raise D3D12WLError(f"no program {args.program!r} in the capture{did_you_mean(args.program, names)}; its "
+                           f"programs: {', '.join(names) or 'none'}", where="--program")
 
 
 def limit_value(text: str) -> int:
@@ -210,14 +221,16 @@ def run(args: argparse.Namespace) -> int:
     bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0
            and not (getattr(limits, f.name) == AUTO and f.name in SCALED_FLOORS)]
     if bad:
-        raise D3D12WLError(f"limits must be >= 0: {', '.join(bad)}", where=" ".join(Limits.flag(b) for b in bad))
+        raise D3D12WLError(f"limits must be >= 0: {', '.join(bad)} (give a count, or auto where the default is auto)",
+                           where=" ".join(Limits.flag(b) for b in bad))
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
-        raise D3D12WLError(f"--json and --format {fmt} disagree", where="--format")
+        raise D3D12WLError(f"--json is --format json, so it and --format {fmt} disagree: give one of them",
+                           where="--format")
     version = json_version_of(args, fmt)
     if args.findings is not None and fmt not in ("csv", "parquet"):
         raise D3D12WLError(f"--findings names the verdict table of csv and parquet; --format {fmt} holds the "
-                           "findings itself", where="--findings")
+                           "findings itself: leave --findings out", where="--findings")
     selection = selection_from(args)
     hooks = load_hooks(args.validators)
     progress = Progress("exec", quiet=args.quiet)
@@ -228,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
         progress.stage("loading the capture")
         with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
             capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        check_program(args, capture.objects.programs)
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
     where = write_trace(trace, fmt, args.output, validators=hooks is not None, selection=selection,
@@ -251,7 +265,7 @@ def json_version_of(args: argparse.Namespace, fmt: str) -> int:
             return 1
         return JSON_VERSION
     if fmt not in ("json", "jsonl"):
-        raise D3D12WLError(f"json and jsonl have versions; --format {fmt} has none",
+        raise D3D12WLError(f"json and jsonl have versions; --format {fmt} has none: leave --json-version out",
                            where="--json-version")
     if args.json_version not in JSON_VERSIONS:
         raise D3D12WLError(f"{args.json_version} is not one of "
