@@ -51,7 +51,7 @@ def test_decode_json_is_format_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["decode", desc, "PCS.primary", data, "--format", "json"]) == 0
     assert capsys.readouterr().out == as_json and len(json.loads(as_json)["records"]) == 3
     assert main(["decode", desc, "PCS.primary", data, "--json", "--format", "csv"]) == 2
-    assert "--json and --format csv disagree" in capsys.readouterr().err
+    assert "--json is --format json, so it and --format csv disagree" in capsys.readouterr().err
 
 
 def test_capture_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

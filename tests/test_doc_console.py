@@ -31,12 +31,26 @@ _BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
 _TOCTREE = re.compile(r"^```\{toctree\}\n(.*?)^```", re.S | re.M)
 
 
+def listed_pages() -> list[Path]:
+    """The pages of index.md's tables of contents, in their order (the site's navigation)."""
+    return [DOCS / f"{line.strip()}.md" for body in _TOCTREE.findall((DOCS / "index.md").read_text())
+            for line in body.splitlines() if line.strip() and not line.startswith(":")]
+
+
 def pages() -> list[Path]:
     """The README, then the site's pages in the order of index.md's tables of contents, then any other page."""
-    listed = [DOCS / f"{line.strip()}.md" for body in _TOCTREE.findall((DOCS / "index.md").read_text())
-              for line in body.splitlines() if line.strip() and not line.startswith(":")]
+    listed = listed_pages()
     rest = sorted(p for p in DOCS.glob("*.md") if p not in listed)
     return [ROOT / "README.md", DOCS / "index.md", *listed, *rest]
+
+
+def test_every_page_is_in_the_navigation() -> None:
+    """A page is added to the site by one line in a table of contents of docs/index.md (Sphinx's strict build in
+    .ci/run fails on a page in none; this says so without Sphinx installed)."""
+    listed = listed_pages()
+    assert all(p.is_file() for p in listed), [p.name for p in listed if not p.is_file()]
+    unlisted = sorted(p.name for p in DOCS.glob("*.md") if p not in listed and p.name != "index.md")
+    assert not unlisted, f"add {', '.join(unlisted)} to a toctree in docs/index.md"
 
 
 def _console_examples(path: Path) -> list[tuple[str, int, list[str]]]:

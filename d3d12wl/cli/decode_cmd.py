@@ -145,7 +145,8 @@ def _from_capture(args: argparse.Namespace) -> decode.Decoded:
 def run(args: argparse.Namespace) -> int:
     fmt: decode.Format = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
-        raise inputs.InputError(f"--json and --format {fmt} disagree", where="--format")
+        raise inputs.InputError(f"--json is --format json, so it and --format {fmt} disagree: give one of them",
+                                where="--format")
     if args.capture is not None:
         decoded = _from_capture(args)
     else:
