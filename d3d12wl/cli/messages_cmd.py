@@ -15,8 +15,8 @@ from typing import Any
 
 from d3d12wl import inputs
 from d3d12wl.cli import summary
-from d3d12wl.cli._options import add_json_flag, number
-from d3d12wl.errors import D3D12WLError
+from d3d12wl.cli._options import add_json_flag
+from d3d12wl.errors import UsageError
 from d3d12wl.messages.conformance import DEFAULT_BUDGET_S, MIN_CHECK_S, ConformanceReport, run_conformance
 from d3d12wl.messages.conformance_harness import SITE_LOAD
 from d3d12wl.messages.driver import Driver
@@ -69,10 +69,6 @@ def _checks_text() -> str:
     return "\n".join(lines)
 
 
-class UsageError(D3D12WLError):
-    """Unusable input to ``d3d12wl messages check`` (exit 2)."""
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     description = DESCRIPTION.format(checks=_checks_text())
     p = subparsers.add_parser(
@@ -91,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     out = c.add_mutually_exclusive_group()
     add_json_flag(out, "the checks' results")
     out.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
-    c.add_argument("--timeout", metavar="SECONDS", type=number, default=DEFAULT_BUDGET_S,
+    c.add_argument("--timeout", metavar="SECONDS", type=float, default=DEFAULT_BUDGET_S,
                    help=f"with --driver: the time budget of the whole run (default {DEFAULT_BUDGET_S:g}); each check "
                         f"runs in its own process with an equal share of the budget left (at least {MIN_CHECK_S:g} s), "
                         "so a crash or a hang fails one check")
