@@ -12,7 +12,8 @@ from d3d12wl.cli import summary
 from d3d12wl.cli._options import add_json_flag
 
 DESCRIPTION = """\
-Compare what two runs execute: captures, saved traces (the output of exec --format json --json-version 1) or call sequence files.
+Compare what two runs execute: captures, saved traces (the output of exec --format json --json-version 1) or
+call sequence files.
 
 Executions are matched by position, or with --key by the values of the listed fields (program, call,
 list_index, primary_index, secondary_index, command_index, trigger): the n-th execution with a key value in A
