@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from d3d12wl._version import __version__
+from d3d12wl._version import SPECS_LINE, __version__
 from d3d12wl.cli._options import check_required
 from d3d12wl.errors import D3D12WLError, UsageError, closest, did_you_mean
 
@@ -190,7 +190,7 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
         epilog=EXIT_CODES + "\n\n--debug (anywhere on the line) prints the traceback of an internal error.",
         formatter_class=_CommandListFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__} ({SPECS_LINE})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, text in COMMANDS.items():
