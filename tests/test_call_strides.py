@@ -101,7 +101,7 @@ def assemble(tmp: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tupl
 
 @pytest.fixture()
 def readback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    out, rc, text = assemble(tmp_path, capsys, "--max-inputs", "3", "--stride", str(TABLE_STRIDE))
+    out, rc, text = assemble(tmp_path, capsys, "--max-graphics-program-inputs-per-primary-list", "3", "--stride", str(TABLE_STRIDE))
     assert rc == 0, text
     return out
 
@@ -111,13 +111,13 @@ def readback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 
 def test_preflight_names_the_flag_whose_default_contradicts_the_bytes(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Rule 12: --max-inputs left at its default 0 under a dispatch input with NumProgramInputs 3: the capture is
+    """Rule 12: --max-graphics-program-inputs-per-primary-list left at its default 0 under a dispatch input with NumProgramInputs 3: the capture is
     written, exit 1, and the call-time finding names the flag and the value the bytes need."""
     out, rc, text = assemble(tmp_path, capsys, "--stride", str(TABLE_STRIDE))
     assert rc == 1 and out.is_file()
     assert "error: max-graphics-program-inputs-exceeded [rule 12] list 0 @0x10000" in text
-    assert ("the flag: --max-inputs (MaxGraphicsProgramInputsPerPrimaryList) is 0, its default (not given), but "
-            "the dispatch input holds NumProgramInputs 3: give --max-inputs 3") in text
+    assert ("the flag: --max-graphics-program-inputs-per-primary-list (MaxGraphicsProgramInputsPerPrimaryList) is 0, its default (not given), but "
+            "the dispatch input holds NumProgramInputs 3: give --max-graphics-program-inputs-per-primary-list 3") in text
     assert execute(load_capture(out)).findings_of("max-graphics-program-inputs-exceeded")  # exec agrees
 
 
@@ -125,7 +125,7 @@ def test_preflight_says_at_which_stride_the_identifiers_line_up(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """A table written at StrideInBytes 64 and bound at the signature's minimum 48 (the default): its slots 1 and 2
     read junk, and the identifiers line up at 64 (spec "Program table slot layout")."""
-    out, rc, text = assemble(tmp_path, capsys, "--max-inputs", "3")
+    out, rc, text = assemble(tmp_path, capsys, "--max-graphics-program-inputs-per-primary-list", "3")
     assert rc == 1 and out.is_file()
     assert "matches no program of the description" in text
     assert ("program table 0: the identifiers line up at stride 64 (Opaque slot 0, Transparent slot 1, Shadow slot "
@@ -218,7 +218,7 @@ def test_unmapped_secondary_lists_are_left_out_and_said(tmp_path: Path, capsys: 
     regions = [r for r in regions if not r.startswith("shadow=")]
     out = tmp_path / "partial.json"
     main(["capture", str(desc), *regions, "--dispatch-list", "dispatch", "--program-table", "table", "--stride",
-          "64", "--max-inputs", "3", "--root-arg", "0=0x50000", "-o", str(out)])
+          "64", "--max-graphics-program-inputs-per-primary-list", "3", "--root-arg", "0=0x50000", "-o", str(out)])
     capsys.readouterr()
     rc, rows, err = decode_csv(capsys, "--capture", str(out), "PCS.secondary")
     assert rc == 1 and len(rows) == 6
@@ -243,7 +243,7 @@ def execute_capture_with_stride(tmp_path: Path, capsys: pytest.CaptureFixture[st
     desc.write_text(json.dumps(doc))
     out = tmp_path / f"stride{stride}_capture.json"
     main(["capture", str(desc), *regions, "--dispatch-list", "dispatch", "--program-table", "table", "--stride",
-          "64", "--max-inputs", "3", "--root-arg", "0=0x50000", "-o", str(out)])
+          "64", "--max-graphics-program-inputs-per-primary-list", "3", "--root-arg", "0=0x50000", "-o", str(out)])
     capsys.readouterr()
     return out
 
@@ -520,21 +520,21 @@ def sample_frame(tmp: Path) -> tuple[Path, Path]:
 
 def test_decode_takes_the_count_from_the_count_buffer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """IndirectDrawing.md "Drawing": the call reads min(*pCountBuffer at CountBufferOffset, MaxCommandCount)
-    commands; --count-buffer FILE,offset=N reads that UINT32 (the user read it with od), --count caps it as
+    commands; --count-file FILE,offset=N reads that UINT32 (the user read it with od), --count caps it as
     MaxCommandCount does."""
     desc, frame = sample_frame(tmp_path)
-    rc, rows, err = decode_csv(capsys, str(desc), "Sample.command", str(frame), "--count-buffer",
+    rc, rows, err = decode_csv(capsys, str(desc), "Sample.command", str(frame), "--count-file",
                                f"{frame},offset=24576")
     assert rc == 0 and len(rows) == COMMANDS and err == ""
     assert rows[-1]["arg0_ConstantBufferView"] == hex(0x10000000 + 256 * (COMMANDS - 1))
-    rc, rows, _ = decode_csv(capsys, str(desc), "Sample.command", str(frame), "--count-buffer",
+    rc, rows, _ = decode_csv(capsys, str(desc), "Sample.command", str(frame), "--count-file",
                              f"{frame},offset=24576", "--count", "100")
     assert rc == 0 and len(rows) == 100
-    assert main(["decode", str(desc), "Sample.command", str(frame), "--count-buffer", f"{frame},offset=24576",
+    assert main(["decode", str(desc), "Sample.command", str(frame), "--count-file", f"{frame},offset=24576",
                  "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["count"] == COMMANDS and doc["count_from"]["value"] == COMMANDS and doc["count_from"]["offset"] == 24576
-    assert main(["decode", str(desc), "Sample.command", str(frame), "--count-buffer", f"{frame},offset=24576"]) == 0
+    assert main(["decode", str(desc), "Sample.command", str(frame), "--count-file", f"{frame},offset=24576"]) == 0
     assert capsys.readouterr().out.startswith(f"Sample.command: 24 bytes used, stride 24 (Sample.ByteStride), 420 "
                                               f"record(s) (the count buffer's 420 at offset 24576 of {frame})")
 
@@ -543,7 +543,7 @@ def test_a_count_the_bytes_do_not_hold_is_a_finding(tmp_path: Path, capsys: pyte
     """The count buffer says 420; the readback holds 1,000 bytes (41 whole commands): the 41 are decoded, and the
     rest is a finding, exit 1."""
     desc, _ = sample_buffers(tmp_path, 24, 1000)
-    rc, rows, err = decode_csv(capsys, str(desc), "Sample.command", str(tmp_path / "args.bin"), "--count-buffer",
+    rc, rows, err = decode_csv(capsys, str(desc), "Sample.command", str(tmp_path / "args.bin"), "--count-file",
                                str(tmp_path / "count.bin"))
     assert rc == 1 and len(rows) == 41
     assert (f"the count buffer's 420 at offset 0 of {tmp_path / 'count.bin'}: 420 records, but "
@@ -559,10 +559,10 @@ def test_a_count_the_bytes_do_not_hold_is_a_finding(tmp_path: Path, capsys: pyte
 def test_an_unusable_count_buffer_is_exit_2(value: str, message: str, tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     desc, _ = sample_buffers(tmp_path, 24)
-    assert main(["decode", str(desc), "Sample.command", str(tmp_path / "args.bin"), "--count-buffer",
+    assert main(["decode", str(desc), "Sample.command", str(tmp_path / "args.bin"), "--count-file",
                  value.format(count=tmp_path / "count.bin")]) == 2
     err = capsys.readouterr().err
-    assert message in err and "--count-buffer" in err
+    assert message in err and "--count-file" in err
 
 
 def test_decode_capture_without_what_decodes_what_the_call_reads(readback: Path, tmp_path: Path,
@@ -592,8 +592,8 @@ def test_decode_capture_without_what_decodes_what_the_call_reads(readback: Path,
     desc.write_text(json.dumps(named))
     rc, rows, _ = decode_csv(capsys, "--capture", str(capture), str(desc))
     assert rc == 0 and rows[0]["cbv"] == "0x10000000"
-    assert main(["decode", "--capture", str(capture), "--count-buffer", str(tmp_path / "count.bin")]) == 2
-    assert "--count-buffer: chooses records in a raw FILE" in capsys.readouterr().err
+    assert main(["decode", "--capture", str(capture), "--count-file", str(tmp_path / "count.bin")]) == 2
+    assert "--count-file: chooses records in a raw FILE" in capsys.readouterr().err
 
 
 def test_preflight_names_the_list_stride_that_fits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

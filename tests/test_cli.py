@@ -86,6 +86,6 @@ _FIRST_ARGUMENT = {"layout": ["x.json"], "validate": ["x.json"], "codegen": ["x.
                    "decode": ["x.json", "PCS.primary", "x.bin"],
                    "capture": ["x.json", "-o", "o.json", "--dispatch-list", "0x0"],
                    "messages": ["check"],
-                   "migrate": ["scene", "-o", "x"], "diff": ["a.json", "b.json"], "patch-list": ["c.json"],
+                   "migrate": ["scene", "--output-dir", "x"], "diff": ["a.json", "b.json"], "patch-list": ["c.json"],
                    "remap": ["c.json", "--va-map", "m.csv", "-o", "o.json"],
                    "import": ["gits", "d.txt", "--output-dir", "o"]}

@@ -229,11 +229,11 @@ def test_the_command_line_with_a_signature_and_a_va_map(tmp_path: Path, signatur
     out = tmp_path / "out"
     out.mkdir()
     code = main(["import", "gits", str(tmp_path / "call_42_execute_indirect_pre_patch.txt"),
-                 str(tmp_path / "call_42_execute_indirect_post_patch.txt"), "--output-dir", str(out), "--signature",
+                 str(tmp_path / "call_42_execute_indirect_post_patch.txt"), "--output-dir", str(out), "--description",
                  str(signature_file), "--va-map", str(va_map), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["calls"][0]["by"] == "va map" and report["calls"][0]["dumps"]["pre"]["signature"] == \
         "SIG"
     assert main(["import", "gits", str(tmp_path), "--output-dir", str(out), "--command-signature", "SIG"]) == 2
-    assert "--signature" in capsys.readouterr().err
+    assert "--description" in capsys.readouterr().err
     description.load(DESCRIPTION)  # (the fixture is a valid description)

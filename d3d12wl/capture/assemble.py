@@ -38,7 +38,7 @@ import numpy as np
 from d3d12wl import abi, inputs
 from d3d12wl.capture.file import CAPTURE_VERSION, DESCRIPTOR_HEAP_MEMBERS, Capture, load_capture
 from d3d12wl.capture.memory import Region as MemoryRegion
-from d3d12wl.errors import CaptureError, D3D12WLError
+from d3d12wl.errors import CaptureError, D3D12WLError, did_you_mean
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, RootSignature
@@ -177,7 +177,8 @@ def resolve_va(text: str | int, regions: Sequence[Region], where: str) -> int:
     if not plus and re.fullmatch(r"(0[xX])?[0-9a-fA-F_]+", text):
         return _int(text, where)
     known = ", ".join(r.name for r in regions) or "none"
-    raise _fail(where, f"{text!r} is neither a VA nor a region name (regions: {known})")
+    raise _fail(where, f"{text!r} is neither a VA nor a region name{did_you_mean(name, [r.name for r in regions])} "
+                       f"(regions: {known})")
 
 
 def parse_resource(text: str, regions: Sequence[Region], where: str) -> dict[str, Any]:
@@ -437,8 +438,9 @@ def _signature(objects: ObjectSet, spec: AssembleSpec) -> str | None:
         if spec.signature in objects.work_list_signatures or spec.signature in objects.work_list_signature_arrays:
             return spec.signature
         known = ", ".join([*objects.work_list_signatures, *objects.work_list_signature_arrays]) or "none"
-        raise _fail("--signature", f"no work list signature or signature array named {spec.signature!r} "
-                                   f"(known: {known})")
+        names = [*objects.work_list_signatures, *objects.work_list_signature_arrays]
+        raise _fail("--signature", f"no work list signature or signature array named {spec.signature!r}"
+                                   f"{did_you_mean(spec.signature, names)} (known: {known})")
     if spec.call.kind == "DispatchList1" and objects.work_list_signature_arrays:
         return _only(list(objects.work_list_signature_arrays), "work list signature array", "--signature")
     return _only(list(objects.work_list_signatures), "work list signature", "--signature")
@@ -450,13 +452,14 @@ def _call(objects: ObjectSet, spec: AssembleSpec) -> dict[str, Any]:
     if c.kind == "ExecuteIndirect":
         if c.signature not in objects.command_signatures:
             known = ", ".join(objects.command_signatures) or "none"
-            raise _fail("--execute-indirect", f"no command signature named {c.signature!r} (known: {known})")
+            raise _fail("--execute-indirect", f"no command signature named {c.signature!r}"
+                                              f"{did_you_mean(c.signature, objects.command_signatures)} (known: {known})")
         if c.args is None:
-            raise _fail("--args", "ExecuteIndirect needs --args VA (the argument buffer)")
+            raise _fail("--argument-buffer", "ExecuteIndirect needs --argument-buffer VA (the argument buffer)")
         if c.count is None and c.count_resource is not None:
-            raise _fail("--count-resource", "applies to a --count buffer")
-        argument, argument_offset = _buffer(c.args, c.args_resource, regions, "--args")
-        count, count_offset = _buffer(c.count, c.count_resource, regions, "--count") if c.count is not None \
+            raise _fail("--count-buffer-resource", "applies to a --count-buffer VA; give both or neither")
+        argument, argument_offset = _buffer(c.args, c.args_resource, regions, "--argument-buffer")
+        count, count_offset = _buffer(c.count, c.count_resource, regions, "--count-buffer") if c.count is not None \
             else (None, 0)
         return {"ExecuteIndirect": {
             "pCommandSignature": c.signature, "MaxCommandCount": c.max_commands,

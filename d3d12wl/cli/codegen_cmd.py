@@ -10,7 +10,8 @@ import sys
 from d3d12wl import abi, inputs
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import _violations, load_description, summary
-from d3d12wl.errors import LayoutError
+from d3d12wl.cli._options import add_description_argument, add_json_flag, add_output_flag
+from d3d12wl.errors import LayoutError, did_you_mean
 from d3d12wl.executor.reads import call_strides, read_call
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.output import outfiles
@@ -23,6 +24,7 @@ from d3d12wl.records.layout import (
     laying_out_once,
     program_table_layout,
     record_id,
+    record_id_synonyms,
     record_layouts,
 )
 
@@ -60,7 +62,7 @@ C, HLSL or RenderDoc structs for every record a description implies, at the stri
 Records: each program command signature's primary, secondary and implicit-path program-table records; each
 program whose program-table record differs from its PCS's (the explicit local-root-signature path); each
 ExecuteIndirect command signature.  --pcs NAME restricts the output to that program command signature's records,
---record ID (PCS.secondary, as decode and abi check --record name them; repeatable) to those records; with
+--record ID (PCS.secondary, as decode and abi check --record-struct name them; repeatable) to those records; with
 --struct and no --record, only the structs are written.  RenderDoc's buffer viewer takes one format per buffer, so
 --lang renderdoc writes one: name it with --record or --struct (--json gives every format).
 
@@ -82,9 +84,9 @@ it breaks (d3d12wl validate lists them), and --strict makes that exit 1."""
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("codegen", help=summary("codegen"),
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("description", metavar="SIG.json", nargs="?",
-                   help="a JSON description of the objects (the C desc structs as JSON); optional with --capture")
-    p.add_argument("--lang", choices=("c", "hlsl", "renderdoc"), required=True)
+    add_description_argument(p, optional="with --capture")
+    p.add_argument("--lang", choices=("c", "hlsl", "renderdoc"), required=True,
+                   help="the language to write: C (and C++), HLSL, or RenderDoc buffer formats")
     p.add_argument("--pcs", metavar="NAME", help="only this program command signature's records")
     p.add_argument("--record", action="append", default=[], metavar="ID", help="only this record (PCS.secondary, "
                                                                                "EI.command); repeatable")
@@ -99,9 +101,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--shader-model", type=_shader_model, default=None, metavar="SM",
                    help=f"--lang hlsl: the Shader Model the HLSL is for ({', '.join(codegen.SHADER_MODELS)}; default "
                         f"{codegen.DEFAULT_SHADER_MODEL}); below 6_0 no 64-bit type appears (a VA is a uint2)")
-    p.add_argument("-o", "--output", metavar="PATH", default=None,
-                   help="write the source to PATH (- for standard output, the default); written whole or not at all")
-    p.add_argument("--json", action="store_true", help="the generated source and each struct as JSON")
+    add_output_flag(p, "the generated source (default: standard output)")
+    add_json_flag(p, "the generated source and each struct")
     _violations.add_strict_flag(p)
     p.set_defaults(func=run)
 
@@ -129,7 +130,8 @@ def _select(objects: ObjectSet, args: argparse.Namespace) -> list[RecordLayout]:
                 by_id[rid] = own
     unknown = [r for r in args.record if r not in by_id]
     if unknown:
-        raise LayoutError(f"no record {', '.join(map(repr, unknown))}; records: {', '.join(by_id) or 'none'}",
+        hint = did_you_mean(unknown[0], by_id, record_id_synonyms(by_id)) if len(unknown) == 1 else ""
+        raise LayoutError(f"no record {', '.join(map(repr, unknown))}{hint}; records: {', '.join(by_id) or 'none'}",
                           where="--record")
     return [by_id[r] for r in args.record]
 
@@ -144,7 +146,8 @@ def _stride_flags(flags: list[str], layouts: list[RecordLayout]) -> dict[str, tu
         if not sep:
             raise LayoutError("give --stride ID=N (PCS.secondary=32)", where=where)
         if rid not in by_id:
-            raise LayoutError(f"no record {rid!r} is generated; records: {', '.join(by_id) or 'none'}", where=where)
+            raise LayoutError(f"no record {rid!r} is generated{did_you_mean(rid, by_id, record_id_synonyms(by_id))}; "
+                              f"records: {', '.join(by_id) or 'none'}", where=where)
         try:
             stride = inputs.integer(value)
         except ValueError as exc:
@@ -188,7 +191,7 @@ def _refuse_input_as_output(args: argparse.Namespace) -> None:
     if outfiles.is_stdout(args.output):
         return
     outfiles.check_target(args.output)
-    for flag, given in (("SIG.json", args.description), ("--capture", args.capture)):
+    for flag, given in (("DESC.json", args.description), ("--capture", args.capture)):
         if given is None or given == "-":
             continue
         try:
@@ -202,7 +205,7 @@ def _refuse_input_as_output(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.description is None and args.capture is None:
-        raise LayoutError("give SIG.json (or --capture CAPTURE.json, whose description is used)", where="SIG.json")
+        raise LayoutError("give DESC.json (or --capture CAPTURE.json, whose description is used)", where="DESC.json")
     _refuse_input_as_output(args)
     objects = load_description(args) if args.description is not None else load_capture(args.capture).objects
     with laying_out_once():  # (the rules behind the violations line read the same layouts)
@@ -216,7 +219,8 @@ def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
                           "headers' own)", where="--struct")
     for name in args.struct:
         if name not in abi.types():
-            raise LayoutError(f"no declared struct named {name!r} (`d3d12wl abi` lists them)", where="--struct")
+            raise LayoutError(f"no declared struct named {name!r}{did_you_mean(name, abi.types())} (`d3d12wl abi` lists "
+                              "them)", where="--struct")
     if args.bindings and args.lang != "hlsl":
         raise LayoutError("--bindings applies to --lang hlsl", where="--bindings")
     if args.shader_model is not None and args.lang != "hlsl":

@@ -11,7 +11,7 @@ import sys
 from d3d12wl import abi, inputs
 from d3d12wl.capture.file import CAPTURE_ONLY, OBJECT_COLLECTIONS
 from d3d12wl.cli import load_description, summary
-from d3d12wl.cli._options import integer
+from d3d12wl.cli._options import add_json_flag, integer
 from d3d12wl.model import description
 from d3d12wl.records import decode
 
@@ -41,9 +41,9 @@ d3d12wl abi).  FILE is the bytes (-: stdin); a regular file is memory-mapped, no
 --stride N   bytes from one record to the next (default: the declared stride: a PCS's SecondaryRecordByteStride,
              a command signature's ByteStride, a struct's sizeof; for primary and program-table records, whose
              stride the dispatch gives, the minimum); checked as the spec checks it; 0 is the broadcast form
---count N    records to decode (default: every record the bytes hold whole); with --count-buffer, at most N
+--count N    records to decode (default: every record the bytes hold whole); with --count-file, at most N
              (MaxCommandCount: the call decodes min(the count buffer's value, MaxCommandCount))
---count-buffer FILE[,offset=N]
+--count-file FILE[,offset=N]
              the count from an ExecuteIndirect count buffer's readback: the UINT32 at byte N of FILE (default 0;
              CountBufferOffset, which the spec aligns to 4).  A count the bytes do not hold whole is a finding (the records they hold are decoded).  With
              --capture the count is the call's own (its count buffer, min'd with MaxCommandCount)
@@ -67,7 +67,7 @@ Exit status: 0 decoded, 1 findings, 2 an unusable description, capture, WHAT, FI
 expected) or flag."""
 
 #: the flags that choose records in a raw FILE (not with --capture, where the call chooses them)
-_FILE_FLAGS = ("offset", "count", "stride", "va", "count_buffer")
+_FILE_FLAGS = ("offset", "count", "stride", "va", "count_file")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -84,11 +84,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--count", type=integer, default=None, metavar="N", help="records to decode (default: all whole)")
     p.add_argument("--stride", type=integer, default=None, metavar="N", help="bytes between records (default: the "
                                                                           "declared stride)")
-    p.add_argument("--count-buffer", default=None, metavar="FILE[,offset=N]",
+    p.add_argument("--count-file", default=None, metavar="FILE[,offset=N]",
                    help="take the count from a count buffer's readback: the UINT32 at byte N of FILE (default 0)")
     p.add_argument("--va", type=integer, default=None, metavar="BASE", help="GPU VA of the file's byte 0")
     p.add_argument("--format", choices=decode.FORMATS, default=None, help="output format (default text)")
-    p.add_argument("--json", action="store_true", help="the same as --format json")
+    add_json_flag(p, "the records: --format json")
     p.set_defaults(func=run)
 
 
@@ -172,9 +172,9 @@ def _from_capture(args: argparse.Namespace) -> tuple[list[decode.Decoded], bool]
 
 
 def _count_buffer(text: str) -> tuple[int, str, int]:
-    """``--count-buffer FILE[,offset=N]``: the UINT32 at byte N of FILE (IndirectDrawing.md "Drawing":
+    """``--count-file FILE[,offset=N]``: the UINT32 at byte N of FILE (IndirectDrawing.md "Drawing":
     ``pCountBuffer->ReadUINT32(CountBufferOffset)``, the offset 4-byte aligned), the file's label and N."""
-    where = f"--count-buffer {text}"
+    where = f"--count-file {text}"
     file, offset = text, 0
     head, sep, tail = text.rpartition(",offset=")
     if sep:
@@ -196,11 +196,11 @@ def _count_buffer(text: str) -> tuple[int, str, int]:
 
 def _counted(target: decode.Target, data: memoryview | bytes, args: argparse.Namespace, source: str
              ) -> decode.Decoded:
-    """The records of FILE, ``--count`` of them, or as many as ``--count-buffer``'s value (at most ``--count``)."""
-    if args.count_buffer is None:
+    """The records of FILE, ``--count`` of them, or as many as ``--count-file``'s value (at most ``--count``)."""
+    if args.count_file is None:
         return decode.view(target, data, offset=args.offset or 0, stride=args.stride, count=args.count,
                            va=args.va, source=source)
-    value, file, at = _count_buffer(args.count_buffer)
+    value, file, at = _count_buffer(args.count_file)
     want = value if args.count is None else min(value, args.count)
     capped = f", at most --count {args.count}" if args.count is not None and args.count < value else ""
     says = f"the count buffer's {value} at offset {at} of {file}{capped}"
@@ -221,7 +221,8 @@ def _counted(target: decode.Target, data: memoryview | bytes, args: argparse.Nam
 def run(args: argparse.Namespace) -> int:
     fmt: decode.Format = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
-        raise inputs.InputError(f"--json and --format {fmt} disagree", where="--format")
+        raise inputs.InputError(f"--json is --format json, so it and --format {fmt} disagree: give one of them",
+                                where="--format")
     several = False
     if args.capture is not None:
         decodes, several = _from_capture(args)

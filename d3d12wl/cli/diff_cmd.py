@@ -9,9 +9,11 @@ import sys
 from typing import Any
 
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import add_json_flag
 
 DESCRIPTION = """\
-Compare what two runs execute: captures, saved traces (the output of exec --json) or call sequence files.
+Compare what two runs execute: captures, saved traces (the output of exec --format json --json-version 1) or
+call sequence files.
 
 Executions are matched by position, or with --key by the values of the listed fields (program, call,
 list_index, primary_index, secondary_index, command_index, trigger): the n-th execution with a key value in A
@@ -35,11 +37,12 @@ def register(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("a", metavar="A", help="capture, saved trace or call sequence")
     p.add_argument("b", metavar="B", help="capture, saved trace or call sequence")
-    p.add_argument("--key", default="", help="comma-separated fields to match executions by (default: position)")
+    p.add_argument("--key", default="", metavar="FIELD[,FIELD...]",
+                   help="comma-separated fields to match executions by (default: position)")
     p.add_argument("--values-only", action="store_true", help="compare values, not where they came from")
     p.add_argument("--va-map", metavar="MAP", help="a replay dump B: where the capture's VA ranges lie in the replay "
                                                    "(d3d12wl remap's map)")
-    p.add_argument("--json", action="store_true", help="print the diff as JSON")
+    add_json_flag(p, "the diff")
     p.set_defaults(func=run)
 
 

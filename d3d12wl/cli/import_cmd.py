@@ -20,14 +20,14 @@ Read the files the tools people capture with write, and make what d3d12wl reads 
       .after.json when the bytes after the call differ from those before it) and DIR/calls.json, the call sequence
       of them (d3d12wl exec, diff, migrate read it).  What the JSON and the dump do not hold is named as a finding,
       never guessed; a call that cannot be built is left out with an error finding.
-  d3d12wl import gits DUMP... --output-dir DIR [--signature FILE [--command-signature NAME]] [--va-map MAP]
+  d3d12wl import gits DUMP... --output-dir DIR [--description FILE [--command-signature NAME]] [--va-map MAP]
                       [--format csv|jsonl|npz|parquet] [--json]
       GITS: each DUMP a call_<key>_execute_indirect_{pre,post}_patch.txt file (or a folder of them).  Writes, per
       dump, the references by value its arguments hold as the table d3d12wl patch-list writes
       (DIR/call_<key>_execute_indirect_<pre|post>_patch.<format>), and for each pre/post pair the verdict per
       address: patched, left alone, pointing nowhere, and the ones a replay cannot execute (unpatched, patched to
       another resource or offset, a NULL patched).  --va-map (d3d12wl remap's: old_base,size,new_base) checks each
-      post-patch address against the map instead of GITS's resource lookup.  --signature names the command
+      post-patch address against the map instead of GITS's resource lookup.  --description names the command
       signature (a capture: its call's; a description: its only one, or --command-signature NAME); without it the
       signature is read from the dump's lines (a run of CONSTANT lines as one argument).
 
@@ -85,7 +85,7 @@ def register_gits(tools: Any) -> None:
     t.add_argument("dumps", metavar="DUMP", nargs="+", help="a call_<key>_execute_indirect_<pre|post>_patch.txt file, "
                                                            "or a folder of them")
     t.add_argument("--output-dir", metavar="DIR", required=True, help="the folder to write the tables into")
-    t.add_argument("--signature", metavar="FILE", help="a capture or description holding the command signature")
+    t.add_argument("--description", metavar="FILE", help="a capture or description (DESC.json) holding the command signature")
     t.add_argument("--command-signature", metavar="NAME", help="which of FILE's command signatures")
     t.add_argument("--va-map", metavar="MAP", help="check post-patch addresses against this VA map (d3d12wl remap's)")
     t.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format (default csv)")
@@ -105,10 +105,10 @@ def run_gits(args: argparse.Namespace) -> int:
     out = Path(args.output_dir)
     if not out.is_dir():
         raise D3D12WLError("is no folder: make it first (the tables are written into it)", where=args.output_dir)
-    if args.command_signature and not args.signature:
-        raise D3D12WLError("names a command signature of the --signature file: give --signature too",
+    if args.command_signature and not args.description:
+        raise D3D12WLError("names a command signature of the --description file: give --description too",
                            where="--command-signature")
-    signature = load_signature(args.signature, args.command_signature) if args.signature else None
+    signature = load_signature(args.description, args.command_signature) if args.description else None
     va_map = load_va_map(args.va_map) if args.va_map else None
     by_key: dict[str, dict[str, Path]] = {}  # the files of each call, read one call at a time
     for path in dump_files(args.dumps):

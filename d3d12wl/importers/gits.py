@@ -394,7 +394,7 @@ def read_gits_dump(source: str | os.PathLike[str], signature: CommandSignature |
             findings.append(Finding("signature-inferred", GITS_SOURCE, "the dump does not hold the command signature: "
                                     "read from its lines (a run of CONSTANT lines as one argument; root parameter "
                                     "indices, slots and ByteStride are not printed); give the capture's with "
-                                    "--signature", "info"))
+                                    "--description", "info"))
         if layout is None:
             layout = command_layout(signature)
         parts.append(_read_commands(text, signature, layout, commands))

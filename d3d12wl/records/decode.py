@@ -30,7 +30,7 @@ import numpy as np
 
 from d3d12wl import abi
 from d3d12wl.abi.compiled import TypeInfo
-from d3d12wl.errors import LayoutError, ParseError
+from d3d12wl.errors import LayoutError, ParseError, did_you_mean
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.output import tables
 from d3d12wl.output.outfiles import TEXT_ERRORS
@@ -226,9 +226,10 @@ def target(objects: ObjectSet, what: str) -> Target:
         dtype = struct_dtype(what)
         return Target(what, dtype, info.size, info.size, f"sizeof({what})", _columns(dtype, None, what, False),
                       struct=what)
-    known = ", ".join(known_targets(objects)) or "none"
-    raise LayoutError(f"{what!r} is neither a record of the description ({known}) nor a declared struct "
-                      "(`d3d12wl abi` lists them)", where="WHAT")
+    names = known_targets(objects)
+    hint = did_you_mean(what, names, L.record_id_synonyms(names)) or did_you_mean(what, abi.types())
+    raise LayoutError(f"{what!r} is neither a record of the description ({', '.join(names) or 'none'}) nor a "
+                      f"declared struct (`d3d12wl abi` lists them){hint}", where="WHAT")
 
 
 def declared_stride(rec: L.RecordLayout) -> tuple[int, str]:
@@ -299,7 +300,7 @@ class Decoded:
     call_stride: int | None = None
     findings: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
-    #: where the count comes from when it is not the bytes' or the user's (``--count-buffer``: the file, offset and
+    #: where the count comes from when it is not the bytes' or the user's (``decode --count-file``: the file, offset and
     #: value of the count buffer's UINT32)
     count_from: dict[str, Any] | None = None
 

@@ -605,5 +605,19 @@ def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[Reco
 
 def record_id(layout: RecordLayout) -> str:
     """``<owner>.<record>``: ``PCS.secondary``, ``Opaque.program_table``, ``EI.command`` (how a user names one
-    record class of a description, e.g. ``abi check --record PCS.secondary=SecondaryRecord``)."""
+    record class of a description, e.g. ``abi check --record-struct PCS.secondary=SecondaryRecord``)."""
     return f"{layout.owner}.{layout.record}"
+
+
+def record_id_synonyms(ids: Iterable[str]) -> dict[str, str]:
+    """The spec's names of the record classes ``ids`` name, for a did-you-mean (:func:`d3d12wl.errors.closest`):
+    the ``D3D12_INDIRECT_ARGUMENT_SOURCE`` member that reads a record class (``PRIMARY_RECORD``,
+    ``SECONDARY_RECORD``, ``PROGRAM_TABLE_RECORD``) after its owner, ``PCS.primary_record`` -> ``PCS.primary``."""
+    sources = {m.removeprefix(abi.default.enum_prefix("D3D12_INDIRECT_ARGUMENT_SOURCE"))
+               for m in abi.enum_members("D3D12_INDIRECT_ARGUMENT_SOURCE")}
+    out: dict[str, str] = {}
+    for rid in ids:
+        owner, _, kind = rid.rpartition(".")
+        if f"{kind.upper()}_RECORD" in sources:
+            out[f"{owner}.{kind}_record"] = rid
+    return out
