@@ -43,6 +43,8 @@ COMMANDS: dict[str, str] = {
     "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
     "patch-list": "every GPU VA, descriptor handle and program identifier a captured call reads by value",
     "remap": "rebase a capture for replay: every reference rewritten through VA, heap and identifier maps",
+    "check": "judge captures and folders of them for CI: a summary, JUnit XML and JSON, a baseline, shards",
+    "report": "the page of a captured call: one self-contained HTML file with charts and the findings' bytes",
 }
 
 #: build_parser(command=ALL) registers every command in full

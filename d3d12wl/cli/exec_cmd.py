@@ -196,15 +196,21 @@ def limits_from(args: argparse.Namespace) -> Limits:
     return Limits(**{f.name: getattr(args, f.name) for f in dataclasses.fields(Limits)})
 
 
-def run(args: argparse.Namespace) -> int:
-    from d3d12wl.capture.file import load_capture
-    from d3d12wl.executor import execute
-
+def checked_limits(args: argparse.Namespace) -> Limits:
+    """:func:`limits_from`, a negative one (other than ``auto``) exit 2 naming its flag."""
     limits = limits_from(args)
     bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0
            and not (getattr(limits, f.name) == AUTO and f.name in SCALED_FLOORS)]
     if bad:
         raise D3D12WLError(f"limits must be >= 0: {', '.join(bad)}", where=" ".join(Limits.flag(b) for b in bad))
+    return limits
+
+
+def run(args: argparse.Namespace) -> int:
+    from d3d12wl.capture.file import load_capture
+    from d3d12wl.executor import execute
+
+    limits = checked_limits(args)
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
         raise D3D12WLError(f"--json and --format {fmt} disagree", where="--format")
