@@ -91,8 +91,9 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _outputs(args: argparse.Namespace) -> None:
-    """Every output named can be written, and none is another or an input: exit 2 before any capture runs."""
+def _outputs(args: argparse.Namespace, judged: list[str]) -> None:
+    """Every output named can be written, and none is another, a baseline or a file ``judged``: exit 2 before any
+    capture runs."""
     from d3d12wl.output.outfiles import check_target, is_stdout
 
     named = [(flag, path) for flag, path in (("-o", args.output), ("--junit", args.junit),
@@ -100,12 +101,12 @@ def _outputs(args: argparse.Namespace) -> None:
     for flag, path in named:
         check_target(path)
     seen: dict[str, str] = {}
-    inputs = {os.path.realpath(p) for p in args.baseline or ()}
+    inputs = {os.path.realpath(p) for p in [*(args.baseline or ()), *args.paths, *judged]}
     for flag, path in named:
         real = os.path.realpath(path)
         if real in seen:
             raise D3D12WLError(f"{flag} and {seen[real]} name the same file", where=flag)
-        if real in inputs or any(os.path.realpath(p) == real for p in args.paths):
+        if real in inputs:
             raise D3D12WLError(f"{path!r} is an input of this run; write elsewhere", where=flag)
         seen[real] = flag
     if [p for p in (args.junit, args.write_baseline) if p is not None and is_stdout(p)]:
@@ -158,12 +159,11 @@ def run(args: argparse.Namespace) -> int:
     shard = parse_shard(args.shard) if args.shard is not None else None
     limits = checked_limits(args)
     readings = readings_from(args)
-    _outputs(args)
+    found = discover(args.paths)
+    _outputs(args, [t.path for t in found])
     baseline = load_baseline(args.baseline or [])
     hooks = load_hooks(args.validators)
-    targets = discover(args.paths)
-    if shard is not None:
-        targets = shard.of(targets)
+    targets = shard.of(found) if shard is not None else found
     jobs = min(jobs, max(len(targets), 1))
     memory = args.capture_memory if args.capture_memory is not None else default_memory_mib(jobs)
     options = JudgeOptions(limits, readings, hooks, baseline, args.output_dir, args.limit, _kind_of)

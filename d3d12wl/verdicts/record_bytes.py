@@ -337,15 +337,31 @@ def _view(memory: GpuMemory, c: _Candidate, marked: _Field | None, note: str) ->
     return RecordBytes(c.what, c.title, c.va, c.size, start, data, spans, marked.name if marked else None, note)
 
 
+def _rule_field(c: _Candidate, rule: str) -> _Field | None:
+    """The field of ``c`` the rule's ``STRUCT::Member`` names (a struct member's first leaf)."""
+    member = _member(rule)
+    if member is None:
+        return None
+    return next((f for f in c.fields if f.name == member or f.name.startswith(member + ".")), None)
+
+
 def finding_record(memory: GpuMemory, objects: ObjectSet, trace: Trace, call: object,
                    finding: Finding) -> RecordBytes | None:
     """The record ``finding`` concerns (see the module docstring), or None when it names none (a finding about
-    the call itself)."""
+    the call itself).  Where the finding's byte is not mapped and another of its records has the member the rule
+    names (``SecondaryRecords`` of the primary record whose secondary records are not mapped), that record is shown
+    with the member marked: its bytes are there, and they are what is wrong."""
     candidates = _Place(objects, trace, call).candidates(finding)
     va = finding.va
     if va is not None:
         for c in candidates:
             if c.va <= va < c.va + c.size:
+                if memory.region_at(va) is None:
+                    for other in candidates:
+                        field = _rule_field(other, finding.rule) if other is not c else None
+                        if field is not None:
+                            return _view(memory, other, field, f"0x{va:x} ({c.title}) is not mapped; marked: the "
+                                         f"member the rule names ({finding.rule})")
                 at = va - c.va
                 field = next((f for f in c.fields if f.offset <= at < f.offset + f.size), None)
                 note = (f"the byte the finding names, 0x{va:x}, is +{at} in this record" +
@@ -354,9 +370,7 @@ def finding_record(memory: GpuMemory, objects: ObjectSet, trace: Trace, call: ob
     if not candidates:
         return None
     c = candidates[0]
-    member = _member(finding.rule)
-    field = next((f for f in c.fields if member is not None and (f.name == member or
-                                                                 f.name.startswith(member + "."))), None)
+    field = _rule_field(c, finding.rule)
     where = f"0x{va:x} lies outside it" if va is not None else "the finding names no byte"
     note = (f"{where}; marked: the member the rule names ({finding.rule})" if field is not None
             else f"{where}; no field of it is marked")

@@ -26,7 +26,7 @@ __all__ = ["EXIT_STATUS", "REPORT_VERSION", "STATUSES", "CaptureResult", "CheckR
            "summary_lines", "verdict_text"]
 
 #: the status of a judged file -> the exit status it gives the run
-EXIT_STATUS = {"pass": 0, "accepted": 0, "skipped": 0, "fail": 1, "unusable": 2, "internal-error": 3}
+EXIT_STATUS = {"pass": 0, "accepted": 0, "fail": 1, "unusable": 2, "internal-error": 3, "skipped": 0}
 STATUSES = tuple(EXIT_STATUS)
 #: the version of the JSON report (``check --json``); a change of its shape is a new version
 REPORT_VERSION = 1
