@@ -6,6 +6,7 @@ tests/test_verdicts_browser.py."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import subprocess
@@ -79,6 +80,27 @@ def test_tally_of_a_frame_in_columns_and_its_ranges() -> None:
     assert all(b.first == a.last + 1 for a, b in zip(bars, bars[1:], strict=False))
 
 
+@pytest.mark.parametrize("build", [lambda: vc.named_work_list_capture(records=30_000, per_record=3, unmapped=[7, 900]),
+                                   lambda: vc.named_ei_capture(commands=70_000, bad=(5, 66_000))],
+                         ids=["work list", "ExecuteIndirect"])
+def test_the_batches_are_counted_by_record_as_the_execution_table_counts_them(
+        build: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch is counted per record (its groups' first executions, exec_off) or per span of commands, never per
+    execution; the counts are those of the execution table, which counts every execution (the batches sent to it)."""
+    tally_mod = importlib.import_module("d3d12wl.verdicts.tally")  # (the package names the function tally)
+
+    trace = d3d12wl.execute(build())  # type: ignore[operator]
+    assert any(tally_mod._batch(s) is not None for s in trace.executions.segments)  # (the fast path is taken)
+    fast = tally(trace)
+    monkeypatch.setattr(tally_mod, "_batch", lambda segment: None)
+    slow = tally(trace, threads=1)
+    assert (fast.executions, fast.by_program, fast.by_class, fast.by_trigger, fast.by_list) == (
+        slow.executions, slow.by_program, slow.by_class, slow.by_trigger, slow.by_list)
+    assert fast.ranges.keys() == slow.ranges.keys()
+    for key in fast.ranges:
+        assert fast.ranges[key].bars(64) == slow.ranges[key].bars(64)
+
+
 def test_range_counts_merge_buckets_as_the_indices_grow() -> None:
     import numpy as np
 
@@ -87,6 +109,10 @@ def test_range_counts_merge_buckets_as_the_indices_grow() -> None:
     r.add(np.array([FINE_BUCKETS * 5], dtype=np.int64))
     assert r.width == 8 and int(r.counts.sum()) == 4 and r.last == FINE_BUCKETS * 5
     assert [(b.first, b.count) for b in r.bars(2)][0] == (0, 3)
+    spans = RangeCounts(None)
+    spans.add_span(3, 10_000)
+    assert spans.width == 16 and spans.last == 10_002 and int(spans.counts.sum()) == 10_000
+    assert spans.counts[0] == 13 and spans.counts[1] == 16
 
 
 def test_a_finding_opens_the_record_with_the_users_field_marked() -> None:

@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.output.serialize import json_text
     from d3d12wl.verdicts.baseline import baseline_document, load_baseline
     from d3d12wl.verdicts.discover import discover, parse_shard
-    from d3d12wl.verdicts.judge import JudgeOptions, judge
+    from d3d12wl.verdicts.judge import JudgeOptions, judge, warm_up
     from d3d12wl.verdicts.junit import junit_xml
     from d3d12wl.verdicts.results import CaptureResult, CheckResults, report_document, summary_lines, verdict_text
     from d3d12wl.verdicts.runner import Bounds, default_jobs, default_memory_mib, run_all
@@ -180,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
         progress.stage(f"judged {len(finished):,}/{len(targets):,} files ({fails:,} fail)")
 
     start = time.perf_counter()
+    warm_up(options)
     results = run_all(targets, work, jobs=jobs, bounds=Bounds(memory, args.capture_timeout), done=done)
     progress.done()
     checked = CheckResults(results, str(shard) if shard else None, jobs, memory, args.capture_timeout,

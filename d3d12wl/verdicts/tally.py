@@ -1,11 +1,20 @@
 """What a call executed, counted: executions per program, per list, per executable class, per dispatch trigger, and
 per range of primary records (of ExecuteIndirect commands), for the report page's charts.
 
-The counts are exact and made from the trace's columns (:func:`d3d12wl.executor.columnar.execution_runs`, the
-runs the streamed writers read, their tables built ahead on threads), never from one Python object per execution:
-a 10 M-draw frame is counted in runs of :data:`~d3d12wl.executor.columnar.CHUNK` rows.  What the counts hold is
-bounded whatever the frame: a range chart keeps at most :data:`FINE_BUCKETS` buckets (their width doubles as the
-indices grow), and ranges are counted for the first :data:`RANGE_LISTS` lists of a chain.
+The counts are exact and never made from one Python object per execution.  The trace's executions are segments
+(:class:`~d3d12wl.executor.trace.LazyList`), each counted the cheapest way it allows:
+
+* a run of work-list records in columns (:class:`~d3d12wl.executor.columnar.WorkListBatch`) per record: every
+  execution of a record's group resolves like the group's first (``group_first``: its program, class and trigger),
+  and ``exec_off`` says how many executions each record drove, so a 10 M-draw frame is counted over its 2.5 M
+  records with ``bincount`` and a dozen objects;
+* a run of ExecuteIndirect commands in columns (:class:`~d3d12wl.executor.columnar.CommandBatch`): its commands
+  are consecutive, each one execution, all of one command signature (its first says the class and trigger);
+* anything else through the trace's execution table (:func:`~d3d12wl.executor.columnar.execution_runs`, the runs
+  the streamed writers read), or its objects where the reference walk made them.
+
+What the counts hold is bounded whatever the frame: a range chart keeps at most :data:`FINE_BUCKETS` buckets (their
+width doubles as the indices grow), and ranges are counted for the first :data:`RANGE_LISTS` lists of a chain.
 """
 
 from __future__ import annotations
@@ -16,8 +25,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from d3d12wl.executor.columnar import ExecutionRun, execution_runs
-from d3d12wl.executor.trace import Execution, Trace
+from d3d12wl.executor.columnar import CommandBatch, ExecutionRun, WorkListBatch, execution_runs
+from d3d12wl.executor.trace import Execution, LazyList, Trace
 
 __all__ = ["FINE_BUCKETS", "RANGE_LISTS", "Bar", "RangeCounts", "Tally", "tally"]
 
@@ -62,11 +71,22 @@ class RangeCounts:
             self.width *= 2
         self.last = max(self.last, last)
 
-    def add(self, indices: np.ndarray) -> None:
+    def add(self, indices: np.ndarray, weights: np.ndarray | None = None) -> None:
+        """Count an execution at each of ``indices`` (``weights``: that many at each)."""
         if not len(indices):
             return
         self.extend(int(indices.max()))
-        self.counts += np.bincount(indices // self.width, minlength=FINE_BUCKETS)
+        got = np.bincount(indices // self.width, weights=weights, minlength=FINE_BUCKETS)
+        self.counts += got.astype(np.int64) if weights is not None else got
+
+    def add_span(self, first: int, n: int) -> None:
+        """Count one execution at each of indices ``first`` .. ``first + n - 1``."""
+        if n <= 0:
+            return
+        self.extend(first + n - 1)
+        b0, b1 = first // self.width, (first + n - 1) // self.width
+        edges = np.clip(np.arange(b0, b1 + 2, dtype=np.int64) * self.width, first, first + n)
+        self.counts[b0:b1 + 1] += np.diff(edges)
 
     def bars(self, most: int) -> list[Bar]:
         """At most ``most`` bars of equal width covering records 0 .. :attr:`last`."""
@@ -139,6 +159,41 @@ class _Counter:
             if ranges is not None:
                 ranges.add(primary if hi == lo else primary[list_index == lo + k])
 
+    def named(self, into: dict[str, int], name: str | None, n: int) -> None:
+        key = NONE if name is None else name
+        into[key] = into.get(key, 0) + n
+
+    def work_list_batch(self, batch: WorkListBatch) -> None:
+        """A batch's executions, record by record (see the module docstring)."""
+        per_record = np.diff(batch.exec_off)
+        per_group = np.bincount(batch.gid, weights=per_record).astype(np.int64)
+        list_index = None
+        for g in np.flatnonzero(per_group):
+            first = batch.group_first(int(g))
+            n = int(per_group[g])
+            self.named(self.out.by_program, first.program, n)
+            self.named(self.out.by_class, first.executable_class, n)
+            self.named(self.out.by_trigger, first.trigger.type, n)
+            list_index = first.list_index
+        if list_index is None:
+            return
+        total = int(per_record.sum())
+        self.out.by_list[list_index] = self.out.by_list.get(list_index, 0) + total
+        ranges = self.ranged(list_index)
+        if ranges is not None:
+            ranges.add(batch.primary_index, per_record)
+
+    def command_batch(self, batch: CommandBatch) -> None:
+        """Consecutive commands of one command signature, one execution each."""
+        first = batch.item(0)
+        n = len(batch)
+        self.named(self.out.by_program, first.program, n)
+        self.named(self.out.by_class, first.executable_class, n)
+        self.named(self.out.by_trigger, first.trigger.type, n)
+        ranges = self.ranged(None)
+        assert ranges is not None
+        ranges.add_span(batch.first_command, n)
+
     def table(self, run: ExecutionRun) -> None:
         assert run.table is not None
         table = run.table
@@ -166,17 +221,42 @@ class _Counter:
                        np.array([e.primary_index or 0 for e in executions], dtype=np.int64))
 
 
+def _batch(segment: object) -> WorkListBatch | CommandBatch | None:
+    """The batch whose executions ``segment`` is, where it is one (a work-list batch's executions wrap it)."""
+    if isinstance(segment, CommandBatch):
+        return segment if len(segment) else None
+    batch = getattr(segment, "batch", None)
+    if isinstance(batch, WorkListBatch) and len(segment) == batch.num_executions:  # type: ignore[arg-type]
+        return batch
+    return None
+
+
 def tally(trace: Trace, *, threads: int | None = None) -> Tally:
-    """The counts of ``trace`` (see the module docstring).  ``threads``: how many runs' tables are built ahead on
-    threads of their own (default: one per CPU after the first, at most 4)."""
-    ahead = threads if threads is not None else max(0, min(4, len(os.sched_getaffinity(0)) - 1))
+    """The counts of ``trace`` (see the module docstring).  ``threads``: how many runs' tables of the segments that
+    are not batches are built ahead on threads of their own (default: one per CPU after the first, at most 4)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # (not Linux)
+        cpus = os.cpu_count() or 1
+    ahead = threads if threads is not None else max(0, min(4, cpus - 1))
     counter = _Counter(trace)
-    for run in execution_runs(trace.executions, ahead=ahead):
+    rest: LazyList[Execution] = LazyList()  # (the segments counted through the execution table)
+    for segment in trace.executions.segments:
+        batch = _batch(segment)
+        if isinstance(batch, WorkListBatch):
+            counter.work_list_batch(batch)
+        elif isinstance(batch, CommandBatch):
+            counter.command_batch(batch)
+        elif isinstance(segment, list):
+            counter.objects(segment)
+        else:
+            rest.add_batch(segment)
+    for run in execution_runs(rest, ahead=ahead) if len(rest) else ():
         if run.objects is not None:
             counter.objects(run.objects)
         else:
             counter.table(run)
-        counter.out.executions += run.n
     out = counter.out
+    out.executions = len(trace.executions)
     out.lists_not_ranged = max(0, len(trace.lists) - RANGE_LISTS)
     return out
