@@ -11,7 +11,7 @@ from typing import Any
 
 from d3d12wl.cli import summary
 from d3d12wl.cli._options import integer, number
-from d3d12wl.cli.exec_cmd import add_limit_flags, add_reading_flag, checked_limits, load_hooks, readings_from
+from d3d12wl.cli.exec_cmd import add_executor_flags, checked_limits, load_hooks, readings_from
 from d3d12wl.cli.progress import Progress
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.verdicts.page import DEFAULT_LIMIT
@@ -82,12 +82,7 @@ def register(sub: Any) -> None:
                         "shared among the jobs, at least 2,048)")
     p.add_argument("--capture-timeout", type=number, metavar="S", default=DEFAULT_TIMEOUT_S,
                    help=f"the seconds one capture's process may take (default {DEFAULT_TIMEOUT_S:g})")
-    p.add_argument("--validators", action="append", metavar="SPEC", default=None,
-                   help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
-                        "iterable of Validators or zero-argument factory); repeatable")
-    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
-    add_limit_flags(p)
-    add_reading_flag(p)
+    add_executor_flags(p)
     p.set_defaults(func=run)
 
 

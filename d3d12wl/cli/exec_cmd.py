@@ -22,6 +22,7 @@ from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
 
 if TYPE_CHECKING:
+    from d3d12wl.capture.file import Capture
     from d3d12wl.executor.validation import ValidationRunner
 
 EXAMPLE = "culling_capture.json"
@@ -182,6 +183,29 @@ def readings_from(args: argparse.Namespace) -> Readings:
         raise D3D12WLError(str(exc), where="--reading") from None
 
 
+def load_capture_arg(path: str | None, stack: ExitStack) -> Capture:
+    """The capture a command was given (None: the bundled example :data:`EXAMPLE`, its file kept while ``stack``
+    is open); a file of another kind (a description, a trace, a call sequence) is named so, and an unusable
+    capture raises :class:`~d3d12wl.errors.CaptureError` (exit 2)."""
+    from d3d12wl.capture.file import load_capture
+
+    if path is None:
+        path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
+    with expecting(path, CAPTURE):
+        return load_capture(path)
+
+
+def add_executor_flags(p: argparse.ArgumentParser) -> None:
+    """What a command that runs the executor on captures takes besides (``report``, ``check``): ``--validators``,
+    ``--quiet``, the ``--max-...`` limits and ``--reading``."""
+    p.add_argument("--validators", action="append", metavar="SPEC", default=None,
+                   help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
+                        "iterable of Validators or zero-argument factory); repeatable")
+    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    add_limit_flags(p)
+    add_reading_flag(p)
+
+
 def load_hooks(specs: list[str] | None) -> ValidationRunner | None:
     """The runner for ``--validators`` (None without any); a spec that cannot be loaded raises
     :class:`~d3d12wl.errors.ValidatorSpecError`, which the CLI turns into exit 2."""
@@ -207,7 +231,6 @@ def checked_limits(args: argparse.Namespace) -> Limits:
 
 
 def run(args: argparse.Namespace) -> int:
-    from d3d12wl.capture.file import load_capture
     from d3d12wl.executor import execute
 
     limits = checked_limits(args)
@@ -222,12 +245,8 @@ def run(args: argparse.Namespace) -> int:
     hooks = load_hooks(args.validators)
     progress = Progress("exec", quiet=args.quiet)
     with ExitStack() as stack:
-        path = args.capture
-        if path is None:
-            path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
         progress.stage("loading the capture")
-        with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
-            capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        capture = load_capture_arg(args.capture, stack)
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
     where = write_trace(trace, fmt, args.output, validators=hooks is not None, selection=selection,

@@ -7,17 +7,15 @@ import argparse
 import sys
 import time
 from contextlib import ExitStack
-from importlib import resources
 from typing import Any
 
 from d3d12wl.cli import summary
 from d3d12wl.cli._options import integer
-from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.exec_cmd import (
     EXAMPLE,
-    add_limit_flags,
-    add_reading_flag,
+    add_executor_flags,
     checked_limits,
+    load_capture_arg,
     load_hooks,
     readings_from,
     verdict_line,
@@ -60,17 +58,11 @@ def register(sub: Any) -> None:
                         f"ones in the trace's order (default {DEFAULT_LIMIT:,}); the page says how many it left out")
     p.add_argument("--json", action="store_true",
                    help="print where the page went, its size and the verdict as JSON (needs -o PATH)")
-    p.add_argument("--validators", action="append", metavar="SPEC", default=None,
-                   help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
-                        "iterable of Validators or zero-argument factory); repeatable")
-    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
-    add_limit_flags(p)
-    add_reading_flag(p)
+    add_executor_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from d3d12wl.capture.file import load_capture
     from d3d12wl.executor import execute
     from d3d12wl.executor.output import verdict
     from d3d12wl.output.outfiles import is_stdout, output_file
@@ -86,13 +78,9 @@ def run(args: argparse.Namespace) -> int:
     hooks = load_hooks(args.validators)
     progress = Progress("report", quiet=args.quiet)
     with ExitStack() as stack:
-        path = args.capture
-        if path is None:
-            path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
         progress.stage("loading the capture")
         start = time.perf_counter()
-        with expecting(path, CAPTURE):
-            capture = load_capture(path)
+        capture = load_capture_arg(args.capture, stack)
         loaded = time.perf_counter()
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
