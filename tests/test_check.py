@@ -305,3 +305,33 @@ def test_check_in_process_returns_the_exit_status(frames: Path, capsys: pytest.C
     """main(['check', ...]) forks its captures from the calling process and returns the status."""
     assert main(["check", str(frames / "a_culling.json"), str(frames / "b_ei.json"), "--quiet"]) == 0
     assert "2 files: 2 pass" in capsys.readouterr().out
+
+
+def _children() -> list[int]:
+    """This process's live children (from /proc: zombies left out)."""
+    me, out = os.getpid(), []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me and fields[0] != "Z":
+            out.append(int(stat.parent.name))
+    return out
+
+
+def test_an_interrupt_kills_every_capture_process() -> None:
+    """Ctrl-C while captures run: every capture's process is killed and reaped before the interrupt goes on (the
+    command line then exits 130)."""
+    import _thread
+    import threading
+
+    before = set(_children())
+    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_all([Target(f"slow{i}", True) for i in range(4)], _sleep, jobs=2, bounds=Bounds())
+    finally:
+        timer.cancel()
+    assert set(_children()) <= before
