@@ -19,7 +19,8 @@ def test_every_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert set(COMMANDS) == {"abi", "layout", "validate", "codegen", "decode", "capture", "dump", "exec", "messages",
-                             "headers", "examples", "migrate", "diff", "patch-list", "remap", "import"}
+                             "headers", "examples", "migrate", "diff", "patch-list", "remap", "import", "check",
+                             "report"}
     assert all(f"    {name} " in out for name in COMMANDS), out
 
 
@@ -88,4 +89,4 @@ _FIRST_ARGUMENT = {"layout": ["x.json"], "validate": ["x.json"], "codegen": ["x.
                    "messages": ["check"],
                    "migrate": ["scene", "--output-dir", "x"], "diff": ["a.json", "b.json"], "patch-list": ["c.json"],
                    "remap": ["c.json", "--va-map", "m.csv", "-o", "o.json"],
-                   "import": ["gits", "d.txt", "--output-dir", "o"]}
+                   "import": ["gits", "d.txt", "--output-dir", "o"], "check": ["frames"]}

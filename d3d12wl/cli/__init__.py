@@ -47,6 +47,8 @@ COMMANDS: dict[str, str] = {
     "patch-list": "every GPU VA, descriptor handle and program identifier a captured call reads by value",
     "remap": "rebase a capture for replay: every reference rewritten through VA, heap and identifier maps",
     "import": "captures and patch-list tables from GFXReconstruct's and GITS's files, nothing typed",
+    "check": "judge captures and folders of them for CI: a summary, JUnit XML and JSON, a baseline, shards",
+    "report": "the page of a captured call: one self-contained HTML file with charts and the findings' bytes",
 }
 
 #: build_parser(command=ALL) registers every command in full

@@ -30,6 +30,7 @@ from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
 
 if TYPE_CHECKING:
+    from d3d12wl.capture.file import Capture
     from d3d12wl.executor.validation import ValidationRunner
 
 EXAMPLE = "culling_capture.json"
@@ -199,6 +200,27 @@ def readings_from(args: argparse.Namespace) -> Readings:
         raise D3D12WLError(str(exc), where="--reading") from None
 
 
+def load_capture_arg(path: str | None, stack: ExitStack) -> Capture:
+    """The capture a command was given (None: the bundled example :data:`EXAMPLE`, its file kept while ``stack``
+    is open); a file of another kind (a description, a trace, a call sequence) is named so, and an unusable
+    capture raises :class:`~d3d12wl.errors.CaptureError` (exit 2)."""
+    from d3d12wl.capture.file import load_capture
+
+    if path is None:
+        path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
+    with expecting(path, CAPTURE):
+        return load_capture(path)
+
+
+def add_executor_flags(p: argparse.ArgumentParser) -> None:
+    """What a command that runs the executor on captures takes besides (``report``, ``check``): ``--validators``,
+    ``--quiet``, the ``--max-...`` limits and ``--reading``."""
+    add_validators_flag(p)
+    add_quiet_flag(p)
+    add_limit_flags(p)
+    add_reading_flag(p)
+
+
 def load_hooks(specs: list[str] | None) -> ValidationRunner | None:
     """The runner for ``--validators`` (None without any); a spec that cannot be loaded raises
     :class:`~d3d12wl.errors.ValidatorSpecError`, which the CLI turns into exit 2."""
@@ -213,16 +235,21 @@ def limits_from(args: argparse.Namespace) -> Limits:
     return Limits(**{f.name: getattr(args, f.name) for f in dataclasses.fields(Limits)})
 
 
-def run(args: argparse.Namespace) -> int:
-    from d3d12wl.capture.file import load_capture
-    from d3d12wl.executor import execute
-
+def checked_limits(args: argparse.Namespace) -> Limits:
+    """:func:`limits_from`, a negative one (other than ``auto``) exit 2 naming its flag."""
     limits = limits_from(args)
     bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0
            and not (getattr(limits, f.name) == AUTO and f.name in SCALED_FLOORS)]
     if bad:
         raise D3D12WLError(f"limits must be >= 0: {', '.join(bad)} (give a count, or auto where the default is auto)",
                            where=" ".join(Limits.flag(b) for b in bad))
+    return limits
+
+
+def run(args: argparse.Namespace) -> int:
+    from d3d12wl.executor import execute
+
+    limits = checked_limits(args)
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
         raise D3D12WLError(f"--json is --format json, so it and --format {fmt} disagree: give one of them",
@@ -235,12 +262,8 @@ def run(args: argparse.Namespace) -> int:
     hooks = load_hooks(args.validators)
     progress = Progress("exec", quiet=args.quiet)
     with ExitStack() as stack:
-        path = args.capture
-        if path is None:
-            path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
         progress.stage("loading the capture")
-        with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
-            capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        capture = load_capture_arg(args.capture, stack)
         check_program(args, capture.objects.programs)
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
