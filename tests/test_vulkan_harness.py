@@ -24,7 +24,7 @@ from d3d12wl.executor.columnar import execution_columns
 from d3d12wl.model import description
 from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
 from d3d12wl.records import packers
-from d3d12wl.vulkan import IndexInputMode, LoweringError, TokenType, harness, lower_capture
+from d3d12wl.vulkan import IndexInputMode, LoweringError, TokenType, fetch, harness, lower_capture
 from d3d12wl.vulkan import case as case_module
 from d3d12wl.vulkan.captures import (
     build_big_capture,
@@ -318,14 +318,14 @@ def test_shader_stages_agree_with_the_vulkan_headers() -> None:
 
 
 def test_the_recording_shaders_hash_as_the_model_does() -> None:
-    """record.vert's blooms use the arithmetic of case.hash32 / bloom_vertex / bloom_index (the constants and the
+    """record.vert's blooms use the arithmetic of fetch.hash32 / bloom_vertex / bloom_index (the constants and the
     shifts, read off the source), and record the DWORDs case.FIELD_NAMES names."""
     text = (GPU_DIR / "record.vert").read_text(encoding="utf-8")
-    body = text[text.index("uint hash32"):text.index("// d3d12wl.vulkan.case.bloom_vertex")]
+    body = text[text.index("uint hash32"):text.index("// d3d12wl.vulkan.fetch.bloom_vertex")]
     assert re.findall(r"x \^= x >> (\d+);", body) == ["16", "15", "16"]
     assert re.findall(r"x \*= (0x[0-9A-F]+)u;", body) == ["0x7FEB352D", "0x846CA68B"]
     assert "slot * 0x9E3779B9u" in text and "& 127u" in text and "& 63u" in text
-    assert case_module.hash32(np.array([1], np.uint32)).tolist() != [1]
+    assert fetch.hash32(np.array([1], np.uint32)).tolist() != [1]
     for dword in (9, 13):
         assert f"o.r[base + {dword}u" in text
     assert len(re.findall(r"#if \(FETCH_MASK >> (\d+)\) & 1\nlayout\(location = \1\) in uint a\1;", text)) == 32

@@ -203,7 +203,7 @@ def _compile(out: Path, masks: set[int]) -> None:
     py.mkdir(parents=True, exist_ok=True)
     _write(py.parent / "__init__.py", "")
     _write(py / "__init__.py", "")
-    for module in ("vk.py", "case.py"):
+    for module in ("vk.py", "fetch.py", "case.py"):
         _write(py / module, (ROOT / "d3d12wl" / "vulkan" / module).read_bytes())
 
 

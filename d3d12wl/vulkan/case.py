@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from d3d12wl.vulkan.fetch import Draws, Memory, fetch_fields
 from d3d12wl.vulkan.vk import TokenType
 
 __all__ = ["MAGIC", "RECORD_HEADER", "Case", "CaseLayout", "CaseRegion", "CaseToken", "Model", "compare_records",
@@ -77,8 +78,6 @@ NOT_COMPARED = (3,)
 SEQUENCE_BASE_DWORD = 63
 #: the shaders' push-constant block (64 DWORDs, the last one the sequence base)
 PC_BLOCK_BYTES = 256
-#: bytes of one fetched vertex attribute (R32_UINT at offset 0 of every vertex)
-ATTRIBUTE_BYTES = 4
 
 
 @dataclass(frozen=True)
@@ -204,6 +203,11 @@ class Case:
                          bytes(data)])
 
 
+def case_memory(case: Case) -> Memory:
+    """The memory the harness uploads for ``case``: its regions, stand-ins made as the harness makes them."""
+    return Memory([(r.base, r.bytes()) for r in case.regions])
+
+
 def write_case(case: Case, path: str | Path) -> Path:
     p = Path(path)
     p.write_bytes(case.to_bytes())
@@ -264,155 +268,6 @@ def case_from_bytes(data: bytes, name: str = "case") -> Case:
     return Case(layouts, [tuple(int(x) for x in e) for e in execs], h["program_count"],  # type: ignore[misc]
                 h["record_dwords"], h["vbv_size_offset"], h["vbv_stride_offset"], h["ibv_size_offset"],
                 h["ibv_format_offset"], h["r16_format"], h["r32_format"], vbs, ib, regions, h["fetch_mask"])
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Memory, hashes and what a draw fetches
-# ----------------------------------------------------------------------------------------------------------------
-
-class Memory:
-    """Regions ``(base, uint8 array)`` and vectorized reads at VAs (every read inside one region, else an error)."""
-
-    def __init__(self, regions: list[tuple[int, np.ndarray]]) -> None:
-        regions = sorted(regions, key=lambda r: r[0])
-        self.bases = np.array([b for b, _ in regions], dtype=np.uint64)
-        self.ends = np.array([b + len(d) for b, d in regions], dtype=np.uint64)
-        self.data = [d for _, d in regions]
-
-    @classmethod
-    def of_case(cls, case: Case) -> Memory:
-        return cls([(r.base, r.bytes()) for r in case.regions])
-
-    def locate(self, va: np.ndarray, size: np.ndarray | int) -> np.ndarray:
-        """Per VA, the region holding ``[va, va + size)``, else -1."""
-        va = np.asarray(va, dtype=np.uint64)
-        if not len(self.bases):
-            return np.full(va.shape, -1, dtype=np.int64)
-        r = np.searchsorted(self.bases, va, side="right").astype(np.int64) - 1
-        ok = (r >= 0) & (va + np.asarray(size, dtype=np.uint64) <= self.ends[np.maximum(r, 0)])
-        return np.where(ok, r, -1)
-
-    def read(self, va: np.ndarray, width: np.ndarray | int) -> np.ndarray:
-        """The little-endian unsigned value of ``width`` (2 or 4, per VA) bytes at each VA."""
-        va = np.asarray(va, dtype=np.uint64)
-        width = np.broadcast_to(np.asarray(width, dtype=np.uint64), va.shape)
-        r = self.locate(va, width)
-        if (r < 0).any():
-            k = int(np.argmax(r < 0))
-            raise ValueError(f"a read of {int(width[k])} bytes at VA 0x{int(va[k]):x} is outside every region")
-        out = np.zeros(va.shape, dtype=np.uint32)
-        for ri in np.unique(r).tolist():
-            m = r == ri
-            off = (va[m] - self.bases[ri]).astype(np.int64)
-            d = self.data[ri]
-            w = width[m]
-            v = d[off].astype(np.uint32) | (d[off + 1].astype(np.uint32) << np.uint32(8))
-            wide = w == 4
-            if wide.any():
-                o4 = off[wide]
-                v[wide] |= (d[o4 + 2].astype(np.uint32) << np.uint32(16)) | (d[o4 + 3].astype(np.uint32) << np.uint32(24))
-            out[m] = v
-        return out
-
-
-def hash32(x: np.ndarray) -> np.ndarray:
-    """A 32-bit integer mixer (the same arithmetic as ``hash32`` in tools/gpu/record.vert)."""
-    x = np.asarray(x, dtype=np.uint32).copy()
-    x ^= x >> np.uint32(16)
-    x *= np.uint32(0x7FEB352D)
-    x ^= x >> np.uint32(15)
-    x *= np.uint32(0x846CA68B)
-    x ^= x >> np.uint32(16)
-    return x
-
-
-def bloom_vertex(slot: np.ndarray | int, vertex: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """The bit (0..127) a fetched attribute sets in the vertex bloom: hash(hash(slot * 0x9E3779B9 ^ vertex) ^
-    value) & 127."""
-    s = np.asarray(slot, dtype=np.uint32) * np.uint32(0x9E3779B9)
-    return hash32(hash32(s ^ np.asarray(vertex, dtype=np.uint32)) ^ np.asarray(value, dtype=np.uint32)) & np.uint32(127)
-
-
-def bloom_index(vi: np.ndarray) -> np.ndarray:
-    """The bit (0..63) a fetched vertex index sets in the index bloom."""
-    return hash32(vi) & np.uint32(63)
-
-
-@dataclass
-class Draws:
-    """Draws of one layout, as columns: the per-draw count (vertices or indices), instances, the first vertex or
-    index, the base vertex (indexed), the index buffer view per draw (indexed), and the vertex buffer views per
-    slot (slot -> (location, size, stride) columns)."""
-
-    indexed: bool
-    count: np.ndarray
-    instances: np.ndarray
-    first: np.ndarray
-    base_vertex: np.ndarray  # int64 (indexed: BaseVertexLocation; else StartVertexLocation)
-    ib: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # location, size, format
-    vbs: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
-
-    def slice(self, a: int, b: int) -> Draws:
-        def cut(cols: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            x, y, z = (c[a:b] for c in cols)
-            return x, y, z
-
-        return Draws(self.indexed, self.count[a:b], self.instances[a:b], self.first[a:b], self.base_vertex[a:b],
-                     None if self.ib is None else cut(self.ib), {s: cut(v) for s, v in self.vbs.items()})
-
-
-def index_sizes(fmt: np.ndarray, r16: int, r32: int) -> np.ndarray:
-    """Bytes per index of each DXGI format (0: neither R16_UINT nor R32_UINT)."""
-    return np.where(fmt == r16, 2, np.where(fmt == r32, 4, 0)).astype(np.int64)
-
-
-def vertex_indices(d: Draws, memory: Memory, r16: int, r32: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every vertex index each draw fetches, as (draw, vi): ``vi`` is ``gl_VertexIndex - gl_BaseVertex`` (the index
-    value of an indexed draw, ``0 .. count - 1`` otherwise).  Draws that run no invocation fetch nothing."""
-    live = (d.count > 0) & (d.instances > 0)
-    n = np.where(live, d.count, 0).astype(np.int64)
-    draw = np.repeat(np.arange(len(n)), n)
-    starts = np.zeros(len(n), dtype=np.int64)
-    np.cumsum(n[:-1], out=starts[1:])
-    i = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n)
-    if not d.indexed:
-        return draw, i.astype(np.uint32)
-    assert d.ib is not None
-    loc, _, fmt = d.ib
-    esize = index_sizes(fmt[draw], r16, r32)
-    va = loc[draw].astype(np.uint64) + (d.first[draw].astype(np.uint64) + i.astype(np.uint64)) * esize.astype(np.uint64)
-    return draw, memory.read(va, esize)
-
-
-def fetch_fields(d: Draws, memory: Memory, fetch_mask: int, r16: int, r32: int) -> dict[str, np.ndarray]:
-    """Per draw: the vertex span (max vi + 1), 0xFFFFFFFF - min vi, the two blooms, and the least invocation count
-    the GPU may report (distinct vertices x instances for an indexed draw)."""
-    nd = len(d.count)
-    draw, vi = vertex_indices(d, memory, r16, r32)
-    span = np.zeros(nd, dtype=np.uint64)
-    low = np.full(nd, 0xFFFFFFFF, dtype=np.uint64)
-    np.maximum.at(span, draw, vi.astype(np.uint64) + np.uint64(1))
-    np.minimum.at(low, draw, vi.astype(np.uint64))
-    vbloom = np.zeros((nd, 4), dtype=np.uint32)
-    ibloom = np.zeros((nd, 2), dtype=np.uint32)
-    bit = bloom_index(vi)
-    np.bitwise_or.at(ibloom, (draw, (bit >> np.uint32(5)).astype(np.int64)), np.uint32(1) << (bit & np.uint32(31)))
-    vertex = (vi.astype(np.int64) + d.base_vertex[draw]).astype(np.uint64) & np.uint64(0xFFFFFFFF)
-    for slot, (loc, _, stride) in sorted(d.vbs.items()):
-        if not fetch_mask >> slot & 1:
-            continue
-        value = memory.read(loc[draw].astype(np.uint64) + vertex * stride[draw].astype(np.uint64), ATTRIBUTE_BYTES)
-        b = bloom_vertex(slot, vertex, value)
-        np.bitwise_or.at(vbloom, (draw, (b >> np.uint32(5)).astype(np.int64)), np.uint32(1) << (b & np.uint32(31)))
-    if d.indexed:
-        pairs = np.unique(np.stack([draw.astype(np.uint64), vi.astype(np.uint64)]), axis=1)
-        distinct = np.bincount(pairs[0].astype(np.int64), minlength=nd).astype(np.uint64)
-    else:
-        distinct = np.where(d.instances > 0, d.count, 0).astype(np.uint64)
-    return {"span": (span & np.uint64(0xFFFFFFFF)).astype(np.uint32),
-            "first": (np.uint64(0xFFFFFFFF) - low).astype(np.uint32) * (span > 0),
-            "vbloom": vbloom, "ibloom": ibloom,
-            "invocations_min": (distinct * d.instances.astype(np.uint64)).astype(np.uint32)}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -542,7 +397,7 @@ def model_records(case: Case) -> Model:
     pcd = case.record_dwords - RECORD_HEADER
     rec = np.zeros((case.count, case.record_dwords), dtype=np.uint32)
     inv_min = np.zeros(case.count, dtype=np.uint32)
-    memory = Memory.of_case(case)
+    memory = case_memory(case)
     for li, lay in enumerate(case.layouts):
         n = lay.count
         st = layout_state(case, li)

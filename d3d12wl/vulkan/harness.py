@@ -30,7 +30,6 @@ import numpy as np
 from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.vulkan.case import (
-    ATTRIBUTE_BYTES,
     DRAWS_PER_SLICE,
     KIND_COMPUTE,
     KIND_MESH,
@@ -44,14 +43,11 @@ from d3d12wl.vulkan.case import (
     CaseLayout,
     CaseRegion,
     CaseToken,
-    Draws,
-    Memory,
     Model,
-    fetch_fields,
-    index_sizes,
+    case_memory,
     layout_state,
-    vertex_indices,
 )
+from d3d12wl.vulkan.fetch import ATTRIBUTE_BYTES, Draws, Memory, fetch_fields, index_extents, index_sizes
 from d3d12wl.vulkan.lowered import Lowering, LoweringError
 from d3d12wl.vulkan.vk import TokenType
 
@@ -227,12 +223,13 @@ def _regions(draws: Mapping[int, Draws], memory: GpuMemory, notes: list[str]
 
 def _fetch(case: Case, draws: Mapping[int, Draws], index_views: set[tuple[int, int]], notes: list[str]) -> int:
     """Check every live indexed draw's index reads against its view (refused past it) and decide which vertex
-    buffer slots the recording shader fetches (the fetch mask)."""
-    memory = Memory.of_case(case)
+    buffer slots the recording shader fetches (the fetch mask), from each draw's first and last vertex (its index
+    range for an indexed draw, streamed in bounded memory: :func:`d3d12wl.vulkan.fetch.index_extents`)."""
+    memory = case_memory(case)
     standin = [(r.base, r.base + r.size) for r in case.regions if r.kind != REGION_CAPTURED]
     ok_slots: dict[int, str | None] = {}
     for li, d in draws.items():
-        live = (d.count > 0) & (d.instances > 0)
+        live = d.live
         if d.indexed:
             assert d.ib is not None
             loc, size, fmt = d.ib
@@ -256,12 +253,18 @@ def _fetch(case: Case, draws: Mapping[int, Draws], index_views: set[tuple[int, i
                                      "out-of-bounds index reads)")
         if not d.vbs:
             continue
-        draw, vi = vertex_indices(d, memory, case.r16_format, case.r32_format)
-        vertex = vi.astype(np.int64) + d.base_vertex[draw]
+        if d.indexed:
+            low, high = index_extents(d, memory, case.r16_format, case.r32_format)
+            first = d.base_vertex + low.astype(np.int64)
+            last = d.base_vertex + high.astype(np.int64)
+        else:
+            first = d.first.astype(np.int64)
+            last = first + d.count.astype(np.int64) - 1
         for slot, (loc, size, stride) in sorted(d.vbs.items()):
             if ok_slots.get(slot) is not None:  # already not fetched
                 continue
-            ok_slots[slot] = _fetch_problem(slot, loc, size, stride, draw, vertex, standin)
+            ok_slots[slot] = _fetch_problem(slot, loc[live], size[live], stride[live], first[live], last[live],
+                                            standin)
     mask = 0
     for slot, why in sorted(ok_slots.items()):
         if why is None:
@@ -272,8 +275,10 @@ def _fetch(case: Case, draws: Mapping[int, Draws], index_views: set[tuple[int, i
     return mask
 
 
-def _fetch_problem(slot: int, loc: np.ndarray, size: np.ndarray, stride: np.ndarray, draw: np.ndarray,
-                   vertex: np.ndarray, standin: list[tuple[int, int]]) -> str | None:
+def _fetch_problem(slot: int, loc: np.ndarray, size: np.ndarray, stride: np.ndarray, first: np.ndarray,
+                   last: np.ndarray, standin: list[tuple[int, int]]) -> str | None:
+    """Why the recording shader cannot fetch ``slot`` for these live draws (their views and their first and last
+    vertex), or None."""
     if slot >= VERTEX_SLOTS:
         return f"the recording shader fetches slots 0-{VERTEX_SLOTS - 1}"
     for lo, hi in standin:
@@ -281,11 +286,12 @@ def _fetch_problem(slot: int, loc: np.ndarray, size: np.ndarray, stride: np.ndar
             return "its bytes are not in the capture (a stand-in)"
     if (loc % np.uint64(4)).any() or (stride % np.uint64(4)).any() or (stride < np.uint64(ATTRIBUTE_BYTES)).any():
         return "a view is not 4-byte aligned or its stride is below 4 (a 4-byte attribute per vertex)"
-    end = vertex * stride[draw].astype(np.int64) + ATTRIBUTE_BYTES
-    past = (vertex < 0) | (end > size[draw].astype(np.int64))
+    end = last * stride.astype(np.int64) + ATTRIBUTE_BYTES
+    past = (first < 0) | (end > size.astype(np.int64))
     if past.any():
         k = int(np.argmax(past))
-        return (f"a draw reads vertex {int(vertex[k])} past its view's {int(size[draw[k]])} bytes (D3D12 reads 0 there; "
+        vertex = int(first[k]) if first[k] < 0 else int(last[k])
+        return (f"a draw reads vertex {vertex} past its view's {int(size[k])} bytes (D3D12 reads 0 there; "
                 "Vulkan without robustness does not)")
     return None
 
