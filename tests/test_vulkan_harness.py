@@ -102,6 +102,26 @@ def test_lowering_agrees_with_the_executor(name: str, max_sequences: int | None)
         assert result["no_invocation"] == 512 // 5
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_records_stream_chunk_by_chunk(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both sides of the comparison made in chunks of 5 records (the unit of every comparison's memory), the
+    executor's columns built 3 executions at a time (a list of several signatures spreads a chunk's executions
+    wider: it is built in pieces), equal the whole tables."""
+    cap = CASES[name]()
+    low = lower_capture(cap, sequence_index=True, max_sequences=7)
+    prep = prepare_case(low, cap.memory)
+    trace = execute(cap)
+    monkeypatch.setattr(harness, "EXECUTION_WINDOW", 3)
+    whole = expected_records(execution_columns(trace.executions), low, prep, cap.memory)
+    chunks = list(harness.expected_chunks(trace.executions, low, prep, cap.memory, chunk=5))
+    assert all(len(m.records) <= 5 for _, m in chunks)
+    streamed = case_module.join(chunks, prep.case.count, prep.case.record_dwords)
+    assert np.array_equal(streamed.records, whole.records)
+    assert np.array_equal(streamed.invocations_min, whole.invocations_min)
+    model = case_module.join(case_module.model_chunks(prep.case, chunk=5), prep.case.count, prep.case.record_dwords)
+    assert np.array_equal(model.records, model_records(prep.case).records)
+
+
 def test_fetched_values_are_compared() -> None:
     """Real vertex and index buffers: the records carry what each draw fetched (the index values, a bloom of the
     attributes), so a vertex buffer byte the GPU would read differently is a mismatch."""

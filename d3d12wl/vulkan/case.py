@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -312,19 +313,22 @@ def _u64(seq: np.ndarray, offset: int) -> np.ndarray:
     return np.ascontiguousarray(seq[:, offset:offset + 8]).view("<u8").reshape(-1)
 
 
-def within_execute(case: Case, layout: int) -> np.ndarray:
-    """Per sequence of one layout: its index in the execute that runs it (what a SEQUENCE_INDEX token writes)."""
+def within_execute(case: Case, layout: int, a: int = 0, b: int | None = None) -> np.ndarray:
+    """Per sequence ``a .. b - 1`` of one layout: its index in the execute that runs it (what a SEQUENCE_INDEX
+    token writes)."""
     lay = case.layouts[layout]
-    out = np.zeros(lay.count, dtype=np.uint32)
+    b = lay.count if b is None else b
+    out = np.zeros(b - a, dtype=np.uint32)
     for li, first, count, _ in case.executes:
-        if li == layout:
-            out[first:first + count] = np.arange(count, dtype=np.uint32)
+        lo, hi = max(first, a), min(first + count, b)
+        if li == layout and lo < hi:
+            out[lo - a:hi - a] = np.arange(lo - first, hi - first, dtype=np.uint32)
     return out
 
 
 @dataclass
 class LayoutState:
-    """One layout's sequences decoded as the GPU applies their tokens: per sequence its program (the case's
+    """Sequences of one layout decoded as the GPU applies their tokens: per sequence its program (the case's
     program index), push constants, record index within the execute, the action's fields and (vertex layouts) its
     draws."""
 
@@ -335,15 +339,17 @@ class LayoutState:
     draws: Draws | None
 
 
-def layout_state(case: Case, li: int) -> LayoutState:
-    """Layout ``li`` of the case as ``VK_EXT_device_generated_commands`` executes it: tokens applied in layout
-    order over the initial push constants, the command list's vertex and index buffers where no token sets one."""
+def layout_state(case: Case, li: int, a: int = 0, b: int | None = None) -> LayoutState:
+    """Sequences ``a .. b - 1`` (default: all) of layout ``li`` of the case as ``VK_EXT_device_generated_commands``
+    executes them: tokens applied in layout order over the initial push constants, the command list's vertex and
+    index buffers where no token sets one."""
     lay = case.layouts[li]
-    n, seq = lay.count, lay.sequences
+    b = lay.count if b is None else b
+    n, seq = b - a, lay.sequences[a:b]
     pc = np.zeros((n, lay.push_constant_size), dtype=np.uint8)
     pc[:] = np.frombuffer(lay.initial_push_constants, dtype=np.uint8)
     program = np.zeros(n, dtype=np.uint32)
-    within = within_execute(case, li)
+    within = within_execute(case, li, a, b)
     vbs = {slot: (np.full(n, loc, np.uint64), np.full(n, size, np.uint64), np.full(n, stride, np.uint64))
            for slot, loc, size, stride in case.vertex_buffers}
     ib: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -387,41 +393,68 @@ def layout_state(case: Case, li: int) -> LayoutState:
     return LayoutState(program, pc, inv, fields, draws if lay.kind == KIND_VERTEX else None)
 
 
-#: draws modelled at a time (bounds the memory of the per-vertex arrays)
-DRAWS_PER_SLICE = 1 << 20
+#: records modelled, compared and digested at a time: the unit of every comparison's memory and of the per-chunk
+#: digests the GPU machine sends back
+RECORDS_PER_CHUNK = 1 << 16
+
+
+def chunk_ranges(layout_counts: list[int], chunk: int = RECORDS_PER_CHUNK) -> list[tuple[int, int, int, int]]:
+    """The chunks every comparison walks, in record order: ``(layout, first sequence, end, first record)``, at most
+    ``chunk`` sequences each, never across layouts (the GPU machine and this machine cut the same chunks)."""
+    out: list[tuple[int, int, int, int]] = []
+    base = 0
+    for li, n in enumerate(layout_counts):
+        out.extend((li, a, min(n, a + chunk), base + a) for a in range(0, n, chunk))
+        base += n
+    return out
+
+
+def model_chunk(case: Case, li: int, a: int, b: int, memory: Memory) -> Model:
+    """The records sequences ``a .. b - 1`` of layout ``li`` write (:func:`model_records`)."""
+    lay = case.layouts[li]
+    n = b - a
+    st = layout_state(case, li, a, b)
+    out = np.zeros((n, case.record_dwords), dtype=np.uint32)
+    least = st.invocations.copy()
+    for c, v in st.fields.items():
+        out[:, c] = v
+    if st.draws is not None:
+        f = fetch_fields(st.draws, memory, case.fetch_mask, case.r16_format, case.r32_format)
+        out[:, 6], out[:, 8] = f["span"], f["first"]
+        out[:, 9:13], out[:, 13:15] = f["vbloom"], f["ibloom"]
+        least = f["invocations_min"]
+    out[:, 0] = st.invocations.astype(np.uint32)
+    out[:, 1] = st.program
+    out[:, 2] = np.arange(lay.record_base + a, lay.record_base + b, dtype=np.uint32)
+    words = np.ascontiguousarray(st.push_constants).view("<u4") if lay.push_constant_size else \
+        np.zeros((n, 0), np.uint32)
+    out[:, RECORD_HEADER:RECORD_HEADER + words.shape[1]] = words
+    out[st.invocations == 0] = 0
+    return Model(out, np.where(st.invocations == 0, 0, least).astype(np.uint32))
+
+
+def model_chunks(case: Case, chunk: int = RECORDS_PER_CHUNK) -> Iterator[tuple[int, Model]]:
+    """:func:`model_records` chunk by chunk (:func:`chunk_ranges`): ``(first record, Model)``."""
+    memory = case_memory(case)
+    for li, a, b, first in chunk_ranges([lay.count for lay in case.layouts], chunk):
+        yield first, model_chunk(case, li, a, b, memory)
+
+
+def join(chunks: Iterable[tuple[int, Model]], count: int, dwords: int) -> Model:
+    """Chunks of records as one :class:`Model` (small cases and tests)."""
+    rec = np.zeros((count, dwords), dtype=np.uint32)
+    inv_min = np.zeros(count, dtype=np.uint32)
+    for first, m in chunks:
+        rec[first:first + len(m.records)] = m.records
+        inv_min[first:first + len(m.records)] = m.invocations_min
+    return Model(rec, inv_min)
 
 
 def model_records(case: Case) -> Model:
     """What the recording shaders write for every sequence if the GPU executes the case's sequences as
-    ``VK_EXT_device_generated_commands`` specifies (:func:`layout_state`)."""
-    pcd = case.record_dwords - RECORD_HEADER
-    rec = np.zeros((case.count, case.record_dwords), dtype=np.uint32)
-    inv_min = np.zeros(case.count, dtype=np.uint32)
-    memory = case_memory(case)
-    for li, lay in enumerate(case.layouts):
-        n = lay.count
-        st = layout_state(case, li)
-        out = rec[lay.record_base:lay.record_base + n]
-        least = st.invocations.copy()
-        for c, v in st.fields.items():
-            out[:, c] = v
-        if st.draws is not None:
-            for a in range(0, n, DRAWS_PER_SLICE):
-                b = min(n, a + DRAWS_PER_SLICE)
-                f = fetch_fields(st.draws.slice(a, b), memory, case.fetch_mask, case.r16_format, case.r32_format)
-                out[a:b, 6], out[a:b, 8] = f["span"], f["first"]
-                out[a:b, 9:13], out[a:b, 13:15] = f["vbloom"], f["ibloom"]
-                least[a:b] = f["invocations_min"]
-        out[:, 0] = st.invocations.astype(np.uint32)
-        out[:, 1] = st.program
-        out[:, 2] = np.arange(lay.record_base, lay.record_base + n, dtype=np.uint32)
-        words = np.ascontiguousarray(st.push_constants).view("<u4") if lay.push_constant_size else \
-            np.zeros((n, 0), np.uint32)
-        out[:, RECORD_HEADER:RECORD_HEADER + words.shape[1]] = words
-        out[:, RECORD_HEADER + words.shape[1]:RECORD_HEADER + pcd] = 0
-        out[st.invocations == 0] = 0
-        inv_min[lay.record_base:lay.record_base + n] = np.where(st.invocations == 0, 0, least).astype(np.uint32)
-    return Model(rec, inv_min)
+    ``VK_EXT_device_generated_commands`` specifies (:func:`layout_state`); whole, for small cases
+    (:func:`model_chunks` streams)."""
+    return join(model_chunks(case), case.count, case.record_dwords)
 
 
 # ----------------------------------------------------------------------------------------------------------------

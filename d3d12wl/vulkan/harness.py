@@ -21,7 +21,7 @@ but not fetched, and :attr:`Prepared.notes` says why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,12 +30,12 @@ import numpy as np
 from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.vulkan.case import (
-    DRAWS_PER_SLICE,
     KIND_COMPUTE,
     KIND_MESH,
     KIND_VERTEX,
     PC_BLOCK_BYTES,
     RECORD_HEADER,
+    RECORDS_PER_CHUNK,
     REGION_CAPTURED,
     REGION_IDENTITY,
     REGION_ZEROS,
@@ -45,13 +45,15 @@ from d3d12wl.vulkan.case import (
     CaseToken,
     Model,
     case_memory,
+    chunk_ranges,
+    join,
     layout_state,
 )
 from d3d12wl.vulkan.fetch import ATTRIBUTE_BYTES, Draws, Memory, fetch_fields, index_extents, index_sizes
 from d3d12wl.vulkan.lowered import Lowering, LoweringError
 from d3d12wl.vulkan.vk import TokenType
 
-__all__ = ["HarnessRefusal", "Prepared", "case_of", "expected_records", "prepare_case"]
+__all__ = ["HarnessRefusal", "Prepared", "case_of", "expected_chunks", "expected_records", "prepare_case"]
 
 #: the push-constant bytes a layout may use: the shaders' block less the sequence-base DWORD
 MAX_PUSH_CONSTANTS = PC_BLOCK_BYTES - 4
@@ -317,79 +319,121 @@ def _col(cols: Mapping[str, np.ndarray], key: str, rows: np.ndarray, fill: int =
     return c[rows]
 
 
+#: executions whose columns are built at a time for one chunk of records, at most (a chunk whose executions lie
+#: further apart, records of one signature among a list of several, is built in pieces)
+EXECUTION_WINDOW = 4 * RECORDS_PER_CHUNK
+
+
+def expected_chunks(executions: Any, lowering: Lowering, prepared: Prepared, memory: GpuMemory,
+                    chunk: int = RECORDS_PER_CHUNK) -> Iterator[tuple[int, Model]]:
+    """:func:`expected_records` chunk by chunk (:func:`~d3d12wl.vulkan.case.chunk_ranges`), from the executor's
+    executions (a trace's ``executions``) made columns a window at a time
+    (:func:`d3d12wl.executor.columnar.execution_columns`): ``(first record, Model)``."""
+    from d3d12wl.executor.columnar import execution_columns  # the executor's columns, only where they are needed
+
+    case = prepared.case
+    mem = _memory_of(memory, prepared)
+    leaves = lowering.leaves()
+    for li, a, b, first in chunk_ranges([lay.count for lay in case.layouts], chunk):
+        positions = leaves[li].positions
+        assert positions is not None
+        pieces = []
+        s = a
+        while s < b:  # positions rise within a leaf: cut where the executions would span more than the window
+            e = max(s + 1, min(b, int(np.searchsorted(positions, positions[s] + EXECUTION_WINDOW, side="left"))))
+            lo, hi = int(positions[s]), int(positions[e - 1]) + 1
+            pieces.append(_expected_slice(execution_columns(executions, lo, hi), positions[s:e] - lo, leaves[li], li,
+                                          s, e, prepared, mem))
+            s = e
+        yield first, pieces[0] if len(pieces) == 1 else Model(np.concatenate([p.records for p in pieces]),
+                                                              np.concatenate([p.invocations_min for p in pieces]))
+
+
 def expected_records(columns: Any, lowering: Lowering, prepared: Prepared, memory: GpuMemory) -> Model:
     """The records the GPU must write, from the executor's trace alone (``columns``: its executions as
     :class:`~d3d12wl.executor.columnar.ExecutionColumns`): per execution its program, every resolved root argument
     at its place in the push-constant block, its draw or dispatch arguments, and (draws) what it fetches through
     the vertex and index buffer views the trace says it reads, over the capture's ``memory`` (and the case's
     stand-ins).  The lowering gives only the places (the layouts) and which execution each record is
-    (:attr:`Prepared.positions`), never the values."""
+    (:attr:`Prepared.positions`), never the values.  Whole, for small calls (:func:`expected_chunks` streams)."""
+    case = prepared.case
+    mem = _memory_of(memory, prepared)
+    leaves = lowering.leaves()
+    chunks = []
+    for li, a, b, first in chunk_ranges([lay.count for lay in case.layouts]):
+        positions = leaves[li].positions
+        assert positions is not None
+        chunks.append((first, _expected_slice(columns, positions[a:b], leaves[li], li, a, b, prepared, mem)))
+    return join(chunks, case.count, case.record_dwords)
+
+
+def _memory_of(memory: GpuMemory, prepared: Prepared) -> Memory:
+    return Memory([(r.base, np.frombuffer(r.data, dtype=np.uint8)) for r in memory.regions] +
+                  [(r.base, r.bytes()) for r in prepared.stand_ins])
+
+
+def _expected_slice(columns: Any, rows: np.ndarray, leaf: Lowering, li: int, a: int, b: int, prepared: Prepared,
+                    mem: Memory) -> Model:
+    """The records of sequences ``a .. b - 1`` of leaf ``li``, whose executions are ``rows`` of ``columns``."""
     case = prepared.case
     cols, names = columns.columns, columns.names
-    out = np.zeros((case.count, case.record_dwords), dtype=np.uint32)
-    inv_min = np.zeros(case.count, dtype=np.uint32)
-    mem = Memory([(r.base, np.frombuffer(r.data, dtype=np.uint8)) for r in memory.regions] +
-                 [(r.base, r.bytes()) for r in prepared.stand_ins])
-    program_index = np.array([prepared.programs.index(n) if n in prepared.programs else 0 for n in names["program"]]
+    lay, clay = leaf.layout, case.layouts[li]
+    assert lay is not None
+    n = b - a
+    rec = np.zeros((n, case.record_dwords), dtype=np.uint32)
+    if not n:
+        return Model(rec, np.zeros(0, dtype=np.uint32))
+    program_index = np.array([prepared.programs.index(p) if p in prepared.programs else 0 for p in names["program"]]
                              + [0], dtype=np.uint32)  # code -1 (no program: ExecuteIndirect) -> 0
-    for li, leaf in enumerate(lowering.leaves()):
-        lay, clay = leaf.layout, case.layouts[li]
-        assert lay is not None and leaf.positions is not None
-        rows = leaf.positions
-        n = len(rows)
-        if not n:
-            continue
-        rec = out[clay.record_base:clay.record_base + n]
-        trigger = names["trigger"][int(cols["trigger"][rows[0]])]
-        f = [_col(cols, f"trigger.{m}", rows).astype(np.int64) for m in _TRIGGER_FIELDS[trigger]]
-        d: Draws | None = None
-        if trigger == "DRAW":
-            vc, ic, fv, fi = f
-            inv = vc * ic
-            rec[:, 4], rec[:, 5], rec[:, 7] = fv, fi, ic
-            d = Draws(False, vc, ic, fv, fv, None, _vertex_views(cols, rows))
-        elif trigger == "DRAW_INDEXED":
-            nidx, ic, first, bv, fi = f
-            inv = nidx * ic
-            rec[:, 4], rec[:, 5], rec[:, 7] = bv & 0xFFFFFFFF, fi, ic
-            loc, size, fmt = (_col(cols, f"ia.ib.{m}", rows).astype(np.uint64)
-                              for m in ("BufferLocation", "SizeInBytes", "Format"))
-            d = Draws(True, nidx, ic, first, bv, (loc, size, fmt), _vertex_views(cols, rows))
-        else:
-            x, y, z = f
-            inv = x * y * z
-            rec[:, 4], rec[:, 5], rec[:, 6] = x, y, z
-        least = inv.astype(np.uint64)
-        if d is not None and clay.kind == KIND_VERTEX:
-            for a in range(0, n, DRAWS_PER_SLICE):
-                b = min(n, a + DRAWS_PER_SLICE)
-                ff = fetch_fields(d.slice(a, b), mem, case.fetch_mask, case.r16_format, case.r32_format)
-                rec[a:b, 6], rec[a:b, 8] = ff["span"], ff["first"]
-                rec[a:b, 9:13], rec[a:b, 13:15] = ff["vbloom"], ff["ibloom"]
-                least[a:b] = ff["invocations_min"]
-        rec[:, 0] = inv.astype(np.uint32)
-        rec[:, 1] = program_index[cols["program"][rows]]
-        rec[:, 2] = np.arange(clay.record_base, clay.record_base + n, dtype=np.uint32)
-        within = np.zeros(n, dtype=np.uint32)
-        for first_seq, count in leaf.chunks:
-            within[first_seq:first_seq + count] = np.arange(count, dtype=np.uint32)
-        pc = rec[:, RECORD_HEADER:]
-        for r in lay.push_constants:
-            dword = r.offset // 4
-            tag = f"root.{'G' if r.binding == 'global' else 'L'}{r.parameter}"
-            if r.kind == "sequence_index":
-                pc[:, dword] = within
-            elif r.kind == "constants":
-                for k in range(r.size // 4):
-                    v = _col(cols, f"{tag}[{k}]", rows, -1)
-                    pc[:, dword + k] = np.where(v < 0, 0, v).astype(np.uint32)  # unset: what the harness pushes, 0
-            else:  # a root view's VA, a descriptor table's handle
-                v = _col(cols, tag, rows).astype(np.uint64)
-                pc[:, dword] = (v & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-                pc[:, dword + 1] = (v >> np.uint64(32)).astype(np.uint32)
-        rec[inv == 0] = 0
-        inv_min[clay.record_base:clay.record_base + n] = np.where(inv == 0, 0, least).astype(np.uint32)
-    return Model(out, inv_min)
+    trigger = names["trigger"][int(cols["trigger"][rows[0]])]
+    f = [_col(cols, f"trigger.{m}", rows).astype(np.int64) for m in _TRIGGER_FIELDS[trigger]]
+    d: Draws | None = None
+    if trigger == "DRAW":
+        vc, ic, fv, fi = f
+        inv = vc * ic
+        rec[:, 4], rec[:, 5], rec[:, 7] = fv, fi, ic
+        d = Draws(False, vc, ic, fv, fv, None, _vertex_views(cols, rows))
+    elif trigger == "DRAW_INDEXED":
+        nidx, ic, first, bv, fi = f
+        inv = nidx * ic
+        rec[:, 4], rec[:, 5], rec[:, 7] = bv & 0xFFFFFFFF, fi, ic
+        loc, size, fmt = (_col(cols, f"ia.ib.{m}", rows).astype(np.uint64)
+                          for m in ("BufferLocation", "SizeInBytes", "Format"))
+        d = Draws(True, nidx, ic, first, bv, (loc, size, fmt), _vertex_views(cols, rows))
+    else:
+        x, y, z = f
+        inv = x * y * z
+        rec[:, 4], rec[:, 5], rec[:, 6] = x, y, z
+    least = inv.astype(np.uint64)
+    if d is not None and clay.kind == KIND_VERTEX:
+        ff = fetch_fields(d, mem, case.fetch_mask, case.r16_format, case.r32_format)
+        rec[:, 6], rec[:, 8] = ff["span"], ff["first"]
+        rec[:, 9:13], rec[:, 13:15] = ff["vbloom"], ff["ibloom"]
+        least = ff["invocations_min"].astype(np.uint64)
+    rec[:, 0] = inv.astype(np.uint32)
+    rec[:, 1] = program_index[cols["program"][rows]]
+    rec[:, 2] = np.arange(clay.record_base + a, clay.record_base + b, dtype=np.uint32)
+    within = np.zeros(n, dtype=np.uint32)
+    for first_seq, count in leaf.chunks:
+        lo, hi = max(first_seq, a), min(first_seq + count, b)
+        if lo < hi:
+            within[lo - a:hi - a] = np.arange(lo - first_seq, hi - first_seq, dtype=np.uint32)
+    pc = rec[:, RECORD_HEADER:]
+    for r in lay.push_constants:
+        dword = r.offset // 4
+        tag = f"root.{'G' if r.binding == 'global' else 'L'}{r.parameter}"
+        if r.kind == "sequence_index":
+            pc[:, dword] = within
+        elif r.kind == "constants":
+            for k in range(r.size // 4):
+                v = _col(cols, f"{tag}[{k}]", rows, -1)
+                pc[:, dword + k] = np.where(v < 0, 0, v).astype(np.uint32)  # unset: what the harness pushes, 0
+        else:  # a root view's VA, a descriptor table's handle
+            v = _col(cols, tag, rows).astype(np.uint64)
+            pc[:, dword] = (v & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+            pc[:, dword + 1] = (v >> np.uint64(32)).astype(np.uint32)
+    rec[inv == 0] = 0
+    return Model(rec, np.where(inv == 0, 0, least).astype(np.uint32))
 
 
 def _vertex_views(cols: Mapping[str, np.ndarray], rows: np.ndarray
