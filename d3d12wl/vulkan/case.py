@@ -153,7 +153,8 @@ class Case:
     def count(self) -> int:
         return sum(lay.count for lay in self.layouts)
 
-    def to_bytes(self) -> bytes:
+    def pieces(self) -> Iterator[bytes | memoryview]:
+        """The case file's bytes, piece by piece (each layout's sequences as a view of them, not a copy)."""
         header = np.zeros(HEADER_DWORDS, dtype="<u4")
         tokens = [t for lay in self.layouts for t in lay.tokens]
         entries = [p for lay in self.layouts for p in lay.programs]
@@ -187,21 +188,34 @@ class Case:
             loc, size, fmt = self.index_buffer
             views[-1, :5] = [0, loc & 0xFFFFFFFF, loc >> 32, size, fmt]
         regs = np.zeros((len(self.regions), REGION_DWORDS), dtype="<u4")
-        data = bytearray()
+        off = 0
         for k, r in enumerate(self.regions):
-            off = len(data)
             regs[k, :7] = [r.base & 0xFFFFFFFF, r.base >> 32, r.size & 0xFFFFFFFF, r.size >> 32, off & 0xFFFFFFFF,
                            off >> 32, r.kind]
             if r.kind == REGION_CAPTURED:
                 assert len(r.data) == r.size
-                data += r.data + bytes(-r.size % 4)
+                off += r.size + -r.size % 4
         for lay in self.layouts:
             assert len(lay.initial_push_constants) == lay.push_constant_size
-        return b"".join([header.tobytes(), lays.tobytes(), toks.tobytes(), np.array(entries, dtype="<u4").tobytes(),
-                         execs.tobytes(), views.tobytes(), regs.tobytes(),
-                         *(lay.initial_push_constants for lay in self.layouts),
-                         *(np.ascontiguousarray(lay.sequences, dtype=np.uint8).tobytes() for lay in self.layouts),
-                         bytes(data)])
+        yield from (header.tobytes(), lays.tobytes(), toks.tobytes(), np.array(entries, dtype="<u4").tobytes(),
+                    execs.tobytes(), views.tobytes(), regs.tobytes())
+        yield from (lay.initial_push_constants for lay in self.layouts)
+        for lay in self.layouts:
+            yield np.ascontiguousarray(lay.sequences, dtype=np.uint8).reshape(-1).data
+        for r in self.regions:
+            if r.kind == REGION_CAPTURED:
+                yield r.data + bytes(-r.size % 4)
+
+    def to_bytes(self) -> bytes:
+        return b"".join(self.pieces())
+
+    def sha256(self) -> str:
+        """SHA-256 of :meth:`to_bytes`, piece by piece."""
+        h = hashlib.sha256()
+        for piece in self.pieces():
+            h.update(piece)
+        return h.hexdigest()
+
 
 
 def case_memory(case: Case) -> Memory:
@@ -494,49 +508,118 @@ def digest(records: np.ndarray) -> str:
     return hashlib.sha256(r.tobytes()).hexdigest()
 
 
+def as_compared(got: np.ndarray, want: Model) -> np.ndarray:
+    """The GPU's records as the comparison sees them: gl_DrawID zeroed, and an invocation count within ``want``'s
+    range (``[invocations_min, records[:, 0]]``: a vertex reused by an indexed draw) replaced by the range's top, so
+    that :func:`digest` of them equals the digest of ``want.records`` exactly when every record matches."""
+    r = np.array(got, dtype="<u4", copy=True)
+    r[:, list(NOT_COMPARED)] = 0
+    top = want.records[:, 0]
+    legal = (r[:, 0] >= want.invocations_min) & (r[:, 0] <= top)
+    r[legal, 0] = top[legal]
+    return r
+
+
+class Tally:
+    """One comparison accumulated chunk by chunk (:func:`compare_records` of each chunk): records compared,
+    mismatches, the first few (record numbers of the whole case), records that ran, records whose draw runs
+    nothing, and the gl_DrawID values seen."""
+
+    def __init__(self, first: int = 20) -> None:
+        self.keep = first
+        self.compared = 0
+        self.mismatches: int | None = 0
+        self.first_mismatches: list[dict[str, Any]] = []
+        self.ran = self.no_invocation = 0
+        self.draw_ids: set[int] = set()
+        self.error: str | None = None
+
+    def add(self, first_record: int, result: dict[str, Any]) -> None:
+        if result.get("mismatches") is None:
+            self.fail(result.get("error", "nothing compared"))
+            return
+        self.compared += result["compared"]
+        if self.mismatches is not None:
+            self.mismatches += result["mismatches"]
+        for m in result["first_mismatches"][:max(0, self.keep - len(self.first_mismatches))]:
+            self.first_mismatches.append({**m, "record": m["record"] + first_record})
+        self.ran += result["ran"]
+        self.no_invocation += result["no_invocation"]
+        self.draw_ids.update(result["draw_ids"][:8])
+
+    def fail(self, why: str) -> None:
+        self.error = self.error or why
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"compared": self.compared, "mismatches": self.mismatches, "ran": self.ran,
+                               "no_invocation": self.no_invocation, "draw_ids": sorted(self.draw_ids)[:8]}
+        if self.first_mismatches:
+            out["first_mismatches"] = self.first_mismatches
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+#: raw bytes of mismatched chunks' records the GPU machine sends back, at most
+BAD_RECORDS_BACK = 8 << 20
+
+
+def check(case: Case, records: np.ndarray, bad_out: Any = None, budget: int = BAD_RECORDS_BACK) -> dict[str, Any]:
+    """The GPU's ``records`` (``(count, record_dwords)``, a memory map on the GPU machine) against
+    :func:`model_chunks` of ``case``, chunk by chunk: the tally, and per chunk (:func:`chunk_ranges`) the digest
+    of the records as compared (:func:`as_compared`), the digest of the model's, and the mismatches; the records of
+    the chunks with mismatches are written to ``bad_out`` while they fit in ``budget`` bytes (``bad_chunks`` lists
+    which)."""
+    tally = Tally()
+    chunks: list[dict[str, Any]] = []
+    bad: list[int] = []
+    written = 0
+    if records.shape != (case.count, case.record_dwords):
+        tally.fail(f"{records.shape} records: the case has ({case.count}, {case.record_dwords})")
+        return {**tally.to_dict(), "chunks": chunks, "bad_chunks": bad}
+    for k, (first, model) in enumerate(model_chunks(case)):
+        got = np.asarray(records[first:first + len(model.records)])
+        result = compare_records(got, model.records, invocations_min=model.invocations_min)
+        tally.add(first, result)
+        chunks.append({"first": first, "count": len(got), "gpu": digest(as_compared(got, model)),
+                       "model": digest(model.records), "mismatches": result["mismatches"]})
+        if result["mismatches"] and bad_out is not None and written + got.nbytes <= budget:
+            bad_out.write(np.ascontiguousarray(got, dtype="<u4").tobytes())
+            written += got.nbytes
+            bad.append(k)
+    return {**tally.to_dict(), "chunk_records": RECORDS_PER_CHUNK, "chunks": chunks, "bad_chunks": bad}
+
+
 def _field_name(c: int) -> str:
     return FIELD_NAMES[c] if c < len(FIELD_NAMES) else \
         (f"header{c}" if c < RECORD_HEADER else f"push_dword{c - RECORD_HEADER}")
 
 
 def read_records(path: str | Path, case: Case) -> np.ndarray:
-    data = np.fromfile(path, dtype="<u4")
-    return data.reshape(-1, case.record_dwords)[:case.count]
+    """The records file the harness wrote, mapped (never read whole): ``(count, record_dwords)`` uint32."""
+    size = Path(path).stat().st_size
+    if size < case.count * case.record_dwords * 4:
+        return np.zeros((size // 4 // max(case.record_dwords, 1), case.record_dwords), dtype="<u4")
+    return np.memmap(path, dtype="<u4", mode="r", shape=(case.count, case.record_dwords))
 
 
-USAGE = ("usage: python -m d3d12wl.vulkan.case check CASE.bin RECORDS.bin OUT.json\n"
-         "       python -m d3d12wl.vulkan.case digest RECORDS.bin RECORD_DWORDS COUNT OUT.json [EVERY SAMPLE.bin]")
+USAGE = "usage: python -m d3d12wl.vulkan.case check CASE.bin RECORDS.bin OUT.json BAD.rec"
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``check CASE RECORDS OUT.json``: the GPU's records against :func:`model_records` of the case, and their
-    digests.  ``digest RECORDS DWORDS COUNT OUT.json [EVERY SAMPLE]``: the records' :func:`digest` (and every
-    ``EVERY``-th record, and the last, into SAMPLE), for record sets too large to send back whole."""
+    """``check CASE RECORDS OUT.json BAD.rec``: the GPU's records against :func:`model_records` of the case, chunk
+    by chunk (:func:`check`), on the GPU machine: OUT.json the tally and the per-chunk digests, BAD.rec the records
+    of the chunks with mismatches (what fits in :data:`BAD_RECORDS_BACK`)."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) == 4 and args[0] == "check":
-        case = read_case(args[1])
-        got = read_records(args[2], case)
-        model = model_records(case)
-        result = compare_records(got, model.records, invocations_min=model.invocations_min)
-        result["gpu_digest"] = digest(got)
-        result["model_digest"] = digest(model.records)
-        Path(args[3]).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        print(json.dumps({k: result[k] for k in ("compared", "mismatches", "ran", "no_invocation")}))
-        return 0 if result["mismatches"] == 0 else 1
-    if len(args) in (5, 7) and args[0] == "digest":
-        dwords, count = int(args[2]), int(args[3])
-        got = np.fromfile(args[1], dtype="<u4").reshape(-1, dwords)[:count]
-        out = {"records": int(len(got)), "gpu_digest": digest(got)}
-        if len(args) == 7:
-            every = int(args[5])
-            keep = np.r_[np.arange(0, len(got), every), len(got) - 1] if len(got) else np.zeros(0, dtype=np.int64)
-            got[keep].tofile(args[6])
-            out["sample_every"] = every
-        Path(args[4]).write_text(json.dumps(out) + "\n", encoding="utf-8")
-        print(json.dumps(out))
-        return 0
-    print(USAGE, file=sys.stderr)
-    return 2
+    if len(args) != 5 or args[0] != "check":
+        print(USAGE, file=sys.stderr)
+        return 2
+    case = read_case(args[1])
+    with open(args[4], "wb") as bad:
+        result = check(case, read_records(args[2], case), bad)
+    Path(args[3]).write_text(json.dumps(result) + "\n", encoding="utf-8")
+    print(json.dumps({k: result[k] for k in ("compared", "mismatches", "ran", "no_invocation")}))
+    return 0 if result["mismatches"] == 0 else 1
 
 
 if __name__ == "__main__":

@@ -68,9 +68,9 @@ def not_lowered(call: str, reason: str | None = None, *, items: Sequence[NotLowe
 
 
 def lower_dispatch_list(memory: GpuMemory, objects: ObjectSet, state: CommandListState, call: DispatchListCall,
-                        sequence_index: bool, max_sequences: int | None) -> Lowering:
+                        sequence_index: bool, max_sequences: int | None, cut: bool = False) -> Lowering:
     if call.tier2:
-        return _lower_chain(memory, objects, state, call, sequence_index, max_sequences)
+        return _lower_chain(memory, objects, state, call, sequence_index, max_sequences, cut)
     program = state.program
     wl = program.WorkList if program is not None else None
     if wl is None or wl.pSignature is None:
@@ -81,11 +81,11 @@ def lower_dispatch_list(memory: GpuMemory, objects: ObjectSet, state: CommandLis
                             rule="DispatchList")
     dli = packers.read_dispatch_list_inputs(view(memory, call.DispatchListInput, size, "D3D12_DISPATCH_LIST_INPUT"))
     return _lower_list("DispatchList", memory, objects, state, wl.pSignature, wl.Binding, dli, call, sequence_index,
-                       max_sequences)
+                       max_sequences, cut)
 
 
 def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState, call: DispatchListCall,
-                 sequence_index: bool, max_sequences: int | None) -> Lowering:
+                 sequence_index: bool, max_sequences: int | None, cut: bool) -> Lowering:
     """DispatchList1: the chain followed as the spec says ("Dispatch List Continuations": NextDispatchList is
     followed only with _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION and a non-null value), one lowering per list, in
     order; the signature and binding of each list by its SignatureIndex."""
@@ -119,7 +119,7 @@ def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState,
             raise LoweringError(f"SignatureIndex {index} past the array's {len(signatures)} signatures", where=where,
                                 rule="Signature Selection")
         low = _lower_list(f"DispatchList1 list {len(lists)}", memory, objects, state, signatures[index],
-                          wl1.pBindings[index], dli, call, sequence_index, max_sequences)
+                          wl1.pBindings[index], dli, call, sequence_index, max_sequences, cut)
         if not low.lowered:
             return not_lowered("DispatchList1", items=[NotLowered(f"list {len(lists)} {n.what}", n.reason, n.arg)
                                                        for n in low.not_lowered])
@@ -156,7 +156,7 @@ class _Group:
 
 def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: CommandListState, wls: Any,
                 binding: Any, dli: np.ndarray, call: DispatchListCall, sequence_index: bool,
-                max_sequences: int | None) -> Lowering:
+                max_sequences: int | None, cut: bool) -> Lowering:
     """One list: its signature and binding, its D3D12_DISPATCH_LIST_INPUT(1) as read."""
     if binding.ProgramTable is None or binding.pRaytracing is not None:
         return not_lowered(name, "raytracing binding: an indirect execution set holds no raytracing pipelines")
@@ -233,7 +233,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
     np.cumsum(counts[:-1], out=first[1:])
     total = int(counts.sum())
     used = [g for g in groups if len(g.records)] or groups[:1]
-    one_execute = len(used) == 1 and (max_sequences is None or total <= max_sequences)
+    one_execute = not cut and len(used) == 1 and (max_sequences is None or total <= max_sequences)
     leaves = []
     for group in used:
         leaf = _lower_group(f"{name} {group.pcs.name}" if len(used) > 1 else name, memory, state, group, start,

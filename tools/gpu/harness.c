@@ -386,7 +386,8 @@ static uint64_t check_addresses(const Case *c) {
                 if (!(fetch >> slot & 1) || !count || !instances) continue;
                 if (vb.loc % 4 || vb.stride_or_format % 4 || vb.stride_or_format < ATTRIBUTE_BYTES)
                     die("layout %u sequence %u: vertex buffer slot %u is fetched but not 4-byte aligned", l, s, slot);
-                for (uint32_t i = 0; i < count; i++) {
+                /* a non-indexed draw's vertices are base .. base + count - 1: its last is the one to check */
+                for (uint32_t i = indexed ? 0 : count - 1; i < count; i++) {
                     int64_t v = indexed ? (int64_t)read_index(c, ib.loc + ((uint64_t)first + i) * esize, esize) + base
                                         : base + i;
                     if (v < 0 || (uint64_t)v * vb.stride_or_format + ATTRIBUTE_BYTES > vb.size)
@@ -645,8 +646,17 @@ typedef struct {
 
 static void record_copy(VkCommandBuffer cb, void *ctx) {
     Copy *c = ctx;
+    /* after what earlier submissions wrote (the records, the walker's output); before the host reads the copy */
+    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL,
+                         0, NULL);
     VkBufferCopy r = {0, c->dst_offset, c->size};
     vkCmdCopyBuffer(cb, c->src, c->dst, 1, &r);
+    VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                             VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         0, 1, &after, 0, NULL, 0, NULL);
 }
 
 /* host bytes to a device buffer at ``offset``, through a staging buffer of at most STAGING bytes */
@@ -688,6 +698,7 @@ typedef struct {
     Buffer *regions, *records;
     VkDescriptorSet sets[3];
     VkQueryPool queries;
+    uint32_t execute; /* the execute record_execute records */
 } Run;
 
 static int region_index(const Case *c, uint64_t va, uint64_t size) {
@@ -696,17 +707,27 @@ static int region_index(const Case *c, uint64_t va, uint64_t size) {
     return r;
 }
 
-static void record_run(VkCommandBuffer cb, void *ctx) {
+/* the records zeroed before a run's first execute */
+static void record_fill(VkCommandBuffer cb, void *ctx) {
+    Run *r = ctx;
+    vkCmdFillBuffer(cb, r->records->buffer, 0, VK_WHOLE_SIZE, 0);
+}
+
+/* one execute: its own submission (tools/gpu_check.py cuts the executes so that none runs longer than a bound) */
+static void record_execute(VkCommandBuffer cb, void *ctx) {
     Run *r = ctx;
     Case *c = r->c;
-    uint32_t nexec = c->h[H_EXECUTES];
-    vkCmdResetQueryPool(cb, r->queries, 0, 3 * nexec);
-    vkCmdFillBuffer(cb, r->records->buffer, 0, VK_WHOLE_SIZE, 0);
-    VkMemoryBarrier fill = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
-                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &fill, 0, NULL,
-                         0, NULL);
-    for (uint32_t e = 0; e < nexec; e++) {
+    uint32_t e = r->execute;
+    vkCmdResetQueryPool(cb, r->queries, 3 * e, 3);
+    /* what the submissions before this one wrote (the records, the preprocess buffer this one reuses) is visible */
+    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                              VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                  DGC_ACCESS_COMMAND_PREPROCESS_WRITE,
+                              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                  DGC_ACCESS_COMMAND_PREPROCESS_READ | DGC_ACCESS_COMMAND_PREPROCESS_WRITE};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &before, 0,
+                         NULL, 0, NULL);
+    {
         const CaseExecute *E = &c->execs[e];
         const CaseLayout *L = &c->layouts[E->layout];
         LayoutRun *lr = &r->layouts[E->layout];
@@ -920,7 +941,7 @@ static void run_case(const char *case_path, const char *records_path, const char
     VkDescriptorPoolCreateInfo dpci = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, NULL, 0, 3, 1, &ps};
     VkDescriptorPool dpool;
     CHECK(vkCreateDescriptorPool(g.device, &dpci, NULL, &dpool));
-    Run run = {&g, &c, NULL, regions, &records, {0}, VK_NULL_HANDLE};
+    Run run = {&g, &c, NULL, regions, &records, {0}, VK_NULL_HANDLE, 0};
     for (int k = 0; k < 3; k++) {
         int used = 0; /* a stage's set and layout only where a layout runs on it (mesh needs the feature) */
         for (uint32_t li = 0; li < nl; li++) used |= c.layouts[li].kind == (uint32_t)k;
@@ -1086,16 +1107,27 @@ static void run_case(const char *case_path, const char *records_path, const char
     if (repeat < 1) repeat = 1;
     double *pre_ms = xcalloc(repeat, sizeof(double)), *exe_ms = xcalloc(repeat, sizeof(double));
     double *tot = xcalloc(repeat, sizeof(double)), *wall_ms = xcalloc(repeat, sizeof(double));
+    double *longest = xcalloc(repeat, sizeof(double)), *longest_wall = xcalloc(repeat, sizeof(double));
     uint64_t *ts = xcalloc(3 * (ne ? ne : 1), sizeof(uint64_t));
     for (int i = 0; i < repeat; i++) {
         double w0 = now_s();
-        one_shot(&g, pool, record_run, &run);
+        one_shot(&g, pool, record_fill, &run);
+        for (uint32_t e = 0; e < ne; e++) { /* one submission per execute, each waited for */
+            double s0 = now_s();
+            run.execute = e;
+            one_shot(&g, pool, record_execute, &run);
+            double s_ms = (now_s() - s0) * 1e3;
+            if (s_ms > longest_wall[i]) longest_wall[i] = s_ms;
+        }
         wall_ms[i] = (now_s() - w0) * 1e3;
         if (ne) CHECK(vkGetQueryPoolResults(g.device, run.queries, 0, 3 * ne, 3 * ne * sizeof(uint64_t), ts, 8,
                                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
         for (uint32_t e = 0; e < ne; e++) {
-            pre_ms[i] += (ts[3 * e + 1] - ts[3 * e]) * g.timestamp_ns * 1e-6;
-            exe_ms[i] += (ts[3 * e + 2] - ts[3 * e + 1]) * g.timestamp_ns * 1e-6;
+            double p = (ts[3 * e + 1] - ts[3 * e]) * g.timestamp_ns * 1e-6, x = (ts[3 * e + 2] - ts[3 * e + 1]) *
+                                                                               g.timestamp_ns * 1e-6;
+            pre_ms[i] += p;
+            exe_ms[i] += x;
+            if (p + x > longest[i]) longest[i] = p + x;
         }
         tot[i] = pre_ms[i] + exe_ms[i];
     }
@@ -1110,6 +1142,11 @@ static void run_case(const char *case_path, const char *records_path, const char
     qsort(exe_ms, repeat, sizeof(double), cmp_double);
     qsort(tot, repeat, sizeof(double), cmp_double);
     qsort(wall_ms, repeat, sizeof(double), cmp_double);
+    double longest_max = 0, longest_wall_max = 0; /* the longest submission of any run */
+    for (int i = 0; i < repeat; i++) {
+        if (longest[i] > longest_max) longest_max = longest[i];
+        if (longest_wall[i] > longest_wall_max) longest_wall_max = longest_wall[i];
+    }
     uint32_t max_exec = 0;
     for (uint32_t e = 0; e < ne; e++)
         if (c.execs[e].count > max_exec) max_exec = c.execs[e].count;
@@ -1122,11 +1159,13 @@ static void run_case(const char *case_path, const char *records_path, const char
             "\"maxIndirectSequenceCount\": %u, \"preprocess_bytes\": %" PRIu64 ", \"repeat\": %d, "
             "\"setup_s\": %.4f, \"preprocess_ms_min\": %.4f, \"preprocess_ms_median\": %.4f, "
             "\"execute_ms_min\": %.4f, \"execute_ms_median\": %.4f, \"total_ms_min\": %.4f, "
-            "\"total_ms_median\": %.4f, \"submit_wall_ms_min\": %.4f}\n",
+            "\"total_ms_median\": %.4f, \"submit_wall_ms_min\": %.4f, \"submissions\": %u, "
+            "\"longest_submission_gpu_ms\": %.4f, \"longest_submission_wall_ms\": %.4f}\n",
             base_name(case_path), g.props.deviceName, g.props.driverVersion, c.h[H_RECORDS], nl, ne, max_exec,
             c.h[H_PROGRAMS], c.h[H_REGIONS], record_dwords, views, relocated, c.h[H_FETCH_MASK],
             g.dgc_props.maxIndirectSequenceCount, (uint64_t)preprocess_bytes, repeat, setup_s, pre_ms[0],
-            pre_ms[repeat / 2], exe_ms[0], exe_ms[repeat / 2], tot[0], tot[repeat / 2], wall_ms[0]);
+            pre_ms[repeat / 2], exe_ms[0], exe_ms[repeat / 2], tot[0], tot[repeat / 2], wall_ms[0], ne, longest_max,
+            longest_wall_max);
     fclose(f);
     printf("ok %s: %u sequences in %u executes of %u layouts, preprocess %.3f ms, execute %.3f ms (min of %d)\n",
            case_path, c.h[H_RECORDS], ne, nl, pre_ms[0], exe_ms[0], repeat);
