@@ -69,8 +69,15 @@ CASES: dict[str, Callable[[], Capture]] = {
     "ia": build_ia_capture,
     "ia_inherited_ib": lambda: build_ia_capture(index_buffer="command_list"),
     "inherited_ia": build_inherited_ia_capture,
+    "inherited_null_ib": lambda: _without_index_buffer(build_inherited_ia_capture()),
     "big_ei": lambda: build_big_ei_capture(500),
 }
+
+
+def _without_index_buffer(cap: Capture) -> Capture:
+    """Indexed draws with no index buffer anywhere: every index reads 0 (D3D11.3 8.20)."""
+    cap.state.index_buffer = None
+    return cap
 
 
 def held_to_the_executor(cap: Capture, max_sequences: int | None = None) -> tuple[Prepared, dict[str, object]]:
@@ -204,26 +211,58 @@ def _ia_with(**cols: object) -> Capture:
 
 
 @pytest.mark.parametrize("cols, reason", [
-    ({"arg2_IndexBuffer.BufferLocation": 0}, "NULL index buffer view"),
-    ({"arg3_DrawIndexed.IndexCountPerInstance": 5000}, "reads indices past its index buffer view"),
     ({"arg2_IndexBuffer.BufferLocation": 0x70_0001, "arg2_IndexBuffer.SizeInBytes": 64},
      "not aligned to its 2-byte indices"),
     ({"arg2_IndexBuffer.BufferLocation": 0x70_0ff0, "arg2_IndexBuffer.SizeInBytes": 64}, "only partly in the capture"),
+    ({"arg2_IndexBuffer.Format": 0}, "index buffer Format 0 is neither R16_UINT nor R32_UINT"),
 ])
 def test_calls_the_harness_cannot_represent_are_refused(cols: dict[str, object], reason: str) -> None:
-    """Refused with the reason, before a case exists: what reached the GPU and faulted it (an index buffer at
-    address 0) never does; an index read past the view (D3D12 reads 0 there), an index buffer the GPU cannot bind
-    at its alignment, a view half in the capture."""
+    """Refused with the reason, before a case exists: an index buffer the GPU cannot bind at its alignment, a view
+    half in the capture, an index format Vulkan has no index type for."""
     cap = _ia_with(**cols)
     with pytest.raises(HarnessRefusal, match=reason):
         prepare_case(lower_capture(cap, sequence_index=True), cap.memory)
 
 
-def test_a_vertex_fetched_past_its_view_is_bound_not_fetched() -> None:
-    cap = _ia_with(**{"arg1_VertexBuffer.SizeInBytes": 64})
+@pytest.mark.parametrize("cols, vi", [
+    # a null index buffer view: every index is 0 (D3D11.3 8.20, "the slot being read has no Buffer bound")
+    ({"arg2_IndexBuffer.BufferLocation": 0}, {0}),
+    # 5000 indices from a view of 2048: the 2952 past its end read 0 (8.19.2 "Addressing Bounds")
+    ({"arg3_DrawIndexed.IndexCountPerInstance": 5000}, {0} | {7 * j % 500 for j in range(2048)}),
+])
+def test_index_reads_past_a_view_or_through_a_null_one_read_zero(cols: dict[str, object], vi: set[int]) -> None:
+    """Lowered, not refused: what the executor says each draw fetches and the lowering's model agree, the indices
+    the draw fetches are the view's and then 0, and the case asks the harness for robustBufferAccess2 (under which
+    Vulkan's reads past the bound range return 0, and its null views are empty ranges)."""
+    cap = _ia_with(**cols)
+    prep, result = held_to_the_executor(cap)
+    assert result["mismatches"] == 0, result["first_mismatches"]
+    assert prep.case.robust == 1 and any("robustBufferAccess2" in n for n in prep.notes)
+    record = model_records(prep.case).records[0]
+    assert record[6] == max(vi) + 1 and record[8] == 0xFFFFFFFF - min(vi)
+    assert model_records(prep.case).invocations_min[0] == len(vi) * record[7]
+
+
+@pytest.mark.parametrize("cols, note", [
+    ({"arg1_VertexBuffer.SizeInBytes": 64}, "some vertices past the view or through a null view read 0"),
+    ({"arg1_VertexBuffer.BufferLocation": 0}, "some vertices past the view or through a null view read 0"),
+])
+def test_vertices_past_a_view_or_through_a_null_one_are_fetched_as_zero(cols: dict[str, object], note: str) -> None:
+    cap = _ia_with(**cols)
+    prep, result = held_to_the_executor(cap)
+    assert result["mismatches"] == 0, result["first_mismatches"]
+    assert prep.case.fetch_mask >> 1 & 1 and prep.case.robust == 1
+    assert any(n.startswith("vertex buffer slot 1: fetched") and note in n for n in prep.notes)
+
+
+def test_a_partial_last_vertex_is_bound_not_fetched() -> None:
+    """A view of 5 vertices and 8 bytes at a stride of 16: D3D12 reads the sixth vertex's first 4 bytes inside the
+    view, Vulkan may bound the read at the view's size rounded down to the stride: not fetched, and said why."""
+    cap = _ia_with(**{"arg1_VertexBuffer.SizeInBytes": 16 * 5 + 8, "arg1_VertexBuffer.StrideInBytes": 16})
     prep = prepare_case(lower_capture(cap, sequence_index=True), cap.memory)
-    assert not prep.case.fetch_mask >> 1 & 1 and prep.case.fetch_mask & 1
-    assert any(n.startswith("vertex buffer slot 1: bound, not fetched: a draw reads vertex") for n in prep.notes)
+    assert not prep.case.fetch_mask >> 1 & 1
+    assert any(n.startswith("vertex buffer slot 1: bound, not fetched: a draw reads the partial last vertex")
+               for n in prep.notes)
 
 
 def test_push_constant_blocks_past_the_shaders_are_refused() -> None:
@@ -291,7 +330,7 @@ def test_case_header_carries_the_view_offsets_the_harness_reads(tmp_path: Path) 
     header = np.frombuffer(write_case(case_of(lower_capture(cap, sequence_index=True), cap.memory),
                                       tmp_path / "i.case").read_bytes(), dtype="<u4", count=32)
     fields = dict(zip(case_module.HEADER_FIELDS, header.tolist(), strict=False))
-    assert fields["version"] == 3
+    assert fields["version"] == case_module.VERSION
     assert fields["vbv_size_offset"] == abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "SizeInBytes")
     assert fields["vbv_stride_offset"] == abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "StrideInBytes")
     assert fields["ibv_size_offset"] == abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "SizeInBytes")
@@ -302,6 +341,7 @@ def test_case_header_carries_the_view_offsets_the_harness_reads(tmp_path: Path) 
     enum = re.search(r"enum \{ H_MAGIC, (.*?)\};", text, re.S)
     assert enum is not None  # the C names of the header DWORDs, in the order case.py writes them
     assert len(re.findall(r"H_\w+", enum.group(0))) == len(case_module.HEADER_FIELDS)
+    assert f"h[H_VERSION] != {case_module.VERSION}" in text  # the version the harness reads
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -392,6 +432,22 @@ def test_harness_checks_every_address_before_the_gpu(tmp_path: Path) -> None:
         got = subprocess.run([str(exe), "--check", str(write_case(bad, tmp_path / f"{name}.case"))],
                              capture_output=True, text=True, timeout=60)
         assert got.returncode == 2 and message in got.stderr, (name, got.stderr)
+        if name in ("indices", "fetch"):  # past a view D3D12 reads 0: allowed where the case runs robust
+            bad.robust = 1
+            got = subprocess.run([str(exe), "--check", str(write_case(bad, tmp_path / f"{name}.robust.case"))],
+                                 capture_output=True, text=True, timeout=60)
+            assert got.returncode == 0, (name, got.stderr)
+    null = read_case(good)  # a null index buffer view read by a live draw: only in a robust case
+    seq = null.layouts[0].sequences.copy()
+    seq[2, ib.offset:ib.offset + 8] = 0
+    null.layouts[0].sequences = seq
+    got = subprocess.run([str(exe), "--check", str(write_case(null, tmp_path / "null.case"))], capture_output=True,
+                         text=True, timeout=60)
+    assert got.returncode == 2 and "a null index buffer view in a case not marked robust" in got.stderr
+    null.robust = 1
+    got = subprocess.run([str(exe), "--check", str(write_case(null, tmp_path / "null.robust.case"))],
+                         capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, got.stderr
 
 
 def test_harness_checks_the_device_limits() -> None:
@@ -409,7 +465,7 @@ def test_harness_checks_the_device_limits() -> None:
     run_case = text[text.index("static void run_case"):]
     # the address checks and the limits before the device exists
     assert run_case.index("check_addresses(&c)") < run_case.index("check_limits(&g, &c)") < \
-        run_case.index("gpu_device(&g, mesh)")
+        run_case.index("gpu_device(&g, mesh, (int)c.h[H_ROBUST])")
 
 
 @pytest.mark.skipif(shutil.which("glslc") is None, reason="glslc not installed")

@@ -8,10 +8,10 @@ lowering), the *executes* they run as (in order: layout, first sequence, count, 
 vertex and index buffers, and the *regions* of memory the harness uploads: the captured bytes the draws' vertex
 and index buffer views cover, and stand-ins for views whose bytes the capture does not hold (identity indices:
 the ``uint32`` at offset ``4 m`` of the region is ``m``; or zeros), which the harness makes itself.  Every address
-the harness hands the GPU is a view inside one of them (``tools/gpu/harness.c`` checks it and exits 2 naming the
-first that is not).
+the harness hands the GPU is a view inside one of them, or a null view (``BufferLocation`` 0) that it binds as an
+empty range (``tools/gpu/harness.c`` checks it and exits 2 naming the first that is neither).
 
-The file, little endian: a header of :data:`HEADER_DWORDS` uint32 (``magic`` 'DGC1', ``version`` 3, then the
+The file, little endian: a header of :data:`HEADER_DWORDS` uint32 (``magic`` 'DGC1', ``version`` 4, then the
 counts and facts named in :data:`HEADER_FIELDS`), then ``layout_count`` layouts of :data:`LAYOUT_DWORDS`
 (:data:`LAYOUT_FIELDS`), all tokens of :data:`TOKEN_DWORDS` (``type``, ``offset``, ``size``, ``push_offset``,
 ``push_size``, ``vertex_binding_unit``, ``index_mode``, 0), the execution sets' entries (one uint32 each: the
@@ -25,7 +25,7 @@ A record (one per sequence, ``RECORD_HEADER + max push-constant DWORDs`` uint32;
 ``record.comp``, ``record.mesh``): 0 invocations, 1 program, 2 record index (the execute's first record + the
 sequence index), 3 gl_DrawID, 4 gl_BaseVertex (compute, mesh: workgroups X), 5 gl_BaseInstance (Y), 6 max fetched
 vertex index + 1 (Z), 7 instance count, 8 ``0xFFFFFFFF`` - min fetched vertex index, 9-12 a 128-bit bloom of the
-vertex attributes fetched ((slot, vertex, value) hashed, :func:`bloom_vertex`), 13-14 a 64-bit bloom of the
+vertex attributes fetched ((slot, vertex, value) hashed, :func:`~d3d12wl.vulkan.fetch.bloom_vertex`), 13-14 a 64-bit bloom of the
 fetched vertex indices (``gl_VertexIndex - gl_BaseVertex``: the index value of an indexed draw), 15 zero, then
 the push constants.  A sequence whose draw or dispatch runs no invocation writes nothing: its record stays zero.
 An indexed draw may reuse a vertex shader invocation for a repeated index (Vulkan "Vertex Shader Execution"), so
@@ -51,12 +51,12 @@ __all__ = ["MAGIC", "RECORD_HEADER", "Case", "CaseLayout", "CaseRegion", "CaseTo
            "digest", "model_records", "read_case", "write_case"]
 
 MAGIC = 0x31434744  # b"DGC1"
-VERSION = 3
+VERSION = 4
 HEADER_DWORDS = 32
 HEADER_FIELDS = ("magic", "version", "layout_count", "execute_count", "region_count", "program_count",
                  "record_dwords", "record_count", "inherited_vb_count", "inherited_ib", "vbv_size_offset",
                  "vbv_stride_offset", "ibv_size_offset", "ibv_format_offset", "r16_format", "r32_format",
-                 "fetch_mask", "token_count", "set_entries")
+                 "fetch_mask", "token_count", "set_entries", "robust")
 LAYOUT_DWORDS = 16
 LAYOUT_FIELDS = ("kind", "set_size", "stride", "token_first", "token_count", "push_constant_size", "seq_dword",
                  "count", "set_first", "initial_pc_offset", "seq_offset_lo", "seq_offset_hi", "record_base")
@@ -148,6 +148,9 @@ class Case:
     index_buffer: tuple[int, int, int] | None = None  # location, size, format
     regions: list[CaseRegion] = field(default_factory=list)
     fetch_mask: int = 0
+    #: 1 when a draw reads past a view or through a null view (D3D12 reads 0 there: D3D11.3 8.19.2, 8.20), which the
+    #: harness runs with robustBufferAccess2 (and refuses on a device without it)
+    robust: int = 0
 
     @property
     def count(self) -> int:
@@ -166,6 +169,7 @@ class Case:
                   "vbv_stride_offset": self.vbv_stride_offset, "ibv_size_offset": self.ibv_size_offset,
                   "ibv_format_offset": self.ibv_format_offset, "r16_format": self.r16_format,
                   "r32_format": self.r32_format, "fetch_mask": self.fetch_mask, "token_count": len(tokens),
+                  "robust": self.robust,
                   "set_entries": len(entries)}
         header[:len(HEADER_FIELDS)] = [values[k] for k in HEADER_FIELDS]
         lays = np.zeros((len(self.layouts), LAYOUT_DWORDS), dtype="<u4")
@@ -282,7 +286,8 @@ def case_from_bytes(data: bytes, name: str = "case") -> Case:
         ib = (int(v[1]) | int(v[2]) << 32, int(v[3]), int(v[4]))
     return Case(layouts, [tuple(int(x) for x in e) for e in execs], h["program_count"],  # type: ignore[misc]
                 h["record_dwords"], h["vbv_size_offset"], h["vbv_stride_offset"], h["ibv_size_offset"],
-                h["ibv_format_offset"], h["r16_format"], h["r32_format"], vbs, ib, regions, h["fetch_mask"])
+                h["ibv_format_offset"], h["r16_format"], h["r32_format"], vbs, ib, regions, h["fetch_mask"],
+                h["robust"])
 
 
 # ----------------------------------------------------------------------------------------------------------------

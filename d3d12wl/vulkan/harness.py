@@ -146,8 +146,9 @@ def prepare_case(lowering: Lowering, memory: GpuMemory) -> Prepared:
                 None if ib is None else (ib.BufferLocation, ib.SizeInBytes, ib.Format))
     notes: list[str] = []
     draws = {li: st.draws for li in range(len(layouts)) if (st := layout_state(case, li)).draws is not None}
-    case.regions, index_views = _regions(draws, memory, notes)
-    case.fetch_mask = _fetch(case, draws, index_views, notes)
+    case.regions, _ = _regions(draws, memory, notes)
+    case.fetch_mask, robust = _fetch(case, draws, notes)
+    case.robust = int(robust)
     positions = np.concatenate([leaf.positions for leaf in leaves if leaf.positions is not None]) if leaves else \
         np.zeros(0, dtype=np.int64)
     return Prepared(case, tuple(programs), positions.astype(np.int64), tuple(notes))
@@ -177,7 +178,8 @@ def _views(draws: Mapping[int, Draws]) -> tuple[list[tuple[str, np.ndarray, np.n
 def _regions(draws: Mapping[int, Draws], memory: GpuMemory, notes: list[str]
              ) -> tuple[list[CaseRegion], set[tuple[int, int]]]:
     """The regions to upload: the captured bytes the views cover (one piece per captured region), and stand-ins
-    for views the capture holds no byte of.  A NULL view or one only partly captured is refused."""
+    for views the capture holds no byte of.  A null view (``BufferLocation`` 0) needs none: the harness binds it as
+    an empty range, which reads 0 (D3D11.3 8.20).  A view only partly captured is refused."""
     views, index_views = _views(draws)
     captured = sorted(memory.regions, key=lambda r: r.base)
     cap_mem = Memory([(r.base, np.frombuffer(r.data, dtype=np.uint8)) for r in captured])
@@ -187,9 +189,7 @@ def _regions(draws: Mapping[int, Draws], memory: GpuMemory, notes: list[str]
         if not len(loc):
             continue
         pairs = np.unique(np.stack([loc, size]), axis=1)
-        loc, size = pairs[0], pairs[1]
-        if (loc == 0).any():
-            raise HarnessRefusal(f"a NULL {what} view (BufferLocation 0): the harness binds no null buffers")
+        loc, size = pairs[0][pairs[0] != 0], pairs[1][pairs[0] != 0]  # a null view reads 0: no memory behind it
         where = cap_mem.locate(loc, np.maximum(size, 1))
         for r in np.unique(where[where >= 0]).tolist():
             m = where == r
@@ -223,20 +223,23 @@ def _regions(draws: Mapping[int, Draws], memory: GpuMemory, notes: list[str]
     return sorted(regions, key=lambda r: r.base), index_views
 
 
-def _fetch(case: Case, draws: Mapping[int, Draws], index_views: set[tuple[int, int]], notes: list[str]) -> int:
-    """Check every live indexed draw's index reads against its view (refused past it) and decide which vertex
-    buffer slots the recording shader fetches (the fetch mask), from each draw's first and last vertex (its index
-    range for an indexed draw, streamed in bounded memory: :func:`d3d12wl.vulkan.fetch.index_extents`)."""
+def _fetch(case: Case, draws: Mapping[int, Draws], notes: list[str]) -> tuple[int, bool]:
+    """Check every live indexed draw's index buffer, decide which vertex buffer slots the recording shader fetches
+    (the fetch mask), from each draw's first and last vertex (its index range for an indexed draw, streamed in
+    bounded memory: :func:`d3d12wl.vulkan.fetch.index_extents`), and whether any read the GPU makes falls past its
+    view or through a null one (the case then needs robustBufferAccess2: reads there return 0, as in D3D12)."""
     memory = case_memory(case)
     standin = [(r.base, r.base + r.size) for r in case.regions if r.kind != REGION_CAPTURED]
     ok_slots: dict[int, str | None] = {}
+    outside: dict[int, bool] = {}
+    robust = False
     for li, d in draws.items():
         live = d.live
         if d.indexed:
             assert d.ib is not None
             loc, size, fmt = d.ib
             esize = index_sizes(fmt, case.r16_format, case.r32_format)
-            bad = live & (esize == 0)
+            bad = live & (esize == 0) & (loc != 0)  # a null view's Format is never read: every index is 0
             if bad.any():
                 k = int(np.argmax(bad))
                 raise HarnessRefusal(f"layout {li} sequence {k}: index buffer Format {int(fmt[k])} is neither "
@@ -247,12 +250,8 @@ def _fetch(case: Case, draws: Mapping[int, Draws], index_views: set[tuple[int, i
                 raise HarnessRefusal(f"layout {li} sequence {k}: index buffer 0x{int(loc[k]):x} is not aligned to "
                                      f"its {int(esize[k])}-byte indices (Vulkan binds index buffers at multiples of "
                                      "the index size)")
-            past = live & ((d.first.astype(np.uint64) + d.count.astype(np.uint64)) * esize.astype(np.uint64) > size)
-            if past.any():
-                k = int(np.argmax(past))
-                raise HarnessRefusal(f"layout {li} sequence {k}: the draw reads indices past its index buffer view's "
-                                     f"{int(size[k])} bytes (D3D12 reads 0 there; the harness does not emulate "
-                                     "out-of-bounds index reads)")
+            end = (d.first.astype(np.uint64) + d.count.astype(np.uint64)) * esize.astype(np.uint64)
+            robust |= bool((live & ((loc == 0) | (end > size))).any())  # index 0 there (D3D11.3 8.19.2, 8.20)
         if not d.vbs:
             continue
         if d.indexed:
@@ -265,37 +264,60 @@ def _fetch(case: Case, draws: Mapping[int, Draws], index_views: set[tuple[int, i
         for slot, (loc, size, stride) in sorted(d.vbs.items()):
             if ok_slots.get(slot) is not None:  # already not fetched
                 continue
-            ok_slots[slot] = _fetch_problem(slot, loc[live], size[live], stride[live], first[live], last[live],
-                                            standin)
+            ok_slots[slot], past = _fetch_problem(slot, loc[live], size[live], stride[live], first[live], last[live],
+                                                  standin)
+            outside[slot] = outside.get(slot, False) or past
     mask = 0
     for slot, why in sorted(ok_slots.items()):
         if why is None:
             mask |= 1 << slot
-            notes.append(f"vertex buffer slot {slot}: fetched (R32_UINT at offset 0 of every vertex)")
+            robust |= outside[slot]
+            notes.append(f"vertex buffer slot {slot}: fetched (R32_UINT at offset 0 of every vertex" +
+                         ("; some vertices past the view or through a null view read 0)" if outside[slot] else ")"))
         else:
             notes.append(f"vertex buffer slot {slot}: bound, not fetched: {why}")
-    return mask
+    if robust:
+        notes.append("reads past a view or through a null view (D3D12 reads 0: D3D11.3 8.19.2, 8.20): run with "
+                     "robustBufferAccess2")
+    return mask, robust
+
+
+#: the input assembler computes vertex addresses in 32-bit unsigned arithmetic (D3D11.3 8.19.1): a fetched vertex
+#: must lie below this byte offset, where Vulkan's 64-bit address arithmetic agrees with it
+ADDRESS_LIMIT = 1 << 32
 
 
 def _fetch_problem(slot: int, loc: np.ndarray, size: np.ndarray, stride: np.ndarray, first: np.ndarray,
-                   last: np.ndarray, standin: list[tuple[int, int]]) -> str | None:
+                   last: np.ndarray, standin: list[tuple[int, int]]) -> tuple[str | None, bool]:
     """Why the recording shader cannot fetch ``slot`` for these live draws (their views and their first and last
-    vertex), or None."""
+    vertex), or None; and whether some fetched vertex lies past its view or behind a null one (it reads 0)."""
     if slot >= VERTEX_SLOTS:
-        return f"the recording shader fetches slots 0-{VERTEX_SLOTS - 1}"
+        return f"the recording shader fetches slots 0-{VERTEX_SLOTS - 1}", False
     for lo, hi in standin:
         if ((loc >= np.uint64(lo)) & (loc < np.uint64(hi))).any():
-            return "its bytes are not in the capture (a stand-in)"
-    if (loc % np.uint64(4)).any() or (stride % np.uint64(4)).any() or (stride < np.uint64(ATTRIBUTE_BYTES)).any():
-        return "a view is not 4-byte aligned or its stride is below 4 (a 4-byte attribute per vertex)"
-    end = last * stride.astype(np.int64) + ATTRIBUTE_BYTES
-    past = (first < 0) | (end > size.astype(np.int64))
-    if past.any():
-        k = int(np.argmax(past))
-        vertex = int(first[k]) if first[k] < 0 else int(last[k])
-        return (f"a draw reads vertex {vertex} past its view's {int(size[k])} bytes (D3D12 reads 0 there; "
-                "Vulkan without robustness does not)")
-    return None
+            return "its bytes are not in the capture (a stand-in)", False
+    null = loc == 0  # a null view reads 0 whatever its stride (D3D11.3 8.20)
+    if ((loc % np.uint64(4) != 0) | ((stride % np.uint64(4) != 0) | (stride < np.uint64(ATTRIBUTE_BYTES))) & ~null).any():
+        return "a view is not 4-byte aligned or its stride is below 4 (a 4-byte attribute per vertex)", False
+    s = stride.astype(np.int64)
+    if (first < 0).any():
+        k = int(np.argmax(first < 0))
+        return (f"a draw reads vertex {int(first[k])} (BaseVertexLocation + index below 0: D3D12 wraps it to an "
+                "unsigned address past the view, Vulkan's signed vertex offset does not)"), False
+    if (last * s + ATTRIBUTE_BYTES > ADDRESS_LIMIT).any():
+        k = int(np.argmax(last * s + ATTRIBUTE_BYTES > ADDRESS_LIMIT))
+        return (f"a draw reads vertex {int(last[k])} at a byte offset past 2^32 (D3D12 computes it in 32 bits, "
+                "D3D11.3 8.19.1; Vulkan does not)"), False
+    # Vulkan may bound a vertex read by the view's size rounded down to the stride ("Robust Buffer Access"): a read
+    # of the last, partial vertex that D3D12 makes inside the view is then not defined to match
+    whole = size.astype(np.int64) // s * s
+    partial = ~null & (size.astype(np.int64) - whole >= ATTRIBUTE_BYTES) & (first * s <= whole) & (last * s >= whole)
+    if partial.any():
+        k = int(np.argmax(partial))
+        return (f"a draw reads the partial last vertex of its view ({int(size[k])} bytes at a stride of "
+                f"{int(stride[k])}), which Vulkan may count as out of bounds"), False
+    past = null | (last * s + ATTRIBUTE_BYTES > size.astype(np.int64))
+    return None, bool(past.any())
 
 
 # ----------------------------------------------------------------------------------------------------------------

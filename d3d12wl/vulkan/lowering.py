@@ -153,9 +153,7 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
                                 rule="Command signature layout")
         seq[:, t.offset:t.offset + t.size] = records[:, col.field.offset:col.field.offset + t.size]
     lay = CommandsLayout(cls, b.ordered(), stride, tuple(block))
-    vbs, ib, missing = inherited_ia(lay.tokens, state, lay.action.type)
-    if missing is not None:
-        return not_lowered("ExecuteIndirect", items=[missing])
+    vbs, ib = inherited_ia(lay.tokens, state, lay.action.type)
     columns = tuple(SequenceColumn(c.source, c.token.offset, c.token.size, c.field.offset if c.field else 0,
                                    c.constant) for c in b.columns)
     walk = ExecuteIndirectWalk(call.ArgumentBuffer, cs.ByteStride, rec.size, call.MaxCommandCount,

@@ -327,9 +327,7 @@ def _lower_group(name: str, memory: GpuMemory, state: CommandListState, group: _
             else:  # program table: the slot's bytes, read once per distinct slot
                 dst[:] = slot_matrix[slot_of_sequence, f.offset:f.offset + t.size]
     lay = CommandsLayout(layout.executable_class.value, b.ordered(), stride, tuple(block))
-    vbs, ib, missing = inherited_ia(lay.tokens, state, lay.action.type)
-    if missing is not None:
-        return not_lowered(name, items=[missing])
+    vbs, ib = inherited_ia(lay.tokens, state, lay.action.type)
     columns = tuple(SequenceColumn(c.source, c.token.offset, c.token.size, c.field.offset if c.field else 0,
                                    c.constant) for c in b.columns)
     walk = None
