@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from executor_builder import patched
+from remap_cases import explicit_local_root_signature
 
 from d3d12wl import abi
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture, load_capture
@@ -34,8 +35,13 @@ from d3d12wl.vulkan.captures import (
     build_inherited_capture,
     build_pointer_capture,
 )
-from d3d12wl.vulkan.captures_ia import VB1_VA, build_ia_capture, build_inherited_ia_capture
-from d3d12wl.vulkan.captures_signatures import build_mesh_capture, build_mixed_capture, build_table_capture
+from d3d12wl.vulkan.captures_ia import VB1_VA, build_ia_capture, build_inherited_ia_capture, build_robust_ia_capture
+from d3d12wl.vulkan.captures_signatures import (
+    build_explicit_capture,
+    build_mesh_capture,
+    build_mixed_capture,
+    build_table_capture,
+)
 from d3d12wl.vulkan.case import REGION_IDENTITY, REGION_ZEROS, compare_records, model_records, read_case, write_case
 from d3d12wl.vulkan.harness import HarnessRefusal, Prepared, case_of, expected_records, prepare_case
 from d3d12wl.vulkan.vk import ShaderStage
@@ -69,15 +75,12 @@ CASES: dict[str, Callable[[], Capture]] = {
     "ia": build_ia_capture,
     "ia_inherited_ib": lambda: build_ia_capture(index_buffer="command_list"),
     "inherited_ia": build_inherited_ia_capture,
-    "inherited_null_ib": lambda: _without_index_buffer(build_inherited_ia_capture()),
+    "inherited_null_ib": lambda: build_inherited_ia_capture(index_buffer=False),
+    "robust_ia": build_robust_ia_capture,
+    "explicit": build_explicit_capture,
+    "explicit_compute": explicit_local_root_signature,
     "big_ei": lambda: build_big_ei_capture(500),
 }
-
-
-def _without_index_buffer(cap: Capture) -> Capture:
-    """Indexed draws with no index buffer anywhere: every index reads 0 (D3D11.3 8.20)."""
-    cap.state.index_buffer = None
-    return cap
 
 
 def held_to_the_executor(cap: Capture, max_sequences: int | None = None) -> tuple[Prepared, dict[str, object]]:

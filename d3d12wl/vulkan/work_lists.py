@@ -20,10 +20,18 @@ import numpy as np
 
 from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature
+from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature, RootSignature
 from d3d12wl.model.state import CommandListState, DispatchListCall
 from d3d12wl.records import packers
-from d3d12wl.records.layout import WL_ALIGN, PCSLayout, inline_local_slots, pcs_layout
+from d3d12wl.records.layout import (
+    WL_ALIGN,
+    PCSLayout,
+    RecordLayout,
+    inline_local_slots,
+    pcs_layout,
+    program_table_layout,
+    uses_inline_local_root_signature,
+)
 from d3d12wl.vulkan.lowered import (
     CommandsLayout,
     DispatchListWalk,
@@ -144,14 +152,32 @@ def _records_at(memory: GpuMemory, vas: np.ndarray, size: int, what: str) -> np.
 
 
 class _Group:
-    """The records of one program command signature in a list."""
+    """The records of one program command signature in a list (on the explicit local root signature path, of one
+    local root signature among its programs': ``lrs``, whose program-table tail is ``tail``)."""
 
-    def __init__(self, pcs: ProgramCommandSignature, layout: PCSLayout, programs: tuple[str, ...]) -> None:
-        self.pcs, self.layout, self.programs = pcs, layout, programs
-        self.tail_size = layout.program_table.size if layout.program_table is not None else IDENTIFIER_BYTES
+    def __init__(self, pcs: ProgramCommandSignature, layout: PCSLayout, programs: tuple[str, ...],
+                 lrs: RootSignature | None = None, tail: RecordLayout | None = None) -> None:
+        self.pcs, self.layout, self.programs, self.lrs = pcs, layout, programs, lrs
+        self.tail = tail if tail is not None else layout.program_table
+        self.tail_size = self.tail.size if self.tail is not None else IDENTIFIER_BYTES
         self.records = np.zeros(0, dtype=np.int64)  # primary record indices, in record order
         self.primary = np.zeros((0, layout.primary.size), dtype=np.uint8)
         self.counts = np.zeros(0, dtype=np.int64)  # executions per record
+
+
+def _groups_of(pcs: ProgramCommandSignature, layout: PCSLayout, objects: ObjectSet) -> list[_Group]:
+    """The groups of one program command signature: its programs, or on the explicit local root signature path
+    (its programs associated with a ``D3D12_LOCAL_ROOT_SIGNATURE``, no ``_INLINE_*`` argument: spec "Local root
+    signatures") its programs of each local root signature, in the order they first appear: each local root
+    signature is its own push-constant block, so its own indirect-commands layout."""
+    programs = [(n, p) for n, p in objects.programs.items() if p.ProgramCommandSignature is pcs]
+    if uses_inline_local_root_signature(pcs) or all(p.LocalRootSignature is None for _, p in programs):
+        return [_Group(pcs, layout, tuple(n for n, _ in programs))]
+    by_lrs: dict[int, list[str]] = {}
+    for n, p in programs:
+        by_lrs.setdefault(id(p.LocalRootSignature), []).append(n)
+    return [_Group(pcs, layout, tuple(names), objects.programs[names[0]].LocalRootSignature,
+                   program_table_layout(objects.programs[names[0]], layout)) for names in by_lrs.values()]
 
 
 def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: CommandListState, wls: Any,
@@ -166,8 +192,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
         cls = layout.executable_class.value
         if cls not in ("GRAPHICS", "COMPUTE"):
             return not_lowered(name, f"{cls} class: only graphics and compute work lists are lowered")
-        groups.append(_Group(pcs, layout, tuple(n for n, p in objects.programs.items()
-                                                if p.ProgramCommandSignature is pcs)))
+        groups.extend(_groups_of(pcs, layout, objects))
     tier2 = name.startswith("DispatchList1")
     n_primary = int(dli["NumProgramInputs"][0])
     start = int(dli["ProgramInputs"]["StartAddress"][0])
@@ -236,7 +261,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
     one_execute = not cut and len(used) == 1 and (max_sequences is None or total <= max_sequences)
     leaves = []
     for group in used:
-        leaf = _lower_group(f"{name} {group.pcs.name}" if len(used) > 1 else name, memory, state, group, start,
+        leaf = _lower_group(f"{name} {_group_name(group)}" if len(used) > 1 else name, memory, state, group, start,
                             p_stride, first, slot_row, slot_set, slot_bytes, table, slot_count, one_execute,
                             sequence_index, max_sequences, objects)
         if not leaf.lowered:
@@ -249,6 +274,10 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
                            "after another, each one's sequences in record order",))
 
 
+def _group_name(group: _Group) -> str:
+    return group.pcs.name if group.lrs is None else f"{group.pcs.name} ({group.lrs.name})"
+
+
 def _lower_group(name: str, memory: GpuMemory, state: CommandListState, group: _Group, start: int, p_stride: int,
                  first: np.ndarray, slot_row: np.ndarray, slot_set: np.ndarray, slot_bytes: dict[int, np.ndarray],
                  table: Any, slot_count: int, one_execute: bool, sequence_index: bool, max_sequences: int | None,
@@ -256,9 +285,11 @@ def _lower_group(name: str, memory: GpuMemory, state: CommandListState, group: _
     """The leaf of one program command signature: its layout, execution set and the sequences of its records."""
     pcs, layout = group.pcs, group.layout
     compute = layout.executable_class.value == "COMPUTE"
-    block = push_block(pcs.pGlobalRootSignature, local_slots(pcs.pArgumentDescs), sequence_index)
+    local = local_slots(pcs.pArgumentDescs) if group.lrs is None else \
+        [(param.parameter_type_name, param.Constants.Num32BitValues) for param in group.lrs.pParameters]
+    block = push_block(pcs.pGlobalRootSignature, local, sequence_index)
     b = LayoutBuilder(block)
-    _work_list_tokens(b, pcs, layout, sequence_index, one_execute)
+    _work_list_tokens(b, pcs, layout, sequence_index, one_execute, group.lrs, group.tail)
     if b.not_lowered:
         return not_lowered(name, items=b.not_lowered)
     ks, primary, counts = group.records, group.primary, group.counts
@@ -346,19 +377,36 @@ def _lower_group(name: str, memory: GpuMemory, state: CommandListState, group: _
                     chunks=chunks_of(n, max_sequences), vertex_buffers=vbs, index_buffer=ib)
 
 
+def _explicit_tail_tokens(b: LayoutBuilder, tail: RecordLayout) -> None:
+    """Explicit local root signature path: every local root argument no record overrides comes from the program-table
+    slot's tail (spec "Binding sources at record execution", local / static default): a push constant per run of
+    bytes, at its parameter's place in the block, read from the slot of each sequence's program."""
+    for f in tail.fields:
+        if f.role != "local" or f.parameter is None:
+            continue
+        r = next(r for r in b.block if r.binding == "local" and r.parameter == f.parameter)
+        offset = r.offset + 4 * (f.dword_offset or 0)
+        b.add(TokenType.PUSH_CONSTANT, f.size, "table", field=f, push_offset=offset, push_size=f.size)
+
+
 def _binding(arg: Any) -> str:
     return "local" if arg.binding_name == "LOCAL_ROOT_SIGNATURE" else "global"
 
 
 def _work_list_tokens(b: LayoutBuilder, pcs: ProgramCommandSignature, layout: PCSLayout, sequence_index: bool,
-                      one_execute: bool) -> None:
+                      one_execute: bool, lrs: RootSignature | None, tail: RecordLayout | None) -> None:
     args = pcs.pArgumentDescs
     local_slot_of = {i: slot for slot, indices in enumerate(inline_local_slots(list(args))) for i in indices}
     explicit_local = any(_binding(a) == "local" and a.type_name != "INLINE_ROOT_PARAMETER"
                          and a.type_name != "INLINE_STATIC_SAMPLER" for a in args)
-    if explicit_local:
-        b.not_lowered.append(NotLowered("signature", "per-record arguments bound to an explicit local root signature: "
-                                        "only the implicit (inline) local root signature path is lowered"))
+    if explicit_local and lrs is None:  # rule 25(b): RootParameterIndex must index the local root signature
+        b.not_lowered.append(NotLowered("signature", "per-record arguments bound to the local root signature of "
+                                        "programs that have none (rule 25(b))"))
+    if lrs is not None:
+        for s, sampler in enumerate(lrs.pStaticSamplers):
+            b.pipeline_state.append(f"{lrs.name} static sampler {s} (s{sampler.ShaderRegister} space"
+                                    f"{sampler.RegisterSpace}): an immutable sampler in the execution set's pipeline "
+                                    "layout (no token)")
     b.add(TokenType.EXECUTION_SET, 4, "execution_set")
     trigger: tuple[int, Any] | None = None
     for i, arg in enumerate(args):
@@ -399,4 +447,6 @@ def _work_list_tokens(b: LayoutBuilder, pcs: ProgramCommandSignature, layout: PC
                   index_mode=index_mode())
         else:
             b.not_lowered.append(NotLowered(what, "argument type not known to this lowering", i))
+    if lrs is not None and tail is not None:
+        _explicit_tail_tokens(b, tail)
     b.finish(trigger, layout, sequence_index)
