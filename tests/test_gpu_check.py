@@ -278,3 +278,19 @@ def test_the_heavy_frames_of_issue_44_are_compared_in_bounded_memory(gpu_check: 
     assert gpu_check.verdict(report)[1] == []
     assert report["cases"]["heavy_frame"]["gpu_vs_executor"]["compared"] == 100_000
     assert manifest["peak_mib"] < 512 and report["peak_mib"] < 512, (manifest["peak_mib"], report["peak_mib"])
+
+
+def test_the_test_corpora_are_prepared_each_run_or_refused(gpu_check: Any, no_compile: None, tmp_path: Path) -> None:
+    """--corpora: every capture of tests/remap_cases.py and each breaker's kept and broken call
+    (tests/call_requirements.py).  A call the executor reports errors for (an invalid call, undefined behaviour)
+    is refused with its finding: no GPU need match it, and it never reaches one."""
+    corpora = gpu_check.corpora()
+    assert len(corpora) >= 2 * 80 + 9 and "remap_explicit_local_root_signature" in corpora
+    names = ["remap_explicit_local_root_signature", "breaker_stride_misaligned_kept", "breaker_stride_misaligned_broken"]
+    manifest = gpu_check.prepare(tmp_path / "gpu", {n: corpora[n] for n in names}, 1 << 20, 1, 1)
+    cases = manifest["cases"]
+    assert cases["remap_explicit_local_root_signature"]["records"] == 5
+    assert cases["breaker_stride_misaligned_kept"]["records"] > 0
+    assert cases["breaker_stride_misaligned_broken"]["refused"].startswith(
+        "the executor reports 1 error finding(s), an invalid call or undefined behaviour, which no GPU need match: "
+        "stride-misaligned [Validation]")

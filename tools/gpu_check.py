@@ -109,6 +109,8 @@ ARCHIVE_MAX = 15 << 20
 COMPRESS_OVER = 1 << 20
 #: a case estimated to take longer than this on the GPU runs once (no timing repeats)
 REPEAT_ONCE_OVER_MS = 2000.0
+#: the executor's limits for the calls the GPU runs (the frame has 10,485,760 executions)
+EXECUTOR_LIMITS = Limits(max_executions=1 << 26, max_records=1 << 26)
 #: the modules the GPU machine needs to check records (numpy only), copied into DIR/py
 DEVICE_MODULES = ("vk.py", "fetch.py", "case.py")
 
@@ -406,6 +408,13 @@ def prepare_one(out: Path, name: str, source: dict[str, Any], max_sequences: int
         entry["refused"] = f"the call cannot be lowered: {e}"
     if "refused" in entry:
         return entry
+    errors = execute(capture, EXECUTOR_LIMITS).errors  # what the GPU need not match: never sent to it
+    if errors:
+        f = errors[0]
+        where = f" {f.where()}" if f.where() else ""
+        entry["refused"] = (f"the executor reports {len(errors)} error finding(s), an invalid call or undefined "
+                            f"behaviour, which no GPU need match: {f.kind} [{f.rule}]{where}: {f.message}")
+        return entry
     case = prep.case
     big = sum(lay.count * lay.stride for lay in case.layouts) + sum(r.size for r in case.regions) > COMPRESS_OVER
     target = out / "cases" / f"{name}.case{'.xz' if big else ''}"
@@ -623,7 +632,7 @@ def compare_one(name: str, entry: dict[str, Any], results: Results) -> dict[str,
         else:
             e["error"] = f"the harness failed (exit {rc}): {stderr}"
     t0 = time.perf_counter()
-    trace = execute(capture, Limits(max_executions=1 << 26, max_records=1 << 26))
+    trace = execute(capture, EXECUTOR_LIMITS)
     t1 = time.perf_counter()
     e.update(executions=len(trace.executions), executor_errors=len(trace.errors),
              executor_execute_ms=round((t1 - t0) * 1e3, 3))

@@ -72,18 +72,21 @@ class Memory:
     """Regions ``(base, uint8 array)`` and vectorized reads at VAs (every read inside one region, else an error)."""
 
     def __init__(self, regions: list[tuple[int, np.ndarray]]) -> None:
-        regions = sorted(regions, key=lambda r: r[0])
+        regions = sorted(((b, d) for b, d in regions if len(d)), key=lambda r: r[0])
         self.bases = np.array([b for b, _ in regions], dtype=np.uint64)
-        self.ends = np.array([b + len(d) for b, d in regions], dtype=np.uint64)
+        # each region's last byte (its end may be 2**64: a region at the top of the VA space)
+        self.lasts = np.array([b + len(d) - 1 for b, d in regions], dtype=np.uint64)
         self.data = [d for _, d in regions]
 
     def locate(self, va: np.ndarray, size: np.ndarray | int) -> np.ndarray:
-        """Per VA, the region holding ``[va, va + size)``, else -1."""
+        """Per VA, the region holding ``[va, va + size)`` (``size`` at least 1), else -1."""
         va = np.asarray(va, dtype=np.uint64)
         if not len(self.bases):
             return np.full(va.shape, -1, dtype=np.int64)
         r = np.searchsorted(self.bases, va, side="right").astype(np.int64) - 1
-        ok = (r >= 0) & (va + np.asarray(size, dtype=np.uint64) <= self.ends[np.maximum(r, 0)])
+        last = self.lasts[np.maximum(r, 0)]
+        size = np.maximum(np.asarray(size, dtype=np.uint64), np.uint64(1))
+        ok = (r >= 0) & (va <= last) & (size - np.uint64(1) <= last - np.minimum(va, last))
         return np.where(ok, r, -1)
 
     def read(self, va: np.ndarray, width: np.ndarray | int) -> np.ndarray:

@@ -99,12 +99,18 @@ def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState,
     order; the signature and binding of each list by its SignatureIndex."""
     program = state.program
     wl1 = program.WorkList1 if program is not None else None
-    if wl1 is None or wl1.pSignatureArray is None:
-        raise LoweringError("no work list signature array bound by SetProgram", where="state.program")
-    if wl1.ValidationProgramTable.Table.StartAddress:
-        return not_lowered("DispatchList1", "GPU timeline validation hooks (a bound ValidationProgramTable) are not "
-                           "lowered: validators may rewrite the lists between steps")
-    signatures = wl1.pSignatureArray.pSignatures
+    wl = program.WorkList if program is not None else None
+    if wl1 is not None and wl1.pSignatureArray is not None:
+        if wl1.ValidationProgramTable.Table.StartAddress:
+            return not_lowered("DispatchList1", "GPU timeline validation hooks (a bound ValidationProgramTable) are "
+                               "not lowered: validators may rewrite the lists between steps")
+        signatures, bindings = list(wl1.pSignatureArray.pSignatures), list(wl1.pBindings)
+    elif wl is not None and wl.pSignature is not None:
+        # spec "Compatibility of bind type with dispatch method": DispatchList1 on a signature bound directly
+        # (D3D12_SET_WORK_LIST_DESC), SignatureIndex 0 selecting it and its one binding
+        signatures, bindings = [wl.pSignature], [wl.Binding]
+    else:
+        raise LoweringError("no work list signature bound by SetProgram", where="state.program")
     size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT1")
     allow = abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
     lists: list[Lowering] = []
@@ -123,11 +129,11 @@ def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState,
         if int(dli["ReservedPadding"][0]):
             raise LoweringError("non-zero ReservedPadding", where=where, rule="D3D12_DISPATCH_LIST_INPUT1")
         index = int(dli["SignatureIndex"][0])
-        if index >= len(signatures) or index >= len(wl1.pBindings):
-            raise LoweringError(f"SignatureIndex {index} past the array's {len(signatures)} signatures", where=where,
+        if index >= len(signatures) or index >= len(bindings):
+            raise LoweringError(f"SignatureIndex {index} past the {len(signatures)} signatures bound", where=where,
                                 rule="Signature Selection")
         low = _lower_list(f"DispatchList1 list {len(lists)}", memory, objects, state, signatures[index],
-                          wl1.pBindings[index], dli, call, sequence_index, max_sequences, cut)
+                          bindings[index], dli, call, sequence_index, max_sequences, cut)
         if not low.lowered:
             return not_lowered("DispatchList1", items=[NotLowered(f"list {len(lists)} {n.what}", n.reason, n.arg)
                                                        for n in low.not_lowered])
