@@ -6,6 +6,7 @@ shaders (tools/gpu/)."""
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -79,8 +80,19 @@ CASES: dict[str, Callable[[], Capture]] = {
     "robust_ia": build_robust_ia_capture,
     "explicit": build_explicit_capture,
     "explicit_compute": explicit_local_root_signature,
+    "tier2_direct_bind": lambda: _breaker_capture("direct_bind_signature_index"),  # DispatchList1, SetWorkListDesc
     "big_ei": lambda: build_big_ei_capture(500),
 }
+
+
+def _breaker_capture(name: str, seed: int = 0) -> Capture:
+    """The call a breaker of tests/call_requirements.py makes that keeps its requirement."""
+    import breakers_ei  # noqa: F401 - registers the ExecuteIndirect breakers
+    import breakers_wl  # noqa: F401 - registers the Work Lists breakers
+    from call_requirements import BREAKERS
+
+    c = next(b for b in BREAKERS if b.name == name).build(random.Random(seed), False)
+    return Capture(CAPTURE_VERSION, c.device, c.objects, c.memory, c.state, c.call)
 
 
 def held_to_the_executor(cap: Capture, max_sequences: int | None = None) -> tuple[Prepared, dict[str, object]]:
