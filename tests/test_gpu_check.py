@@ -11,6 +11,7 @@ import json
 import lzma
 import os
 import signal
+import subprocess
 import sys
 import tarfile
 import time
@@ -91,15 +92,15 @@ def test_run_sh_keeps_going_and_packs_one_archive(gpu_check: Any) -> None:
     """No `set -e` (a case that fails is recorded and the next one runs), every exit status written, the records
     checked on the GPU machine, and one archive of everything at the end (the device tool brings back at most 8
     files of 16 MiB), rebuilt without records when it would be larger."""
-    head = gpu_check.RUN_HEAD.format(raw_max=1, back=1)
+    head = gpu_check.RUN_HEAD.format(raw_max=1, back=1, budget=480)
     assert "set -uo pipefail" in head.splitlines()[2] and "set -e" not in head
-    script = head + gpu_check.RUN_CASE.format(name="c", dwords=20, repeat=1) + \
+    script = head + gpu_check.RUN_CASE.format(name="c", dwords=20, repeat=1, limit=60, walk="") + \
         gpu_check.RUN_TAIL.format(archive_max=gpu_check.ARCHIVE_MAX)
     assert 'echo $? > "$R/$n$tag.rc"' in script and "python3 -m d3d12wl.vulkan.case check" in script
     assert "compileall" in head  # the GPU machine sets PYTHONDONTWRITEBYTECODE
     tail = script.rstrip().splitlines()
-    assert tail[-5] == 'tar -cJf "$OUT/results.tar.xz" -C "$R" .'
-    assert "--exclude='*.bad.rec' --exclude='*.rec.xz'" in tail[-3] and str(gpu_check.ARCHIVE_MAX) in tail[-4]
+    assert tail[-6] == 'tar -cJf "$OUT/results.tar.xz" -C "$R" .'
+    assert "--exclude='*.bad.rec' --exclude='*.rec.xz'" in tail[-4] and str(gpu_check.ARCHIVE_MAX) in tail[-5]
 
 
 def _archive(tmp_path: Path, files: dict[str, bytes]) -> Path:
@@ -224,7 +225,7 @@ def simulate(d: Path, out: Path, corrupt: dict[str, list[tuple[int, int, int]]] 
 
 @pytest.fixture
 def no_compile(gpu_check: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(gpu_check, "_compile", lambda out, masks: None)  # gcc and glslc: tested in test_vulkan_harness
+    monkeypatch.setattr(gpu_check, "_build", lambda out, masks: None)  # gcc and glslc: tested in test_vulkan_harness
 
 
 def test_prepare_run_and_compare_end_to_end(gpu_check: Any, no_compile: None, tmp_path: Path) -> None:
@@ -294,3 +295,56 @@ def test_the_test_corpora_are_prepared_each_run_or_refused(gpu_check: Any, no_co
     assert cases["breaker_stride_misaligned_broken"]["refused"].startswith(
         "the executor reports 1 error finding(s), an invalid call or undefined behaviour, which no GPU need match: "
         "stride-misaligned [Validation]")
+
+
+STAND_IN_HARNESS = """#!/usr/bin/env python3
+# dgc_harness on a machine with no GPU: the records the lowering's model says (what a GPU executing the sequences as
+# Vulkan specifies writes), through the modules run.sh carries (numpy only)
+import json, shutil, sys
+from d3d12wl.vulkan import case
+a = sys.argv[1:]
+if a[0] == "--probe":
+    print(json.dumps({"device": "stand-in"}))
+elif a[0] == "--walk":
+    shutil.copy(a[2], a[4])
+    open(a[5], "w").write(json.dumps({"layout": int(a[3]), "mismatched_sequences": 0, "error_bits": 0}))
+else:
+    c = case.read_case(a[0])
+    case.model_records(c).records.tofile(a[1])
+    open(a[2], "w").write(json.dumps({"total_ms_min": 0.01, "submissions": len(c.executes),
+                                      "longest_submission_gpu_ms": 0.01}))
+"""
+
+
+def test_run_sh_on_the_gpu_machine_end_to_end(gpu_check: Any, no_compile: None, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """run.sh as the GPU machine runs it, with a stand-in for dgc_harness: the modules it carries check every case's
+    records chunk by chunk there (none come back whole: RECORDS_BACK is 1 byte), the walker's output is recognised
+    as the same sequences (no second run), a case started past the run's time budget is recorded as not run, and
+    compare passes every case that ran and fails the one that did not."""
+    import shutil
+
+    if shutil.which("bash") is None or shutil.which("timeout") is None:
+        pytest.skip("bash and coreutils' timeout are needed")
+    monkeypatch.setattr(gpu_check, "RECORDS_BACK", 1)
+    sources = {k: v for k, v in gpu_check.suite(70_000, 0).items() if k in ("culling", "robust_ia", "big_ei")}
+    out = tmp_path / "gpu"
+    manifest = gpu_check.prepare(out, sources, 1 << 20, 1, 1)
+    harness = out / "dgc_harness"
+    harness.write_text(STAND_IN_HARNESS, encoding="utf-8")
+    harness.chmod(0o755)
+    script = (out / "run.sh").read_text(encoding="utf-8")  # big_ei last, as if the others had spent the budget
+    script = script.replace("# big_ei\nif", "START=$((SECONDS - 300))\n# big_ei\nif")
+    (out / "run.sh").write_text(script, encoding="utf-8")
+    env = {**os.environ, "OUT": str(tmp_path / "out"), "GPU_RUN_BUDGET_S": "300"}
+    (tmp_path / "out").mkdir()
+    done = subprocess.run(["bash", str(out / "run.sh")], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = gpu_check.Results(tmp_path / "out" / "results.tar.xz")
+    assert "culling.rec.xz" not in results.files and "culling.check.json" in results.files
+    assert results.text("big_ei.skipped") == "not run: the run's 300 s were spent before it"
+    report = gpu_check.compare(results, manifest)
+    lines, failures = gpu_check.verdict(report)
+    assert [line.split(":")[0] for line in lines if ": ran (" in line] == ["culling", "robust_ia"]
+    assert failures == ["big_ei: not run: the run's 300 s were spent before it"]
+    assert report["cases"]["robust_ia"]["gpu_vs_executor"]["by"].startswith("per chunk of 65536 records: digests")

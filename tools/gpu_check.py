@@ -315,8 +315,11 @@ RUN_HEAD = """#!/bin/bash
 set -uo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 for f in "$HERE"/../.gl/*.deb; do [ -e "$f" ] || continue; dpkg -x "$f" /; done; ldconfig
-R=/tmp/gpu_results; W=/tmp/gpu_work; rm -rf "$R" "$W"; mkdir -p "$R" "$W"
+WORK="$(mktemp -d)"; R="$WORK/results"; W="$WORK/work"; mkdir -p "$R" "$W"
 cd "$HERE"
+# cases start while the run has spent less than BUDGET seconds; the rest are recorded as not run, and the archive is
+# packed in time (the device tool's command limit is 600 s)
+START=$SECONDS; BUDGET=${{GPU_RUN_BUDGET_S:-{budget}}}
 export PYTHONPATH="$HERE/py"
 python3 -m compileall -q "$HERE/py" > /dev/null  # the machine sets PYTHONDONTWRITEBYTECODE: compile once, here
 if ! ./dgc_harness --probe > "$R/probe.json" 2>"$W/probe.err"; then
@@ -325,11 +328,12 @@ if ! ./dgc_harness --probe > "$R/probe.json" 2>"$W/probe.err"; then
 fi
 cat "$R/probe.json"
 unpack() {{ python3 -c "import lzma,sys; open(sys.argv[2],'wb').write(lzma.open(sys.argv[1]).read())" "$1" "$2"; }}
-# run NAME CASE DWORDS REPEAT TAG: the harness on CASE, its exit status, the records checked against the lowering's
-# model chunk by chunk (digests, and the records of the chunks that differ), and the records whole when they are small
+# run NAME CASE DWORDS REPEAT TAG LIMIT: the harness on CASE (killed after LIMIT seconds), its exit status, the
+# records checked against the lowering's model chunk by chunk (digests, and the records of the chunks that differ),
+# and the records whole when they are small
 run() {{
-  local n=$1 c=$2 dw=$3 rep=$4 tag=$5
-  ./dgc_harness "$c" "$W/$n$tag.rec" "$R/$n$tag.summary.json" spv "$rep" 2>"$R/$n$tag.stderr"
+  local n=$1 c=$2 dw=$3 rep=$4 tag=$5 limit=$6
+  timeout -k 5 "$limit" ./dgc_harness "$c" "$W/$n$tag.rec" "$R/$n$tag.summary.json" spv "$rep" 2>"$R/$n$tag.stderr"
   echo $? > "$R/$n$tag.rc"
   [ "$(cat "$R/$n$tag.rc")" = 0 ] || {{ cat "$R/$n$tag.stderr"; return; }}
   python3 -m d3d12wl.vulkan.case check "$c" "$W/$n$tag.rec" "$R/$n$tag.check.json" "$R/$n$tag.bad.rec" \\
@@ -345,13 +349,17 @@ run() {{
 walk() {{
   local n=$1 c=$2 l=$3 rep=$4 p="$HERE/cases/$1.$3.plan"
   [ -e "$p" ] || {{ unpack "$p.xz" "$W/$1.$3.plan"; p="$W/$1.$3.plan"; }}
-  ./dgc_harness --walk "$p" "$c" "$l" "$W/$n.walked.case" "$R/$n.walk$l.json" spv "$rep" 2>"$R/$n.walk$l.stderr"
+  timeout -k 5 120 ./dgc_harness --walk "$p" "$c" "$l" "$W/$n.walked.case" "$R/$n.walk$l.json" spv "$rep" 2>"$R/$n.walk$l.stderr"
   local rc=$?; echo $rc > "$R/$n.walk$l.rc"; return $rc
 }}
 """
 RUN_CASE = """# {name}
+if [ $((SECONDS - START)) -ge "$BUDGET" ]; then
+echo "not run: the run's $BUDGET s were spent before it" > "$R/{name}.skipped"
+else
 c="$HERE/cases/{name}.case"; [ -e "$c" ] || {{ unpack "$c.xz" "$W/{name}.case"; c="$W/{name}.case"; }}
-run {name} "$c" {dwords} {repeat} ""
+run {name} "$c" {dwords} {repeat} "" {limit}
+{walk}fi
 """
 #: the walker on every layout that has a plan; the case runs again on the walked sequences only where they differ
 #: from the ones that ran (byte for byte: the harness compares them), since the same bytes make the same records
@@ -360,18 +368,28 @@ for l in {layouts}; do
   if walk {name} "$W/{name}.walking.case" $l {repeat}; then cp "$W/{name}.walked.case" "$W/{name}.walking.case"; fi
   grep -q '"mismatched_sequences": 0,' "$R/{name}.walk$l.json" 2>/dev/null || same=0
 done
-[ $same = 1 ] || run {name} "$W/{name}.walking.case" {dwords} 1 ".walked"
+[ $same = 1 ] || run {name} "$W/{name}.walking.case" {dwords} 1 ".walked" {limit}
 rm -f "$W/{name}.walking.case" "$W/{name}.walked.case" "$W/{name}.case" "$W"/{name}.*.plan
 """
+#: seconds run.sh lets cases start in (GPU_RUN_BUDGET_S overrides it there), and the least time one case may take
+RUN_BUDGET_S = 480
+CASE_LIMIT_S = 60
 RUN_TAIL = """tar -cJf "$OUT/results.tar.xz" -C "$R" .
 if [ "$(stat -c %s "$OUT/results.tar.xz")" -gt {archive_max} ]; then  # the device tool brings back 16 MiB a file
   tar -cJf "$OUT/results.tar.xz" -C "$R" --exclude='*.bad.rec' --exclude='*.rec.xz' .
 fi
+rm -rf "$WORK"
 ls -la "$OUT"
 """
 
 
 def _compile(out: Path, masks: set[int]) -> None:
+    """The harness and its shaders (``_build``), and the modules the GPU machine runs (``_carry_modules``)."""
+    _build(out, masks)
+    _carry_modules(out)
+
+
+def _build(out: Path, masks: set[int]) -> None:
     subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-o",
                     str(out / "dgc_harness"), str(GPU_SRC / "harness.c"), "-lvulkan"], check=True, timeout=300)
     spv = out / "spv"
@@ -382,6 +400,9 @@ def _compile(out: Path, masks: set[int]) -> None:
     for name, shader, defines in jobs:
         subprocess.run(["glslc", "--target-env=vulkan1.3", "-O", *defines, str(GPU_SRC / shader), "-o",
                         str(spv / name)], check=True, timeout=300)
+
+
+def _carry_modules(out: Path) -> None:
     py = out / "py" / "d3d12wl" / "vulkan"
     py.mkdir(parents=True, exist_ok=True)
     _write(py.parent / "__init__.py", "")
@@ -449,7 +470,7 @@ def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, r
     shaders and run.sh into ``out``."""
     (out / "cases").mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"max_sequences": max_sequences, "submission_bound_ms": bound_ms, "cases": {}}
-    script = RUN_HEAD.format(raw_max=RECORDS_RAW_MAX, back=RECORDS_BACK)
+    script = RUN_HEAD.format(raw_max=RECORDS_RAW_MAX, back=RECORDS_BACK, budget=RUN_BUDGET_S)
     masks: set[int] = {0}
     t0 = time.perf_counter()
     for name, source in sources.items():
@@ -462,10 +483,11 @@ def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, r
                   flush=True)
             continue
         masks.update(entry.pop("masks"))
-        script += RUN_CASE.format(name=name, dwords=entry["record_dwords"], repeat=entry["repeat"])
-        if entry["walked_layouts"]:
-            script += RUN_WALK.format(name=name, layouts=" ".join(map(str, entry["walked_layouts"])),
-                                      repeat=entry["repeat"], dwords=entry["record_dwords"])
+        limit = max(CASE_LIMIT_S, int(3 * entry["estimated_gpu_ms"] * entry["repeat"] / 1000))
+        walk = RUN_WALK.format(name=name, layouts=" ".join(map(str, entry["walked_layouts"])), repeat=entry["repeat"],
+                               dwords=entry["record_dwords"], limit=limit) if entry["walked_layouts"] else ""
+        script += RUN_CASE.format(name=name, dwords=entry["record_dwords"], repeat=entry["repeat"], limit=limit,
+                                  walk=walk)
         print(f"{name}: {entry['records']} records, {entry['layouts']} layouts, {entry['executes']} executes "
               f"(longest estimated {entry['estimated_longest_submission_ms']} ms), walked {entry['walked_layouts']}, "
               f"{entry['case_bytes']} bytes, peak {entry['peak_mib']} MiB", flush=True)
@@ -623,7 +645,10 @@ def compare_one(name: str, entry: dict[str, Any], results: Results) -> dict[str,
     if case.sha256() != entry["case_sha256"]:
         e["error"] = "the capture lowers to another case than the one that ran (a different capture or code)"
     rc = results.text(f"{name}.rc")
-    if rc is None:
+    skipped = results.text(f"{name}.skipped")
+    if skipped is not None:
+        e["error"] = skipped
+    elif rc is None:
         e["error"] = "no result for this case came back"
     elif rc != "0":
         stderr = results.text(f"{name}.stderr") or ""
@@ -764,7 +789,8 @@ def verdict(report: dict[str, Any]) -> tuple[list[str], list[str]]:
                 break
             v = e.get(key)
             if v is None:
-                bad.append(f"no {key} result")
+                if not e.get("error"):  # a case that did not run says why once
+                    bad.append(f"no {key} result")
                 continue
             if v.get("error"):
                 bad.append(f"{key}: {v['error']}")
