@@ -20,13 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_work_list
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.model import description
-from d3d12wl.model.state import CommandListState, RootArgument, VertexBufferView
+from d3d12wl.model.state import CommandListState, VertexBufferView
 from d3d12wl.records import packers
-from d3d12wl.records.layout import IDENTIFIER_FIELD, pcs_layout
-from d3d12wl.vulkan.captures import BASE_VA, FRAME_CONSTANTS_VA, execute_indirect_capture, program_objects
+from d3d12wl.vulkan.captures import execute_indirect_capture, frame_capture
 from d3d12wl.vulkan.captures_ia import vertex_words
 
 __all__ = ["build_heavy_ei_capture", "build_heavy_frame_capture", "heavy_count", "heavy_start"]
@@ -82,29 +80,5 @@ def build_heavy_frame_capture(draws: int = 100_000, per_record: int = 250, progr
     """A Tier 1 ``DispatchList`` of ``draws`` draws (a multiple of ``per_record``) in the shape of
     :func:`~d3d12wl.vulkan.captures.build_big_capture`, draw ``i`` of ``heavy_count(i)`` vertices from
     ``heavy_start(i)`` and ``1 + i % 15`` instances."""
-    if draws % per_record:
-        raise ValueError(f"draws ({draws}) must be a multiple of per_record ({per_record})")
-    objects = program_objects(programs)
-    pcs = objects.program_command_signatures["PCS"]
-    n_primary = draws // per_record
     i = np.arange(draws, dtype=np.uint64)
-    u32 = np.uint32
-    secondary = {
-        "arg0_Constant": np.stack([i.astype(u32), ((i * 7) & 0xFFFF).astype(u32)], axis=1),
-        "arg1_ShaderResourceView": 0x2_0000_0000 + i * 256,
-        "arg2_Draw.VertexCountPerInstance": heavy_count(i),
-        "arg2_Draw.InstanceCount": (1 + i % 15).astype(u32),
-        "arg2_Draw.StartVertexLocation": heavy_start(i),
-        "arg2_Draw.StartInstanceLocation": (i % 7).astype(u32),
-    }
-    spec = DispatchListSpec(pcs, {"ProgramTableIndex": (np.arange(n_primary) % programs).astype(u32)}, secondary,
-                            np.full(n_primary, per_record, dtype=u32))
-    names = sorted(objects.programs)
-    tints = np.array([[p / programs, 1.0 - p / programs, 0.5, 1.0] for p in range(programs)], dtype=np.float32)
-    table = ProgramTableSpec(pcs_layout(pcs), {IDENTIFIER_FIELD: [objects.programs[n].Identifier for n in names],
-                                               "arg3_InlineRootParameter": tints.view(np.uint32)})
-    wls = objects.work_list_signatures["WLS"]
-    wl = build_work_list([spec], base_va=BASE_VA, program_table=table, signature=wls, objects=objects)
-    state = wl.command_list_state(wls, graphics_root_signature=pcs.pGlobalRootSignature,
-                                  graphics_root_arguments={2: RootArgument("descriptor", value=FRAME_CONSTANTS_VA)})
-    return wl.to_capture(objects, wls, state=state)
+    return frame_capture(per_record, programs, heavy_count(i), (1 + i % 15).astype(np.uint32), heavy_start(i))
