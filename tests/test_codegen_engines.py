@@ -229,7 +229,7 @@ def test_every_example_struct_is_packed_only_where_a_member_needs_it() -> None:
 
 def test_codegen_json_and_output_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``-o PATH`` writes the source to PATH (with --json the document on stdout names it); --json gives each C
-    struct's alignof and pack; -o naming SIG.json itself is exit 2, and SIG.json stays as it was."""
+    struct's alignof and pack; -o naming DESC.json itself is exit 2, and DESC.json stays as it was."""
     sig = tmp_path / "sample.json"
     sig.write_text(json.dumps(SAMPLE))
     out = tmp_path / "records.h"
@@ -241,7 +241,7 @@ def test_codegen_json_and_output_file(tmp_path: Path, capsys: pytest.CaptureFixt
     assert [(s["alignof"], s["pack"]) for s in doc["structs"]] == [(8, None)]
     before = sig.read_bytes()
     assert main(["codegen", str(sig), "--lang", "c", "-o", str(sig)]) == 2
-    assert f"-o {sig} is SIG.json {sig}, an input of this command" in capsys.readouterr().err
+    assert f"-o {sig} is DESC.json {sig}, an input of this command" in capsys.readouterr().err
     assert sig.read_bytes() == before
     assert main(["codegen", str(sig), "--lang", "c", "-o", str(tmp_path / "no" / "such" / "dir.h")]) == 2
     assert "cannot write" in capsys.readouterr().err
