@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from d3d12wl.cli import _violations, load_description, summary
+from d3d12wl.cli._options import add_description_argument, add_json_flag
 from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.model.objects import IndirectArgumentDesc, ObjectSet, WorkListArgumentDesc
 from d3d12wl.output import tables
@@ -60,8 +61,8 @@ stderr says how many rules it breaks (d3d12wl validate lists them), and --strict
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("layout", help=summary("layout"),
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("description", metavar="SIG.json", help="a JSON description of the objects (the C desc structs as JSON)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_description_argument(p)
+    add_json_flag(p, "every record's layout")
     _violations.add_strict_flag(p)
     p.set_defaults(func=run)
 

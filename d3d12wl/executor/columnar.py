@@ -11,8 +11,8 @@ It runs the reference's call-level steps (:func:`~d3d12wl.executor.dispatch_list
 * :mod:`~d3d12wl.executor.command_walk`: ExecuteIndirect's commands the same way;
 * :mod:`~d3d12wl.executor.execution_table`: the trace's executions as a table, from every segment's groups.
 
-Raytracing-class lists and calls with validation hooks (which write memory between steps) always take the
-reference walk.
+Raytracing-class lists, calls with validation hooks (which write memory between steps) and calls under the
+``zero_work_counter`` reading "skips" always take the reference walk.
 """
 
 from __future__ import annotations
@@ -32,9 +32,11 @@ __all__ = ["run_columnar"]
 def run_columnar(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
                  call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
                  hooks: ValidationHooks | None = None, readings: Readings | None = None) -> Trace:
-    """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run)."""
+    """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run, and under
+    ``Readings.zero_work_counter`` "skips", whose counter depends on each execution's trigger)."""
+    reference = readings is not None and readings.zero_work_counter == "skips"
     if isinstance(call, DispatchListCall):
         return run_dispatch_list(memory, device, objects, state, call, limits, hooks,
-                                 walker=walk_primary_records_columnar, readings=readings)
-    return run_execute_indirect(memory, device, objects, state, call, limits, walker=walk_commands_columnar,
-                                readings=readings)
+                                 walker=None if reference else walk_primary_records_columnar, readings=readings)
+    return run_execute_indirect(memory, device, objects, state, call, limits,
+                                walker=None if reference else walk_commands_columnar, readings=readings)

@@ -19,7 +19,13 @@ from d3d12wl.errors import LayoutError, MemoryAccessError
 from d3d12wl.executor.arrays import RegionArrays, packed_dtype
 from d3d12wl.executor.context import ExecContext, Loc
 from d3d12wl.executor.decode import ctype_size, decode_record
-from d3d12wl.executor.dispatch_list import PROGRAM_IDENTIFIER, ListRun, Selection, ic_resets_per_secondary_list
+from d3d12wl.executor.dispatch_list import (
+    PROGRAM_IDENTIFIER,
+    ListRun,
+    Selection,
+    ic_resets_per_secondary_list,
+    slot_index_in_range,
+)
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
 from d3d12wl.executor.trace import ProgramTableSlotTrace, Trace
 from d3d12wl.model.objects import Program, ProgramCommandSignature, RecordKind
@@ -124,7 +130,7 @@ class ListSlots:
     def _make_group(self, pt_index: int) -> SlotGroup | None:
         ctx, sel = self.ctx, self.sel
         pt = sel.binding.ProgramTable
-        if pt_index >= pt.SlotCount:
+        if not slot_index_in_range(ctx, pt, pt_index):
             return None
         id_size = ctype_size(PROGRAM_IDENTIFIER)
         slot_va = pt.Table.StartAddress + pt_index * pt.Table.StrideInBytes
