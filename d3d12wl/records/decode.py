@@ -818,12 +818,7 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
     as for csv, to ``warn`` and ``caution``."""
     if fmt in ("npz", "parquet"):
         (write_npz if fmt == "npz" else write_parquet)(d, out, chunk=chunk)
-        if warn is not None:
-            for message in messages(d):
-                warn(message)
-        if caution is not None:
-            for message in d.warnings:
-                caution(message)
+        _tell(d, warn, caution)
         return
     fs = _formatters(d, fmt)
     if fmt == "text":
@@ -841,12 +836,7 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
         out.write((header + "\n").encode("utf-8", TEXT_ERRORS))
         for lo, hi in _chunks(d.count, _rows_per_chunk(parts, chunk)):
             out.write(_assemble(parts, lo, hi, text=False))
-        if warn is not None:
-            for message in messages(d):
-                warn(message)
-        if caution is not None:
-            for message in d.warnings:
-                caution(message)
+        _tell(d, warn, caution)
         return
     head = _head(d, [f.col for f in fs if not isinstance(f, _Synthetic)])
     text = json.dumps(head, indent=1)
@@ -856,6 +846,17 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
         body = _assemble(rows, lo, hi, text=False)
         out.write(body[1:] if lo == 0 else body)  # no comma before the first record
     out.write(b"\n ]\n}\n")
+
+
+def _tell(d: Decoded, warn: Callable[[str], None] | None, caution: Callable[[str], None] | None) -> None:
+    """The findings to ``warn`` and the warnings to ``caution``: where a format that holds no line of text (csv,
+    npz, Parquet) says them."""
+    if warn is not None:
+        for message in messages(d):
+            warn(message)
+    if caution is not None:
+        for message in d.warnings:
+            caution(message)
 
 
 def _head(d: Decoded, columns: Sequence[Column]) -> dict[str, Any]:
