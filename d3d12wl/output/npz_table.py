@@ -24,12 +24,14 @@ from typing import IO, Any
 
 import numpy as np
 
-from d3d12wl.output.blockwriter import BlockWriter
+from d3d12wl.output.blockwriter import BlockWriter, default_workers
 from d3d12wl.output.table import NUMPY_TYPES, ColumnSpec, NameTable, Table, TableChunk
 
-__all__ = ["ColumnFiles", "Pack", "names_array", "structured_dtype", "write_array", "write_columns", "write_names",
+__all__ = ["AHEAD", "ColumnFiles", "Pack", "names_array", "structured_dtype", "write_array", "write_columns", "write_names",
            "write_structured"]
 
+#: chunks' records packed or waiting to be written at a time (each a chunk's records: 14 MiB for the 1 M-draw frame)
+AHEAD = 2
 #: packs columns into records of a structured dtype, returning their bytes (the packers' C kernel, given by the
 #: caller; :func:`numpy_pack` otherwise)
 Pack = Callable[[np.dtype, Mapping[str, np.ndarray]], Any]
@@ -93,8 +95,8 @@ def write_structured(z: zipfile.ZipFile, name: str, table: Table, rows: int, *,
 
     Each chunk's records are packed on a worker thread (``pack``: the packers' C kernel lets go of the GIL) and
     written into the zip (its CRC and the file's write) on one more, in order, while the caller reads the next
-    chunk (:class:`~d3d12wl.output.blockwriter.BlockWriter`; ``threads``: its workers, None one per CPU but the
-    caller's, 0 none): the same bytes as one thread."""
+    chunk (:class:`~d3d12wl.output.blockwriter.BlockWriter`; ``threads``: 0 none, else one worker; at most
+    :data:`AHEAD` chunks' records made or waiting): the same bytes as one thread."""
     dtype = structured_dtype(table.specs, widths)
     fields = set(dtype.names or ())
     built: dict[str, NameTable] = {}
@@ -102,7 +104,8 @@ def write_structured(z: zipfile.ZipFile, name: str, table: Table, rows: int, *,
     with z.open(f"{name}.npy", "w", force_zip64=True) as entry:
         np.lib.format.write_array_header_2_0(entry, {"descr": np.lib.format.dtype_to_descr(dtype),
                                                      "fortran_order": False, "shape": (rows,)})
-        with BlockWriter(entry.write, workers=threads) as write:
+        workers = min(1, default_workers() if threads is None else threads)
+        with BlockWriter(entry.write, workers=workers, ahead=AHEAD) as write:
             for chunk in table.chunks():
                 columns = _record_columns(table, chunk, dtype, fields, built)
                 write.block(partial(_packed, pack, dtype, columns))
