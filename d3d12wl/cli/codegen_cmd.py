@@ -32,25 +32,25 @@ from d3d12wl.records.layout import (
 DESCRIPTION = """\
 C, HLSL or RenderDoc structs for every record a description implies, at the strides a real buffer has.
 
-  d3d12wl codegen SIG.json --lang c [--pcs NAME]     a standalone C11 file (compile it with the package's
+  d3d12wl codegen DESC.json --lang c [--pcs NAME]     a standalone C11 file (compile it with the package's
                                                      headers on the include path) with _Static_asserts on
                                                      every sizeof and offsetof
-  d3d12wl codegen SIG.json --lang hlsl [--pcs NAME]  HLSL structs in the shape of the spec's culling example
-  d3d12wl codegen SIG.json --lang hlsl --shader-model 5_1
+  d3d12wl codegen DESC.json --lang hlsl [--pcs NAME]  HLSL structs in the shape of the spec's culling example
+  d3d12wl codegen DESC.json --lang hlsl --shader-model 5_1
                                                      ... for HLSL of that Shader Model (default 6_0): below 6_0
                                                      (FXC, cs_5_0 / cs_5_1) no 64-bit type, a GPU VA or handle
                                                      is a uint2 (.x the low DWORD, .y the high)
-  d3d12wl codegen SIG.json --lang hlsl --bindings    ... and after them the register/space declarations of every
+  d3d12wl codegen DESC.json --lang hlsl --bindings    ... and after them the register/space declarations of every
                                                      root and local root parameter and static sampler
-  d3d12wl codegen SIG.json --lang renderdoc --record ID
+  d3d12wl codegen DESC.json --lang renderdoc --record ID
                                                      the RenderDoc buffer-viewer format of one record: explicit
                                                      [[offset]]s and [[pad]]s, enums declared, flag enums as
                                                      bitfields (an OR shows each flag), VAs [[hex]], the program
                                                      identifier as its 32 bytes in hex
-  d3d12wl codegen SIG.json --lang renderdoc --struct D3D12_DISPATCH_LIST_INPUT1
+  d3d12wl codegen DESC.json --lang renderdoc --struct D3D12_DISPATCH_LIST_INPUT1
                                                      ... or of a declared struct
-  d3d12wl codegen SIG.json --lang c -o records.h     the source to a file (written whole or not at all)
-  d3d12wl codegen SIG.json --lang c --json           {"lang", "source", "output", "structs": [{"name", "record",
+  d3d12wl codegen DESC.json --lang c -o records.h     the source to a file (written whole or not at all)
+  d3d12wl codegen DESC.json --lang c --json           {"lang", "source", "output", "structs": [{"name", "record",
                                                      "owner", "size", "stride", "stride_from", "text", and for C
                                                      "alignof", "pack"}]} for tools (with --lang hlsl also
                                                      "shader_model"); with -o FILE the source goes to FILE;
@@ -69,7 +69,7 @@ ExecuteIndirect command signature.  --pcs NAME restricts the output to that prog
 Strides (each struct's sizeof, and RenderDoc's [[size]]): the declared one (a PCS's SecondaryRecordByteStride, a
 command signature's ByteStride; 0, the broadcast form, and records whose stride the call gives: the minimum),
   --capture CAPTURE.json   the strides the capture's call reads each record at (a list's
-                           ProgramInputs.StrideInBytes, the bound program table's StrideInBytes, ...); SIG.json may
+                           ProgramInputs.StrideInBytes, the bound program table's StrideInBytes, ...); DESC.json may
                            then be left out (the capture's description is used)
   --stride ID=N            N for record ID (repeatable; below the record's minimum is an error naming it)
 
@@ -187,7 +187,7 @@ def _strides(objects: ObjectSet, layouts: list[RecordLayout], args: argparse.Nam
 
 
 def _refuse_input_as_output(args: argparse.Namespace) -> None:
-    """``-o`` naming an input (SIG.json, --capture) would replace it with the source: exit 2 before any work."""
+    """``-o`` naming an input (DESC.json, --capture) would replace it with the source: exit 2 before any work."""
     if outfiles.is_stdout(args.output):
         return
     outfiles.check_target(args.output)

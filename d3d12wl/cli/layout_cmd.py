@@ -31,9 +31,9 @@ from d3d12wl.records.layout import (
 DESCRIPTION = """\
 The byte layout of every record class a description implies.
 
-  d3d12wl layout SIG.json          a table per record (offset, size, arg index, arg type, member, source, binding:
+  d3d12wl layout DESC.json          a table per record (offset, size, arg index, arg type, member, source, binding:
                                    the root parameter or IA slot the member sets), padding rows
-  d3d12wl layout SIG.json --json   {"program_command_signatures": {NAME: {"class", "record_kind", "primary",
+  d3d12wl layout DESC.json --json   {"program_command_signatures": {NAME: {"class", "record_kind", "primary",
                                    "secondary", "program_table_record"}}, "programs": {NAME:
                                    {"program_table_record"}}, "work_list_signatures": {NAME:
                                    {"min_primary_stride", "min_program_table_stride"}}, "command_signatures":

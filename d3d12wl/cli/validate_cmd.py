@@ -1,4 +1,4 @@
-"""``d3d12wl validate SIG.json``: every creation-time violation in a JSON description; exit 1 if any, 0 if none."""
+"""``d3d12wl validate DESC.json``: every creation-time violation in a JSON description; exit 1 if any, 0 if none."""
 
 from __future__ import annotations
 
