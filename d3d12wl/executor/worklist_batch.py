@@ -4,7 +4,7 @@ the columnar list walk (:mod:`d3d12wl.executor.list_walk`) adds to the trace for
 Its executions (:class:`BatchExecutions`), primary records (:class:`BatchRecords`) and each record's secondary
 records (:class:`BatchSecondaryRecords`) are :class:`~d3d12wl.executor.trace.Batch` es of the trace's lists: the
 objects are made on demand by the reference's own resolution code
-(:func:`~d3d12wl.executor.dispatch_list.build_execution`), so both paths give identical traces.  The executions say
+(:func:`~d3d12wl.executor.record_walk.build_execution`), so both paths give identical traces.  The executions say
 their rows as groups, one per program-table slot (:meth:`WorkListBatch.groups`): what the trace's table is built
 from (:mod:`d3d12wl.executor.execution_table`).
 """
@@ -20,8 +20,8 @@ import numpy as np
 
 from d3d12wl.executor.context import ExecContext, Loc
 from d3d12wl.executor.decode import decode_record
-from d3d12wl.executor.dispatch_list import build_execution
 from d3d12wl.executor.execution_table import ExecutionGroups, GroupValues, RecordBytes
+from d3d12wl.executor.record_walk import build_execution
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
 from d3d12wl.executor.slot_groups import ListSlots, SlotGroup, scratch_context
 from d3d12wl.executor.trace import Execution, PrimaryRecordTrace, RecordTrace
