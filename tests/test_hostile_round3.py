@@ -9,14 +9,18 @@ bounds tests/test_spec_uints.py's, the repeated flags tests/test_repeated_flags.
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import d3d12wl
 from d3d12wl.cli import main
+from d3d12wl.migrate import runs
 from d3d12wl.migrate.ei_to_wl import identifier_for
 
 EXAMPLES = Path(d3d12wl.__file__).resolve().parent / "examples"
@@ -44,3 +48,107 @@ def test_class_12_ei_to_wl_of_a_program_named_by_a_lone_surrogate(tmp_path: Path
     assert bytes.fromhex(programs["\ud800"]["Identifier"]) == identifier_for("\ud800")
     assert identifier_for("\ud800") != identifier_for("\\ud800")
     assert identifier_for("\ud800").rstrip(b"\0") == b"\xed\xa0\x80"
+
+
+# --- 2: a saved trace whose members are of the wrong kind, through diff ------------------------------------------
+
+
+def _saved_trace(capture: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert main(["exec", str(EXAMPLES / capture), "--json"]) in (0, 1)
+    trace: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return trace
+
+
+def _shape_paths(shape: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """Every member of :data:`~d3d12wl.migrate.runs.TRACE_SHAPE` (a list's first element) and its shape."""
+    if isinstance(shape, dict):
+        for key, sub in shape.items():
+            if key != "*":
+                yield (*path, key), sub
+                yield from _shape_paths(sub, (*path, key))
+    elif isinstance(shape, list):
+        yield from _shape_paths(shape[0], (*path, 0))
+
+
+def _replaced(doc: Any, path: tuple[Any, ...], value: Any) -> Any | None:
+    """``doc`` with the member at ``path`` replaced (None when the trace has no such member)."""
+    doc = copy.deepcopy(doc)
+    at = doc
+    for step in path[:-1]:
+        if isinstance(at, dict) and step in at and at[step] is not None or isinstance(at, list) and at:
+            at = at[step]
+        else:
+            return None
+    if isinstance(at, dict) and path[-1] in at or isinstance(at, list) and at:
+        at[path[-1]] = value
+        return doc
+    return None
+
+
+def _kind_fits(value: Any, shape: Any) -> bool:
+    if value is None or shape == runs.ANY:
+        return True
+    if shape == runs.SCALAR:
+        return not isinstance(value, dict | list)
+    if isinstance(shape, list):
+        return isinstance(value, list) and all(_kind_fits(v, shape[0]) for v in value)
+    return isinstance(value, dict) and all(_kind_fits(v, shape.get(k, shape.get("*", runs.ANY)))
+                                           for k, v in value.items())
+
+
+_WRONG = (7, "x", [7], {"a": 1}, 1.5, True)
+
+
+@pytest.mark.parametrize("capture", ["culling_capture.json", "execute_indirect_capture.json"])
+def test_class_02_diff_of_a_saved_trace_with_a_member_of_the_wrong_kind(capture: str, tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """Class 2: ``diff A B``, B a saved ``exec --json`` trace with a member of the wrong type (``executions``,
+    ``root_arguments``, ``ia`` or ``findings`` an integer, ``trigger`` a string; here every member a run reads, each
+    given every JSON kind) is exit 2 naming the member, never an internal error; a member of its own kind diffs."""
+    trace = _saved_trace(capture, tmp_path, capsys)
+    a = tmp_path / "a.json"
+    a.write_text(json.dumps(trace))
+    tried = set()
+    for path, shape in _shape_paths(runs.TRACE_SHAPE):
+        for value in _WRONG:
+            doc = _replaced(trace, path, value)
+            if doc is None:
+                continue
+            tried.add(path)
+            b = tmp_path / "b.json"
+            b.write_text(json.dumps(doc))
+            code = main(["diff", str(a), str(b)])
+            err = capsys.readouterr().err
+            shown = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
+            if _kind_fits(value, shape):
+                assert code in (0, 1), (path, value, err)
+            else:
+                assert code == 2 and f"{b}: {shown}" in err and "internal error" not in err, (path, value, err)
+    # the class's own lines were among them
+    assert {("executions",), ("executions", 0, "root_arguments"), ("findings",), ("executions", 0, "trigger")} <= tried
+    if capture.startswith("execute_indirect"):
+        assert ("executions", 0, "ia") in tried
+
+
+def test_class_02_a_saved_trace_is_checked_for_the_python_api_too(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Class 2 through the public API: ``compare_runs`` and ``assert_draws`` take a saved trace (a path or a dict);
+    one of the wrong shape is a MigrationError naming the member, and values of any JSON kind (a struct where a
+    number was, two root arguments of one register) are compared, never a TypeError."""
+    from d3d12wl.migrate import MigrationError
+    from d3d12wl.migrate.equivalence import assert_draws, compare_runs
+
+    trace = _saved_trace("culling_capture.json", tmp_path, capsys)
+    bad = copy.deepcopy(trace)
+    bad["executions"][1]["trigger"]["source"] = 5
+    with pytest.raises(MigrationError, match=r"executions\[1\]\.trigger\.source"):
+        compare_runs(trace, bad)
+    with pytest.raises(MigrationError, match=r"executions\[1\]\.trigger\.source"):
+        assert_draws(bad, [])
+    odd = copy.deepcopy(trace)
+    first = odd["executions"][0]
+    first["trigger"]["fields"]["VertexCountPerInstance"] = {"nested": [1, 2]}
+    first["root_arguments"].append(dict(first["root_arguments"][0], value=None, values=[1, None]))
+    result = compare_runs(trace, odd, order="multiset")
+    assert not result.same and len(result.differences) == 2
+    assert compare_runs(odd, copy.deepcopy(odd), order="multiset").same

@@ -36,9 +36,19 @@ __all__ = ["Comparison", "ExpectedDraw", "assert_draws", "assert_same_executions
 Canonical = tuple[Any, ...]
 
 
+def _frozen(value: Any) -> Any:
+    """A JSON value as a hashable one (a list as a tuple, an object as its sorted items), so that executions can be
+    counted as a multiset whatever their fields hold."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
 def _value(arg: Mapping[str, Any]) -> Any:
     values = arg.get("values")
-    return tuple(values) if values is not None else arg.get("value")
+    return _frozen(values) if values is not None else arg.get("value")
 
 
 def root_arguments_seen(execution: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
@@ -53,11 +63,12 @@ def canonical(execution: Mapping[str, Any], *, root_arguments: bool = True) -> C
     """What the shaders of one execution see, as a hashable tuple (program, trigger, bindings, IA); without
     ``root_arguments`` the bindings are left out (an empty tuple)."""
     trigger = execution.get("trigger") or {}
-    fields = tuple(sorted((trigger.get("fields") or {}).items()))
+    fields = _frozen(trigger.get("fields") or {})
+    # (sorted by their text where two share a register or a slot: a value of a saved trace may be of any JSON kind)
     bindings = () if not root_arguments else tuple(sorted(
-        (kind, register, _value(a)) for kind, register, a in root_arguments_seen(execution)))
-    ia = tuple(sorted((str(v.get("slot")), tuple(sorted((v.get("fields") or {}).items())))
-                      for v in execution.get("ia") or []))
+        ((kind, register, _value(a)) for kind, register, a in root_arguments_seen(execution)), key=repr))
+    ia = tuple(sorted(((str(v.get("slot")), _frozen(v.get("fields") or {})) for v in execution.get("ia") or []),
+                      key=repr))
     return (execution.get("program"), trigger.get("type"), fields, bindings, ia)
 
 
