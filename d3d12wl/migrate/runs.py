@@ -248,7 +248,7 @@ def check_saved_trace(doc: Mapping[str, Any], where: str) -> None:
         if not isinstance(value, dict if isinstance(shape, dict) else list):
             raise MigrationError(f"must be {want} (as Trace.to_dict() writes it) or null, not {_json_kind(value)}",
                                  where=f"{where}: {path or 'the document'}")
-        if isinstance(shape, list):
+        if isinstance(value, list):
             stack.extend((item, shape[0], f"{path}[{i}]") for i, item in reversed(list(enumerate(value))))
         elif "*" in shape:
             stack.extend((v, shape["*"], f"{path}.{k}") for k, v in value.items())
