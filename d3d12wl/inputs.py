@@ -35,9 +35,9 @@ from typing import Any
 from d3d12wl.errors import D3D12WLError
 
 __all__ = ["CHUNK_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "MAX_JSON_BYTES", "MAX_JSON_CONTAINERS", "MAX_JSON_ITEMS",
-           "MAX_STREAM_BYTES", "STDIN", "InputError", "check_structure", "file_kind", "integer", "json_depth", "label",
-           "load_json", "map_bytes", "parse_json", "path_kind", "path_of", "paused_cycle_collection", "read_bytes",
-           "read_text", "schema_validator"]
+           "MAX_STREAM_BYTES", "STDIN", "InputError", "check_structure", "file_kind", "given_once", "integer",
+           "json_depth", "label", "load_json", "map_bytes", "parse_json", "path_kind", "path_of",
+           "paused_cycle_collection", "read_bytes", "read_text", "schema_validator"]
 
 #: the name that stands for standard input
 STDIN = "-"
@@ -250,6 +250,18 @@ def integer(text: str) -> int:
         return int(text, 0)
     except ValueError:
         raise ValueError(f"not an integer: {text!r} (decimal or 0x hex)") from None
+
+
+def given_once(seen: dict[Any, tuple[Any, str]], key: Any, value: Any, text: str, *, flag: str, what: str) -> None:
+    """One use of a repeated flag that names a thing (``--descriptor-heap TYPE=...``, ``--root-arg P=...``): record
+    that ``text`` gives ``key`` (normalized by the caller: the enum member, not its spelling) the value ``value`` in
+    ``seen``; an earlier use that gave it another value is an :class:`InputError` naming both uses (``what`` names
+    the thing).  The same value twice is the same thing said twice, and is kept (issue 42, class 5)."""
+    before = seen.get(key)
+    if before is not None and before[0] != value:
+        raise InputError(f"{flag} {before[1]} and {flag} {text} give {what} two different values: give it once",
+                         where=flag)
+    seen[key] = (value, text)
 
 
 def _parse_int(text: str) -> int:

@@ -330,6 +330,7 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
         key = f"{which}_root_signature"
         if rs is not None and state.get(key) is None:
             state[key] = rs.name
+    given: dict[Any, tuple[Any, str]] = {}  # (the flags that name one thing: each must say it once)
     for text in spec.root_arguments:
         where = f"--root-arg {text}"
         which, colon, rest = text.partition(":")
@@ -350,6 +351,8 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
         index = _int(index_text, where)
         args = dict(state.get(f"{which}_root_arguments", {}))
         args[str(index)] = _root_value(value, objects.root_signatures[rs_name], index, where, spec.regions)
+        inputs.given_once(given, ("root", which, index), args[str(index)], text, flag="--root-arg",
+                          what=f"{which} root parameter {index}")
         state[f"{which}_root_arguments"] = args
     for text in spec.vertex_buffers:
         where = f"--vertex-buffer {text}"
@@ -358,8 +361,11 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
         if not eq or len(fields) != 3:
             raise _fail(where, "expected SLOT=VA,SIZE,STRIDE")
         vbs = dict(state.get("vertex_buffers", {}))
-        vbs[str(_int(slot, where))] = {"BufferLocation": f"0x{resolve_va(fields[0], spec.regions, where):x}",
-                                       "SizeInBytes": _int(fields[1], where), "StrideInBytes": _int(fields[2], where)}
+        index = _int(slot, where)
+        vbs[str(index)] = {"BufferLocation": f"0x{resolve_va(fields[0], spec.regions, where):x}",
+                           "SizeInBytes": _int(fields[1], where), "StrideInBytes": _int(fields[2], where)}
+        inputs.given_once(given, ("vertex buffer", index), vbs[str(index)], text, flag="--vertex-buffer",
+                          what=f"vertex buffer slot {index}")
         state["vertex_buffers"] = vbs
     if spec.index_buffer is not None:
         where = f"--index-buffer {spec.index_buffer}"
@@ -382,6 +388,8 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
         state["in_render_pass"] = True
     for text in spec.descriptor_heaps:
         heap_name, heap = _descriptor_heap(text)
+        inputs.given_once(given, ("heap", heap_name), heap, text, flag="--descriptor-heap",
+                          what=f"the {heap_name} heap")
         state["descriptor_heaps"] = {**state.get("descriptor_heaps", {}), heap_name: heap}
     return state
 

@@ -95,7 +95,15 @@ class _CommandListFormatter(argparse.RawDescriptionHelpFormatter):
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, but ``--help`` and ``--version`` on standard output that cannot be written (a full device)
     raise its OS error (:func:`main` makes it exit 2 saying so) instead of exit 0 having printed nothing; a usage
-    error written to a standard error that cannot be written is still exit 2, as argparse has it."""
+    error written to a standard error that cannot be written is still exit 2, as argparse has it.  A flag that takes
+    one value and is given two is a usage error (:class:`~d3d12wl.cli._once.StoreOnce`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from d3d12wl.cli._once import StoreOnce
+
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
 
     def _print_message(self, message: str, file: Any = None) -> None:
         if not message or (file is not None and file is not sys.stdout):

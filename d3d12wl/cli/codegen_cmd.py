@@ -113,6 +113,7 @@ def _stride_flags(flags: list[str], layouts: list[RecordLayout]) -> dict[str, tu
     """``--stride ID=N`` values, each checked against its record (spec "Stride derivation", rule 25(e))."""
     by_id = {record_id(r): r for r in layouts}
     out: dict[str, tuple[int, str]] = {}
+    given: dict[object, tuple[object, str]] = {}
     for text in flags:
         rid, sep, value = text.partition("=")
         where = f"--stride {text}"
@@ -127,6 +128,7 @@ def _stride_flags(flags: list[str], layouts: list[RecordLayout]) -> dict[str, tu
         problems = by_id[rid].stride_problems(stride)
         if problems:
             raise LayoutError("; ".join(problems), where=where)
+        inputs.given_once(given, rid, stride, text, flag="--stride", what=f"record {rid}")
         out[rid] = (stride, "--stride")
     return out
 
@@ -167,6 +169,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
+    # a record or struct named twice is one (written twice it would be a redefinition no compiler takes)
+    args.record, args.struct = list(dict.fromkeys(args.record)), list(dict.fromkeys(args.struct))
     layouts = _select(objects, args)
     if args.struct and args.lang != "renderdoc":
         raise LayoutError("--struct applies to --lang renderdoc (the C and HLSL of declared structs are the "

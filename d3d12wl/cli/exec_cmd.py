@@ -169,12 +169,16 @@ def add_reading_flag(p: argparse.ArgumentParser) -> None:
 
 def readings_from(args: argparse.Namespace) -> Readings:
     """The :class:`~d3d12wl.executor.trace.Readings` of ``--reading``; a bad one is exit 2 naming it."""
+    from d3d12wl import inputs
+
     chosen: dict[str, str] = {}
+    given: dict[object, tuple[object, str]] = {}
     for text in args.reading:
         name, eq, value = text.partition("=")
         if not eq or name.strip() not in Readings.CHOICES:
             raise D3D12WLError(f"expected NAME=VALUE with NAME one of {', '.join(Readings.CHOICES)}",
                                where=f"--reading {text}")
+        inputs.given_once(given, name.strip(), value.strip(), text, flag="--reading", what=f"reading {name.strip()}")
         chosen[name.strip()] = value.strip()
     try:
         return Readings(**chosen)

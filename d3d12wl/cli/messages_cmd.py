@@ -116,11 +116,14 @@ def _factory(args: argparse.Namespace, made: list[Any]) -> tuple[str, Callable[[
     from d3d12wl.messages.c_driver import CallbackLayout, CDriver, load_library
 
     offsets: dict[str, int] = {}
+    given: dict[object, tuple[object, str]] = {}
     for item in args.callback_offset:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"{item!r} is not NAME=OFFSET", where="--callback-offset")
         offsets[name.strip()] = _number(value.strip(), "--callback-offset")
+        inputs.given_once(given, name.strip(), offsets[name.strip()], item, flag="--callback-offset",
+                          what=name.strip())
     size = None if args.callback_table_size is None else _number(args.callback_table_size, "--callback-table-size")
     layout = CallbackLayout.compiled().with_offsets(offsets, size)
     path = Path(args.driver)
