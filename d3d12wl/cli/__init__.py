@@ -268,8 +268,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
     args.owns_process = argv is None  # (the process's own command line: see load_description)
     as_json = bool(getattr(args, "json", False))
+    from d3d12wl.output import claims
+
     try:
-        with _interrupts_kept():
+        with _interrupts_kept(), claims.command():  # (what the command reads, its outputs are checked against)
             return int(args.func(args))
     except D3D12WLError as exc:
         print(f"d3d12wl {args.command}: error: {exc}", file=sys.stderr)

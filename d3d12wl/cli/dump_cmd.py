@@ -90,11 +90,13 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.cli.exec_cmd import load_hooks, verdict_line
     from d3d12wl.executor import execute
     from d3d12wl.messages.driver_channel import info_queue_view, run_in_info_queue
+    from d3d12wl.output import claims
     from d3d12wl.output.outfiles import is_stdout, output_file
     from d3d12wl.output.serialize import json_text
 
     selection = selection_from(args)
     limits = limits_from(args)
+    claims.check([("-o", args.output)], [("CAPTURE", args.capture)])
     hooks = load_hooks(args.validators)
     progress = Progress("dump", quiet=args.quiet)
     with ExitStack() as stack:

@@ -20,6 +20,7 @@ from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.output import FORMATS, JSON_VERSION, JSON_VERSIONS
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
+from d3d12wl.output import claims
 
 if TYPE_CHECKING:
     from d3d12wl.executor.validation import ValidationRunner
@@ -217,6 +218,9 @@ def run(args: argparse.Namespace) -> int:
         raise D3D12WLError(f"--findings names the verdict table of csv and parquet; --format {fmt} holds the "
                            "findings itself", where="--findings")
     selection = selection_from(args)
+    side = _sidecar(args.output, args.findings, fmt) if fmt in ("csv", "parquet") else None
+    claims.check([("-o", args.output), ("--findings" if args.findings else "the verdict table beside -o", side)],
+                 [("CAPTURE", args.capture)])
     hooks = load_hooks(args.validators)
     progress = Progress("exec", quiet=args.quiet)
     with ExitStack() as stack:

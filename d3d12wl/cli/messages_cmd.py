@@ -19,7 +19,7 @@ from d3d12wl.messages.conformance import DEFAULT_BUDGET_S, MIN_CHECK_S, Conforma
 from d3d12wl.messages.conformance_harness import SITE_LOAD
 from d3d12wl.messages.driver import Driver
 from d3d12wl.messages.errors import MessagesError
-from d3d12wl.output import tables
+from d3d12wl.output import claims, tables
 from d3d12wl.output.outfiles import output_file
 from d3d12wl.output.serialize import to_jsonable
 
@@ -186,6 +186,7 @@ def _internal(what: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     made: list[Any] = []
+    claims.check([("--junit", args.junit)], [("--driver", args.driver)])
     name, factory = _factory(args, made)  # a D3D12WLError here is unusable input: main() prints it, exit 2
     if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise UsageError(f"{args.timeout:g} is not a positive number of seconds", where="--timeout")
