@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import require
 
 import d3d12wl
 from d3d12wl.cli import main
@@ -152,3 +157,85 @@ def test_class_02_a_saved_trace_is_checked_for_the_python_api_too(tmp_path: Path
     result = compare_runs(trace, odd, order="multiset")
     assert not result.same and len(result.differences) == 2
     assert compare_runs(odd, copy.deepcopy(odd), order="multiset").same
+
+
+# --- 10, 11: a driver library that forks, or writes a gigabyte, in its constructor -------------------------------
+
+
+def _driver(hostilities: tuple[str, ...], tmp_path: Path) -> Path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "fuzz"))
+    import driver_surface
+
+    require(driver_surface.compiler_available(), "gcc not installed (the hostile driver libraries are built with it)")
+    return Path(driver_surface.build(hostilities, 7, tmp_path))
+
+
+def _check(lib: Path, *extra: str, env: dict[str, str] | None = None, budget: float = 4.0,
+           ) -> subprocess.CompletedProcess[bytes]:
+    """``messages check --driver lib`` as a user runs it, its output captured: a process that outlives the command
+    and holds its output open would keep this waiting (past the bound: TimeoutExpired, the test fails)."""
+    argv = [sys.executable, "-m", "d3d12wl", "messages", "check", "--driver", str(lib), "--timeout", str(budget),
+            *extra]
+    return subprocess.run(argv, capture_output=True, timeout=budget + 20, env={**os.environ, **(env or {})},
+                          check=False)
+
+
+def _gone(pid: int) -> bool:
+    """The process ``pid`` is gone or a zombie (killed, waiting for its reaper)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state in ("Z", "X")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the process checks read /proc")
+def test_class_10_a_driver_whose_constructor_forks(tmp_path: Path) -> None:
+    """Class 10: ``messages check --driver`` of a library whose constructor ``fork()``s was reported as "did not
+    return within 1 s" (the harness waited for the pipe the child holds to close), the child was never killed and
+    wrote into d3d12wl's stdout and stderr after it exited.  Each isolated process is a process group of its own,
+    killed whole at the end: the run passes (the library is the reference driver besides), within its budget, every
+    child the constructor forked is dead when the command has exited, and what they wrote is the report's marked
+    section, never a line of d3d12wl's own output."""
+    lib = _driver(("CONSTRUCTOR_FORK",), tmp_path)
+    pids = tmp_path / "pids"
+    started = time.monotonic()
+    done = _check(lib, env={"HOSTILE_PIDFILE": str(pids)})
+    assert time.monotonic() - started < 4.0 + 15
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0, out + err
+    assert "did not return" not in out and "verdict: PASS" in out
+    assert "hostile child" not in err
+    assert all(line.startswith("  [") for line in out.splitlines() if "hostile child" in line), out
+    assert "the driver's output (" in out
+    forked = [int(p) for p in pids.read_text().split()]
+    assert len(forked) >= 2  # (the preflight's and each check's)
+    deadline = time.monotonic() + 5
+    while not all(_gone(p) for p in forked) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [p for p in forked if not _gone(p)] == []
+
+
+def test_class_11_a_driver_whose_constructor_writes_a_gigabyte(tmp_path: Path) -> None:
+    """Class 11: a constructor that writes 1 GiB to stderr: 590 MB passed through before the kill, and d3d12wl's
+    one-line error was glued to the driver's unterminated line.  What the driver writes goes to a pipe of each
+    process's own, drained and kept to its first 4 KiB: the command's output is bounded (kilobytes), d3d12wl's own
+    lines are whole lines of its own, and the report says how much the driver wrote.  Loading that fails after the
+    flood (the constructor then exits) is exit 2, its one error line whole and first on its line."""
+    lib = _driver(("CONSTRUCTOR_SPEW",), tmp_path)
+    done = _check(lib, budget=6.0)
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode in (0, 1), out + err
+    assert len(done.stdout) + len(done.stderr) < 200_000
+    assert "x" * 1000 not in err and err == "", err[:300]
+    assert "bytes in all)" in out and "the driver's output (" in out
+    assert out.splitlines()[-1].startswith("verdict: ")
+    # the flood, then a constructor that exits: unusable input, the error its own whole line
+    exiting = _driver(("CONSTRUCTOR_EXIT", "CONSTRUCTOR_SPEW"), tmp_path)
+    done = _check(exiting)
+    err = done.stderr.decode()
+    assert done.returncode == 2, err[-500:]
+    assert len(done.stdout) + len(done.stderr) < 10_000
+    assert err.startswith("d3d12wl messages: error: ") and err.count("\n") == 1, err[:500]
+    assert "the driver could not be made: it " in err  # (exited; or, on a loaded machine, not done within its share)
+    assert "bytes to standard output and error (kept apart; the first line: 'xxxx" in err

@@ -156,6 +156,11 @@ def format_text(name: str, report: ConformanceReport) -> list[str]:
         if seen:
             lines.append(title)
             lines += tables.render(None, [(r.name, r.detail) for r in seen], indent="  ", align=("<", "<"))
+    if report.driver_output:  # (the driver's own lines, apart from d3d12wl's, each marked and bounded)
+        total = sum(o.size for o in report.driver_output)
+        lines.append(f"the driver's output ({total:,} bytes to standard output and error, in "
+                     f"{len(report.driver_output)} processes; the first lines of each, --json has more):")
+        lines += [f"  [{o.process}] {line}" for o in report.driver_output for line in o.lines(most=3)]
     lines.append(_verdict(report))
     return lines
 
@@ -166,8 +171,11 @@ def junit_xml(name: str, report: ConformanceReport) -> bytes:
                        failures=str(sum(r.outcome == "fail" for r in report.results)),
                        skipped=str(sum(r.outcome == "skip" for r in report.results)), errors="0")
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="driver", value=name)
+    output = {o.process: o for o in report.driver_output}
     for r in report.results:
         case = ET.SubElement(suite, "testcase", classname=f"d3d12wl.messages.conformance.{r.section}", name=r.name)
+        if r.name in output:
+            ET.SubElement(case, "system-err").text = "\n".join(output[r.name].lines())
         if r.outcome == "fail":
             ET.SubElement(case, "failure", message=r.detail).text = r.sentence
         elif r.outcome == "skip":
@@ -207,8 +215,10 @@ def run(args: argparse.Namespace) -> int:
             return _internal(f"{len(report.internal_errors)} error(s) of the suite itself, the first: "
                              f"{report.internal_errors[0]}")
         if args.json:
-            json.dump({"driver": name, "passed": report.passed, "results": to_jsonable(list(report.results))},
-                      sys.stdout, indent=2)
+            json.dump({"driver": name, "passed": report.passed, "results": to_jsonable(list(report.results)),
+                       "driver_output": [{"process": o.process, "bytes": o.size,
+                                          "head": o.head.decode("utf-8", "backslashreplace")}
+                                         for o in report.driver_output]}, sys.stdout, indent=2)
             sys.stdout.write("\n")
         else:
             print("\n".join(format_text(name, report)))
