@@ -166,16 +166,24 @@ def parse_region(text: str, base_dir: Path | None = None, *, stdin: bytes | byte
     return Region(name, base, entry, size)
 
 
+def _in_va_space(va: int, where: str) -> int:
+    """``va`` if a D3D12_GPU_VIRTUAL_ADDRESS holds it (its C type's range), else the error naming ``where``."""
+    if va >= 1 << (8 * abi.sizeof("D3D12_GPU_VIRTUAL_ADDRESS")):
+        raise _fail(where, f"VA 0x{va:x} is outside the unsigned 64-bit range of a D3D12_GPU_VIRTUAL_ADDRESS")
+    return va
+
+
 def resolve_va(text: str | int, regions: Sequence[Region], where: str) -> int:
-    """A VA: a number, a region name (its base) or ``NAME+N`` (N bytes into it)."""
+    """A VA: a number, a region name (its base) or ``NAME+N`` (N bytes into it), in the range of a
+    D3D12_GPU_VIRTUAL_ADDRESS."""
     if isinstance(text, int):
-        return text
+        return _in_va_space(text, where)
     name, plus, off = text.partition("+")
     for r in regions:
         if r.name == name:
-            return r.base + (_int(off, where) if plus else 0)
+            return _in_va_space(r.base + (_int(off, where) if plus else 0), where)
     if not plus and re.fullmatch(r"(0[xX])?[0-9a-fA-F_]+", text):
-        return _int(text, where)
+        return _in_va_space(_int(text, where), where)
     known = ", ".join(r.name for r in regions) or "none"
     raise _fail(where, f"{text!r} is neither a VA nor a region name (regions: {known})")
 
