@@ -150,6 +150,14 @@ def test_class_02_a_saved_trace_is_checked_for_the_python_api_too(tmp_path: Path
         compare_runs(trace, bad)
     with pytest.raises(MigrationError, match=r"executions\[1\]\.trigger\.source"):
         assert_draws(bad, [])
+    for member in ("executions", "findings"):  # (a null member is absent; a null element of a list is not)
+        holed = dict(trace, **{member: [None]})
+        with pytest.raises(MigrationError, match=rf"{member}\[0\]: must be an object .* not null"):
+            compare_runs(trace, holed)
+    holed = copy.deepcopy(trace)
+    holed["executions"][0]["root_arguments"] = [None]
+    with pytest.raises(MigrationError, match=r"executions\[0\]\.root_arguments\[0\]"):
+        compare_runs(trace, holed)
     odd = copy.deepcopy(trace)
     first = odd["executions"][0]
     first["trigger"]["fields"]["VertexCountPerInstance"] = {"nested": [1, 2]}
@@ -157,6 +165,12 @@ def test_class_02_a_saved_trace_is_checked_for_the_python_api_too(tmp_path: Path
     result = compare_runs(trace, odd, order="multiset")
     assert not result.same and len(result.differences) == 2
     assert compare_runs(odd, copy.deepcopy(odd), order="multiset").same
+    from d3d12wl.migrate.equivalence import load_expected_draws
+
+    want = load_expected_draws(EXAMPLES / "culling_expected_draws.csv")
+    assert_draws(trace, want)
+    with pytest.raises(AssertionError, match="draw 0"):  # (the struct where a number was: a difference)
+        assert_draws(odd, want, order="multiset")
 
 
 # --- 10, 11: a driver library that forks, or writes a gigabyte, in its constructor -------------------------------

@@ -266,7 +266,7 @@ def _as_expected(e: Mapping[str, Any], w: ExpectedDraw) -> ExpectedDraw:
     t = e.get("trigger") or {}
     f = t.get("fields") or {}
     return ExpectedDraw(e.get("program") if w.program is not None else None, str(t.get("type")),
-                        tuple((k, f.get(k)) for k, _ in w.fields))
+                        tuple((k, _frozen(f.get(k))) for k, _ in w.fields))
 
 
 def assert_draws(run: Any, expected: Any, *, order: str = "spec") -> None:

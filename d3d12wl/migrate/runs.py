@@ -202,8 +202,8 @@ _SOURCE: dict[str, Any] = {"kind": SCALAR, "origin": SCALAR}
 _FIELDS: dict[str, Any] = {"*": ANY}
 #: The members of a saved trace (``Trace.to_dict()``, :class:`~d3d12wl.executor.trace.Trace`) that a run reads, and
 #: what each must be: an object of the members named (``"*"``: every member), a list of one shape, or
-#: :data:`SCALAR` / :data:`ANY`.  null stands for an absent member everywhere (the runs read ``or []``); members not
-#: named are not read and not checked.
+#: :data:`SCALAR` / :data:`ANY`.  null stands for an absent member everywhere (the runs read ``or []``), but an
+#: element of a list of objects is read and must be one; members not named are not read and not checked.
 TRACE_SHAPE: dict[str, Any] = {
     "call_args": {"executable_class": SCALAR},
     "lists": [{"ordering": SCALAR, "executable_class": SCALAR, "flags": [SCALAR]}],
@@ -219,6 +219,8 @@ TRACE_SHAPE: dict[str, Any] = {
 
 
 def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):
@@ -234,10 +236,10 @@ def check_saved_trace(doc: Mapping[str, Any], where: str) -> None:
     """Raise :class:`MigrationError` naming the member (``where: executions[3].trigger``) unless every member of
     :data:`TRACE_SHAPE` in ``doc`` (a saved trace, ``d3d12wl exec --json``) is of the kind ``Trace.to_dict()``
     writes (issue 42, class 2: an integer where a list is, a string where an object is, was an internal error)."""
-    stack: list[tuple[Any, Any, str]] = [(doc, TRACE_SHAPE, "")]
+    stack: list[tuple[Any, Any, str, bool]] = [(doc, TRACE_SHAPE, "", False)]
     while stack:
-        value, shape, path = stack.pop()
-        if value is None or shape == ANY:
+        value, shape, path, item = stack.pop()
+        if (value is None and not item) or shape == ANY:  # (a member may be null; an element of a list is read)
             continue
         if shape == SCALAR:
             if isinstance(value, dict | list):
@@ -246,14 +248,14 @@ def check_saved_trace(doc: Mapping[str, Any], where: str) -> None:
             continue
         want = "an object" if isinstance(shape, dict) else "a list"
         if not isinstance(value, dict if isinstance(shape, dict) else list):
-            raise MigrationError(f"must be {want} (as Trace.to_dict() writes it) or null, not {_json_kind(value)}",
-                                 where=f"{where}: {path or 'the document'}")
+            raise MigrationError(f"must be {want} (as Trace.to_dict() writes it){'' if item else ' or null'}, not "
+                                 f"{_json_kind(value)}", where=f"{where}: {path or 'the document'}")
         if isinstance(value, list):
-            stack.extend((item, shape[0], f"{path}[{i}]") for i, item in reversed(list(enumerate(value))))
+            stack.extend((v, shape[0], f"{path}[{i}]", True) for i, v in reversed(list(enumerate(value))))
         elif "*" in shape:
-            stack.extend((v, shape["*"], f"{path}.{k}") for k, v in value.items())
+            stack.extend((v, shape["*"], f"{path}.{k}", False) for k, v in value.items())
         else:
-            stack.extend((value[k], s, f"{path}.{k}" if path else k) for k, s in shape.items() if k in value)
+            stack.extend((value[k], s, f"{path}.{k}" if path else k, False) for k, s in shape.items() if k in value)
 
 
 def _not_a_table(doc: Mapping[str, Any], where: str) -> None:
