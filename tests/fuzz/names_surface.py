@@ -9,9 +9,9 @@ the generated code itself uses (its struct names, ``D3D12WL_STATIC_ASSERT``), th
 
 :func:`exercise` loads the description: a name the checks refuse (``model.fieldnames``) is the clean ending
 ``error``.  A name they accept must then work everywhere: the C of ``codegen --lang c`` compiles with gcc in its
-default GNU mode and as ``-std=c11``, and with g++ (C++17, the header used from C++); the HLSL of ``--lang hlsl``
-with glslc (shaderc's HLSL front end) in a compute shader that uses every struct; the RenderDoc format, the
-construct schema, the ctypes Structure and the numpy dtype of every record are made.  A compiler that refuses
+default GNU mode and as ``-std=c11``, with clang for the Windows target, and with g++ (C++17, the header used from
+C++); the HLSL of ``--lang hlsl`` with glslc (shaderc's HLSL front end) in a compute shader that uses every struct;
+the RenderDoc format, the construct schema, the ctypes Structure and the numpy dtype of every record are made.  A compiler that refuses
 generated code, or a generator that raises anything but a clean error, is a finding (``crash``, the compiler's first
 error line as why).  A compiler that is not installed is left out (:func:`compilers` says which run).
 
@@ -144,6 +144,10 @@ def compilers() -> tuple[tuple[str, tuple[str, ...]], ...]:
     if shutil.which("gcc"):
         out.append(("c (gcc, GNU C)", ("gcc", "-fsyntax-only", "-x", "c", "-I", include)))
         out.append(("c (gcc -std=c11)", ("gcc", "-fsyntax-only", "-std=c11", "-x", "c", "-I", include)))
+    if shutil.which("clang"):  # (the ABI's own truth: the Windows target)
+        out.append(("c (clang -target x86_64-pc-windows-msvc)", ("clang", "-target", "x86_64-pc-windows-msvc",
+                                                              "-ffreestanding", "-std=c11", "-fsyntax-only", "-x",
+                                                              "c", "-I", include)))
     if shutil.which("g++"):
         out.append(("c++ (g++ -std=c++17)", ("g++", "-fsyntax-only", "-std=c++17", "-x", "c++", "-I", include)))
     if shutil.which("glslc"):
