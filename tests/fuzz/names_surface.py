@@ -11,9 +11,10 @@ the generated code itself uses (its struct names, ``D3D12WL_STATIC_ASSERT``), th
 ``error``.  A name they accept must then work everywhere: the C of ``codegen --lang c`` compiles with gcc in its
 default GNU mode and as ``-std=c11``, with clang for the Windows target, and with g++ (C++17, the header used from
 C++); the HLSL of ``--lang hlsl`` with glslc (shaderc's HLSL front end) in a compute shader that uses every struct;
-the RenderDoc format, the construct schema, the ctypes Structure and the numpy dtype of every record are made.  A compiler that refuses
-generated code, or a generator that raises anything but a clean error, is a finding (``crash``, the compiler's first
-error line as why).  A compiler that is not installed is left out (:func:`compilers` says which run).
+the RenderDoc format, the construct schema, the ctypes Structure and the numpy dtype of every record are made.  A
+compiler that refuses generated code, or a generator that raises anything but a clean error, is a finding
+(``crash``, the compiler's first error line as why).  A compiler that is not installed is left out
+(:func:`compilers` says which run).
 
 Issue 42's classes 7, 8 and 9 (``linux``/``unix`` in GNU C, ``globallycoherent`` in HLSL, a member named as a type
 the header declares, used from C++) are what this surface finds; their fixes are branch i38-knows's.
