@@ -8,14 +8,13 @@ written, and every input as it was.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib.util
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_flags import actions
 from conftest import require
 
 import d3d12wl
@@ -179,18 +178,9 @@ OUTPUT_FLAGS = {
 }
 
 
-def _actions(parser: argparse.ArgumentParser, prefix: str = "") -> Iterator[tuple[str, argparse.Action]]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield from _actions(sub, f"{prefix} {name}".strip())
-        else:
-            yield prefix, action
-
-
 def test_every_output_flag_is_held_to_the_rule() -> None:
     """The output flags of every command (``-o``, ``--findings``, ``--junit``: a flag whose destination is an output
     file) are the ones the tests above hold to the rule."""
-    found = {(command, a.option_strings[0]) for command, a in _actions(build_parser(ALL))
+    found = {(command, a.option_strings[0]) for command, a in actions(build_parser(ALL))
              if a.dest in ("output", "findings", "junit")}
     assert found == OUTPUT_FLAGS

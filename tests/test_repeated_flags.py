@@ -10,24 +10,14 @@ added later is held to the rule (or must say here why it is not keyed).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_flags import CULLING, CULLING_REGIONS, EXAMPLES, actions, flag_name
 
-import d3d12wl
 from d3d12wl.cli import ALL, build_parser, main
 
-EXAMPLES = Path(d3d12wl.__file__).resolve().parent / "examples"
-READBACK = EXAMPLES / "readback"
-CULLING = EXAMPLES / "culling.json"
 CULLING_CAPTURE = EXAMPLES / "culling_capture.json"
-CULLING_REGIONS = [f"dispatch_input={READBACK / 'dispatch_input.bin'}@0x10000",
-                   f"primary={READBACK / 'primary.bin'}@0x20000",
-                   f"program_table={READBACK / 'program_table.bin'}@0x30000",
-                   f"opaque={READBACK / 'secondary_opaque.bin'}@0x40000",
-                   f"transparent={READBACK / 'secondary_transparent.bin'}@0x41800",
-                   f"shadow={READBACK / 'secondary_shadow.bin'}@0x43000"]
 CULLING_CALL = ["--dispatch-list", "dispatch_input", "--max-inputs", "3", "--program-table", "program_table"]
 
 
@@ -92,23 +82,10 @@ NOT_KEYED = {
 }
 
 
-def _actions(parser: argparse.ArgumentParser, prefix: str = "") -> Iterator[tuple[str, argparse.Action]]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield from _actions(sub, f"{prefix} {name}".strip())
-        elif not isinstance(action, argparse._HelpAction | argparse._VersionAction):
-            yield prefix, action
-
-
-def _name(action: argparse.Action) -> str:
-    return max(action.option_strings, key=len) if action.option_strings else action.dest
-
-
 def test_every_repeatable_flag_is_keyed_or_says_why_not() -> None:
     """The tables above hold every repeatable flag of every command (an ``append`` action, a positional list):
     one added later must be classified, and a keyed one tested."""
-    repeatable = {(cmd, _name(a)) for cmd, a in _actions(build_parser(ALL))
+    repeatable = {(cmd, flag_name(a)) for cmd, a in actions(build_parser(ALL))
                   if isinstance(a, argparse._AppendAction) or (not a.option_strings and a.nargs in ("*", "+"))}
     assert repeatable == set(KEYED) | set(NOT_KEYED)
 
@@ -145,7 +122,7 @@ def test_every_flag_of_one_value_given_two_is_a_usage_error(capsys: pytest.Captu
     them; given the same value twice, it is not refused for it.  (Parsed only: nothing is run.)"""
     parser = build_parser(ALL)
     checked = 0
-    for command, action in _actions(parser):
+    for command, action in actions(parser):
         values = _two_values(action)
         if values is None or not action.option_strings:
             continue

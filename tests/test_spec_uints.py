@@ -14,26 +14,16 @@ import argparse
 import copy
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_flags import CULLING, CULLING_REGIONS, EXAMPLES, READBACK, actions, flag_name
 
-import d3d12wl
 from d3d12wl import abi
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import ALL, build_parser, main
 
-EXAMPLES = Path(d3d12wl.__file__).resolve().parent / "examples"
-READBACK = EXAMPLES / "readback"
-CULLING = EXAMPLES / "culling.json"
-CULLING_REGIONS = [f"dispatch_input={READBACK / 'dispatch_input.bin'}@0x10000",
-                   f"primary={READBACK / 'primary.bin'}@0x20000",
-                   f"program_table={READBACK / 'program_table.bin'}@0x30000",
-                   f"opaque={READBACK / 'secondary_opaque.bin'}@0x40000",
-                   f"transparent={READBACK / 'secondary_transparent.bin'}@0x41800",
-                   f"shadow={READBACK / 'secondary_shadow.bin'}@0x43000"]
 WL = ["capture", str(CULLING), *CULLING_REGIONS, "--program-table", "program_table", "-o", "{tmp}/c.json"]
 WL_CALL = ["--dispatch-list", "dispatch_input", "--max-inputs", "3"]
 EI = ["capture", str(EXAMPLES / "execute_indirect.json"), "{regions}", "--execute-indirect",
@@ -123,15 +113,6 @@ _NUMBER = re.compile(r"\b(N|VA|BASE|OFFSET|BYTES|SIZE|STRIDE|START|NUM|INCREMENT
                      r"REGION)\b")
 
 
-def _actions(parser: argparse.ArgumentParser, prefix: str = "") -> Iterator[tuple[str, argparse.Action]]:
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield from _actions(sub, f"{prefix} {name}".strip())
-        elif not isinstance(action, argparse._HelpAction | argparse._VersionAction):
-            yield prefix, action
-
-
 def _takes_a_number(action: argparse.Action) -> bool:
     kind = getattr(action.type, "__name__", "")
     return kind in ("integer", "limit_value", "int", "float", "number") or bool(_NUMBER.search(action.metavar or ""))
@@ -141,9 +122,9 @@ def test_every_flag_that_takes_a_number_is_classified() -> None:
     """Every flag of every command that takes a number (by its type, or a number in its metavar: ``VA``, ``N``,
     ``SLOT=VA,SIZE,STRIDE``, ...) is in SPEC or NOT_SPEC: a flag added later must say which."""
     found = set()
-    for command, action in _actions(build_parser(ALL)):
+    for command, action in actions(build_parser(ALL)):
         if action.nargs != 0 and _takes_a_number(action):
-            found.add((command, max(action.option_strings, key=len) if action.option_strings else action.dest))
+            found.add((command, flag_name(action)))
     assert found == set(SPEC) | set(NOT_SPEC)
 
 

@@ -81,6 +81,20 @@ def _pidfd(pid: int) -> int | None:
         return None
 
 
+def _read(fd: int | None, most: int) -> tuple[list[bytes], bool]:
+    """What a non-blocking pipe holds now (at most ``most`` chunks), and whether it ended (its writers are gone)."""
+    chunks: list[bytes] = []
+    while fd is not None and len(chunks) < most:
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            break
+        if not chunk:
+            return chunks, True
+        chunks.append(chunk)
+    return chunks, False
+
+
 def _kill_group(pgid: int) -> None:
     """SIGKILL to every process of the group (its leader not yet reaped, so the id is still the group's)."""
     try:
@@ -165,34 +179,23 @@ class _Child:
             self._read_output()
 
     def _read_result(self) -> None:
-        while self.fd is not None:
-            try:
-                chunk = os.read(self.fd, _CHUNK)
-            except BlockingIOError:
-                return
-            if not chunk:
-                os.close(self.fd)
-                self.fd = None
-                return
-            self.chunks.append(chunk)
-            self.received += len(chunk)
+        chunks, ended = _read(self.fd, 1 << 30)
+        self.chunks += chunks
+        self.received += sum(map(len, chunks))
+        if ended and self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
     def _read_output(self, most: int = 16) -> None:
-        for _ in range(most):
-            if self.out_fd is None:
-                return
-            try:
-                chunk = os.read(self.out_fd, _CHUNK)
-            except BlockingIOError:
-                return
-            if not chunk:
-                os.close(self.out_fd)
-                self.out_fd = None
-                return
+        chunks, ended = _read(self.out_fd, most)
+        for chunk in chunks:
             self.output_size += len(chunk)
             room = DRIVER_OUTPUT_KEPT - len(self.output_head)
             if room > 0:
                 self.output_head += chunk[:room]
+        if ended and self.out_fd is not None:
+            os.close(self.out_fd)
+            self.out_fd = None
 
     def poll(self) -> None:
         """Where there is no exit descriptor: whether the process exited (not reaped: its id stays its group's)."""
