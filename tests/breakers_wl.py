@@ -449,6 +449,41 @@ def chain_above_max_graphics_primary_lists(rng: random.Random, broken: bool) -> 
     return chain_call(kinds, rng.randint(0, graphics - 1) if broken else graphics)
 
 
+@breaks("continuation-authored-without-wait")
+def validator_writes_the_next_list_without_the_wait(rng: random.Random, broken: bool) -> Call:
+    """W36: rule 13 (Work Lists v0.851): "A list whose shaders write any part of the next D3D12_DISPATCH_LIST_INPUT1,
+    or data the next list consumes, must set _END_WITH_WAIT_FOR_COMPLETION, whatever its class": list 0's validator
+    writes bytes of list 1's input back; list 0 sets the wait (kept) or not (broken)."""
+    c = Chain()
+    kinds = [rng.choice(["compute", "graphics", "mesh"]), rng.choice(["compute", "graphics"])]
+    wait = 0 if broken else abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION")
+    flush = rng.choice([0, abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_MEMORY_FLUSH")])
+    c.add_list(0, kinds[0], flags_=CONT | wait | flush)
+    c.add_list(1, kinds[1], next_=0)
+    validation_table(c.s, [None, None])
+    size = rng.randint(1, 8)
+    target = 0x1100 + rng.randint(0, abi.sizeof("D3D12_DISPATCH_LIST_INPUT1") - size)
+    return Call(c.s.memory, c.s.device, c.s.objects, c.s.state, DispatchListCall(0x1000, 16, 16, tier2=True),
+                WriteBack(target, size))
+
+
+@breaks("next-dispatch-list-written")
+def validator_writes_its_own_next_dispatch_list(rng: random.Random, broken: bool) -> Call:
+    """W100: "Writing other header fields (e.g., NextDispatchList) has implementation-defined effect" (Validator
+    defensive neutralization patterns): list 0's validator writes its own NextDispatchList back (broken), or scratch
+    memory (kept)."""
+    c = Chain()
+    c.add_list(0, rng.choice(["compute", "graphics"]),
+               flags_=CONT | rng.choice([0, abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION")]))
+    c.add_list(1, "compute", next_=0)
+    validation_table(c.s, [None, None])
+    c.s.put(SCRATCH_VA, bytes(64))
+    next_va = 0x1000 + abi.offsetof("D3D12_DISPATCH_LIST_INPUT1", "NextDispatchList")
+    target = next_va if broken else SCRATCH_VA + rng.randint(0, 56)
+    return Call(c.s.memory, c.s.device, c.s.objects, c.s.state, DispatchListCall(0x1000, 16, 16, tier2=True),
+                WriteBack(target, 8))
+
+
 @breaks("misaligned-va")
 def misaligned_next_dispatch_list(rng: random.Random, broken: bool) -> Call:
     """W32: D3D12_DISPATCH_LIST_INPUT1::NextDispatchList: "Must be 0 or 8-byte aligned"."""

@@ -74,6 +74,10 @@ CORRECT: tuple[Variant, ...] = (
     Variant("MULTILINE", "a second line in every description"),
     Variant("REPORTS_ON_RESET", "an uncorrelated INFO at every Reset"),
     Variant("LONG_DESCRIPTIONS", "descriptions of 100,000 bytes"),
+    Variant("FLOODS_FROM_THREADS", "each finding three times; 100 INFO messages from 4 threads of its own in every "
+                                   "flush once the device has had a finding"),
+    Variant("OWN_THREAD_DRAINS", "its own thread reports findings as they come; a flush drains the rest and waits for "
+                                 "that thread's delivery"),
 )
 
 PLANTED: tuple[Variant, ...] = (
@@ -127,6 +131,10 @@ PLANTED: tuple[Variant, ...] = (
             "descriptions_nul_terminated", ("descriptions_nul_terminated",)),
     Variant("DUPLICATES_LIST_IDENTITY", "correlated findings prefixed with the command list's identity",
             "no_duplicated_annotation", warns=("no_duplicated_annotation",)),
+    Variant("DESCRIPTION_WITHOUT_NUL", "each finding's description copied into a heap buffer of its length, no NUL",
+            "descriptions_nul_terminated", ("descriptions_nul_terminated",)),
+    Variant("FLUSH_REPORTS_ON_HELPER_THREAD", "every flush hands what it holds to a thread of its own and waits for it",
+            "removal_flush_delivers_captured", ("removal_flush_delivers_captured",)),
 )
 
 VARIANTS: tuple[Variant, ...] = CORRECT + PLANTED

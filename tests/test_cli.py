@@ -9,6 +9,7 @@ import sys
 import pytest
 
 import d3d12wl
+from d3d12wl._version import SPECS_LINE
 from d3d12wl.cli import ALL, COMMANDS, build_parser, main
 
 
@@ -23,9 +24,12 @@ def test_every_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None
 
 
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--version`` says the package version and the spec versions it implements (issue 43: Work Lists v0.851)."""
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
-    assert exit_info.value.code == 0 and capsys.readouterr().out.strip() == f"d3d12wl {d3d12wl.__version__}"
+    out = capsys.readouterr().out.strip()
+    assert exit_info.value.code == 0 and out == f"d3d12wl {d3d12wl.__version__} ({SPECS_LINE})"
+    assert "Work Lists v0.851" in out and "driver-reported messages v0.3" in out
 
 
 #: what plain text --help must not hold: reST markup, and files the wheel does not ship (docs, design notes, specs)

@@ -198,15 +198,16 @@ def test_null_next_dispatch_list_ends_the_call():
                                                  (flags(F1, "END_WITH_MEMORY_FLUSH"), False, True)])
 def test_wait_and_flush_flags_are_recorded(extra, wait, flush):
     """D3D12_DISPATCH_LIST_FLAGS1 _END_WITH_WAIT_FOR_COMPLETION / _END_WITH_MEMORY_FLUSH: recorded with the read
-    point of NextDispatchList they imply ("Next-list pointer semantics")."""
+    point of NextDispatchList they imply ("Next-list pointer semantics": "The timing of the NextDispatchList read
+    depends only on whether this list sets _END_WITH_WAIT_FOR_COMPLETION", Work Lists v0.851)."""
     c = Chain()
     c.add_list(0, "compute", flags_=CONT | extra)
     c.add_list(1, "graphics", next_=0)
     trace = c.run()
     cont = trace.lists[0].continuation
     assert (cont["wait_for_completion"], cont["memory_flush"], cont["followed"]) == (wait, flush, True)
-    assert ("retired" in cont["read_point"]) == wait  # compute has no last retirement without the wait
-    assert "last record retires" in trace.lists[1].continuation["read_point"]  # in-order graphics, rule 13
+    assert ("retired" in cont["read_point"]) == wait
+    assert "including at launch" in trace.lists[1].continuation["read_point"]  # in-order graphics: no exception
     assert ("END_WITH_WAIT_FOR_COMPLETION" in trace.lists[0].flags) == wait
 
 
@@ -408,7 +409,7 @@ def test_revisit_after_a_validator_wrote_memory_is_not_yet_a_cycle():
     only if nothing was written since the first visit.  Lists 0 -> 1 -> 0 -> ...: writes at visits 0-2, so the
     first revisit that proves a cycle is list 1 at visit 5."""
     c = Chain()
-    c.add_list(0, "compute", n=1)
+    c.add_list(0, "compute", n=1, flags_=CONT | flags(F1, "END_WITH_WAIT_FOR_COMPLETION"))  # its writes sequenced
     c.add_list(1, "compute", n=1, next_=LIST_VA)
     c.bind_validation_table()
     trace = c.run(hooks=RewritingHooks(writes=3))

@@ -162,6 +162,26 @@ def test_calls_of_two_classes_become_a_tier2_chain() -> None:
         ei_to_wl([CallSequenceEntry(load_capture(ROOT / "d3d12wl" / "examples" / "culling_capture.json"), "X")])
 
 
+def test_every_list_with_a_successor_ends_with_the_wait_whatever_its_class() -> None:
+    """Work Lists v0.851 rule 13: "A list whose shaders write any part of the next D3D12_DISPATCH_LIST_INPUT1, or
+    data the next list consumes, must set _END_WITH_WAIT_FOR_COMPLETION, whatever its class" -- "Record ordering does
+    not sequence a continuation".  A call sequence records no barriers, so the migration assumes the calls needed
+    them: the graphics list ahead of a compute list ends with the wait and the flush too (v0.85 let an in-order
+    graphics list go without)."""
+    from d3d12wl import abi
+    from d3d12wl.migrate.wl_to_ei import wl_to_ei
+
+    chain = load_capture(ROOT / "d3d12wl" / "examples" / "tier2_chain_capture.json")
+    calls = wl_to_ei(chain).entries  # one compute call, two graphics calls
+    result = ei_to_wl([*calls[1:], calls[0]])  # graphics, graphics, compute
+    lists = execute(result.capture).to_dict()["lists"]
+    f1 = "D3D12_DISPATCH_LIST_FLAGS1"
+    end = sum(abi.enum_value(f1, m) for m in ("ALLOW_NEXT_DISPATCH_LIST_CONTINUATION", "END_WITH_WAIT_FOR_COMPLETION",
+                                              "END_WITH_MEMORY_FLUSH"))
+    assert [(lst["executable_class"], lst["header"]["Flags"]) for lst in lists] == [("GRAPHICS", end), ("COMPUTE", 0)]
+    assert compare_runs([*calls[1:], calls[0]], result.capture).same
+
+
 def test_compute_buckets_compare_as_multisets() -> None:
     """Execution Order and State Scoping: compute records are never ordered, so the runs compare as multisets."""
     calls = [_compute_call()]

@@ -1,11 +1,12 @@
 """docs/spec-questions.md (issue 25): every open question quotes the specs exactly, under the section it names, and
 says the reading d3d12wl takes and where it shows.
 
-A quote is a line ``> [W|E|D: Section] "text"``: W the Work Lists spec, E the ExecuteIndirect GPU data structures
-article, D IndirectDrawing.md (paths from ``D3D12WL_SPEC_WORK_LISTS``, ``D3D12WL_SPEC_EXECUTE_INDIRECT``,
-``D3D12WL_SPEC_INDIRECT_DRAWING``, by default the team's copies; the quote check is skipped where a file is absent).
-The text must occur, whitespace collapsed, in that section: after the section's heading and before the next
-heading of that spec."""
+A quote is a line ``> [W|E|D: Section] "text"``: W the Work Lists spec (v0.851, the public Markdown, issue 43), E
+the ExecuteIndirect GPU data structures article, D IndirectDrawing.md (paths from ``D3D12WL_SPEC_WORK_LISTS``,
+``D3D12WL_SPEC_EXECUTE_INDIRECT``, ``D3D12WL_SPEC_INDIRECT_DRAWING``, by default the team's copies; the quote check is
+skipped where a file is absent).  The text must occur, whitespace collapsed, in that section: after the section's
+heading and before the next heading of that spec.  A Markdown spec is read as it renders: links by their text, no
+code spans, emphasis or HTML tags."""
 
 from __future__ import annotations
 
@@ -19,15 +20,30 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "spec-questions.md"
 SPECS = {
-    "W": ("D3D12WL_SPEC_WORK_LISTS", "/work/shared/seeds/000_d958463995ee198d.txt"),
+    "W": ("D3D12WL_SPEC_WORK_LISTS", "/work/shared/reference/WorkLists-v0.851.md"),
     "E": ("D3D12WL_SPEC_EXECUTE_INDIRECT", "/work/shared/seeds/002_7c59b6854e485be1.txt"),
     "D": ("D3D12WL_SPEC_INDIRECT_DRAWING", "/work/shared/reference/IndirectDrawing.md"),
 }
 QUOTE = re.compile(r'^> \[([WED]): ([^\]]+)\] "(.+)"$')
 
 
+#: the specs written in Markdown (read as they render, :func:`_rendered`)
+MARKDOWN = ("W", "D")
+
+
 def _norm(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
+
+
+def _rendered(text: str) -> str:
+    """Markdown as a reader sees it: images dropped, links by their text, no code spans, bold, italics, HTML tags,
+    escapes or blockquote markers."""
+    text = re.sub(r"!\[[^\[\]]*\]\([^)]*\)", "", text)
+    text = re.sub(r"\[([^\[\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"<[^>\n]+>", " ", text)
+    text = text.replace("`", "").replace("**", "").replace("\\_", "_")
+    text = re.sub(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?!\w)", r"\1", text)
+    return re.sub(r"^(\s*)> ?", r"\1", text, flags=re.M)
 
 
 def quotes() -> list[tuple[str, str, str, str]]:
@@ -46,17 +62,14 @@ def quotes() -> list[tuple[str, str, str, str]]:
 def _headings(spec: str, lines: list[str]) -> set[int]:
     """Line numbers of the spec's headings: the Work Lists spec's table of contents entries, IndirectDrawing.md's
     Markdown headings, the article's title lines (short, no sentence or code punctuation)."""
-    if spec == "W":
-        toc = {m.group(1).strip() for line in lines[:400] if (m := re.match(r"^\s*• (.+)$", line))}
-        return {i for i, line in enumerate(lines) if i > 200 and line.strip() in toc}
-    if spec == "D":
+    if spec in MARKDOWN:
         return {i for i, line in enumerate(lines) if re.match(r"^#+ ", line)}
     return {i for i, line in enumerate(lines)
             if line and len(line) < 70 and not line[0].isspace() and not re.search(r"[:;.{}]$|^(struct|UINT|INT) ", line)}
 
 
 def _title(spec: str, line: str) -> str:
-    return line.lstrip("#").strip() if spec == "D" else line.strip()
+    return _rendered(line.lstrip("#")).strip() if spec in MARKDOWN else line.strip()
 
 
 @cache
@@ -70,7 +83,8 @@ def sections(spec: str) -> dict[str, list[str]] | None:
     heads = sorted(_headings(spec, lines))
     out: dict[str, list[str]] = {}
     for a, b in zip(heads, [*heads[1:], len(lines)], strict=True):
-        out.setdefault(_title(spec, lines[a]), []).append(_norm("\n".join(lines[a + 1:b])))
+        body = "\n".join(lines[a + 1:b])
+        out.setdefault(_title(spec, lines[a]), []).append(_norm(_rendered(body) if spec in MARKDOWN else body))
     return out
 
 

@@ -7,10 +7,11 @@ was built from, from any working directory, without a second copy on disk.  The 
 declarations read from that text (:mod:`d3d12wl.abi.header_parser`, ``decls.to_json``), so that importing the
 package parses no C.
 
-The record kernels (``d3d12wl/records/_kernels.c``: the packers' column scatter and the readers' gather) are compiled
-into the same extension after the header text.  They are not header text: the bundle, and so every ABI check,
-holds only the D3D12 declarations.  ``make_ffi(..., kernels=False)`` leaves them out (the ABI checks compile
-mutated header sets that way).
+The record kernels (``d3d12wl/records/_kernels.c``: the packers' column scatter and the readers' gather) and the page
+heap the messages conformance suite lends a driver library (``d3d12wl/messages/c/page_heap.c``) are compiled into the
+same extension after the header text.  They are not header text: the bundle, and so every ABI check, holds only the
+D3D12 declarations.  ``make_ffi(..., kernels=False)`` leaves them out (the ABI checks compile mutated header sets
+that way).
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from cffi import FFI
 
 HEADER_DIR = Path(__file__).resolve().parents[2] / "headers"
 KERNELS_C = Path(__file__).resolve().parents[1] / "records" / "_kernels.c"
+PAGE_HEAP_C = Path(__file__).resolve().parents[1] / "messages" / "c" / "page_heap.c"
+#: the C sources compiled into the extension after the headers, each with its cdef between the markers
+NATIVE_C: tuple[Path, ...] = (KERNELS_C, PAGE_HEAP_C)
 
 #: headers in dependency order (cffi's cdef parser has no #include)
 HEADER_ORDER: tuple[str, ...] = (
@@ -50,8 +54,8 @@ def read_headers(header_dir: Path = HEADER_DIR) -> dict[str, str]:
 
 
 def kernel_source(path: Path = KERNELS_C) -> tuple[str, str]:
-    """(the cdef declarations, the whole C source) of the record kernels: the cdef is the text between the
-    ``/* cdef-begin */`` and ``/* cdef-end */`` markers of ``_kernels.c``."""
+    """(the cdef declarations, the whole C source) of one of :data:`NATIVE_C` (the record kernels by default): the
+    cdef is the text between its ``/* cdef-begin */`` and ``/* cdef-end */`` markers."""
     text = path.read_text(encoding="utf-8")
     begin, end = "/* cdef-begin */", "/* cdef-end */"
     if begin not in text or end not in text:
@@ -84,8 +88,9 @@ def make_ffi(headers: dict[str, str], module_name: str = "d3d12wl._native", *, k
         "const char *d3d12wl_header_bundle(void) { return (const char *)d3d12wl_bundle_bytes; }\n"
     )
     if kernels:
-        kernel_cdef, kernel_c = kernel_source()
-        builder.cdef(kernel_cdef)
-        source += f"\n/* ---- {KERNELS_C.name} ---- */\n{kernel_c}"
+        for path in NATIVE_C:
+            cdef, c_text = kernel_source(path)
+            builder.cdef(cdef)
+            source += f"\n/* ---- {path.name} ---- */\n{c_text}"
     builder.set_source(module_name, source)
     return builder

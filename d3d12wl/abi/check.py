@@ -31,6 +31,7 @@ from pathlib import Path
 from types import ModuleType
 
 from d3d12wl import inputs
+from d3d12wl._version import MESSAGES_SPEC, WORK_LISTS_SPEC
 from d3d12wl.abi.compiled import ABI
 from d3d12wl.abi.tools import run_tool
 from d3d12wl.errors import ABIError
@@ -278,9 +279,9 @@ def check_clang(abi: ABI, *, clang: str | None = None, workdir: Path | None = No
 
 # --- 2. the spec's stated bytes ----------------------------------------------------------------------------
 
-W = "seed 000 (Work Lists v0.85)"
+W = WORK_LISTS_SPEC  # (the v0.85 draft, seed 000, states the same bytes: v0.851 changed no struct)
 E = "IndirectDrawing.md / seed 002"
-M = "seed 003 (driver-reported messages v0.3)"
+M = f"seed 003 ({MESSAGES_SPEC})"
 
 
 @dataclass(frozen=True)

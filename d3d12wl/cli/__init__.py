@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from d3d12wl._version import __version__
+from d3d12wl._version import SPECS_LINE, __version__
 from d3d12wl.errors import D3D12WLError
 
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
         epilog=EXIT_CODES + "\n\n--debug (anywhere on the line) prints the traceback of an internal error.",
         formatter_class=_CommandListFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__} ({SPECS_LINE})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, text in COMMANDS.items():

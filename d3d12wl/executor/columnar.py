@@ -50,6 +50,7 @@ from d3d12wl.executor.dispatch_list import (
     build_execution,
     primary_walk_setup,
     run_dispatch_list,
+    slot_index_in_range,
     walk_primary_record,
     walk_secondary_records,
 )
@@ -89,12 +90,14 @@ _U64_MAX = (1 << 64) - 1
 def run_columnar(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet, state: CommandListState,
                  call: DispatchListCall | ExecuteIndirectCall, limits: Limits | None = None,
                  hooks: ValidationHooks | None = None, readings: Readings | None = None) -> Trace:
-    """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run)."""
+    """Execute ``call`` with the columnar walks (the reference walk wherever validation hooks run, and under
+    ``Readings.zero_work_counter`` "skips", whose counter depends on each execution's trigger)."""
+    reference = readings is not None and readings.zero_work_counter == "skips"
     if isinstance(call, DispatchListCall):
         return run_dispatch_list(memory, device, objects, state, call, limits, hooks,
-                                 walker=walk_primary_records_columnar, readings=readings)
-    return run_execute_indirect(memory, device, objects, state, call, limits, walker=walk_commands_columnar,
-                                readings=readings)
+                                 walker=None if reference else walk_primary_records_columnar, readings=readings)
+    return run_execute_indirect(memory, device, objects, state, call, limits,
+                                walker=None if reference else walk_commands_columnar, readings=readings)
 
 
 def _regions(ctx: ExecContext) -> _Regions:
@@ -207,7 +210,7 @@ class _ListWalk:
     def _make_group(self, pt_index: int) -> _Group | None:
         ctx, sel = self.ctx, self.sel
         pt = sel.binding.ProgramTable
-        if pt_index >= pt.SlotCount:
+        if not slot_index_in_range(ctx, pt, pt_index):
             return None
         id_size = ctype_size(PROGRAM_IDENTIFIER)
         slot_va = pt.Table.StartAddress + pt_index * pt.Table.StrideInBytes

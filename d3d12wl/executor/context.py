@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from d3d12wl._version import WORK_LISTS_SPEC
 from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
 from d3d12wl.errors import MemoryAccessError
 from d3d12wl.executor.trace import Execution, Finding, Limits, Readings, Trace
@@ -52,6 +54,12 @@ class ExecContext:
         #: the list being processed (DispatchList / DispatchList1), for findings made outside the list's own code
         #: (a validator's write into memory the call must not change)
         self.list_index: int | None = None
+        #: the byte ranges (start, end) written while the current list runs (only validators write in the model)
+        self.written: list[tuple[int, int]] = []
+        #: the bytes written while an earlier list ran, when no list since (that one included) set
+        #: _END_WITH_WAIT_FOR_COMPLETION: reading them is Work Lists v0.851 rule 13 (:meth:`read`); sorted,
+        #: non-overlapping (start, end, the first list that wrote into the range), kept by :meth:`sequence_writes`
+        self.unsequenced: list[tuple[int, int, int]] = []
         self.records_walked = 0
         self.records_repeated = 0
         self._finding_keys: set[Any] = set()
@@ -163,12 +171,48 @@ class ExecContext:
             self.finding("va-wrap", rule, f"{what}: {size} bytes at 0x{va:x} leave the 64-bit VA space",
                          loc=loc, va=va)
             return None
+        if self.unsequenced:
+            self._check_unsequenced(va, size, what, loc)
         try:
             return self.memory.read(va, size, what=what)
         except MemoryAccessError as exc:
             # the memory error's message already starts with ``what``
             self.finding("unmapped-va", rule, exc.message, loc=loc, va=exc.va)
             return None
+
+    def sequence_writes(self, list_index: int, waits: bool) -> None:
+        """The end of list ``list_index``: with the wait (``waits``) every write so far is sequenced against what
+        follows; without it the ranges it wrote (:attr:`written`) join :attr:`unsequenced`.  :attr:`written` starts
+        afresh."""
+        written, self.written = self.written, []
+        if waits:
+            self.unsequenced = []
+            return
+        for start, end in written:
+            lo = bisect.bisect_left(self.unsequenced, start, key=lambda r: r[1])  # the first range ending after start
+            hi = bisect.bisect_right(self.unsequenced, end, key=lambda r: r[0])  # past the last starting by end
+            merged = self.unsequenced[lo:hi]
+            writer = min([list_index, *(r[2] for r in merged)])
+            start = min([start, *(r[0] for r in merged)])
+            end = max([end, *(r[1] for r in merged)])
+            self.unsequenced[lo:hi] = [(start, end, writer)]
+
+    def _check_unsequenced(self, va: int, size: int, what: str, loc: Loc) -> None:
+        """Work Lists v0.851 rule 13: "A list whose shaders write any part of the next D3D12_DISPATCH_LIST_INPUT1, or
+        data the next list consumes, must set _END_WITH_WAIT_FOR_COMPLETION, whatever its class.  Without it the
+        implementation may read the pointer and launch the next list before the shader that wrote it has retired."
+        Once per (writing list, reading list)."""
+        first = bisect.bisect_right(self.unsequenced, va, key=lambda r: r[1])  # the first range ending after va
+        for start, end, writer in self.unsequenced[first:first + 1]:
+            if va < end and start < va + size:
+                at = max(va, start)
+                self.finding("continuation-authored-without-wait", "rule 13",
+                             f"{what} at 0x{va:x} reads bytes written while list {writer} ran (at 0x{at:x}), and no "
+                             f"list from list {writer} on sets _END_WITH_WAIT_FOR_COMPLETION: the implementation may "
+                             "have read them and launched this list before that write retired; a list whose shaders "
+                             "write the next list's input or data it consumes must set the wait, whatever its class "
+                             f"({WORK_LISTS_SPEC}; the trace shows the bytes as written)", loc=loc, va=at,
+                             key=(writer, loc.list_index))
 
     def program_by_identifier(self, identifier: bytes) -> Program | None:
         return self._programs.get(identifier)

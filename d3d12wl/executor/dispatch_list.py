@@ -11,8 +11,13 @@ touching the record walk:
 7-9. secondary-list validator hook; re-read the header if it ran (primary-record fields are read in step 10);
 10. walk the primary records, their program-table slots and secondary records, and execute.
 
-Then, for Tier 2, ``NextDispatchList`` is read after the list retires (rule 13) and followed only with
-``_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION`` and a non-null value (spec "Next-list pointer semantics").
+Then, for Tier 2, ``NextDispatchList`` is read and followed only with ``_ALLOW_NEXT_DISPATCH_LIST_CONTINUATION`` and
+a non-null value (spec "Next-list pointer semantics").  When it is read depends only on
+``_END_WITH_WAIT_FOR_COMPLETION`` (Work Lists v0.851, rule 13): with it, at the list's retire point; without it, at
+any time, including at launch, whatever the list's class and ordering.  The executor reads it where the list retires
+(``Readings.next_list_read``: ``launch`` takes the value the list launched with).  Bytes written while a list runs
+(only validators write in the model) stay unsequenced against every later list until a list sets the wait: a later
+list that reads them is rule 13.
 
 Bounds and policy on undefined behaviour (each case ends in a finding, never an exception):
 
@@ -37,6 +42,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
+from d3d12wl._version import WORK_LISTS_SPEC
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import LayoutError
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
@@ -127,6 +133,13 @@ class ListRun:
     trace: ListTrace
     selection: Selection | None = None
     counter: int = 0  # the list's linear invocation sequence (incrementing constant, "Counting unit")
+    #: NextDispatchList as the list launched (before any validator ran): Readings.next_list_read "launch"
+    launch_next: int = 0
+    #: the chain ends after this list whatever its continuation says (Readings.max_graphics_primary_lists "stop")
+    ends_chain: bool = False
+    #: executions that did work, in the list and in the current secondary list (Readings.zero_work_counter "skips")
+    worked: int = 0
+    worked_in_secondary_list: int = 0
 
     @property
     def loc(self) -> Loc:
@@ -170,7 +183,7 @@ def run_dispatch_list(memory: GpuMemory, device: DeviceCaps, objects: ObjectSet,
     bound = _check_bind(ctx, call)
     if bound is not None:
         previous = memory.on_write
-        memory.on_write = _ImmutableRanges(ctx, bound, previous)
+        memory.on_write = _ImmutableRanges(ctx, bound, _RecordWrites(ctx, previous))
         try:
             active = hooks if bound.validation_active else None
             _run_chain(ctx, call, bound, active, walker if active is None else None)
@@ -236,6 +249,19 @@ class _ImmutableRanges:
                                  f"0x{r.end:x}): {subject} immutable from SetProgram until every referencing "
                                  "DispatchList / DispatchList1 chain has completed (the write happens)",
                                  loc=Loc(list_index=self.ctx.list_index), va=max(va, r.start), key=("mutated", r.start))
+        if self.previous is not None:
+            self.previous(va, size)
+
+
+class _RecordWrites:
+    """``GpuMemory.on_write``: the byte ranges written while the current list runs (``ExecContext.written``)."""
+
+    def __init__(self, ctx: ExecContext, previous: Callable[[int, int], None] | None) -> None:
+        self.ctx = ctx
+        self.previous = previous
+
+    def __call__(self, va: int, size: int) -> None:
+        self.ctx.written.append((va, va + size))
         if self.previous is not None:
             self.previous(va, size)
 
@@ -416,14 +442,26 @@ def _run_chain(ctx: ExecContext, call: DispatchListCall, bound: _Bound, hooks: V
             ctx.trace.stopped_reason = f"chain cycle back to list {first}"
             return
         seen[va] = (index, data, ctx.memory.write_count)
-        run = ListRun(ctx, index, va, call.tier2, data, decode(struct_name, data),
-                      ListTrace(index, va, struct_name))
+        header = decode(struct_name, data)
+        run = ListRun(ctx, index, va, call.tier2, data, header, ListTrace(index, va, struct_name),
+                      launch_next=header.get("NextDispatchList", 0))
         ctx.trace.lists.append(run.trace)
+        ctx.written = []
         next_va = process_list(run, call, bound, hooks, walker)
+        _sequence_writes(run)
         if next_va is None:
             return
         va = next_va
         index += 1
+
+
+def _sequence_writes(run: ListRun) -> None:
+    """Work Lists v0.851 "Next-list pointer semantics": with _END_WITH_WAIT_FOR_COMPLETION what follows "does not begin
+    until preceding work has fully retired"; without it "the next list may launch before this one retires".  So the
+    bytes written while this list ran (and those of earlier lists not yet sequenced) are unsequenced against every
+    later list until a list sets the wait; a read of them is rule 13 (``ExecContext.read``)."""
+    waits = run.tier2 and bool(run.header["Flags"] & _flag("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION"))
+    run.ctx.sequence_writes(run.index, waits)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -464,6 +502,8 @@ def process_list(run: ListRun, call: DispatchListCall, bound: _Bound, hooks: Val
         (walker or walk_primary_records)(run)
     elif lt.stopped is None:
         lt.stopped = "no signature selected"
+    if run.ends_chain:
+        return None
     return _continuation(run, call)
 
 
@@ -525,6 +565,8 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
     cls = layouts[0].executable_class
     lt.executable_class = cls.value
     _check_selected_class(run, wls, cls)
+    if cls is ExecutableClass.GRAPHICS and not _count_graphics_list(run, call):
+        return None
     rt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "RAYTRACING")
     pt_type = enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
     want = rt_type if cls is ExecutableClass.RAYTRACING else pt_type
@@ -552,29 +594,53 @@ def _select(run: ListRun, call: DispatchListCall, bound: _Bound) -> Selection | 
     else:
         _check_program_table_binding(run, index, binding)
     bound.used.setdefault(id(wls), wls)
-    if cls is ExecutableClass.GRAPHICS:
-        lt.counts_as_graphics_list = True
-        ctx.trace.graphics_lists += 1
-        if call.tier2 and ctx.trace.graphics_lists > call.MaxGraphicsPrimaryLists:
-            ctx.finding("max-graphics-primary-lists-exceeded", "rule 11",
-                        f"list {run.index} is graphics-class list number {ctx.trace.graphics_lists} of the chain; "
-                        f"MaxGraphicsPrimaryLists is {call.MaxGraphicsPrimaryLists} (a list counts whether or not "
-                        "it executes records)", loc=run.loc, va=run.va)
     flags = run.header["Flags"]
     ooo = _flag("D3D12_DISPATCH_LIST_FLAGS", "ALLOW_OUT_OF_ORDER_GRAPHICS")
     if cls is ExecutableClass.GRAPHICS and not flags & ooo:
         lt.ordering = "in order"
         lt.ordering_note = ("graphics-class: primary records in ProgramInputs order, secondary records in array "
-                            "order (Execution Order and State Scoping)")
+                            "order (Execution Order and State Scoping); at its boundary it lands after work already "
+                            "in flight, which may retire first, so rasterization and output-merger results stay in "
+                            f"submission order (the arriving list's flags decide, {WORK_LISTS_SPEC})")
     elif cls is ExecutableClass.GRAPHICS:
         lt.ordering = "any order"
-        lt.ordering_note = "graphics-class with _ALLOW_OUT_OF_ORDER_GRAPHICS: records may launch and retire in any order"
+        lt.ordering_note = ("graphics-class with _ALLOW_OUT_OF_ORDER_GRAPHICS: records may launch and retire in any "
+                            "order, and at its boundary the list may overtake work still in flight (the arriving "
+                            f"list's flags decide, {WORK_LISTS_SPEC})")
     else:
         lt.ordering = "any order"
         lt.ordering_note = (f"{cls.value.lower()}-class records are never guaranteed to launch or execute in "
                             "ProgramInputs order (Execution Order and State Scoping); the trace lists them in "
                             "walk order")
     return Selection(index, wls, binding, cls, frozenset(id(p) for p in wls.pProgramCommandSignatures))
+
+
+def _count_graphics_list(run: ListRun, call: DispatchListCall) -> bool:
+    """Rule 11: "The number of graphics-class lists actually executed by a DispatchList1 call's chain must not exceed
+    the MaxGraphicsPrimaryLists arg the app passed.  A list counts whether or not it executes any records"
+    (docs/spec-questions.md Q14: a list counts once the signature it selects is graphics-class, whatever stops its
+    records).  False when the chain stops before this list (``Readings.max_graphics_primary_lists`` "stop")."""
+    ctx, lt = run.ctx, run.trace
+    number = ctx.trace.graphics_lists + 1
+    stop = call.tier2 and number > call.MaxGraphicsPrimaryLists and ctx.readings.max_graphics_primary_lists == "stop"
+    if not stop:
+        lt.counts_as_graphics_list = True
+        ctx.trace.graphics_lists = number
+    if not call.tier2 or number <= call.MaxGraphicsPrimaryLists:
+        return True
+    ctx.finding("max-graphics-primary-lists-exceeded", "rule 11",
+                f"list {run.index} is graphics-class list number {number} of the chain; "
+                f"MaxGraphicsPrimaryLists is {call.MaxGraphicsPrimaryLists} (a list counts whether or not it executes "
+                "records): undefined behaviour; " + (
+                    "under the reading that the bound caps the lists the chain may execute (--reading "
+                    "max_graphics_primary_lists=stop), the chain ends before this list" if stop else
+                    "the list is executed as its bytes ask"), loc=run.loc, va=run.va)
+    if not stop:
+        return True
+    lt.stopped = "MaxGraphicsPrimaryLists reached: the chain ends before this list"
+    ctx.trace.stopped_reason = f"list {run.index}: MaxGraphicsPrimaryLists {call.MaxGraphicsPrimaryLists} reached"
+    run.ends_chain = True
+    return False
 
 
 def _no_layout(ctx: ExecContext, exc: LayoutError, rule: str, subject: str, loc: Loc, key: tuple[str, str]) -> None:
@@ -616,8 +682,12 @@ def _check_counts(run: ListRun, call: DispatchListCall) -> None:
 
 
 def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
-    """Spec "Next-list pointer semantics": read NextDispatchList after the list retires; follow it only with
-    _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION and a non-null value."""
+    """Spec "Next-list pointer semantics" (Work Lists v0.851): read NextDispatchList and follow it only with
+    _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION and a non-null value.  "The timing of the NextDispatchList read depends
+    only on whether this list sets _END_WITH_WAIT_FOR_COMPLETION": with it, at the retire point; without it, at any
+    time, including at launch, whatever the list's class (an in-order graphics list no longer advances the chain by
+    its last record retiring).  The executor reads it where the list retires; ``Readings.next_list_read`` "launch"
+    follows the value the list launched with instead, when the list does not set the wait (Q15)."""
     if not run.tier2:
         return None
     ctx, lt = run.ctx, run.trace
@@ -625,16 +695,15 @@ def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
     allow = bool(flags & _flag("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION"))
     wait = bool(flags & _flag("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION"))
     flush = bool(flags & _flag("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_MEMORY_FLUSH"))
-    in_order = lt.ordering == "in order"
     cont: dict[str, Any] = {"allowed": allow, "wait_for_completion": wait, "memory_flush": flush,
                             "next": None, "followed": False}
     if wait:
-        cont["read_point"] = "after preceding work has fully retired (_END_WITH_WAIT_FOR_COMPLETION)"
-    elif in_order:
-        cont["read_point"] = "after the list's last record retires (in-order list, rule 13)"
+        cont["read_point"] = ("at this list's retire point, after preceding work has fully retired "
+                              "(_END_WITH_WAIT_FOR_COMPLETION): shaders in this list may author the next list")
     else:
-        cont["read_point"] = ("any time, including at launch (no defined last retirement and no "
-                              "_END_WITH_WAIT_FOR_COMPLETION): the next input must already be valid")
+        cont["read_point"] = ("any time, including at launch (no _END_WITH_WAIT_FOR_COMPLETION, whatever the list's "
+                              f"class and ordering: {WORK_LISTS_SPEC} rule 13): the next input and the data it "
+                              "consumes must already be valid; shaders in this list must not author them")
     lt.continuation = cont
     if not allow:
         cont["note"] = "no _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION: NextDispatchList is ignored; the call ends"
@@ -645,11 +714,19 @@ def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
                         loc=run.loc, va=run.va + offsetof(INPUT1, "NextDispatchList"), severity="info")
         return None
     field_va = run.va + offsetof(INPUT1, "NextDispatchList")
-    data = ctx.read(field_va, ctype_size("D3D12_GPU_VIRTUAL_ADDRESS"), f"list {run.index} NextDispatchList", "Next-list pointer semantics", run.loc)
-    if data is None:
-        ctx.trace.stopped_reason = f"list {run.index}: NextDispatchList unreadable"
-        return None
-    nxt = int.from_bytes(data, "little")
+    size = ctype_size("D3D12_GPU_VIRTUAL_ADDRESS")
+    written = any(start < field_va + size and field_va < end for start, end in ctx.written)
+    at_launch = not wait and ctx.readings.next_list_read == "launch"
+    if at_launch:
+        nxt = run.launch_next
+    else:
+        data = ctx.read(field_va, size, f"list {run.index} NextDispatchList", "Next-list pointer semantics", run.loc)
+        if data is None:
+            ctx.trace.stopped_reason = f"list {run.index}: NextDispatchList unreadable"
+            return None
+        nxt = int.from_bytes(data, "little")
+    if written:
+        _next_written(run, field_va, nxt, wait, at_launch)
     cont["next"] = nxt
     if nxt == 0:
         cont["note"] = "NextDispatchList is null: the call ends after this list"
@@ -660,6 +737,26 @@ def _continuation(run: ListRun, call: DispatchListCall) -> int | None:
         return None
     cont["followed"] = True
     return nxt
+
+
+def _next_written(run: ListRun, field_va: int, nxt: int, wait: bool, at_launch: bool) -> None:
+    """A validator wrote the list's own NextDispatchList (docs/spec-questions.md Q15): "Writing other header fields
+    (e.g., NextDispatchList) has implementation-defined effect" (Validator defensive neutralization patterns), and
+    without _END_WITH_WAIT_FOR_COMPLETION the field may be read at launch, before the validator ran."""
+    if wait:
+        when = ("the list sets _END_WITH_WAIT_FOR_COMPLETION, which defers the read to its retire point, after the "
+                "write: the written value is followed")
+    elif at_launch:
+        when = ("without _END_WITH_WAIT_FOR_COMPLETION the implementation may read it at any time, including at "
+                "launch; under --reading next_list_read=launch the value the list launched with is followed")
+    else:
+        when = ("without _END_WITH_WAIT_FOR_COMPLETION the implementation may read it at any time, including at "
+                "launch, before the write; the value at the list's retire point is followed (--reading "
+                f"next_list_read=launch follows 0x{run.launch_next:x}, the value it launched with)")
+    run.ctx.finding("next-dispatch-list-written", "Validator defensive neutralization patterns",
+                    f"list {run.index}'s NextDispatchList was written while the list ran (0x{run.launch_next:x} at "
+                    f"launch, 0x{nxt:x} followed): writing it \"has implementation-defined effect\"; {when} "
+                    f"({WORK_LISTS_SPEC})", loc=run.loc, va=field_va, severity="warning")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -817,6 +914,13 @@ def _primary_record(run: ListRun, i: int, va: int, stride: int, loc: Loc) -> boo
     return True
 
 
+def slot_index_in_range(ctx: ExecContext, pt: Any, pt_index: int) -> bool:
+    """D3D12_WORK_LIST_PROGRAM_TABLE_BINDING::SlotCount: "Every primary record's ProgramTableIndex must be in [0,
+    SlotCount)", a broadcast table (stride 0) included unless ``Readings.broadcast_slot_index`` is "any" ("every
+    logical index resolves to the single record", docs/spec-questions.md Q16).  Both engines ask this."""
+    return pt_index < pt.SlotCount or (not pt.Table.StrideInBytes and ctx.readings.broadcast_slot_index == "any")
+
+
 def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
                         loc: Loc) -> tuple[Any, RecordData] | None:
     """Spec "Program table slot layout": slot ``index * stride`` (stride 0: broadcast), index < SlotCount, the
@@ -824,10 +928,12 @@ def _program_table_slot(run: ListRun, prt: PrimaryRecordTrace, pt_index: int,
     ctx, sel = run.ctx, run.selection
     assert sel is not None
     pt = sel.binding.ProgramTable
-    if pt_index >= pt.SlotCount:
+    if not slot_index_in_range(ctx, pt, pt_index):
         ctx.finding("program-table-index-out-of-range", "D3D12_WORK_LIST_PRIMARY_RECORD::ProgramTableIndex",
-                    f"ProgramTableIndex {pt_index} >= SlotCount {pt.SlotCount}: undefined behaviour, not executed",
-                    loc=loc, va=prt.va)
+                    f"ProgramTableIndex {pt_index} >= SlotCount {pt.SlotCount}: undefined behaviour, not executed"
+                    + ("" if pt.Table.StrideInBytes else " (the table is the broadcast form, stride 0: under the "
+                       "reading that every index then selects its one record, --reading broadcast_slot_index=any, "
+                       "it would execute)"), loc=loc, va=prt.va)
         prt.skipped = "ProgramTableIndex out of range"
         return None
     stride = pt.Table.StrideInBytes
@@ -956,6 +1062,7 @@ def walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prima
         prt.skipped = "secondary stride invalid"
         return
     reset = ctx.memo(layout.pcs, "ic-reset", _ic_resets_per_secondary_list)
+    run.worked_in_secondary_list = 0  # (the columnar walk hands over mid-list only under "consumes")
     for j in range(start, n):
         sloc = loc.but(secondary_index=j)
         if j >= ctx.limits.max_secondary_records:
@@ -987,15 +1094,22 @@ def _ic_resets_per_secondary_list(pcs: ProgramCommandSignature) -> bool:
 def _execute(run: ListRun, rctx: WorkListRecordContext, prt: PrimaryRecordTrace, secondary: RecordData | None,
              secondary_index: int | None, ic_value: int | None = None) -> None:
     """One execution (spec "Incrementing constant semantics": the counter is the position in the list's linear
-    invocation sequence, or the index within the secondary list with _RESET_PER_SECONDARY_LIST)."""
+    invocation sequence, or the index within the secondary list with _RESET_PER_SECONDARY_LIST; under
+    ``Readings.zero_work_counter`` "skips", the executions before it in that sequence that did work)."""
     ctx, sel = run.ctx, run.selection
     assert sel is not None
     loc = rctx.loc.but(secondary_index=secondary_index)
+    skips = ctx.readings.zero_work_counter == "skips"
+    if skips:
+        ic_value = run.worked if ic_value is None else run.worked_in_secondary_list
     execution = build_execution(sel, run.index, ctx.next_execution_index(), rctx, prt.va, prt.index, secondary,
                                 secondary_index, run.counter, ic_value)
     ctx.add_execution(execution, loc)
     prt.executions.append(execution.index)
     run.counter += 1
+    if skips and execution.trigger.does_work():
+        run.worked += 1
+        run.worked_in_secondary_list += 1
 
 
 def build_execution(sel: Selection, list_index: int, index: int, rctx: WorkListRecordContext, primary_va: int,

@@ -91,7 +91,8 @@ def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectS
         return trace
     check_call(ctx, call, cs, stride, root_set)
     count = call.MaxCommandCount
-    if call.CountBuffer is not None:
+    if count_buffer_read(ctx, call):
+        assert call.CountBuffer is not None
         if not ctx.aligned(call.CountBuffer, EI_BUFFER_ALIGN, "count buffer", "Drawing", Loc()):
             return trace
         data = ctx.read(call.CountBuffer, ctype_size(COUNT_CTYPE), "count buffer UINT32", "Drawing", Loc())
@@ -134,6 +135,8 @@ class CommandPlan:
     #: the root signature whose parameters every command sees (:func:`execute_indirect_root_signature`: the
     #: command signature's, or the command list's of its class when it has none)
     root_signature: RootSignature | None = None
+    #: commands walked so far that did work (Readings.zero_work_counter "skips": the incrementing constant's value)
+    worked: int = 0
 
     def flagged(self, rows: np.ndarray) -> np.ndarray:
         """The indices of the commands (rows of record bytes) that break a :class:`CommandCheck`, ascending."""
@@ -176,17 +179,25 @@ def walk_command(plan: CommandPlan, k: int) -> bool:
         for c in plan.checks:
             if c.flags(row)[0]:
                 c.report(ctx, loc, va, row)
-    ctx.add_execution(build_command(plan, ctx.next_execution_index(), k, va, decode_record(plan.layout, data)),
-                      loc)
+    skips = ctx.readings.zero_work_counter == "skips"
+    execution = build_command(plan, ctx.next_execution_index(), k, va, decode_record(plan.layout, data),
+                              plan.worked if skips else k)
+    ctx.add_execution(execution, loc)
+    if skips and execution.trigger.does_work():
+        plan.worked += 1
     return True
 
 
-def build_command(plan: CommandPlan, index: int, k: int, va: int, fields: dict[str, Any]) -> Execution:
+def build_command(plan: CommandPlan, index: int, k: int, va: int, fields: dict[str, Any],
+                  counter: int | None = None) -> Execution:
     """The :class:`Execution` of command ``k`` (decoded ``fields`` at ``va``): shared by the reference walk and the
-    columnar trace, which makes it on demand from its columns."""
+    columnar trace, which makes it on demand from its columns.  ``counter``: the incrementing constant's value
+    (IndirectDrawing.md "starts at 0 for the first command and increments by 1 for each subsequent command": ``k``,
+    unless ``Readings.zero_work_counter`` says otherwise)."""
     cs = plan.cs
     record = RecordData(f"command {k}", "command", va, plan.layout, fields)
-    resolved = resolve_command(plan.root_signature, cs.pArgumentDescs, record, k, plan.ctx.state, plan.graphics)
+    resolved = resolve_command(plan.root_signature, cs.pArgumentDescs, record, k if counter is None else counter,
+                               plan.ctx.state, plan.graphics)
     return Execution(
         index=index, executable_class=plan.cls.value if plan.cls else "", trigger=resolved.trigger,
         command_index=k, invocation=k, counter=resolved.counter, root_arguments=resolved.root_arguments,
@@ -285,9 +296,20 @@ def check_call(ctx: ExecContext, call: ExecuteIndirectCall, cs: CommandSignature
     used = (call.MaxCommandCount - 1) * stride + command_layout(cs).size if call.MaxCommandCount else 0
     _check_buffer(ctx, ARGUMENT_BUFFER, argument, call.MaxCommandCount * stride,
                   f"MaxCommandCount {call.MaxCommandCount} * ByteStride {stride}", used)
-    if call.CountBuffer is not None:
+    if count_buffer_read(ctx, call):
+        assert call.CountBuffer is not None
         count = buffer_extent(ctx.memory, "count buffer", call.CountBuffer, call.CountBufferResource)
         _check_buffer(ctx, COUNT_BUFFER, count, count_size, f"the {count_size}-byte count")
+
+
+def count_buffer_read(ctx: ExecContext, call: ExecuteIndirectCall) -> bool:
+    """Whether the call reads its count buffer (and the runtime checks it): with one, "UINT CommandCount =
+    pCountBuffer->ReadUINT32(CountBufferOffset); CommandCount = min(CommandCount, MaxCommandCount)" (Drawing) --
+    when MaxCommandCount is 0 too, unless ``Readings.zero_max_count_buffer`` is "unread" (docs/spec-questions.md
+    Q17: min(0, n) is 0 whatever the buffer holds, so neither the read nor the count buffer's checks happen)."""
+    if call.CountBuffer is None:
+        return False
+    return call.MaxCommandCount > 0 or ctx.readings.zero_max_count_buffer == "read"
 
 
 #: The command list types ExecuteIndirect is recorded on: "The command list is a direct command list or a compute

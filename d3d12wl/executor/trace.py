@@ -70,6 +70,12 @@ FINDING_KINDS: dict[str, str] = {
     "max-graphics-program-inputs-exceeded":
         "a graphics list's NumProgramInputs exceeds MaxGraphicsProgramInputsPerPrimaryList",
     "chain-cycle": "a continuation chain revisits a list with the same bytes: it would never end",
+    "continuation-authored-without-wait":
+        "a list reads bytes written while an earlier list of the chain ran, and no list since has set "
+        "_END_WITH_WAIT_FOR_COMPLETION (Work Lists v0.851 rule 13): it may have read them before the write",
+    "next-dispatch-list-written":
+        "a list's NextDispatchList was written while the list ran (by a validator): implementation-defined which "
+        "value is followed (warning)",
     "limit-exceeded": "an executor limit (Limits) was reached; the call was stopped there",
     "root-signature-mismatch": "the command list's root signature is not the command signature's",
     "missing-command-signature": "ExecuteIndirect without a command signature",
@@ -325,9 +331,36 @@ class Readings:
     #: ``selected``, every signature a list of the chain selects (what "Command queue type" calls "actually used");
     #: ``bound``, every signature of the bound array, the one set a runtime recording the call can see
     render_pass: str = "selected"
+    #: Work Lists rule 11 "Exceeding the bound is undefined behavior" against "MaxGraphicsPrimaryLists ... caps the
+    #: count of graphics-class lists the chain may execute" (Q14): ``execute``, the list past the bound runs and is
+    #: reported; ``stop``, the chain ends before it (the list does not run)
+    max_graphics_primary_lists: str = "execute"
+    #: Work Lists v0.851 "Next-list pointer semantics": without _END_WITH_WAIT_FOR_COMPLETION "the implementation
+    #: may read NextDispatchList at any time, including at launch" (Q15: a validator that writes its own list's
+    #: NextDispatchList): ``retire``, read where the list retires, after its validators; ``launch``, the value the
+    #: list held when it launched, before any validator ran (a list with the wait is read at its retire point
+    #: either way)
+    next_list_read: str = "retire"
+    #: D3D12_WORK_LIST_PROGRAM_TABLE_BINDING "Every primary record's ProgramTableIndex must be in [0, SlotCount)"
+    #: against "A 0 stride is the broadcast form: every logical index resolves to the single record" (Q16):
+    #: ``checked``, SlotCount bounds the index of a broadcast table too; ``any``, with Table.StrideInBytes 0 every
+    #: index selects the one record
+    broadcast_slot_index: str = "checked"
+    #: IndirectDrawing.md "Drawing": the count is read ("UINT CommandCount = pCountBuffer->ReadUINT32(...)") before
+    #: it is clamped, and the count buffer's bound is validated, when MaxCommandCount is 0 too (Q17): ``read``;
+    #: ``unread``, a call whose MaxCommandCount is 0 neither reads nor checks its count buffer (min(0, n) is 0)
+    zero_max_count_buffer: str = "read"
+    #: the incrementing constant of a draw or dispatch that does no work (a zero count or dimension, Q18): Work
+    #: Lists "one secondary record = one shader invocation", IndirectDrawing.md "increments by 1 for each subsequent
+    #: command": ``consumes`` (every execution takes the next value); ``skips``, "per shader invocation (per PSO
+    #: launch)", "for each executed command": an execution that launches nothing does not advance the counter (the
+    #: columnar engine then walks as the reference does)
+    zero_work_counter: str = "consumes"
 
     #: every reading and the values it takes (the first is the default)
-    CHOICES = {"render_pass": ("selected", "bound")}
+    CHOICES = {"render_pass": ("selected", "bound"), "max_graphics_primary_lists": ("execute", "stop"),
+               "next_list_read": ("retire", "launch"), "broadcast_slot_index": ("checked", "any"),
+               "zero_max_count_buffer": ("read", "unread"), "zero_work_counter": ("consumes", "skips")}
 
     def __post_init__(self) -> None:
         for name, values in self.CHOICES.items():
@@ -432,6 +465,13 @@ class Trigger:
     type: str
     fields: dict[str, Any]
     source: ValueSource | None = None
+
+    def does_work(self) -> bool:
+        """False when the trigger launches nothing: a count member (``VertexCountPerInstance``, ``InstanceCount``,
+        ``IndexCountPerInstance``, ``ThreadGroupCountX`` ...) or a ray dimension (``Width``, ``Height``, ``Depth``) is
+        0 (``Readings.zero_work_counter``)."""
+        return all(value != 0 for name, value in self.fields.items()
+                   if isinstance(value, int) and ("Count" in name or name in ("Width", "Height", "Depth")))
 
 
 @dataclass(slots=True)

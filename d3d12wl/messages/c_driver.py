@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from d3d12wl.messages import values
+from d3d12wl.messages import page_heap, values
 from d3d12wl.messages.ddi import DriverMessage
 from d3d12wl.messages.driver import CoreLayerCallbacks, DeviceFuncs, Driver, DriverDevice, DriverHandle
 from d3d12wl.messages.errors import MessagesError
@@ -198,6 +198,7 @@ class CDriverLibrary:
             raise MessagesError(f"dlopen failed: {exc}", where=str(self.path)) from exc
         ffi = values.ffi()
         self.functions: dict[str, Any] = {}
+        self.page_heap: page_heap.Installation | None = None
         missing: list[str] = []
         for name, fn_type in entry_points().items():
             try:
@@ -208,6 +209,8 @@ class CDriverLibrary:
                 missing.append(name)
                 continue
             self.functions[name] = ffi.cast(fn_type, address)
+            if self.page_heap is None:  # its C allocator, pointed at the page heap (off until a check turns it on)
+                self.page_heap = page_heap.install(self.path, name, address)
         if missing:
             raise MessagesError(f"the library does not export {', '.join(missing)} (see {CONFORMANCE_HEADER.name})",
                                 where=str(self.path))

@@ -59,6 +59,8 @@ class ReportRecord:
     #: the description's length in bytes (None: NULL, unterminated, or longer than the harness looks); the copy in
     #: ``message`` keeps at most :data:`~d3d12wl.messages.memory.DESCRIPTION_KEEP_LIMIT` bytes of it
     description_length: int | None = None
+    #: the reporting thread's kernel id (``threading.get_native_id()``): which threads existed when is a set of these
+    native_thread: int | None = None
 
 
 #: why the runtime drops a report (``ReportRecord.rejection_kind``).  The first seven are the spec's (checked in
@@ -150,7 +152,8 @@ class Device:
         self._removal_surfaced = False
         self._removal_flushed = False
         self._destroyed = False
-        self._info_queue_waiters: set[int] = set()  # threads waiting for the InfoQueue lock in pfnReportMessageCb
+        #: threads waiting for the InfoQueue lock in pfnReportMessageCb: threading.get_ident() -> get_native_id()
+        self._info_queue_waiters: dict[int, int] = {}
         self._report_seconds: dict[int, float] = {}  # per thread: time spent inside pfnReportMessageCb
         self._waiters_lock = threading.Lock()
         self._in_report: DriverMessage | None = None  # the report being surfaced (under the InfoQueue lock)
@@ -314,12 +317,12 @@ class Device:
         lock = self.info_queue.lock
         if not lock.acquire(blocking=False):
             with self._waiters_lock:
-                self._info_queue_waiters.add(me)
+                self._info_queue_waiters[me] = threading.get_native_id()
             try:
                 lock.acquire()
             finally:
                 with self._waiters_lock:
-                    self._info_queue_waiters.discard(me)
+                    self._info_queue_waiters.pop(me, None)
         try:
             return self._report_locked(hRTDevice, pMessage)
         finally:
@@ -339,6 +342,12 @@ class Device:
         lock (what the conformance suite's lock checks tell apart)."""
         with self._waiters_lock:
             return frozenset(self._info_queue_waiters)
+
+    def native_threads_waiting_for_info_queue(self) -> frozenset[int]:
+        """The same threads by kernel id (``threading.get_native_id()``), to compare with the threads a process has
+        (``/proc/self/task``): which of them a driver started during a call."""
+        with self._waiters_lock:
+            return frozenset(self._info_queue_waiters.values())
 
     @property
     def report_in_progress(self) -> DriverMessage | None:
@@ -396,7 +405,7 @@ class Device:
         assert (rejection is None) == (kind is None) and (kind is None or kind in REJECTION_KINDS)
         self.reports.append(ReportRecord(hr, rejection, copy, message, threading.get_ident(), self._enabling,
                                          self._flush_kind, self._index_state(copy), self._index_executed(copy),
-                                         self._removal_flushed, kind, description_length))
+                                         self._removal_flushed, kind, description_length, threading.get_native_id()))
         return hr
 
     def command_list_of(self, index: int) -> CommandList | None:

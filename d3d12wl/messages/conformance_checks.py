@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from d3d12wl.messages import values
+from d3d12wl.messages import page_heap, values
 from d3d12wl.messages.channel import INITIALIZATION_TEXT, Device, ReportRecord
 from d3d12wl.messages.conformance_harness import (
     GRACE_S,
@@ -23,6 +23,7 @@ from d3d12wl.messages.conformance_harness import (
     SITE_FLUSH,
     SITE_REMOVAL_FLUSH,
     WORKLOAD_TIMEOUT_S,
+    FlushCall,
     make_device,
     make_runtime,
     process_threads,
@@ -142,16 +143,24 @@ def reports_valid(factory: DriverFactory) -> tuple[bool, str]:
 
 
 def descriptions_nul_terminated(factory: DriverFactory) -> tuple[bool, str]:
-    """No description of the standard workload runs into unreadable memory before its NUL (the one way an
-    unterminated string shows: a terminated one is readable up to its NUL)."""
-    device = make_device(factory)
-    standard_workload(device)
+    """The standard workload with the driver library's heap blocks guarded (the page heap: each block of its C
+    allocator ends where an unreadable page begins): no description runs into unreadable memory before its NUL (the
+    one way an unterminated string shows: a terminated one is readable up to its NUL)."""
+    with page_heap.enabled():
+        device = make_device(factory)
+        standard_workload(device)
     bad = [r for r in device.reports if r.rejection_kind == "unterminated_description"]
     if bad:
         return False, f"{len(bad)} report(s): {bad[0].rejection}"
     unbounded = [r for r in _accepted(device) if r.description_length is None]
-    return True, (f"{len(unbounded)} description(s) without a NUL in the first {DESCRIPTION_SCAN_LIMIT:,} bytes: not "
-                  "decided" if unbounded else "")
+    installed: page_heap.Installation | None = getattr(getattr(device.runtime.driver, "library", None),
+                                                      "page_heap", None)
+    heap = (f"the driver's heap blocks guarded (its {', '.join(installed.symbols)})"
+            if installed is not None and installed.installed else
+            f"no heap blocks guarded ({installed.reason if installed is not None else 'not a driver library'}): a "
+            "copy without its NUL is not decided")
+    return True, heap + (f"; {len(unbounded)} description(s) without a NUL in the first {DESCRIPTION_SCAN_LIMIT:,} "
+                         "bytes: not decided" if unbounded else "")
 
 
 def indices_issued(factory: DriverFactory) -> tuple[bool, str]:
@@ -348,21 +357,37 @@ def _honours_probes(factory: DriverFactory) -> bool:
     return bool(standard_workload(device).findings(GPU_PROBE))
 
 
+def _on_the_calling_thread(report: ReportRecord, flush: FlushCall | None) -> bool:
+    """A report made during the device-removal flush on its calling thread -- or on a thread that existed when the
+    flush began, which may have taken the message before it (no observer tells that from the flush handing it over).
+    A thread the driver started during the flush cannot have: the flush handed the message over."""
+    if flush is None or report.thread == flush.thread:
+        return True
+    return flush.threads_before is None or report.native_thread in flush.threads_before
+
+
 def removal_flush_delivers_captured(factory: DriverFactory) -> tuple[bool, str]:
     """The removal workload with captured work: the GPU-timeline finding of the work the GPU ran before the removal,
-    which no regular flush could carry, is delivered by the time the removal flush returns (earlier -- at any time,
-    on any thread -- or from inside it)."""
+    which no regular flush could carry, is delivered by the time the removal flush returns -- earlier, at any time and
+    on any thread, or from inside it on the calling thread (a report inside it from a thread the driver started in
+    the flush is not on the calling thread)."""
     if not _honours_probes(factory):
         return True, NOT_DECIDABLE
     device, w = _removal(factory)
+    flush = traced(device).removal_flush()
     captured = [p for p in w.of_kind(GPU_PROBE) if w.ran(p)]
-    delivered = {f.probe.token for f in w.findings(GPU_PROBE) if not f.report.removal_flushed}
+    found = [f for f in w.findings(GPU_PROBE) if not f.report.removal_flushed]
+    delivered = {f.probe.token for f in found
+                 if f.report.during_flush != "device removal" or _on_the_calling_thread(f.report, flush)}
     missing = [p for p in captured if p.token not in delivered]
     if missing:
-        after = [f for f in w.findings(GPU_PROBE) if f.probe is missing[0]]
-        when = "only after the removal flush returned" if after else "never"
+        mine = [f for f in w.findings(GPU_PROBE) if f.probe is missing[0]]
+        if any(f.report.during_flush == "device removal" and not f.report.removal_flushed for f in mine):
+            return False, ("the finding captured before the removal was delivered inside the removal flush only from "
+                           "a thread the driver started during the flush, not on the calling thread")
+        when = "only after the removal flush returned" if mine else "never"
         return False, f"the finding captured before the removal was delivered {when}"
-    inside = sum(1 for f in w.findings(GPU_PROBE) if f.report.during_flush == "device removal")
+    inside = sum(1 for f in found if f.report.during_flush == "device removal")
     return True, f"{len(captured)} captured finding(s) delivered ({inside} inside the removal flush)"
 
 

@@ -229,7 +229,8 @@ class TracedDevice(DriverDevice):
             kind = self.runtime_device._flush_kind or "flush"
             site = SITE_REMOVAL_FLUSH if kind == "device removal" else SITE_FLUSH
             me = threading.get_ident()
-            entry = FlushCall(kind, time.perf_counter(), self.runtime_device.report_seconds(me))
+            entry = FlushCall(kind, time.perf_counter(), self.runtime_device.report_seconds(me), thread=me,
+                              threads_before=process_threads() if site == SITE_REMOVAL_FLUSH else None)
             self.flushes.append(entry)
             try:
                 with self._call(site, f"{SITE_FLUSH} ({kind})"):
@@ -301,6 +302,11 @@ class FlushCall:
     start: float
     report_seconds: float
     end: float | None = None
+    #: the thread that made the call (``threading.get_ident()``)
+    thread: int | None = None
+    #: the device-removal flush: the process's threads (kernel ids) when it began, so a report made during it from a
+    #: thread not among them comes from a thread the driver started in the flush
+    threads_before: set[int] | None = None
 
     @property
     def driver_seconds(self) -> float | None:

@@ -134,6 +134,8 @@ _ASSIGNED: tuple[tuple[str, str], ...] = (
     ("argument-buffer-bounds-unknown", "EXECUTION"),
     ("count-buffer-bounds-unknown", "EXECUTION"),
     ("descriptor-handle-outside-heap", "EXECUTION"),
+    ("continuation-authored-without-wait", "EXECUTION"),
+    ("next-dispatch-list-written", "EXECUTION"),
 )
 
 _SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}

@@ -810,14 +810,15 @@ def _assemble_chain(buckets: list[Bucket], plans: list[_Plan], base_va: int,
         primary_bytes += int(primary.nbytes)
         secondary_bytes += int(secondary.nbytes)
         cursor = round_up(secondary_va + secondary.nbytes, VA_ALIGN)
-    # a list with a successor continues; one of a class whose records have no defined order (compute; the graphics
-    # lists made here are in order) also ends with a wait for completion and a memory flush, the conservative
-    # reading of a call sequence, which records no barriers (spec "Dispatch List Continuations")
+    # a list with a successor continues, and ends with a wait for completion and a memory flush, whatever its class:
+    # a call sequence records no barriers, so the migration assumes the calls needed them (the conservative
+    # reading), and a later call reading what an earlier one wrote needs the wait on the earlier list -- record
+    # ordering does not sequence a continuation, an in-order graphics list's no more than a compute list's (Work
+    # Lists v0.851, rule 13; "Dispatch List Continuations")
     cont = abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
     sync = (abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_WAIT_FOR_COMPLETION")
             | abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "END_WITH_MEMORY_FLUSH"))
-    flags = [0 if i + 1 == len(lists) else cont | (sync if plans[k].cls is not ExecutableClass.GRAPHICS else 0)
-             for i, (k, _, _, _) in enumerate(lists)]
+    flags = [0 if i + 1 == len(lists) else cont | sync for i in range(len(lists))]
     inputs = pack_dispatch_list_inputs({
         "NumProgramInputs": np.array([n for _, _, n, _ in lists], dtype=np.uint64),
         "Flags": np.array(flags, dtype=np.uint64),

@@ -24,12 +24,17 @@
  *   MULTILINE                a second line in every description ('\n' is preserved)
  *   REPORTS_ON_RESET         an uncorrelated INFO at every command list Reset ("or command allocator reset")
  *   LONG_DESCRIPTIONS        descriptions of 100,000 bytes (the harness keeps 64 KiB of each)
+ *   FLOODS_FROM_THREADS      each finding reported three times, and 100 INFO messages from 4 threads of its own in
+ *                            every flush once the device has had a finding (the flush joins them before it returns)
+ *   OWN_THREAD_DRAINS        a reporting thread of its own delivers each finding as it is captured; a flush reports
+ *                            what the thread has not taken and waits for the delivery the thread has under way
  * Planted bugs (each must fail the check tests/messages_corpus.py names):
  *   INIT_INFO_SEVERITY, NO_INIT, REPORTS_WHEN_NOT_ENABLED, NOT_ADVERTISED_REPORTS, NULL_DESCRIPTION, MADE_UP_INDEX,
  *   READ_RECORDING_AT_GPU_TIME, TAGGED_ATTRIBUTION_BUG, LATE_DISPATCH_INFO, CRASH_ON_EMPTY_FLUSH, FRESH_VENDOR_IDS,
  *   REPORTS_UNDER_DEVICE_LOCK, RECORD_REPORT_UNDER_DEVICE_LOCK, FLUSH_WAITS_FOR_GPU, HOLDS_ONE_FLUSH,
  *   REPORTS_ON_LIST_DESTROY, REPORTS_AFTER_DESTROY, VERSION_NONE, REFUSES_ENABLE, DROPS_ALL_BUT_FIRST,
- *   DEVICE_WIDE_INDEX_CACHE, REPORTS_UNDER_LIST_LOCK, UNTERMINATED_DESCRIPTION, DUPLICATES_LIST_IDENTITY
+ *   DEVICE_WIDE_INDEX_CACHE, REPORTS_UNDER_LIST_LOCK, UNTERMINATED_DESCRIPTION, DUPLICATES_LIST_IDENTITY,
+ *   DESCRIPTION_WITHOUT_NUL, FLUSH_REPORTS_ON_HELPER_THREAD
  * (each is described where its code is).
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
@@ -188,6 +193,18 @@
 #ifndef VARIANT_DUPLICATES_LIST_IDENTITY
 #define VARIANT_DUPLICATES_LIST_IDENTITY 0
 #endif
+#ifndef VARIANT_FLOODS_FROM_THREADS
+#define VARIANT_FLOODS_FROM_THREADS 0
+#endif
+#ifndef VARIANT_OWN_THREAD_DRAINS
+#define VARIANT_OWN_THREAD_DRAINS 0
+#endif
+#ifndef VARIANT_DESCRIPTION_WITHOUT_NUL
+#define VARIANT_DESCRIPTION_WITHOUT_NUL 0
+#endif
+#ifndef VARIANT_FLUSH_REPORTS_ON_HELPER_THREAD
+#define VARIANT_FLUSH_REPORTS_ON_HELPER_THREAD 0
+#endif
 
 /* counting submissions the GPU has not run yet */
 #define COUNTS_IN_FLIGHT VARIANT_FLUSH_WAITS_FOR_GPU
@@ -217,7 +234,10 @@ typedef struct Extra {
     PFND3D12DDI_SET_COMMAND_LIST_STATE_INDEX_0126 set_index;
     pthread_mutex_t lock;
     pthread_cond_t cond;  /* COUNTS_IN_FLIGHT: the GPU ran a submission (with lock) */
-    pthread_cond_t work;  /* OWN_THREAD: a finding was captured (with the reference's device lock) */
+    pthread_cond_t work;  /* OWN_THREAD(_DRAINS): a finding was captured (with the reference's device lock) */
+    pthread_cond_t delivered; /* OWN_THREAD_DRAINS: the thread's delivery ended (with the device lock) */
+    int delivering;       /* OWN_THREAD_DRAINS: the thread is reporting a finding it took (with the device lock) */
+    int had_findings;     /* FLOODS_FROM_THREADS: a flush had something to report (with the device lock) */
     int in_flight;        /* COUNTS_IN_FLIGHT */
     D3D12DDI_HANDLE_AND_TYPE last_queue; /* ENRICHES_IDENTITY: the queue that last ran work */
     uint32_t last_index;  /* DEVICE_WIDE_INDEX_CACHE */
@@ -343,6 +363,8 @@ static int same(const Message *a, const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *b
            a->index == b->CommandListStateIndex && b->pDescription && strcmp(a->text, b->pDescription) == 0;
 }
 
+#define FLOOD_VENDOR_ID 0x710u /* FLOODS_FROM_THREADS: the statistics its threads report */
+
 static int32_t interposer(D3D12DDI_HRTDEVICE hrt, const D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 *pMessage) {
     Extra *x = extra_of_hrt(hrt);
     D3D12DDI_DRIVER_REPORTED_MESSAGE_0126 m;
@@ -356,6 +378,14 @@ static int32_t interposer(D3D12DDI_HRTDEVICE hrt, const D3D12DDI_DRIVER_REPORTED
         return x->report(hrt, &m);
     }
     if (VARIANT_NEVER_ATTRIBUTES) m.CommandListStateIndex = NO_INDEX;
+    if (VARIANT_DESCRIPTION_WITHOUT_NUL && m.pDescription) { /* planted: a copy of exactly its length, no NUL */
+        size_t n = strlen(m.pDescription);
+        char *copy = malloc(n ? n : 1);
+        if (!copy) return (int32_t)E_INVALIDARG;
+        memcpy(copy, m.pDescription, n);
+        text = copy;
+        m.pDescription = text;
+    }
     if (VARIANT_FRESH_VENDOR_IDS) { /* planted: the same logical message with a new VendorMessageId each report */
         pthread_mutex_lock(&x->lock);
         m.VendorMessageId = 0x5000 + x->next_id++;
@@ -403,6 +433,10 @@ static int32_t interposer(D3D12DDI_HRTDEVICE hrt, const D3D12DDI_DRIVER_REPORTED
         m.pDescription = text;
     }
     hr = x->report(hrt, &m);
+    if (VARIANT_FLOODS_FROM_THREADS && m.VendorMessageId != FLOOD_VENDOR_ID) { /* every finding three times */
+        x->report(hrt, &m);
+        x->report(hrt, &m);
+    }
     free(text);
     return hr;
 }
@@ -432,6 +466,64 @@ static void *reporting_thread(void *arg) {
         pthread_cond_wait(&x->work, &dev->lock);
     }
     pthread_mutex_unlock(&dev->lock);
+    return NULL;
+}
+
+/* ---- OWN_THREAD_DRAINS: a reporting thread that takes each finding as it is captured ------------------------
+ * It takes the oldest captured finding out of what the device holds and reports it outside every lock; a flush
+ * reports the rest and then waits for the delivery the thread has under way, so that nothing captured before the
+ * flush is delivered after it returns. */
+static void *draining_thread(void *arg) {
+    Extra *x = arg;
+    Device *dev = x->dev;
+    pthread_mutex_lock(&dev->lock);
+    while (!x->stop) {
+        if (dev->pending.n > 0) {
+            Message m = dev->pending.items[0];
+            memmove(dev->pending.items, dev->pending.items + 1, --dev->pending.n * sizeof *dev->pending.items);
+            x->delivering = 1;
+            pthread_mutex_unlock(&dev->lock);
+            report(dev, &m);
+            free(m.text);
+            pthread_mutex_lock(&dev->lock);
+            x->delivering = 0;
+            pthread_cond_broadcast(&x->delivered);
+            continue;
+        }
+        pthread_cond_wait(&x->work, &dev->lock);
+    }
+    pthread_mutex_unlock(&dev->lock);
+    return NULL;
+}
+
+/* ---- FLOODS_FROM_THREADS: 4 threads of 25 INFO messages each, started and joined by a flush ------------------- */
+typedef struct Flood {
+    Device *dev;
+    int thread;
+} Flood;
+
+static void *flood_reporter(void *arg) {
+    Flood *f = arg;
+    for (int i = 0; i < 25; i++) {
+        char text[80];
+        snprintf(text, sizeof text, "flush statistics: thread %d, message %d of 25", f->thread + 1, i + 1);
+        send(f->dev, FLOOD_VENDOR_ID, D3D12DDI_MESSAGE_SEVERITY_0126_INFO, D3D12DDI_MESSAGE_CATEGORY_0126_MISCELLANEOUS,
+             text, NO_INDEX);
+    }
+    return NULL;
+}
+
+/* ---- FLUSH_REPORTS_ON_HELPER_THREAD: a flush hands what it holds to a thread and waits for it --------------- */
+typedef struct Handoff {
+    Device *dev;
+    Messages pending;
+} Handoff;
+
+static void report_all(Device *dev, Messages *pending, int first_only);
+
+static void *handoff_reporter(void *arg) {
+    Handoff *h = arg;
+    report_all(h->dev, &h->pending, 0);
     return NULL;
 }
 
@@ -498,6 +590,11 @@ static void flush_variant(D3D12DDI_HDEVICE hDevice) {
     Device *dev = hDevice.pDrvPrivate;
     Extra *x = extra_of(dev);
     Messages pending;
+    int floods;
+    pthread_mutex_lock(&dev->lock);
+    x->had_findings |= dev->pending.n > 0;
+    floods = VARIANT_FLOODS_FROM_THREADS && x->had_findings;
+    pthread_mutex_unlock(&dev->lock);
     if (VARIANT_CRASH_ON_EMPTY_FLUSH) { /* planted: a flush with nothing to report is not tolerated */
         size_t n;
         pthread_mutex_lock(&dev->lock);
@@ -526,6 +623,17 @@ static void flush_variant(D3D12DDI_HDEVICE hDevice) {
         pthread_mutex_unlock(&dev->lock);
         report_all(dev, &pending, 0);
         clear(&pending);
+    } else if (VARIANT_FLUSH_REPORTS_ON_HELPER_THREAD) { /* planted (at removal: "on the calling thread") */
+        Handoff h;
+        pthread_t t;
+        h.dev = dev;
+        pthread_mutex_lock(&dev->lock);
+        h.pending = dev->pending;
+        memset(&dev->pending, 0, sizeof dev->pending);
+        pthread_mutex_unlock(&dev->lock);
+        if (pthread_create(&t, NULL, handoff_reporter, &h) == 0) pthread_join(t, NULL);
+        else report_all(dev, &h.pending, 0);
+        clear(&h.pending);
     } else if (VARIANT_DROPS_ALL_BUT_FIRST || VARIANT_REPORTS_UNDER_LIST_LOCK) {
         pthread_mutex_lock(&dev->lock);
         pending = dev->pending;
@@ -535,6 +643,23 @@ static void flush_variant(D3D12DDI_HDEVICE hDevice) {
         clear(&pending);
     } else {
         x->flush(hDevice);
+    }
+    if (VARIANT_OWN_THREAD_DRAINS) { /* the delivery the thread has under way ends before the flush returns */
+        pthread_mutex_lock(&dev->lock);
+        while (x->delivering) pthread_cond_wait(&x->delivered, &dev->lock);
+        pthread_mutex_unlock(&dev->lock);
+    }
+    if (floods) {
+        Flood floods[4];
+        pthread_t threads[4];
+        int started[4];
+        for (int i = 0; i < 4; i++) {
+            floods[i].dev = dev;
+            floods[i].thread = i;
+            started[i] = pthread_create(&threads[i], NULL, flood_reporter, &floods[i]) == 0;
+        }
+        for (int i = 0; i < 4; i++)
+            if (started[i]) pthread_join(threads[i], NULL);
     }
     if (VARIANT_LATE_DISPATCH_INFO) {
         Late *late = calloc(1, sizeof *late);
@@ -629,6 +754,7 @@ EXPORT int32_t D3D12WLDriver_CreateDevice(D3D12DDI_HRTDEVICE hRTDevice,
     pthread_mutex_init(&x->lock, NULL);
     pthread_cond_init(&x->cond, NULL);
     pthread_cond_init(&x->work, NULL);
+    pthread_cond_init(&x->delivered, NULL);
     pthread_mutex_lock(&extras_lock);
     x->next = extras;
     extras = x;
@@ -649,7 +775,9 @@ EXPORT int32_t D3D12WLDriver_EnableExtendedFeature(D3D12DDI_HDEVICE hDevice, D3D
     x->set_index = pTable->pfnSetCommandListStateIndex;
     pTable->pfnFlushDriverReportedMessages = flush_variant;
     pTable->pfnSetCommandListStateIndex = set_index_variant;
-    if (VARIANT_OWN_THREAD && pthread_create(&x->thread, NULL, reporting_thread, x) == 0) x->has_thread = 1;
+    if ((VARIANT_OWN_THREAD || VARIANT_OWN_THREAD_DRAINS) &&
+        pthread_create(&x->thread, NULL, VARIANT_OWN_THREAD_DRAINS ? draining_thread : reporting_thread, x) == 0)
+        x->has_thread = 1;
     return S_OK;
 }
 
@@ -839,7 +967,7 @@ EXPORT void D3D12WLDriver_GpuExecute(void *hCommandQueue, uint32_t NumCommandLis
         pthread_cond_broadcast(&x->cond);
         pthread_mutex_unlock(&x->lock);
     }
-    if (VARIANT_OWN_THREAD) {
+    if (VARIANT_OWN_THREAD || VARIANT_OWN_THREAD_DRAINS) {
         pthread_mutex_lock(&dev->lock);
         pthread_cond_broadcast(&x->work);
         pthread_mutex_unlock(&dev->lock);
