@@ -8,7 +8,7 @@ No bare IndexError, KeyError or struct.error escapes to a user (design.md, "Outp
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 
 class D3D12WLError(Exception):
@@ -76,13 +76,30 @@ class ValidatorSpecError(D3D12WLError):
     factory of one of those; ``where`` is the spec."""
 
 
-def did_you_mean(word: object, candidates: Iterable[str]) -> str:
-    """`` (did you mean 'NAME'?)`` naming the candidate closest to a misspelt ``word`` (difflib's ratio, compared
-    without case: ``draw`` finds ``DRAW``), or ``""`` when none is close or ``word`` is not a string."""
+class UsageError(D3D12WLError):
+    """A command line that cannot be parsed: an unknown command or flag, a flag's value that is not one it takes,
+    a required one missing; ``where`` is the flag or argument (``--format``, ``COMMAND``)."""
+
+
+def closest(word: object, candidates: Iterable[str], synonyms: Mapping[str, str] | None = None) -> str | None:
+    """The candidate a misspelt ``word`` most likely meant: first what ``synonyms`` says it means (its other
+    names, compared without case: the D3D12 meaning first, ``CBV`` -> ``CONSTANT_BUFFER_VIEW``), else the closest
+    by difflib's ratio, compared without case (``draw`` finds ``DRAW``); None when none is close or ``word`` is not
+    a string."""
     if not isinstance(word, str) or not word:
-        return ""
+        return None
     by_upper: dict[str, str] = {}
     for c in candidates:
         by_upper.setdefault(c.upper(), c)
+    if synonyms:
+        meant = {k.upper(): v for k, v in synonyms.items()}.get(word.upper())
+        if meant is not None and meant.upper() in by_upper:
+            return by_upper[meant.upper()]
     close = difflib.get_close_matches(word.upper(), by_upper, n=1, cutoff=0.6)
-    return f" (did you mean {by_upper[close[0]]!r}?)" if close else ""
+    return by_upper[close[0]] if close else None
+
+
+def did_you_mean(word: object, candidates: Iterable[str], synonyms: Mapping[str, str] | None = None) -> str:
+    """`` (did you mean 'NAME'?)`` naming :func:`closest`, or ``""`` when there is none."""
+    found = closest(word, candidates, synonyms)
+    return f" (did you mean {found!r}?)" if found is not None else ""

@@ -227,6 +227,32 @@ typedef enum D3D12_SAMPLER_FLAGS
     D3D12_SAMPLER_FLAG_NON_NORMALIZED_COORDINATES = 0x2,
 } D3D12_SAMPLER_FLAGS;
 
+/* Root signature 1.0's range and root descriptor (no Flags member): a serialized root signature of version 1.0
+ * (D3D_ROOT_SIGNATURE_VERSION_1_0, the 'RTS0' part of a DXBC container: d3d12wl.importers.root_signature_blob)
+ * holds its payloads as these structs, 1.1 and 1.2 as the _1 forms below. */
+typedef enum D3D_ROOT_SIGNATURE_VERSION
+{
+    D3D_ROOT_SIGNATURE_VERSION_1 = 0x1,
+    D3D_ROOT_SIGNATURE_VERSION_1_0 = 0x1,
+    D3D_ROOT_SIGNATURE_VERSION_1_1 = 0x2,
+    D3D_ROOT_SIGNATURE_VERSION_1_2 = 0x3,
+} D3D_ROOT_SIGNATURE_VERSION;
+
+typedef struct D3D12_DESCRIPTOR_RANGE
+{
+    D3D12_DESCRIPTOR_RANGE_TYPE RangeType;
+    uint32_t NumDescriptors;
+    uint32_t BaseShaderRegister;
+    uint32_t RegisterSpace;
+    uint32_t OffsetInDescriptorsFromTableStart;
+} D3D12_DESCRIPTOR_RANGE;
+
+typedef struct D3D12_ROOT_DESCRIPTOR
+{
+    uint32_t ShaderRegister;
+    uint32_t RegisterSpace;
+} D3D12_ROOT_DESCRIPTOR;
+
 typedef struct D3D12_DESCRIPTOR_RANGE1
 {
     D3D12_DESCRIPTOR_RANGE_TYPE RangeType;

@@ -59,6 +59,8 @@ def _touch(var: str, m: codegen.HlslMember) -> list[str]:
     refs = [f"{var}.{m.name}[{i}]" for i in range(m.count)] if m.count > 1 else [f"{var}.{m.name}"]
     if m.hlsl_type == "uint64_t":
         return [f"acc ^= (uint)({r}) ^ (uint)({r} >> 32);" for r in refs]
+    if m.hlsl_type == "uint2":
+        return [f"acc ^= {r}.x ^ {r}.y;" for r in refs]
     if m.hlsl_type == "float":
         return [f"acc ^= asuint({r});" for r in refs]
     return [f"acc ^= (uint)({r});" for r in refs]
@@ -78,17 +80,17 @@ def with_strides(layouts: list[RecordLayout], strides: list[int | None] | None =
     return out
 
 
-def shader_source(records: Strided) -> str:
+def shader_source(records: Strided, model: str = codegen.DEFAULT_SHADER_MODEL) -> str:
     """The generated HLSL of every ``(layout, stride)`` (:func:`codegen.hlsl_struct`, as ``hlsl_source`` emits
     it) plus a compute shader that reads every member of every struct through a ``StructuredBuffer``."""
-    lines = ["\n".join(codegen.hlsl_struct(r, stride) for r, stride in records),
+    lines = ["\n".join(codegen.hlsl_struct(r, stride, model) for r, stride in records),
              "RWStructuredBuffer<uint> Out : register(u0);"]
     body = ["[numthreads(1, 1, 1)]", "void main(uint3 id : SV_DispatchThreadID)", "{", "    uint acc = 0;"]
     for i, (layout, stride) in enumerate(records):
         name = codegen.struct_name(layout)
         lines.append(f"StructuredBuffer<{name}> Records{i} : register(t{i});")
         body.append(f"    {name} r{i} = Records{i}[id.x];")
-        body += [f"    {t}" for m in codegen.hlsl_members(layout, stride) for t in _touch(f"r{i}", m)]
+        body += [f"    {t}" for m in codegen.hlsl_members(layout, stride, model) for t in _touch(f"r{i}", m)]
     body += ["    Out[id.x] = acc;", "}", ""]
     return "\n".join([*lines, "", *body])
 
@@ -132,10 +134,11 @@ def parse_spirv(text: str) -> dict[str, StructLayout]:
     return out
 
 
-def spirv_layouts(layouts: list[RecordLayout], strides: list[int | None] | None = None) -> dict[str, StructLayout]:
+def spirv_layouts(layouts: list[RecordLayout], strides: list[int | None] | None = None,
+                  model: str = codegen.DEFAULT_SHADER_MODEL) -> dict[str, StructLayout]:
     """What glslc made of the generated struct of every layout with bytes, at ``strides`` (default: the minimum
     strides); compiled once per distinct source."""
-    source = shader_source(with_strides(layouts, strides))
+    source = shader_source(with_strides(layouts, strides), model)
     key = hashlib.sha256(source.encode()).hexdigest()
     if key not in _CACHE:
         _CACHE[key] = parse_spirv(compile_hlsl(source))
@@ -158,7 +161,8 @@ def _element_size(m: codegen.HlslMember) -> int:
     return m.size // m.count
 
 
-def layout_mismatches(layouts: list[RecordLayout], strides: list[int | None] | None = None) -> list[str]:
+def layout_mismatches(layouts: list[RecordLayout], strides: list[int | None] | None = None,
+                      model: str = codegen.DEFAULT_SHADER_MODEL) -> list[str]:
     """Every disagreement between glslc's SPIR-V layout and the layout calculator, as text (empty: none), for the
     records at ``strides`` (default: each record's minimum stride).
 
@@ -167,7 +171,7 @@ def layout_mismatches(layouts: list[RecordLayout], strides: list[int | None] | N
     ``ArrayStride`` equals the record's stride; and the members, padding included, cover every byte of every field
     exactly once up to the stride.
     """
-    compiled = spirv_layouts(layouts, strides)
+    compiled = spirv_layouts(layouts, strides, model)
     problems: list[str] = []
     for layout, stride in with_strides(layouts, strides):
         name = codegen.struct_name(layout)
@@ -175,7 +179,7 @@ def layout_mismatches(layouts: list[RecordLayout], strides: list[int | None] | N
         if got is None:
             problems.append(f"{name}: not in the SPIR-V (structs: {sorted(compiled)})")
             continue
-        members = codegen.hlsl_members(layout, stride)
+        members = codegen.hlsl_members(layout, stride, model)
         if got.members != [m.name for m in members]:
             problems.append(f"{name}: SPIR-V members {got.members} != generated {[m.name for m in members]}")
             continue

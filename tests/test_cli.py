@@ -19,7 +19,8 @@ def test_every_command_is_registered(capsys: pytest.CaptureFixture[str]) -> None
     assert exit_info.value.code == 0
     out = capsys.readouterr().out
     assert set(COMMANDS) == {"abi", "layout", "validate", "codegen", "decode", "capture", "dump", "exec", "messages",
-                             "headers", "examples", "migrate", "diff", "patch-list", "remap"}
+                             "headers", "examples", "migrate", "diff", "patch-list", "remap", "import", "check",
+                             "report"}
     assert all(f"    {name} " in out for name in COMMANDS), out
 
 
@@ -86,5 +87,6 @@ _FIRST_ARGUMENT = {"layout": ["x.json"], "validate": ["x.json"], "codegen": ["x.
                    "decode": ["x.json", "PCS.primary", "x.bin"],
                    "capture": ["x.json", "-o", "o.json", "--dispatch-list", "0x0"],
                    "messages": ["check"],
-                   "migrate": ["scene", "-o", "x"], "diff": ["a.json", "b.json"], "patch-list": ["c.json"],
-                   "remap": ["c.json", "--va-map", "m.csv", "-o", "o.json"]}
+                   "migrate": ["scene", "--output-dir", "x"], "diff": ["a.json", "b.json"], "patch-list": ["c.json"],
+                   "remap": ["c.json", "--va-map", "m.csv", "-o", "o.json"],
+                   "import": ["gits", "d.txt", "--output-dir", "o"], "check": ["frames"]}

@@ -32,7 +32,7 @@ def test_every_command_has_json(command: str, parser: argparse.ArgumentParser) -
 @pytest.mark.parametrize(("argv", "usage"), [
     (["exec", "--frobnicate"], "usage: d3d12wl exec "),
     (["decode", "d.json", "PCS.primary", "f.bin", "--jsn"], "usage: d3d12wl decode "),
-    (["migrate", "wl-to-ei", "c.json", "-o", "d", "--frob"], "usage: d3d12wl migrate wl-to-ei "),
+    (["migrate", "wl-to-ei", "c.json", "--output-dir", "d", "--frob"], "usage: d3d12wl migrate wl-to-ei "),
     (["messages", "check", "--frob"], "usage: d3d12wl messages check "),
 ])
 def test_a_usage_error_prints_the_commands_usage(argv: list[str], usage: str,
@@ -51,14 +51,14 @@ def test_decode_json_is_format_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["decode", desc, "PCS.primary", data, "--format", "json"]) == 0
     assert capsys.readouterr().out == as_json and len(json.loads(as_json)["records"]) == 3
     assert main(["decode", desc, "PCS.primary", data, "--json", "--format", "csv"]) == 2
-    assert "--json and --format csv disagree" in capsys.readouterr().err
+    assert "--json is --format json, so it and --format csv disagree" in capsys.readouterr().err
 
 
 def test_capture_json_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "c.json"
     argv = ["capture", str(examples.path("execute_indirect.json")), "args=zeros:160@0x20000",
-            "count=hex:03000000@0x30000", "--execute-indirect", "RootConstantsAndVertexBuffers", "--args", "args",
-            "--count", "count", "--max", "4", "-o", str(out), "--json"]
+            "count=hex:03000000@0x30000", "--execute-indirect", "RootConstantsAndVertexBuffers", "--argument-buffer", "args",
+            "--count-buffer", "count", "--max-command-count", "4", "-o", str(out), "--json"]
     assert main(argv) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["output"] == str(out) and summary["version"] == 1 and out.is_file()
@@ -78,7 +78,7 @@ def test_culling_readback_capture_json_names_the_slots(tmp_path: Path, capsys: p
         ("program_table", "program_table.bin", "0x30000"), ("opaque", "secondary_opaque.bin", "0x40000"),
         ("transparent", "secondary_transparent.bin", "0x41800"), ("shadow", "secondary_shadow.bin", "0x43000"))]
     assert main(["capture", str(examples.path("culling.json")), *regions, "--dispatch-list", "dispatch_input",
-                 "--max-inputs", "3", "--program-table", "program_table", "--root-arg", "0=0x50000",
+                 "--max-graphics-program-inputs-per-primary-list", "3", "--program-table", "program_table", "--root-arg", "0=0x50000",
                  "-o", str(tmp_path / "c.json"), "--json"]) == 0
     (table,) = json.loads(capsys.readouterr().out)["program_tables"]
     assert table["programs"] == {"Opaque": [0], "Transparent": [1], "Shadow": [2]}
@@ -86,7 +86,7 @@ def test_culling_readback_capture_json_names_the_slots(tmp_path: Path, capsys: p
 
 
 def test_migrate_scene_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["migrate", "scene", "-o", str(tmp_path), "--draws", "10", "--psos", "2", "--json"]) == 0
+    assert main(["migrate", "scene", "--output-dir", str(tmp_path), "--draws", "10", "--psos", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"calls": 2, "draws": 10, "output": str(tmp_path / "calls.json")}
 
 
@@ -145,7 +145,7 @@ def trace_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
 @pytest.mark.parametrize(("argv", "kind"), [
     (["exec", "{culling.json}"], "a description, not a capture"),
     (["dump", "{culling.json}"], "a description, not a capture"),
-    (["migrate", "wl-to-ei", "{culling.json}", "-o", "{tmp}"], "a description, not a capture"),
+    (["migrate", "wl-to-ei", "{culling.json}", "--output-dir", "{tmp}"], "a description, not a capture"),
     (["exec", "{culling_ei/calls.json}"], "a call sequence, not a capture"),
     (["dump", "{trace}"], "a saved trace, not a capture"),
     (["validate", "{culling_capture.json}"], "a capture, not a description"),

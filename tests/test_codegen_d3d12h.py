@@ -80,7 +80,10 @@ def compile_generated(source: str, tmp: Path, compiler: str, lang: str, prelude:
     (tmp / "records.h").write_text(source)
     main = tmp / ("main.c" if lang == "c" else "main.cpp")
     main.write_text(prelude + '#include "records.h"\nint main(void) { return (int)sizeof(int); }\n')
-    r = subprocess.run([*_command(compiler, lang, tmp, bool(prelude)), str(main)], capture_output=True, text=True,
+    # (DirectX-Headers' include directories only where the prelude includes the real d3d12.h: a prelude of the
+    # package's own files alone compiles without them, and must on a machine without directx-headers-dev)
+    after_d3d12h = "<directx/d3d12.h>" in prelude
+    r = subprocess.run([*_command(compiler, lang, tmp, after_d3d12h), str(main)], capture_output=True, text=True,
                        timeout=120, cwd=tmp)
     return r.stderr if r.returncode else ""
 
@@ -174,7 +177,7 @@ def _recipe() -> tuple[str, str]:
 @pytest.mark.parametrize("lang", ["c", "c++"])
 def test_the_documented_recipe_after_real_d3d12h(lang: str, tmp_path: Path) -> None:
     """docs/layout.md's recipe compiles every bundled example's records after the real d3d12.h with -Wall -Werror,
-    in C and in C++ (``c++ -std=c++17``, ``engine.cpp``), through ``d3d12wl headers --cflags --directx``."""
+    in C and in C++ (``c++ -std=c++17``, ``engine.cpp``), through ``d3d12wl headers --cflags --directx-headers``."""
     import os
     import shlex
     import sys
@@ -194,13 +197,13 @@ def test_the_documented_recipe_after_real_d3d12h(lang: str, tmp_path: Path) -> N
     r = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and (tmp_path / "engine.o").is_file(), r.stderr
     # and the same translation unit fails without the DirectX-Headers flags: the recipe is what makes it compile
-    r = subprocess.run(["bash", "-c", line.replace(" --directx", "")], cwd=tmp_path, env=env, capture_output=True,
+    r = subprocess.run(["bash", "-c", line.replace(" --directx-headers", "")], cwd=tmp_path, env=env, capture_output=True,
                        text=True, timeout=120)
     assert r.returncode != 0 and "No such file" in r.stderr, r.stderr
 
 
 def test_headers_cflags(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    """``d3d12wl headers --cflags`` is d3d12wl's -I; ``--directx`` puts DirectX-Headers' folders first as -isystem
+    """``d3d12wl headers --cflags`` is d3d12wl's -I; ``--directx-headers`` puts DirectX-Headers' folders first as -isystem
     (not /usr/include itself, the compiler's own: an -isystem of it breaks C++'s #include_next); a missing
     DirectX-Headers is exit 2 naming the flag and the folder looked in."""
     from d3d12wl.abi import headers
@@ -209,14 +212,22 @@ def test_headers_cflags(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
     _require("gcc", True)
     assert main(["headers", "--cflags"]) == 0
     assert capsys.readouterr().out.split() == [f"-I{headers.path()}"]
-    assert main(["headers", "--cflags", "--directx"]) == 0
+    assert main(["headers", "--cflags", "--directx-headers"]) == 0
     flags = capsys.readouterr().out.split()
     root = find_d3d12_headers()
     assert root is not None
     assert flags[-1] == f"-I{headers.path()}" and f"-isystem{root / 'directx'}" in flags
     assert f"-isystem{root / 'wsl' / 'stubs'}" in flags and "-isystem/usr/include" not in flags
+    assert main(["headers", "--cflags", "--directx-headers", str(root)]) == 0  # the root given as DIR
+    assert capsys.readouterr().out.split() == flags
     monkeypatch.setenv("D3D12WL_DIRECTX_HEADERS", str(tmp_path))
-    assert main(["headers", "--cflags", "--directx"]) == 2
-    assert f"--directx: DirectX-Headers not found: no directx/d3d12.h and wsl/winadapter.h under {tmp_path}" in \
-        capsys.readouterr().err
-    assert main(["headers", "--directx"]) == 2
+    assert main(["headers", "--cflags", "--directx-headers"]) == 2
+    assert f"--directx-headers: DirectX-Headers not found: no directx/d3d12.h and wsl/winadapter.h under {tmp_path}" \
+        in capsys.readouterr().err
+    assert main(["headers", "--directx-headers"]) == 2
+    capsys.readouterr()
+    # the spelling of 0.2.0 still works for this release, with a warning on stderr and the same stdout
+    monkeypatch.delenv("D3D12WL_DIRECTX_HEADERS")
+    assert main(["headers", "--cflags", "--directx"]) == 0
+    old = capsys.readouterr()
+    assert old.out.split() == flags and "warning: --directx is now --directx-headers" in old.err

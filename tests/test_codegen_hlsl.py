@@ -69,7 +69,8 @@ def test_every_member_is_read() -> None:
 
 def _mutated(mp: pytest.MonkeyPatch, mutate: Any) -> None:
     real = codegen.hlsl_members
-    mp.setattr(codegen, "hlsl_members", lambda layout, stride=None: mutate(real(layout, stride)))
+    mp.setattr(codegen, "hlsl_members", lambda layout, stride=None, model=codegen.DEFAULT_SHADER_MODEL: mutate(
+        real(layout, stride, model)))
 
 
 @pytest.mark.usefixtures("hlsl_tools")

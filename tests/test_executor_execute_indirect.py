@@ -128,7 +128,7 @@ def test_argument_buffer_past_its_end_is_unmapped_va():
     trace = run(s, ExecuteIndirectCall(cs, 3, ARGS_VA))
     assert [(f.kind, f.severity, f.command_index, f.va) for f in trace.findings] == [
         ("argument-buffer-bounds-unknown", "warning", None, ARGS_VA), ("unmapped-va", "error", 2, ARGS_VA + 96)]
-    assert "--args-resource BASE,WIDTH[,STATE]" in trace.findings[0].message
+    assert "--argument-buffer-resource BASE,WIDTH[,STATE]" in trace.findings[0].message
     assert len(trace.executions) == 2
     resource = BufferResource(ARGS_VA, 3 * cs.ByteStride)
     trace = run(s, ExecuteIndirectCall(cs, 3, ARGS_VA, ArgumentBufferResource=resource))

@@ -218,7 +218,7 @@ def test_a_partial_readback_of_a_large_argument_buffer_is_no_bounds_error():
     partial = both(capture("IndirectVBO", INDIRECT_VBO, 1024, count=2))
     (f,) = partial.findings
     assert (f.kind, f.severity, f.va) == ("argument-buffer-bounds-unknown", "warning", ARGS_VA)
-    assert "its size is unknown" in f.message and "--args-resource BASE,WIDTH[,STATE]" in f.message
+    assert "its size is unknown" in f.message and "--argument-buffer-resource BASE,WIDTH[,STATE]" in f.message
     assert "version 2" in f.message
     assert len(partial.executions) == 2
     whole = both(capture("IndirectVBO", INDIRECT_VBO, 1024, count=2, resource=256 * 1024))

@@ -128,7 +128,7 @@ def test_real_d3d12h_report_lists_what_it_lacks(d3d12h_report: HeaderReport) -> 
 def test_real_d3d12h_cli_prints_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
     """The command a user runs: exit 0, the verdict line, and the lacked Work Lists enumerators named."""
     _d3d12h()
-    assert main(["abi", "check", "--header", str(D3D12_H), "--lang", "c"]) == 0
+    assert main(["abi", "check", "--header", str(D3D12_H), "--header-lang", "c"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^verdict: PASS: 0 different, 0 provisional, \d+ missing, \d+ equal$", out, re.M)
     assert "D3D12_INDIRECT_ARGUMENT_TYPE_FIXED_DISPATCH" in out
@@ -152,9 +152,9 @@ def test_a_d3d12h_lists_what_it_lacks_by_name_an_engine_header_in_one_line(d3d12
 
 def test_records_only_checks_the_record_structs_alone(capsys: pytest.CaptureFixture[str]) -> None:
     """`--records-only`: the engine's record structs against the layout calculator, none of d3d12wl's declarations;
-    the verdict counts them alone, and it needs --signature (exit 2 without)."""
+    the verdict counts them alone, and it needs --description (exit 2 without)."""
     wrong = str(EXAMPLES / "culling_records_wrong.h")
-    args = ["abi", "check", "--header", wrong, "--signature", str(CULLING), "--record", "PCS.secondary=SecondaryRecord",
+    args = ["abi", "check", "--header", wrong, "--description", str(CULLING), "--record-struct", "PCS.secondary=SecondaryRecord",
             "--records-only"]
     assert main(args) == 1
     out = capsys.readouterr().out
@@ -448,14 +448,14 @@ struct ProgramTableRecord { D3D12_PROGRAM_IDENTIFIER id; float tint[4]; };
 
 
 def test_codegen_structs_bind_by_default_and_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """`d3d12wl codegen --lang c` output, checked with only --signature: every record struct binds by its
+    """`d3d12wl codegen --lang c` output, checked with only --description: every record struct binds by its
     generated name and agrees with the layout calculator (the two views of one layout)."""
     for example in ("culling", "tier2_chain", "gpu_resident_diagram"):
         assert main(["codegen", str(EXAMPLES / f"{example}.json"), "--lang", "c"]) == 0
         header = tmp_path / f"{example}_records.h"
         header.write_text(capsys.readouterr().out)
-        assert main(["abi", "check", "--header", str(header), "--signature", str(EXAMPLES / f"{example}.json"),
-                     "--lang", "c", "--prelude", "none", "--json"]) == 0
+        assert main(["abi", "check", "--header", str(header), "--description", str(EXAMPLES / f"{example}.json"),
+                     "--header-lang", "c", "--prelude", "none", "--json"]) == 0
         doc = json.loads(capsys.readouterr().out)
         recs = [e for e in doc["entries"] if e["kind"] == "record"]
         assert recs and all(e["status"] == EQUAL for e in recs), example

@@ -118,26 +118,26 @@ struct Outer { uint32_t x; struct Inner i; float m[16]; uint64_t big; double d[2
 
 
 def test_codegen_hlsl_binds_by_default_and_agrees(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """`d3d12wl codegen --lang hlsl` output checked with only --signature: every generated record struct binds by
+    """`d3d12wl codegen --lang hlsl` output checked with only --description: every generated record struct binds by
     its name and agrees with the layout calculator."""
     for example in ("culling", "tier2_chain", "execute_indirect"):
         assert main(["codegen", str(EXAMPLES / f"{example}.json"), "--lang", "hlsl"]) == 0
         path = hlsl(tmp_path, capsys.readouterr().out, f"{example}.hlsl")
-        assert main(["abi", "check", "--hlsl", str(path), "--signature", str(EXAMPLES / f"{example}.json"),
+        assert main(["abi", "check", "--hlsl", str(path), "--description", str(EXAMPLES / f"{example}.json"),
                      "--json"]) == 0
         doc = json.loads(capsys.readouterr().out)
         assert doc["entries"] and all(e["kind"] == "hlsl record" and e["status"] == EQUAL for e in doc["entries"])
 
 
 def test_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """--hlsl needs --signature; HLSL that does not parse and a struct it does not declare exit 2 with glslc's
+    """--hlsl needs --description; HLSL that does not parse and a struct it does not declare exit 2 with glslc's
     words."""
     good = hlsl(tmp_path, SPEC_HLSL)
     assert main(["abi", "check", "--hlsl", str(good)]) == 2
     assert "--hlsl" in capsys.readouterr().err
     broken = hlsl(tmp_path, "struct S { uint a }", "broken.hlsl")
-    assert main(["abi", "check", "--hlsl", str(broken), "--signature", str(CULLING)]) == 2
+    assert main(["abi", "check", "--hlsl", str(broken), "--description", str(CULLING)]) == 2
     assert "broken.hlsl" in capsys.readouterr().err
-    assert main(["abi", "check", "--hlsl", str(good), "--signature", str(CULLING),
-                 "--record", "PCS.secondary=Nope"]) == 2
+    assert main(["abi", "check", "--hlsl", str(good), "--description", str(CULLING),
+                 "--record-struct", "PCS.secondary=Nope"]) == 2
     assert "Nope" in capsys.readouterr().err

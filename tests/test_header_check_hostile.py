@@ -72,21 +72,21 @@ BAD_OPTIONS = {
     "include is missing": (["--header", "{ok}", "--include", "{tmp}/no-dir"], ["{tmp}/no-dir", "no such directory"]),
     "define starts with a digit": (["--header", "{ok}", "--define", "1BAD"], ["--define", "'1BAD'"]),
     "define with a dash": (["--header", "{ok}", "--define", "A-B=1"], ["--define", "'A-B=1'"]),
-    "record without signature": (["--header", "{ok}", "--record", "PCS.secondary=S"], ["--record", "--signature"]),
-    "record without =": (["--header", "{ok}", "--signature", str(SIGNATURE), "--record", "PCS.secondary"],
-                         ["--record", "'PCS.secondary' is not NAME=VALUE"]),
+    "record without signature": (["--header", "{ok}", "--record-struct", "PCS.secondary=S"], ["--record-struct", "--description"]),
+    "record without =": (["--header", "{ok}", "--description", str(SIGNATURE), "--record-struct", "PCS.secondary"],
+                         ["--record-struct", "'PCS.secondary' is not NAME=VALUE"]),
     "header and headers": (["--header", "{ok}", "--headers", "{tmp}"], ["--header", "--headers"]),
     "include without header": (["--include", "{tmp}"], ["--include", "only apply with --header"]),
-    "signature without header": (["--signature", str(SIGNATURE)], ["--signature", "only apply with --header"]),
+    "signature without header": (["--description", str(SIGNATURE)], ["--description", "only apply with --header"]),
     "define without header": (["--define", "X=1"], ["--define", "only apply with --header"]),
     "map without header": (["--map", "A=B"], ["--map", "only apply with --header"]),
-    "record without header": (["--record", "A=B"], ["--record", "only apply with --header"]),
-    "hlsl without signature": (["--hlsl", "{ok}"], ["--hlsl", "needs --signature"]),
+    "record without header": (["--record-struct", "A=B"], ["--record-struct", "only apply with --header"]),
+    "hlsl without signature": (["--hlsl", "{ok}"], ["--hlsl", "needs --description"]),
     "missing prelude": (["--header", "{ok}", "--prelude", "{tmp}/pre.h"], ["--prelude {tmp}/pre.h", "no such file"]),
-    "missing signature": (["--header", "{ok}", "--signature", "{tmp}/sig.json"], ["{tmp}/sig.json"]),
-    "signature not JSON": (["--header", "{ok}", "--signature", "{ok}"], ["{ok}", "not valid JSON"]),
-    "unknown record class": (["--header", "{ok}", "--signature", str(SIGNATURE), "--record", "PCS.nope=S"],
-                             ["--record", "PCS.nope", "PCS.primary, PCS.secondary, PCS.program_table"]),
+    "missing signature": (["--header", "{ok}", "--description", "{tmp}/sig.json"], ["{tmp}/sig.json"]),
+    "signature not JSON": (["--header", "{ok}", "--description", "{ok}"], ["{ok}", "not valid JSON"]),
+    "unknown record class": (["--header", "{ok}", "--description", str(SIGNATURE), "--record-struct", "PCS.nope=S"],
+                             ["--record-struct", "PCS.nope", "PCS.primary, PCS.secondary, PCS.program_table"]),
 }
 
 BAD_MAPS = {"map without =": (["--header", "{ok}", "--map", "FOO"], ["--map", "'FOO' is not NAME=VALUE"]),
@@ -178,10 +178,10 @@ def test_hundreds_of_errors_are_cut_to_30_lines(clang: str, tmp_path: Path, caps
 def test_c_on_cplusplus_header_reports_clangs_error(
     clang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--lang c on a header with a namespace exits 2 with clang's C error and the language named (the same
+    """--header-lang c on a header with a namespace exits 2 with clang's C error and the language named (the same
     header compiles as C++ in test_unqualified_record_name_in_two_namespaces_is_ambiguous)."""
     h = _header(tmp_path, "ns.h", "namespace ns { struct A { int x; }; }\n")
-    rc, out, err = _run(capsys, "--header", h, "--lang", "c", "--prelude", "none")
+    rc, out, err = _run(capsys, "--header", h, "--header-lang", "c", "--prelude", "none")
     assert rc == 2 and out == ""
     assert "x86_64-pc-windows-msvc (c):" in err
     assert f"{h}:1:1: error: unknown type name 'namespace'" in err
@@ -271,7 +271,7 @@ def test_json_shape_and_every_status(clang: str, tmp_path: Path, capsys: pytest.
                 f"typedef enum D3D12_INDIRECT_ARGUMENT_TYPE {{\n{enum}\n}} D3D12_INDIRECT_ARGUMENT_TYPE;\n"
                 "struct EngineOnly { int a; };\nenum EngineEnum { ENGINE_A };\n"
                 "typedef void (*PFN_ENGINE_CALLBACK)(int);\n")
-    rc, data = _json(capsys, "--header", h, "--lang", "c", "--prelude", "none")
+    rc, data = _json(capsys, "--header", h, "--header-lang", "c", "--prelude", "none")
     assert rc == 1
     assert set(data) == {"ok", "headers", "compiler", "target", "lang", "records_only", "counts", "entries", "extra"}
     assert data["records_only"] is False
@@ -310,12 +310,12 @@ namespace bad { struct SecondaryRecord { uint32_t srv; uint32_t draw[4]; }; }
 def test_unqualified_record_name_in_two_namespaces_is_ambiguous(
     clang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--record by a name two namespaces declare exits 2 "ambiguous", naming both qualified names."""
+    """--record-struct by a name two namespaces declare exits 2 "ambiguous", naming both qualified names."""
     h = _header(tmp_path, "engine.hpp", NAMESPACES)
-    rc, out, err = _run(capsys, "--header", h, "--prelude", "none", "--signature", SIGNATURE,
-                        "--record", "PCS.secondary=SecondaryRecord")
+    rc, out, err = _run(capsys, "--header", h, "--prelude", "none", "--description", SIGNATURE,
+                        "--record-struct", "PCS.secondary=SecondaryRecord")
     assert rc == 2 and out == ""
-    assert "--record PCS.secondary" in err and "'SecondaryRecord' is ambiguous" in err
+    assert "--record-struct PCS.secondary" in err and "'SecondaryRecord' is ambiguous" in err
     assert "bad::SecondaryRecord, good::SecondaryRecord" in err
 
 
@@ -324,11 +324,11 @@ def test_unqualified_record_name_in_two_namespaces_is_ambiguous(
 def test_qualified_record_name_binds_that_struct(
     struct: str, rc: int, status: str, clang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A qualified --record binds exactly that struct: the 24-byte one matches PCS.secondary, the 20-byte one
+    """A qualified --record-struct binds exactly that struct: the 24-byte one matches PCS.secondary, the 20-byte one
     in the other namespace is a difference; the other struct is listed as extra."""
     h = _header(tmp_path, "engine.hpp", NAMESPACES)
-    got, data = _json(capsys, "--header", h, "--prelude", "none", "--signature", SIGNATURE,
-                      "--record", f"PCS.secondary={struct}")
+    got, data = _json(capsys, "--header", h, "--prelude", "none", "--description", SIGNATURE,
+                      "--record-struct", f"PCS.secondary={struct}")
     assert got == rc
     e = _entry(data, "PCS.secondary")
     assert (e["kind"], e["header_name"], e["status"]) == ("record", struct, status)
@@ -337,21 +337,21 @@ def test_qualified_record_name_binds_that_struct(
 
 
 def test_record_naming_no_struct_exits_2(clang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """--record bound to a name the header does not declare exits 2 naming the binding, not a silent skip."""
+    """--record-struct bound to a name the header does not declare exits 2 naming the binding, not a silent skip."""
     h = _header(tmp_path, "engine.hpp", NAMESPACES)
-    rc, out, err = _run(capsys, "--header", h, "--prelude", "none", "--signature", SIGNATURE,
-                        "--record", "PCS.secondary=NoSuchRecord")
+    rc, out, err = _run(capsys, "--header", h, "--prelude", "none", "--description", SIGNATURE,
+                        "--record-struct", "PCS.secondary=NoSuchRecord")
     assert rc == 2 and out == ""
-    assert "--record PCS.secondary=NoSuchRecord" in err and "declare no struct or class 'NoSuchRecord'" in err
+    assert "--record-struct PCS.secondary=NoSuchRecord" in err and "declare no struct or class 'NoSuchRecord'" in err
 
 
 def test_signature_binding_nothing_exits_2(clang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """--signature without --record, on a header declaring none of codegen's record struct names, exits 2 naming
+    """--description without --record-struct, on a header declaring none of codegen's record struct names, exits 2 naming
     those names instead of passing with no record checked."""
     h = _header(tmp_path, "engine.hpp", NAMESPACES)
-    rc, out, err = _run(capsys, "--header", h, "--prelude", "none", "--signature", SIGNATURE)
+    rc, out, err = _run(capsys, "--header", h, "--prelude", "none", "--description", SIGNATURE)
     assert rc == 2 and out == ""
-    assert "--signature" in err and "no record struct to check" in err and "PCS.secondary=PCS_SecondaryRecord" in err
+    assert "--description" in err and "no record struct to check" in err and "PCS.secondary=PCS_SecondaryRecord" in err
 
 
 def test_header_including_d3d12h_lists_only_its_own_extras(
@@ -364,7 +364,7 @@ def test_header_including_d3d12h_lists_only_its_own_extras(
     h = _header(tmp_path, "engine.h", "#pragma once\n#include <directx/d3d12.h>\n"
                 "struct SecondaryRecord { D3D12_GPU_VIRTUAL_ADDRESS srv; D3D12_DRAW_ARGUMENTS draw; };\n"
                 "struct EngineThing { UINT a; D3D12_GPU_VIRTUAL_ADDRESS va; };\n")
-    rc, data = _json(capsys, "--header", h, "--signature", SIGNATURE, "--record", "PCS.secondary=SecondaryRecord")
+    rc, data = _json(capsys, "--header", h, "--description", SIGNATURE, "--record-struct", "PCS.secondary=SecondaryRecord")
     assert rc == 0 and data["counts"]["different"] == 0
     for name in ("D3D12_DRAW_ARGUMENTS", "D3D12_GPU_VIRTUAL_ADDRESS", "D3D12_INDIRECT_ARGUMENT_DESC", "S_OK"):
         assert _entry(data, name)["status"] == "equal", name
@@ -380,7 +380,7 @@ def test_headers_that_define_keywords_do_not_break_the_probes(
     h = _header(tmp_path, "keywords.h", "#include <stdint.h>\n" + DRAW_ARGUMENTS
                 + "#define long short\n#define extern static\n#define sizeof(x) 0\n")
     for lang in ("c", "c++"):
-        rc, data = _json(capsys, "--header", h, "--prelude", "none", "--lang", lang)
+        rc, data = _json(capsys, "--header", h, "--prelude", "none", "--header-lang", lang)
         assert rc == 0 and _entry(data, "D3D12_DRAW_ARGUMENTS")["status"] == "equal", lang
 
 

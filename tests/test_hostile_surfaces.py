@@ -332,7 +332,7 @@ def test_class_08_wl_to_ei_of_claimed_records_is_refused_by_name(tmp_path: Path)
     """Class 8: ``migrate wl-to-ei`` bounds a list's records as the executor does (main: MemoryError, exit 3)."""
     path = tmp_path / "claimed.json"
     path.write_text(json.dumps(zeros_records_doc(1 << 24)))
-    rc, err, rss = run_cli("migrate", "wl-to-ei", path, "-o", tmp_path / "out")
+    rc, err, rss = run_cli("migrate", "wl-to-ei", path, "--output-dir", tmp_path / "out")
     assert rc == 2 and "NumProgramInputs 16,777,216 exceeds the 1,048,576 primary records" in err, err
     assert rss < 200 and not (tmp_path / "out" / "calls.json").exists()
 
@@ -415,12 +415,12 @@ def _long_path_commands(tmp_path: Path) -> dict[str, list[str]]:
         "--directx-headers": ["abi", "check", "--header", str(header), "--directx-headers", LONG],
         "--include": ["abi", "check", "--header", str(header), "--include", LONG],
         "--prelude": ["abi", "check", "--header", str(header), "--prelude", LONG],
-        "--hlsl": ["abi", "check", "--hlsl", LONG, "--signature", str(CULLING), "--record",
+        "--hlsl": ["abi", "check", "--hlsl", LONG, "--description", str(CULLING), "--record-struct",
                    "PCS.secondary=SecondaryRecord"],
-        "--signature": ["abi", "check", "--hlsl", str(hlsl), "--signature", LONG, "--record",
+        "--description": ["abi", "check", "--hlsl", str(hlsl), "--description", LONG, "--record-struct",
                         "PCS.secondary=SecondaryRecord"],
         "migrate input": ["migrate", "ei-to-wl", LONG, "-o", str(tmp_path / "wl.json")],
-        "migrate -o": ["migrate", "wl-to-ei", str(CULLING_CAPTURE), "-o", f"{tmp_path}/{LONG}"],
+        "migrate --output-dir": ["migrate", "wl-to-ei", str(CULLING_CAPTURE), "--output-dir", f"{tmp_path}/{LONG}"],
         "diff": ["diff", LONG, str(CULLING_CAPTURE)],
         "--junit": ["messages", "check", "--junit", f"{tmp_path}/{LONG}"],
     }
@@ -599,7 +599,7 @@ def test_class_13_a_lone_surrogate_program_name_in_decode_and_migrate(tmp_path: 
         assert main(["decode", str(capture), "PCS.program_table", str(readback), "--format", fmt]) == 0
         out = capsys.readouterr().out
         assert "Opaque\\ud800" in out, fmt
-    assert main(["migrate", "wl-to-ei", str(capture), "-o", str(tmp_path / "ei")]) == 0
+    assert main(["migrate", "wl-to-ei", str(capture), "--output-dir", str(tmp_path / "ei")]) == 0
     calls = json.loads((tmp_path / "ei" / "calls.json").read_text())
     assert "Opaque\ud800" in [c["program"] for c in calls["calls"]]
     assert all(c["capture"].isascii() for c in calls["calls"])
@@ -847,7 +847,7 @@ def test_class_20_hlsl_bombs(kind: str, tmp_path: Path, capsys: pytest.CaptureFi
     else:
         lines = ["#define A0 1+"] + [f"#define A{i} A{i - 1} A{i - 1}" for i in range(1, 33)]
         source.write_text("\n".join(lines) + "\nstatic const uint v = A32 1;\nstruct SecondaryRecord { uint a; };\n")
-    rc = main(["abi", "check", "--hlsl", str(source), "--signature", str(CULLING), "--record",
+    rc = main(["abi", "check", "--hlsl", str(source), "--description", str(CULLING), "--record-struct",
                "PCS.secondary=SecondaryRecord", "--tool-memory", "300"])
     err = capsys.readouterr().err
     assert rc == 2, err

@@ -130,7 +130,7 @@ def _sources() -> dict[str, tuple[Path, str]]:
 @pytest.fixture(scope="module")
 def stages() -> dict[str, int]:
     table = stage_table(ARCHITECTURE.read_text(encoding="utf-8"))
-    assert len(set(table.values())) == 13, table  # the foundation and twelve stages
+    assert len(set(table.values())) == 15, table  # the foundation and fourteen stages
     return table
 
 

@@ -196,7 +196,7 @@ def _cli(*argv: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_cli_scene_and_ei_to_wl_verify(tmp_path: Path) -> None:
-    r = _cli("migrate", "scene", "-o", str(tmp_path / "scene"), "--draws", "200", "--psos", "6")
+    r = _cli("migrate", "scene", "--output-dir", str(tmp_path / "scene"), "--draws", "200", "--psos", "6")
     assert r.returncode == 0, r.stderr
     out = tmp_path / "new" / "folder" / "wl.json"  # the folder is made
     r = _cli("migrate", "ei-to-wl", str(tmp_path / "scene" / "calls.json"), "-o", str(out), "--verify", "--json")

@@ -126,7 +126,7 @@ def test_a_bound_validation_table_is_refused() -> None:
 
 
 def test_cli_wl_to_ei_writes_a_call_sequence(tmp_path: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "d3d12wl", "migrate", "wl-to-ei", str(CULLING), "-o", str(tmp_path),
+    r = subprocess.run([sys.executable, "-m", "d3d12wl", "migrate", "wl-to-ei", str(CULLING), "--output-dir", str(tmp_path),
                         "--verify", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)

@@ -72,8 +72,8 @@ def test_name_is_a_description_only_member() -> None:
 
 BAD_NAMES = [
     ("1st", "is not a C identifier"),
-    ("float", "is a C, C++ or HLSL keyword"),
-    ("float4", "is a C, C++ or HLSL keyword"),
+    ("float", "is a C or C++ keyword"),
+    ("float4", "is an HLSL type name"),
     ("_pad0", "starts with _"),
     ("arg3_Draw", "has the form of a positional name"),
     ("param2", "has the form of a positional name"),

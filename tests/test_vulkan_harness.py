@@ -6,6 +6,7 @@ shaders (tools/gpu/)."""
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from executor_builder import patched
+from remap_cases import explicit_local_root_signature
 
 from d3d12wl import abi
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture, load_capture
@@ -24,7 +26,7 @@ from d3d12wl.executor.columnar import execution_columns
 from d3d12wl.model import description
 from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
 from d3d12wl.records import packers
-from d3d12wl.vulkan import IndexInputMode, LoweringError, TokenType, harness, lower_capture
+from d3d12wl.vulkan import IndexInputMode, LoweringError, TokenType, fetch, harness, lower_capture
 from d3d12wl.vulkan import case as case_module
 from d3d12wl.vulkan.captures import (
     build_big_capture,
@@ -34,8 +36,13 @@ from d3d12wl.vulkan.captures import (
     build_inherited_capture,
     build_pointer_capture,
 )
-from d3d12wl.vulkan.captures_ia import VB1_VA, build_ia_capture, build_inherited_ia_capture
-from d3d12wl.vulkan.captures_signatures import build_mesh_capture, build_mixed_capture, build_table_capture
+from d3d12wl.vulkan.captures_ia import VB1_VA, build_ia_capture, build_inherited_ia_capture, build_robust_ia_capture
+from d3d12wl.vulkan.captures_signatures import (
+    build_explicit_capture,
+    build_mesh_capture,
+    build_mixed_capture,
+    build_table_capture,
+)
 from d3d12wl.vulkan.case import REGION_IDENTITY, REGION_ZEROS, compare_records, model_records, read_case, write_case
 from d3d12wl.vulkan.harness import HarnessRefusal, Prepared, case_of, expected_records, prepare_case
 from d3d12wl.vulkan.vk import ShaderStage
@@ -69,8 +76,23 @@ CASES: dict[str, Callable[[], Capture]] = {
     "ia": build_ia_capture,
     "ia_inherited_ib": lambda: build_ia_capture(index_buffer="command_list"),
     "inherited_ia": build_inherited_ia_capture,
+    "inherited_null_ib": lambda: build_inherited_ia_capture(index_buffer=False),
+    "robust_ia": build_robust_ia_capture,
+    "explicit": build_explicit_capture,
+    "explicit_compute": explicit_local_root_signature,
+    "tier2_direct_bind": lambda: _breaker_capture("direct_bind_signature_index"),  # DispatchList1, SetWorkListDesc
     "big_ei": lambda: build_big_ei_capture(500),
 }
+
+
+def _breaker_capture(name: str, seed: int = 0) -> Capture:
+    """The call a breaker of tests/call_requirements.py makes that keeps its requirement."""
+    import breakers_ei  # noqa: F401 - registers the ExecuteIndirect breakers
+    import breakers_wl  # noqa: F401 - registers the Work Lists breakers
+    from call_requirements import BREAKERS
+
+    c = next(b for b in BREAKERS if b.name == name).build(random.Random(seed), False)
+    return Capture(CAPTURE_VERSION, c.device, c.objects, c.memory, c.state, c.call)
 
 
 def held_to_the_executor(cap: Capture, max_sequences: int | None = None) -> tuple[Prepared, dict[str, object]]:
@@ -100,6 +122,26 @@ def test_lowering_agrees_with_the_executor(name: str, max_sequences: int | None)
         assert all(count <= max_sequences for _, _, count, _ in prep.case.executes)
     if name == "empty_draws":  # a draw of 0 vertices runs no invocation: its record stays zero on both sides
         assert result["no_invocation"] == 512 // 5
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_records_stream_chunk_by_chunk(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both sides of the comparison made in chunks of 5 records (the unit of every comparison's memory), the
+    executor's columns built 3 executions at a time (a list of several signatures spreads a chunk's executions
+    wider: it is built in pieces), equal the whole tables."""
+    cap = CASES[name]()
+    low = lower_capture(cap, sequence_index=True, max_sequences=7)
+    prep = prepare_case(low, cap.memory)
+    trace = execute(cap)
+    monkeypatch.setattr(harness, "EXECUTION_WINDOW", 3)
+    whole = expected_records(execution_columns(trace.executions), low, prep, cap.memory)
+    chunks = list(harness.expected_chunks(trace.executions, low, prep, cap.memory, chunk=5))
+    assert all(len(m.records) <= 5 for _, m in chunks)
+    streamed = case_module.join(chunks, prep.case.count, prep.case.record_dwords)
+    assert np.array_equal(streamed.records, whole.records)
+    assert np.array_equal(streamed.invocations_min, whole.invocations_min)
+    model = case_module.join(case_module.model_chunks(prep.case, chunk=5), prep.case.count, prep.case.record_dwords)
+    assert np.array_equal(model.records, model_records(prep.case).records)
 
 
 def test_fetched_values_are_compared() -> None:
@@ -184,26 +226,58 @@ def _ia_with(**cols: object) -> Capture:
 
 
 @pytest.mark.parametrize("cols, reason", [
-    ({"arg2_IndexBuffer.BufferLocation": 0}, "NULL index buffer view"),
-    ({"arg3_DrawIndexed.IndexCountPerInstance": 5000}, "reads indices past its index buffer view"),
     ({"arg2_IndexBuffer.BufferLocation": 0x70_0001, "arg2_IndexBuffer.SizeInBytes": 64},
      "not aligned to its 2-byte indices"),
     ({"arg2_IndexBuffer.BufferLocation": 0x70_0ff0, "arg2_IndexBuffer.SizeInBytes": 64}, "only partly in the capture"),
+    ({"arg2_IndexBuffer.Format": 0}, "index buffer Format 0 is neither R16_UINT nor R32_UINT"),
 ])
 def test_calls_the_harness_cannot_represent_are_refused(cols: dict[str, object], reason: str) -> None:
-    """Refused with the reason, before a case exists: what reached the GPU and faulted it (an index buffer at
-    address 0) never does; an index read past the view (D3D12 reads 0 there), an index buffer the GPU cannot bind
-    at its alignment, a view half in the capture."""
+    """Refused with the reason, before a case exists: an index buffer the GPU cannot bind at its alignment, a view
+    half in the capture, an index format Vulkan has no index type for."""
     cap = _ia_with(**cols)
     with pytest.raises(HarnessRefusal, match=reason):
         prepare_case(lower_capture(cap, sequence_index=True), cap.memory)
 
 
-def test_a_vertex_fetched_past_its_view_is_bound_not_fetched() -> None:
-    cap = _ia_with(**{"arg1_VertexBuffer.SizeInBytes": 64})
+@pytest.mark.parametrize("cols, vi", [
+    # a null index buffer view: every index is 0 (D3D11.3 8.20, "the slot being read has no Buffer bound")
+    ({"arg2_IndexBuffer.BufferLocation": 0}, {0}),
+    # 5000 indices from a view of 2048: the 2952 past its end read 0 (8.19.2 "Addressing Bounds")
+    ({"arg3_DrawIndexed.IndexCountPerInstance": 5000}, {0} | {7 * j % 500 for j in range(2048)}),
+])
+def test_index_reads_past_a_view_or_through_a_null_one_read_zero(cols: dict[str, object], vi: set[int]) -> None:
+    """Lowered, not refused: what the executor says each draw fetches and the lowering's model agree, the indices
+    the draw fetches are the view's and then 0, and the case asks the harness for robustBufferAccess2 (under which
+    Vulkan's reads past the bound range return 0, and its null views are empty ranges)."""
+    cap = _ia_with(**cols)
+    prep, result = held_to_the_executor(cap)
+    assert result["mismatches"] == 0, result["first_mismatches"]
+    assert prep.case.robust == 1 and any("robustBufferAccess2" in n for n in prep.notes)
+    record = model_records(prep.case).records[0]
+    assert record[6] == max(vi) + 1 and record[8] == 0xFFFFFFFF - min(vi)
+    assert model_records(prep.case).invocations_min[0] == len(vi) * record[7]
+
+
+@pytest.mark.parametrize("cols, note", [
+    ({"arg1_VertexBuffer.SizeInBytes": 64}, "some vertices past the view or through a null view read 0"),
+    ({"arg1_VertexBuffer.BufferLocation": 0}, "some vertices past the view or through a null view read 0"),
+])
+def test_vertices_past_a_view_or_through_a_null_one_are_fetched_as_zero(cols: dict[str, object], note: str) -> None:
+    cap = _ia_with(**cols)
+    prep, result = held_to_the_executor(cap)
+    assert result["mismatches"] == 0, result["first_mismatches"]
+    assert prep.case.fetch_mask >> 1 & 1 and prep.case.robust == 1
+    assert any(n.startswith("vertex buffer slot 1: fetched") and note in n for n in prep.notes)
+
+
+def test_a_partial_last_vertex_is_bound_not_fetched() -> None:
+    """A view of 5 vertices and 8 bytes at a stride of 16: D3D12 reads the sixth vertex's first 4 bytes inside the
+    view, Vulkan may bound the read at the view's size rounded down to the stride: not fetched, and said why."""
+    cap = _ia_with(**{"arg1_VertexBuffer.SizeInBytes": 16 * 5 + 8, "arg1_VertexBuffer.StrideInBytes": 16})
     prep = prepare_case(lower_capture(cap, sequence_index=True), cap.memory)
-    assert not prep.case.fetch_mask >> 1 & 1 and prep.case.fetch_mask & 1
-    assert any(n.startswith("vertex buffer slot 1: bound, not fetched: a draw reads vertex") for n in prep.notes)
+    assert not prep.case.fetch_mask >> 1 & 1
+    assert any(n.startswith("vertex buffer slot 1: bound, not fetched: a draw reads the partial last vertex")
+               for n in prep.notes)
 
 
 def test_push_constant_blocks_past_the_shaders_are_refused() -> None:
@@ -271,7 +345,7 @@ def test_case_header_carries_the_view_offsets_the_harness_reads(tmp_path: Path) 
     header = np.frombuffer(write_case(case_of(lower_capture(cap, sequence_index=True), cap.memory),
                                       tmp_path / "i.case").read_bytes(), dtype="<u4", count=32)
     fields = dict(zip(case_module.HEADER_FIELDS, header.tolist(), strict=False))
-    assert fields["version"] == 3
+    assert fields["version"] == case_module.VERSION
     assert fields["vbv_size_offset"] == abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "SizeInBytes")
     assert fields["vbv_stride_offset"] == abi.offsetof("D3D12_VERTEX_BUFFER_VIEW", "StrideInBytes")
     assert fields["ibv_size_offset"] == abi.offsetof("D3D12_INDEX_BUFFER_VIEW", "SizeInBytes")
@@ -282,6 +356,7 @@ def test_case_header_carries_the_view_offsets_the_harness_reads(tmp_path: Path) 
     enum = re.search(r"enum \{ H_MAGIC, (.*?)\};", text, re.S)
     assert enum is not None  # the C names of the header DWORDs, in the order case.py writes them
     assert len(re.findall(r"H_\w+", enum.group(0))) == len(case_module.HEADER_FIELDS)
+    assert f"h[H_VERSION] != {case_module.VERSION}" in text  # the version the harness reads
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -318,14 +393,14 @@ def test_shader_stages_agree_with_the_vulkan_headers() -> None:
 
 
 def test_the_recording_shaders_hash_as_the_model_does() -> None:
-    """record.vert's blooms use the arithmetic of case.hash32 / bloom_vertex / bloom_index (the constants and the
+    """record.vert's blooms use the arithmetic of fetch.hash32 / bloom_vertex / bloom_index (the constants and the
     shifts, read off the source), and record the DWORDs case.FIELD_NAMES names."""
     text = (GPU_DIR / "record.vert").read_text(encoding="utf-8")
-    body = text[text.index("uint hash32"):text.index("// d3d12wl.vulkan.case.bloom_vertex")]
+    body = text[text.index("uint hash32"):text.index("// d3d12wl.vulkan.fetch.bloom_vertex")]
     assert re.findall(r"x \^= x >> (\d+);", body) == ["16", "15", "16"]
     assert re.findall(r"x \*= (0x[0-9A-F]+)u;", body) == ["0x7FEB352D", "0x846CA68B"]
     assert "slot * 0x9E3779B9u" in text and "& 127u" in text and "& 63u" in text
-    assert case_module.hash32(np.array([1], np.uint32)).tolist() != [1]
+    assert fetch.hash32(np.array([1], np.uint32)).tolist() != [1]
     for dword in (9, 13):
         assert f"o.r[base + {dword}u" in text
     assert len(re.findall(r"#if \(FETCH_MASK >> (\d+)\) & 1\nlayout\(location = \1\) in uint a\1;", text)) == 32
@@ -372,6 +447,22 @@ def test_harness_checks_every_address_before_the_gpu(tmp_path: Path) -> None:
         got = subprocess.run([str(exe), "--check", str(write_case(bad, tmp_path / f"{name}.case"))],
                              capture_output=True, text=True, timeout=60)
         assert got.returncode == 2 and message in got.stderr, (name, got.stderr)
+        if name in ("indices", "fetch"):  # past a view D3D12 reads 0: allowed where the case runs robust
+            bad.robust = 1
+            got = subprocess.run([str(exe), "--check", str(write_case(bad, tmp_path / f"{name}.robust.case"))],
+                                 capture_output=True, text=True, timeout=60)
+            assert got.returncode == 0, (name, got.stderr)
+    null = read_case(good)  # a null index buffer view read by a live draw: only in a robust case
+    seq = null.layouts[0].sequences.copy()
+    seq[2, ib.offset:ib.offset + 8] = 0
+    null.layouts[0].sequences = seq
+    got = subprocess.run([str(exe), "--check", str(write_case(null, tmp_path / "null.case"))], capture_output=True,
+                         text=True, timeout=60)
+    assert got.returncode == 2 and "a null index buffer view in a case not marked robust" in got.stderr
+    null.robust = 1
+    got = subprocess.run([str(exe), "--check", str(write_case(null, tmp_path / "null.robust.case"))],
+                         capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, got.stderr
 
 
 def test_harness_checks_the_device_limits() -> None:
@@ -389,7 +480,7 @@ def test_harness_checks_the_device_limits() -> None:
     run_case = text[text.index("static void run_case"):]
     # the address checks and the limits before the device exists
     assert run_case.index("check_addresses(&c)") < run_case.index("check_limits(&g, &c)") < \
-        run_case.index("gpu_device(&g, mesh)")
+        run_case.index("gpu_device(&g, mesh, (int)c.h[H_ROBUST])")
 
 
 @pytest.mark.skipif(shutil.which("glslc") is None, reason="glslc not installed")

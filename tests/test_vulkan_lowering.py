@@ -14,7 +14,7 @@ from executor_builder import patched
 from d3d12wl import abi
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.vulkan import IndexInputMode, LoweringError, lower_capture
+from d3d12wl.vulkan import IndexInputMode, LoweringError, TokenType, lower_capture
 from d3d12wl.vulkan.captures import build_compute_capture, build_indexed_capture, build_inherited_capture
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "d3d12wl" / "examples"
@@ -356,7 +356,8 @@ def test_calls_over_max_sequences_split_into_executes() -> None:
 def test_inherited_index_and_vertex_buffers() -> None:
     """Spec "Input Assembler bindings" (as under ExecuteIndirect): a slot or the index buffer that no argument sets
     is the command list's.  The indexed draws that took their index buffer from the command list are the ones a
-    harness without it sent to address 0; with no index buffer anywhere the call is refused with the reason."""
+    harness without it sent to address 0; with no index buffer anywhere the draws read a null view, every index 0
+    (D3D11.3 8.20), which the harness binds as an empty range."""
     from d3d12wl.vulkan.captures_ia import IB16_VA, VB0_VA, VB1_VA, build_inherited_ia_capture
 
     cap = build_inherited_ia_capture()
@@ -364,8 +365,8 @@ def test_inherited_index_and_vertex_buffers() -> None:
     assert low.index_buffer is not None and low.index_buffer.BufferLocation == IB16_VA
     assert [(slot, v.BufferLocation) for slot, v in low.vertex_buffers] == [(0, VB0_VA), (2, VB1_VA)]
     cap.state.index_buffer = None
-    refused = lower_capture(cap)
-    assert not refused.lowered and "no index buffer" in refused.not_lowered[0].reason
+    null = lower_capture(cap)
+    assert null.lowered and null.index_buffer is not None and null.index_buffer.BufferLocation == 0
 
 
 def test_vertex_buffer_tokens_leave_the_command_lists_other_slots() -> None:
@@ -398,3 +399,41 @@ def test_a_large_argument_buffer_leaves_room_for_the_count_buffer() -> None:
 
     cap = build_big_ei_capture(1 << 16)
     assert COUNT_VA + 4 <= ARGUMENT_VA and lower_capture(cap).count == (1 << 16) - 1
+
+
+def test_the_explicit_local_root_signature_path() -> None:
+    """Spec "Local root signatures", explicit path: the push-constant block holds each program's local root signature
+    (LA for A and C, LB for B: one indirect-commands layout each, so the list is two leaves); a record's local
+    arguments override parameters of it, and the rest (spec "Binding sources at record execution": the static
+    default) are push constants read from each sequence's program-table slot, at their parameters' places."""
+    from d3d12wl.records.layout import program_table_layout
+    from d3d12wl.vulkan.captures_signatures import build_explicit_capture
+
+    cap = build_explicit_capture(6)
+    low = lower_capture(cap)
+    assert [leaf.execution_set for leaf in low.leaves()] == [("A", "C"), ("B",)]
+    lb = low.leaves()[1]
+    assert lb.layout is not None
+    local = {r.parameter: r for r in lb.layout.push_constants if r.binding == "local"}
+    assert [(p, r.kind, r.size) for p, r in local.items()] == [(0, "constants", 12), (1, "descriptor", 8),
+                                                               (2, "descriptor", 8)]
+    tail = program_table_layout(cap.objects.programs["B"])
+    from_table = [t for t in lb.layout.tokens if t.type is TokenType.PUSH_CONSTANT and t.arg is None]
+    # LB's DWORDs 0 and 2 of parameter 0 and its SRV (parameter 2): what no record overrides
+    assert [(t.push_offset, t.size) for t in from_table] == [(local[0].offset, 4), (local[0].offset + 8, 4),
+                                                             (local[2].offset, 8)]
+    assert [f.name for f in tail.fields if f.role == "local"] == ["param0_dw0", "param0_dw2", "param2"]
+    overrides = [t for t in lb.layout.tokens if t.type is TokenType.PUSH_CONSTANT and t.arg in (1, 2)]
+    assert [(t.push_offset, t.size) for t in overrides] == [(local[0].offset + 4, 4), (local[1].offset, 8)]
+
+
+def test_local_arguments_of_programs_with_no_local_root_signature_are_refused() -> None:
+    """Rule 25(b): a local argument's RootParameterIndex indexes the local root signature; a program with none
+    leaves nothing to bind it to."""
+    from d3d12wl.vulkan.captures_signatures import build_explicit_capture
+
+    cap = build_explicit_capture(6)
+    for p in cap.objects.programs.values():
+        p.LocalRootSignature = None
+    low = lower_capture(cap)
+    assert not low.lowered and "rule 25(b)" in low.not_lowered[0].reason

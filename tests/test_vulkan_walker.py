@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from executor_builder import patched
+from remap_cases import explicit_local_root_signature
 
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.vulkan import LoweringError, lower_capture
@@ -20,7 +21,7 @@ from d3d12wl.vulkan.captures import (
     build_indexed_capture,
     build_pointer_capture,
 )
-from d3d12wl.vulkan.captures_ia import build_ia_capture
+from d3d12wl.vulkan.captures_ia import build_ia_capture, build_robust_ia_capture
 from d3d12wl.vulkan.captures_signatures import build_mesh_capture, build_mixed_capture, build_table_capture
 from d3d12wl.vulkan.walker import ERRORS, model_walk, plan_of, read_plan, write_plan
 
@@ -43,6 +44,8 @@ CASES: dict[str, Callable[[], Capture]] = {
     "indexed": build_indexed_capture,
     "ia": build_ia_capture,
     "big_ei": lambda: build_big_ei_capture(300),  # split below: the incrementing constant as the command index
+    "explicit": explicit_local_root_signature,  # the explicit local root signature's tail from the program table
+    "robust_ia": build_robust_ia_capture,  # null views and views that end before the draws' reads: bytes like others
 }
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from d3d12wl import abi, inputs
 from d3d12wl.capture.file import CAPTURE_VERSION, DESCRIPTOR_HEAP_MEMBERS, Capture, load_capture
 from d3d12wl.capture.memory import Region as MemoryRegion
-from d3d12wl.errors import CaptureError, D3D12WLError
+from d3d12wl.errors import CaptureError, D3D12WLError, did_you_mean
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import ObjectSet, RootSignature
@@ -185,7 +185,8 @@ def resolve_va(text: str | int, regions: Sequence[Region], where: str) -> int:
     if not plus and re.fullmatch(r"(0[xX])?[0-9a-fA-F_]+", text):
         return _in_va_space(_int(text, where), where)
     known = ", ".join(r.name for r in regions) or "none"
-    raise _fail(where, f"{text!r} is neither a VA nor a region name (regions: {known})")
+    raise _fail(where, f"{text!r} is neither a VA nor a region name{did_you_mean(name, [r.name for r in regions])} "
+                       f"(regions: {known})")
 
 
 def parse_resource(text: str, regions: Sequence[Region], where: str) -> dict[str, Any]:
@@ -453,8 +454,9 @@ def _signature(objects: ObjectSet, spec: AssembleSpec) -> str | None:
         if spec.signature in objects.work_list_signatures or spec.signature in objects.work_list_signature_arrays:
             return spec.signature
         known = ", ".join([*objects.work_list_signatures, *objects.work_list_signature_arrays]) or "none"
-        raise _fail("--signature", f"no work list signature or signature array named {spec.signature!r} "
-                                   f"(known: {known})")
+        names = [*objects.work_list_signatures, *objects.work_list_signature_arrays]
+        raise _fail("--signature", f"no work list signature or signature array named {spec.signature!r}"
+                                   f"{did_you_mean(spec.signature, names)} (known: {known})")
     if spec.call.kind == "DispatchList1" and objects.work_list_signature_arrays:
         return _only(list(objects.work_list_signature_arrays), "work list signature array", "--signature")
     return _only(list(objects.work_list_signatures), "work list signature", "--signature")
@@ -466,13 +468,14 @@ def _call(objects: ObjectSet, spec: AssembleSpec) -> dict[str, Any]:
     if c.kind == "ExecuteIndirect":
         if c.signature not in objects.command_signatures:
             known = ", ".join(objects.command_signatures) or "none"
-            raise _fail("--execute-indirect", f"no command signature named {c.signature!r} (known: {known})")
+            raise _fail("--execute-indirect", f"no command signature named {c.signature!r}"
+                                              f"{did_you_mean(c.signature, objects.command_signatures)} (known: {known})")
         if c.args is None:
-            raise _fail("--args", "ExecuteIndirect needs --args VA (the argument buffer)")
+            raise _fail("--argument-buffer", "ExecuteIndirect needs --argument-buffer VA (the argument buffer)")
         if c.count is None and c.count_resource is not None:
-            raise _fail("--count-resource", "applies to a --count buffer")
-        argument, argument_offset = _buffer(c.args, c.args_resource, regions, "--args")
-        count, count_offset = _buffer(c.count, c.count_resource, regions, "--count") if c.count is not None \
+            raise _fail("--count-buffer-resource", "applies to a --count-buffer VA; give both or neither")
+        argument, argument_offset = _buffer(c.args, c.args_resource, regions, "--argument-buffer")
+        count, count_offset = _buffer(c.count, c.count_resource, regions, "--count-buffer") if c.count is not None \
             else (None, 0)
         return {"ExecuteIndirect": {
             "pCommandSignature": c.signature, "MaxCommandCount": c.max_commands,
@@ -537,6 +540,8 @@ class SlotReport:
     #: where slots hold identifiers of no program: another stride at which every slot the table holds is a
     #: program's or empty (and at least two are programs'), with the program of each slot there
     lines_up_at: tuple[int, dict[str, np.ndarray]] | None = None
+    #: what is said of slots no record selects (a stale or unused slot is legal): warnings, not findings
+    warnings: list[str] = field(default_factory=list)
 
 
 def _tables(capture: Capture) -> list[ProgramTableBinding]:
@@ -564,9 +569,15 @@ def _written_slots(region: MemoryRegion, offset: int, slots: int, stride: int, i
     return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.intp)
 
 
-def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotReport]:
+def program_table_slots(capture: Capture, *, max_listed: int = 8,
+                        selected: Mapping[int, np.ndarray] | None = None) -> list[SlotReport]:
     """Read the identifier of every slot of every bound program table (vectorized) and match it to the
-    capture's programs (spec "Program table slot layout": the slot starts with its D3D12_PROGRAM_IDENTIFIER)."""
+    capture's programs (spec "Program table slot layout": the slot starts with its D3D12_PROGRAM_IDENTIFIER).
+
+    ``selected``: per binding, the slots the call's records select (:func:`d3d12wl.executor.reads.selected_slots`).
+    Given, an identifier of no program is a finding only in a selected slot (the executor reads it); in another
+    it is a warning, since a stale or unused slot is legal (issue 42 class 13: a heuristic never makes an error).
+    Without it every such identifier is a finding."""
     ident_size = abi.sizeof(PROGRAM_IDENTIFIER)
     known: Mapping[bytes, str] = {bytes(p.Identifier): name for name, p in capture.objects.programs.items()
                                   if p.Identifier is not None}
@@ -613,20 +624,35 @@ def program_table_slots(capture: Capture, *, max_listed: int = 8) -> list[SlotRe
         unmatched = [(int(slot), bytes(raw[slot * stride:slot * stride + ident_size]).hex())
                      for slot in unmatched_slots[:max_listed]]
         unmatched_count = int(unmatched_slots.size)
-        for slot, ident_hex in unmatched:
-            findings.append(f"program table {i} slot {slot} @0x{start + slot * stride:x}: identifier {ident_hex} "
-                            "matches no program of the description")
-        if unmatched_count > max_listed:
-            findings.append(f"program table {i}: {unmatched_count - max_listed} more slots with identifiers that "
-                            "match no program")
+        chosen = None if selected is None else selected.get(i, np.zeros(0, dtype=np.int64))
+        read_by_call = np.ones(unmatched_count, dtype=bool) if chosen is None else np.isin(unmatched_slots, chosen)
+        warnings: list[str] = []
+        for k, (slot, ident_hex) in enumerate(unmatched):
+            line = (f"program table {i} slot {slot} @0x{start + slot * stride:x}: identifier {ident_hex} matches no "
+                    "program of the description")
+            if chosen is None:
+                findings.append(line)
+            elif read_by_call[k]:
+                findings.append(line + ", and a record the call reads selects the slot")
+            else:
+                warnings.append(line + " (no record the call reads selects it: a stale or unused slot is legal)")
+        more_read = int(np.count_nonzero(read_by_call[max_listed:]))
+        more_unread = unmatched_count - max_listed - more_read
+        if more_read > 0:
+            findings.append(f"program table {i}: {more_read} more slots with identifiers that match no program"
+                            + ("" if chosen is None else ", selected by the call's records"))
+        if more_unread > 0:
+            warnings.append(f"program table {i}: {more_unread} more slots with identifiers that match no program, "
+                            "which no record the call reads selects")
         lines_up = _lines_up_at(capture, t, list(known), names, int(matched.size)) if unmatched_count else None
         if lines_up is not None:
             at, by = lines_up
             shown = ", ".join(f"{name} slot{'s' if len(v) > 1 else ''} {','.join(map(str, v[:4]))}"
                               for name, v in by.items())
-            findings.append(f"program table {i}: the identifiers line up at stride {at} ({shown}): the table was "
-                            f"written at StrideInBytes {at}, not {stride}")
-        out.append(SlotReport(i, t, programs, empty, unmatched, findings, lines_up))
+            line = (f"program table {i}: the identifiers line up at stride {at} ({shown}): the table was written at "
+                    f"StrideInBytes {at}, not {stride}")
+            (findings if read_by_call.any() else warnings).append(line)
+        out.append(SlotReport(i, t, programs, empty, unmatched, findings, lines_up, warnings))
     return out
 
 

@@ -13,14 +13,17 @@ import gc
 import importlib
 import json
 import os
+import re
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from d3d12wl._version import SPECS_LINE, __version__
-from d3d12wl.errors import D3D12WLError
+from d3d12wl.cli._options import check_required
+from d3d12wl.errors import D3D12WLError, UsageError, closest, did_you_mean
 
 if TYPE_CHECKING:
     from d3d12wl.model.objects import ObjectSet
@@ -43,13 +46,16 @@ COMMANDS: dict[str, str] = {
     "diff": "what differs between two captures, saved traces or call sequences, execution by execution",
     "patch-list": "every GPU VA, descriptor handle and program identifier a captured call reads by value",
     "remap": "rebase a capture for replay: every reference rewritten through VA, heap and identifier maps",
+    "import": "captures and patch-list tables from GFXReconstruct's and GITS's files, nothing typed",
+    "check": "judge captures and folders of them for CI: a summary, JUnit XML and JSON, a baseline, shards",
+    "report": "the page of a captured call: one self-contained HTML file with charts and the findings' bytes",
 }
 
 #: build_parser(command=ALL) registers every command in full
 ALL = "*"
 
 __all__ = ["ALL", "COMMANDS", "EXIT_CODES", "EXIT_INTERNAL", "EXIT_UNUSABLE", "build_parser", "error_object",
-           "load_description", "main", "summary"]
+           "leaf_parsers", "load_description", "main", "summary"]
 
 
 def summary(name: str) -> str:
@@ -92,11 +98,21 @@ class _CommandListFormatter(argparse.RawDescriptionHelpFormatter):
             self._action_max_length += self._indent_increment
 
 
+#: the words of the command line :func:`main` is parsing (a usage error looks for ``--json`` in them)
+_WORDS: ContextVar[tuple[str, ...]] = ContextVar("d3d12wl_words", default=())
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, but ``--help`` and ``--version`` on standard output that cannot be written (a full device)
-    raise its OS error (:func:`main` makes it exit 2 saying so) instead of exit 0 having printed nothing; a usage
-    error written to a standard error that cannot be written is still exit 2, as argparse has it.  A flag that takes
-    one value and is given two is a usage error (:class:`~d3d12wl.cli._once.StoreOnce`)."""
+    """argparse's parser, but:
+
+    - a usage error answers the mistake: a value that is not one of the choices (a command, a ``--format``) names
+      the closest one (did you mean), and one without a close match says where the choices are listed; with
+      ``--json`` on the line, the error object (``kind`` ``UsageError``) is printed on standard output too (exit 2);
+    - a flag that takes one value and is given two (``-o a -o b``) is a usage error naming both
+      (:class:`~d3d12wl.cli._once.StoreOnce`), where argparse kept the last one silently;
+    - ``--help`` and ``--version`` on standard output that cannot be written (a full device) raise its OS error
+      (:func:`main` makes it exit 2 saying so) instead of exit 0 having printed nothing; a usage error written to a
+      standard error that cannot be written is still exit 2, as argparse has it."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -111,6 +127,70 @@ class _Parser(argparse.ArgumentParser):
             return
         sys.stdout.write(message)
         sys.stdout.flush()
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        if action.choices is None or value in action.choices:
+            return
+        names = [str(c) for c in action.choices]
+        what = "command" if isinstance(action, argparse._SubParsersAction) else "choice"
+        raise argparse.ArgumentError(action, f"invalid {what}: {value!r}{did_you_mean(str(value), names)}; choose "
+                                             f"from {', '.join(names)}")
+
+    def error(self, message: str) -> NoReturn:
+        if "did you mean" not in message and "--help" not in message:
+            message += f" (see '{self.prog} --help')"
+        if "--json" in _WORDS.get() and "--json" in self._option_string_actions:
+            print(json.dumps(error_object(UsageError(message, where=_usage_where(message))), indent=2))
+        super().error(message)
+
+
+def _usage_where(message: str) -> str | None:
+    """The flag or argument an argparse usage error is about: ``argument --format: ...`` -> ``--format``; the first
+    unrecognized word; the required ones."""
+    for pattern in (r"argument ([^:]+): ", r"unrecognized arguments: (\S+)", r"arguments are required: ([^(]+?)(?: \(|$)",
+                    r"one of the arguments (.+?) is required"):
+        found = re.match(pattern, message)
+        if found:
+            return found.group(1).strip()
+    return None
+
+
+def _options_of(parser: argparse.ArgumentParser) -> list[str]:
+    """The option strings ``parser`` shows in its help (not an old spelling kept for a release)."""
+    return [o for a in parser._actions if a.help != argparse.SUPPRESS for o in a.option_strings]
+
+
+def _unrecognized(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
+    """argparse's "unrecognized arguments" with what was meant: the closest option of this command, else the
+    commands that have it."""
+    hints = []
+    for word in extras:
+        flag = word.partition("=")[0]
+        if not flag.startswith("-") or flag == "-":
+            continue
+        near = closest(flag, _options_of(parser))
+        if near is not None:
+            hints.append(f"{flag}: did you mean {near}?" if len(extras) > 1 else f"did you mean {near}?")
+            continue
+        owners = [name for name, leaf in leaf_parsers() if flag in _options_of(leaf)]
+        if owners:
+            hints.append(f"{flag} is an option of {', '.join('d3d12wl ' + o for o in owners)}")
+    text = f"unrecognized arguments: {' '.join(extras)}"
+    return f"{text} ({'; '.join(hints)})" if hints else text
+
+
+def leaf_parsers(parser: argparse.ArgumentParser | None = None,
+                 path: tuple[str, ...] = ()) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """Every command that runs (``exec``, ``migrate wl-to-ei``, ``messages check``) and its parser, in the order of
+    ``d3d12wl --help`` (of :func:`build_parser` ``(ALL)`` without ``parser``)."""
+    parser = build_parser(ALL) if parser is None else parser
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield " ".join(path), parser
+        return
+    for action in subs:
+        for name, child in action.choices.items():
+            yield from leaf_parsers(child, (*path, name))
 
 
 def build_parser(command: str | None = ALL) -> argparse.ArgumentParser:
@@ -255,6 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     words = [w for w in words if w != "--debug"]
     _survive_any_text()
     parser = build_parser(_command_of(words))
+    _WORDS.set(tuple(words))
     try:
         args, extras = parser.parse_known_args(words)
     except BrokenPipeError:  # `d3d12wl --help | head -1`
@@ -264,8 +345,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _told_unwritable(exc, "d3d12wl"):
             raise
         return EXIT_UNUSABLE
+    command_parser = _innermost(parser, args)
     if extras:  # (argparse's own message, but with the usage of the command given, not the top level's)
-        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extras)}")
+        command_parser.error(_unrecognized(command_parser, extras))
+    check_required(command_parser, args)
     args.owns_process = argv is None  # (the process's own command line: see load_description)
     as_json = bool(getattr(args, "json", False))
     from d3d12wl.output import claims

@@ -15,7 +15,7 @@ from d3d12wl.abi import check as abi_check
 from d3d12wl.abi import report as abi_report
 from d3d12wl.abi.tools import AST_BYTES_PER_SOURCE_BYTE, DEFAULT_LIMITS, FLAGS, ToolLimits, limited
 from d3d12wl.cli import summary
-from d3d12wl.cli._options import integer
+from d3d12wl.cli._options import add_json_flag, integer, rename
 from d3d12wl.errors import ABIError
 from d3d12wl.headercheck import check as header_check
 from d3d12wl.headercheck import report as header_report
@@ -29,11 +29,12 @@ The ABI of the compiled headers, and its truth checks.
   d3d12wl abi check [--json]     run the ABI truth checks this machine can run; exit 1 on any
                                  disagreement (each printed, naming type and field), listing what was skipped
   d3d12wl abi check --header FILE [--header FILE ...] [--include DIR ...] [--define NAME=VALUE ...]
-                    [--lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
-                    [--signature SIG.json [--record ID=STRUCT ...] [--hlsl FILE ...] [--records-only]] [--json]
+                    [--header-lang c|c++] [--prelude auto|none|FILE] [--map NAME=HEADER_NAME ...]
+                    [--description DESC.json [--record-struct ID=STRUCT ...] [--hlsl FILE ...] [--records-only]]
+                    [--json]
                                  compile anyone's headers for the Windows x64 ABI (clang -target
                                  x86_64-pc-windows-msvc) and compare every struct, field, enum member, constant,
-                                 typedef and callback they share with d3d12wl's; with --signature, also the
+                                 typedef and callback they share with d3d12wl's; with --description, also the
                                  engine's own record structs (C/C++, or HLSL with --hlsl) against the layout
                                  calculator (--records-only: those alone).  Exit 1 on any difference; missing
                                  and extra names are listed (summed up by kind for a header that is no d3d12.h),
@@ -48,6 +49,10 @@ bytes (default {source_bytes:,}); clang's JSON AST read back is at most {ast_per
     **vars(DEFAULT_LIMITS), ast_per_byte=AST_BYTES_PER_SOURCE_BYTE)
 
 
+#: the old spellings (renamed after 0.2.0: --lang, --record and --signature meant other things on codegen and capture)
+_RENAMED = {"--lang": "--header-lang", "--record": "--record-struct", "--signature": "--description"}
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "abi",
@@ -56,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="types, enums or constants to show; or `check`")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_flag(p, "the report (with check: the checks' verdicts)")
     p.add_argument(
         "--headers", metavar="DIR", help="with `check`: check the headers in DIR instead of the installed ones"
     )
@@ -68,20 +73,23 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     g.add_argument("--header", action="append", metavar="FILE", help="a C/C++ header to check (repeatable)")
     g.add_argument("--include", action="append", default=[], metavar="DIR", help="an include directory")
     g.add_argument("--define", action="append", default=[], metavar="NAME[=VALUE]", help="a preprocessor define")
-    g.add_argument("--lang", choices=("c", "c++"), default="c++", help="compile as C11 or C++17 (default c++)")
+    g.add_argument("--header-lang", choices=("c", "c++"), default="c++", dest="lang",
+                   help="compile the headers as C11 or C++17 (default c++)")
     g.add_argument("--prelude", default="auto", metavar="auto|none|FILE",
                    help="included first: auto = <wsl/winadapter.h> when directx-headers-dev is installed")
     g.add_argument("--map", action="append", default=[], metavar="NAME=HEADER_NAME",
                    help="the header's name for one of d3d12wl's types, enums, constants or callbacks")
-    g.add_argument("--signature", metavar="SIG.json", help="a description whose record classes the engine's "
-                   "structs are checked against")
-    g.add_argument("--record", action="append", default=[], metavar="ID=STRUCT",
+    g.add_argument("--description", metavar="DESC.json", dest="signature",
+                   help="a JSON description whose record classes the engine's structs are checked against")
+    g.add_argument("--record-struct", action="append", default=[], metavar="ID=STRUCT", dest="record",
                    help="bind a record class (PCS.secondary, Opaque.program_table, EI.command) to a struct")
     g.add_argument("--hlsl", action="append", metavar="FILE", help="HLSL declaring record structs (repeatable): "
-                   "checked at D3D12's structured-buffer layout (needs --signature; glslc and spirv-dis)")
+                   "checked at D3D12's structured-buffer layout (needs --description; glslc and spirv-dis)")
     g.add_argument("--records-only", action="store_true",
-                   help="with --signature: check the engine's record structs alone, not d3d12wl's declarations "
+                   help="with --description: check the engine's record structs alone, not d3d12wl's declarations "
                         "(an engine header's verdict on its records, without the names it does not declare)")
+    for old, new in _RENAMED.items():
+        rename(g, old, new)
     t = p.add_argument_group("abi check: the bounds of every compiler run (exit 2 naming the one reached)")
     for name, metavar, text in (("memory_mib", "MIB", "address space of each run"),
                                 ("cpu_seconds", "SECONDS", "CPU time of each run (wall-clock time: five times it)"),
@@ -116,7 +124,7 @@ def _defines(values: list[str]) -> list[str]:
 
 
 def _check_header(args: argparse.Namespace) -> int:
-    records, mapping = _pairs(args.record, "--record"), _pairs(args.map, "--map")  # checked before any compile
+    records, mapping = _pairs(args.record, "--record-struct"), _pairs(args.map, "--map")  # checked before any compile
     report = header_check.check_files(args.header or (), hlsl=args.hlsl or (), signature=args.signature,
                                       records=records, mapping=mapping, includes=args.include,
                                       defines=_defines(args.define), lang=args.lang, prelude=args.prelude,
@@ -131,7 +139,7 @@ def _check_header(args: argparse.Namespace) -> int:
 
 def _header_options(args: argparse.Namespace) -> list[str]:
     return [o for o, v in (("--include", args.include), ("--define", args.define), ("--map", args.map),
-                           ("--signature", args.signature), ("--record", args.record),
+                           ("--description", args.signature), ("--record-struct", args.record),
                            ("--records-only", args.records_only)) if v]
 
 
@@ -168,7 +176,8 @@ def _run(args: argparse.Namespace) -> int:
                        where="d3d12wl abi")
     if names[:1] == ["check"]:
         if len(names) > 1:
-            raise ABIError(f"takes no names, got {' '.join(names[1:])}", where="d3d12wl abi check")
+            raise ABIError(f"takes no names, got {' '.join(names[1:])}: `d3d12wl abi {' '.join(names[1:])}` shows "
+                           "them", where="d3d12wl abi check")
         if args.header or args.hlsl:
             if args.headers:
                 raise ABIError("--header and --headers are two different checks; give one", where="--header")

@@ -25,7 +25,7 @@ USE = {
                  "'d3d12wl capture DESC.json REGION... -o CAPTURE.json' makes a capture with it",
     CAPTURE: "exec and dump run it; validate, layout and codegen read a description (the capture's objects, "
              "without its memory and call, are one)",
-    TRACE: "what 'd3d12wl exec --json' printed; 'd3d12wl diff' compares it with a capture, a trace or a call sequence",
+    TRACE: "what 'd3d12wl exec --format json --json-version 1' printed; 'd3d12wl diff' compares it with a capture, a trace or a call sequence",
     CALL_SEQUENCE: "a list of captures, one per call; exec or dump each of them, or compare them with 'd3d12wl diff'",
 }
 

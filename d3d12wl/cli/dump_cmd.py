@@ -12,11 +12,13 @@ from pathlib import Path
 
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import add_json_flag, add_output_flag, add_quiet_flag, add_validators_flag
 from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.exec_cmd import (
     add_limit_flags,
     add_reading_flag,
     add_selection_flags,
+    check_program,
     limits_from,
     readings_from,
     selection_from,
@@ -70,17 +72,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", metavar="CAPTURE", nargs="?", help="a capture file (default: the bundled example)")
     p.add_argument("--hex", action="store_true", help="add annotated hex dumps of every record")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_flag(p, "the same view")
     p.add_argument("--info-queue", action="store_true",
                    help="show the InfoQueue block even when the call put no message in it (only the driver's "
                         "initialization message)")
-    p.add_argument("--validators", action="append", metavar="SPEC", default=None,
-                   help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
-                        "iterable of Validators or zero-argument factory); repeatable")
-    p.add_argument("-o", "--output", metavar="PATH", default=None,
-                   help="write to PATH (atomically) instead of standard output")
+    add_validators_flag(p)
+    add_output_flag(p, "where the view goes (default: standard output)")
     add_selection_flags(p, default_limit=DEFAULT_LIMIT)
-    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    add_quiet_flag(p)
     add_limit_flags(p)
     add_reading_flag(p)
     p.set_defaults(func=run)
@@ -108,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         progress.stage("loading the capture")
         with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
             capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        check_program(args, capture.objects.programs)
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
         progress.stage("selecting")

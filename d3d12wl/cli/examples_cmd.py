@@ -7,6 +7,7 @@ import argparse
 
 from d3d12wl import examples
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import add_json_flag
 from d3d12wl.output.serialize import json_text
 
 #: the plain-text --help description
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("name", metavar="NAME", nargs="?", help="one example file (with --path: print its path)")
     p.add_argument("--path", action="store_true", help="print only the folder (or, with NAME, the file)")
-    p.add_argument("--json", action="store_true", help='print {"path": DIR, "examples": [NAME, ...]}')
+    add_json_flag(p, '{"path": DIR, "examples": [NAME, ...]}')
     p.set_defaults(func=run)
 
 

@@ -7,22 +7,31 @@ import argparse
 import dataclasses
 import io
 import sys
+from collections.abc import Iterable
 from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from d3d12wl.cli import summary
-from d3d12wl.cli._options import integer
+from d3d12wl.cli._options import (
+    add_json_flag,
+    add_output_flag,
+    add_quiet_flag,
+    add_validators_flag,
+    integer,
+    warn,
+)
 from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.progress import Progress
-from d3d12wl.errors import D3D12WLError
+from d3d12wl.errors import D3D12WLError, did_you_mean
 from d3d12wl.executor.output import FORMATS, JSON_VERSION, JSON_VERSIONS
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
 from d3d12wl.output import claims
 
 if TYPE_CHECKING:
+    from d3d12wl.capture.file import Capture
     from d3d12wl.executor.validation import ValidationRunner
 
 EXAMPLE = "culling_capture.json"
@@ -55,7 +64,9 @@ JSON versions (--json-version; json and jsonl say theirs first, version 1 by say
   2        every execution as the execution table's row (the columns of csv, npz and parquet, flat, VAs as
            integers, names as strings, null where absent; 0.8 KB each on the culling frame): the default of
            --format json and jsonl
---json prints the trace for tools (diff and the migration checks read it): --format json --json-version 1.
+--json is --format json, as on every command that has --format.  Until now it wrote version 1 (the trace diff
+and the migration checks read); this release it still does when --json-version is not given, with a warning on
+standard error, and the next writes the version --format json writes: to keep version 1, add --json-version 1.
 
 -o PATH writes to a file (atomically: an interrupted or failed run leaves the old file or none; npz and
 parquet go to standard output without it).  When the trace has error findings (exit status 1), one line on
@@ -84,8 +95,8 @@ reached), 2 when the capture, a flag or an output path cannot be used."""
 def register(sub: Any) -> None:
     p = sub.add_parser("exec", help=summary("exec"), description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", nargs="?", help=f"capture file (default: the bundled example {EXAMPLE})")
-    p.add_argument("--json", action="store_true",
-                   help="print the trace as JSON for tools (--format json --json-version 1)")
+    add_json_flag(p, "the trace: --format json (this release without --json-version: version 1, with a warning; "
+                     "the next: the version --format json writes)")
     p.add_argument("--format", choices=FORMATS, default=None,
                    help="text (default), json (one document), jsonl (one record per line), csv, npz or parquet "
                         "(the execution table; parquet needs the pyarrow extra)")
@@ -93,16 +104,13 @@ def register(sub: Any) -> None:
                    help=f"json, jsonl: the version to write, {' or '.join(map(str, JSON_VERSIONS))} (default "
                         f"{JSON_VERSION}; with --json 1): 1 every execution in the trace's shape, 2 as the "
                         "execution table's row")
-    p.add_argument("-o", "--output", metavar="PATH", default=None,
-                   help="write to PATH (atomically) instead of standard output")
+    add_output_flag(p, "where the trace goes (default: standard output)")
     p.add_argument("--findings", metavar="PATH", default=None,
                    help="csv, parquet: where the verdict table goes (default: beside -o FILE.EXT, "
                         "FILE.findings.EXT)")
-    p.add_argument("--validators", action="append", metavar="SPEC", default=None,
-                   help="run validators from module:attr or path/to/file.py:attr (a ValidationRunner, Validator, "
-                        "iterable of Validators or zero-argument factory); repeatable")
+    add_validators_flag(p)
     add_selection_flags(p, default_limit=0)
-    p.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    add_quiet_flag(p)
     add_limit_flags(p)
     add_reading_flag(p)
     p.set_defaults(func=run)
@@ -133,15 +141,25 @@ def selection_from(args: argparse.Namespace) -> Selection:
     try:
         primary = parse_range(args.primary) if args.primary is not None else None
     except ValueError:
-        raise D3D12WLError(f"--primary {args.primary!r} is not A:B", where="--primary") from None
+        raise D3D12WLError(f"--primary {args.primary!r} is not A:B: give A:B for primary records A..B-1 (A: and :B "
+                           "and A alone work too)", where="--primary") from None
     if args.limit < 0:
-        raise D3D12WLError("--limit must be >= 0", where="--limit")
+        raise D3D12WLError("--limit must be >= 0 (0: all)", where="--limit")
     unknown = [k for k in args.kind or () if k not in FINDING_KINDS]
     if unknown:
-        raise D3D12WLError(f"--kind {unknown[0]!r} is not a finding kind (d3d12wl.executor.trace.FINDING_KINDS)",
-                           where="--kind")
+        raise D3D12WLError(f"--kind {unknown[0]!r} is not a finding kind{did_you_mean(unknown[0], FINDING_KINDS)} "
+                           "(d3d12wl.executor.trace.FINDING_KINDS lists them)", where="--kind")
     return Selection(args.list_index, primary, args.program, frozenset(args.kind) if args.kind else None,
                      args.limit)
+
+
+def check_program(args: argparse.Namespace, programs: Iterable[str]) -> None:
+    """``--program NAME`` names a program of the capture (exit 2 with the closest name otherwise, not an empty
+    selection that looks like a call that ran nothing)."""
+    names = list(programs)
+    if args.program is not None and args.program not in names:
+        raise D3D12WLError(f"no program {args.program!r} in the capture{did_you_mean(args.program, names)}; its "
+                           f"programs: {', '.join(names) or 'none'}", where="--program")
 
 
 def limit_value(text: str) -> int:
@@ -187,6 +205,27 @@ def readings_from(args: argparse.Namespace) -> Readings:
         raise D3D12WLError(str(exc), where="--reading") from None
 
 
+def load_capture_arg(path: str | None, stack: ExitStack) -> Capture:
+    """The capture a command was given (None: the bundled example :data:`EXAMPLE`, its file kept while ``stack``
+    is open); a file of another kind (a description, a trace, a call sequence) is named so, and an unusable
+    capture raises :class:`~d3d12wl.errors.CaptureError` (exit 2)."""
+    from d3d12wl.capture.file import load_capture
+
+    if path is None:
+        path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
+    with expecting(path, CAPTURE):
+        return load_capture(path)
+
+
+def add_executor_flags(p: argparse.ArgumentParser) -> None:
+    """What a command that runs the executor on captures takes besides (``report``, ``check``): ``--validators``,
+    ``--quiet``, the ``--max-...`` limits and ``--reading``."""
+    add_validators_flag(p)
+    add_quiet_flag(p)
+    add_limit_flags(p)
+    add_reading_flag(p)
+
+
 def load_hooks(specs: list[str] | None) -> ValidationRunner | None:
     """The runner for ``--validators`` (None without any); a spec that cannot be loaded raises
     :class:`~d3d12wl.errors.ValidatorSpecError`, which the CLI turns into exit 2."""
@@ -201,22 +240,29 @@ def limits_from(args: argparse.Namespace) -> Limits:
     return Limits(**{f.name: getattr(args, f.name) for f in dataclasses.fields(Limits)})
 
 
-def run(args: argparse.Namespace) -> int:
-    from d3d12wl.capture.file import load_capture
-    from d3d12wl.executor import execute
-
+def checked_limits(args: argparse.Namespace) -> Limits:
+    """:func:`limits_from`, a negative one (other than ``auto``) exit 2 naming its flag."""
     limits = limits_from(args)
     bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0
            and not (getattr(limits, f.name) == AUTO and f.name in SCALED_FLOORS)]
     if bad:
-        raise D3D12WLError(f"limits must be >= 0: {', '.join(bad)}", where=" ".join(Limits.flag(b) for b in bad))
+        raise D3D12WLError(f"limits must be >= 0: {', '.join(bad)} (give a count, or auto where the default is auto)",
+                           where=" ".join(Limits.flag(b) for b in bad))
+    return limits
+
+
+def run(args: argparse.Namespace) -> int:
+    from d3d12wl.executor import execute
+
+    limits = checked_limits(args)
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
-        raise D3D12WLError(f"--json and --format {fmt} disagree", where="--format")
+        raise D3D12WLError(f"--json is --format json, so it and --format {fmt} disagree: give one of them",
+                           where="--format")
     version = json_version_of(args, fmt)
     if args.findings is not None and fmt not in ("csv", "parquet"):
         raise D3D12WLError(f"--findings names the verdict table of csv and parquet; --format {fmt} holds the "
-                           "findings itself", where="--findings")
+                           "findings itself: leave --findings out", where="--findings")
     selection = selection_from(args)
     side = _sidecar(args.output, args.findings, fmt) if fmt in ("csv", "parquet") else None
     claims.check([("-o", args.output), ("--findings" if args.findings else "the verdict table beside -o", side)],
@@ -224,12 +270,9 @@ def run(args: argparse.Namespace) -> int:
     hooks = load_hooks(args.validators)
     progress = Progress("exec", quiet=args.quiet)
     with ExitStack() as stack:
-        path = args.capture
-        if path is None:
-            path = str(stack.enter_context(resources.as_file(resources.files("d3d12wl") / "examples" / EXAMPLE)))
         progress.stage("loading the capture")
-        with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
-            capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
+        capture = load_capture_arg(args.capture, stack)
+        check_program(args, capture.objects.programs)
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
     where = write_trace(trace, fmt, args.output, validators=hooks is not None, selection=selection,
@@ -246,9 +289,14 @@ def json_version_of(args: argparse.Namespace, fmt: str) -> int:
     :data:`~d3d12wl.executor.output.JSON_VERSION` with ``--format json`` / ``jsonl``; a version not in
     :data:`~d3d12wl.executor.output.JSON_VERSIONS`, or one given with another format, is exit 2 naming the flag."""
     if args.json_version is None:
-        return 1 if args.json else JSON_VERSION
+        if args.json and JSON_VERSION != 1:
+            warn("d3d12wl exec", f"--json wrote JSON version 1 before and still does this release; from the next it "
+                                 f"writes what --format json writes (version {JSON_VERSION}): add --json-version 1 "
+                                 "to keep version 1 (diff and migrate read it)")
+            return 1
+        return JSON_VERSION
     if fmt not in ("json", "jsonl"):
-        raise D3D12WLError(f"json and jsonl have versions; --format {fmt} has none",
+        raise D3D12WLError(f"json and jsonl have versions; --format {fmt} has none: leave --json-version out",
                            where="--json-version")
     if args.json_version not in JSON_VERSIONS:
         raise D3D12WLError(f"{args.json_version} is not one of "

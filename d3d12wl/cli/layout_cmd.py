@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from d3d12wl.cli import _violations, load_description, summary
+from d3d12wl.cli._options import add_description_argument, add_json_flag
 from d3d12wl.model.argtypes import arg_type_info
 from d3d12wl.model.objects import IndirectArgumentDesc, ObjectSet, WorkListArgumentDesc
 from d3d12wl.output import tables
@@ -30,9 +31,9 @@ from d3d12wl.records.layout import (
 DESCRIPTION = """\
 The byte layout of every record class a description implies.
 
-  d3d12wl layout SIG.json          a table per record (offset, size, arg index, arg type, member, source, binding:
+  d3d12wl layout DESC.json          a table per record (offset, size, arg index, arg type, member, source, binding:
                                    the root parameter or IA slot the member sets), padding rows
-  d3d12wl layout SIG.json --json   {"program_command_signatures": {NAME: {"class", "record_kind", "primary",
+  d3d12wl layout DESC.json --json   {"program_command_signatures": {NAME: {"class", "record_kind", "primary",
                                    "secondary", "program_table_record"}}, "programs": {NAME:
                                    {"program_table_record"}}, "work_list_signatures": {NAME:
                                    {"min_primary_stride", "min_program_table_stride"}}, "command_signatures":
@@ -60,8 +61,8 @@ stderr says how many rules it breaks (d3d12wl validate lists them), and --strict
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser("layout", help=summary("layout"),
                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("description", metavar="SIG.json", help="a JSON description of the objects (the C desc structs as JSON)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_description_argument(p)
+    add_json_flag(p, "every record's layout")
     _violations.add_strict_flag(p)
     p.set_defaults(func=run)
 

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from d3d12wl import inputs
-from d3d12wl.errors import D3D12WLError
+from d3d12wl.cli import summary
+from d3d12wl.cli._options import add_json_flag
+from d3d12wl.errors import UsageError
 from d3d12wl.messages.conformance import DEFAULT_BUDGET_S, MIN_CHECK_S, ConformanceReport, run_conformance
 from d3d12wl.messages.conformance_harness import SITE_LOAD
 from d3d12wl.messages.driver import Driver
@@ -67,14 +69,10 @@ def _checks_text() -> str:
     return "\n".join(lines)
 
 
-class UsageError(D3D12WLError):
-    """Unusable input to ``d3d12wl messages check`` (exit 2)."""
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     description = DESCRIPTION.format(checks=_checks_text())
     p = subparsers.add_parser(
-        "messages", help="driver-reported messages: `messages check` runs the conformance suite against a driver",
+        "messages", help=summary("messages"),
         description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="messages_command", metavar="SUBCOMMAND")
     sub.required = True
@@ -87,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c.add_argument("--callback-table-size", metavar="BYTES",
                    help="size of the driver's real callback table (with --driver; default: the compiled headers')")
     out = c.add_mutually_exclusive_group()
-    out.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_flag(out, "the checks' results")
     out.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report to FILE")
     c.add_argument("--timeout", metavar="SECONDS", type=float, default=DEFAULT_BUDGET_S,
                    help=f"with --driver: the time budget of the whole run (default {DEFAULT_BUDGET_S:g}); each check "

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from d3d12wl.cli import summary
-from d3d12wl.cli._options import integer, number, refuse_json_with_capture_on_stdout
+from d3d12wl.cli._options import (
+    add_json_flag,
+    add_output_dir_flag,
+    add_output_flag,
+    add_verify_flag,
+    integer,
+    number,
+    refuse_json_with_capture_on_stdout,
+    rename,
+)
 from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.output import claims, tables
 
@@ -28,12 +37,12 @@ Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivat
       per-draw arguments in records, per-call constants in the program table (--bucket-constants records keeps
       them global, in the records), each PCS laid out fully inline or hybrid, whichever is smaller (--layout
       forces one).  Prints calls, empty calls and bytes before and after, and both layouts' bytes.
-  d3d12wl migrate wl-to-ei CAPTURE -o DIR [--no-empty] [--verify] [--json]
+  d3d12wl migrate wl-to-ei CAPTURE --output-dir DIR [--no-empty] [--verify] [--json]
       The lowering a runtime without Work Lists would do, list by list of a DispatchList1 chain: per slot an ExecuteIndirect command
       signature, argument buffer and count (one call per run of one slot where the spec orders the records; a
       call with count 0 for each program no record selects, unless --no-empty).  Writes the captures and
       DIR/calls.json.  Prints calls, empty calls and bytes moved before and after.
-  d3d12wl migrate scene -o DIR [--draws N] [--psos K] [--active F] [--seed S] [--mixed]
+  d3d12wl migrate scene --output-dir DIR [--draws N] [--psos K] [--active F] [--seed S] [--mixed]
       Write a synthetic per-PSO bucket scene (captures + DIR/calls.json) to measure with.
 
 --verify executes the original and the migrated calls and compares the draws and their resolved bindings, in
@@ -49,42 +58,48 @@ def register(sub: Any) -> None:
     steps.required = True
     e = steps.add_parser("ei-to-wl", help="ExecuteIndirect calls -> one DispatchList capture")
     e.add_argument("inputs", nargs="+", metavar="INPUT", help="call sequence file, or PROGRAM=CAPTURE / CAPTURE")
-    e.add_argument("-o", "--output", required=True,
-                   help="the DispatchList capture to write; - prints it on stdout (the report then goes to stderr)")
+    add_output_flag(e, "the DispatchList capture to write (with -o -, the report goes to standard error)",
+                    metavar="OUT.json", required=True)
     e.add_argument("--bucket-constants", choices=("program-table", "records"), default="program-table",
                    help="where bindings constant per call go (default: program-table)")
     e.add_argument("--layout", choices=("auto", "inline", "hybrid"), default="auto",
                    help="record layout of every PCS (default: auto, the fewer bytes)")
-    e.add_argument("--verify", action="store_true", help="execute both sides and compare")
-    e.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_verify_flag(e, "the ExecuteIndirect calls and the work list")
+    add_json_flag(e, "the report")
     e.set_defaults(func=run_ei_to_wl)
     s = steps.add_parser("scene", help="write a synthetic per-PSO bucket scene")
-    s.add_argument("-o", "--output", required=True, help="folder to write the captures and calls.json into")
-    s.add_argument("--draws", type=integer, default=100_000)
-    s.add_argument("--psos", type=integer, default=64)
-    s.add_argument("--active", type=number, default=0.75, help="fraction of PSOs with draws (default 0.75)")
-    s.add_argument("--seed", type=integer, default=1)
+    add_output_dir_flag(s, "the captures and calls.json", required=True)
+    rename(s, "-o", "--output-dir")
+    rename(s, "--output", "--output-dir")
+    s.add_argument("--draws", type=integer, default=100_000, metavar="N",
+                   help="draws in the whole scene (default 100,000)")
+    s.add_argument("--psos", type=integer, default=64, metavar="N", help="pipeline states, one bucket each (default 64)")
+    s.add_argument("--active", type=number, default=0.75, metavar="FRACTION",
+                   help="fraction of PSOs with draws (default 0.75)")
+    s.add_argument("--seed", type=integer, default=1, metavar="N", help="the random seed (default 1)")
     s.add_argument("--mixed", action="store_true", help="every second PSO uses a DRAW command signature")
-    s.add_argument("--json", action="store_true", help='print {"calls", "draws", "output"}')
+    add_json_flag(s, '{"calls", "draws", "output"}')
     s.set_defaults(func=run_scene)
     w = steps.add_parser("wl-to-ei", help="a DispatchList capture -> ExecuteIndirect calls, one per program")
-    w.add_argument("capture", help="a DispatchList or DispatchList1 capture")
-    w.add_argument("-o", "--output", required=True, help="folder for the captures and calls.json")
+    w.add_argument("capture", metavar="CAPTURE", help="a DispatchList or DispatchList1 capture")
+    add_output_dir_flag(w, "the captures and calls.json", required=True)
+    rename(w, "-o", "--output-dir")
+    rename(w, "--output", "--output-dir")
     w.add_argument("--no-empty", action="store_true", help="leave out the calls of programs no record selects")
-    w.add_argument("--verify", action="store_true", help="execute both sides and compare")
-    w.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_verify_flag(w, "the work list and the ExecuteIndirect calls")
+    add_json_flag(w, "the report")
     w.set_defaults(func=run_wl_to_ei)
 
 
 @contextlib.contextmanager
-def _writing(where: str) -> Iterator[None]:
+def _writing(where: str, flag: str = "-o") -> Iterator[None]:
     """An output that cannot be written is unusable input (exit 2 from ``cli.main``), named by its option."""
     from d3d12wl.migrate.runs import MigrationError
 
     try:
         yield
     except OSError as exc:
-        raise MigrationError(f"cannot write: {exc.strerror or exc}", where=f"{exc.filename or where} (-o)") from None
+        raise MigrationError(f"cannot write: {exc.strerror or exc}", where=f"{exc.filename or where} ({flag})") from None
 
 
 def read_inputs(inputs: list[str]) -> list[Any]:
@@ -149,8 +164,8 @@ def _save_calls(output: str, calls: list[tuple[Any, str | None]]) -> Path:
     names = [(f"call{i:03d}_{file_stem(program or 'call', 'call')}.json", program)  # (the program: in calls.json)
              for i, (_, program) in enumerate(calls)]
     # every file named before any is written (against the files read: the capture of wl-to-ei, its region files)
-    claims.check([("-o", folder / name) for name in (*(n for n, _ in names), "calls.json")])
-    with _writing(output):
+    claims.check([("--output-dir", folder / name) for name in (*(n for n, _ in names), "calls.json")])
+    with _writing(output, "--output-dir"):
         folder.mkdir(parents=True, exist_ok=True)
         for (capture, _), (name, _) in zip(calls, names, strict=True):
             save_capture(capture, folder / name)
@@ -198,7 +213,7 @@ def run_scene(args: argparse.Namespace) -> int:
     if args.draws < 0 or args.psos < 1 or not 0 < args.active <= 1:
         raise MigrationError("--draws >= 0, --psos >= 1 and 0 < --active <= 1", where="--draws/--psos/--active")
     entries = bucket_scene(args.draws, args.psos, active=args.active, seed=args.seed, mixed=args.mixed)
-    path = _save_calls(args.output, [(e.capture, e.program) for e in entries])
+    path = _save_calls(args.output_dir, [(e.capture, e.program) for e in entries])
     if args.json:
         return _print_json({"calls": len(entries), "draws": args.draws, "output": str(path)}, 0)
     print(f"scene: {len(entries)} ExecuteIndirect calls, {args.draws} draws -> {path}")
@@ -212,7 +227,7 @@ def run_wl_to_ei(args: argparse.Namespace) -> int:
     with expecting(args.capture, CAPTURE):
         capture = load_capture(args.capture)
     result = wl_to_ei(capture, include_empty=not args.no_empty)
-    path = _save_calls(args.output, [(c.capture, c.program) for c in result.calls])
+    path = _save_calls(args.output_dir, [(c.capture, c.program) for c in result.calls])
     report = result.report()
     report["output"] = str(path)
     code = _verify(capture, result.entries, report) if args.verify else 0

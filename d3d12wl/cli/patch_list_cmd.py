@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import add_json_flag, add_output_flag
 from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
 
 #: the plain-text --help description
@@ -42,8 +43,8 @@ def register(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("capture", metavar="CAPTURE", help="the capture file")
     p.add_argument("--format", choices=FORMATS, default="csv", help="csv (default), jsonl, npz or parquet")
-    p.add_argument("-o", "--output", metavar="OUT", default=None, help="the file to write (default: standard output)")
-    p.add_argument("--json", action="store_true", help="print the summary and the findings as JSON (needs -o FILE)")
+    add_output_flag(p, "the table to write (default: standard output)")
+    add_json_flag(p, "the summary and the findings (needs -o FILE: the table goes there)")
     add_limit_flags(p)
     p.set_defaults(func=run)
 

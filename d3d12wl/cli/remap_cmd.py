@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import add_json_flag, add_output_flag, add_verify_flag
 from d3d12wl.cli.exec_cmd import add_limit_flags, limits_from
 from d3d12wl.output import tables
 
@@ -47,10 +48,10 @@ def register(sub: Any) -> None:
     p.add_argument("--va-map", metavar="MAP", required=True, help="GPU VA ranges: old_base,size,new_base (CSV or JSON)")
     p.add_argument("--heap-map", metavar="MAP", help="descriptor heaps: old and new start and increment (CSV or JSON)")
     p.add_argument("--identifier-map", metavar="MAP", help="program identifiers: old (name or hex) -> new (CSV or JSON)")
-    p.add_argument("-o", "--output", metavar="OUT", required=True, help="the rebased capture to write")
+    add_output_flag(p, "the rebased capture to write", metavar="OUT.json", required=True)
     p.add_argument("--keep-unmapped", action="store_true", help="keep a reference into no range as it is (a warning)")
-    p.add_argument("--verify", action="store_true", help="execute both captures and require the same executions")
-    p.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_verify_flag(p, "the capture and its rebase")
+    add_json_flag(p, "the outcome")
     add_limit_flags(p)
     p.set_defaults(func=run)
 

@@ -1,4 +1,4 @@
-"""``d3d12wl validate SIG.json``: every creation-time violation in a JSON description; exit 1 if any, 0 if none."""
+"""``d3d12wl validate DESC.json``: every creation-time violation in a JSON description; exit 1 if any, 0 if none."""
 
 from __future__ import annotations
 
@@ -6,14 +6,13 @@ import argparse
 
 from d3d12wl import abi
 from d3d12wl.cli import load_description, summary
+from d3d12wl.cli._options import add_description_argument, add_json_flag, add_tier_flag
 from d3d12wl.model.state import DeviceCaps
 from d3d12wl.output import tables
 from d3d12wl.output.serialize import json_text
 from d3d12wl.records.layout import laying_out_once
 from d3d12wl.rules import check_objects
 from d3d12wl.rules.notes import notes
-
-_TIERS = {"1": "D3D12_WORK_LISTS_TIER_1", "2": "D3D12_WORK_LISTS_TIER_2"}
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,10 +23,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "with its rule or section and member path, then notes on what is legal but easy to get wrong "
                     "(a broadcast SecondaryRecordByteStride of 0).  Exit status: 0 no violation (notes or not), 1 "
                     "violations, 2 the file could not be read.")
-    p.add_argument("description", metavar="SIG.json", help="JSON description of objects")
-    p.add_argument("--json", action="store_true", help='print {"violations": [...], "count": N, "notes": [...]}')
-    p.add_argument("--tier", choices=sorted(_TIERS), default="2",
-                   help="D3D12_WORK_LISTS_TIER of the device to validate for (default 2)")
+    add_description_argument(p)
+    add_json_flag(p, '{"violations": [...], "count": N, "notes": [...]}')
+    add_tier_flag(p, default=2, default_text="2: the device to validate for")
     p.add_argument("--dispatch-rays", action="store_true",
                    help="the device reports D3D12_FEATURE_DATA_WORK_LISTS::DispatchRaysSupported")
     p.set_defaults(func=run)
@@ -35,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     objects = load_description(args)
-    caps = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", _TIERS[args.tier]),
+    caps = DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", f"TIER_{args.tier}"),
                       DispatchRaysSupported=args.dispatch_rays)
     with laying_out_once():  # (the rules and the notes read the same layouts)
         violations = check_objects(objects, caps)

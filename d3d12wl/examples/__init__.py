@@ -24,9 +24,10 @@ FOLDER = Path(__file__).resolve().parent
 
 
 def names() -> list[str]:
-    """The example files (descriptions, captures, headers, HLSL, readbacks), as paths under the folder, sorted."""
+    """The example files (descriptions, captures, headers, HLSL, readbacks, other tools' dumps), as paths under the
+    folder, sorted."""
     return sorted(p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*")
-                  if p.is_file() and p.suffix in {".json", ".h", ".hlsl", ".py", ".csv", ".bin"}
+                  if p.is_file() and p.suffix in {".json", ".h", ".hlsl", ".py", ".csv", ".bin", ".txt"}
                   and p.name != "__init__.py" and "__pycache__" not in p.parts)
 
 

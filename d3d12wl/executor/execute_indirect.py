@@ -267,12 +267,12 @@ ARGUMENT_BUFFER = BufferRequirements("ArgumentBufferOffset", misaligned_kind="ar
                                      out_of_bounds_kind="argument-buffer-out-of-bounds",
                                      wrong_state_kind="argument-buffer-wrong-state",
                                      bounds_unknown_kind="argument-buffer-bounds-unknown",
-                                     resource_flag="--args-resource", resource_member="pArgumentBuffer")
+                                     resource_flag="--argument-buffer-resource", resource_member="pArgumentBuffer")
 COUNT_BUFFER = BufferRequirements("CountBufferOffset", misaligned_kind="count-buffer-offset-misaligned",
                                   out_of_bounds_kind="count-buffer-out-of-bounds",
                                   wrong_state_kind="count-buffer-wrong-state",
                                   bounds_unknown_kind="count-buffer-bounds-unknown",
-                                  resource_flag="--count-resource", resource_member="pCountBuffer")
+                                  resource_flag="--count-buffer-resource", resource_member="pCountBuffer")
 
 
 def check_call(ctx: ExecContext, call: ExecuteIndirectCall, cs: CommandSignature, stride: int, root_set: str) -> None:

@@ -45,7 +45,8 @@ from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, 
 from d3d12wl.records import layout as L
 from d3d12wl.records.packers import match_identifiers
 
-__all__ = ["CallReads", "CommandRead", "ListRead", "Rows", "call_rows", "call_strides", "read_call", "reached"]
+__all__ = ["CallReads", "CommandRead", "ListRead", "Rows", "call_rows", "call_strides", "read_call", "reached",
+           "selected_slots"]
 
 _U64_MAX = (1 << 64) - 1
 _IDENTIFIER_SIZE = abi.sizeof(L.PROGRAM_IDENTIFIER)
@@ -147,6 +148,9 @@ class Rows:
     #: stride -> where it comes from (None: records read one by one, not at a stride: the dispatch inputs)
     strides: dict[int | None, list[str]]
     left_out: list[str]
+    #: those of ``left_out`` that are rows the call reads from memory that is not mapped (the executor finds them
+    #: so: an error), as opposed to rows past the record limit or of another record class
+    unmapped: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.va)
@@ -179,6 +183,7 @@ class _Builder:
         self.columns: dict[str, list[np.ndarray]] = {}
         self.strides: dict[int | None, list[str]] = {}
         self.left_out: list[str] = []
+        self.unmapped: list[str] = []
         self.budget = reads.max_rows
 
     def located(self, va: np.ndarray, what: str, size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -188,8 +193,12 @@ class _Builder:
         missing = int(np.count_nonzero(~ok))
         if missing:
             first = int(va[np.argmax(~ok)])
-            self.left_out.append(f"{missing} of {len(va)} {what} are not mapped whole (the first at 0x{first:x})")
+            self.not_mapped(f"{missing} of {len(va)} {what} are not mapped whole (the first at 0x{first:x})")
         return ok, ridx
+
+    def not_mapped(self, message: str) -> None:
+        self.left_out.append(message)
+        self.unmapped.append(message)
 
     def bounded(self, n: int, what: str) -> int:
         take = min(n, self.budget)
@@ -213,7 +222,7 @@ class _Builder:
         ridx = np.concatenate(self.ridx) if self.ridx else np.zeros(0, dtype=np.int64)
         data = self.reads.arrays.gather(ridx, va, self.size) if len(va) else np.zeros((0, self.size), np.uint8)
         cols = {name: np.concatenate(parts) for name, parts in self.columns.items()}
-        return Rows(self.what, self.size, va, data, cols, self.strides, self.left_out)
+        return Rows(self.what, self.size, va, data, cols, self.strides, self.left_out, self.unmapped)
 
 
 def _strided(start: int, n: int, stride: int) -> np.ndarray:
@@ -289,6 +298,7 @@ def _secondary_rows(reads: CallReads, pcs: ProgramCommandSignature, layout: L.PC
     _primary_rows(reads, pcs, layout, primary)
     prim = primary.rows()
     b.left_out += prim.left_out
+    b.unmapped += prim.unmapped
     if not len(prim):
         return
     n_off = layout.primary.field("NumSecondaryRecords").offset
@@ -314,9 +324,9 @@ def _secondary_rows(reads: CallReads, pcs: ProgramCommandSignature, layout: L.PC
     unmapped = lists & (ridx < 0)
     if unmapped.any():
         j = int(np.argmax(unmapped))
-        b.left_out.append(f"{int(np.count_nonzero(unmapped))} secondary lists are not mapped whole (the first: "
-                          f"primary record {int(prim.columns['primary'][j])} of list {int(prim.columns['list'][j])}, "
-                          f"{int(counts[j])} records at 0x{int(bases[j]):x})")
+        b.not_mapped(f"{int(np.count_nonzero(unmapped))} secondary lists are not mapped whole (the first: "
+                     f"primary record {int(prim.columns['primary'][j])} of list {int(prim.columns['list'][j])}, "
+                     f"{int(counts[j])} records at 0x{int(bases[j]):x})")
     lists &= ~unmapped
     counts = np.where(lists, counts, 0)
     total = int(counts.sum())
@@ -512,3 +522,26 @@ def _strides_of(reads: CallReads, rec: L.RecordLayout) -> dict[int, list[str]]:
             if whence not in out.get(stride, []):
                 out.setdefault(stride, []).append(whence)
     return out
+
+
+def selected_slots(reads: CallReads) -> dict[int, np.ndarray]:
+    """Per binding (signature index), the program-table slots the call's primary records select (their
+    ``ProgramTableIndex``, spec "Primary record layout": the header's first member), unique and ascending: the slots
+    whose identifiers the executor reads.  Lists of the raytracing class, which bind no program table, and records
+    that are not mapped select none."""
+    program_table = abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE")
+    b = _Builder(reads, "ProgramTableIndex", 4)
+    parts: dict[int, list[np.ndarray]] = {}
+    for lr in reads.lists:
+        if lr.primary is None or lr.binding.Type != program_table:
+            continue
+        n, start, stride = lr.primary
+        n = b.bounded(n, f"primary records of list {lr.index}")
+        if _wraps(start, n, stride, 4):
+            n = (_U64_MAX + 1 - 4 - start) // stride + 1 if stride else 1
+        va = _strided(start, n, stride)
+        ok = reads.arrays.locate(va, 4) >= 0 if len(va) else np.zeros(0, dtype=bool)
+        index = reads.arrays.gather(reads.arrays.locate(va[ok], 4), va[ok], 4).view("<u4").reshape(-1) \
+            if ok.any() else np.zeros(0, dtype=np.uint32)
+        parts.setdefault(lr.signature_index, []).append(index.astype(np.int64))
+    return {k: np.unique(np.concatenate(v)) for k, v in parts.items()}

@@ -118,10 +118,10 @@ FINDING_KINDS: dict[str, str] = {
         "(once per call and parameter; every declared parameter counts as read: warning)",
     "argument-buffer-bounds-unknown":
         "ArgumentBufferOffset + MaxCommandCount * ByteStride exceeds the mapped region that stands for a resource the "
-        "capture does not give: its size is unknown (warning; give it with --args-resource)",
+        "capture does not give: its size is unknown (warning; give it with capture --argument-buffer-resource)",
     "count-buffer-bounds-unknown":
         "CountBufferOffset + the UINT32 count exceeds the mapped region that stands for a resource the capture does "
-        "not give: its size is unknown (warning; give it with --count-resource)",
+        "not give: its size is unknown (warning; give it with capture --count-buffer-resource)",
     # The bound descriptor heaps' GPU ranges (capture version 4: state.descriptor_heaps)
     "descriptor-handle-outside-heap":
         "a descriptor-table handle a record holds lies outside the bound heap of its type, or not on a descriptor "

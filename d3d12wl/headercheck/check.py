@@ -50,6 +50,7 @@ from d3d12wl.headercheck.probe import (
     ProbeResult,
     Probes,
     compile_headers,
+    require_includable,
     run_probes,
     signed_probe,
 )
@@ -505,12 +506,14 @@ def check_files(headers: Sequence[Path | str] = (), *, hlsl: Sequence[Path | str
     if not headers and not hlsl:
         raise ABIError("nothing to check: give a header (or HLSL)", where="--header")
     if records and signature is None:
-        raise ABIError("--record needs --signature (the description the record classes come from)", where="--record")
+        raise ABIError("--record-struct needs --description (the description the record classes come from)", where="--record-struct")
     if hlsl and signature is None:
-        raise ABIError("--hlsl checks record structs, so it needs --signature", where="--hlsl")
+        raise ABIError("--hlsl checks record structs, so it needs --description", where="--hlsl")
     if records_only and signature is None:
-        raise ABIError("--records-only checks the engine's record structs, so it needs --signature",
+        raise ABIError("--records-only checks the engine's record structs, so it needs --description",
                        where="--records-only")
+    for h in hlsl:  # (every path the user gave is checked before any tool is looked for)
+        require_includable(h, where=f"--hlsl {h}")
     bindings = header_records.bind(signature, dict(records or {})) if signature is not None else []
     include_dirs, define_list = tuple(Path(d) for d in includes), tuple(defines)
     report = HeaderReport([], "", "", [], {}, records_only=records_only)
@@ -530,5 +533,5 @@ def check_files(headers: Sequence[Path | str] = (), *, hlsl: Sequence[Path | str
     if bindings and not any(e.kind in RECORD_KINDS for e in report.entries):
         names = ", ".join(f"{b.record}={b.struct}" for b in bindings)
         raise ABIError(f"no record struct to check: the headers declare none of d3d12wl codegen's names ({names}); "
-                       "bind them with --record ID=STRUCT or the description's record_structs", where="--signature")
+                       "bind them with --record-struct ID=STRUCT or the description's record_structs", where="--description")
     return report

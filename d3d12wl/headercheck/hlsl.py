@@ -229,7 +229,7 @@ def layouts(m: SpirvModule, structs: Sequence[str]) -> dict[str, HlslStruct]:
             raise ABIError("glslc dropped or reshaped the probe buffer", where=f"StructuredBuffer<{name}>")
         element = runtime[1]
         if m.types.get(element, [""])[0] != "OpTypeStruct":
-            raise ABIError(f"{name} is not a struct", where="--record")
+            raise ABIError(f"{name} is not a struct", where="--record-struct")
         got = _struct(m, element)
         out[name] = HlslStruct(name, got.members, got.size, got.align, m.array_strides.get(block[1]))
     return out

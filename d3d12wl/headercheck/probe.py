@@ -62,9 +62,11 @@ class HeaderOptions:
         if not self.headers:
             raise ABIError("no header to check", where="--header")
         if self.lang not in LANGS:
-            raise ABIError(f"unknown language {self.lang!r}; use one of {', '.join(LANGS)}", where="--lang")
+            raise ABIError(f"unknown language {self.lang!r}; use one of {', '.join(LANGS)}", where="--header-lang")
         for h in self.headers:
             require_includable(h)
+        if self.prelude not in ("auto", "none"):  # (a path: checked with the others, before any tool is looked for)
+            require_includable(self.prelude, where=f"--prelude {self.prelude}")
         for d in self.includes:
             if inputs.path_kind(d) != "a directory":
                 raise ABIError("no such directory", where=str(d))
@@ -77,13 +79,15 @@ class HeaderOptions:
         return self.lang == "c++"
 
 
-def require_includable(path: Path | str) -> None:
-    """A file the compiler is told to ``#include``: a regular file, whose path ``#include "..."`` can spell."""
-    kind = inputs.path_kind(path)
+def require_includable(path: Path | str, *, where: str | None = None) -> None:
+    """A file the compiler is told to ``#include``: a regular file, whose path ``#include "..."`` can spell
+    (``where``: what an error names, default the path)."""
+    where = str(path) if where is None else where
+    kind = inputs.path_kind(path, where=where)
     if kind != "a regular file":
-        raise ABIError("no such file" if kind is None else f"is {kind}, not a file", where=str(path))
+        raise ABIError("no such file" if kind is None else f"is {kind}, not a file", where=where)
     if any(c in str(Path(path).resolve()) for c in '"\n'):
-        raise ABIError("a path with a double quote or a line break cannot be #included; rename it", where=str(path))
+        raise ABIError("a path with a double quote or a line break cannot be #included; rename it", where=where)
 
 
 @dataclass
@@ -160,10 +164,7 @@ def _prelude(options: HeaderOptions) -> str:
         return ""
     if options.prelude == "auto":
         return "#include <wsl/winadapter.h>\n" if find_d3d12_headers() is not None else ""
-    path = Path(options.prelude)
-    if inputs.path_kind(path, where="--prelude") != "a regular file":
-        raise ABIError("no such file", where=f"--prelude {options.prelude}")
-    return f'#include "{path.resolve()}"\n'
+    return f'#include "{Path(options.prelude).resolve()}"\n'
 
 
 def _source(options: HeaderOptions) -> str:

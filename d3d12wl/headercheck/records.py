@@ -25,14 +25,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from d3d12wl.errors import ABIError
+from d3d12wl.errors import ABIError, did_you_mean
 from d3d12wl.headercheck import hlsl as hlsl_probe
 from d3d12wl.headercheck.clang_ast import HeaderDecls, HeaderPath, HeaderRecord
 from d3d12wl.headercheck.report import RECORD_KINDS, Difference, Entry
 from d3d12wl.model import description
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.records import codegen
-from d3d12wl.records.layout import COMMAND, SECONDARY, LayoutField, RecordLayout, record_id, record_layouts
+from d3d12wl.records.layout import (
+    COMMAND,
+    SECONDARY,
+    LayoutField,
+    RecordLayout,
+    record_id,
+    record_id_synonyms,
+    record_layouts,
+)
 
 
 class Checker(Protocol):
@@ -72,7 +80,7 @@ def declared_stride(objects: ObjectSet, layout: RecordLayout) -> int | None:
 def bind(signature: str | Path, names: dict[str, str]) -> list[RecordBinding]:
     """Bind engine structs to the record classes of the description at ``signature``.
 
-    ``names`` maps record id -> struct name (``--record``); it is merged over the description's own
+    ``names`` maps record id -> struct name (``--record-struct``); it is merged over the description's own
     ``"record_structs"`` object.  With neither, every record class is bound to the name ``d3d12wl codegen``
     gives it (``PCS_SecondaryRecord``), and those the header does not declare are skipped."""
     path = Path(signature)
@@ -83,8 +91,9 @@ def bind(signature: str | Path, names: dict[str, str]) -> list[RecordBinding]:
     wanted = {**given, **names}
     unknown = sorted(set(wanted) - set(layouts))
     if unknown:
-        raise ABIError(f"no record class {', '.join(unknown)} in {path.name}; its record classes: "
-                       f"{', '.join(layouts) or 'none'}", where="--record")
+        hint = did_you_mean(unknown[0], layouts, record_id_synonyms(layouts)) if len(unknown) == 1 else ""
+        raise ABIError(f"no record class {', '.join(unknown)} in {path.name}{hint}; its record classes: "
+                       f"{', '.join(layouts) or 'none'}", where="--record-struct")
     if not wanted:
         return [RecordBinding(rid, codegen.struct_name(layout), layout, declared_stride(objects, layout), True)
                 for rid, layout in layouts.items()]
@@ -107,11 +116,11 @@ def plan(checker: Checker, bindings: list[RecordBinding]) -> list[_Bound]:
         matches = checker.decls.matching(b.struct) or checker.decls.matching(f"struct {b.struct}")
         if len(matches) > 1:
             raise ABIError(f"{b.struct!r} is ambiguous in the header: {', '.join(matches)}; qualify it",
-                           where=f"--record {b.record}")
+                           where=f"--record-struct {b.record}")
         if not matches:
             if not b.optional:
                 raise ABIError(f"the headers declare no struct or class {b.struct!r}",
-                               where=f"--record {b.record}={b.struct}")
+                               where=f"--record-struct {b.record}={b.struct}")
             continue
         spelled = matches[0]
         record = checker.decls.records[checker.decls.names[spelled]]

@@ -43,17 +43,24 @@ class Diff:
     findings_removed: list[str] = field(default_factory=list)
     key: tuple[str, ...] = ()
     note: str = ""
+    #: a capture against its replay's dump (d3d12wl.importers.replay_diff): commands matched by index, and what
+    #: makes the replay unable to execute what was captured, one line each
+    replay: bool = False
+    cannot_execute: list[str] = field(default_factory=list)
 
     @property
     def same(self) -> bool:
         return not (self.differences or self.only_in_a or self.only_in_b or self.findings_added
-                    or self.findings_removed)
+                    or self.findings_removed or self.cannot_execute)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"same": self.same, "key": list(self.key) or "position", "matched": self.matched,
-                "differences": [vars(d) | {"key": list(d.key)} for d in self.differences],
-                "only_in_a": self.only_in_a, "only_in_b": self.only_in_b,
-                "findings_added": self.findings_added, "findings_removed": self.findings_removed, "note": self.note}
+        out = {"same": self.same, "key": list(self.key) or "position", "matched": self.matched,
+               "differences": [vars(d) | {"key": list(d.key)} for d in self.differences],
+               "only_in_a": self.only_in_a, "only_in_b": self.only_in_b,
+               "findings_added": self.findings_added, "findings_removed": self.findings_removed, "note": self.note}
+        if self.replay:  # (a member of a replay diff only: the JSON of a diff of two runs keeps its shape)
+            out["cannot_execute"] = self.cannot_execute
+        return out
 
 
 def _key_of(e: Mapping[str, Any], key: Sequence[str]) -> tuple[Any, ...]:

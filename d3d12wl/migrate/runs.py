@@ -1,6 +1,6 @@
 """What a call (or a sequence of calls) executes, read through the executor's public face only.
 
-A *run* is the executions of one capture, one saved trace (``d3d12wl exec --json`` output) or one *call sequence*:
+A *run* is the executions of one capture, one saved trace (``d3d12wl exec --format json --json-version 1`` output) or one *call sequence*:
 a small versioned JSON file that lists captures in command-list order, each with the program (PSO) the command list
 had set when it was recorded::
 
@@ -264,13 +264,13 @@ def _not_a_table(doc: Mapping[str, Any], where: str) -> None:
     version = doc.get("version", 1)
     if version != 1:
         raise MigrationError(f"a version {version} JSON output of exec holds the execution table's rows, not the "
-                             "trace a run compares: save the trace with 'd3d12wl exec CAPTURE --json' (or "
-                             "--format json --json-version 1)", where=where)
+                             "trace a run compares: save the trace with 'd3d12wl exec CAPTURE --format json "
+                             "--json-version 1'", where=where)
 
 
 def load_run(source: Any, *, name: str | None = None) -> Run:
     """A run from a :class:`Capture`, a list of :class:`CallSequenceEntry`, a trace dict, a :class:`Run`, or a path
-    to a capture, a saved trace (``d3d12wl exec --json``) or a call sequence file."""
+    to a capture, a saved trace (``d3d12wl exec --format json --json-version 1``) or a call sequence file."""
     if isinstance(source, Run):
         return source
     if isinstance(source, Capture):

@@ -10,6 +10,7 @@ appear (spec "System-generated validator pointer arg types").
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
@@ -54,6 +55,9 @@ class ArgTypeInfo:
     ``program_kind``: for a dispatch trigger, the kind of program it requires (spec rule 3, "Program-class
     compatibility": _DRAW / _DRAW_INDEXED graphics, _DISPATCH compute, _DISPATCH_MESH mesh,
     _DISPATCH_RAYS_DIMENSIONS raytracing-pipeline shaders); one of :data:`PROGRAM_KINDS`.
+    ``api_call``: for an ExecuteIndirect dispatch trigger, the command-list method whose parameters its arguments
+    are (IndirectDrawing.md "Overview": "The command type that will be used (DrawInstanced, DrawIndexedInstanced,
+    Dispatch)"; DispatchMesh and DispatchRays likewise), the name a D3D12 programmer may type for it.
     """
 
     name: str
@@ -69,6 +73,7 @@ class ArgTypeInfo:
     system_pointer: bool = False
     not_on_raytracing: bool = False
     program_kind: str | None = None
+    api_call: str | None = None
 
     @property
     def is_trigger(self) -> bool:
@@ -93,10 +98,12 @@ def _ptr(name: str, member: str, roles: frozenset[str], *, not_on_raytracing: bo
 
 
 _TABLE: tuple[ArgTypeInfo, ...] = (
-    ArgTypeInfo("DRAW", None, "D3D12_DRAW_ARGUMENTS", 4, _G, RECORD_SOURCES, program_kind="GRAPHICS"),
+    ArgTypeInfo("DRAW", None, "D3D12_DRAW_ARGUMENTS", 4, _G, RECORD_SOURCES, program_kind="GRAPHICS",
+                api_call="DrawInstanced"),
     ArgTypeInfo("DRAW_INDEXED", None, "D3D12_DRAW_INDEXED_ARGUMENTS", 4, _G, RECORD_SOURCES,
-                program_kind="GRAPHICS"),
-    ArgTypeInfo("DISPATCH", None, "D3D12_DISPATCH_ARGUMENTS", 4, _C, RECORD_SOURCES, program_kind="COMPUTE"),
+                program_kind="GRAPHICS", api_call="DrawIndexedInstanced"),
+    ArgTypeInfo("DISPATCH", None, "D3D12_DISPATCH_ARGUMENTS", 4, _C, RECORD_SOURCES, program_kind="COMPUTE",
+                api_call="Dispatch"),
     ArgTypeInfo("VERTEX_BUFFER_VIEW", "VertexBuffer", "D3D12_VERTEX_BUFFER_VIEW", 4, None, RECORD_SOURCES),
     ArgTypeInfo("INDEX_BUFFER_VIEW", None, "D3D12_INDEX_BUFFER_VIEW", 4, None, RECORD_SOURCES),
     ArgTypeInfo("CONSTANT", "Constant", None, 4, None, RECORD_SOURCES, frozenset({"32BIT_CONSTANTS"})),
@@ -108,9 +115,9 @@ _TABLE: tuple[ArgTypeInfo, ...] = (
                 RECORD_SOURCES, frozenset({"UAV"})),
     # ExecuteIndirect only: "not valid in a Work Lists program command signature" (spec "Supported argument types").
     ArgTypeInfo("DISPATCH_RAYS", None, "D3D12_DISPATCH_RAYS_DESC", 8, _R, RECORD_SOURCES, wl=False,
-                program_kind="RAYTRACING"),
+                program_kind="RAYTRACING", api_call="DispatchRays"),
     ArgTypeInfo("DISPATCH_MESH", None, "D3D12_DISPATCH_MESH_ARGUMENTS", 4, _G, RECORD_SOURCES,
-                program_kind="MESH"),
+                program_kind="MESH", api_call="DispatchMesh"),
     ArgTypeInfo("INCREMENTING_CONSTANT", "IncrementingConstant", None, 4, None, _SYS, frozenset({"32BIT_CONSTANTS"})),
     # Work-Lists-specific types (spec "Supported argument types"); none is in the ExecuteIndirect set.
     ArgTypeInfo("FIXED_DISPATCH", "FixedDispatch", None, 4, _C, _STATIC, ei=False, program_kind="COMPUTE"),
@@ -132,6 +139,37 @@ _TABLE: tuple[ArgTypeInfo, ...] = (
 )
 
 _BY_NAME = {info.name: info for info in _TABLE}
+
+
+def _upper_snake(name: str) -> str:
+    """``DrawIndexedInstanced`` -> ``DRAW_INDEXED_INSTANCED`` (an enum member's spelling of a method name)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper()
+
+
+@cache
+def enum_synonyms(enum_name: str) -> dict[str, str]:
+    """The other D3D12 names of an enum's members, for a did-you-mean that puts the D3D12 meaning first
+    (:func:`d3d12wl.errors.closest`): of ``D3D12_INDIRECT_ARGUMENT_TYPE``, the command-list method a trigger stands
+    for (``DRAW_INSTANCED`` -> ``DRAW``, not the closer spelling ``DRAW_INDEXED``) and the root parameter type an
+    argument sets (``CBV`` -> ``CONSTANT_BUFFER_VIEW``, ``32BIT_CONSTANTS`` -> ``CONSTANT``); of
+    ``D3D12_ROOT_PARAMETER_TYPE``, the other way (``CONSTANT_BUFFER_VIEW`` -> ``CBV``).  Read from the table of
+    argument types (the first claim wins: a system pointer sets a root CBV too, but is no one's meaning of it)."""
+    out: dict[str, str] = {}
+    if enum_name == "D3D12_INDIRECT_ARGUMENT_TYPE":
+        for info in _TABLE:
+            if info.api_call is not None:
+                out.setdefault(_upper_snake(info.api_call), info.name)
+            if not info.system_pointer:
+                for rpt in sorted(info.root_parameter_types):
+                    if rpt != info.name:
+                        out.setdefault(rpt, info.name)
+    elif enum_name == "D3D12_ROOT_PARAMETER_TYPE":
+        for info in _TABLE:
+            if not info.system_pointer and len(info.root_parameter_types) == 1:
+                (rpt,) = info.root_parameter_types
+                if rpt != info.name:
+                    out.setdefault(info.name, rpt)
+    return out
 
 
 def arg_type_info(name: str) -> ArgTypeInfo:

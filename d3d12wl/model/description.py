@@ -48,7 +48,7 @@ from d3d12wl import abi, inputs
 from d3d12wl.errors import ABIError, D3D12WLError, DescriptionError, did_you_mean
 from d3d12wl.model import fieldnames
 from d3d12wl.model import objects as model
-from d3d12wl.model.argtypes import arg_type_info
+from d3d12wl.model.argtypes import arg_type_info, enum_synonyms
 from d3d12wl.model.objects import (
     CommandSignature,
     IndirectArgumentDesc,
@@ -809,7 +809,8 @@ def validate_schema(doc: dict[str, Any]) -> list[DescriptionError]:
         if enum_name:
             prefix = abi.default.enum_prefix(enum_name)
             shorts = [n[len(prefix):] for n in abi.enum_members(enum_name)]
-            hint = did_you_mean(err.instance.removeprefix(prefix), shorts) if isinstance(err.instance, str) else ""
+            hint = did_you_mean(err.instance.removeprefix(prefix), shorts, enum_synonyms(enum_name)) \
+                if isinstance(err.instance, str) else ""
             message = (f"{err.instance!r} is not a {enum_name} member (full or short name) or integer{hint}; valid: "
                        f"{', '.join(shorts)}")
         elif err.validator == "pattern" and err.absolute_path and err.absolute_path[-1] == fieldnames.NAME_MEMBER:

@@ -13,7 +13,11 @@ member, like a program's ``ProgramKind``), the cffi descs do not.  The layout ca
 (:mod:`d3d12wl.records.layout`) is the one place that names a record's members, from :func:`field_name`; every
 view (C, HLSL, RenderDoc, ctypes, construct, numpy, packers, decode, dump, exec) takes the name from there.
 
-A ``Name`` must be a C identifier that every generated view can spell: no C, C++ or HLSL keyword, no leading
+A ``Name`` must be a C identifier that every generated view can spell (issue 42: generated code compiles for every
+name the checks accept): no keyword, predefined macro, standard-header name or HLSL type of
+:mod:`d3d12wl.model.reserved_names`; no name the D3D12 headers declare (a type, which a member of its name would hide
+in C++, an enumerator or a constant) nor one starting with the API's prefixes (``D3D12``, ``ID3D12``, ``DXGI``...);
+not of a generated struct's form (``PCS_SecondaryRecord``: C++ refuses a member named as its class); no leading
 underscore (``_pad0`` and its kind are d3d12wl's padding members), not of a positional form (``arg3_Foo``,
 ``param2``: another argument could take it), not a header member (``ProgramTableIndex``, ``NumSecondaryRecords``,
 ``SecondaryRecords``, ``ReservedPadding``), ``ProgramIdentifier``, or a member of a payload struct
@@ -30,6 +34,7 @@ from functools import cache
 from d3d12wl import abi
 from d3d12wl.model.argtypes import ArgTypeInfo, all_arg_types, arg_type_info
 from d3d12wl.model.objects import IndirectArgumentDesc, RecordKind, WorkListArgumentDesc
+from d3d12wl.model.reserved_names import reserved_word
 
 #: the description-only member of an argument desc that names its record member
 NAME_MEMBER = "Name"
@@ -96,37 +101,23 @@ _POSITIONAL = re.compile(r"(arg|param)[0-9]+(_[A-Za-z0-9_]*)?\Z")
 #: longest Name accepted (C guarantees 63 significant characters of an internal identifier, C11 5.2.4.1)
 MAX_NAME = 63
 
-_C_KEYWORDS = """
-auto break case char const continue default do double else enum extern float for goto if inline int long register
-restrict return short signed sizeof static struct switch typedef union unsigned void volatile while _Alignas
-_Alignof _Atomic _Bool _Complex _Generic _Imaginary _Noreturn _Static_assert _Thread_local
-"""
-_CPP_KEYWORDS = """
-alignas alignof and and_eq asm bitand bitor bool catch char8_t char16_t char32_t class compl concept consteval
-constexpr constinit const_cast co_await co_return co_yield decltype delete dynamic_cast explicit export false friend
-mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public reinterpret_cast
-requires static_assert static_cast template this thread_local throw true try typeid typename using virtual wchar_t
-xor xor_eq
-"""
-#: HLSL's reserved words and scalar type names (the HLSL reference's "Keywords" and "Scalar Types"); the vector and
-#: matrix forms of the scalar types (``float4``, ``uint2x3``) are refused by :data:`_HLSL_VECTOR`
-_HLSL_KEYWORDS = """
-AppendStructuredBuffer asm asm_fragment BlendState bool break Buffer ByteAddressBuffer case cbuffer centroid class
-column_major compile compile_fragment CompileShader const continue ComputeShader ConsumeStructuredBuffer default
-DepthStencilState DepthStencilView discard do double DomainShader dword else export extern false float for fxgroup
-GeometryShader groupshared half HullShader if in inline inout InputPatch int interface line lineadj linear
-LineStream matrix min16float min10float min16int min12int min16uint namespace nointerpolation noperspective NULL out
-OutputPatch packoffset pass pixelfragment PixelShader point PointStream precise RasterizerState RenderTargetView
-return register row_major RWBuffer RWByteAddressBuffer RWStructuredBuffer RWTexture1D RWTexture1DArray RWTexture2D
-RWTexture2DArray RWTexture3D sample sampler SamplerState SamplerComparisonState shared snorm stateblock
-stateblock_state static string struct switch StructuredBuffer tbuffer technique technique10 technique11 texture
-Texture1D Texture1DArray Texture2D Texture2DArray Texture2DMS Texture2DMSArray Texture3D TextureCube
-TextureCubeArray true typedef triangle triangleadj TriangleStream uint uniform unorm unsigned vector vertexfragment
-VertexShader void volatile while int16_t int32_t int64_t uint16_t uint32_t uint64_t float16_t float32_t float64_t
-"""
-KEYWORDS = frozenset((_C_KEYWORDS + _CPP_KEYWORDS + _HLSL_KEYWORDS).split())
-_HLSL_VECTOR = re.compile(r"(bool|int|uint|dword|half|float|double|min16float|min10float|min16int|min12int|"
-                          r"min16uint|u?int16_t|u?int32_t|u?int64_t|float16_t|float32_t|float64_t)[1-4](x[1-4])?\Z")
+#: the prefixes of the D3D12 API's names (the real d3d12.h declares its types, enumerators and constants with them)
+#: and of the generated C's own macros (``D3D12WL_STATIC_ASSERT``)
+API_PREFIXES = ("D3D12", "ID3D12", "D3D_", "DXGI", "D3D12WL_")
+#: the suffixes of the generated structs' names (``PCS_SecondaryRecord``): C++ forbids a member named as its class
+RECORD_STRUCT_SUFFIXES = ("_PrimaryRecord", "_SecondaryRecord", "_ProgramTableRecord", "_Command")
+
+
+@cache
+def declared_names() -> frozenset[str]:
+    """Every name the package's headers declare: types and struct tags, enumerators and constants (read from the
+    compiled headers)."""
+    decls = abi.default.decls
+    names = set(decls.aggregates) | set(decls.aliases) | set(decls.enums) | set(decls.opaque)
+    names |= {a.tag for a in decls.aggregates.values() if a.tag}
+    names |= {m for e in decls.enums.values() for m in e.members}
+    names |= set(abi.constants())
+    return frozenset(names)
 
 
 @cache
@@ -159,8 +150,18 @@ def name_problem(name: object) -> str | None:
         return f"{name!r} is {len(name)} characters long; at most {MAX_NAME} (C's significant initial characters)"
     if name.startswith("_"):
         return f"{name!r} starts with _, which d3d12wl's own members take (the _padN padding members)"
-    if name in KEYWORDS or _HLSL_VECTOR.match(name):
-        return f"{name!r} is a C, C++ or HLSL keyword or type name"
+    reserved = reserved_word(name)
+    if reserved is not None:
+        return f"{name!r} is {reserved}: the generated C, C++ or HLSL could not spell the member"
+    if name in declared_names():
+        return (f"{name!r} is declared by the D3D12 headers (a type, an enumerator or a constant): in C++ a member "
+                "spelt as a type hides it from the members after it, and a macro rewrites the member")
+    if name.startswith(API_PREFIXES):
+        return (f"{name!r} starts with {next(p for p in API_PREFIXES if name.startswith(p))}, a prefix of the D3D12 "
+                "API's names (the real d3d12.h's types, enumerators and macros) and of the generated C's own macros")
+    if name.endswith(RECORD_STRUCT_SUFFIXES):
+        return (f"{name!r} has the form of a generated struct's name (OWNER{', OWNER'.join(RECORD_STRUCT_SUFFIXES)}), "
+                "and C++ refuses a member named as its struct")
     if _POSITIONAL.match(name):
         return (f"{name!r} has the form of a positional name (arg{{index}}_..., param{{p}}...), which another "
                 "argument or local root parameter takes")

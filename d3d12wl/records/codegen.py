@@ -2,9 +2,12 @@
 derived from the layout, never a second computation of it).
 
 C: one ``typedef struct`` per record, every byte explicit (``uint8_t _padN[k]`` for holes and the trailing pad up to
-the stride), packed to 4 so that a 16-byte vertex/index buffer view can sit at a 4-byte offset as the spec's
-"Per-arg natural alignment" table requires although C's ``alignof`` is 8; then ``_Static_assert`` on ``sizeof`` and
-on the ``offsetof`` of every member, and for the fixed header's members on their offset in the header struct itself.
+the stride), packed to 4 (:func:`c_packing`) only where a member sits below its C alignment (a 16-byte vertex/index
+buffer view at a 4-byte offset as the spec's "Per-arg natural alignment" table requires although C's ``alignof`` is
+8; an ExecuteIndirect VA after a root constant) or the stride is not a multiple of the members' alignment; each
+struct says its alignof and why it is packed (an engine's struct of the same members unpacked has another
+alignof); then ``_Static_assert`` on ``sizeof``, ``alignof`` and the ``offsetof`` of every member, and for the fixed
+header's members on their offset in the header struct itself.
 Payloads are the headers' own types (``D3D12_DRAW_ARGUMENTS``, ``D3D12_GPU_VIRTUAL_ADDRESS``), so
 :func:`c_source` includes ``headers/`` and compiles standalone with ``-I headers``; after the real ``<d3d12.h>``
 (its include guard ``__d3d12_h__`` defined) it takes the pre-existing types from that header instead and declares
@@ -12,13 +15,15 @@ only the ones it predates (the Work Lists headers, ``D3D12_DISPATCH_RAYS_DIMENSI
 ``D3D12_PROGRAM_IDENTIFIER`` below SDK 1.613), each once per translation unit.  The asserts go through
 ``D3D12WL_STATIC_ASSERT`` (``_Static_assert`` in C, ``static_assert`` in C++), so the file is C11 and C++11.
 
-HLSL: the shape of the spec's culling-example ``SecondaryRecord``: ``uint64_t`` for VAs and handles, ``uint`` for
-DWORDs, payload structs flattened into their members, explicit ``uint`` padding.  A ``uint64_t`` is 8-aligned in a
+HLSL: the shape of the spec's culling-example ``SecondaryRecord``: ``uint64_t`` for VAs and handles (below Shader
+Model 6.0, which has no 64-bit type, ``uint2``: ``.x`` the low DWORD, as FXC code such as the D3D12ExecuteIndirect
+sample's writes them), ``uint`` for DWORDs, payload structs flattened into their members, explicit ``uint`` padding.  A ``uint64_t`` is 8-aligned in a
 structured buffer and makes its struct's size (the buffer's stride) a multiple of 8 (the std430-like SPIR-V layout
 glslc gives a ``StructuredBuffer``; tests/test_codegen_hlsl.py checks every offset), so a ``uint64_t`` at an offset
 that is not a multiple of 8 (a buffer view at 4), and every ``uint64_t`` of a record whose stride is not a multiple
 of 8 (an ExecuteIndirect command of a CBV and a DRAW_INDEXED: 28 bytes), is split into ``_lo``/``_hi`` uints (a
-``uint64_t[n]``: ``uint _dw[2n]``, low DWORD first), so that no HLSL packing rule can move a byte.  A payload
+``uint64_t[n]``: ``uint _dw[2n]``, low DWORD first), so that no HLSL packing rule can move a byte; a ``uint2`` follows
+the same rule.  A payload
 member keeps its own name (``BufferLocation``) in the field with the strongest claim on it (header, trigger, index
 buffer view, then the rest by argument index) and is prefixed with its field name elsewhere, so adding arguments
 never renames an existing member unless the new one claims it more strongly.  A field the user named (its argument
@@ -45,9 +50,47 @@ from d3d12wl.records.layout import COMMAND, PRIMARY, PROGRAM_TABLE, SECONDARY, L
 #: Headers a generated C file includes, in dependency order (they are cffi-cdef style: no #include of their own).
 C_HEADERS = ("d3d12wl_base.h", "d3d12wl_execute_indirect.h", "d3d12wl_work_lists.h")
 
-#: The C structs are packed to this: the largest alignment any Work Lists record payload has at a non-multiple of
-#: its C alignment (spec "Per-arg natural alignment": views at 4).  Every offset comes from explicit padding.
+#: A C struct is packed to this where a member sits below its C alignment: the largest alignment any record payload
+#: has at a non-multiple of its C alignment (spec "Per-arg natural alignment": views at 4; ExecuteIndirect's tightly
+#: packed arguments: a VA at 4).  Every offset comes from explicit padding.
 C_PACK = 4
+
+
+@dataclass(frozen=True)
+class CPacking:
+    """How a record's C struct is packed: ``alignof`` the struct has as generated, ``natural`` the alignment its
+    members give it unpacked, ``pack`` the ``#pragma pack`` it needs (None: none) and ``why`` (the first member
+    below its alignment, or the stride)."""
+
+    alignof: int
+    natural: int
+    pack: int | None
+    why: str
+
+    def comment(self, name: str) -> str:
+        if self.pack is None:
+            return f"alignof({name}) is {self.alignof}, its members' natural alignment (no #pragma pack)"
+        return (f"packed to {self.pack} (#pragma pack(push, {self.pack})): {self.why}, so alignof({name}) is "
+                f"{self.alignof}, not the {self.natural} its members have; a struct of these members without the pack "
+                f"has alignof {self.natural} and another layout")
+
+
+def c_packing(layout: RecordLayout, stride: int) -> CPacking:
+    """The packing of ``layout``'s C struct at ``stride`` (the C compiler's alignment of each member's type on the
+    Windows x64 ABI, which the headers' fixed-width types make the host's too)."""
+    natural, why = 1, ""
+    for f in sorted(layout.fields, key=lambda f: f.offset):
+        if f.size == 0:
+            continue
+        align = abi.default.alignof(f.ctype)
+        natural = max(natural, align)
+        if f.offset % align and not why:
+            why = f"{f.name} ({f.ctype}, alignof {align}) sits at offset {f.offset}"
+    if not why and stride % natural:
+        why = f"the stride {stride} is not a multiple of {natural}"
+    if not why:
+        return CPacking(natural, natural, None, "")
+    return CPacking(min(natural, C_PACK), natural, C_PACK, why)
 
 _RECORD_SUFFIX = {PRIMARY: "PrimaryRecord", SECONDARY: "SecondaryRecord", PROGRAM_TABLE: "ProgramTableRecord",
                   COMMAND: "Command"}
@@ -133,8 +176,13 @@ def c_struct(layout: RecordLayout, stride: int | None = None) -> str:
     if stride == 0:
         return f"/* {_title(layout, stride)}: no bytes, no struct */\n"
     name = struct_name(layout)
-    lines = [f"/* {_title(layout, stride)} */", f"#pragma pack(push, {C_PACK})", f"typedef struct {name}", "{"]
-    asserts = [f'{C_ASSERT}(sizeof({name}) == {stride}, "sizeof({name})");']
+    packing = c_packing(layout, stride)
+    lines = [f"/* {_title(layout, stride)} */", f"/* {packing.comment(name)} */"]
+    if packing.pack is not None:
+        lines.append(f"#pragma pack(push, {packing.pack})")
+    lines += [f"typedef struct {name}", "{"]
+    asserts = [f'{C_ASSERT}(sizeof({name}) == {stride}, "sizeof({name})");',
+               f'{C_ASSERT}({C_ALIGNOF}({name}) == {packing.alignof}, "alignof({name})");']
     pad = 0
     for slot in _slots(layout, stride):
         f = slot.field
@@ -150,7 +198,7 @@ def c_struct(layout: RecordLayout, stride: int | None = None) -> str:
         if f.role == "header" and layout.header:
             asserts.append(f'{C_ASSERT}(offsetof({layout.header}, {f.name}) == {f.offset}, '
                            f'"{layout.header}.{f.name}");')
-    lines += [f"}} {name};", "#pragma pack(pop)", *asserts, ""]
+    lines += [f"}} {name};", *(["#pragma pack(pop)"] if packing.pack is not None else []), *asserts, ""]
     return "\n".join(lines)
 
 
@@ -161,8 +209,10 @@ D3D12_H_GUARD = "__d3d12_h__"
 #: truth 4 lists them as lacking there): the D3D12_SDK_VERSION that declares them (Agility SDK 1.613, work graphs).
 D3D12_H_SINCE = {"D3D12_PROGRAM_IDENTIFIER": 613}
 
-#: The generated C's static-assert macro (C11 ``_Static_assert``, C++11 ``static_assert``).
+#: The generated C's static-assert macro (C11 ``_Static_assert``, C++11 ``static_assert``) and alignof macro (C11
+#: ``_Alignof``, C++11 ``alignof``).
 C_ASSERT = "D3D12WL_STATIC_ASSERT"
+C_ALIGNOF = "D3D12WL_ALIGNOF"
 
 _C_PRIMITIVES = {"uint8_t", "uint16_t", "uint32_t", "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t", "float",
                  "double", "void", "char", "struct", "union", "enum"}
@@ -264,7 +314,9 @@ def c_source(layouts: list[RecordLayout], *, include_headers: bool = True,
             "#include <stddef.h>", "#include <stdint.h>",
             f"#ifndef {C_ASSERT}", "#ifdef __cplusplus",
             f"#define {C_ASSERT}(condition, message) static_assert(condition, message)", "#else",
-            f"#define {C_ASSERT}(condition, message) _Static_assert(condition, message)", "#endif", "#endif"]
+            f"#define {C_ASSERT}(condition, message) _Static_assert(condition, message)", "#endif", "#endif",
+            f"#ifndef {C_ALIGNOF}", "#ifdef __cplusplus", f"#define {C_ALIGNOF}(type) alignof(type)", "#else",
+            f"#define {C_ALIGNOF}(type) _Alignof(type)", "#endif", "#endif"]
     if include_headers:
         head += [f"#ifdef {D3D12_H_GUARD}",
                  "/* after the real <d3d12.h>: its pre-existing types, and here what these records need that it lacks */",
@@ -280,6 +332,26 @@ def c_source(layouts: list[RecordLayout], *, include_headers: bool = True,
 # ----------------------------------------------------------------------------------------------------------------
 
 _HLSL_SCALAR = {"uint32_t": "uint", "int32_t": "int", "uint64_t": "uint64_t", "float": "float"}
+
+#: The Shader Models ``codegen --lang hlsl --shader-model`` takes, as the profiles spell them (``cs_5_1``, ``cs_6_0``)
+SHADER_MODELS = ("5_0", "5_1", "6_0", "6_1", "6_2", "6_3", "6_4", "6_5", "6_6", "6_7", "6_8", "6_9")
+DEFAULT_SHADER_MODEL = "6_0"
+#: the first Shader Model with 64-bit integers (``uint64_t``: DXC; FXC, which compiles 5.x, has none)
+INT64_SHADER_MODEL = "6_0"
+
+
+def parse_shader_model(text: str) -> str:
+    """A Shader Model as :data:`SHADER_MODELS` spells it, from ``5_1``, ``5.1`` or ``cs_5_1``; a
+    :class:`~d3d12wl.errors.LayoutError` naming the models otherwise."""
+    model = re.sub(r"^[a-z]{2}_", "", text.strip().lower()).replace(".", "_")
+    if model not in SHADER_MODELS:
+        raise LayoutError(f"no Shader Model {text!r}; give one of {', '.join(SHADER_MODELS)}", where="--shader-model")
+    return model
+
+
+def has_int64(model: str) -> bool:
+    """Whether HLSL of Shader Model ``model`` has ``uint64_t``."""
+    return SHADER_MODELS.index(parse_shader_model(model)) >= SHADER_MODELS.index(INT64_SHADER_MODEL)
 
 
 @dataclass(frozen=True)
@@ -344,15 +416,17 @@ def _name_claim(f: LayoutField) -> tuple[int, int, int]:
 _HlslRow = tuple[str, str, int, int, int, str, str | None, str, int]
 
 
-def hlsl_members(layout: RecordLayout, stride: int | None = None) -> list[HlslMember]:
-    """The flattened members of a record's HLSL struct, padding included."""
+def hlsl_members(layout: RecordLayout, stride: int | None = None,
+                 shader_model: str = DEFAULT_SHADER_MODEL) -> list[HlslMember]:
+    """The flattened members of a record's HLSL struct, padding included, for HLSL of ``shader_model`` (below 6.0
+    no 64-bit type: a ``uint64_t`` is a ``uint2``, ``.x`` its low DWORD)."""
     return [frozen(HlslMember, {"name": name, "hlsl_type": hlsl_type, "offset": offset, "size": size,
                                 "count": count, "comment": comment, "field": field, "path": path, "part": part})
             for name, hlsl_type, offset, size, count, comment, field, path, part
-            in _hlsl_rows(layout, _stride(layout, stride))]
+            in _hlsl_rows(layout, _stride(layout, stride), has_int64(shader_model))]
 
 
-def _hlsl_rows(layout: RecordLayout, stride: int) -> list[_HlslRow]:
+def _hlsl_rows(layout: RecordLayout, stride: int, int64: bool = True) -> list[_HlslRow]:
     # (field, leaf name, path in the field's C type, scalar, offset, element size, count)
     raw: list[tuple[LayoutField | None, str, str, str, int, int, int]] = []
     for slot in _slots(layout, stride):
@@ -398,6 +472,10 @@ def _hlsl_rows(layout: RecordLayout, stride: int) -> list[_HlslRow]:
                 out.append((f"{name}_{half}", "uint", off + delta, 4, 1, f"{_describe(f)} (uint64_t {why}, split)",
                             f.name, path, delta))
             continue
+        if scalar == "uint64_t" and not int64:
+            out.append((name, "uint2", off, size * count, count, f"{_describe(f)} (64 bits as a uint2: .x the low "
+                        "DWORD, .y the high; no 64-bit integers below Shader Model 6.0)", f.name, path, 0))
+            continue
         out.append((name, _HLSL_SCALAR.get(scalar, "uint"), off, size * count, count, _describe(f), f.name, path, 0))
     _unique_members(layout, out)
     return out
@@ -416,20 +494,31 @@ def _unique_members(layout: RecordLayout, rows: list[_HlslRow]) -> None:
                               where=f"{layout.record} record of {layout.owner!r}")
 
 
-def hlsl_struct(layout: RecordLayout, stride: int | None = None) -> str:
-    """The HLSL struct of one record (the shape of the spec's culling-example ``SecondaryRecord``)."""
+def hlsl_struct(layout: RecordLayout, stride: int | None = None, shader_model: str = DEFAULT_SHADER_MODEL) -> str:
+    """The HLSL struct of one record (the shape of the spec's culling-example ``SecondaryRecord``) for HLSL of
+    ``shader_model``."""
     stride = _stride(layout, stride)
     name = struct_name(layout)
     lines = [f"// {_title(layout, stride)}", f"struct {name}", "{"]
-    for m in hlsl_members(layout, stride):
+    for m in hlsl_members(layout, stride, shader_model):
         decl = f"{m.hlsl_type} {m.name}" + (f"[{m.count}]" if m.count > 1 else "")
         lines.append(f"    {decl + ';':<44}// [{m.offset}..{m.offset + m.size - 1}] {m.comment}")
     lines += ["};", ""]
     return "\n".join(lines)
 
 
-def hlsl_source(layouts: list[RecordLayout], strides: Mapping[str, int] | None = None) -> str:
-    """:func:`hlsl_struct` of each layout with bytes (at its stride in ``strides``, by record id)."""
-    head = "// Generated by d3d12wl codegen from the layout calculator; do not edit.\n\n"
-    return head + "\n".join(hlsl_struct(layout, (strides or {}).get(record_id(layout))) for layout in layouts
+def hlsl_source(layouts: list[RecordLayout], strides: Mapping[str, int] | None = None,
+                shader_model: str = DEFAULT_SHADER_MODEL) -> str:
+    """:func:`hlsl_struct` of each layout with bytes (at its stride in ``strides``, by record id), for HLSL of
+    ``shader_model``, which the file's first lines say."""
+    model = parse_shader_model(shader_model)
+    if has_int64(model):
+        says = (f"// Shader Model {model.replace('_', '.')} and later (DXC): a GPU VA or descriptor handle is a uint64_t "
+                "where it sits at a multiple of 8 in a record whose stride is one, else uint _lo/_hi halves.")
+    else:
+        says = (f"// Shader Model {model.replace('_', '.')} (FXC, cs_{model}): no 64-bit type; a GPU VA or descriptor "
+                "handle is a uint2 (.x the low DWORD, .y the high) where it sits at a multiple of 8 in a record whose "
+                "stride is one, else uint _lo/_hi halves.")
+    head = f"// Generated by d3d12wl codegen from the layout calculator; do not edit.\n{says}\n\n"
+    return head + "\n".join(hlsl_struct(layout, (strides or {}).get(record_id(layout)), model) for layout in layouts
                              if layout.min_stride)

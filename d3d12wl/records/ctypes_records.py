@@ -32,7 +32,7 @@ from d3d12wl.records.layout import RecordLayout
 __all__ = ["RECORD_PACK", "record_ctype", "struct_ctype", "to_value", "from_value"]
 
 #: the packing of a record whose payloads sit below their C alignment (spec "Per-arg natural alignment": views at
-#: 4), the C codegen's ``#pragma pack(4)``
+#: 4), the C codegen's ``#pragma pack(push, 4)`` where a member needs it
 RECORD_PACK = 4
 
 _SCALARS: dict[tuple[str, int], Any] = {

@@ -30,7 +30,7 @@ import numpy as np
 
 from d3d12wl import abi
 from d3d12wl.abi.compiled import TypeInfo
-from d3d12wl.errors import LayoutError, ParseError
+from d3d12wl.errors import LayoutError, ParseError, did_you_mean
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.output import tables
 from d3d12wl.output.outfiles import TEXT_ERRORS
@@ -226,9 +226,10 @@ def target(objects: ObjectSet, what: str) -> Target:
         dtype = struct_dtype(what)
         return Target(what, dtype, info.size, info.size, f"sizeof({what})", _columns(dtype, None, what, False),
                       struct=what)
-    known = ", ".join(known_targets(objects)) or "none"
-    raise LayoutError(f"{what!r} is neither a record of the description ({known}) nor a declared struct "
-                      "(`d3d12wl abi` lists them)", where="WHAT")
+    names = known_targets(objects)
+    hint = did_you_mean(what, names, L.record_id_synonyms(names)) or did_you_mean(what, abi.types())
+    raise LayoutError(f"{what!r} is neither a record of the description ({', '.join(names) or 'none'}) nor a "
+                      f"declared struct (`d3d12wl abi` lists them){hint}", where="WHAT")
 
 
 def declared_stride(rec: L.RecordLayout) -> tuple[int, str]:
@@ -281,8 +282,9 @@ class Decoded:
 
     Records gathered from where a call reads them (:func:`gathered`) lie one after another in ``buffer`` (``stride``
     is then the bytes one uses) with their own VAs in ``vas``, index columns (``list``, ``primary``, ``slot``, ...)
-    in ``index_columns`` and how the call reads them in ``reading``.  ``findings``: what makes rows implausible
-    (:func:`plausibility`) or what the call reads that the rows leave out; each is reported like a partial record."""
+    in ``index_columns`` and how the call reads them in ``reading``.  ``findings``: errors, reported like a partial
+    record (what the call reads that the rows leave out, the call's own findings); ``warnings``: what a heuristic
+    says (rows a stride makes implausible, :func:`plausibility`), never an error."""
 
     target: Target
     buffer: np.ndarray
@@ -297,6 +299,10 @@ class Decoded:
     reading: str | None = None
     call_stride: int | None = None
     findings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    #: where the count comes from when it is not the bytes' or the user's (``decode --count-file``: the file, offset and
+    #: value of the count buffer's UINT32)
+    count_from: dict[str, Any] | None = None
 
     @cached_property
     def records(self) -> np.ndarray:
@@ -748,7 +754,9 @@ def summary(d: Decoded) -> str:
     if d.vas is not None:
         return f"{t.name}: {t.size} bytes used, {d.count} record(s) {d.reading}, from {d.source}"
     stride = f"stride {d.stride} ({t.stride_from})" if d.stride == t.default_stride else f"stride {d.stride}"
-    return (f"{t.name}: {t.size} bytes used, {stride}, {d.count} record(s) from offset {d.offset} of {d.source}")
+    count = "" if d.count_from is None else f" ({d.count_from['says']})"
+    return (f"{t.name}: {t.size} bytes used, {stride}, {d.count} record(s){count} from offset {d.offset} of "
+            f"{d.source}")
 
 
 def _rows_per_chunk(parts: list[bytes | tuple[_Formatter, int]], chunk: int) -> int:
@@ -758,9 +766,11 @@ def _rows_per_chunk(parts: list[bytes | tuple[_Formatter, int]], chunk: int) -> 
     return max(1, min(chunk, CHUNK_BYTES // max(width, 1)))
 
 
-def plausibility(d: Decoded) -> list[str]:
-    """What makes rows of ``d`` implausible at its stride (:mod:`d3d12wl.records.plausible`), one message per
-    reason, and the stride at which every row would be plausible; [] when every row is."""
+def plausibility(d: Decoded, *, given: bool = False) -> list[str]:
+    """What makes rows of ``d`` implausible at its stride (:mod:`d3d12wl.records.plausible`), one warning per reason,
+    then the stride at which every record fits better, or that there is none; [] when every row is plausible.
+    ``given``: the stride is the user's (``--stride``), which is believed: the rows are said, no stride is
+    suggested."""
     if not d.count:
         return []
     found = implausible(d.target, d.buffer, offset=d.offset, stride=d.stride, count=d.count)
@@ -772,13 +782,18 @@ def plausibility(d: Decoded) -> list[str]:
         va = d.record_va(first)
         at = f" (VA 0x{va:x})" if va is not None else ""
         more = f"; {n - 1} more record(s) likewise" if n > 1 else ""
-        out.append(f"implausible at stride {d.stride}: record {first}{at}: {f.why(first)}{more}")
+        if given:
+            out.append(f"record {first}{at}: {f.why(first)}{more} (at --stride {d.stride}, taken as given)")
+        else:
+            out.append(f"implausible at stride {d.stride}: record {first}{at}: {f.why(first)}{more}")
+    if given:
+        return out
     better = suggest_stride(d.target, d.buffer, offset=d.offset, stride=d.stride) if d.stride else None
     if better is not None:
         out.append(f"every record is plausible at stride {better[0]} ({better[1]} records in the bytes): decode with "
                    f"--stride {better[0]}, or with --capture CAPTURE.json to read the records as the call does")
     else:
-        out.append("no other stride makes every record plausible; with --capture CAPTURE.json decode reads the "
+        out.append("no other stride makes every record fit better; with --capture CAPTURE.json decode reads the "
                    "records as the call does")
     return out
 
@@ -789,11 +804,12 @@ def messages(d: Decoded) -> list[str]:
 
 
 def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUNK,
-          warn: Callable[[str], None] | None = None) -> None:
+          warn: Callable[[str], None] | None = None, caution: Callable[[str], None] | None = None) -> None:
     """Stream the records of ``d`` to ``out`` as ``text`` (a summary line, an aligned table, a finding line for a
-    partial record), ``csv`` (a header row, one row per record; the partial record goes to ``warn``) or ``json``
-    (one object: the target, stride, count, fields, ``partial`` and ``records``, one object per record keyed by
-    the packers' column names)."""
+    partial record and each finding, a warning line for each warning), ``csv`` (a header row, one row per record;
+    the findings go to ``warn``, the warnings to ``caution``) or ``json`` (one object: the target, stride, count,
+    fields, ``partial``, ``findings``, ``warnings`` and ``records``, one object per record keyed by the packers'
+    column names)."""
     fs = _formatters(d, fmt)
     if fmt == "text":
         header, parts = _text_parts(fs)
@@ -802,6 +818,8 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
             out.write(_assemble(parts, lo, hi, text=True))
         for message in messages(d):
             out.write(f"finding: {message}\n".encode("utf-8", TEXT_ERRORS))
+        for message in d.warnings:
+            out.write(f"warning: {message}\n".encode("utf-8", TEXT_ERRORS))
         return
     if fmt == "csv":
         header, parts = _csv_parts(fs)
@@ -811,6 +829,9 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
         if warn is not None:
             for message in messages(d):
                 warn(message)
+        if caution is not None:
+            for message in d.warnings:
+                caution(message)
         return
     t = d.target
     gathered_ = d.vas is not None
@@ -824,6 +845,8 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
                    for c in (f.col for f in fs if not isinstance(f, _Synthetic))],
         "partial": None if d.partial is None else d.partial.to_dict(d.va),
         "findings": d.findings,
+        "warnings": d.warnings,
+        **({"count_from": d.count_from} if d.count_from is not None else {}),
         **({"read_as": d.reading} if gathered_ else {}),
     }
     text = json.dumps(head, indent=1)

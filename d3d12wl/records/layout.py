@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
 
 from d3d12wl import abi
 from d3d12wl.errors import LayoutError
@@ -62,6 +63,33 @@ EI_STRIDE_ALIGN = 4
 EI_BUFFER_ALIGN = EI_STRIDE_ALIGN
 
 PROGRAM_IDENTIFIER = "D3D12_PROGRAM_IDENTIFIER"
+
+#: Where the API holds each record class's stride: (C struct, member path).  The member's C type bounds the stride
+#: (a UINT ``ByteStride`` or ``SecondaryRecordByteStride`` holds at most 2^32 - 1, a UINT64 ``StrideInBytes`` 2^64 -
+#: 1), so no stride is accepted that the call could not be given.
+STRIDE_MEMBERS = {
+    PRIMARY: ("D3D12_DISPATCH_LIST_INPUT", "ProgramInputs.StrideInBytes"),
+    SECONDARY: ("D3D12_PROGRAM_COMMAND_SIGNATURE_DESC", "SecondaryRecordByteStride"),
+    PROGRAM_TABLE: ("D3D12_WORK_LIST_PROGRAM_TABLE_BINDING", "Table.StrideInBytes"),
+    COMMAND: ("D3D12_COMMAND_SIGNATURE_DESC", "ByteStride"),
+}
+#: the program table's stride cap (spec D3D12_WORK_LIST_PROGRAM_TABLE_BINDING: "at most
+#: D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE")
+PROGRAM_TABLE_MAX_STRIDE = "D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE"
+
+
+@cache
+def stride_limit(record: str) -> tuple[int, str]:
+    """The largest stride a record class can be read at, and what sets it (its stride member's C type; for a program
+    table, ``D3D12_PROGRAM_TABLE_MAX_BYTE_STRIDE``)."""
+    struct, member = STRIDE_MEMBERS[record]
+    f = abi.default.field(struct, member)
+    limit, why = (1 << (8 * f.size)) - 1, f"{struct}::{member} is {f.type}"
+    if record == PROGRAM_TABLE:
+        cap = abi.constant(PROGRAM_TABLE_MAX_STRIDE)
+        if cap < limit:
+            limit, why = cap, PROGRAM_TABLE_MAX_STRIDE
+    return limit, why
 
 #: what is shown in hex (``d3d12wl decode``, ``codegen --lang renderdoc``): values of these C types (GPU virtual
 #: addresses), every integer inside these structs (descriptor handles, the program identifier), pointers, and a
@@ -181,6 +209,9 @@ class RecordLayout:
                             f"of {self.owner!r} ({self.size} bytes used)")
         if stride % self.stride_align:
             problems.append(f"stride {stride} is not a multiple of {self.stride_align}")
+        limit, why = stride_limit(self.record)
+        if stride > limit:
+            problems.append(f"stride {stride} exceeds {limit} ({why})")
         return problems
 
 
@@ -574,5 +605,19 @@ def record_layouts(objects: ObjectSet, pcs_name: str | None = None) -> list[Reco
 
 def record_id(layout: RecordLayout) -> str:
     """``<owner>.<record>``: ``PCS.secondary``, ``Opaque.program_table``, ``EI.command`` (how a user names one
-    record class of a description, e.g. ``abi check --record PCS.secondary=SecondaryRecord``)."""
+    record class of a description, e.g. ``abi check --record-struct PCS.secondary=SecondaryRecord``)."""
     return f"{layout.owner}.{layout.record}"
+
+
+def record_id_synonyms(ids: Iterable[str]) -> dict[str, str]:
+    """The spec's names of the record classes ``ids`` name, for a did-you-mean (:func:`d3d12wl.errors.closest`):
+    the ``D3D12_INDIRECT_ARGUMENT_SOURCE`` member that reads a record class (``PRIMARY_RECORD``,
+    ``SECONDARY_RECORD``, ``PROGRAM_TABLE_RECORD``) after its owner, ``PCS.primary_record`` -> ``PCS.primary``."""
+    sources = {m.removeprefix(abi.default.enum_prefix("D3D12_INDIRECT_ARGUMENT_SOURCE"))
+               for m in abi.enum_members("D3D12_INDIRECT_ARGUMENT_SOURCE")}
+    out: dict[str, str] = {}
+    for rid in ids:
+        owner, _, kind = rid.rpartition(".")
+        if f"{kind.upper()}_RECORD" in sources:
+            out[f"{owner}.{kind}_record"] = rid
+    return out

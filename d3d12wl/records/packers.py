@@ -923,20 +923,32 @@ def read_records(layout: RecordLayout, data: Buffer, *, stride: int | None = Non
 
 
 def read_primary_records(layout: PCSLayout | RecordLayout, data: Buffer, **kw: Any) -> np.ndarray:
+    """A primary list (``D3D12_DISPATCH_LIST_INPUT::ProgramInputs``) read back: :func:`read_records` of the PCS's
+    primary record, at ``stride`` (default the minimum; the call's ``ProgramInputs.StrideInBytes`` is the real one)."""
     return read_records(record_layout(layout, PRIMARY), data, **kw)
 
 
 def read_secondary_records(layout: PCSLayout | RecordLayout, data: Buffer, **kw: Any) -> np.ndarray:
+    """A secondary list read back: :func:`read_records` of the PCS's secondary record, at the PCS's
+    ``SecondaryRecordByteStride`` unless ``stride`` is given (0: the broadcast form, one record)."""
     if kw.get("stride") is None and isinstance(layout, PCSLayout):
         kw["stride"] = layout.pcs.SecondaryRecordByteStride
     return read_records(record_layout(layout, SECONDARY), data, **kw)
 
 
 def read_program_table(layout: RecordLayout | PCSLayout, data: Buffer, **kw: Any) -> np.ndarray:
+    """A program table read back: its slots (the 32-byte ``ProgramIdentifier``, then the local-root tail) as
+    :func:`read_records`, at ``stride`` (default the minimum; the binding's ``StrideInBytes`` is the real one)."""
     return read_records(record_layout(layout, PROGRAM_TABLE), data, **kw)
 
 
 def read_execute_indirect(layout: RecordLayout | CommandSignature, data: Buffer, **kw: Any) -> np.ndarray:
+    """An ExecuteIndirect argument buffer read back (IndirectDrawing.md): one structured row per command, its
+    columns named as the layout names the arguments (``arg0_Constant``, ``arg3_Draw.VertexCountPerInstance``, or
+    the argument descs' ``Name``).  Given the :class:`~d3d12wl.model.objects.CommandSignature`, the stride is its
+    ``ByteStride``; ``count`` defaults to every whole command in ``data`` (read the count buffer with
+    :func:`read_count_buffer` and take ``min(count, MaxCommandCount)``, as the GPU does), ``offset`` is
+    ``ArgumentBufferOffset`` within ``data``.  No copy: the array views ``data``."""
     if isinstance(layout, CommandSignature):
         if kw.get("stride") is None and layout.ByteStride:
             kw["stride"] = layout.ByteStride
@@ -945,6 +957,8 @@ def read_execute_indirect(layout: RecordLayout | CommandSignature, data: Buffer,
 
 
 def read_structs(name: str, data: Buffer, *, count: int | None = None, offset: int = 0) -> np.ndarray:
+    """Declared structs (``D3D12_DISPATCH_LIST_INPUT1``, ``D3D12_DRAW_ARGUMENTS``) packed at their ``sizeof``, as a
+    structured array viewing ``data``; ``count`` defaults to every whole one."""
     from d3d12wl.records.schemas import _leaves_of_struct
 
     return _read(struct_dtype(name), data, count, offset, lambda i: f"{name} {i}",
@@ -952,10 +966,13 @@ def read_structs(name: str, data: Buffer, *, count: int | None = None, offset: i
 
 
 def read_dispatch_list_inputs(data: Buffer, *, tier: int = 1, count: int | None = None, offset: int = 0) -> np.ndarray:
+    """Dispatch list inputs read back: ``D3D12_DISPATCH_LIST_INPUT`` (``tier`` 1) or ``_INPUT1`` (``tier`` 2)."""
     return read_structs(DISPATCH_LIST_INPUT if tier == 1 else DISPATCH_LIST_INPUT1, data, count=count, offset=offset)
 
 
 def read_count_buffer(data: Buffer, offset: int = 0) -> int:
+    """The UINT32 an ExecuteIndirect count buffer holds at ``offset`` (``CountBufferOffset``); a :class:`ParseError`
+    when fewer than 4 bytes are there.  The call executes ``min(count, MaxCommandCount)`` commands."""
     buf = as_u8(data)
     if buf.nbytes - offset < 4:
         raise ParseError(f"truncated: the count buffer needs 4 bytes at offset {offset}, only "

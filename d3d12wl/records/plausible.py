@@ -20,6 +20,10 @@ implausible when a value in it is one the spec rules out or that points nowhere:
 Padding bytes are not judged: the spec leaves them to the application ("App-defined padding (ignored by the
 system)"), so junk in them is legal.  Everything is vectorized over the rows; the stride search reads at most
 :data:`SEARCH_ROWS` rows per candidate stride.
+
+All of it is a heuristic, and a legal buffer can trip it (a stale or unused program-table slot holds an identifier
+of no program; a root CBV no command of the call reads): what it finds is a warning, never an error (issue 42 class
+13), and a stride is suggested only where every record fits better (:func:`suggest_stride`).
 """
 
 from __future__ import annotations
@@ -225,9 +229,17 @@ def _list_checks(count_name: str, pointer_name: str, n: np.ndarray, ptr: np.ndar
     return out
 
 
-def suggest_stride(target: Rowed, buffer: Buffer, *, offset: int, stride: int) -> tuple[int, int] | None:
-    """The smallest stride other than ``stride`` at which every row the bytes hold (at least two, at most
-    :data:`SEARCH_ROWS` read) is plausible, and how many rows the bytes hold at it; None when there is none."""
+def suggest_stride(target: Rowed, buffer: Buffer, *, offset: int, stride: int, need: int | None = None
+                   ) -> tuple[int, int] | None:
+    """The smallest stride other than ``stride`` at which every record fits better, and how many rows the bytes
+    hold at it; None when there is none.  A stride fits better when
+
+    * every row the bytes hold at it is plausible (the search reads at most :data:`SEARCH_ROWS` rows per candidate;
+      the stride it finds is then checked on every row);
+    * it keeps every row the bytes confirm at ``stride``: a row whose program identifier is a program's of the
+      description (32 bytes no chance makes) starts a row at the candidate too, so a stride that merely skips the
+      implausible rows (twice the right one, past a stale slot) is no suggestion;
+    * the bytes hold at least ``need`` rows at it (the count the call reads, when it is known)."""
     buf = as_u8(buffer)
     available = buf.nbytes - offset
     rec = target.record_layout
@@ -235,12 +247,31 @@ def suggest_stride(target: Rowed, buffer: Buffer, *, offset: int, stride: int) -
     low = rec.min_stride if rec is not None else target.size
     low = max(align, (low + align - 1) // align * align)
     high = min(available, max(SEARCH_FACTOR * low, SEARCH_BYTES))
+    confirmed = _confirmed(target, buf, offset=offset, stride=stride)
     for candidate in range(low, high + 1, align):
         if candidate == stride or candidate < target.size:
             continue
         fits = (available - target.size) // candidate + 1 if available >= target.size else 0
-        if fits < 2:
+        if fits < max(2, need or 0):
             break
-        if not implausible(target, buf, offset=offset, stride=candidate, count=min(fits, SEARCH_ROWS)):
-            return candidate, fits
+        if confirmed.size and np.any(confirmed % candidate):
+            continue
+        if implausible(target, buf, offset=offset, stride=candidate, count=min(fits, SEARCH_ROWS)):
+            continue
+        if fits > SEARCH_ROWS and implausible(target, buf, offset=offset, stride=candidate, count=fits):
+            continue
+        return candidate, fits
     return None
+
+
+def _confirmed(target: Rowed, buf: np.ndarray, *, offset: int, stride: int) -> np.ndarray:
+    """The byte offsets (from ``offset``) of the rows at ``stride`` whose program identifier is a program's of the
+    description: rows the bytes confirm (empty where the target has no identifier or ``stride`` is 0)."""
+    ident = next((c for c in target.columns if c.kind == "identifier"), None)
+    available = buf.nbytes - offset
+    if ident is None or not target.programs or not stride or available < target.size:
+        return np.zeros(0, dtype=np.int64)
+    count = (available - target.size) // stride + 1
+    which = match_identifiers(buf, [i for i, _ in target.programs], count=count, stride=stride,
+                              offset=offset + ident.offset)
+    return np.nonzero(which >= 0)[0].astype(np.int64) * stride

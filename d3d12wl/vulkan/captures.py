@@ -41,7 +41,8 @@ from d3d12wl.records import packers
 from d3d12wl.records.layout import IDENTIFIER_FIELD, pcs_layout
 
 __all__ = ["OBJECTS", "build_big_capture", "build_big_ei_capture", "build_compute_capture", "build_indexed_capture",
-           "build_inherited_capture", "build_pointer_capture", "execute_indirect_capture"]
+           "build_inherited_capture", "build_pointer_capture", "execute_indirect_capture", "frame_capture",
+           "program_objects"]
 
 #: the objects of the capture, in the JSON description (design.md "The JSON description of objects")
 OBJECTS: dict[str, Any] = {
@@ -71,7 +72,8 @@ BASE_VA = 0x1_0000_0000
 FRAME_CONSTANTS_VA = 0x5000_0000
 
 
-def _objects(programs: int, doc: dict[str, Any] | None = None) -> Any:
+def program_objects(programs: int, doc: dict[str, Any] | None = None) -> Any:
+    """The objects of ``doc`` (default :data:`OBJECTS`) with ``programs`` programs ``P0``, ``P1``, ... of ``PCS``."""
     doc = dict(OBJECTS if doc is None else doc)
     doc["programs"] = {f"P{p}": {"Identifier": (f"P{p}".encode() + bytes(32 - len(f"P{p}"))).hex(),
                                  "ProgramCommandSignature": "PCS"} for p in range(programs)}
@@ -81,9 +83,21 @@ def _objects(programs: int, doc: dict[str, Any] | None = None) -> Any:
 def build_big_capture(draws: int = 1 << 20, per_record: int = 256, programs: int = 4, empty_every: int = 0) -> Any:
     """A Tier 1 ``DispatchList`` capture of ``draws`` draws (a multiple of ``per_record``); with ``empty_every`` = n,
     every n-th draw has ``VertexCountPerInstance`` 0 (it runs no invocation)."""
+    i = np.arange(draws, dtype=np.uint64)
+    vertices = np.where((i % empty_every == empty_every - 1) if empty_every else False, 0, 1 + i % 3)
+    return frame_capture(per_record, programs, vertices.astype(np.uint32), (1 + i % 2).astype(np.uint32),
+                         ((i * 3) % 1000003).astype(np.uint32))
+
+
+def frame_capture(per_record: int, programs: int, vertices: np.ndarray, instances: np.ndarray,
+                  start_vertex: np.ndarray) -> Any:
+    """The work list of :func:`build_big_capture` with draw ``i`` of ``vertices[i]`` vertices from
+    ``start_vertex[i]``, ``instances[i]`` instances (as many draws as ``vertices`` has, a multiple of
+    ``per_record``)."""
+    draws = len(vertices)
     if draws % per_record:
         raise ValueError(f"draws ({draws}) must be a multiple of per_record ({per_record})")
-    objects = _objects(programs)
+    objects = program_objects(programs)
     pcs = objects.program_command_signatures["PCS"]
     n_primary = draws // per_record
     i = np.arange(draws, dtype=np.uint64)
@@ -91,10 +105,9 @@ def build_big_capture(draws: int = 1 << 20, per_record: int = 256, programs: int
     secondary = {
         "arg0_Constant": np.stack([i.astype(u32), ((i * 7) & 0xFFFF).astype(u32)], axis=1),
         "arg1_ShaderResourceView": 0x2_0000_0000 + i * 256,
-        "arg2_Draw.VertexCountPerInstance": np.where((i % empty_every == empty_every - 1) if empty_every else False,
-                                                     0, 1 + i % 3).astype(u32),
-        "arg2_Draw.InstanceCount": (1 + i % 2).astype(u32),
-        "arg2_Draw.StartVertexLocation": ((i * 3) % 1000003).astype(u32),
+        "arg2_Draw.VertexCountPerInstance": vertices,
+        "arg2_Draw.InstanceCount": instances,
+        "arg2_Draw.StartVertexLocation": start_vertex,
         "arg2_Draw.StartInstanceLocation": (i % 7).astype(u32),
     }
     spec = DispatchListSpec(pcs, {"ProgramTableIndex": (np.arange(n_primary) % programs).astype(u32)}, secondary,
@@ -128,7 +141,7 @@ def build_pointer_capture() -> Any:
     """A hybrid graphics work list using the three record pointers (spec "_PROGRAM_TABLE_POINTER",
     "_PRIMARY_RECORD_POINTER", "_SECONDARY_RECORD_POINTER") as root SRVs: four primary records selecting program
     table slots 2, 0, 1, 2 (so a slot's address differs from the table's start), three draws each."""
-    objects = _objects(3, _pointer_objects())
+    objects = program_objects(3, _pointer_objects())
     pcs = objects.program_command_signatures["PCS"]
     u32 = np.uint32
     i = np.arange(12, dtype=np.uint64)

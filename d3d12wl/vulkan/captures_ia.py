@@ -22,7 +22,7 @@ from d3d12wl.records import packers
 from d3d12wl.records.layout import IDENTIFIER_FIELD, pcs_layout
 from d3d12wl.vulkan.captures import execute_indirect_capture
 
-__all__ = ["build_ia_capture", "build_inherited_ia_capture"]
+__all__ = ["build_ia_capture", "build_inherited_ia_capture", "build_robust_ia_capture"]
 
 VERTICES = 4096
 #: where the buffers live, and their contents: vertex ``v`` of a buffer holds :func:`vertex_words`
@@ -70,7 +70,7 @@ IA_OBJECTS: dict[str, Any] = {
 }
 
 
-def build_ia_capture(commands: int = 48, index_buffer: str = "command") -> Any:
+def build_ia_capture(commands: int = 48, index_buffer: str = "command", robust: bool = False) -> Any:
     """``ExecuteIndirect`` of indexed draws through a count buffer (``commands - 3``): command ``k`` sets b0 to
     ``100 + k``, vertex buffer slot 1 to ``VB1 + 1024 (k % 4)`` (stride 16, or 32 for odd ``k``), and (with
     ``index_buffer="command"``) an index buffer view alternating ``R16_UINT`` (even ``k``) and ``R32_UINT`` at
@@ -99,6 +99,14 @@ def build_ia_capture(commands: int = 48, index_buffer: str = "command") -> Any:
                  f"{draw}.InstanceCount": (1 + k % 2).astype(np.uint32),
                  f"{draw}.StartIndexLocation": (5 * k).astype(np.uint32),
                  f"{draw}.BaseVertexLocation": (k % 7).astype(np.int32), f"{draw}.StartInstanceLocation": 0})
+    if robust:  # build_robust_ia_capture
+        ib, vb = "arg2_IndexBuffer", "arg1_VertexBuffer"
+        esize = np.where(k % 2, 4, 2)
+        room = cols[f"{ib}.SizeInBytes"] // esize - 5 * k
+        cols[f"{draw}.IndexCountPerInstance"] = np.where(k % 4 == 1, room + 40, 3 + k % 5).astype(np.uint32)
+        cols[f"{ib}.BufferLocation"] = np.where(k % 4 == 0, 0, cols[f"{ib}.BufferLocation"]).astype(np.uint64)
+        cols[f"{vb}.BufferLocation"] = np.where(k % 4 == 2, 0, cols[f"{vb}.BufferLocation"]).astype(np.uint64)
+        cols[f"{vb}.SizeInBytes"] = np.where(k % 4 == 3, 32, cols[f"{vb}.SizeInBytes"]).astype(np.uint32)
     state = CommandListState(graphics_root_signature=cs.pRootSignature,
                              vertex_buffers={0: VertexBufferView(VB0_VA, VERTICES * 12, 12)})
     if index_buffer == "command_list":
@@ -122,12 +130,13 @@ INHERITED_IA_OBJECTS: dict[str, Any] = {
 }
 
 
-def build_inherited_ia_capture(draws: int = 40) -> Any:
+def build_inherited_ia_capture(draws: int = 40, index_buffer: bool = True) -> Any:
     """A work list of indexed draws (``_DRAW_INDEXED`` from secondary records, no IA argument) whose index buffer
     (R16_UINT) and vertex buffers (slot 0, 12-byte vertices; slot 2, 16-byte vertices) are the command list's
     (spec "Input Assembler bindings"): draw ``i`` sets b0 to ``i`` and draws ``2 + i % 4`` indices from ``3 i``,
     ``1 + i % 3`` instances, BaseVertexLocation ``i % 5``; eight draws per primary record, the programs alternating.
-    These are the draws a harness that did not bind the command list's index buffer sent to address 0."""
+    These are the draws a harness that did not bind the command list's index buffer sent to address 0.  With
+    ``index_buffer=False`` the command list has none: every index reads 0 (D3D11.3 8.20)."""
     objects = description.load(INHERITED_IA_OBJECTS)
     pcs = objects.program_command_signatures["PCS"]
     i = np.arange(draws, dtype=np.int64)
@@ -152,6 +161,16 @@ def build_inherited_ia_capture(draws: int = 40) -> Any:
                                   vertex_buffers={0: VertexBufferView(VB0_VA, VERTICES * 12, 12),
                                                   2: VertexBufferView(VB1_VA, VERTICES * 16, 16)},
                                   graphics_root_arguments={0: RootArgument("constants", values=[0])})
+    if not index_buffer:
+        state.index_buffer = None
     cap = wl.to_capture(objects, wls, state=state)
     cap.memory = memory
     return cap
+
+
+def build_robust_ia_capture(commands: int = 48) -> Any:
+    """:func:`build_ia_capture` with what D3D12 reads as 0 (D3D11.3 8.19.2 "Addressing Bounds", 8.20 "no Buffer
+    bound"), by command ``k``: ``k % 4 == 0`` a null index buffer view, 1 an index count running 40 indices past
+    the end of its view, 2 a null vertex buffer view in slot 1, 3 a slot-1 view 32 bytes long (every vertex past
+    its second reads 0)."""
+    return build_ia_capture(commands, robust=True)

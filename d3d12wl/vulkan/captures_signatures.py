@@ -37,7 +37,8 @@ from d3d12wl.model.state import (
 from d3d12wl.records import packers
 from d3d12wl.records.layout import IDENTIFIER_FIELD, WL_ALIGN, pcs_layout, program_table_layout, round_up
 
-__all__ = ["MIXED_OBJECTS", "build_mesh_capture", "build_mixed_capture", "build_table_capture"]
+__all__ = ["EXPLICIT_OBJECTS", "MIXED_OBJECTS", "build_explicit_capture", "build_mesh_capture", "build_mixed_capture",
+           "build_table_capture"]
 
 
 def _constants(register: int, n: int, space: int = 0) -> dict[str, Any]:
@@ -126,7 +127,7 @@ class _Placer:
 
 def _table(objects: Any, names: list[str], place: _Placer) -> ProgramTableBinding:
     """A program table with one slot per program: its identifier, then its tail (columns from the program's number:
-    a float4 of it for a float4 tail); the stride the largest record needs."""
+    a float4 of it for a float4 tail, a float for a DWORD or a view); the stride the largest record needs."""
     layouts = [program_table_layout(objects.programs[n]) for n in names]
     stride = max(round_up(lay.min_stride, WL_ALIGN) for lay in layouts if lay is not None)
     data = np.zeros(len(names) * stride, dtype=np.uint8)
@@ -134,7 +135,8 @@ def _table(objects: Any, names: list[str], place: _Placer) -> ProgramTableBindin
         assert lay is not None
         cols: dict[str, Any] = {IDENTIFIER_FIELD: [objects.programs[name].Identifier]}
         for f in lay.payload_fields:
-            cols[f.name] = np.array([[k + 0.5, 1.0, 0.25 * k, 1.0][:f.count]], dtype=np.float32).view(np.uint32)
+            value = np.array([[k + 0.5, 1.0, 0.25 * k, 1.0][:f.count]], dtype=np.float32).view(np.uint32)
+            cols[f.name] = value if f.count > 1 else value.reshape(1)
         row = packers.pack_program_table(lay, cols, stride=stride)
         data[k * stride:k * stride + row.nbytes] = row
     va = place.place(data)
@@ -327,3 +329,72 @@ def build_mesh_capture(draws: int = 30) -> Any:
     wls = objects.work_list_signatures["WLS"]
     wl = build_work_list([spec], base_va=_BASE_VA, program_table=table, signature=wls, objects=objects)
     return wl.to_capture(objects, wls, state=wl.command_list_state(wls, graphics_root_signature=pcs.pGlobalRootSignature))
+
+
+def _local_arg(type_: str, source: str, **payload: Any) -> dict[str, Any]:
+    return {"Type": type_, "Source": source, "Binding": "LOCAL_ROOT_SIGNATURE", **payload}
+
+
+#: the explicit local root signature path (spec "Local root signatures"): one graphics-class signature whose records
+#: set a root constant of the global root signature, a local CBV (local parameter 1) and one DWORD of a local root
+#: constants parameter (0, DWORD 1); programs A and B are associated with local root signature LA, program C with
+#: LB, whose parameters the records do not override come from each program's program-table slot
+EXPLICIT_OBJECTS: dict[str, Any] = {
+    "root_signatures": {
+        "GRS": {"pParameters": [_constants(0, 1)], "Flags": ["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"]},
+        "LA": {"pParameters": [_constants(0, 2, space=1),
+                               {"ParameterType": "CBV", "Descriptor": {"ShaderRegister": 1, "RegisterSpace": 1},
+                                "ShaderVisibility": "ALL"}], "Flags": ["LOCAL_ROOT_SIGNATURE"]},
+        "LB": {"pParameters": [_constants(0, 3, space=1),
+                               {"ParameterType": "CBV", "Descriptor": {"ShaderRegister": 1, "RegisterSpace": 1},
+                                "ShaderVisibility": "ALL"},
+                               {"ParameterType": "SRV", "Descriptor": {"ShaderRegister": 0, "RegisterSpace": 1},
+                                "ShaderVisibility": "ALL"}], "Flags": ["LOCAL_ROOT_SIGNATURE"]},
+    },
+    "program_command_signatures": {"PCS": {"pArgumentDescs": [
+        _arg("CONSTANT", "PRIMARY_RECORD",
+             Constant={"RootParameterIndex": 0, "DestOffsetIn32BitValues": 0, "Num32BitValuesToSet": 1}),
+        _local_arg("CONSTANT", "PRIMARY_RECORD",
+                   Constant={"RootParameterIndex": 0, "DestOffsetIn32BitValues": 1, "Num32BitValuesToSet": 1}),
+        _local_arg("CONSTANT_BUFFER_VIEW", "PRIMARY_RECORD", ConstantBufferView={"RootParameterIndex": 1}),
+        _arg("DRAW", "PRIMARY_RECORD"),
+    ], "pGlobalRootSignature": "GRS"}},
+    "work_list_signatures": {"WLS": {"pProgramCommandSignatures": ["PCS"], "SubobjectMask": ["VS", "PS"]}},
+    "programs": {name: {"Identifier": (name.encode() * 32)[:32].hex(), "ProgramCommandSignature": "PCS",
+                        "LocalRootSignature": lrs} for name, lrs in (("A", "LA"), ("B", "LB"), ("C", "LA"))},
+}
+
+
+def build_explicit_capture(records: int = 24) -> Any:
+    """A Tier 1 list of ``records`` inline records of :data:`EXPLICIT_OBJECTS`: record ``k`` selects program
+    ``k % 3`` (A, B, C), sets b0 to ``k``, local b0 space1 DWORD 1 to ``100 + k`` and the local CBV to
+    ``0x6_0000_0000 + 256 k``, and draws ``1 + k % 3`` vertices from ``3 k``; each program's slot holds the rest of
+    its local root signature (a float of the program's number per DWORD, 8-byte views likewise)."""
+    from d3d12wl.capture.file import CAPTURE_VERSION, Capture
+
+    objects = description.load(EXPLICIT_OBJECTS)
+    place = _Placer(_BASE_VA)
+    dli_va = place.place(np.zeros(abi.sizeof("D3D12_DISPATCH_LIST_INPUT"), np.uint8))
+    table = _table(objects, ["A", "B", "C"], place)
+    lay = pcs_layout(objects.program_command_signatures["PCS"])
+    k = np.arange(records, dtype=np.uint64)
+    rows = packers.pack_primary_records(lay, {
+        "ProgramTableIndex": (k % 3).astype(np.uint32), "arg0_Constant": k.astype(np.uint32),
+        "arg1_Constant": (100 + k).astype(np.uint32), "arg2_ConstantBufferView": 0x6_0000_0000 + 256 * k,
+        "arg3_Draw.VertexCountPerInstance": (1 + k % 3).astype(np.uint32), "arg3_Draw.InstanceCount": 1,
+        "arg3_Draw.StartVertexLocation": (3 * k).astype(np.uint32), "arg3_Draw.StartInstanceLocation": 0})
+    stride = lay.primary.min_stride
+    primary_va = place.place(rows)
+    dli = packers.pack_dispatch_list_inputs({"NumProgramInputs": np.array([records], np.uint64),
+                                             "Flags": np.array([0], np.uint64),
+                                             "ProgramInputs.StartAddress": np.array([primary_va], np.uint64),
+                                             "ProgramInputs.StrideInBytes": np.array([stride], np.uint64)})
+    for at, data in place.parts:
+        if at == dli_va:
+            data[:] = dli
+    program = SetProgramDesc(abi.enum_value("D3D12_PROGRAM_TYPE", "WORK_LIST"), WorkList=SetWorkListDesc(
+        objects.work_list_signatures["WLS"],
+        WorkListBinding(abi.enum_value("D3D12_WORK_LIST_BINDING_TYPE", "PROGRAM_TABLE"), table)))
+    state = CommandListState(program=program, graphics_root_signature=objects.root_signatures["GRS"])
+    return Capture(CAPTURE_VERSION, DeviceCaps(Tier=abi.enum_value("D3D12_WORK_LISTS_TIER", "TIER_1")), objects,
+                   place.memory(), state, DispatchListCall(dli_va, records))

@@ -8,10 +8,10 @@ lowering), the *executes* they run as (in order: layout, first sequence, count, 
 vertex and index buffers, and the *regions* of memory the harness uploads: the captured bytes the draws' vertex
 and index buffer views cover, and stand-ins for views whose bytes the capture does not hold (identity indices:
 the ``uint32`` at offset ``4 m`` of the region is ``m``; or zeros), which the harness makes itself.  Every address
-the harness hands the GPU is a view inside one of them (``tools/gpu/harness.c`` checks it and exits 2 naming the
-first that is not).
+the harness hands the GPU is a view inside one of them, or a null view (``BufferLocation`` 0) that it binds as an
+empty range (``tools/gpu/harness.c`` checks it and exits 2 naming the first that is neither).
 
-The file, little endian: a header of :data:`HEADER_DWORDS` uint32 (``magic`` 'DGC1', ``version`` 3, then the
+The file, little endian: a header of :data:`HEADER_DWORDS` uint32 (``magic`` 'DGC1', ``version`` 4, then the
 counts and facts named in :data:`HEADER_FIELDS`), then ``layout_count`` layouts of :data:`LAYOUT_DWORDS`
 (:data:`LAYOUT_FIELDS`), all tokens of :data:`TOKEN_DWORDS` (``type``, ``offset``, ``size``, ``push_offset``,
 ``push_size``, ``vertex_binding_unit``, ``index_mode``, 0), the execution sets' entries (one uint32 each: the
@@ -25,7 +25,7 @@ A record (one per sequence, ``RECORD_HEADER + max push-constant DWORDs`` uint32;
 ``record.comp``, ``record.mesh``): 0 invocations, 1 program, 2 record index (the execute's first record + the
 sequence index), 3 gl_DrawID, 4 gl_BaseVertex (compute, mesh: workgroups X), 5 gl_BaseInstance (Y), 6 max fetched
 vertex index + 1 (Z), 7 instance count, 8 ``0xFFFFFFFF`` - min fetched vertex index, 9-12 a 128-bit bloom of the
-vertex attributes fetched ((slot, vertex, value) hashed, :func:`bloom_vertex`), 13-14 a 64-bit bloom of the
+vertex attributes fetched ((slot, vertex, value) hashed, :func:`~d3d12wl.vulkan.fetch.bloom_vertex`), 13-14 a 64-bit bloom of the
 fetched vertex indices (``gl_VertexIndex - gl_BaseVertex``: the index value of an indexed draw), 15 zero, then
 the push constants.  A sequence whose draw or dispatch runs no invocation writes nothing: its record stays zero.
 An indexed draw may reuse a vertex shader invocation for a repeated index (Vulkan "Vertex Shader Execution"), so
@@ -37,24 +37,26 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from d3d12wl.vulkan.fetch import Draws, Memory, fetch_fields
 from d3d12wl.vulkan.vk import TokenType
 
 __all__ = ["MAGIC", "RECORD_HEADER", "Case", "CaseLayout", "CaseRegion", "CaseToken", "Model", "compare_records",
            "digest", "model_records", "read_case", "write_case"]
 
 MAGIC = 0x31434744  # b"DGC1"
-VERSION = 3
+VERSION = 4
 HEADER_DWORDS = 32
 HEADER_FIELDS = ("magic", "version", "layout_count", "execute_count", "region_count", "program_count",
                  "record_dwords", "record_count", "inherited_vb_count", "inherited_ib", "vbv_size_offset",
                  "vbv_stride_offset", "ibv_size_offset", "ibv_format_offset", "r16_format", "r32_format",
-                 "fetch_mask", "token_count", "set_entries")
+                 "fetch_mask", "token_count", "set_entries", "robust")
 LAYOUT_DWORDS = 16
 LAYOUT_FIELDS = ("kind", "set_size", "stride", "token_first", "token_count", "push_constant_size", "seq_dword",
                  "count", "set_first", "initial_pc_offset", "seq_offset_lo", "seq_offset_hi", "record_base")
@@ -77,8 +79,6 @@ NOT_COMPARED = (3,)
 SEQUENCE_BASE_DWORD = 63
 #: the shaders' push-constant block (64 DWORDs, the last one the sequence base)
 PC_BLOCK_BYTES = 256
-#: bytes of one fetched vertex attribute (R32_UINT at offset 0 of every vertex)
-ATTRIBUTE_BYTES = 4
 
 
 @dataclass(frozen=True)
@@ -148,12 +148,16 @@ class Case:
     index_buffer: tuple[int, int, int] | None = None  # location, size, format
     regions: list[CaseRegion] = field(default_factory=list)
     fetch_mask: int = 0
+    #: 1 when a draw reads past a view or through a null view (D3D12 reads 0 there: D3D11.3 8.19.2, 8.20), which the
+    #: harness runs with robustBufferAccess2 (and refuses on a device without it)
+    robust: int = 0
 
     @property
     def count(self) -> int:
         return sum(lay.count for lay in self.layouts)
 
-    def to_bytes(self) -> bytes:
+    def pieces(self) -> Iterator[bytes | memoryview]:
+        """The case file's bytes, piece by piece (each layout's sequences as a view of them, not a copy)."""
         header = np.zeros(HEADER_DWORDS, dtype="<u4")
         tokens = [t for lay in self.layouts for t in lay.tokens]
         entries = [p for lay in self.layouts for p in lay.programs]
@@ -165,6 +169,7 @@ class Case:
                   "vbv_stride_offset": self.vbv_stride_offset, "ibv_size_offset": self.ibv_size_offset,
                   "ibv_format_offset": self.ibv_format_offset, "r16_format": self.r16_format,
                   "r32_format": self.r32_format, "fetch_mask": self.fetch_mask, "token_count": len(tokens),
+                  "robust": self.robust,
                   "set_entries": len(entries)}
         header[:len(HEADER_FIELDS)] = [values[k] for k in HEADER_FIELDS]
         lays = np.zeros((len(self.layouts), LAYOUT_DWORDS), dtype="<u4")
@@ -187,21 +192,39 @@ class Case:
             loc, size, fmt = self.index_buffer
             views[-1, :5] = [0, loc & 0xFFFFFFFF, loc >> 32, size, fmt]
         regs = np.zeros((len(self.regions), REGION_DWORDS), dtype="<u4")
-        data = bytearray()
+        off = 0
         for k, r in enumerate(self.regions):
-            off = len(data)
             regs[k, :7] = [r.base & 0xFFFFFFFF, r.base >> 32, r.size & 0xFFFFFFFF, r.size >> 32, off & 0xFFFFFFFF,
                            off >> 32, r.kind]
             if r.kind == REGION_CAPTURED:
                 assert len(r.data) == r.size
-                data += r.data + bytes(-r.size % 4)
+                off += r.size + -r.size % 4
         for lay in self.layouts:
             assert len(lay.initial_push_constants) == lay.push_constant_size
-        return b"".join([header.tobytes(), lays.tobytes(), toks.tobytes(), np.array(entries, dtype="<u4").tobytes(),
-                         execs.tobytes(), views.tobytes(), regs.tobytes(),
-                         *(lay.initial_push_constants for lay in self.layouts),
-                         *(np.ascontiguousarray(lay.sequences, dtype=np.uint8).tobytes() for lay in self.layouts),
-                         bytes(data)])
+        yield from (header.tobytes(), lays.tobytes(), toks.tobytes(), np.array(entries, dtype="<u4").tobytes(),
+                    execs.tobytes(), views.tobytes(), regs.tobytes())
+        yield from (lay.initial_push_constants for lay in self.layouts)
+        for lay in self.layouts:
+            yield np.ascontiguousarray(lay.sequences, dtype=np.uint8).reshape(-1).data
+        for r in self.regions:
+            if r.kind == REGION_CAPTURED:
+                yield r.data + bytes(-r.size % 4)
+
+    def to_bytes(self) -> bytes:
+        return b"".join(self.pieces())
+
+    def sha256(self) -> str:
+        """SHA-256 of :meth:`to_bytes`, piece by piece."""
+        h = hashlib.sha256()
+        for piece in self.pieces():
+            h.update(piece)
+        return h.hexdigest()
+
+
+
+def case_memory(case: Case) -> Memory:
+    """The memory the harness uploads for ``case``: its regions, stand-ins made as the harness makes them."""
+    return Memory([(r.base, r.bytes()) for r in case.regions])
 
 
 def write_case(case: Case, path: str | Path) -> Path:
@@ -263,156 +286,8 @@ def case_from_bytes(data: bytes, name: str = "case") -> Case:
         ib = (int(v[1]) | int(v[2]) << 32, int(v[3]), int(v[4]))
     return Case(layouts, [tuple(int(x) for x in e) for e in execs], h["program_count"],  # type: ignore[misc]
                 h["record_dwords"], h["vbv_size_offset"], h["vbv_stride_offset"], h["ibv_size_offset"],
-                h["ibv_format_offset"], h["r16_format"], h["r32_format"], vbs, ib, regions, h["fetch_mask"])
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Memory, hashes and what a draw fetches
-# ----------------------------------------------------------------------------------------------------------------
-
-class Memory:
-    """Regions ``(base, uint8 array)`` and vectorized reads at VAs (every read inside one region, else an error)."""
-
-    def __init__(self, regions: list[tuple[int, np.ndarray]]) -> None:
-        regions = sorted(regions, key=lambda r: r[0])
-        self.bases = np.array([b for b, _ in regions], dtype=np.uint64)
-        self.ends = np.array([b + len(d) for b, d in regions], dtype=np.uint64)
-        self.data = [d for _, d in regions]
-
-    @classmethod
-    def of_case(cls, case: Case) -> Memory:
-        return cls([(r.base, r.bytes()) for r in case.regions])
-
-    def locate(self, va: np.ndarray, size: np.ndarray | int) -> np.ndarray:
-        """Per VA, the region holding ``[va, va + size)``, else -1."""
-        va = np.asarray(va, dtype=np.uint64)
-        if not len(self.bases):
-            return np.full(va.shape, -1, dtype=np.int64)
-        r = np.searchsorted(self.bases, va, side="right").astype(np.int64) - 1
-        ok = (r >= 0) & (va + np.asarray(size, dtype=np.uint64) <= self.ends[np.maximum(r, 0)])
-        return np.where(ok, r, -1)
-
-    def read(self, va: np.ndarray, width: np.ndarray | int) -> np.ndarray:
-        """The little-endian unsigned value of ``width`` (2 or 4, per VA) bytes at each VA."""
-        va = np.asarray(va, dtype=np.uint64)
-        width = np.broadcast_to(np.asarray(width, dtype=np.uint64), va.shape)
-        r = self.locate(va, width)
-        if (r < 0).any():
-            k = int(np.argmax(r < 0))
-            raise ValueError(f"a read of {int(width[k])} bytes at VA 0x{int(va[k]):x} is outside every region")
-        out = np.zeros(va.shape, dtype=np.uint32)
-        for ri in np.unique(r).tolist():
-            m = r == ri
-            off = (va[m] - self.bases[ri]).astype(np.int64)
-            d = self.data[ri]
-            w = width[m]
-            v = d[off].astype(np.uint32) | (d[off + 1].astype(np.uint32) << np.uint32(8))
-            wide = w == 4
-            if wide.any():
-                o4 = off[wide]
-                v[wide] |= (d[o4 + 2].astype(np.uint32) << np.uint32(16)) | (d[o4 + 3].astype(np.uint32) << np.uint32(24))
-            out[m] = v
-        return out
-
-
-def hash32(x: np.ndarray) -> np.ndarray:
-    """A 32-bit integer mixer (the same arithmetic as ``hash32`` in tools/gpu/record.vert)."""
-    x = np.asarray(x, dtype=np.uint32).copy()
-    x ^= x >> np.uint32(16)
-    x *= np.uint32(0x7FEB352D)
-    x ^= x >> np.uint32(15)
-    x *= np.uint32(0x846CA68B)
-    x ^= x >> np.uint32(16)
-    return x
-
-
-def bloom_vertex(slot: np.ndarray | int, vertex: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """The bit (0..127) a fetched attribute sets in the vertex bloom: hash(hash(slot * 0x9E3779B9 ^ vertex) ^
-    value) & 127."""
-    s = np.asarray(slot, dtype=np.uint32) * np.uint32(0x9E3779B9)
-    return hash32(hash32(s ^ np.asarray(vertex, dtype=np.uint32)) ^ np.asarray(value, dtype=np.uint32)) & np.uint32(127)
-
-
-def bloom_index(vi: np.ndarray) -> np.ndarray:
-    """The bit (0..63) a fetched vertex index sets in the index bloom."""
-    return hash32(vi) & np.uint32(63)
-
-
-@dataclass
-class Draws:
-    """Draws of one layout, as columns: the per-draw count (vertices or indices), instances, the first vertex or
-    index, the base vertex (indexed), the index buffer view per draw (indexed), and the vertex buffer views per
-    slot (slot -> (location, size, stride) columns)."""
-
-    indexed: bool
-    count: np.ndarray
-    instances: np.ndarray
-    first: np.ndarray
-    base_vertex: np.ndarray  # int64 (indexed: BaseVertexLocation; else StartVertexLocation)
-    ib: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # location, size, format
-    vbs: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
-
-    def slice(self, a: int, b: int) -> Draws:
-        def cut(cols: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-            x, y, z = (c[a:b] for c in cols)
-            return x, y, z
-
-        return Draws(self.indexed, self.count[a:b], self.instances[a:b], self.first[a:b], self.base_vertex[a:b],
-                     None if self.ib is None else cut(self.ib), {s: cut(v) for s, v in self.vbs.items()})
-
-
-def index_sizes(fmt: np.ndarray, r16: int, r32: int) -> np.ndarray:
-    """Bytes per index of each DXGI format (0: neither R16_UINT nor R32_UINT)."""
-    return np.where(fmt == r16, 2, np.where(fmt == r32, 4, 0)).astype(np.int64)
-
-
-def vertex_indices(d: Draws, memory: Memory, r16: int, r32: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every vertex index each draw fetches, as (draw, vi): ``vi`` is ``gl_VertexIndex - gl_BaseVertex`` (the index
-    value of an indexed draw, ``0 .. count - 1`` otherwise).  Draws that run no invocation fetch nothing."""
-    live = (d.count > 0) & (d.instances > 0)
-    n = np.where(live, d.count, 0).astype(np.int64)
-    draw = np.repeat(np.arange(len(n)), n)
-    starts = np.zeros(len(n), dtype=np.int64)
-    np.cumsum(n[:-1], out=starts[1:])
-    i = np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n)
-    if not d.indexed:
-        return draw, i.astype(np.uint32)
-    assert d.ib is not None
-    loc, _, fmt = d.ib
-    esize = index_sizes(fmt[draw], r16, r32)
-    va = loc[draw].astype(np.uint64) + (d.first[draw].astype(np.uint64) + i.astype(np.uint64)) * esize.astype(np.uint64)
-    return draw, memory.read(va, esize)
-
-
-def fetch_fields(d: Draws, memory: Memory, fetch_mask: int, r16: int, r32: int) -> dict[str, np.ndarray]:
-    """Per draw: the vertex span (max vi + 1), 0xFFFFFFFF - min vi, the two blooms, and the least invocation count
-    the GPU may report (distinct vertices x instances for an indexed draw)."""
-    nd = len(d.count)
-    draw, vi = vertex_indices(d, memory, r16, r32)
-    span = np.zeros(nd, dtype=np.uint64)
-    low = np.full(nd, 0xFFFFFFFF, dtype=np.uint64)
-    np.maximum.at(span, draw, vi.astype(np.uint64) + np.uint64(1))
-    np.minimum.at(low, draw, vi.astype(np.uint64))
-    vbloom = np.zeros((nd, 4), dtype=np.uint32)
-    ibloom = np.zeros((nd, 2), dtype=np.uint32)
-    bit = bloom_index(vi)
-    np.bitwise_or.at(ibloom, (draw, (bit >> np.uint32(5)).astype(np.int64)), np.uint32(1) << (bit & np.uint32(31)))
-    vertex = (vi.astype(np.int64) + d.base_vertex[draw]).astype(np.uint64) & np.uint64(0xFFFFFFFF)
-    for slot, (loc, _, stride) in sorted(d.vbs.items()):
-        if not fetch_mask >> slot & 1:
-            continue
-        value = memory.read(loc[draw].astype(np.uint64) + vertex * stride[draw].astype(np.uint64), ATTRIBUTE_BYTES)
-        b = bloom_vertex(slot, vertex, value)
-        np.bitwise_or.at(vbloom, (draw, (b >> np.uint32(5)).astype(np.int64)), np.uint32(1) << (b & np.uint32(31)))
-    if d.indexed:
-        pairs = np.unique(np.stack([draw.astype(np.uint64), vi.astype(np.uint64)]), axis=1)
-        distinct = np.bincount(pairs[0].astype(np.int64), minlength=nd).astype(np.uint64)
-    else:
-        distinct = np.where(d.instances > 0, d.count, 0).astype(np.uint64)
-    return {"span": (span & np.uint64(0xFFFFFFFF)).astype(np.uint32),
-            "first": (np.uint64(0xFFFFFFFF) - low).astype(np.uint32) * (span > 0),
-            "vbloom": vbloom, "ibloom": ibloom,
-            "invocations_min": (distinct * d.instances.astype(np.uint64)).astype(np.uint32)}
+                h["ibv_format_offset"], h["r16_format"], h["r32_format"], vbs, ib, regions, h["fetch_mask"],
+                h["robust"])
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -457,19 +332,22 @@ def _u64(seq: np.ndarray, offset: int) -> np.ndarray:
     return np.ascontiguousarray(seq[:, offset:offset + 8]).view("<u8").reshape(-1)
 
 
-def within_execute(case: Case, layout: int) -> np.ndarray:
-    """Per sequence of one layout: its index in the execute that runs it (what a SEQUENCE_INDEX token writes)."""
+def within_execute(case: Case, layout: int, a: int = 0, b: int | None = None) -> np.ndarray:
+    """Per sequence ``a .. b - 1`` of one layout: its index in the execute that runs it (what a SEQUENCE_INDEX
+    token writes)."""
     lay = case.layouts[layout]
-    out = np.zeros(lay.count, dtype=np.uint32)
+    b = lay.count if b is None else b
+    out = np.zeros(b - a, dtype=np.uint32)
     for li, first, count, _ in case.executes:
-        if li == layout:
-            out[first:first + count] = np.arange(count, dtype=np.uint32)
+        lo, hi = max(first, a), min(first + count, b)
+        if li == layout and lo < hi:
+            out[lo - a:hi - a] = np.arange(lo - first, hi - first, dtype=np.uint32)
     return out
 
 
 @dataclass
 class LayoutState:
-    """One layout's sequences decoded as the GPU applies their tokens: per sequence its program (the case's
+    """Sequences of one layout decoded as the GPU applies their tokens: per sequence its program (the case's
     program index), push constants, record index within the execute, the action's fields and (vertex layouts) its
     draws."""
 
@@ -480,15 +358,17 @@ class LayoutState:
     draws: Draws | None
 
 
-def layout_state(case: Case, li: int) -> LayoutState:
-    """Layout ``li`` of the case as ``VK_EXT_device_generated_commands`` executes it: tokens applied in layout
-    order over the initial push constants, the command list's vertex and index buffers where no token sets one."""
+def layout_state(case: Case, li: int, a: int = 0, b: int | None = None) -> LayoutState:
+    """Sequences ``a .. b - 1`` (default: all) of layout ``li`` of the case as ``VK_EXT_device_generated_commands``
+    executes them: tokens applied in layout order over the initial push constants, the command list's vertex and
+    index buffers where no token sets one."""
     lay = case.layouts[li]
-    n, seq = lay.count, lay.sequences
+    b = lay.count if b is None else b
+    n, seq = b - a, lay.sequences[a:b]
     pc = np.zeros((n, lay.push_constant_size), dtype=np.uint8)
     pc[:] = np.frombuffer(lay.initial_push_constants, dtype=np.uint8)
     program = np.zeros(n, dtype=np.uint32)
-    within = within_execute(case, li)
+    within = within_execute(case, li, a, b)
     vbs = {slot: (np.full(n, loc, np.uint64), np.full(n, size, np.uint64), np.full(n, stride, np.uint64))
            for slot, loc, size, stride in case.vertex_buffers}
     ib: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -532,41 +412,68 @@ def layout_state(case: Case, li: int) -> LayoutState:
     return LayoutState(program, pc, inv, fields, draws if lay.kind == KIND_VERTEX else None)
 
 
-#: draws modelled at a time (bounds the memory of the per-vertex arrays)
-DRAWS_PER_SLICE = 1 << 20
+#: records modelled, compared and digested at a time: the unit of every comparison's memory and of the per-chunk
+#: digests the GPU machine sends back
+RECORDS_PER_CHUNK = 1 << 16
+
+
+def chunk_ranges(layout_counts: list[int], chunk: int = RECORDS_PER_CHUNK) -> list[tuple[int, int, int, int]]:
+    """The chunks every comparison walks, in record order: ``(layout, first sequence, end, first record)``, at most
+    ``chunk`` sequences each, never across layouts (the GPU machine and this machine cut the same chunks)."""
+    out: list[tuple[int, int, int, int]] = []
+    base = 0
+    for li, n in enumerate(layout_counts):
+        out.extend((li, a, min(n, a + chunk), base + a) for a in range(0, n, chunk))
+        base += n
+    return out
+
+
+def model_chunk(case: Case, li: int, a: int, b: int, memory: Memory) -> Model:
+    """The records sequences ``a .. b - 1`` of layout ``li`` write (:func:`model_records`)."""
+    lay = case.layouts[li]
+    n = b - a
+    st = layout_state(case, li, a, b)
+    out = np.zeros((n, case.record_dwords), dtype=np.uint32)
+    least = st.invocations.copy()
+    for c, v in st.fields.items():
+        out[:, c] = v
+    if st.draws is not None:
+        f = fetch_fields(st.draws, memory, case.fetch_mask, case.r16_format, case.r32_format)
+        out[:, 6], out[:, 8] = f["span"], f["first"]
+        out[:, 9:13], out[:, 13:15] = f["vbloom"], f["ibloom"]
+        least = f["invocations_min"]
+    out[:, 0] = st.invocations.astype(np.uint32)
+    out[:, 1] = st.program
+    out[:, 2] = np.arange(lay.record_base + a, lay.record_base + b, dtype=np.uint32)
+    words = np.ascontiguousarray(st.push_constants).view("<u4") if lay.push_constant_size else \
+        np.zeros((n, 0), np.uint32)
+    out[:, RECORD_HEADER:RECORD_HEADER + words.shape[1]] = words
+    out[st.invocations == 0] = 0
+    return Model(out, np.where(st.invocations == 0, 0, least).astype(np.uint32))
+
+
+def model_chunks(case: Case, chunk: int = RECORDS_PER_CHUNK) -> Iterator[tuple[int, Model]]:
+    """:func:`model_records` chunk by chunk (:func:`chunk_ranges`): ``(first record, Model)``."""
+    memory = case_memory(case)
+    for li, a, b, first in chunk_ranges([lay.count for lay in case.layouts], chunk):
+        yield first, model_chunk(case, li, a, b, memory)
+
+
+def join(chunks: Iterable[tuple[int, Model]], count: int, dwords: int) -> Model:
+    """Chunks of records as one :class:`Model` (small cases and tests)."""
+    rec = np.zeros((count, dwords), dtype=np.uint32)
+    inv_min = np.zeros(count, dtype=np.uint32)
+    for first, m in chunks:
+        rec[first:first + len(m.records)] = m.records
+        inv_min[first:first + len(m.records)] = m.invocations_min
+    return Model(rec, inv_min)
 
 
 def model_records(case: Case) -> Model:
     """What the recording shaders write for every sequence if the GPU executes the case's sequences as
-    ``VK_EXT_device_generated_commands`` specifies (:func:`layout_state`)."""
-    pcd = case.record_dwords - RECORD_HEADER
-    rec = np.zeros((case.count, case.record_dwords), dtype=np.uint32)
-    inv_min = np.zeros(case.count, dtype=np.uint32)
-    memory = Memory.of_case(case)
-    for li, lay in enumerate(case.layouts):
-        n = lay.count
-        st = layout_state(case, li)
-        out = rec[lay.record_base:lay.record_base + n]
-        least = st.invocations.copy()
-        for c, v in st.fields.items():
-            out[:, c] = v
-        if st.draws is not None:
-            for a in range(0, n, DRAWS_PER_SLICE):
-                b = min(n, a + DRAWS_PER_SLICE)
-                f = fetch_fields(st.draws.slice(a, b), memory, case.fetch_mask, case.r16_format, case.r32_format)
-                out[a:b, 6], out[a:b, 8] = f["span"], f["first"]
-                out[a:b, 9:13], out[a:b, 13:15] = f["vbloom"], f["ibloom"]
-                least[a:b] = f["invocations_min"]
-        out[:, 0] = st.invocations.astype(np.uint32)
-        out[:, 1] = st.program
-        out[:, 2] = np.arange(lay.record_base, lay.record_base + n, dtype=np.uint32)
-        words = np.ascontiguousarray(st.push_constants).view("<u4") if lay.push_constant_size else \
-            np.zeros((n, 0), np.uint32)
-        out[:, RECORD_HEADER:RECORD_HEADER + words.shape[1]] = words
-        out[:, RECORD_HEADER + words.shape[1]:RECORD_HEADER + pcd] = 0
-        out[st.invocations == 0] = 0
-        inv_min[lay.record_base:lay.record_base + n] = np.where(st.invocations == 0, 0, least).astype(np.uint32)
-    return Model(rec, inv_min)
+    ``VK_EXT_device_generated_commands`` specifies (:func:`layout_state`); whole, for small cases
+    (:func:`model_chunks` streams)."""
+    return join(model_chunks(case), case.count, case.record_dwords)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -606,49 +513,118 @@ def digest(records: np.ndarray) -> str:
     return hashlib.sha256(r.tobytes()).hexdigest()
 
 
+def as_compared(got: np.ndarray, want: Model) -> np.ndarray:
+    """The GPU's records as the comparison sees them: gl_DrawID zeroed, and an invocation count within ``want``'s
+    range (``[invocations_min, records[:, 0]]``: a vertex reused by an indexed draw) replaced by the range's top, so
+    that :func:`digest` of them equals the digest of ``want.records`` exactly when every record matches."""
+    r = np.array(got, dtype="<u4", copy=True)
+    r[:, list(NOT_COMPARED)] = 0
+    top = want.records[:, 0]
+    legal = (r[:, 0] >= want.invocations_min) & (r[:, 0] <= top)
+    r[legal, 0] = top[legal]
+    return r
+
+
+class Tally:
+    """One comparison accumulated chunk by chunk (:func:`compare_records` of each chunk): records compared,
+    mismatches, the first few (record numbers of the whole case), records that ran, records whose draw runs
+    nothing, and the gl_DrawID values seen."""
+
+    def __init__(self, first: int = 20) -> None:
+        self.keep = first
+        self.compared = 0
+        self.mismatches: int | None = 0
+        self.first_mismatches: list[dict[str, Any]] = []
+        self.ran = self.no_invocation = 0
+        self.draw_ids: set[int] = set()
+        self.error: str | None = None
+
+    def add(self, first_record: int, result: dict[str, Any]) -> None:
+        if result.get("mismatches") is None:
+            self.fail(result.get("error", "nothing compared"))
+            return
+        self.compared += result["compared"]
+        if self.mismatches is not None:
+            self.mismatches += result["mismatches"]
+        for m in result["first_mismatches"][:max(0, self.keep - len(self.first_mismatches))]:
+            self.first_mismatches.append({**m, "record": m["record"] + first_record})
+        self.ran += result["ran"]
+        self.no_invocation += result["no_invocation"]
+        self.draw_ids.update(result["draw_ids"][:8])
+
+    def fail(self, why: str) -> None:
+        self.error = self.error or why
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"compared": self.compared, "mismatches": self.mismatches, "ran": self.ran,
+                               "no_invocation": self.no_invocation, "draw_ids": sorted(self.draw_ids)[:8]}
+        if self.first_mismatches:
+            out["first_mismatches"] = self.first_mismatches
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+#: raw bytes of mismatched chunks' records the GPU machine sends back, at most
+BAD_RECORDS_BACK = 8 << 20
+
+
+def check(case: Case, records: np.ndarray, bad_out: Any = None, budget: int = BAD_RECORDS_BACK) -> dict[str, Any]:
+    """The GPU's ``records`` (``(count, record_dwords)``, a memory map on the GPU machine) against
+    :func:`model_chunks` of ``case``, chunk by chunk: the tally, and per chunk (:func:`chunk_ranges`) the digest
+    of the records as compared (:func:`as_compared`), the digest of the model's, and the mismatches; the records of
+    the chunks with mismatches are written to ``bad_out`` while they fit in ``budget`` bytes (``bad_chunks`` lists
+    which)."""
+    tally = Tally()
+    chunks: list[dict[str, Any]] = []
+    bad: list[int] = []
+    written = 0
+    if records.shape != (case.count, case.record_dwords):
+        tally.fail(f"{records.shape} records: the case has ({case.count}, {case.record_dwords})")
+        return {**tally.to_dict(), "chunks": chunks, "bad_chunks": bad}
+    for k, (first, model) in enumerate(model_chunks(case)):
+        got = np.asarray(records[first:first + len(model.records)])
+        result = compare_records(got, model.records, invocations_min=model.invocations_min)
+        tally.add(first, result)
+        chunks.append({"first": first, "count": len(got), "gpu": digest(as_compared(got, model)),
+                       "model": digest(model.records), "mismatches": result["mismatches"]})
+        if result["mismatches"] and bad_out is not None and written + got.nbytes <= budget:
+            bad_out.write(np.ascontiguousarray(got, dtype="<u4").tobytes())
+            written += got.nbytes
+            bad.append(k)
+    return {**tally.to_dict(), "chunk_records": RECORDS_PER_CHUNK, "chunks": chunks, "bad_chunks": bad}
+
+
 def _field_name(c: int) -> str:
     return FIELD_NAMES[c] if c < len(FIELD_NAMES) else \
         (f"header{c}" if c < RECORD_HEADER else f"push_dword{c - RECORD_HEADER}")
 
 
 def read_records(path: str | Path, case: Case) -> np.ndarray:
-    data = np.fromfile(path, dtype="<u4")
-    return data.reshape(-1, case.record_dwords)[:case.count]
+    """The records file the harness wrote, mapped (never read whole): ``(count, record_dwords)`` uint32."""
+    size = Path(path).stat().st_size
+    if size < case.count * case.record_dwords * 4:
+        return np.zeros((size // 4 // max(case.record_dwords, 1), case.record_dwords), dtype="<u4")
+    return np.memmap(path, dtype="<u4", mode="r", shape=(case.count, case.record_dwords))
 
 
-USAGE = ("usage: python -m d3d12wl.vulkan.case check CASE.bin RECORDS.bin OUT.json\n"
-         "       python -m d3d12wl.vulkan.case digest RECORDS.bin RECORD_DWORDS COUNT OUT.json [EVERY SAMPLE.bin]")
+USAGE = "usage: python -m d3d12wl.vulkan.case check CASE.bin RECORDS.bin OUT.json BAD.rec"
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``check CASE RECORDS OUT.json``: the GPU's records against :func:`model_records` of the case, and their
-    digests.  ``digest RECORDS DWORDS COUNT OUT.json [EVERY SAMPLE]``: the records' :func:`digest` (and every
-    ``EVERY``-th record, and the last, into SAMPLE), for record sets too large to send back whole."""
+    """``check CASE RECORDS OUT.json BAD.rec``: the GPU's records against :func:`model_records` of the case, chunk
+    by chunk (:func:`check`), on the GPU machine: OUT.json the tally and the per-chunk digests, BAD.rec the records
+    of the chunks with mismatches (what fits in :data:`BAD_RECORDS_BACK`)."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) == 4 and args[0] == "check":
-        case = read_case(args[1])
-        got = read_records(args[2], case)
-        model = model_records(case)
-        result = compare_records(got, model.records, invocations_min=model.invocations_min)
-        result["gpu_digest"] = digest(got)
-        result["model_digest"] = digest(model.records)
-        Path(args[3]).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        print(json.dumps({k: result[k] for k in ("compared", "mismatches", "ran", "no_invocation")}))
-        return 0 if result["mismatches"] == 0 else 1
-    if len(args) in (5, 7) and args[0] == "digest":
-        dwords, count = int(args[2]), int(args[3])
-        got = np.fromfile(args[1], dtype="<u4").reshape(-1, dwords)[:count]
-        out = {"records": int(len(got)), "gpu_digest": digest(got)}
-        if len(args) == 7:
-            every = int(args[5])
-            keep = np.r_[np.arange(0, len(got), every), len(got) - 1] if len(got) else np.zeros(0, dtype=np.int64)
-            got[keep].tofile(args[6])
-            out["sample_every"] = every
-        Path(args[4]).write_text(json.dumps(out) + "\n", encoding="utf-8")
-        print(json.dumps(out))
-        return 0
-    print(USAGE, file=sys.stderr)
-    return 2
+    if len(args) != 5 or args[0] != "check":
+        print(USAGE, file=sys.stderr)
+        return 2
+    case = read_case(args[1])
+    with open(args[4], "wb") as bad:
+        result = check(case, read_records(args[2], case), bad)
+    Path(args[3]).write_text(json.dumps(result) + "\n", encoding="utf-8")
+    print(json.dumps({k: result[k] for k in ("compared", "mismatches", "ran", "no_invocation")}))
+    return 0 if result["mismatches"] == 0 else 1
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ but not fetched, and :attr:`Prepared.notes` says why.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,13 +30,12 @@ import numpy as np
 from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.vulkan.case import (
-    ATTRIBUTE_BYTES,
-    DRAWS_PER_SLICE,
     KIND_COMPUTE,
     KIND_MESH,
     KIND_VERTEX,
     PC_BLOCK_BYTES,
     RECORD_HEADER,
+    RECORDS_PER_CHUNK,
     REGION_CAPTURED,
     REGION_IDENTITY,
     REGION_ZEROS,
@@ -44,18 +43,17 @@ from d3d12wl.vulkan.case import (
     CaseLayout,
     CaseRegion,
     CaseToken,
-    Draws,
-    Memory,
     Model,
-    fetch_fields,
-    index_sizes,
+    case_memory,
+    chunk_ranges,
+    join,
     layout_state,
-    vertex_indices,
 )
+from d3d12wl.vulkan.fetch import ATTRIBUTE_BYTES, Draws, Memory, fetch_fields, index_extents, index_sizes
 from d3d12wl.vulkan.lowered import Lowering, LoweringError
 from d3d12wl.vulkan.vk import TokenType
 
-__all__ = ["HarnessRefusal", "Prepared", "case_of", "expected_records", "prepare_case"]
+__all__ = ["HarnessRefusal", "Prepared", "case_of", "expected_chunks", "expected_records", "prepare_case"]
 
 #: the push-constant bytes a layout may use: the shaders' block less the sequence-base DWORD
 MAX_PUSH_CONSTANTS = PC_BLOCK_BYTES - 4
@@ -148,8 +146,9 @@ def prepare_case(lowering: Lowering, memory: GpuMemory) -> Prepared:
                 None if ib is None else (ib.BufferLocation, ib.SizeInBytes, ib.Format))
     notes: list[str] = []
     draws = {li: st.draws for li in range(len(layouts)) if (st := layout_state(case, li)).draws is not None}
-    case.regions, index_views = _regions(draws, memory, notes)
-    case.fetch_mask = _fetch(case, draws, index_views, notes)
+    case.regions, _ = _regions(draws, memory, notes)
+    case.fetch_mask, robust = _fetch(case, draws, notes)
+    case.robust = int(robust)
     positions = np.concatenate([leaf.positions for leaf in leaves if leaf.positions is not None]) if leaves else \
         np.zeros(0, dtype=np.int64)
     return Prepared(case, tuple(programs), positions.astype(np.int64), tuple(notes))
@@ -179,7 +178,8 @@ def _views(draws: Mapping[int, Draws]) -> tuple[list[tuple[str, np.ndarray, np.n
 def _regions(draws: Mapping[int, Draws], memory: GpuMemory, notes: list[str]
              ) -> tuple[list[CaseRegion], set[tuple[int, int]]]:
     """The regions to upload: the captured bytes the views cover (one piece per captured region), and stand-ins
-    for views the capture holds no byte of.  A NULL view or one only partly captured is refused."""
+    for views the capture holds no byte of.  A null view (``BufferLocation`` 0) needs none: the harness binds it as
+    an empty range, which reads 0 (D3D11.3 8.20).  A view only partly captured is refused."""
     views, index_views = _views(draws)
     captured = sorted(memory.regions, key=lambda r: r.base)
     cap_mem = Memory([(r.base, np.frombuffer(r.data, dtype=np.uint8)) for r in captured])
@@ -189,9 +189,7 @@ def _regions(draws: Mapping[int, Draws], memory: GpuMemory, notes: list[str]
         if not len(loc):
             continue
         pairs = np.unique(np.stack([loc, size]), axis=1)
-        loc, size = pairs[0], pairs[1]
-        if (loc == 0).any():
-            raise HarnessRefusal(f"a NULL {what} view (BufferLocation 0): the harness binds no null buffers")
+        loc, size = pairs[0][pairs[0] != 0], pairs[1][pairs[0] != 0]  # a null view reads 0: no memory behind it
         where = cap_mem.locate(loc, np.maximum(size, 1))
         for r in np.unique(where[where >= 0]).tolist():
             m = where == r
@@ -225,19 +223,23 @@ def _regions(draws: Mapping[int, Draws], memory: GpuMemory, notes: list[str]
     return sorted(regions, key=lambda r: r.base), index_views
 
 
-def _fetch(case: Case, draws: Mapping[int, Draws], index_views: set[tuple[int, int]], notes: list[str]) -> int:
-    """Check every live indexed draw's index reads against its view (refused past it) and decide which vertex
-    buffer slots the recording shader fetches (the fetch mask)."""
-    memory = Memory.of_case(case)
+def _fetch(case: Case, draws: Mapping[int, Draws], notes: list[str]) -> tuple[int, bool]:
+    """Check every live indexed draw's index buffer, decide which vertex buffer slots the recording shader fetches
+    (the fetch mask), from each draw's first and last vertex (its index range for an indexed draw, streamed in
+    bounded memory: :func:`d3d12wl.vulkan.fetch.index_extents`), and whether any read the GPU makes falls past its
+    view or through a null one (the case then needs robustBufferAccess2: reads there return 0, as in D3D12)."""
+    memory = case_memory(case)
     standin = [(r.base, r.base + r.size) for r in case.regions if r.kind != REGION_CAPTURED]
     ok_slots: dict[int, str | None] = {}
+    outside: dict[int, bool] = {}
+    robust = False
     for li, d in draws.items():
-        live = (d.count > 0) & (d.instances > 0)
+        live = d.live
         if d.indexed:
             assert d.ib is not None
             loc, size, fmt = d.ib
             esize = index_sizes(fmt, case.r16_format, case.r32_format)
-            bad = live & (esize == 0)
+            bad = live & (esize == 0) & (loc != 0)  # a null view's Format is never read: every index is 0
             if bad.any():
                 k = int(np.argmax(bad))
                 raise HarnessRefusal(f"layout {li} sequence {k}: index buffer Format {int(fmt[k])} is neither "
@@ -248,46 +250,74 @@ def _fetch(case: Case, draws: Mapping[int, Draws], index_views: set[tuple[int, i
                 raise HarnessRefusal(f"layout {li} sequence {k}: index buffer 0x{int(loc[k]):x} is not aligned to "
                                      f"its {int(esize[k])}-byte indices (Vulkan binds index buffers at multiples of "
                                      "the index size)")
-            past = live & ((d.first.astype(np.uint64) + d.count.astype(np.uint64)) * esize.astype(np.uint64) > size)
-            if past.any():
-                k = int(np.argmax(past))
-                raise HarnessRefusal(f"layout {li} sequence {k}: the draw reads indices past its index buffer view's "
-                                     f"{int(size[k])} bytes (D3D12 reads 0 there; the harness does not emulate "
-                                     "out-of-bounds index reads)")
+            end = (d.first.astype(np.uint64) + d.count.astype(np.uint64)) * esize.astype(np.uint64)
+            robust |= bool((live & ((loc == 0) | (end > size))).any())  # index 0 there (D3D11.3 8.19.2, 8.20)
         if not d.vbs:
             continue
-        draw, vi = vertex_indices(d, memory, case.r16_format, case.r32_format)
-        vertex = vi.astype(np.int64) + d.base_vertex[draw]
+        if d.indexed:
+            low, high = index_extents(d, memory, case.r16_format, case.r32_format)
+            first = d.base_vertex + low.astype(np.int64)
+            last = d.base_vertex + high.astype(np.int64)
+        else:
+            first = d.first.astype(np.int64)
+            last = first + d.count.astype(np.int64) - 1
         for slot, (loc, size, stride) in sorted(d.vbs.items()):
             if ok_slots.get(slot) is not None:  # already not fetched
                 continue
-            ok_slots[slot] = _fetch_problem(slot, loc, size, stride, draw, vertex, standin)
+            ok_slots[slot], past = _fetch_problem(slot, loc[live], size[live], stride[live], first[live], last[live],
+                                                  standin)
+            outside[slot] = outside.get(slot, False) or past
     mask = 0
     for slot, why in sorted(ok_slots.items()):
         if why is None:
             mask |= 1 << slot
-            notes.append(f"vertex buffer slot {slot}: fetched (R32_UINT at offset 0 of every vertex)")
+            robust |= outside[slot]
+            notes.append(f"vertex buffer slot {slot}: fetched (R32_UINT at offset 0 of every vertex" +
+                         ("; some vertices past the view or through a null view read 0)" if outside[slot] else ")"))
         else:
             notes.append(f"vertex buffer slot {slot}: bound, not fetched: {why}")
-    return mask
+    if robust:
+        notes.append("reads past a view or through a null view (D3D12 reads 0: D3D11.3 8.19.2, 8.20): run with "
+                     "robustBufferAccess2")
+    return mask, robust
 
 
-def _fetch_problem(slot: int, loc: np.ndarray, size: np.ndarray, stride: np.ndarray, draw: np.ndarray,
-                   vertex: np.ndarray, standin: list[tuple[int, int]]) -> str | None:
+#: the input assembler computes vertex addresses in 32-bit unsigned arithmetic (D3D11.3 8.19.1): a fetched vertex
+#: must lie below this byte offset, where Vulkan's 64-bit address arithmetic agrees with it
+ADDRESS_LIMIT = 1 << 32
+
+
+def _fetch_problem(slot: int, loc: np.ndarray, size: np.ndarray, stride: np.ndarray, first: np.ndarray,
+                   last: np.ndarray, standin: list[tuple[int, int]]) -> tuple[str | None, bool]:
+    """Why the recording shader cannot fetch ``slot`` for these live draws (their views and their first and last
+    vertex), or None; and whether some fetched vertex lies past its view or behind a null one (it reads 0)."""
     if slot >= VERTEX_SLOTS:
-        return f"the recording shader fetches slots 0-{VERTEX_SLOTS - 1}"
+        return f"the recording shader fetches slots 0-{VERTEX_SLOTS - 1}", False
     for lo, hi in standin:
         if ((loc >= np.uint64(lo)) & (loc < np.uint64(hi))).any():
-            return "its bytes are not in the capture (a stand-in)"
-    if (loc % np.uint64(4)).any() or (stride % np.uint64(4)).any() or (stride < np.uint64(ATTRIBUTE_BYTES)).any():
-        return "a view is not 4-byte aligned or its stride is below 4 (a 4-byte attribute per vertex)"
-    end = vertex * stride[draw].astype(np.int64) + ATTRIBUTE_BYTES
-    past = (vertex < 0) | (end > size[draw].astype(np.int64))
-    if past.any():
-        k = int(np.argmax(past))
-        return (f"a draw reads vertex {int(vertex[k])} past its view's {int(size[draw[k]])} bytes (D3D12 reads 0 there; "
-                "Vulkan without robustness does not)")
-    return None
+            return "its bytes are not in the capture (a stand-in)", False
+    null = loc == 0  # a null view reads 0 whatever its stride (D3D11.3 8.20)
+    if ((loc % np.uint64(4) != 0) | ((stride % np.uint64(4) != 0) | (stride < np.uint64(ATTRIBUTE_BYTES))) & ~null).any():
+        return "a view is not 4-byte aligned or its stride is below 4 (a 4-byte attribute per vertex)", False
+    s = stride.astype(np.int64)
+    if (first < 0).any():
+        k = int(np.argmax(first < 0))
+        return (f"a draw reads vertex {int(first[k])} (BaseVertexLocation + index below 0: D3D12 wraps it to an "
+                "unsigned address past the view, Vulkan's signed vertex offset does not)"), False
+    if (last * s + ATTRIBUTE_BYTES > ADDRESS_LIMIT).any():
+        k = int(np.argmax(last * s + ATTRIBUTE_BYTES > ADDRESS_LIMIT))
+        return (f"a draw reads vertex {int(last[k])} at a byte offset past 2^32 (D3D12 computes it in 32 bits, "
+                "D3D11.3 8.19.1; Vulkan does not)"), False
+    # Vulkan may bound a vertex read by the view's size rounded down to the stride ("Robust Buffer Access"): a read
+    # of the last, partial vertex that D3D12 makes inside the view is then not defined to match
+    whole = size.astype(np.int64) // s * s
+    partial = ~null & (size.astype(np.int64) - whole >= ATTRIBUTE_BYTES) & (first * s <= whole) & (last * s >= whole)
+    if partial.any():
+        k = int(np.argmax(partial))
+        return (f"a draw reads the partial last vertex of its view ({int(size[k])} bytes at a stride of "
+                f"{int(stride[k])}), which Vulkan may count as out of bounds"), False
+    past = null | (last * s + ATTRIBUTE_BYTES > size.astype(np.int64))
+    return None, bool(past.any())
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -311,79 +341,121 @@ def _col(cols: Mapping[str, np.ndarray], key: str, rows: np.ndarray, fill: int =
     return c[rows]
 
 
+#: executions whose columns are built at a time for one chunk of records, at most (a chunk whose executions lie
+#: further apart, records of one signature among a list of several, is built in pieces)
+EXECUTION_WINDOW = 4 * RECORDS_PER_CHUNK
+
+
+def expected_chunks(executions: Any, lowering: Lowering, prepared: Prepared, memory: GpuMemory,
+                    chunk: int = RECORDS_PER_CHUNK) -> Iterator[tuple[int, Model]]:
+    """:func:`expected_records` chunk by chunk (:func:`~d3d12wl.vulkan.case.chunk_ranges`), from the executor's
+    executions (a trace's ``executions``) made columns a window at a time
+    (:func:`d3d12wl.executor.columnar.execution_columns`): ``(first record, Model)``."""
+    from d3d12wl.executor.columnar import execution_columns  # the executor's columns, only where they are needed
+
+    case = prepared.case
+    mem = _memory_of(memory, prepared)
+    leaves = lowering.leaves()
+    for li, a, b, first in chunk_ranges([lay.count for lay in case.layouts], chunk):
+        positions = leaves[li].positions
+        assert positions is not None
+        pieces = []
+        s = a
+        while s < b:  # positions rise within a leaf: cut where the executions would span more than the window
+            e = max(s + 1, min(b, int(np.searchsorted(positions, positions[s] + EXECUTION_WINDOW, side="left"))))
+            lo, hi = int(positions[s]), int(positions[e - 1]) + 1
+            pieces.append(_expected_slice(execution_columns(executions, lo, hi), positions[s:e] - lo, leaves[li], li,
+                                          s, e, prepared, mem))
+            s = e
+        yield first, pieces[0] if len(pieces) == 1 else Model(np.concatenate([p.records for p in pieces]),
+                                                              np.concatenate([p.invocations_min for p in pieces]))
+
+
 def expected_records(columns: Any, lowering: Lowering, prepared: Prepared, memory: GpuMemory) -> Model:
     """The records the GPU must write, from the executor's trace alone (``columns``: its executions as
     :class:`~d3d12wl.executor.columnar.ExecutionColumns`): per execution its program, every resolved root argument
     at its place in the push-constant block, its draw or dispatch arguments, and (draws) what it fetches through
     the vertex and index buffer views the trace says it reads, over the capture's ``memory`` (and the case's
     stand-ins).  The lowering gives only the places (the layouts) and which execution each record is
-    (:attr:`Prepared.positions`), never the values."""
+    (:attr:`Prepared.positions`), never the values.  Whole, for small calls (:func:`expected_chunks` streams)."""
+    case = prepared.case
+    mem = _memory_of(memory, prepared)
+    leaves = lowering.leaves()
+    chunks = []
+    for li, a, b, first in chunk_ranges([lay.count for lay in case.layouts]):
+        positions = leaves[li].positions
+        assert positions is not None
+        chunks.append((first, _expected_slice(columns, positions[a:b], leaves[li], li, a, b, prepared, mem)))
+    return join(chunks, case.count, case.record_dwords)
+
+
+def _memory_of(memory: GpuMemory, prepared: Prepared) -> Memory:
+    return Memory([(r.base, np.frombuffer(r.data, dtype=np.uint8)) for r in memory.regions] +
+                  [(r.base, r.bytes()) for r in prepared.stand_ins])
+
+
+def _expected_slice(columns: Any, rows: np.ndarray, leaf: Lowering, li: int, a: int, b: int, prepared: Prepared,
+                    mem: Memory) -> Model:
+    """The records of sequences ``a .. b - 1`` of leaf ``li``, whose executions are ``rows`` of ``columns``."""
     case = prepared.case
     cols, names = columns.columns, columns.names
-    out = np.zeros((case.count, case.record_dwords), dtype=np.uint32)
-    inv_min = np.zeros(case.count, dtype=np.uint32)
-    mem = Memory([(r.base, np.frombuffer(r.data, dtype=np.uint8)) for r in memory.regions] +
-                 [(r.base, r.bytes()) for r in prepared.stand_ins])
-    program_index = np.array([prepared.programs.index(n) if n in prepared.programs else 0 for n in names["program"]]
+    lay, clay = leaf.layout, case.layouts[li]
+    assert lay is not None
+    n = b - a
+    rec = np.zeros((n, case.record_dwords), dtype=np.uint32)
+    if not n:
+        return Model(rec, np.zeros(0, dtype=np.uint32))
+    program_index = np.array([prepared.programs.index(p) if p in prepared.programs else 0 for p in names["program"]]
                              + [0], dtype=np.uint32)  # code -1 (no program: ExecuteIndirect) -> 0
-    for li, leaf in enumerate(lowering.leaves()):
-        lay, clay = leaf.layout, case.layouts[li]
-        assert lay is not None and leaf.positions is not None
-        rows = leaf.positions
-        n = len(rows)
-        if not n:
-            continue
-        rec = out[clay.record_base:clay.record_base + n]
-        trigger = names["trigger"][int(cols["trigger"][rows[0]])]
-        f = [_col(cols, f"trigger.{m}", rows).astype(np.int64) for m in _TRIGGER_FIELDS[trigger]]
-        d: Draws | None = None
-        if trigger == "DRAW":
-            vc, ic, fv, fi = f
-            inv = vc * ic
-            rec[:, 4], rec[:, 5], rec[:, 7] = fv, fi, ic
-            d = Draws(False, vc, ic, fv, fv, None, _vertex_views(cols, rows))
-        elif trigger == "DRAW_INDEXED":
-            nidx, ic, first, bv, fi = f
-            inv = nidx * ic
-            rec[:, 4], rec[:, 5], rec[:, 7] = bv & 0xFFFFFFFF, fi, ic
-            loc, size, fmt = (_col(cols, f"ia.ib.{m}", rows).astype(np.uint64)
-                              for m in ("BufferLocation", "SizeInBytes", "Format"))
-            d = Draws(True, nidx, ic, first, bv, (loc, size, fmt), _vertex_views(cols, rows))
-        else:
-            x, y, z = f
-            inv = x * y * z
-            rec[:, 4], rec[:, 5], rec[:, 6] = x, y, z
-        least = inv.astype(np.uint64)
-        if d is not None and clay.kind == KIND_VERTEX:
-            for a in range(0, n, DRAWS_PER_SLICE):
-                b = min(n, a + DRAWS_PER_SLICE)
-                ff = fetch_fields(d.slice(a, b), mem, case.fetch_mask, case.r16_format, case.r32_format)
-                rec[a:b, 6], rec[a:b, 8] = ff["span"], ff["first"]
-                rec[a:b, 9:13], rec[a:b, 13:15] = ff["vbloom"], ff["ibloom"]
-                least[a:b] = ff["invocations_min"]
-        rec[:, 0] = inv.astype(np.uint32)
-        rec[:, 1] = program_index[cols["program"][rows]]
-        rec[:, 2] = np.arange(clay.record_base, clay.record_base + n, dtype=np.uint32)
-        within = np.zeros(n, dtype=np.uint32)
-        for first_seq, count in leaf.chunks:
-            within[first_seq:first_seq + count] = np.arange(count, dtype=np.uint32)
-        pc = rec[:, RECORD_HEADER:]
-        for r in lay.push_constants:
-            dword = r.offset // 4
-            tag = f"root.{'G' if r.binding == 'global' else 'L'}{r.parameter}"
-            if r.kind == "sequence_index":
-                pc[:, dword] = within
-            elif r.kind == "constants":
-                for k in range(r.size // 4):
-                    v = _col(cols, f"{tag}[{k}]", rows, -1)
-                    pc[:, dword + k] = np.where(v < 0, 0, v).astype(np.uint32)  # unset: what the harness pushes, 0
-            else:  # a root view's VA, a descriptor table's handle
-                v = _col(cols, tag, rows).astype(np.uint64)
-                pc[:, dword] = (v & np.uint64(0xFFFFFFFF)).astype(np.uint32)
-                pc[:, dword + 1] = (v >> np.uint64(32)).astype(np.uint32)
-        rec[inv == 0] = 0
-        inv_min[clay.record_base:clay.record_base + n] = np.where(inv == 0, 0, least).astype(np.uint32)
-    return Model(out, inv_min)
+    trigger = names["trigger"][int(cols["trigger"][rows[0]])]
+    f = [_col(cols, f"trigger.{m}", rows).astype(np.int64) for m in _TRIGGER_FIELDS[trigger]]
+    d: Draws | None = None
+    if trigger == "DRAW":
+        vc, ic, fv, fi = f
+        inv = vc * ic
+        rec[:, 4], rec[:, 5], rec[:, 7] = fv, fi, ic
+        d = Draws(False, vc, ic, fv, fv, None, _vertex_views(cols, rows))
+    elif trigger == "DRAW_INDEXED":
+        nidx, ic, first, bv, fi = f
+        inv = nidx * ic
+        rec[:, 4], rec[:, 5], rec[:, 7] = bv & 0xFFFFFFFF, fi, ic
+        loc, size, fmt = (_col(cols, f"ia.ib.{m}", rows).astype(np.uint64)
+                          for m in ("BufferLocation", "SizeInBytes", "Format"))
+        d = Draws(True, nidx, ic, first, bv, (loc, size, fmt), _vertex_views(cols, rows))
+    else:
+        x, y, z = f
+        inv = x * y * z
+        rec[:, 4], rec[:, 5], rec[:, 6] = x, y, z
+    least = inv.astype(np.uint64)
+    if d is not None and clay.kind == KIND_VERTEX:
+        ff = fetch_fields(d, mem, case.fetch_mask, case.r16_format, case.r32_format)
+        rec[:, 6], rec[:, 8] = ff["span"], ff["first"]
+        rec[:, 9:13], rec[:, 13:15] = ff["vbloom"], ff["ibloom"]
+        least = ff["invocations_min"].astype(np.uint64)
+    rec[:, 0] = inv.astype(np.uint32)
+    rec[:, 1] = program_index[cols["program"][rows]]
+    rec[:, 2] = np.arange(clay.record_base + a, clay.record_base + b, dtype=np.uint32)
+    within = np.zeros(n, dtype=np.uint32)
+    for first_seq, count in leaf.chunks:
+        lo, hi = max(first_seq, a), min(first_seq + count, b)
+        if lo < hi:
+            within[lo - a:hi - a] = np.arange(lo - first_seq, hi - first_seq, dtype=np.uint32)
+    pc = rec[:, RECORD_HEADER:]
+    for r in lay.push_constants:
+        dword = r.offset // 4
+        tag = f"root.{'G' if r.binding == 'global' else 'L'}{r.parameter}"
+        if r.kind == "sequence_index":
+            pc[:, dword] = within
+        elif r.kind == "constants":
+            for k in range(r.size // 4):
+                v = _col(cols, f"{tag}[{k}]", rows, -1)
+                pc[:, dword + k] = np.where(v < 0, 0, v).astype(np.uint32)  # unset: what the harness pushes, 0
+        else:  # a root view's VA, a descriptor table's handle
+            v = _col(cols, tag, rows).astype(np.uint64)
+            pc[:, dword] = (v & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+            pc[:, dword + 1] = (v >> np.uint64(32)).astype(np.uint32)
+    rec[inv == 0] = 0
+    return Model(rec, np.where(inv == 0, 0, least).astype(np.uint32))
 
 
 def _vertex_views(cols: Mapping[str, np.ndarray], rows: np.ndarray

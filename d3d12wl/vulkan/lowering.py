@@ -91,7 +91,7 @@ __all__ = ["CommandsLayout", "DispatchListWalk", "ExecuteIndirectWalk", "Lowerin
 # ----------------------------------------------------------------------------------------------------------------
 
 def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: ExecuteIndirectCall,
-                            sequence_index: bool, max_sequences: int | None) -> Lowering:
+                            sequence_index: bool, max_sequences: int | None, cut: bool) -> Lowering:
     cs = call.pCommandSignature
     if cs is None:
         raise LoweringError("no command signature", where="call.ExecuteIndirect.pCommandSignature")
@@ -101,7 +101,7 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
     count = call.MaxCommandCount
     if call.CountBuffer is not None:
         count = min(count, int(np.frombuffer(view(memory, call.CountBuffer, 4, "count buffer"), dtype="<u4")[0]))
-    one_execute = max_sequences is None or count <= max_sequences
+    one_execute = not cut and (max_sequences is None or count <= max_sequences)
     # a command signature that changes no root argument has no root signature: its commands see the command
     # list's (IndirectDrawing.md "Command signature Creation"), whose values are the initial push constants
     block = push_block(execute_indirect_root_signature(cs, state, cls == "GRAPHICS"), (), sequence_index)
@@ -153,9 +153,7 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
                                 rule="Command signature layout")
         seq[:, t.offset:t.offset + t.size] = records[:, col.field.offset:col.field.offset + t.size]
     lay = CommandsLayout(cls, b.ordered(), stride, tuple(block))
-    vbs, ib, missing = inherited_ia(lay.tokens, state, lay.action.type)
-    if missing is not None:
-        return not_lowered("ExecuteIndirect", items=[missing])
+    vbs, ib = inherited_ia(lay.tokens, state, lay.action.type)
     columns = tuple(SequenceColumn(c.source, c.token.offset, c.token.size, c.field.offset if c.field else 0,
                                    c.constant) for c in b.columns)
     walk = ExecuteIndirectWalk(call.ArgumentBuffer, cs.ByteStride, rec.size, call.MaxCommandCount,
@@ -171,20 +169,22 @@ def _lower_execute_indirect(memory: GpuMemory, state: CommandListState, call: Ex
 
 def lower(memory: GpuMemory, objects: ObjectSet, state: CommandListState,
           call: DispatchListCall | ExecuteIndirectCall, *, sequence_index: bool = False,
-          max_sequences: int | None = None) -> Lowering:
+          max_sequences: int | None = None, cut: bool = False) -> Lowering:
     """Lower one call.  ``sequence_index``: add a ``SEQUENCE_INDEX`` token writing each sequence's index into one
     more push-constant DWORD after the root parameters (what the GPU harness records draws by).
     ``max_sequences``: the most sequences one DGC execute may run (the device's ``maxIndirectSequenceCount``);
     larger leaves are split into executes of at most that many (:attr:`Lowering.chunks`).  None: one execute per
-    leaf."""
+    leaf.  ``cut``: the caller cuts the leaves into executes of its own (:mod:`d3d12wl.vulkan.submissions`), so no
+    sequence index restarts unseen: an incrementing constant is lowered as a push constant holding the position."""
     if isinstance(call, DispatchListCall):
-        return lower_dispatch_list(memory, objects, state, call, sequence_index, max_sequences)
+        return lower_dispatch_list(memory, objects, state, call, sequence_index, max_sequences, cut)
     if isinstance(call, ExecuteIndirectCall):
-        return _lower_execute_indirect(memory, state, call, sequence_index, max_sequences)
+        return _lower_execute_indirect(memory, state, call, sequence_index, max_sequences, cut)
     raise LoweringError(f"unknown call {type(call).__name__}")
 
 
-def lower_capture(capture: Any, *, sequence_index: bool = False, max_sequences: int | None = None) -> Lowering:
+def lower_capture(capture: Any, *, sequence_index: bool = False, max_sequences: int | None = None,
+                  cut: bool = False) -> Lowering:
     """:func:`lower` on a :class:`d3d12wl.capture.file.Capture`."""
     return lower(capture.memory, capture.objects, capture.state, capture.call, sequence_index=sequence_index,
-                 max_sequences=max_sequences)
+                 max_sequences=max_sequences, cut=cut)

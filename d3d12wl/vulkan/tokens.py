@@ -227,23 +227,24 @@ def record_field(layout: PCSLayout, i: int, source: str) -> LayoutField | None:
 # The command-list state a layout inherits, and the executes
 # ----------------------------------------------------------------------------------------------------------------
 
+#: the command list has no index buffer (IASetIndexBuffer(NULL), or none set): a null view, through which every index
+#: the input assembler reads is 0 (D3D11.3 8.20); R32_UINT only so that the binding names an index type
+NULL_INDEX_BUFFER = IndexBufferView(0, 0, abi.enum_value("DXGI_FORMAT", "R32_UINT"))
+
+
 def inherited_ia(tokens: Sequence[Token], state: CommandListState, action: TokenType
-                 ) -> tuple[tuple[tuple[int, VertexBufferView], ...], IndexBufferView | None, NotLowered | None]:
+                 ) -> tuple[tuple[tuple[int, VertexBufferView], ...], IndexBufferView | None]:
     """Work Lists "Input Assembler bindings" (as under ExecuteIndirect): a vertex-buffer slot or the index buffer
     that no argument of the signature sets is the binding the command list set before the call.  Returns the
-    inherited vertex buffers, the inherited index buffer (for indexed draws), and why the call cannot be lowered
-    when its draws are indexed and nothing sets an index buffer."""
+    inherited vertex buffers and the inherited index buffer (for indexed draws; :data:`NULL_INDEX_BUFFER` when the
+    command list has none: every index reads 0, D3D11.3 8.20)."""
     if action not in (TokenType.DRAW, TokenType.DRAW_INDEXED):
-        return (), None, None
+        return (), None
     token_slots = {t.vertex_binding_unit for t in tokens if t.type is TokenType.VERTEX_BUFFER}
     vbs = tuple(sorted((slot, v) for slot, v in state.vertex_buffers.items() if slot not in token_slots))
     if action is not TokenType.DRAW_INDEXED or any(t.type is TokenType.INDEX_BUFFER for t in tokens):
-        return vbs, None, None
-    if state.index_buffer is None:
-        return vbs, None, NotLowered("call", "indexed draws with no index buffer: no argument of the signature sets "
-                                     "one and the command list has none (IASetIndexBuffer); the GPU would read "
-                                     "indices at address 0")
-    return vbs, state.index_buffer, None
+        return vbs, None
+    return vbs, state.index_buffer if state.index_buffer is not None else NULL_INDEX_BUFFER
 
 
 def chunks_of(count: int, max_sequences: int | None) -> tuple[tuple[int, int], ...]:

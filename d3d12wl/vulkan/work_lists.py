@@ -20,10 +20,18 @@ import numpy as np
 
 from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature
+from d3d12wl.model.objects import ObjectSet, ProgramCommandSignature, RootSignature
 from d3d12wl.model.state import CommandListState, DispatchListCall
 from d3d12wl.records import packers
-from d3d12wl.records.layout import WL_ALIGN, PCSLayout, inline_local_slots, pcs_layout
+from d3d12wl.records.layout import (
+    WL_ALIGN,
+    PCSLayout,
+    RecordLayout,
+    inline_local_slots,
+    pcs_layout,
+    program_table_layout,
+    uses_inline_local_root_signature,
+)
 from d3d12wl.vulkan.lowered import (
     CommandsLayout,
     DispatchListWalk,
@@ -68,9 +76,9 @@ def not_lowered(call: str, reason: str | None = None, *, items: Sequence[NotLowe
 
 
 def lower_dispatch_list(memory: GpuMemory, objects: ObjectSet, state: CommandListState, call: DispatchListCall,
-                        sequence_index: bool, max_sequences: int | None) -> Lowering:
+                        sequence_index: bool, max_sequences: int | None, cut: bool = False) -> Lowering:
     if call.tier2:
-        return _lower_chain(memory, objects, state, call, sequence_index, max_sequences)
+        return _lower_chain(memory, objects, state, call, sequence_index, max_sequences, cut)
     program = state.program
     wl = program.WorkList if program is not None else None
     if wl is None or wl.pSignature is None:
@@ -81,22 +89,28 @@ def lower_dispatch_list(memory: GpuMemory, objects: ObjectSet, state: CommandLis
                             rule="DispatchList")
     dli = packers.read_dispatch_list_inputs(view(memory, call.DispatchListInput, size, "D3D12_DISPATCH_LIST_INPUT"))
     return _lower_list("DispatchList", memory, objects, state, wl.pSignature, wl.Binding, dli, call, sequence_index,
-                       max_sequences)
+                       max_sequences, cut)
 
 
 def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState, call: DispatchListCall,
-                 sequence_index: bool, max_sequences: int | None) -> Lowering:
+                 sequence_index: bool, max_sequences: int | None, cut: bool) -> Lowering:
     """DispatchList1: the chain followed as the spec says ("Dispatch List Continuations": NextDispatchList is
     followed only with _ALLOW_NEXT_DISPATCH_LIST_CONTINUATION and a non-null value), one lowering per list, in
     order; the signature and binding of each list by its SignatureIndex."""
     program = state.program
     wl1 = program.WorkList1 if program is not None else None
-    if wl1 is None or wl1.pSignatureArray is None:
-        raise LoweringError("no work list signature array bound by SetProgram", where="state.program")
-    if wl1.ValidationProgramTable.Table.StartAddress:
-        return not_lowered("DispatchList1", "GPU timeline validation hooks (a bound ValidationProgramTable) are not "
-                           "lowered: validators may rewrite the lists between steps")
-    signatures = wl1.pSignatureArray.pSignatures
+    wl = program.WorkList if program is not None else None
+    if wl1 is not None and wl1.pSignatureArray is not None:
+        if wl1.ValidationProgramTable.Table.StartAddress:
+            return not_lowered("DispatchList1", "GPU timeline validation hooks (a bound ValidationProgramTable) are "
+                               "not lowered: validators may rewrite the lists between steps")
+        signatures, bindings = list(wl1.pSignatureArray.pSignatures), list(wl1.pBindings)
+    elif wl is not None and wl.pSignature is not None:
+        # spec "Compatibility of bind type with dispatch method": DispatchList1 on a signature bound directly
+        # (D3D12_SET_WORK_LIST_DESC), SignatureIndex 0 selecting it and its one binding
+        signatures, bindings = [wl.pSignature], [wl.Binding]
+    else:
+        raise LoweringError("no work list signature bound by SetProgram", where="state.program")
     size = abi.sizeof("D3D12_DISPATCH_LIST_INPUT1")
     allow = abi.enum_value("D3D12_DISPATCH_LIST_FLAGS1", "ALLOW_NEXT_DISPATCH_LIST_CONTINUATION")
     lists: list[Lowering] = []
@@ -115,11 +129,11 @@ def _lower_chain(memory: GpuMemory, objects: ObjectSet, state: CommandListState,
         if int(dli["ReservedPadding"][0]):
             raise LoweringError("non-zero ReservedPadding", where=where, rule="D3D12_DISPATCH_LIST_INPUT1")
         index = int(dli["SignatureIndex"][0])
-        if index >= len(signatures) or index >= len(wl1.pBindings):
-            raise LoweringError(f"SignatureIndex {index} past the array's {len(signatures)} signatures", where=where,
+        if index >= len(signatures) or index >= len(bindings):
+            raise LoweringError(f"SignatureIndex {index} past the {len(signatures)} signatures bound", where=where,
                                 rule="Signature Selection")
         low = _lower_list(f"DispatchList1 list {len(lists)}", memory, objects, state, signatures[index],
-                          wl1.pBindings[index], dli, call, sequence_index, max_sequences)
+                          bindings[index], dli, call, sequence_index, max_sequences, cut)
         if not low.lowered:
             return not_lowered("DispatchList1", items=[NotLowered(f"list {len(lists)} {n.what}", n.reason, n.arg)
                                                        for n in low.not_lowered])
@@ -144,19 +158,37 @@ def _records_at(memory: GpuMemory, vas: np.ndarray, size: int, what: str) -> np.
 
 
 class _Group:
-    """The records of one program command signature in a list."""
+    """The records of one program command signature in a list (on the explicit local root signature path, of one
+    local root signature among its programs': ``lrs``, whose program-table tail is ``tail``)."""
 
-    def __init__(self, pcs: ProgramCommandSignature, layout: PCSLayout, programs: tuple[str, ...]) -> None:
-        self.pcs, self.layout, self.programs = pcs, layout, programs
-        self.tail_size = layout.program_table.size if layout.program_table is not None else IDENTIFIER_BYTES
+    def __init__(self, pcs: ProgramCommandSignature, layout: PCSLayout, programs: tuple[str, ...],
+                 lrs: RootSignature | None = None, tail: RecordLayout | None = None) -> None:
+        self.pcs, self.layout, self.programs, self.lrs = pcs, layout, programs, lrs
+        self.tail = tail if tail is not None else layout.program_table
+        self.tail_size = self.tail.size if self.tail is not None else IDENTIFIER_BYTES
         self.records = np.zeros(0, dtype=np.int64)  # primary record indices, in record order
         self.primary = np.zeros((0, layout.primary.size), dtype=np.uint8)
         self.counts = np.zeros(0, dtype=np.int64)  # executions per record
 
 
+def _groups_of(pcs: ProgramCommandSignature, layout: PCSLayout, objects: ObjectSet) -> list[_Group]:
+    """The groups of one program command signature: its programs, or on the explicit local root signature path
+    (its programs associated with a ``D3D12_LOCAL_ROOT_SIGNATURE``, no ``_INLINE_*`` argument: spec "Local root
+    signatures") its programs of each local root signature, in the order they first appear: each local root
+    signature is its own push-constant block, so its own indirect-commands layout."""
+    programs = [(n, p) for n, p in objects.programs.items() if p.ProgramCommandSignature is pcs]
+    if uses_inline_local_root_signature(pcs) or all(p.LocalRootSignature is None for _, p in programs):
+        return [_Group(pcs, layout, tuple(n for n, _ in programs))]
+    by_lrs: dict[int, list[str]] = {}
+    for n, p in programs:
+        by_lrs.setdefault(id(p.LocalRootSignature), []).append(n)
+    return [_Group(pcs, layout, tuple(names), objects.programs[names[0]].LocalRootSignature,
+                   program_table_layout(objects.programs[names[0]], layout)) for names in by_lrs.values()]
+
+
 def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: CommandListState, wls: Any,
                 binding: Any, dli: np.ndarray, call: DispatchListCall, sequence_index: bool,
-                max_sequences: int | None) -> Lowering:
+                max_sequences: int | None, cut: bool) -> Lowering:
     """One list: its signature and binding, its D3D12_DISPATCH_LIST_INPUT(1) as read."""
     if binding.ProgramTable is None or binding.pRaytracing is not None:
         return not_lowered(name, "raytracing binding: an indirect execution set holds no raytracing pipelines")
@@ -166,8 +198,7 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
         cls = layout.executable_class.value
         if cls not in ("GRAPHICS", "COMPUTE"):
             return not_lowered(name, f"{cls} class: only graphics and compute work lists are lowered")
-        groups.append(_Group(pcs, layout, tuple(n for n, p in objects.programs.items()
-                                                if p.ProgramCommandSignature is pcs)))
+        groups.extend(_groups_of(pcs, layout, objects))
     tier2 = name.startswith("DispatchList1")
     n_primary = int(dli["NumProgramInputs"][0])
     start = int(dli["ProgramInputs"]["StartAddress"][0])
@@ -233,10 +264,10 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
     np.cumsum(counts[:-1], out=first[1:])
     total = int(counts.sum())
     used = [g for g in groups if len(g.records)] or groups[:1]
-    one_execute = len(used) == 1 and (max_sequences is None or total <= max_sequences)
+    one_execute = not cut and len(used) == 1 and (max_sequences is None or total <= max_sequences)
     leaves = []
     for group in used:
-        leaf = _lower_group(f"{name} {group.pcs.name}" if len(used) > 1 else name, memory, state, group, start,
+        leaf = _lower_group(f"{name} {_group_name(group)}" if len(used) > 1 else name, memory, state, group, start,
                             p_stride, first, slot_row, slot_set, slot_bytes, table, slot_count, one_execute,
                             sequence_index, max_sequences, objects)
         if not leaf.lowered:
@@ -249,6 +280,10 @@ def _lower_list(name: str, memory: GpuMemory, objects: ObjectSet, state: Command
                            "after another, each one's sequences in record order",))
 
 
+def _group_name(group: _Group) -> str:
+    return group.pcs.name if group.lrs is None else f"{group.pcs.name} ({group.lrs.name})"
+
+
 def _lower_group(name: str, memory: GpuMemory, state: CommandListState, group: _Group, start: int, p_stride: int,
                  first: np.ndarray, slot_row: np.ndarray, slot_set: np.ndarray, slot_bytes: dict[int, np.ndarray],
                  table: Any, slot_count: int, one_execute: bool, sequence_index: bool, max_sequences: int | None,
@@ -256,9 +291,11 @@ def _lower_group(name: str, memory: GpuMemory, state: CommandListState, group: _
     """The leaf of one program command signature: its layout, execution set and the sequences of its records."""
     pcs, layout = group.pcs, group.layout
     compute = layout.executable_class.value == "COMPUTE"
-    block = push_block(pcs.pGlobalRootSignature, local_slots(pcs.pArgumentDescs), sequence_index)
+    local = local_slots(pcs.pArgumentDescs) if group.lrs is None else \
+        [(param.parameter_type_name, param.Constants.Num32BitValues) for param in group.lrs.pParameters]
+    block = push_block(pcs.pGlobalRootSignature, local, sequence_index)
     b = LayoutBuilder(block)
-    _work_list_tokens(b, pcs, layout, sequence_index, one_execute)
+    _work_list_tokens(b, pcs, layout, sequence_index, one_execute, group.lrs, group.tail)
     if b.not_lowered:
         return not_lowered(name, items=b.not_lowered)
     ks, primary, counts = group.records, group.primary, group.counts
@@ -327,9 +364,7 @@ def _lower_group(name: str, memory: GpuMemory, state: CommandListState, group: _
             else:  # program table: the slot's bytes, read once per distinct slot
                 dst[:] = slot_matrix[slot_of_sequence, f.offset:f.offset + t.size]
     lay = CommandsLayout(layout.executable_class.value, b.ordered(), stride, tuple(block))
-    vbs, ib, missing = inherited_ia(lay.tokens, state, lay.action.type)
-    if missing is not None:
-        return not_lowered(name, items=[missing])
+    vbs, ib = inherited_ia(lay.tokens, state, lay.action.type)
     columns = tuple(SequenceColumn(c.source, c.token.offset, c.token.size, c.field.offset if c.field else 0,
                                    c.constant) for c in b.columns)
     walk = None
@@ -348,19 +383,36 @@ def _lower_group(name: str, memory: GpuMemory, state: CommandListState, group: _
                     chunks=chunks_of(n, max_sequences), vertex_buffers=vbs, index_buffer=ib)
 
 
+def _explicit_tail_tokens(b: LayoutBuilder, tail: RecordLayout) -> None:
+    """Explicit local root signature path: every local root argument no record overrides comes from the program-table
+    slot's tail (spec "Binding sources at record execution", local / static default): a push constant per run of
+    bytes, at its parameter's place in the block, read from the slot of each sequence's program."""
+    for f in tail.fields:
+        if f.role != "local" or f.parameter is None:
+            continue
+        r = next(r for r in b.block if r.binding == "local" and r.parameter == f.parameter)
+        offset = r.offset + 4 * (f.dword_offset or 0)
+        b.add(TokenType.PUSH_CONSTANT, f.size, "table", field=f, push_offset=offset, push_size=f.size)
+
+
 def _binding(arg: Any) -> str:
     return "local" if arg.binding_name == "LOCAL_ROOT_SIGNATURE" else "global"
 
 
 def _work_list_tokens(b: LayoutBuilder, pcs: ProgramCommandSignature, layout: PCSLayout, sequence_index: bool,
-                      one_execute: bool) -> None:
+                      one_execute: bool, lrs: RootSignature | None, tail: RecordLayout | None) -> None:
     args = pcs.pArgumentDescs
     local_slot_of = {i: slot for slot, indices in enumerate(inline_local_slots(list(args))) for i in indices}
     explicit_local = any(_binding(a) == "local" and a.type_name != "INLINE_ROOT_PARAMETER"
                          and a.type_name != "INLINE_STATIC_SAMPLER" for a in args)
-    if explicit_local:
-        b.not_lowered.append(NotLowered("signature", "per-record arguments bound to an explicit local root signature: "
-                                        "only the implicit (inline) local root signature path is lowered"))
+    if explicit_local and lrs is None:  # rule 25(b): RootParameterIndex must index the local root signature
+        b.not_lowered.append(NotLowered("signature", "per-record arguments bound to the local root signature of "
+                                        "programs that have none (rule 25(b))"))
+    if lrs is not None:
+        for s, sampler in enumerate(lrs.pStaticSamplers):
+            b.pipeline_state.append(f"{lrs.name} static sampler {s} (s{sampler.ShaderRegister} space"
+                                    f"{sampler.RegisterSpace}): an immutable sampler in the execution set's pipeline "
+                                    "layout (no token)")
     b.add(TokenType.EXECUTION_SET, 4, "execution_set")
     trigger: tuple[int, Any] | None = None
     for i, arg in enumerate(args):
@@ -401,4 +453,6 @@ def _work_list_tokens(b: LayoutBuilder, pcs: ProgramCommandSignature, layout: PC
                   index_mode=index_mode())
         else:
             b.not_lowered.append(NotLowered(what, "argument type not known to this lowering", i))
+    if lrs is not None and tail is not None:
+        _explicit_tail_tokens(b, tail)
     b.finish(trigger, layout, sequence_index)

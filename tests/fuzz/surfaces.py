@@ -293,8 +293,8 @@ def case(seed: int, *, clash: bool = False) -> Case:
     else:  # a compiler bomb, or the environment of one, under small limits
         c.argv = ["abi", "check", "--tool-memory", "300", "--tool-cpu", "1"]
         c.argv += rng.choice([["--header", _input_path(rng, "header"), "--prelude", "none"],
-                              ["--hlsl", rng.choice(["self.hlsl", "culling_records.hlsl"]), "--signature",
-                               "ex-culling.json", "--record", "PCS.secondary=SecondaryRecord"]])
+                              ["--hlsl", rng.choice(["self.hlsl", "culling_records.hlsl"]), "--description",
+                               "ex-culling.json", "--record-struct", "PCS.secondary=SecondaryRecord"]])
         c.env = rng.choice([{}, {"D3D12WL_DIRECTX_HEADERS": rng.choice(["incomplete", "x" * 5000, "dir"])},
                             {"D3D12WL_CLANG": rng.choice(["dir", "missing-clang", "x" * 5000, "empty"])}])
     if "-" in c.argv or rng.random() < 0.1:

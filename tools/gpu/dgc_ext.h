@@ -188,5 +188,9 @@ typedef VkResult (VKAPI_PTR *PFN_dgcCreateExecutionSet)(VkDevice, const DgcExecu
                                                          const VkAllocationCallbacks *, DgcIndirectExecutionSet *);
 typedef void (VKAPI_PTR *PFN_dgcUpdateExecutionSetPipeline)(VkDevice, DgcIndirectExecutionSet, uint32_t,
                                                              const DgcWriteExecutionSetPipeline *);
+/* vkCmdBindIndexBuffer2KHR (VK_KHR_maintenance5): an index buffer bound with its size, so that reads past a D3D12
+ * view's SizeInBytes are past the bound range (index 0 under robustBufferAccess2) */
+typedef void (VKAPI_PTR *PFN_maint5CmdBindIndexBuffer2)(VkCommandBuffer, VkBuffer, VkDeviceSize offset, VkDeviceSize size,
+                                                        VkIndexType);
 
 #endif

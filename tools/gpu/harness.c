@@ -67,7 +67,8 @@ static void *xcalloc(size_t n, size_t size) {
 #define ATTRIBUTE_BYTES 4
 #define MAX_VERTEX_BINDINGS 32 /* D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT */
 enum { H_MAGIC, H_VERSION, H_LAYOUTS, H_EXECUTES, H_REGIONS, H_PROGRAMS, H_RECORD_DWORDS, H_RECORDS, H_VBS, H_IB,
-       H_VBV_SIZE, H_VBV_STRIDE, H_IBV_SIZE, H_IBV_FORMAT, H_R16, H_R32, H_FETCH_MASK, H_TOKENS, H_SET_ENTRIES };
+       H_VBV_SIZE, H_VBV_STRIDE, H_IBV_SIZE, H_IBV_FORMAT, H_R16, H_R32, H_FETCH_MASK, H_TOKENS, H_SET_ENTRIES,
+       H_ROBUST };
 enum { KIND_VERTEX, KIND_COMPUTE, KIND_MESH };
 enum { REGION_CAPTURED, REGION_IDENTITY, REGION_ZEROS };
 
@@ -135,7 +136,7 @@ static Case read_case(const char *path) {
     if (c.size < HEADER_DWORDS * 4) die("%s: %zu bytes, shorter than a case header", path, c.size);
     const uint32_t *h = (const uint32_t *)c.file;
     c.h = h;
-    if (h[H_MAGIC] != 0x31434744u /* 'DGC1' */ || h[H_VERSION] != 3) die("%s: not a d3d12wl DGC case (version 3)", path);
+    if (h[H_MAGIC] != 0x31434744u /* 'DGC1' */ || h[H_VERSION] != 4) die("%s: not a d3d12wl DGC case (version 4)", path);
     uint64_t off = HEADER_DWORDS * 4;
 #define TABLE(field, type, n)                                                                              \
     do {                                                                                                   \
@@ -333,6 +334,7 @@ static uint32_t read_index(const Case *c, uint64_t va, uint32_t esize) {
 }
 
 static void check_view(const Case *c, uint32_t l, uint32_t s, int index_buffer, uint32_t slot, const View *v) {
+    if (v->loc == 0) return; /* a null view: bound as an empty range, whose reads return 0 (D3D11.3 8.20) */
     if (find_region(c, v->loc, v->size ? v->size : 1) < 0) {
         char what[64];
         if (index_buffer) snprintf(what, sizeof what, "the index buffer");
@@ -368,12 +370,16 @@ static uint64_t check_addresses(const Case *c) {
                 check_view(c, l, s, 1, 0, &ib);
                 checked++;
                 esize = index_size(c, ib.stride_or_format);
-                if (count && instances) {
+                if (count && instances && !ib.loc && !c->h[H_ROBUST])
+                    die("layout %u sequence %u: the draw reads a null index buffer view in a case not marked robust", l,
+                        s);
+                if (count && instances && ib.loc) {
                     if (!esize) die("layout %u sequence %u: index buffer Format %" PRIu64 " is neither R16_UINT nor "
                                     "R32_UINT", l, s, ib.stride_or_format);
                     if (ib.loc % esize) die("layout %u sequence %u: index buffer 0x%" PRIx64 " not aligned to %u", l, s,
                                             ib.loc, esize);
-                    if (((uint64_t)first + count) * esize > ib.size)
+                    /* past the view D3D12 reads index 0 (D3D11.3 8.19.2): the GPU does too under robustBufferAccess2 */
+                    if (((uint64_t)first + count) * esize > ib.size && !c->h[H_ROBUST])
                         die("layout %u sequence %u: indices %u..%u read past the index buffer view's %" PRIu64 " bytes", l,
                             s, first, first + count - 1, ib.size);
                 }
@@ -384,12 +390,22 @@ static uint64_t check_addresses(const Case *c) {
                 check_view(c, l, s, 0, slot, &vb);
                 checked++;
                 if (!(fetch >> slot & 1) || !count || !instances) continue;
+                if (!vb.loc) {
+                    if (!c->h[H_ROBUST])
+                        die("layout %u sequence %u: vertex buffer slot %u: a null view fetched in a case not marked "
+                            "robust", l, s, slot);
+                    continue;
+                }
                 if (vb.loc % 4 || vb.stride_or_format % 4 || vb.stride_or_format < ATTRIBUTE_BYTES)
                     die("layout %u sequence %u: vertex buffer slot %u is fetched but not 4-byte aligned", l, s, slot);
-                for (uint32_t i = 0; i < count; i++) {
-                    int64_t v = indexed ? (int64_t)read_index(c, ib.loc + ((uint64_t)first + i) * esize, esize) + base
+                /* a non-indexed draw's vertices are base .. base + count - 1: its last is the one to check; past the
+                 * view a vertex reads 0 (D3D11.3 8.19.2), which the GPU does under robustBufferAccess2 */
+                for (uint32_t i = indexed ? 0 : count - 1; i < count; i++) {
+                    uint64_t at = ((uint64_t)first + i) * esize;
+                    int64_t v = indexed ? (int64_t)(ib.loc && at + esize <= ib.size ? read_index(c, ib.loc + at, esize)
+                                                                                     : 0) + base
                                         : base + i;
-                    if (v < 0 || (uint64_t)v * vb.stride_or_format + ATTRIBUTE_BYTES > vb.size)
+                    if (v < 0 || ((uint64_t)v * vb.stride_or_format + ATTRIBUTE_BYTES > vb.size && !c->h[H_ROBUST]))
                         die("layout %u sequence %u: vertex buffer slot %u: vertex %" PRId64 " is past the view's %" PRIu64
                             " bytes", l, s, slot, v, vb.size);
                 }
@@ -421,6 +437,7 @@ typedef struct {
     PFN_dgcCreateLayout create_layout;
     PFN_dgcCreateExecutionSet create_set;
     PFN_dgcUpdateExecutionSetPipeline update_set;
+    PFN_maint5CmdBindIndexBuffer2 bind_index_buffer2;
 } Gpu;
 
 static int has_extension(VkPhysicalDevice phys, const char *name, uint32_t *version) {
@@ -496,8 +513,21 @@ static void probe(void) {
            g.props.limits.timestampPeriod);
 }
 
-static void gpu_device(Gpu *g, int mesh) {
+/* robustBufferAccess2 (VK_EXT_robustness2): reads past a bound vertex or index range return 0, as D3D12's do past a
+ * view (D3D11.3 8.19.2 "Addressing Bounds"; null views are bound as empty ranges, 8.20) */
+static int has_robust_buffer_access2(VkPhysicalDevice phys) {
+    if (!has_extension(phys, VK_EXT_ROBUSTNESS_2_EXTENSION_NAME, NULL)) return 0;
+    VkPhysicalDeviceRobustness2FeaturesEXT r2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT};
+    VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &r2};
+    vkGetPhysicalDeviceFeatures2(phys, &f2);
+    return r2.robustBufferAccess2 && f2.features.robustBufferAccess;
+}
+
+static void gpu_device(Gpu *g, int mesh, int robust) {
     if (!has_extension(g->phys, DGC_EXT_NAME, NULL)) die("no %s", DGC_EXT_NAME);
+    if (robust && !has_robust_buffer_access2(g->phys))
+        die("the case reads past a vertex or index buffer view or through a null one (D3D12 reads 0 there: D3D11.3 "
+            "8.19.2, 8.20), which needs %s robustBufferAccess2; the device has none", VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
     if (!g->dgc_features.deviceGeneratedCommands) die("deviceGeneratedCommands feature not supported");
     if (mesh && !g->has_mesh) die("the case has mesh layouts; the device has no %s meshShader",
                                   VK_EXT_MESH_SHADER_EXTENSION_NAME);
@@ -519,7 +549,10 @@ static void gpu_device(Gpu *g, int mesh) {
 
     VkPhysicalDeviceMeshShaderFeaturesEXT meshf = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MESH_SHADER_FEATURES_EXT};
     meshf.meshShader = VK_TRUE;
-    DgcFeatures dgc = {DGC_STYPE_FEATURES, mesh ? &meshf : NULL, VK_TRUE, VK_FALSE};
+    VkPhysicalDeviceRobustness2FeaturesEXT r2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT,
+                                                  mesh ? &meshf : NULL};
+    r2.robustBufferAccess2 = VK_TRUE;
+    DgcFeatures dgc = {DGC_STYPE_FEATURES, robust ? (void *)&r2 : (mesh ? (void *)&meshf : NULL), VK_TRUE, VK_FALSE};
     Maint5Features m5 = {MAINT5_STYPE_FEATURES, &dgc, VK_TRUE};
     VkPhysicalDeviceVulkan13Features v13 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, &m5};
     v13.dynamicRendering = VK_TRUE;
@@ -532,9 +565,12 @@ static void gpu_device(Gpu *g, int mesh) {
     VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &v11};
     f2.features.vertexPipelineStoresAndAtomics = VK_TRUE;
     f2.features.shaderInt64 = VK_TRUE; /* the walker's VA arithmetic */
-    const char *exts[] = {MAINT5_EXT_NAME, DGC_EXT_NAME, VK_EXT_MESH_SHADER_EXTENSION_NAME};
-    VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2, 0, 1, &qci, 0, NULL, mesh ? 3u : 2u, exts,
-                              NULL};
+    f2.features.robustBufferAccess = robust ? VK_TRUE : VK_FALSE; /* robustBufferAccess2 needs it */
+    const char *exts[4] = {MAINT5_EXT_NAME, DGC_EXT_NAME};
+    uint32_t next = 2;
+    if (mesh) exts[next++] = VK_EXT_MESH_SHADER_EXTENSION_NAME;
+    if (robust) exts[next++] = VK_EXT_ROBUSTNESS_2_EXTENSION_NAME;
+    VkDeviceCreateInfo dci = {VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f2, 0, 1, &qci, 0, NULL, next, exts, NULL};
     CHECK(vkCreateDevice(g->phys, &dci, NULL, &g->device));
     vkGetDeviceQueue(g->device, g->queue_family, 0, &g->queue);
 #define LOAD(field, name)                                                                     \
@@ -546,6 +582,7 @@ static void gpu_device(Gpu *g, int mesh) {
     LOAD(create_layout, "vkCreateIndirectCommandsLayoutEXT");
     LOAD(create_set, "vkCreateIndirectExecutionSetEXT");
     LOAD(update_set, "vkUpdateIndirectExecutionSetPipelineEXT");
+    LOAD(bind_index_buffer2, "vkCmdBindIndexBuffer2KHR");
 #undef LOAD
 }
 
@@ -645,8 +682,17 @@ typedef struct {
 
 static void record_copy(VkCommandBuffer cb, void *ctx) {
     Copy *c = ctx;
+    /* after what earlier submissions wrote (the records, the walker's output); before the host reads the copy */
+    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_TRANSFER_READ_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0, NULL,
+                         0, NULL);
     VkBufferCopy r = {0, c->dst_offset, c->size};
     vkCmdCopyBuffer(cb, c->src, c->dst, 1, &r);
+    VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
+                             VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                         0, 1, &after, 0, NULL, 0, NULL);
 }
 
 /* host bytes to a device buffer at ``offset``, through a staging buffer of at most STAGING bytes */
@@ -688,6 +734,8 @@ typedef struct {
     Buffer *regions, *records;
     VkDescriptorSet sets[3];
     VkQueryPool queries;
+    uint32_t execute; /* the execute record_execute records */
+    Buffer *null_view;
 } Run;
 
 static int region_index(const Case *c, uint64_t va, uint64_t size) {
@@ -696,17 +744,27 @@ static int region_index(const Case *c, uint64_t va, uint64_t size) {
     return r;
 }
 
-static void record_run(VkCommandBuffer cb, void *ctx) {
+/* the records zeroed before a run's first execute */
+static void record_fill(VkCommandBuffer cb, void *ctx) {
+    Run *r = ctx;
+    vkCmdFillBuffer(cb, r->records->buffer, 0, VK_WHOLE_SIZE, 0);
+}
+
+/* one execute: its own submission (tools/gpu_check.py cuts the executes so that none runs longer than a bound) */
+static void record_execute(VkCommandBuffer cb, void *ctx) {
     Run *r = ctx;
     Case *c = r->c;
-    uint32_t nexec = c->h[H_EXECUTES];
-    vkCmdResetQueryPool(cb, r->queries, 0, 3 * nexec);
-    vkCmdFillBuffer(cb, r->records->buffer, 0, VK_WHOLE_SIZE, 0);
-    VkMemoryBarrier fill = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL, VK_ACCESS_TRANSFER_WRITE_BIT,
-                            VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &fill, 0, NULL,
-                         0, NULL);
-    for (uint32_t e = 0; e < nexec; e++) {
+    uint32_t e = r->execute;
+    vkCmdResetQueryPool(cb, r->queries, 3 * e, 3);
+    /* what the submissions before this one wrote (the records, the preprocess buffer this one reuses) is visible */
+    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER, NULL,
+                              VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                  DGC_ACCESS_COMMAND_PREPROCESS_WRITE,
+                              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                  DGC_ACCESS_COMMAND_PREPROCESS_READ | DGC_ACCESS_COMMAND_PREPROCESS_WRITE};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &before, 0,
+                         NULL, 0, NULL);
+    {
         const CaseExecute *E = &c->execs[e];
         const CaseLayout *L = &c->layouts[E->layout];
         LayoutRun *lr = &r->layouts[E->layout];
@@ -718,21 +776,31 @@ static void record_run(VkCommandBuffer cb, void *ctx) {
         memcpy(pc, c->pcs + L->pc_offset, L->pc_size);
         pc[SEQUENCE_BASE_DWORD] = E->record_base;
         vkCmdPushConstants(cb, lr->pipeline_layout, lr->stages, 0, PC_BLOCK_BYTES, pc);
-        if (lr->inherited_ib) {
+        if (lr->inherited_ib) { /* bound with the view's size: past it an index reads 0, as in D3D12 */
             const CaseView *w = &c->views[c->h[H_VBS]];
             uint64_t loc = u64_of(w->loc_lo, w->loc_hi);
-            int ri = region_index(c, loc, w->size);
-            vkCmdBindIndexBuffer(cb, r->regions[ri].buffer, region_pad(&c->regions[ri]) + loc - c->regions[ri].base,
-                                 w->stride_or_format == c->h[H_R16] ? VK_INDEX_TYPE_UINT16 : VK_INDEX_TYPE_UINT32);
+            VkIndexType type = w->stride_or_format == c->h[H_R16] ? VK_INDEX_TYPE_UINT16 : VK_INDEX_TYPE_UINT32;
+            if (loc == 0) { /* a null view: an empty range */
+                r->g->bind_index_buffer2(cb, r->null_view->buffer, 0, 0, type);
+            } else {
+                int ri = region_index(c, loc, w->size);
+                r->g->bind_index_buffer2(cb, r->regions[ri].buffer, region_pad(&c->regions[ri]) + loc - c->regions[ri].base,
+                                         w->size - w->size % (type == VK_INDEX_TYPE_UINT16 ? 2 : 4), type);
+            }
         }
         for (uint32_t v = 0; v < c->h[H_VBS]; v++) {
             const CaseView *w = &c->views[v];
             if (L->kind != KIND_VERTEX || layout_has_token(c, E->layout, DGC_TOKEN_VERTEX_BUFFER, w->slot, NULL)) continue;
             uint64_t loc = u64_of(w->loc_lo, w->loc_hi);
-            int ri = region_index(c, loc, w->size);
-            VkDeviceSize off = region_pad(&c->regions[ri]) + loc - c->regions[ri].base, size = w->size,
-                         stride = w->stride_or_format;
-            vkCmdBindVertexBuffers2(cb, w->slot, 1, &r->regions[ri].buffer, &off, &size, &stride);
+            VkDeviceSize off = 0, size = 0, stride = w->stride_or_format;
+            const VkBuffer *buffer = &r->null_view->buffer; /* a null view: an empty range */
+            if (loc != 0) {
+                int ri = region_index(c, loc, w->size);
+                off = region_pad(&c->regions[ri]) + loc - c->regions[ri].base;
+                size = w->size;
+                buffer = &r->regions[ri].buffer;
+            }
+            vkCmdBindVertexBuffers2(cb, w->slot, 1, buffer, &off, &size, &stride);
         }
         DgcPipelineInfo pinfo = {DGC_STYPE_PIPELINE_INFO, NULL, lr->pipes[0]};
         DgcGeneratedCommandsInfo info = {DGC_STYPE_GENERATED_COMMANDS_INFO,
@@ -854,7 +922,11 @@ static void check_limits(const Gpu *g, const Case *c) {
 }
 
 /* the DGC tokens' BufferLocation rewritten to the device address of the uploaded region holding the view */
-static uint64_t relocate(Case *c, const Buffer *regions) {
+/* a null view (BufferLocation 0) is bound as an empty range of this buffer: every read through it is past the range,
+ * which returns 0 under robustBufferAccess2, as D3D12's reads through a null view do (D3D11.3 8.20) */
+#define NULL_VIEW_BUFFER_BYTES 256u
+
+static uint64_t relocate(Case *c, const Buffer *regions, const Buffer *null_view) {
     uint64_t relocated = 0;
     for (uint32_t li = 0; li < c->h[H_LAYOUTS]; li++) {
         const CaseLayout *L = &c->layouts[li];
@@ -870,6 +942,14 @@ static uint64_t relocate(Case *c, const Buffer *regions) {
                 uint32_t size;
                 memcpy(&loc, p, 8); /* BufferLocation: offset 0 of both views */
                 memcpy(&size, p + size_at, 4);
+                if (loc == 0) {
+                    uint32_t empty = 0, r32 = c->h[H_R32];
+                    memcpy(p, &null_view->address, 8);
+                    memcpy(p + size_at, &empty, 4);
+                    if (tk->type == DGC_TOKEN_INDEX_BUFFER) memcpy(p + c->h[H_IBV_FORMAT], &r32, 4); /* never read */
+                    relocated++;
+                    continue;
+                }
                 int ri = region_index(c, loc, size);
                 uint64_t addr = regions[ri].address + region_pad(&c->regions[ri]) + (loc - c->regions[ri].base);
                 memcpy(p, &addr, 8);
@@ -891,7 +971,7 @@ static void run_case(const char *case_path, const char *records_path, const char
     if (mesh && !g.has_mesh) die("the case has mesh layouts; the device has no %s meshShader",
                                  VK_EXT_MESH_SHADER_EXTENSION_NAME);
     check_limits(&g, &c);
-    gpu_device(&g, mesh);
+    gpu_device(&g, mesh, (int)c.h[H_ROBUST]);
     double t0 = now_s();
     uint32_t record_dwords = c.h[H_RECORD_DWORDS], nl = c.h[H_LAYOUTS], ne = c.h[H_EXECUTES];
     VkCommandPoolCreateInfo cpi = {VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, NULL,
@@ -907,7 +987,9 @@ static void run_case(const char *case_path, const char *records_path, const char
         regions[r] = make_buffer(&g, pad + c.regions[r].size, USAGE_VERTEX | USAGE_INDEX | USAGE_TRANSFER_DST, DEVICE, 0);
         upload(&g, pool, &staging, c.regions[r].bytes, c.regions[r].size, &regions[r], pad);
     }
-    uint64_t relocated = relocate(&c, regions);
+    Buffer null_view = make_buffer(&g, NULL_VIEW_BUFFER_BYTES, USAGE_VERTEX | USAGE_INDEX | USAGE_TRANSFER_DST, DEVICE,
+                                   0);
+    uint64_t relocated = relocate(&c, regions, &null_view);
     VkDeviceSize rec_bytes = (VkDeviceSize)record_dwords * 4 * (c.h[H_RECORDS] ? c.h[H_RECORDS] : 1);
     Buffer records = make_buffer(&g, rec_bytes, USAGE_STORAGE | USAGE_TRANSFER_SRC | USAGE_TRANSFER_DST, DEVICE, 0);
     Buffer readback = make_buffer(&g, rec_bytes, USAGE_TRANSFER_DST, HOST, 0);
@@ -920,7 +1002,7 @@ static void run_case(const char *case_path, const char *records_path, const char
     VkDescriptorPoolCreateInfo dpci = {VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, NULL, 0, 3, 1, &ps};
     VkDescriptorPool dpool;
     CHECK(vkCreateDescriptorPool(g.device, &dpci, NULL, &dpool));
-    Run run = {&g, &c, NULL, regions, &records, {0}, VK_NULL_HANDLE};
+    Run run = {&g, &c, NULL, regions, &records, {0}, VK_NULL_HANDLE, 0, &null_view};
     for (int k = 0; k < 3; k++) {
         int used = 0; /* a stage's set and layout only where a layout runs on it (mesh needs the feature) */
         for (uint32_t li = 0; li < nl; li++) used |= c.layouts[li].kind == (uint32_t)k;
@@ -1086,16 +1168,27 @@ static void run_case(const char *case_path, const char *records_path, const char
     if (repeat < 1) repeat = 1;
     double *pre_ms = xcalloc(repeat, sizeof(double)), *exe_ms = xcalloc(repeat, sizeof(double));
     double *tot = xcalloc(repeat, sizeof(double)), *wall_ms = xcalloc(repeat, sizeof(double));
+    double *longest = xcalloc(repeat, sizeof(double)), *longest_wall = xcalloc(repeat, sizeof(double));
     uint64_t *ts = xcalloc(3 * (ne ? ne : 1), sizeof(uint64_t));
     for (int i = 0; i < repeat; i++) {
         double w0 = now_s();
-        one_shot(&g, pool, record_run, &run);
+        one_shot(&g, pool, record_fill, &run);
+        for (uint32_t e = 0; e < ne; e++) { /* one submission per execute, each waited for */
+            double s0 = now_s();
+            run.execute = e;
+            one_shot(&g, pool, record_execute, &run);
+            double s_ms = (now_s() - s0) * 1e3;
+            if (s_ms > longest_wall[i]) longest_wall[i] = s_ms;
+        }
         wall_ms[i] = (now_s() - w0) * 1e3;
         if (ne) CHECK(vkGetQueryPoolResults(g.device, run.queries, 0, 3 * ne, 3 * ne * sizeof(uint64_t), ts, 8,
                                             VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT));
         for (uint32_t e = 0; e < ne; e++) {
-            pre_ms[i] += (ts[3 * e + 1] - ts[3 * e]) * g.timestamp_ns * 1e-6;
-            exe_ms[i] += (ts[3 * e + 2] - ts[3 * e + 1]) * g.timestamp_ns * 1e-6;
+            double p = (ts[3 * e + 1] - ts[3 * e]) * g.timestamp_ns * 1e-6, x = (ts[3 * e + 2] - ts[3 * e + 1]) *
+                                                                               g.timestamp_ns * 1e-6;
+            pre_ms[i] += p;
+            exe_ms[i] += x;
+            if (p + x > longest[i]) longest[i] = p + x;
         }
         tot[i] = pre_ms[i] + exe_ms[i];
     }
@@ -1110,6 +1203,11 @@ static void run_case(const char *case_path, const char *records_path, const char
     qsort(exe_ms, repeat, sizeof(double), cmp_double);
     qsort(tot, repeat, sizeof(double), cmp_double);
     qsort(wall_ms, repeat, sizeof(double), cmp_double);
+    double longest_max = 0, longest_wall_max = 0; /* the longest submission of any run */
+    for (int i = 0; i < repeat; i++) {
+        if (longest[i] > longest_max) longest_max = longest[i];
+        if (longest_wall[i] > longest_wall_max) longest_wall_max = longest_wall[i];
+    }
     uint32_t max_exec = 0;
     for (uint32_t e = 0; e < ne; e++)
         if (c.execs[e].count > max_exec) max_exec = c.execs[e].count;
@@ -1122,11 +1220,13 @@ static void run_case(const char *case_path, const char *records_path, const char
             "\"maxIndirectSequenceCount\": %u, \"preprocess_bytes\": %" PRIu64 ", \"repeat\": %d, "
             "\"setup_s\": %.4f, \"preprocess_ms_min\": %.4f, \"preprocess_ms_median\": %.4f, "
             "\"execute_ms_min\": %.4f, \"execute_ms_median\": %.4f, \"total_ms_min\": %.4f, "
-            "\"total_ms_median\": %.4f, \"submit_wall_ms_min\": %.4f}\n",
+            "\"total_ms_median\": %.4f, \"submit_wall_ms_min\": %.4f, \"submissions\": %u, "
+            "\"longest_submission_gpu_ms\": %.4f, \"longest_submission_wall_ms\": %.4f}\n",
             base_name(case_path), g.props.deviceName, g.props.driverVersion, c.h[H_RECORDS], nl, ne, max_exec,
             c.h[H_PROGRAMS], c.h[H_REGIONS], record_dwords, views, relocated, c.h[H_FETCH_MASK],
             g.dgc_props.maxIndirectSequenceCount, (uint64_t)preprocess_bytes, repeat, setup_s, pre_ms[0],
-            pre_ms[repeat / 2], exe_ms[0], exe_ms[repeat / 2], tot[0], tot[repeat / 2], wall_ms[0]);
+            pre_ms[repeat / 2], exe_ms[0], exe_ms[repeat / 2], tot[0], tot[repeat / 2], wall_ms[0], ne, longest_max,
+            longest_wall_max);
     fclose(f);
     printf("ok %s: %u sequences in %u executes of %u layouts, preprocess %.3f ms, execute %.3f ms (min of %d)\n",
            case_path, c.h[H_RECORDS], ne, nl, pre_ms[0], exe_ms[0], repeat);
@@ -1189,7 +1289,7 @@ static void run_walk(const char *plan_path, const char *case_path, uint32_t layo
                                                           layout, out_stride, L->stride, count, L->count);
     Gpu g;
     gpu_instance(&g);
-    gpu_device(&g, 0);
+    gpu_device(&g, 0, 0);
     uint32_t groups = kind == 0 ? h[P_COUNT] : (uint32_t)((h[P_COUNT] + (uint64_t)WALK_GROUP - 1) / WALK_GROUP);
     if (kind == 1 && groups > WALK_MAX_GROUPS) groups = WALK_MAX_GROUPS;
     if (kind > 1) die("%s: unknown walk kind %u", plan_path, kind);

@@ -117,7 +117,7 @@ layout(location = 30) in uint a30;
 layout(location = 31) in uint a31;
 #endif
 
-// the integer mixer of d3d12wl.vulkan.case.hash32
+// the integer mixer of d3d12wl.vulkan.fetch.hash32
 uint hash32(uint x) {
     x ^= x >> 16;
     x *= 0x7FEB352Du;
@@ -127,7 +127,7 @@ uint hash32(uint x) {
     return x;
 }
 
-// d3d12wl.vulkan.case.bloom_vertex
+// d3d12wl.vulkan.fetch.bloom_vertex
 void fetched(uint base, uint slot, uint vertex, uint value) {
     uint b = hash32(hash32((slot * 0x9E3779B9u) ^ vertex) ^ value) & 127u;
     atomicOr(o.r[base + 9u + (b >> 5)], 1u << (b & 31u));
@@ -147,7 +147,7 @@ void main() {
     atomicMax(o.r[base + 6], vi + 1u);
     atomicMax(o.r[base + 7], uint(gl_InstanceIndex - gl_BaseInstance) + 1u);
     atomicMax(o.r[base + 8], 0xFFFFFFFFu - vi);
-    uint ib = hash32(vi) & 63u;  // d3d12wl.vulkan.case.bloom_index
+    uint ib = hash32(vi) & 63u;  // d3d12wl.vulkan.fetch.bloom_index
     atomicOr(o.r[base + 13u + (ib >> 5)], 1u << (ib & 31u));
 #if (FETCH_MASK >> 0) & 1
     fetched(base, 0u, vertex, a0);
