@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import d3d12wl
+from d3d12wl.cli._options import RenamedOption
 
 EXAMPLES = Path(d3d12wl.__file__).resolve().parent / "examples"
 READBACK = EXAMPLES / "readback"
@@ -23,12 +24,12 @@ CULLING_REGIONS = [f"dispatch_input={READBACK / 'dispatch_input.bin'}@0x10000",
 
 def actions(parser: argparse.ArgumentParser, prefix: str = "") -> Iterator[tuple[str, argparse.Action]]:
     """Every argument of every (sub)command: (the command, ``migrate wl-to-ei``; the action), help and version
-    left out."""
+    left out, and the old spellings an option keeps for a release (they run the option's own action)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
                 yield from actions(sub, f"{prefix} {name}".strip())
-        elif not isinstance(action, argparse._HelpAction | argparse._VersionAction):
+        elif not isinstance(action, argparse._HelpAction | argparse._VersionAction | RenamedOption):
             yield prefix, action
 
 

@@ -130,16 +130,23 @@ def test_migrations_never_write_over_what_they_read(tmp_path: Path, capture: Pat
     its call sequence or one of its captures; every name checked before the first file is written."""
     first = tmp_path / "call000_Opaque.json"
     capture.rename(first)
-    _refused(["migrate", "wl-to-ei", str(first), "-o", str(tmp_path)], tmp_path, capsys,
-             f"-o {str(first)!r} is the capture {str(first)!r}")
+    _refused(["migrate", "wl-to-ei", str(first), "--output-dir", str(tmp_path)], tmp_path, capsys,
+             f"--output-dir {str(first)!r} is the capture {str(first)!r}")
     folder = tmp_path / "ei"
-    assert main(["migrate", "wl-to-ei", str(first), "-o", str(folder)]) == 0
+    assert main(["migrate", "wl-to-ei", str(first), "--output-dir", str(folder)]) == 0
     _refused(["migrate", "ei-to-wl", str(folder / "calls.json"), "-o", str(folder / "calls.json")], tmp_path,
              capsys, "INPUT")
     _refused(["migrate", "ei-to-wl", f"P={folder / 'call001_Transparent.json'}", "-o",
               str(folder / "call001_Transparent.json")], tmp_path, capsys, "INPUT")
     _refused(["migrate", "ei-to-wl", str(folder / "calls.json"), "-o", str(folder / "call002_Shadow.json")],
              tmp_path, capsys, "is the capture")
+
+
+def test_report_over_its_capture(tmp_path: Path, capture: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``report CAPTURE -o CAPTURE`` would replace the capture by its page; -o over one of its region files too."""
+    _refused(["report", str(capture), "-o", str(capture)], tmp_path, capsys, "CAPTURE")
+    _refused(["report", str(capture), "-o", str(tmp_path / "cap.pPrimaryListBuffer.bin")], tmp_path, capsys,
+             "is the region file")
 
 
 def test_messages_junit_over_the_driver(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -170,11 +177,15 @@ def test_outside_a_command_nothing_is_refused(tmp_path: Path, capture: Path) -> 
     claims.claim(capture)  # (outside a command: nothing kept, nothing refused)
 
 
-#: every flag that names an output file (or folder), by command; a new one must be added here and tested above
+#: every flag that names an output file (or folder), by command; a new one must be added here and tested (above;
+#: check's and codegen's in tests/test_check.py and test_codegen_engines.py; the files import writes into its
+#: --output-dir, migrate's calls, a capture's region files: by the check as each is opened)
 OUTPUT_FLAGS = {
     ("capture", "-o"), ("dump", "-o"), ("exec", "-o"), ("exec", "--findings"), ("messages check", "--junit"),
-    ("migrate ei-to-wl", "-o"), ("migrate scene", "-o"), ("migrate wl-to-ei", "-o"), ("patch-list", "-o"),
-    ("remap", "-o"),
+    ("migrate ei-to-wl", "-o"), ("migrate scene", "--output-dir"), ("migrate wl-to-ei", "--output-dir"),
+    ("patch-list", "-o"), ("remap", "-o"), ("codegen", "-o"), ("report", "-o"), ("check", "-o"),
+    ("check", "--junit"), ("check", "--write-baseline"), ("check", "--output-dir"), ("import gfxr", "--output-dir"),
+    ("import gits", "--output-dir"),
 }
 
 
@@ -182,5 +193,5 @@ def test_every_output_flag_is_held_to_the_rule() -> None:
     """The output flags of every command (``-o``, ``--findings``, ``--junit``: a flag whose destination is an output
     file) are the ones the tests above hold to the rule."""
     found = {(command, a.option_strings[0]) for command, a in actions(build_parser(ALL))
-             if a.dest in ("output", "findings", "junit")}
+             if a.dest in ("output", "findings", "junit", "write_baseline", "output_dir")}
     assert found == OUTPUT_FLAGS

@@ -53,9 +53,13 @@ KEYED: dict[tuple[str, str], tuple[list[str], str, str, str]] = {
     ("codegen", "--stride"): ([str(CULLING), "--lang", "c"], "PCS.secondary=24", "PCS.secondary=32",
                               "PCS.secondary=0x18"),
     ("abi", "--map"): (["check", "--header", str(EXAMPLES / "culling_records.h")], "A=B", "A=C", "A = B"),
-    ("abi", "--record"): (["check", "--header", str(EXAMPLES / "culling_records.h"), "--signature", str(CULLING)],
-                          "PCS.secondary=SecondaryRecord", "PCS.secondary=PrimaryRecord",
-                          "PCS.secondary= SecondaryRecord"),
+    ("abi", "--record-struct"): (["check", "--header", str(EXAMPLES / "culling_records.h"), "--description",
+                                  str(CULLING)], "PCS.secondary=SecondaryRecord", "PCS.secondary=PrimaryRecord",
+                                 "PCS.secondary= SecondaryRecord"),
+    ("check", "--reading"): ([str(CULLING_CAPTURE)], "render_pass=selected", "render_pass=bound",
+                             "render_pass =selected"),
+    ("report", "--reading"): ([str(CULLING_CAPTURE), "-o", "{tmp}/r.html"], "render_pass=selected",
+                              "render_pass=bound", "render_pass= selected"),
     ("abi", "--define"): (["check", "--header", str(EXAMPLES / "culling_records.h")], "A=1", "A=2", "A"),
     ("messages check", "--callback-offset"): (["--driver", "{tmp}/no-driver.so"], "pfnReportMessageCb=8",
                                               "pfnReportMessageCb=16", "pfnReportMessageCb=0x8"),
@@ -74,6 +78,12 @@ NOT_KEYED = {
     ("capture", "--stride"): "one per --program-table, in order",
     ("exec", "--validators"): "specs of validators; an identifier registered twice is refused by load_validators",
     ("dump", "--validators"): "specs of validators; an identifier registered twice is refused by load_validators",
+    ("check", "--validators"): "specs of validators; an identifier registered twice is refused by load_validators",
+    ("report", "--validators"): "specs of validators; an identifier registered twice is refused by load_validators",
+    ("check", "--baseline"): "baseline files, merged (a capture in two: the larger count of each kind)",
+    ("check", "paths"): "captures and folders to judge",
+    ("import gfxr", "dumps"): "dump folders, one call each",
+    ("import gits", "dumps"): "dump files, each given once (a call's pre or post dump twice is refused by name)",
     ("exec", "--kind"): "finding kinds to show: a set",
     ("dump", "--kind"): "finding kinds to show: a set",
     ("migrate ei-to-wl", "inputs"): "calls in command-list order; one program may have several calls",
@@ -113,7 +123,15 @@ def _two_values(action: argparse.Action) -> tuple[str, str] | None:
     if action.choices:
         choices = [str(c) for c in action.choices]
         return (choices[0], choices[1]) if len(choices) > 1 else None
-    return ("1", "2")
+    for pair in (("1", "2"), ("6_0", "5_1"), ("1/2", "2/2")):  # (a number, a shader model, a shard)
+        try:
+            if callable(action.type):
+                for value in pair:
+                    action.type(value)
+        except (argparse.ArgumentTypeError, TypeError, ValueError):
+            continue
+        return pair
+    return None
 
 
 def test_every_flag_of_one_value_given_two_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

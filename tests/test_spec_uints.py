@@ -25,10 +25,11 @@ from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import ALL, build_parser, main
 
 WL = ["capture", str(CULLING), *CULLING_REGIONS, "--program-table", "program_table", "-o", "{tmp}/c.json"]
-WL_CALL = ["--dispatch-list", "dispatch_input", "--max-inputs", "3"]
+MAX_INPUTS, MAX_LISTS = "--max-graphics-program-inputs-per-primary-list", "--max-graphics-primary-lists"
+WL_CALL = ["--dispatch-list", "dispatch_input", MAX_INPUTS, "3"]
 EI = ["capture", str(EXAMPLES / "execute_indirect.json"), "{regions}", "--execute-indirect",
       "RootConstantsAndVertexBuffers", "-o", "{tmp}/c.json"]
-EI_CALL = ["--args", "r0", "--count", "r1", "--max", "4"]
+EI_CALL = ["--argument-buffer", "r0", "--count-buffer", "r1", "--max-command-count", "4"]
 
 
 def _field(struct: str, member: str) -> str:
@@ -40,27 +41,31 @@ def _field(struct: str, member: str) -> str:
 #: type the spec holds it in, a text the error names).  {tmp}: the test's folder; {regions}: the ExecuteIndirect
 #: example's regions as files
 SPEC: dict[tuple[str, str], tuple[list[str], str, str]] = {
-    ("capture", "--max-inputs"): ([*WL, "--dispatch-list", "dispatch_input", "--max-inputs", "{v}"],
-                                  "uint32_t", "MaxGraphicsProgramInputsPerPrimaryList"),  # (DDI parameter: UINT)
-    ("capture", "--max-lists"): ([*WL, "--dispatch-list1", "dispatch_input", "--max-inputs", "3", "--max-lists",
-                                  "{v}"], "uint32_t", "MaxGraphicsPrimaryLists"),
-    ("capture", "--max"): ([*EI, "--args", "r0", "--count", "r1", "--max", "{v}"], "uint32_t", "MaxCommandCount"),
+    ("capture", MAX_INPUTS): ([*WL, "--dispatch-list", "dispatch_input", MAX_INPUTS, "{v}"], "uint32_t",
+                              "MaxGraphicsProgramInputsPerPrimaryList"),  # (a DDI parameter: UINT)
+    ("capture", MAX_LISTS): ([*WL, "--dispatch-list1", "dispatch_input", MAX_INPUTS, "3", MAX_LISTS, "{v}"],
+                             "uint32_t", "MaxGraphicsPrimaryLists"),
+    ("capture", "--max-command-count"): ([*EI, "--argument-buffer", "r0", "--count-buffer", "r1",
+                                          "--max-command-count", "{v}"], "uint32_t", "MaxCommandCount"),
     ("capture", "--slots"): ([*WL, *WL_CALL, "--slots", "{v}"],
                              _field("D3D12_WORK_LIST_PROGRAM_TABLE_BINDING", "SlotCount"), "SlotCount"),
     ("capture", "--stride"): ([*WL, *WL_CALL, "--stride", "{v}"],
                               _field("D3D12_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE", "StrideInBytes"), "StrideInBytes"),
-    ("capture", "--dispatch-list"): ([*WL, "--dispatch-list", "{v}", "--max-inputs", "3"],
+    ("capture", "--dispatch-list"): ([*WL, "--dispatch-list", "{v}", MAX_INPUTS, "3"],
                                      "D3D12_GPU_VIRTUAL_ADDRESS", "--dispatch-list"),
-    ("capture", "--dispatch-list1"): ([*WL, "--dispatch-list1", "{v}", "--max-inputs", "3", "--max-lists", "1"],
+    ("capture", "--dispatch-list1"): ([*WL, "--dispatch-list1", "{v}", MAX_INPUTS, "3", MAX_LISTS, "1"],
                                       "D3D12_GPU_VIRTUAL_ADDRESS", "--dispatch-list1"),
     ("capture", "--program-table"): ([*WL[:-4], "--program-table", "{v}", "-o", "{tmp}/c.json", *WL_CALL],
                                      _field("D3D12_GPU_VIRTUAL_ADDRESS_RANGE_AND_STRIDE", "StartAddress"),
                                      "--program-table"),
-    ("capture", "--args"): ([*EI, "--args", "{v}", "--max", "4"], "D3D12_GPU_VIRTUAL_ADDRESS", "--args"),
-    ("capture", "--count"): ([*EI, "--args", "r0", "--count", "{v}", "--max", "4"], "D3D12_GPU_VIRTUAL_ADDRESS",
-                             "--count"),
-    ("capture", "--args-resource"): ([*EI, *EI_CALL, "--args-resource", "r0,{v}"], "uint64_t", "Width"),
-    ("capture", "--count-resource"): ([*EI, *EI_CALL, "--count-resource", "r1,{v}"], "uint64_t", "Width"),
+    ("capture", "--argument-buffer"): ([*EI, "--argument-buffer", "{v}", "--max-command-count", "4"],
+                                       "D3D12_GPU_VIRTUAL_ADDRESS", "--argument-buffer"),
+    ("capture", "--count-buffer"): ([*EI, "--argument-buffer", "r0", "--count-buffer", "{v}", "--max-command-count",
+                                     "4"], "D3D12_GPU_VIRTUAL_ADDRESS", "--count-buffer"),
+    ("capture", "--argument-buffer-resource"): ([*EI, *EI_CALL, "--argument-buffer-resource", "r0,{v}"], "uint64_t",
+                                                "Width"),
+    ("capture", "--count-buffer-resource"): ([*EI, *EI_CALL, "--count-buffer-resource", "r1,{v}"], "uint64_t",
+                                             "Width"),
     ("capture", "--root-arg"): ([*WL, *WL_CALL, "--root-arg", "0={v}"], "D3D12_GPU_VIRTUAL_ADDRESS", "--root-arg"),
     ("capture", "--vertex-buffer"): ([*EI, *EI_CALL, "--vertex-buffer", "0=0x100000,{v},12"],
                                      _field("D3D12_VERTEX_BUFFER_VIEW", "SizeInBytes"), "SizeInBytes"),
@@ -75,7 +80,7 @@ SPEC: dict[tuple[str, str], tuple[list[str], str, str]] = {
                           "--count", "1", "--va", "{v}"], "D3D12_GPU_VIRTUAL_ADDRESS", "--va"),
     ("decode", "--stride"): (["decode", str(CULLING), "PCS.secondary", str(READBACK / "secondary_opaque.bin"),
                               "--stride", "{v}"],
-                             _field("D3D12_PROGRAM_COMMAND_SIGNATURE_DESC", "SecondaryRecordByteStride"), "--stride"),
+                             _field("D3D12_PROGRAM_COMMAND_SIGNATURE_DESC", "SecondaryRecordByteStride"), "stride"),
     ("codegen", "--stride"): (["codegen", str(CULLING), "--lang", "c", "--stride", "PCS.secondary={v}"],
                               _field("D3D12_PROGRAM_COMMAND_SIGNATURE_DESC", "SecondaryRecordByteStride"),
                               "--stride"),
@@ -92,7 +97,13 @@ NOT_SPEC = {
     ("abi", "--source-bytes"): "d3d12wl's bound of the sources a compiler is given",
     ("decode", "--offset"): "a byte offset into the user's file",
     ("decode", "--count"): "how many records of the file to decode",
-    ("capture", "--tier"): "choices (1, 2)",
+    ("decode", "--count-file"): "a readback file and a byte offset into it (the count read there is 4 bytes)",
+    ("check", "--capture-memory"): "d3d12wl's bound of a capture's process",
+    ("check", "--capture-timeout"): "d3d12wl's bound of a capture's process",
+    ("check", "--jobs"): "processes to run",
+    ("check", "--shard"): "I/N, a share of the captures",
+    ("check", "--reading"): "NAME=VALUE names a reading, no number",
+    ("report", "--reading"): "NAME=VALUE names a reading, no number",
     ("messages check", "--callback-offset"): "a byte offset into the callback table, bounded by its size",
     ("messages check", "--callback-table-size"): "the size of the driver's callback table (sizeof)",
     ("messages check", "--timeout"): "seconds",
@@ -103,7 +114,9 @@ NOT_SPEC = {
     ("exec", "--json-version"): "an output version",
     **{(cmd, flag): "a selection of what the output shows" for cmd in ("exec", "dump")
        for flag in ("--list", "--limit", "--primary")},
-    **{(cmd, flag): "an executor limit of d3d12wl's own (Limits)" for cmd in ("exec", "dump", "patch-list", "remap")
+    ("check", "--limit"): "a selection of what the output shows",
+    ("report", "--limit"): "a selection of what the output shows",
+    **{(cmd, flag): "an executor limit of d3d12wl's own (Limits)" for cmd in ("exec", "dump", "patch-list", "remap", "check", "report")
        for flag in ("--max-lists", "--max-primary-records", "--max-secondary-records", "--max-executions",
                     "--max-records", "--max-repeated-records", "--max-findings")},
 }
@@ -145,14 +158,7 @@ def _argv(template: list[str], value: int, tmp_path: Path) -> list[str]:
 _RANGE = re.compile(r"outside|range|past|exceeds|greater than|too large|at most", re.I)
 
 
-#: bounded by RecordLayout.stride_problems from the stride member's C type: issue 42 class 6, branch i38-knows (strict:
-#: once it has landed on this branch these pass, and the mark must go)
-_CLASS_6 = pytest.mark.xfail(strict=True, reason="issue 42 class 6 (branch i38-knows): a record's stride bounded by "
-                                                 "the C type of its member")
-
-
-@pytest.mark.parametrize("key", [pytest.param(k, marks=_CLASS_6) if k[1] == "--stride" and k[0] in ("codegen", "decode")
-                                 else k for k in sorted(SPEC)], ids=" ".join)
+@pytest.mark.parametrize("key", sorted(SPEC), ids=" ".join)
 def test_a_spec_number_past_its_type_is_exit_2(key: tuple[str, str], tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     """One past the largest value of the C type the spec holds the number in is exit 2 naming the flag or the

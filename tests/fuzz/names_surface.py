@@ -38,7 +38,7 @@ import d3d12wl
 from d3d12wl import abi
 from d3d12wl.abi import headers
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.model import description, fieldnames
+from d3d12wl.model import description, fieldnames, reserved_names
 from d3d12wl.records import codegen, ctypes_records, dtypes, layout, renderdoc, schemas
 
 EXAMPLES = Path(d3d12wl.__file__).resolve().parent / "examples"
@@ -84,7 +84,9 @@ def pools() -> dict[str, tuple[str, ...]]:
     declared = [*abi.types(), *abi.constants(), *abi.enums()]
     members = [m for e in abi.enums() for m in abi.enum_members(e)]
     return {
-        "keywords": tuple(sorted(fieldnames.KEYWORDS)),
+        "keywords": tuple(sorted(reserved_names.C_KEYWORDS | reserved_names.CPP_KEYWORDS
+                                 | reserved_names.HLSL_KEYWORDS | reserved_names.HLSL_TYPES)),
+        "listed-macros": tuple(sorted(reserved_names.PREDEFINED_MACROS | reserved_names.GLSLANG_MACROS)),
         "c-macros": _predefined("gcc", "c"),
         "c++-macros": _predefined("g++", "c++"),
         "declared": tuple(sorted(set(declared))),
@@ -103,11 +105,20 @@ def _random_identifier(rng: random.Random) -> str:
     return first + "".join(rng.choice(string.ascii_letters + string.digits + "_") for _ in range(length - 1))
 
 
-def draw_name(rng: random.Random) -> str:
-    """One name: from a pool (three times in four), else a random identifier, now and then with a case change or a
-    digit or underscore added."""
-    if rng.random() < 0.25:
-        return _random_identifier(rng)
+#: what a random identifier is now and then given, to look like what generated code or a header spells
+_AFFIXES = (("D3D12_", ""), ("", "_t"), ("SV_", ""), ("GL_", ""), ("", "_MAX"), ("u", "4"), ("", "2x3"), ("PCS_", ""))
+
+
+def draw_name(rng: random.Random, *, made_up: float = 0.25) -> str:
+    """One name: a random identifier (``made_up`` of the time; now and then with a prefix or suffix that generated
+    code, a header or a shading language uses), else one from a pool, now and then with a case change or a digit or
+    underscore added."""
+    if rng.random() < made_up:
+        name = _random_identifier(rng)
+        if rng.random() < 0.3:
+            before, after = rng.choice(_AFFIXES)
+            name = (before + name + after)[:fieldnames.MAX_NAME + 1]
+        return name
     pool = [p for p in pools().values() if p]
     name = rng.choice(rng.choice(pool))
     twist = rng.random()
@@ -127,10 +138,11 @@ def case(seed: int) -> tuple[str, dict[str, Any], list[str | None]]:
     doc = json.loads((EXAMPLES / file).read_text(encoding="utf-8"))
     signatures = doc[collection]
     names: list[str | None] = []
+    made_up = rng.choice((0.25, 0.9))  # (half the cases mostly made-up names: most of the pools' are refused)
     for key in ([obj] if obj is not None else sorted(signatures)):
         for arg in signatures[key]["pArgumentDescs"]:
             arg.pop("Name", None)
-            name = draw_name(rng) if rng.random() < 0.7 else None
+            name = draw_name(rng, made_up=made_up) if rng.random() < 0.7 else None
             if name is not None:
                 arg["Name"] = name
             names.append(name)
