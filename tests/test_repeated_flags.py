@@ -157,3 +157,17 @@ def test_every_flag_of_one_value_given_two_is_a_usage_error(capsys: pytest.Captu
         assert "one flag given two values" not in capsys.readouterr().err, (command, last)
         checked += 1
     assert checked >= 60
+
+
+def test_an_old_spelling_and_its_new_one_given_two_values(capsys: pytest.CaptureFixture[str]) -> None:
+    """An option's old spelling, kept for a release, runs the option itself: the old and the new spelling given two
+    values are one flag given twice (the same value twice is kept)."""
+    parser = build_parser(ALL)
+    with pytest.raises(SystemExit) as exited:
+        parser.parse_known_args(["capture", "--max-inputs", "3", "--max-graphics-program-inputs-per-primary-list",
+                                 "4"])
+    assert exited.value.code == 2 and "one flag given two values" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # (for the arguments capture requires, not for this)
+        parser.parse_known_args(["capture", "--max-inputs", "3", "--max-graphics-program-inputs-per-primary-list",
+                                 "3"])
+    assert "one flag given two values" not in capsys.readouterr().err
