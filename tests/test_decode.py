@@ -225,13 +225,20 @@ def test_chunks_stream_the_same_output() -> None:
         "arg1_Draw.VertexCountPerInstance": np.arange(n, dtype=np.uint32) ** 2,
         "arg1_Draw.InstanceCount": 1, "arg1_Draw.StartVertexLocation": 0, "arg1_Draw.StartInstanceLocation": 0})
     d = decode.view(decode.target(objects(), "PCS.secondary"), data, va=0xFFF0)
-    for fmt in decode.FORMATS:
+    for fmt in ("text", "csv", "json"):
         outs = []
         for chunk in (7, 1 << 16):
             buf = io.BytesIO()
             decode.write(d, buf, fmt, chunk=chunk)  # type: ignore[arg-type]
             outs.append(buf.getvalue())
         assert outs[0] == outs[1]
+    for fmt in ("npz", "parquet"):  # (a row group a chunk, and a zip's times: the same table, not the same bytes)
+        tables = []
+        for chunk in (7, 1 << 16):
+            buf = io.BytesIO()
+            decode.write(d, buf, fmt, chunk=chunk)  # type: ignore[arg-type]
+            tables.append(_typed(fmt, buf.getvalue()))
+        assert tables[0] == tables[1]
     buf = io.BytesIO()
     decode.write(d, buf, "json", chunk=7)
     records = json.loads(buf.getvalue())["records"]
@@ -436,3 +443,50 @@ def test_an_enum_column_of_many_values_says_it_is_numbers() -> None:
     field = next(f for f in doc["fields"] if f["name"] == "Flags")
     assert field["kind"] == "dec" and "enum" not in field
     assert [r["Flags"] for r in doc["records"][:3]] == [0, 1, 2]
+
+
+def _typed(fmt: str, data: bytes) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """A decode npz or Parquet read back as a user does (numpy.load, pyarrow): its columns, names as names, and
+    what it says about itself."""
+    if fmt == "npz":
+        with np.load(io.BytesIO(data)) as z:
+            r = z["records"]
+            cols: dict[str, list[Any]] = {}
+            for name in r.dtype.names or ():
+                values = r[name].tolist()
+                if f"names.{name}" in z:
+                    values = [str(z[f"names.{name}"][v]) for v in values]
+                cols[name] = values
+            return cols, json.loads(str(z["meta"]))
+    pq = pytest.importorskip("pyarrow.parquet")
+    t = pq.read_table(io.BytesIO(data))
+    return t.to_pydict(), json.loads(t.schema.metadata[b"d3d12wl"])
+
+
+@pytest.mark.parametrize("fmt", ["npz", "parquet"])
+@pytest.mark.parametrize(("what", "file", "extra"), [
+    ("PCS.secondary", "secondary_opaque.bin", ["--va", "0x40000"]),
+    ("PCS.program_table", "program_table.bin", []),
+    ("D3D12_DISPATCH_LIST_INPUT", "dispatch_input.bin", []),
+])
+def test_npz_and_parquet_hold_the_json_s_records_with_the_execution_table_s_encodings(
+        capsysbinary: pytest.CaptureFixture[bytes], fmt: str, what: str, file: str, extra: list[str]) -> None:
+    """Issue 38, item 5: "decode writes npz and Parquet with the execution table's encodings": every record of the
+    bundled readback, decoded to npz and to Parquet through the output stage's encoders, is the JSON's record
+    (the oracle): VAs and handles as unsigned integers (JSON's hex strings), enum members and program names by
+    name, the identifier as its hex digits, an array member's elements as columns of their own (CSV's); and each
+    says first what the JSON says first."""
+    argv = ["decode", str(CULLING), what, str(READBACK / file), *extra]
+    assert main([*argv, "--format", "json"]) == 0
+    doc = json.loads(capsysbinary.readouterr().out)
+    assert main([*argv, "--format", fmt]) == 0
+    cols, meta = _typed(fmt, capsysbinary.readouterr().out)
+    assert meta == {k: v for k, v in doc.items() if k != "records"}
+    rows = [dict(zip(cols, values, strict=True)) for values in zip(*cols.values(), strict=True)]
+    assert len(rows) == len(doc["records"]) > 0
+    kinds = {f["name"]: f["kind"] for f in meta["fields"]}
+    for row, record in zip(rows, doc["records"], strict=True):
+        flat = {f"{k}[{i}]": x for k, v in record.items() if isinstance(v, list) for i, x in enumerate(v)}
+        for name, value in [*((k, v) for k, v in record.items() if not isinstance(v, list)), *flat.items()]:
+            want = int(value, 16) if kinds.get(name) == "hex" or name == "va" else value
+            assert row[name] == want, (name, row[name], value)

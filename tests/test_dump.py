@@ -22,9 +22,11 @@ from typing import Any
 import pytest
 
 from d3d12wl.capture.file import load_capture
-from d3d12wl.cli import main, render
-from d3d12wl.cli.render import _layout_spans, as_float, dump_view, hex_block, render_text
-from d3d12wl.executor import execute
+from d3d12wl.cli import main
+from d3d12wl.cli.render import render_text
+from d3d12wl.executor import execute, value_text
+from d3d12wl.executor.dump_view import dump_view, hex_block, layout_spans
+from d3d12wl.executor.value_text import as_float
 from d3d12wl.records.layout import pcs_layout
 
 TINTS = {"Opaque": (1.0, 1.0, 1.0, 1.0), "Transparent": (0.5, 0.7, 1.0, 0.5), "Shadow": (0.0, 0.0, 0.0, 1.0)}
@@ -159,9 +161,9 @@ def test_unmapped_bytes_show_as_question_marks(capsys: pytest.CaptureFixture[str
     # Point the hex of the first secondary record at an unmapped VA: rendering must not raise.
     layout = pcs_layout(c.objects.program_command_signatures["PCS"]).secondary
     assert layout is not None
-    block = hex_block(c, "nowhere", 0x7000_0000, _layout_spans(layout.fields, 24))
-    assert block["lines"][0]["hex"] == " ".join(["??"] * 8)
-    assert block["lines"][0]["label"].endswith("(unmapped)")
+    block = hex_block(c, "nowhere", 0x7000_0000, layout_spans(layout.fields, 24))
+    assert block.lines[0].hex == " ".join(["??"] * 8)
+    assert block.lines[0].label.endswith("(unmapped)")
     assert "executions (9)" in render_text(view)
 
 
@@ -173,11 +175,11 @@ def test_as_float_prints_float32_values_readably() -> None:
 def test_dwords_read_as_floats_only_when_they_look_like_floats() -> None:
     """The tint's DWORDs (the culling example's float4) read as floats; integers such as an incrementing
     constant's 0, 1, 2 or a root constant 100 are denormals as floats and are shown as DWORDs only."""
-    assert render.looks_like_floats([0x3F800000, 0, 0, 0x3F800000])
-    assert not render.looks_like_floats([0, 1, 2]) and not render.looks_like_floats([100])
-    assert not render.looks_like_floats([0, 0]) and not render.looks_like_floats([0x7F800000])  # zeros, infinity
-    assert render.format_value([0, 1, 2]) == "0x00000000 0x00000001 0x00000002"
-    assert render.format_value([0x3F000000]).endswith("= float (0.5)")
+    assert value_text.looks_like_floats([0x3F800000, 0, 0, 0x3F800000])
+    assert not value_text.looks_like_floats([0, 1, 2]) and not value_text.looks_like_floats([100])
+    assert not value_text.looks_like_floats([0, 0]) and not value_text.looks_like_floats([0x7F800000])  # zeros, infinity
+    assert value_text.format_value([0, 1, 2]) == "0x00000000 0x00000001 0x00000002"
+    assert value_text.format_value([0x3F000000]).endswith("= float (0.5)")
 
 
 def test_missing_capture_is_an_error_not_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 from d3d12wl.capture.file import save_capture
-from d3d12wl.cli.render import Selection, parse_range, selected_trace
 from d3d12wl.executor import execute
+from d3d12wl.executor.selection import Selection, parse_range
+from d3d12wl.executor.trace_selection import select_trace
+from d3d12wl.output.serialize import to_jsonable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -84,7 +86,7 @@ def test_selected_trace_is_to_dict_when_nothing_is_left_out():
     capture = culling_capture(40, 4)
     trace = execute(capture)
     full = trace.to_dict()
-    sel = selected_trace(trace, Selection(limit=0))
+    sel = to_jsonable(select_trace(trace, Selection(limit=0)))
     assert {k: v for k, v in sel.items() if k not in ("left_out", "summary")} == full
 
 

@@ -16,8 +16,8 @@ import pytest
 from d3d12wl import abi
 from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_work_list
 from d3d12wl.cli import main
-from d3d12wl.cli.render import format_value
 from d3d12wl.errors import PackError
+from d3d12wl.executor.value_text import format_value
 from d3d12wl.model import description
 from d3d12wl.records import packers
 from d3d12wl.records.layout import pcs_layout

@@ -28,7 +28,7 @@ from d3d12wl.capture.builder import DispatchListSpec, ProgramTableSpec, build_wo
 from d3d12wl.capture.file import Capture, load_capture, save_capture
 from d3d12wl.cli import main
 from d3d12wl.executor import execute, output
-from d3d12wl.executor.columnar import TRIGGER_FIELD, TRIGGER_PREFIX, execution_columns, is_field_column
+from d3d12wl.executor.execution_table import TRIGGER_FIELD, TRIGGER_PREFIX, execution_columns, is_field_column
 from d3d12wl.model import description
 from d3d12wl.model.state import RootArgument
 from d3d12wl.records import dtypes
@@ -353,3 +353,35 @@ def test_a_constants_slot_filled_by_two_members_names_each_with_its_dwords(tmp_p
     constants = next(ra for ra in view["root_arguments"] if ra["kind"] == "constants")
     assert constants["field"] == "Tint[0:2] Alpha[2:4]"
     assert constants["from"].endswith("+32 (Tint); secondary record 0 @0x%x +24 (Alpha)" % view["record_va"]["secondary"])
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_a_member_s_values_are_found_by_its_name_through_pandas(tmp_path: Path, fmt: str) -> None:
+    """Issue 38, item 5: "execution-table columns a user can find by member name ... tested through pandas".  The
+    table's naming rule (a value column's ``.field`` names the member that supplied it, row by row) finds each of
+    the named culling example's members in the DataFrame pandas reads from ``exec --format parquet|csv``
+    (``execution_table.member_columns``): ``MaterialBufferSRV`` is ``root.G1``, ``Draw`` the trigger's members,
+    ``Tint`` the four DWORDs of ``root.L0``, each value the trace's own."""
+    pd = pytest.importorskip("pandas")
+    from d3d12wl.executor.execution_table import member_columns
+
+    capture = named_capture(tmp_path)
+    out = tmp_path / f"t.{fmt}"
+    assert main(["exec", str(capture), "--format", fmt, "-o", str(out)]) == 0
+    df = pd.read_parquet(out) if fmt == "parquet" else pd.read_csv(out, dtype=str, keep_default_na=False,
+                                                                     na_values=[""])
+    trace = execute(load_capture(capture))
+    number = (lambda v: v) if fmt == "parquet" else (lambda v: int(v, 0))
+    srv = member_columns(df, "MaterialBufferSRV")
+    assert list(srv) == ["MaterialBufferSRV"]
+    assert [number(v) for v in srv["MaterialBufferSRV"]] == [e.root_argument("global", 1).value
+                                                             for e in trace.executions]
+    draw = member_columns(df, "Draw")
+    assert list(draw) == [f"Draw.{m}" for m in trace.executions[0].trigger.fields]
+    for m, values in draw.items():
+        assert [number(v) for v in values] == [e.trigger.fields[m.split(".", 1)[1]] for e in trace.executions]
+    tint = member_columns(df, "Tint")
+    assert list(tint) == [f"Tint[{d}]" for d in range(4)]
+    assert [[number(tint[f"Tint[{d}]"][r]) for d in range(4)] for r in range(len(df))] == [
+        e.root_argument("local", 0).values for e in trace.executions]
+    assert member_columns(df, "NoSuchMember") == {}

@@ -63,3 +63,15 @@ def test_exec_unusable_capture_exit_2(tmp_path, capsys, mutate):
 
 def test_exec_missing_file_exit_2(tmp_path, capsys):
     assert main(["exec", str(tmp_path / "nope.json")]) == 2
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonl", "text", "csv"])
+@pytest.mark.parametrize("limit", [2**63, 2**64 + 5])
+def test_a_limit_of_2_to_the_63_or_more_bounds_nothing(tmp_path, limit, fmt):
+    """Issue 42, class 1: ``exec --limit N --format json`` or ``jsonl`` with N >= 2^63 was an OverflowError, exit 3
+    (the secondary-record budget compared in int64). Every format takes it as a bound no trace reaches: the output
+    of a limit above every count (2^40), exit 0."""
+    got, want = tmp_path / f"got.{fmt}", tmp_path / f"want.{fmt}"
+    assert main(["exec", "--limit", str(limit), "--format", fmt, "-o", str(got)]) == 0
+    assert main(["exec", "--limit", str(2**40), "--format", fmt, "-o", str(want)]) == 0
+    assert got.read_bytes() == want.read_bytes()

@@ -1,5 +1,5 @@
-"""The columnar fast path (d3d12wl.executor.columnar): columns for the common case, the reference walk for every
-record a vectorized check flags, and the same trace as the reference walker."""
+"""The columnar fast path (d3d12wl.executor.columnar and its walks): columns for the common case, the reference walk
+for every record a vectorized check flags, and the same trace as the reference walker."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ from test_executor_execute_indirect import ARGS_VA, COUNT_VA, ei_scene
 
 from d3d12wl import abi, examples
 from d3d12wl.capture.file import load_capture
-from d3d12wl.executor import columnar, execute, run
-from d3d12wl.executor.columnar import CommandBatch, execution_columns
+from d3d12wl.executor import arrays, execute, execution_table, learned_skips, run
+from d3d12wl.executor.command_walk import CommandBatch
+from d3d12wl.executor.execution_table import execution_columns
 from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.objects import WorkListSignature
 from d3d12wl.model.state import DispatchListCall, ExecuteIndirectCall, RootArgument
@@ -96,8 +97,8 @@ def test_clean_records_make_no_object_per_record():
     s, prims = culling_scene(1500)
     ref, fast = both(s, place(s, prims))
     assert len(fast.executions) == 4500 and not ref.findings
-    assert [type(seg).__name__ for seg in fast.executions.segments] == ["_Executions"]
-    assert [type(seg).__name__ for seg in fast.lists[0].primary_records.segments] == ["_Records"]
+    assert [type(seg).__name__ for seg in fast.executions.segments] == ["BatchExecutions"]
+    assert [type(seg).__name__ for seg in fast.lists[0].primary_records.segments] == ["BatchRecords"]
     e = fast.executions[3334]  # made on demand, the reference's object
     assert e == ref.executions[3334] and (e.primary_index, e.secondary_index) == (1111, 1)
 
@@ -105,7 +106,7 @@ def test_clean_records_make_no_object_per_record():
 def test_chunks_and_flagged_records_take_the_reference_walk(monkeypatch):
     """Corrupt records in the middle (index out of range, misaligned and unmapped secondary lists, too many
     secondary records) and chunk boundaries: findings in the reference's words and order, the rest in columns."""
-    monkeypatch.setattr(columnar, "CHUNK", 64)
+    monkeypatch.setattr(arrays, "CHUNK", 64)
     s, prims = culling_scene(300)
     prims[10] = primary(culling_pcs()[0], ProgramTableIndex=7, NumSecondaryRecords=1, SecondaryRecords=SECONDARY_BASE)
     prims[64] = primary(culling_pcs()[0], ProgramTableIndex=0, NumSecondaryRecords=2,
@@ -121,13 +122,13 @@ def test_chunks_and_flagged_records_take_the_reference_walk(monkeypatch):
     assert all(not isinstance(seg, list) for seg in fast.executions.segments)
     prt = fast.lists[0].primary_records[200]
     assert len(prt.secondary_records) == len(prt.executions) == 500
-    assert {type(seg).__name__ for seg in fast.lists[0].primary_records.segments} == {"_Records", "list"}
+    assert {type(seg).__name__ for seg in fast.lists[0].primary_records.segments} == {"BatchRecords", "list"}
 
 
 @pytest.mark.parametrize("limits", [Limits(max_executions=1000), Limits(max_records=777),
                                     Limits(max_primary_records=250), Limits(max_findings=0)])
 def test_limits_stop_at_the_reference_record(monkeypatch, limits):
-    monkeypatch.setattr(columnar, "CHUNK", 100)
+    monkeypatch.setattr(arrays, "CHUNK", 100)
     s, prims = culling_scene(400)
     ref, fast = both(s, place(s, prims), limits)
     assert ref.stopped_reason or limits.max_findings == 0
@@ -154,7 +155,7 @@ def test_validation_hooks_always_take_the_reference_walk():
 @pytest.mark.parametrize("count,max_count,limits", [(7, 9, None), (9, 7, None), (7, 7, Limits(max_executions=4)),
                                                     (7, 7, Limits(max_records=3)), (12, 12, None)])
 def test_execute_indirect_in_columns(monkeypatch, count, max_count, limits):
-    monkeypatch.setattr(columnar, "CHUNK", 3)
+    monkeypatch.setattr(arrays, "CHUNK", 3)
     s, cs = ei_scene(9)  # 9 commands mapped: 12 runs past the argument buffer's end
     s.put(COUNT_VA, count.to_bytes(4, "little"))
     ref, fast = both(s, ExecuteIndirectCall(cs, max_count, ARGS_VA, COUNT_VA), limits)
@@ -185,12 +186,12 @@ def test_runs_built_ahead_on_threads_are_the_runs_built_in_turn(monkeypatch, ahe
 
     import numpy as np
 
-    monkeypatch.setattr(columnar, "CHUNK", 64)
+    monkeypatch.setattr(arrays, "CHUNK", 64)
     s, prims = culling_scene(300)
     prims[100] = primary(culling_pcs()[0], ProgramTableIndex=7, NumSecondaryRecords=1, SecondaryRecords=SECONDARY_BASE)
     _, fast = both(s, place(s, prims))
-    turn = list(columnar.execution_runs(fast.executions, rows=50))
-    built = list(columnar.execution_runs(fast.executions, rows=50, ahead=ahead))
+    turn = list(execution_table.execution_runs(fast.executions, rows=50))
+    built = list(execution_table.execution_runs(fast.executions, rows=50, ahead=ahead))
     assert len(turn) == len(built) > 10
     for a, b in zip(turn, built, strict=True):
         assert (a.start, a.n, a.firsts, a.objects) == (b.start, b.n, b.firsts, b.objects)
@@ -201,7 +202,7 @@ def test_runs_built_ahead_on_threads_are_the_runs_built_in_turn(monkeypatch, ahe
             assert a.table.absent.keys() == b.table.absent.keys()
             assert all(np.array_equal(a.table.absent[k], b.table.absent[k]) for k in a.table.absent)
             assert np.array_equal(a.group, b.group)
-    real, calls = columnar._run_table, [0]
+    real, calls = execution_table.run_table, [0]
 
     def broken(*args):
         calls[0] += 1
@@ -209,11 +210,11 @@ def test_runs_built_ahead_on_threads_are_the_runs_built_in_turn(monkeypatch, ahe
             raise RuntimeError("run 3")
         return real(*args)
 
-    monkeypatch.setattr(columnar, "_run_table", broken)
-    got = columnar.execution_runs(fast.executions, rows=50, ahead=ahead)
+    monkeypatch.setattr(execution_table, "run_table", broken)
+    got = execution_table.execution_runs(fast.executions, rows=50, ahead=ahead)
     with pytest.raises(RuntimeError, match="run 3"):
         list(got)
-    stopped = columnar.execution_runs(fast.executions, rows=50, ahead=ahead)
+    stopped = execution_table.execution_runs(fast.executions, rows=50, ahead=ahead)
     next(stopped)
     stopped.close()
     assert not [t for t in threading.enumerate() if t.name.startswith("d3d12wl-runs")]
@@ -248,7 +249,7 @@ def test_records_of_a_flagged_slot_in_columns(monkeypatch, bad, limits):
     """D3D12_WORK_LIST_PRIMARY_RECORD::ProgramTableIndex >= SlotCount on many records: once the reference has
     walked two records of a slot alike (the same finding and skipped record but for index and VA), the rest of
     that slot's records are columns (findings and records as batches), with the reference's trace."""
-    monkeypatch.setattr(columnar, "CHUNK", 64)
+    monkeypatch.setattr(arrays, "CHUNK", 64)
     s, prims = culling_scene(300)
     for i, p in enumerate(prims):
         if bad(i):
@@ -256,5 +257,5 @@ def test_records_of_a_flagged_slot_in_columns(monkeypatch, bad, limits):
     ref, fast = both(s, place(s, prims), limits)
     assert len(fast.findings) == len(ref.findings) and fast.findings_suppressed == ref.findings_suppressed
     assert fast.finding_counts() == ref.finding_counts() and fast.has_errors
-    assert any(isinstance(seg, columnar._FindingRows) for seg in fast.findings.segments)
-    assert any(isinstance(seg, columnar._SkippedRecords) for seg in fast.lists[0].primary_records.segments)
+    assert any(isinstance(seg, learned_skips.FindingRows) for seg in fast.findings.segments)
+    assert any(isinstance(seg, learned_skips.SkippedRecords) for seg in fast.lists[0].primary_records.segments)

@@ -31,7 +31,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_executor_differential import PROPERTY, same
 
-from d3d12wl.executor import columnar, run
+from d3d12wl.executor import arrays, run
 from d3d12wl.model.objects import InlineRootParameter, ProgramCommandSignature, RootParameterIndexArg, WorkListSignature
 from d3d12wl.model.state import DescriptorHeaps, DispatchListCall, RootArgument
 from d3d12wl.records.layout import pcs_layout
@@ -152,7 +152,7 @@ def handle_lists(draw: st.DrawFn) -> list[tuple[int, list[int]]]:
 
 
 @PROPERTY
-@given(handle_lists(), st.sampled_from([3, 16, columnar.CHUNK]),
+@given(handle_lists(), st.sampled_from([3, 16, arrays.CHUNK]),
        st.sampled_from(["ranges", "bound", "one range", "none"]))
 def test_generated_handles_give_one_trace_on_both_engines(handles, chunk, heaps):
     """The columnar walk checks the handles in columns and sends the records it flags through the reference walk:
@@ -163,12 +163,12 @@ def test_generated_handles_give_one_trace_on_both_engines(handles, chunk, heaps)
                                 "bound": DescriptorHeaps(CBV_SRV_UAV=True, SAMPLER=True),
                                 "one range": DescriptorHeaps(CBV_SRV_UAV=True, SAMPLER=TABLE_HEAPS["SAMPLER"]),
                                 "none": DescriptorHeaps()}[heaps]
-    old = columnar.CHUNK
-    columnar.CHUNK = chunk
+    old = arrays.CHUNK
+    arrays.CHUNK = chunk
     try:
         same(s.memory, s.device, s.objects, s.state, call)
     finally:
-        columnar.CHUNK = old
+        arrays.CHUNK = old
 
 
 def test_records_with_valid_handles_stay_in_columns():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import glob
 import io
+import json
 import random
 import sys
 from pathlib import Path
@@ -22,8 +23,8 @@ from test_executor_execute_indirect import ARGS_VA, COUNT_VA, ei_scene
 
 from d3d12wl.capture.file import load_capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.executor import columnar, execute, output, rows, run
-from d3d12wl.executor.columnar import execution_columns
+from d3d12wl.executor import arrays, execute, execution_table, output, rows, run
+from d3d12wl.executor.execution_table import execution_columns
 from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import RecordKind
@@ -48,19 +49,28 @@ def same(memory: GpuMemory, device: Any, objects: Any, state: Any, call: Any, li
 
 
 def same_outputs(fast: Trace, ref: Trace) -> None:
-    """Every text output written from the columns (d3d12wl.executor.rows) is the reference's, written object by
-    object: JSON is ``json.dumps(to_dict(), indent=1)`` byte for byte, JSON lines and the human text the same; and
-    no group of the columns fell back to being written object by object."""
-    before = dict(rows.FALLBACKS)
+    """Every text output written from the columns (d3d12wl.executor.rows) is the oracle's, made from the
+    reference's objects: JSON is ``json.dumps(to_dict(), indent=1)`` byte for byte, every execution line of JSON
+    lines ``json.dumps`` of its ``to_dict()`` and every execution line of the human text ``rows.text_line`` of the
+    object; and both engines' traces write the same bytes in every format."""
+    a = io.BytesIO()
+    output.write_json(fast, a)  # (json_text is json.dumps, tests/test_serialize.py; here in a fraction of the time)
+    assert a.getvalue() == (json_text(ref.to_dict(), indent=1) + "\n").encode()
+    want = [json.dumps({"record": "execution", **e}, separators=(",", ":")) for e in ref.to_dict()["executions"]]
+    for trace in (fast, ref):
+        lines = io.BytesIO()
+        output.write_jsonl(trace, lines)
+        assert [x for x in lines.getvalue().decode().splitlines() if x.startswith('{"record":"execution"')] == want
+        text = io.BytesIO()
+        output.write_text(trace, text)
+        got = text.getvalue().decode().splitlines()
+        start = got.index(f"executions ({len(ref.executions)})")
+        assert got[start + 1:start + 1 + len(ref.executions)] == [rows.text_line(e) for e in ref.executions]
     for write in (output.write_jsonl, output.write_text):
         a, b = io.BytesIO(), io.BytesIO()
         write(fast, a)
         write(ref, b)
         assert a.getvalue() == b.getvalue(), write.__name__
-    a = io.BytesIO()
-    output.write_json(fast, a)  # (json_text is json.dumps, tests/test_serialize.py; here in a fraction of the time)
-    assert a.getvalue() == (json_text(ref.to_dict(), indent=1) + "\n").encode()
-    assert rows.FALLBACKS == before
 
 
 def same_columns(fast: Trace, ref: Trace) -> None:
@@ -93,7 +103,7 @@ def fields_held(table: Any, executions: list[Any]) -> None:
         return names[table.columns[column][row]]
 
     for row, e in enumerate(executions):
-        want = {columnar.TRIGGER_FIELD: e.trigger.source.field if e.trigger.source is not None else None}
+        want = {execution_table.TRIGGER_FIELD: e.trigger.source.field if e.trigger.source is not None else None}
         for ra in e.root_arguments:
             tag = f"root.{'G' if ra.binding == 'global' else 'L'}{ra.parameter}"
             if ra.kind == "static_sampler":
@@ -108,7 +118,7 @@ def fields_held(table: Any, executions: list[Any]) -> None:
         for b in e.ia:
             want[f"ia.{'ib' if b.slot is None else f'vb{b.slot}'}.field"] = b.source.field
         for column in table.columns:
-            if columnar.is_field_column(column):
+            if execution_table.is_field_column(column):
                 want.setdefault(column, None)
         for column, member in want.items():
             assert field(column, row) == member, (e.index, column)
@@ -234,15 +244,15 @@ def work_lists(draw: st.DrawFn) -> tuple[Scene, DispatchListCall, Limits]:
 
 
 @PROPERTY
-@given(work_lists(), st.sampled_from([7, 64, columnar.CHUNK]))
+@given(work_lists(), st.sampled_from([7, 64, arrays.CHUNK]))
 def test_generated_work_lists(scene, chunk):
     s, call, limits = scene
-    old = columnar.CHUNK
-    columnar.CHUNK = chunk
+    old = arrays.CHUNK
+    arrays.CHUNK = chunk
     try:
         same(s.memory, s.device, s.objects, s.state, call, limits)
     finally:
-        columnar.CHUNK = old
+        arrays.CHUNK = old
 
 
 @PROPERTY
@@ -261,7 +271,7 @@ def test_generated_execute_indirect(commands, count, seed, flips, limits, with_c
 
 
 @PROPERTY
-@given(st.integers(0, 2**32 - 1), st.integers(0, 12), st.sampled_from([2, 5, columnar.CHUNK]),
+@given(st.integers(0, 2**32 - 1), st.integers(0, 12), st.sampled_from([2, 5, arrays.CHUNK]),
        st.sampled_from([None, Limits(max_executions=4), Limits(max_records=6)]))
 def test_generated_execute_indirect_call_requirements(seed, flips, chunk, limits):
     """Calls drawn as the call-requirement breakers draw them (tests/breakers_ei.py: every argument type, count
@@ -286,12 +296,12 @@ def test_generated_execute_indirect_call_requirements(seed, flips, chunk, limits
         spec.root_signature = None
     c = spec.build()
     memory = mutated(c.memory, rng, flips) if c.memory.regions else c.memory
-    old = columnar.CHUNK
-    columnar.CHUNK = chunk
+    old = arrays.CHUNK
+    arrays.CHUNK = chunk
     try:
         same(memory, c.device, c.objects, c.state, c.call, limits)
     finally:
-        columnar.CHUNK = old
+        arrays.CHUNK = old
 
 
 # -- the executor's worst cases ------------------------------------------------------------------------------------

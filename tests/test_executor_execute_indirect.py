@@ -9,7 +9,7 @@ import pytest
 from executor_builder import Scene, constants_param, draw, ei_arg, encode, pack_record, root_signature, view_param
 
 from d3d12wl import abi
-from d3d12wl.executor import columnar, run_execute_indirect
+from d3d12wl.executor import arrays, columnar, run_execute_indirect
 from d3d12wl.model.objects import (
     CommandSignature,
     EIConstantArg,
@@ -283,12 +283,12 @@ def test_per_command_values_index_format_and_cbv_address(chunk):
     values[5]["arg1_IndexBuffer"]["Format"] = 7
     _put_commands(s, cs, values)
     call = ExecuteIndirectCall(cs, 9, ARGS_VA)
-    old = columnar.CHUNK
-    columnar.CHUNK = chunk
+    old = arrays.CHUNK
+    arrays.CHUNK = chunk
     try:
         col = columnar.run_columnar(s.memory, s.device, s.objects, s.state, call)
     finally:
-        columnar.CHUNK = old
+        arrays.CHUNK = old
     ref = run(s, call)
     assert col.to_dict() == ref.to_dict()
     field = {f.name: f.offset for f in command_layout(cs).fields}

@@ -33,7 +33,7 @@ from d3d12wl import abi
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture, save_capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.cli import main
-from d3d12wl.executor.columnar import execution_columns
+from d3d12wl.executor.execution_table import execution_columns
 from d3d12wl.executor.trace import Trace
 from d3d12wl.model import description
 from d3d12wl.model.state import (

@@ -21,11 +21,12 @@ from test_executor_columnar import culling_scene, place
 from d3d12wl import abi
 from d3d12wl.capture.file import load_capture, save_capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.executor import execute, output, rows, run
-from d3d12wl.executor.columnar import execution_columns, is_field_column
+from d3d12wl.executor import execute, output, rows, run, trace_tables
+from d3d12wl.executor.execution_table import execution_columns, is_field_column
 from d3d12wl.executor.output import TABLE_VERSION, VERDICT_COLUMNS, write_csv, write_json, write_jsonl, write_npz
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import Limits, Trace
+from d3d12wl.output import arrowcols, blockwriter
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(glob.glob(str(ROOT / "d3d12wl" / "examples" / "*_capture.json")))
@@ -67,18 +68,16 @@ def bad_frame(tmp_path: Path, draws: int = 400, per_record: int = 4, bad: tuple[
 
 @pytest.mark.parametrize("trace", traces(), ids=lambda t: f"{t.call}-{len(t.executions)}")
 def test_streamed_json_is_json_dump_of_to_dict(trace):
-    before = dict(rows.FALLBACKS)
     out = io.StringIO()
     write_json(trace, out)
     assert out.getvalue() == json.dumps(trace.to_dict(), indent=1) + "\n"
-    assert rows.FALLBACKS == before  # every group of the columns written by its template
 
 
 def test_json_from_columns_in_small_blocks(monkeypatch):
-    """Blocks of a few rows (d3d12wl.executor.rows.BLOCK) and windows of a few record rows give the same bytes."""
+    """Blocks of a few rows (d3d12wl.output.blockwriter.BLOCK) and windows of a few record rows give the same bytes."""
     trace = execute(culling_capture(96, 8))
     want = json.dumps(trace.to_dict(), indent=1) + "\n"
-    monkeypatch.setattr(rows, "BLOCK", 4096)
+    monkeypatch.setattr(blockwriter, "BLOCK", 4096)
     monkeypatch.setattr(rows, "RECORD_ROWS", 7)
     monkeypatch.setattr(rows, "VIRTUAL_ROWS", 5)
     out = io.BytesIO()
@@ -111,13 +110,13 @@ def test_rows_made_on_worker_threads_are_the_single_threaded_bytes(monkeypatch, 
             write(trace, out, selection=sel, threads=0)
             want[write.__name__, i] = out.getvalue()
     assert want["write_json", 0].decode() == json.dumps(trace.to_dict(), indent=1) + "\n"
-    for block, records, virtual, ahead, chunk in ((1 << 22, 1 << 15, 1 << 14, None, output.CHUNK_ROWS),
+    for block, records, virtual, ahead, chunk in ((1 << 22, 1 << 15, 1 << 14, None, trace_tables.CHUNK_ROWS),
                                                   (3000, 40, 7, 3, 50)):
-        monkeypatch.setattr(rows, "BLOCK", block)
+        monkeypatch.setattr(blockwriter, "BLOCK", block)
         monkeypatch.setattr(rows, "RECORD_ROWS", records)
         monkeypatch.setattr(rows, "VIRTUAL_ROWS", virtual)
         monkeypatch.setattr(output, "BLOCKS_AHEAD", ahead)
-        monkeypatch.setattr(output, "CHUNK_ROWS", chunk)
+        monkeypatch.setattr(trace_tables, "CHUNK_ROWS", chunk)
         for write in writers:
             for i, sel in enumerate(selections):
                 out = io.BytesIO()
@@ -140,7 +139,7 @@ def test_an_error_of_a_row_worker_leaves_the_old_file_and_no_thread(tmp_path, mo
     target = tmp_path / f"t.{fmt}"
     target.write_bytes(b"old")
     monkeypatch.setattr(blockwriter, "default_workers", lambda: 3)
-    monkeypatch.setattr(rows, "BLOCK", 4096)
+    monkeypatch.setattr(blockwriter, "BLOCK", 4096)
     real = textrows.PreparedRows.make
     calls = [0]
 
@@ -229,7 +228,7 @@ def test_table_columns_order_and_kinds():
     """Trigger members in struct order (the compiled headers'), then root arguments by binding and parameter, then
     IA bindings by slot; each column's kind says how every format writes it."""
     trace = execute(load_capture(EXAMPLES[1]))  # ExecuteIndirect: root constants, views, a vertex buffer, DRAW
-    specs = output.table_columns(trace)
+    specs = trace_tables.table_columns(trace)
     names = [s.name for s in specs]
     draw = [f.name for f in abi.type_info("D3D12_DRAW_ARGUMENTS").fields]
     assert [n.removeprefix("trigger.") for n in names if n.startswith("trigger.")] == draw
@@ -242,7 +241,7 @@ def test_table_columns_order_and_kinds():
 
 
 def test_csv_one_encoding_per_value(tmp_path, monkeypatch):
-    monkeypatch.setattr(output, "CHUNK_ROWS", 7)  # several chunks
+    monkeypatch.setattr(trace_tables, "CHUNK_ROWS", 7)  # several chunks
     trace = mixed_trace()
     out = io.BytesIO()
     write_csv(trace, out)
@@ -281,7 +280,7 @@ def test_csv_ia_enum_by_name():
 def test_npz_loads_into_a_dataframe_in_one_call(tmp_path, monkeypatch):
     """``executions``: one structured array (every column the same length), the verdict table ``findings``, the
     name tables, ``meta``; the values are the table's, absent ones flagged."""
-    monkeypatch.setattr(output, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(trace_tables, "CHUNK_ROWS", 7)
     trace = mixed_trace()
     table = execution_columns(trace.executions)
     write_npz(trace, tmp_path / "t.npz")
@@ -315,7 +314,7 @@ def test_parquet_dictionary_nulls_and_the_verdict(tmp_path, monkeypatch):
     schema's key-value metadata and in the verdict table."""
     pq = pytest.importorskip("pyarrow.parquet")
     pa = pytest.importorskip("pyarrow")
-    monkeypatch.setattr(output, "CHUNK_ROWS", 16)
+    monkeypatch.setattr(trace_tables, "CHUNK_ROWS", 16)
     trace = mixed_trace()
     output.write_parquet(trace, str(tmp_path / "t.parquet"), verdict_file="t.findings.parquet")
     output.write_verdict_parquet(trace, str(tmp_path / "t.findings.parquet"))
@@ -510,10 +509,10 @@ def test_a_failing_write_leaves_the_old_file(tmp_path, monkeypatch, fmt):
 
     if fmt == "npz":
         monkeypatch.setattr(output, "pack_columns", broken)
-        monkeypatch.setattr(output, "CHUNK_ROWS", 16)
+        monkeypatch.setattr(trace_tables, "CHUNK_ROWS", 16)
     else:
         monkeypatch.setattr(rows.RowFormatter, "prepare", broken)
-        monkeypatch.setattr(rows, "BLOCK", 2048)
+        monkeypatch.setattr(blockwriter, "BLOCK", 2048)
     with pytest.raises(KeyboardInterrupt):
         write_trace(trace, fmt, str(target))
     assert target.read_bytes() == b"old" and side.read_bytes() == b"old side"
@@ -521,7 +520,7 @@ def test_a_failing_write_leaves_the_old_file(tmp_path, monkeypatch, fmt):
 
 
 def test_parquet_interrupted_or_failing_in_its_encoder_thread_leaves_the_old_file(tmp_path, monkeypatch):
-    """Parquet row groups are encoded on a thread of their own (output._write_parquet_tables): an interrupt of the
+    """Parquet row groups are encoded on a thread of their own (d3d12wl.output.parquet_table.ParquetStream): an interrupt of the
     maker and an error of the encoder (a full disk) both end the write with the old file and sidecar kept, no
     temporary file left, and the error raised in the caller's thread (the full disk as outfiles names it)."""
     pytest.importorskip("pyarrow")
@@ -531,8 +530,8 @@ def test_parquet_interrupted_or_failing_in_its_encoder_thread_leaves_the_old_fil
     target, side = tmp_path / "t.parquet", tmp_path / "t.findings.parquet"
     target.write_bytes(b"old")
     side.write_bytes(b"old side")
-    monkeypatch.setattr(output, "CHUNK_ROWS", 16)
-    real = output.arrowcols.numbers
+    monkeypatch.setattr(trace_tables, "CHUNK_ROWS", 16)
+    real = arrowcols.numbers
     calls = [0]
 
     def interrupted(*args, **kwargs):
@@ -541,10 +540,10 @@ def test_parquet_interrupted_or_failing_in_its_encoder_thread_leaves_the_old_fil
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(output.arrowcols, "numbers", interrupted)
+    monkeypatch.setattr(arrowcols, "numbers", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write_trace(trace, "parquet", str(target))
-    monkeypatch.setattr(output.arrowcols, "numbers", real)
+    monkeypatch.setattr(arrowcols, "numbers", real)
     import pyarrow.parquet as pq
 
     writes = [0]
@@ -590,13 +589,14 @@ def test_findings_of_every_record_stream_from_columns(tmp_path):
     fast = run(s.memory, s.device, s.objects, s.state, call, limits)
     ref = run(s.memory, s.device, s.objects, s.state, call, limits, engine="reference")
     assert len(fast.findings.segments) < 5 and len(fast.findings) == 3000 and fast.has_errors
-    before = dict(rows.FALLBACKS)
     for write in (write_json, write_jsonl, output.write_text, output.write_verdict_csv):
         a, b = io.BytesIO(), io.BytesIO()
         write(fast, a)
         write(ref, b)
         assert a.getvalue() == b.getvalue(), write.__name__
-    assert rows.FALLBACKS == before
+    a = io.BytesIO()
+    write_json(fast, a)
+    assert a.getvalue() == (json.dumps(ref.to_dict(), indent=1) + "\n").encode()
     write_npz(fast, tmp_path / "f.npz")
     with np.load(tmp_path / "f.npz") as z:
         f = z["findings"]

@@ -177,6 +177,7 @@ def test_hex_dump_of_a_record_whose_stride_is_huge() -> None:
     from d3d12wl import abi
     from d3d12wl.cli import render
     from d3d12wl.executor import execute
+    from d3d12wl.executor.dump_view import dump_view
 
     doc = culling_capture()
     region = doc["memory"][0]  # pDispatchInputBuffer: the D3D12_DISPATCH_LIST_INPUT at DispatchListInput
@@ -185,7 +186,7 @@ def test_hex_dump_of_a_record_whose_stride_is_huge() -> None:
     data[at:at + 8] = (0xFF00000010).to_bytes(8, "little")
     region["hex"] = data.hex()
     capture = load_capture(doc)
-    text = render.render_text(render.dump_view(capture, execute(capture), with_hex=True))
+    text = render.render_text(dump_view(capture, execute(capture), with_hex=True))
     assert "more bytes not shown" in text and len(text) < 1 << 20
 
 

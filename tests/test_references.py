@@ -43,7 +43,7 @@ from remap_cases import CASES, capture_of, descriptor_tables, explicit_local_roo
 from d3d12wl import examples
 from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import main
-from d3d12wl.executor import columnar, execute
+from d3d12wl.executor import arrays, execute
 from d3d12wl.executor.references import COLUMNS, NAME_COLUMNS, ReferenceTable, patch_list, walk_references
 from d3d12wl.executor.references_output import FORMATS, writer_for
 from d3d12wl.model.objects import ProgramCommandSignature, RootParameterIndexArg, WorkListSignature
@@ -227,20 +227,20 @@ def test_bytes_read_as_two_references_are_a_finding():
     assert len([r for r in table.rows() if r["va"] == table_at]) == 1
 
 
-@pytest.mark.parametrize("chunk", [2, 5, columnar.CHUNK])
+@pytest.mark.parametrize("chunk", [2, 5, arrays.CHUNK])
 @pytest.mark.parametrize("name", list(CASES))
 def test_streamed_in_chunks_the_table_is_the_same(name, chunk):
     """walk_references hands the rows over chunk by chunk and lets the trace's items go (LazyList.release): the
     rows are patch_list's whatever the chunk size (in record order within a chunk's records), and the findings
     are the executor's."""
     c = CASES[name]()
-    old = columnar.CHUNK
-    columnar.CHUNK = chunk
+    old = arrays.CHUNK
+    arrays.CHUNK = chunk
     try:
         parts: list[dict[str, np.ndarray]] = []
         walk = walk_references(c, lambda t: parts.append(t.columns))
     finally:
-        columnar.CHUNK = old
+        arrays.CHUNK = old
     whole = patch_list(c)
     streamed = ReferenceTable({k: np.concatenate([p[k] for p in parts]) if parts else whole.columns[k][:0]
                                for k in COLUMNS}, walk.names)

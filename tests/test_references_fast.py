@@ -23,7 +23,7 @@ from remap_cases import CASES
 
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture
 from d3d12wl.capture.memory import GpuMemory
-from d3d12wl.executor import columnar, references_fast
+from d3d12wl.executor import arrays, references_fast
 from d3d12wl.executor.references import COLUMNS, ReferenceWalk, patch_list, walk_references
 from d3d12wl.executor.trace import Limits
 from d3d12wl.model.state import DispatchListCall
@@ -84,11 +84,11 @@ def test_every_breaker_kept_and_broken_gives_the_walks_table(breaker: Any, broke
     assert_same(_capture(breaker.build(random.Random(7), broken)))
 
 
-@pytest.mark.parametrize("chunk", [3, 64, columnar.CHUNK])
+@pytest.mark.parametrize("chunk", [3, 64, arrays.CHUNK])
 def test_the_benchmark_frame_in_columns_at_every_chunk_size(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The culling frame (hybrid records, three programs, four secondary records each) is decided in columns, and
     the rows come in the walk's order whatever the chunk size."""
-    monkeypatch.setattr(columnar, "CHUNK", chunk)
+    monkeypatch.setattr(arrays, "CHUNK", chunk)
     walk = assert_same(culling_capture(4 * 200, 4))
     assert walk.engine == "columns" and walk.undecided is None
 
@@ -99,7 +99,7 @@ def test_pass_one_columns_kept_read_again_or_both(cache: int | None, monkeypatch
     reads the others again: every chunk kept, none (a cap of 0), and a cap reached in the middle of the list
     (64-record chunks of 1024 bytes, the last one 128: the first and the last fit in 1536) give the walk's
     table."""
-    monkeypatch.setattr(columnar, "CHUNK", 64)
+    monkeypatch.setattr(arrays, "CHUNK", 64)
     if cache is not None:
         monkeypatch.setattr(references_fast, "CACHE_BYTES", cache)
     reads: list[int] = []
@@ -122,12 +122,12 @@ def test_pass_one_columns_kept_read_again_or_both(cache: int | None, monkeypatch
     assert_same(capture)
 
 
-@pytest.mark.parametrize("chunk", [3, 64, columnar.CHUNK])
+@pytest.mark.parametrize("chunk", [3, 64, arrays.CHUNK])
 def test_execute_indirect_commands_in_columns_at_every_chunk_size(chunk: int,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """The executor benchmark's ExecuteIndirect frame (root constants, a vertex buffer view each, a count buffer)
     is read in columns, chunk by chunk as the walk takes it; a limit inside it sends the call to the walk."""
-    monkeypatch.setattr(columnar, "CHUNK", chunk)
+    monkeypatch.setattr(arrays, "CHUNK", chunk)
     capture = execute_indirect_capture(200)
     walk = assert_same(capture)
     assert walk.engine == "columns" and walk.undecided is None

@@ -46,3 +46,23 @@ def test_json_text_reports_a_cycle_as_json_does() -> None:
         assert "Circular reference" in str(exc)
     else:  # pragma: no cover
         raise AssertionError("no error")
+
+
+def test_dataclass_hooks_leave_out_and_rename_members() -> None:
+    """A field's metadata shapes its JSON: ``NOT_JSON`` leaves it out, ``IF_SET`` leaves it out where it is None
+    (a member a view has only sometimes: ``dump``'s ``hex`` without ``--hex``), ``json_name`` writes it under a key
+    that is no Python name (``from``), in the fields' order."""
+    import dataclasses
+
+    from d3d12wl.output.serialize import IF_SET, NOT_JSON, to_jsonable
+
+    @dataclasses.dataclass
+    class Row:
+        a: int
+        hidden: int = dataclasses.field(default=0, metadata=NOT_JSON)
+        hex: str | None = dataclasses.field(default=None, metadata=IF_SET)
+        from_: str = dataclasses.field(default="x", metadata={"json_name": "from"})
+        last: None = None
+
+    assert to_jsonable(Row(1)) == {"a": 1, "from": "x", "last": None}
+    assert list(to_jsonable(Row(1, 2, "00 01"))) == ["a", "hex", "from", "last"]

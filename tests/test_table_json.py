@@ -1,4 +1,4 @@
-"""JSON and JSON lines version 2 (d3d12wl.executor.table_json): every execution as the execution table's row, and
+"""JSON and JSON lines version 2 (d3d12wl.output.json_table): every execution as the execution table's row, and
 everything else as version 1 writes it.
 
 The rows are held to the table the other formats write (``execution_columns``, the npz and CSV tests' reference),
@@ -20,19 +20,20 @@ import pytest
 from test_executor_output import _threaded_traces, mixed_trace, traces
 
 from d3d12wl import abi
-from d3d12wl.executor import output, rows
-from d3d12wl.executor.columnar import execution_columns
+from d3d12wl.executor import output, trace_tables
+from d3d12wl.executor.execution_table import execution_columns
 from d3d12wl.executor.output import TABLE_VERSION, write_json, write_jsonl
 from d3d12wl.executor.selection import Selection
-from d3d12wl.executor.table_json import row_template
 from d3d12wl.executor.trace import Trace
+from d3d12wl.output import blockwriter
+from d3d12wl.output.json_table import row_template
 from d3d12wl.output.textrows import RowFormatter
 
 
 def table_rows(trace: Trace) -> list[dict[str, Any]]:
     """The execution table of ``trace`` row by row, as version 2 means to write it: names by name, absent None."""
     table = execution_columns(trace.executions)
-    specs = output.table_columns(trace)
+    specs = trace_tables.table_columns(trace)
     out: list[dict[str, Any]] = [{} for _ in range(len(table))]
     for s in specs:
         col = table.columns.get(s.name)
@@ -70,9 +71,9 @@ def test_version_2_executions_are_the_execution_table_rows(trace, monkeypatch):
     """Every column of the table in its order, in every row, one encoding per value (issue 23's item 5): indices,
     VAs and DWORDs as integers, names and enum members as strings, absent values null; in chunks of a few rows
     (the name tables grow from chunk to chunk)."""
-    monkeypatch.setattr(output, "CHUNK_ROWS", 5)
+    monkeypatch.setattr(trace_tables, "CHUNK_ROWS", 5)
     want = table_rows(trace)
-    columns = [s.name for s in output.table_columns(trace)]
+    columns = [s.name for s in trace_tables.table_columns(trace)]
     got = [r for r in lines_of(write_jsonl, trace, version=2) if r["record"] == "execution"]
     assert [list(r)[1:] for r in got] == [columns] * len(want)
     assert [{k: v for k, v in r.items() if k != "record"} for r in got] == want
@@ -84,7 +85,7 @@ def test_version_2_executions_are_the_execution_table_rows(trace, monkeypatch):
 def test_version_2_is_version_1_but_for_the_executions(trace):
     """Version 2 says its version, the table's version and columns first; every other member and record is
     version 1's (the lists, primary records, validator invocations, reset, findings and the end's verdict)."""
-    specs = [dict(name=s.name, kind=s.kind, names=s.names, nullable=s.nullable) for s in output.table_columns(trace)]
+    specs = [dict(name=s.name, kind=s.kind, names=s.names, nullable=s.nullable) for s in trace_tables.table_columns(trace)]
     head = {"version": 2, "table_version": TABLE_VERSION, "columns": specs}
     v1, v2 = document(trace), document(trace, version=2)
     assert list(v2) == [*head, *v1] and {k: v2[k] for k in head} == head
@@ -123,8 +124,8 @@ def test_version_2_rows_made_on_worker_threads_are_the_single_threaded_bytes(mon
             out = io.BytesIO()
             write(trace, out, selection=sel, threads=0)
             want[w, i] = out.getvalue()
-    monkeypatch.setattr(rows, "BLOCK", 3000)
-    monkeypatch.setattr(output, "CHUNK_ROWS", 11)
+    monkeypatch.setattr(blockwriter, "BLOCK", 3000)
+    monkeypatch.setattr(trace_tables, "CHUNK_ROWS", 11)
     monkeypatch.setattr(output, "BLOCKS_AHEAD", 3)
     for w, write in enumerate(writers):
         for i, sel in enumerate(selections):
@@ -135,7 +136,7 @@ def test_version_2_rows_made_on_worker_threads_are_the_single_threaded_bytes(mon
 
 def test_names_are_json_strings_whatever_they_hold():
     """A name with a quote, a backslash, a control character or a non-ASCII letter is one JSON string."""
-    from d3d12wl.executor.output import ColumnSpec
+    from d3d12wl.output.table import ColumnSpec
 
     names = ['Op"aque\\', "Tr\u00e4ns\tparent", "\u5f71"]
     specs = [ColumnSpec("index", "int"), ColumnSpec("program", "category", "program", True),

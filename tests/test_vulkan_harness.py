@@ -22,7 +22,7 @@ from d3d12wl import abi
 from d3d12wl.capture.file import CAPTURE_VERSION, Capture, load_capture
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor import execute
-from d3d12wl.executor.columnar import execution_columns
+from d3d12wl.executor.execution_table import execution_columns
 from d3d12wl.model import description
 from d3d12wl.model.state import CommandListState, DeviceCaps, ExecuteIndirectCall, RootArgument
 from d3d12wl.records import packers

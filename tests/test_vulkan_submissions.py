@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from d3d12wl.executor import execute
-from d3d12wl.executor.columnar import execution_columns
+from d3d12wl.executor.execution_table import execution_columns
 from d3d12wl.vulkan import lower_capture
 from d3d12wl.vulkan.captures import build_big_ei_capture, build_compute_capture
 from d3d12wl.vulkan.captures_scale import build_heavy_frame_capture

@@ -158,6 +158,13 @@ def _import_build_ffi() -> ModuleType:
     return _ffi_builder
 
 
+def read_headers(folder: Path) -> dict[str, str]:
+    """The header texts of a folder of headers (``abi check --headers DIR``), by file name in build order: what
+    :func:`compile_headers` takes."""
+    texts: dict[str, str] = _import_build_ffi().read_headers(folder)
+    return texts
+
+
 def header_source(abi: ABI) -> str:
     return "#include <stdint.h>\n#include <stddef.h>\n" + "\n".join(abi.headers.values()) + "\n"
 

@@ -76,7 +76,7 @@ from d3d12wl.records.packers import (
     VA_ALIGN,
     Columns,
     RecordData,
-    _flatten,
+    column_views,
     count_records,
     pack_dispatch_list_inputs,
     pack_primary_records,
@@ -607,7 +607,7 @@ def build_work_list(lists: Sequence[DispatchListSpec], *, base_va: int, program_
             if sec_stride and int(counts.sum(dtype=np.uint64)) != n_sec:
                 raise PackError(f"secondary_counts sum to {int(counts.sum())}, but {n_sec} secondary records are given",
                                 where=f"lists[{i}]")
-            columns = _flatten(spec.primary)
+            columns = column_views(spec.primary)
             for key in ("NumSecondaryRecords", "SecondaryRecords"):
                 if key in columns:
                     raise PackError(f"column {key!r} is written by the builder from secondary_counts; leave it out",

@@ -187,12 +187,10 @@ def _run(args: argparse.Namespace) -> int:
             raise ABIError(f"{', '.join(header_only)} only apply with --header FILE or --hlsl FILE",
                            where=header_only[0])
         if args.headers:
-            from d3d12wl.abi import _ffi_builder
-
             if inputs.path_kind(args.headers, where="--headers") != "a directory":
                 raise ABIError(f"{args.headers!r} is not a directory of headers", where="--headers")
             with tempfile.TemporaryDirectory(prefix="d3d12wl-abi-") as tmp:
-                headers = _ffi_builder.read_headers(Path(args.headers))
+                headers = abi_check.read_headers(Path(args.headers))
                 results = abi_check.run_all(abi_check.compile_headers(headers, Path(tmp)))
         else:
             results = abi_check.run_all()

@@ -50,7 +50,11 @@ d3d12wl abi).  FILE is the bytes (-: stdin); a regular file is memory-mapped, no
 --va BASE    the GPU VA of FILE's byte 0: adds a va column, the VA of each record
 --format     text (default: a summary line, an aligned table, one row per record), csv (a header row, one row
              per record), json (one object with the fields and "records", one object per record keyed by the
-             packers' column names, "partial", "findings" and "warnings"); --json is --format json
+             packers' column names, "partial", "findings" and "warnings"), npz (a structured array "records",
+             the name tables "names.<column>" and "meta", JSON's first members) or parquet (dictionary columns
+             for enums and program names, JSON's first members in the "d3d12wl" metadata; needs the pyarrow
+             extra): npz and parquet with the execution table's encodings, VAs as unsigned integers, an array
+             member's elements as columns; --json is --format json
 
 Enum members are shown by name, flags as NAME|NAME, VAs, descriptor handles and local-root DWORDs in hex, a
 program-table slot's identifier as 64 hex digits with the name of the program it identifies (- for an all-zero

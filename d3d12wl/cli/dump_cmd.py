@@ -24,10 +24,13 @@ from d3d12wl.cli.exec_cmd import (
     selection_from,
 )
 from d3d12wl.cli.progress import Progress
-from d3d12wl.cli.render import DEFAULT_LIMIT, dump_view, render_text, selected_trace, shown_findings
+from d3d12wl.cli.render import render_text
 from d3d12wl.executor.trace import LazyList
 
 EXAMPLE = "examples/culling_capture.json"
+#: rows of each kind ``dump`` shows by default (--limit: executions, primary records per list, secondary records per
+#: primary record, findings)
+DEFAULT_LIMIT = 1000
 
 
 #: the plain-text --help description
@@ -88,10 +91,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from d3d12wl.cli.exec_cmd import load_hooks, verdict_line
     from d3d12wl.executor import execute
+    from d3d12wl.executor.dump_view import dump_view
+    from d3d12wl.executor.trace_selection import select_trace, shown_findings
     from d3d12wl.messages.driver_channel import info_queue_view, run_in_info_queue
     from d3d12wl.output import claims
     from d3d12wl.output.outfiles import is_stdout, output_file
-    from d3d12wl.output.serialize import json_text
+    from d3d12wl.output.serialize import json_text, to_jsonable
 
     selection = selection_from(args)
     limits = limits_from(args)
@@ -111,21 +116,21 @@ def run(args: argparse.Namespace) -> int:
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
         progress.stage("selecting")
-        view = dump_view(capture, selected_trace(trace, selection), with_hex=args.hex)
+        view = dump_view(capture, select_trace(trace, selection), with_hex=args.hex)
         if hooks is not None:  # which validators were loaded (render_text then shows a block under every list)
-            view["validators"] = [v.name or v.identifier.hex() for v in hooks.validators.values()]
+            view.validators = [v.name or v.identifier.hex() for v in hooks.validators.values()]
         # the findings shown, as an application sees them in its InfoQueue
         in_queue = run_in_info_queue(trace=dataclasses.replace(trace, findings=LazyList(shown_findings(trace,
                                                                                                          selection))))
-        view["info_queue"] = info_queue_view(in_queue.messages)
+        view.info_queue = info_queue_view(in_queue.messages)
     progress.done()
     if args.json:
-        text = json_text(view, indent=1) + "\n"
+        text = json_text(to_jsonable(view), indent=1) + "\n"
     else:
         # the InfoQueue block when the call put a message there (beyond the driver's initialization message, which
         # every device with the channel enabled has), or when asked for; --json always has "info_queue"
         shown = args.info_queue or bool(in_queue.driver_messages)
-        text = render_text(view if shown else {k: v for k, v in view.items() if k != "info_queue"})
+        text = render_text(view if shown else dataclasses.replace(view, info_queue=None))
     with output_file(args.output) as out:
         out.write(text)
     if trace.has_errors:

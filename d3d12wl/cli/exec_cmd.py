@@ -25,7 +25,7 @@ from d3d12wl.cli._options import (
 from d3d12wl.cli.documents import CAPTURE, expecting
 from d3d12wl.cli.progress import Progress
 from d3d12wl.errors import D3D12WLError, did_you_mean
-from d3d12wl.executor.output import FORMATS, JSON_VERSION, JSON_VERSIONS
+from d3d12wl.executor.output import FORMATS, JSON_VERSION, JSON_VERSIONS, TRACE_WRITERS
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
 from d3d12wl.output import claims
@@ -260,8 +260,9 @@ def run(args: argparse.Namespace) -> int:
         raise D3D12WLError(f"--json is --format json, so it and --format {fmt} disagree: give one of them",
                            where="--format")
     version = json_version_of(args, fmt)
-    if args.findings is not None and fmt not in ("csv", "parquet"):
-        raise D3D12WLError(f"--findings names the verdict table of csv and parquet; --format {fmt} holds the "
+    if args.findings is not None and TRACE_WRITERS[fmt].verdict is None:
+        tables = " and ".join(w.name for w in TRACE_WRITERS if w.verdict is not None)
+        raise D3D12WLError(f"--findings names the verdict table of {tables}; --format {fmt} holds the "
                            "findings itself: leave --findings out", where="--findings")
     selection = selection_from(args)
     side = _sidecar(args.output, args.findings, fmt) if fmt in ("csv", "parquet") else None
@@ -340,49 +341,35 @@ def _sidecar(output: str | None, findings: str | None, ext: str) -> str | None:
 def write_trace(trace: Trace, fmt: str, path: str | None, *, validators: bool | None = None,
                 selection: Selection | None = None, findings: str | None = None,
                 progress: Progress | None = None, json_version: int = 1) -> str:
-    """Write ``trace`` in ``fmt`` (:data:`~d3d12wl.executor.output.FORMATS`; json and jsonl in version
-    ``json_version``) to ``path`` or standard output (atomically, through :func:`d3d12wl.output.outfiles.output_file`),
-    with the verdict; returns where the findings went (for the exit-1 line)."""
-    from d3d12wl.executor import output
+    """Write ``trace`` in ``fmt`` (a writer of :data:`~d3d12wl.executor.output.TRACE_WRITERS`; json and jsonl in
+    version ``json_version``) to ``path`` or standard output (atomically, through
+    :func:`d3d12wl.output.outfiles.output_file`), with the verdict: in the output, or for a writer with a verdict
+    table of its own, beside it (``findings``, else ``FILE.findings.<fmt>`` beside ``-o FILE.<fmt>``); returns where
+    the findings went (for the exit-1 line)."""
+    from d3d12wl.executor.output import TRACE_WRITERS, WriteOptions
     from d3d12wl.output.outfiles import is_stdout, output_file
 
-    selection = selection or Selection()
-    tick = progress.writer(len(trace.executions)) if progress is not None else None
+    writer = TRACE_WRITERS[fmt]
     shown = "standard output" if is_stdout(path) else repr(path)
+    side = _sidecar(path, findings, fmt) if writer.verdict is not None else None
+    options = WriteOptions(selection or Selection(), progress.writer(len(trace.executions)) if progress else None,
+                           validators, json_version, None if side is None else Path(side).name)
     with ExitStack() as stack:
-        if fmt in ("csv", "parquet"):
-            side = _sidecar(path, findings, fmt)
-            # (the file named first: an -o that cannot be written is the error; the verdict table is renamed into
-            # place first, the executions last)
-            out = stack.enter_context(output_file(path, binary=True))
-            if side is not None:
-                sf = stack.enter_context(output_file(side, binary=True))
-                if fmt == "csv":
-                    output.write_verdict_csv(trace, sf, selection=selection)
-                else:
-                    output.write_verdict_parquet(trace, sf, selection=selection)
-            if fmt == "csv":
-                output.write_csv(trace, out, selection=selection, progress=tick)
-            else:
-                output.write_parquet(trace, out, selection=selection, progress=tick,
-                                     verdict_file=None if side is None else Path(side).name)
-            out.flush()  # (an output written through that fails, a full device, fails here, naming itself: before
-            #            the verdict table, renamed first, takes its name)
-            if side is None:
-                return (f"not written: the verdict table of {fmt} on standard output needs --findings PATH (or -o "
-                        f"FILE.{fmt}: it then goes to FILE.findings.{fmt})")
-            return f"written to {side!r} (the verdict table of {shown})"
+        # (the file named first: an -o that cannot be written is the error; the verdict table is renamed into place
+        # first, the executions last)
         out = stack.enter_context(output_file(path, binary=True))
-        if fmt == "npz":
-            output.write_npz(trace, out, selection=selection, progress=tick)
-            return f"written to {shown} (its 'findings' array)"
-        if fmt == "json":
-            output.write_json(trace, out, selection=selection, progress=tick, version=json_version)
-        elif fmt == "jsonl":
-            output.write_jsonl(trace, out, selection=selection, progress=tick, version=json_version)
-        else:
-            output.write_text(trace, out, validators=validators, selection=selection, progress=tick)
-        return f"written to {shown}"
+        if side is not None and writer.verdict is not None:
+            writer.verdict(trace, stack.enter_context(output_file(side, binary=True)), options)
+        writer.write(trace, out, options)
+        if writer.verdict is None:
+            inside = f" ({writer.verdict_inside})" if writer.verdict_inside else ""
+            return f"written to {shown}{inside}"
+        out.flush()  # (an output written through that fails, a full device, fails here, naming itself: before the
+        #            verdict table, renamed first, takes its name)
+        if side is None:
+            return (f"not written: the verdict table of {fmt} on standard output needs --findings PATH (or -o "
+                    f"FILE.{fmt}: it then goes to FILE.findings.{fmt})")
+        return f"written to {side!r} (the verdict table of {shown})"
 
 
 def render_text(trace: Trace, *, validators: bool | None = None) -> str:

@@ -4,13 +4,32 @@ is sized by a count read from memory."""
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
+from d3d12wl.records.dtypes import record_dtype
+from d3d12wl.records.layout import RecordLayout
 
-__all__ = ["RegionArrays", "expand"]
+__all__ = ["CHUNK", "RegionArrays", "expand", "packed_dtype"]
+
+#: records (primary records, ExecuteIndirect commands) the columnar walks read per chunk, and executions per run of
+#: the trace's table (read as ``arrays.CHUNK`` where it is used, so a test that sets it here sets it for all)
+CHUNK = 1 << 16
 
 _U64_MAX = (1 << 64) - 1
+
+
+@cache
+def packed_dtype(layout: RecordLayout) -> np.dtype:
+    """The layout's structured dtype (:func:`~d3d12wl.records.dtypes.record_dtype`) narrowed to the bytes a record
+    uses (``size``): how the columns read a record's fields from its bytes."""
+    dt = record_dtype(layout)
+    names = list(dt.names or ())
+    assert dt.fields is not None
+    return np.dtype({"names": names, "formats": [dt.fields[n][0] for n in names],
+                     "offsets": [dt.fields[n][1] for n in names], "itemsize": layout.size})
 
 
 class RegionArrays:

@@ -1061,7 +1061,7 @@ def walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prima
                     "not executed", loc=loc, va=prt.va + header_field.offset, key=("secstride", layout.pcs.name))
         prt.skipped = "secondary stride invalid"
         return
-    reset = ctx.memo(layout.pcs, "ic-reset", _ic_resets_per_secondary_list)
+    reset = ctx.memo(layout.pcs, "ic-reset", ic_resets_per_secondary_list)
     run.worked_in_secondary_list = 0  # (the columnar walk hands over mid-list only under "consumes")
     for j in range(start, n):
         sloc = loc.but(secondary_index=j)
@@ -1085,7 +1085,7 @@ def walk_secondary_records(run: ListRun, rctx: WorkListRecordContext, prt: Prima
                  ic_value=j if reset else None)
 
 
-def _ic_resets_per_secondary_list(pcs: ProgramCommandSignature) -> bool:
+def ic_resets_per_secondary_list(pcs: ProgramCommandSignature) -> bool:
     flag = enum_value("D3D12_INCREMENTING_CONSTANT_FLAGS", "RESET_PER_SECONDARY_LIST")
     return any(type_name(a) == "INCREMENTING_CONSTANT" and a.IncrementingConstant.Flags & flag
                for a in pcs.pArgumentDescs)
@@ -1160,16 +1160,16 @@ def end_of_call_reset(ctx: ExecContext, signatures: list[WorkListSignature]) -> 
                 continue
             root_set = "graphics" if cls is ExecutableClass.GRAPHICS else "compute"
             for arg in pcs.pArgumentDescs:
-                _reset_entry(entries, root_set, arg, pcs.name)
-    return sorted(entries.values(), key=_reset_order)
+                reset_entry(entries, root_set, arg, pcs.name)
+    return sorted(entries.values(), key=reset_order)
 
 
-def _reset_order(e: ResetEntry) -> tuple[Any, ...]:
+def reset_order(e: ResetEntry) -> tuple[Any, ...]:
     return ({"graphics": 0, "compute": 1, "ia": 2}[e.binding_set], e.what == "index buffer",
             e.parameter if e.parameter is not None else -1, e.slot if e.slot is not None else -1)
 
 
-def _reset_entry(entries: dict[tuple[Any, ...], ResetEntry], root_set: str, arg: Any, owner: str) -> None:
+def reset_entry(entries: dict[tuple[Any, ...], ResetEntry], root_set: str, arg: Any, owner: str) -> None:
     """Add the reset one argument implies (shared by DispatchList and ExecuteIndirect).  Entries are keyed by the
     parameter and what the argument sets there: in a signature the creation-time rules reject, two arguments of
     different kinds can name one root parameter, and each reset is reported (neither is merged into the other)."""

@@ -29,7 +29,7 @@ from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
 from d3d12wl.executor.decode import ctype_size, decode_record, type_name
-from d3d12wl.executor.dispatch_list import _reset_entry, _reset_order
+from d3d12wl.executor.dispatch_list import reset_entry, reset_order
 from d3d12wl.executor.resolve import RecordData, check_unset_root_parameters, resolve_command
 from d3d12wl.executor.trace import Execution, Limits, Readings, ResetEntry, Trace
 from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
@@ -106,8 +106,8 @@ def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectS
         return trace
     reset: dict[tuple[Any, ...], ResetEntry] = {}
     for arg in cs.pArgumentDescs:
-        _reset_entry(reset, root_set, arg, cs.name)
-    trace.end_of_call_reset = sorted(reset.values(), key=_reset_order)
+        reset_entry(reset, root_set, arg, cs.name)
+    trace.end_of_call_reset = sorted(reset.values(), key=reset_order)
     plan = CommandPlan(ctx, call, cs, layout, stride, count, cls, graphics, command_checks(cs, layout),
                        execute_indirect_root_signature(cs, state, graphics))
     try:

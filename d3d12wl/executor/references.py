@@ -51,20 +51,18 @@ from functools import partial
 import numpy as np
 
 from d3d12wl.capture.file import Capture
-from d3d12wl.executor.columnar import (
-    walk_commands_columnar,
-    walk_primary_records_columnar,
-)
+from d3d12wl.executor.command_walk import walk_commands_columnar
 from d3d12wl.executor.dispatch_list import run_dispatch_list
 from d3d12wl.executor.execute_indirect import CommandPlan, run_execute_indirect
+from d3d12wl.executor.list_walk import walk_primary_records_columnar
 from d3d12wl.executor.references_table import (  # noqa: F401 - (the table's names, re-exported)
     COLUMNS,
     NAME_COLUMNS,
     TABLE_FINDING_KINDS,
+    Collector,
     ReferenceTable,
     ReferenceWalk,
     RowSink,
-    _Collector,
     concatenate,
 )
 from d3d12wl.executor.trace import Limits, Trace
@@ -98,14 +96,14 @@ def walk_references(capture: Capture, sink: RowSink, *, limits: Limits | None = 
     if engine == "auto":
         from d3d12wl.executor.references_fast import Undecided, fast_references
 
-        collector = _Collector(capture, sink, targets)
+        collector = Collector(capture, sink, targets)
         try:
             trace = fast_references(capture, collector, limits)
         except Undecided as why:
             undecided = str(why)
         else:
             return _walked(collector, trace, "columns", None)
-    collector = _Collector(capture, sink, targets)
+    collector = Collector(capture, sink, targets)
     collector.state_rows()
     call = capture.call
     if isinstance(call, DispatchListCall):
@@ -126,7 +124,7 @@ def walk_references(capture: Capture, sink: RowSink, *, limits: Limits | None = 
     return _walked(collector, trace, "walk", undecided)
 
 
-def _walked(collector: _Collector, trace: Trace, engine: str, undecided: str | None) -> ReferenceWalk:
+def _walked(collector: Collector, trace: Trace, engine: str, undecided: str | None) -> ReferenceWalk:
     collector.finish(trace)
     table = collector.table_findings()
     return ReferenceWalk(trace, collector.names, collector.listed, collector.region_names, collector.regions.bases,

@@ -11,14 +11,14 @@ gives the same table, row for row and code for code, in two passes over each lis
    (:func:`~d3d12wl.executor.dispatch_list.run_dispatch_list`: SetProgram, the headers, selection, counts,
    continuations, the end-of-call checks, so every call-level finding is the executor's), with a walker that reads
    only the columns that decide what the columnar walk would do with each primary record: ``ProgramTableIndex``
-   (each slot checked once by the executor's :meth:`~d3d12wl.executor.columnar._ListWalk.group_index`), and for
+   (each slot checked once by the executor's :meth:`~d3d12wl.executor.slot_groups.ListSlots.group_index`), and for
    hybrid records ``NumSecondaryRecords`` / ``SecondaryRecords`` (alignment, the stride, every secondary record
    inside one region, the limits; lists that lie end to end, the usual layout, are bounded by the first and the
    last).  It leaves in the call's context what the walk leaves (records walked and repeated, the executions'
    count, the first execution of each (class, PCS), made by the executor itself, which the end-of-call
    ``root-parameter-not-set`` check reads), and keeps each chunk's columns for pass 2 up to :data:`CACHE_BYTES`
    (16 bytes a hybrid record); pass 2 reads the chunks beyond them again.
-2. **emit** (:class:`_Emitter`): chunk by chunk (the walk's :data:`~d3d12wl.executor.columnar.CHUNK` records, so rows
+2. **emit** (:class:`_Emitter`): chunk by chunk (the walk's :data:`~d3d12wl.executor.arrays.CHUNK` records, so rows
    come in the walk's order), each record class's reference fields are read by one C pass per run of records
    (:func:`~d3d12wl.records.packers.field_runs`: the primary records, and their secondary records as one run when
    the lists lie end to end; a gather of just the 8-byte fields otherwise), which also looks each value's
@@ -49,20 +49,22 @@ import numpy as np
 
 from d3d12wl.capture.file import Capture
 from d3d12wl.capture.memory import VA_LIMIT
-from d3d12wl.executor import columnar
-from d3d12wl.executor.columnar import CommandBatch, _Chunk, _Group, _ListWalk
+from d3d12wl.executor import arrays
+from d3d12wl.executor.command_walk import CommandBatch
 from d3d12wl.executor.dispatch_list import ListRun, primary_walk_setup, run_dispatch_list
 from d3d12wl.executor.execute_indirect import CommandPlan, run_execute_indirect
+from d3d12wl.executor.list_walk import Chunk, ListWalk
 from d3d12wl.executor.references_table import (
     COLUMNS,
+    Collector,
     Columns,
+    FieldPlan,
     ReferenceTable,
-    _Collector,
-    _constant,
-    _Plan,
+    constant,
     plan_key,
 )
-from d3d12wl.executor.trace import Limits, ListTrace, Trace, _Released
+from d3d12wl.executor.slot_groups import SlotGroup, regions_of
+from d3d12wl.executor.trace import Limits, ListTrace, Released, Trace
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.state import DispatchListCall, ExecuteIndirectCall
 from d3d12wl.records.packers import field_runs
@@ -85,7 +87,7 @@ class _ListPlan:
     per chunk pass 1's columns where they were kept (None: read again)."""
 
     trace: ListTrace
-    walk: _ListWalk
+    walk: ListWalk
     n: int
     start: int
     stride: int
@@ -105,7 +107,7 @@ class _ChunkColumns:
     slots: np.ndarray  # the slots the records select, ascending ...
     gids: list[int]  # ... and the group of each
     present: list[int]  # the groups the chunk's records select, ascending
-    group: _Group  # the first of them (every group of a decided list shares its layout and plans)
+    group: SlotGroup  # the first of them (every group of a decided list shares its layout and plans)
     ns: np.ndarray | None  # NumSecondaryRecords (int64), hybrid records
     base: np.ndarray | None  # SecondaryRecords (uint64)
     sreg: int = -1  # the region holding every secondary list whole (-1: lists in several regions)
@@ -258,9 +260,9 @@ class _Decider:
             raise Undecided("max_primary_records")
         if stride == 0 and n > 1:
             raise Undecided("primary records at stride 0")
-        lp = _ListPlan(run.trace, _ListWalk(run, n, start, stride), n, start, stride, ctx.limits)
+        lp = _ListPlan(run.trace, ListWalk(run, n, start, stride), n, start, stride, ctx.limits)
         self.lists.append(lp)
-        chunk = columnar.CHUNK
+        chunk = arrays.CHUNK
         for i0 in range(0, n, chunk):
             self._chunk(run, lp, i0, min(n, i0 + chunk))
 
@@ -281,7 +283,7 @@ class _Decider:
         self._account(run, lp, cc, i0, off)
         ctx.records_walked += records
         ctx.records_repeated += repeats
-        run.trace.primary_records.add_batch(_Released(m))
+        run.trace.primary_records.add_batch(Released(m))
         keep = cc.nbytes <= self.cache_left
         if keep:
             self.cache_left -= cc.nbytes
@@ -321,9 +323,9 @@ class _Decider:
             self._skip(run, int(off[p]) - counted)
             va = cc.va0 + p * lp.stride  # record p alone, as a chunk of the columnar walk
             g = cc.gid_at(p)
-            chunk = _Chunk(walk, i0 + p, va, lp.stride, np.array([va], dtype=np.uint64), np.array([g], np.int64))
+            chunk = Chunk(walk, i0 + p, va, lp.stride, np.array([va], dtype=np.uint64), np.array([g], np.int64))
             chunk.load_group(g)
-            chunk._batch(0, 1, execs[p:p + 1], records=False)  # notes the pair with its first execution
+            chunk.batch(0, 1, execs[p:p + 1], records=False)  # notes the pair with its first execution
             ctx.executed[key][1] += count - int(execs[p])
             counted = int(off[p + 1])
         self._skip(run, int(off[-1]) - counted)
@@ -331,7 +333,7 @@ class _Decider:
     @staticmethod
     def _skip(run: ListRun, n: int) -> None:
         if n > 0:
-            run.ctx.trace.executions.add_batch(_Released(n))
+            run.ctx.trace.executions.add_batch(Released(n))
             run.counter += n
 
 
@@ -343,13 +345,13 @@ class _Decider:
 class _Emitter:
     """Rows of the decided lists, chunk by chunk, in the walk's order, through the collector's listing."""
 
-    def __init__(self, collector: _Collector) -> None:
+    def __init__(self, collector: Collector) -> None:
         self.c = collector
 
     def list_rows(self, lp: _ListPlan) -> None:
-        chunk = columnar.CHUNK
+        chunk = arrays.CHUNK
         for k, i0 in enumerate(range(0, lp.n, chunk)):
-            self.c._header(lp.trace, program_inputs=True)
+            self.c.header(lp.trace, program_inputs=True)
             cc = lp.chunks[k]
             lp.chunks[k] = None  # (its memory goes with its rows)
             if cc is None:  # not kept: read and laid out again (pass 1 decided it: the same answers)
@@ -365,7 +367,7 @@ class _Emitter:
         for g in cc.present:  # as the collector's _batch: the slot's rows, then the plans
             group = walk.groups[g]
             pcs_seen.add(id(group.pcs))
-            got = c._slot(lt, group.pt_index, group.table.va, group.program, True)
+            got = c.slot(lt, group.pt_index, group.table.va, group.program, True)
             if got is not None:
                 c.emit(got)
             sec = group.layout.secondary
@@ -385,7 +387,7 @@ class _Emitter:
         self._emit(splan, cc.sreg, base, ns, sstride, {"list_index": lt.index}, "secondary_index", 0,
                    ("primary_index", i0), ascending=cc.end_to_end)
 
-    def _scattered(self, plan: _Plan, lt: ListTrace, i0: int, ns: np.ndarray, base: np.ndarray,
+    def _scattered(self, plan: FieldPlan, lt: ListTrace, i0: int, ns: np.ndarray, base: np.ndarray,
                    stride: int) -> None:
         """Secondary lists in several regions: the collector's own rows (each record located, its fields
         gathered from its region)."""
@@ -396,7 +398,7 @@ class _Emitter:
         where = {"list_index": lt.index, "primary_index": np.repeat(np.arange(i0, i0 + len(ns), dtype=np.int64), ns),
                  "secondary_index": j}
         if plan.identifiers:
-            records = c._gather(vas, plan.size)
+            records = c.gather(vas, plan.size)
             assert records is not None
             c.emit(c.rows_of(plan, records, vas, where))
             return
@@ -406,11 +408,11 @@ class _Emitter:
             values[:, k] = c.regions.gather(ridx, vas + np.uint64(off), 8).view("<u8")[:, 0]
         c.emit(c.rows_of(plan, None, vas, where, values))
 
-    def _emit(self, plan: _Plan, region: int, bases: np.ndarray, counts: np.ndarray, stride: int,
+    def _emit(self, plan: FieldPlan, region: int, bases: np.ndarray, counts: np.ndarray, stride: int,
               where: dict[str, Any], index: str, first_index: int, owner: tuple[str, int] | None,
               ascending: bool) -> None:
         """The rows of runs of records of one plan (run k: ``counts[k]`` records at ``bases[k] + j * stride``, all
-        in ``region``), as the collector's :meth:`~d3d12wl.executor.references_table._Collector.rows_of` makes them,
+        in ``region``), as the collector's :meth:`~d3d12wl.executor.references_table.Collector.rows_of` makes them,
         listed once: the ``index`` column is ``first_index + j``, the ``owner`` column (name, first) the run's.
         ``ascending``: the runs lie end to end in ascending order."""
         c = self.c
@@ -419,7 +421,7 @@ class _Emitter:
             j = np.arange(int(counts.sum()), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
             k = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
             vas = np.repeat(bases, counts) + j.astype(np.uint64) * np.uint64(stride)
-            records = c._gather(vas, plan.size)
+            records = c.gather(vas, plan.size)
             assert records is not None
             cols_where = {**where, index: first_index + j}
             if owner is not None:
@@ -443,24 +445,24 @@ class _Emitter:
             return
         n = total // f
         if f == 1:
-            kind, heap = _constant(plan.kinds[0], n, np.int32), _constant(plan.heaps[0], n, np.int32)
-            field = _constant(plan.fields[0], n, np.int32)
+            kind, heap = constant(plan.kinds[0], n, np.int32), constant(plan.heaps[0], n, np.int32)
+            field = constant(plan.fields[0], n, np.int32)
         else:
             kind, heap, field = np.tile(plan.kinds, n), np.tile(plan.heaps, n), np.tile(plan.fields, n)
         if fr.target is not None and fr.target_offset is not None:
             target, target_offset = fr.target, fr.target_offset
         else:
-            target, target_offset = _constant(-1, total, np.int32), _constant(0, total, np.uint64)
-        cols: Columns = {"region": _constant(region, total, np.int32), "offset": fr.rel, "va": fr.va, "kind": kind,
-                         "value": fr.value, "identifier": _constant(-1, total, np.int32),
-                         "record_id": _constant(plan.record, total, np.int32), "field": field,
+            target, target_offset = constant(-1, total, np.int32), constant(0, total, np.uint64)
+        cols: Columns = {"region": constant(region, total, np.int32), "offset": fr.rel, "va": fr.va, "kind": kind,
+                         "value": fr.value, "identifier": constant(-1, total, np.int32),
+                         "record_id": constant(plan.record, total, np.int32), "field": field,
                          index: fr.index}
         if owner is not None:
             assert fr.owner is not None
             cols[owner[0]] = fr.owner
         for name in ("list_index", "primary_index", "secondary_index", "slot_index", "command_index"):
             if name not in cols:
-                cols[name] = _constant(where.get(name, -1), total, np.int64)
+                cols[name] = constant(where.get(name, -1), total, np.int64)
         cols.update(heap=heap, target=target, target_offset=target_offset)
         cols = {name: cols[name] for name in COLUMNS}
         if not (disjoint and c.listed.fresh_strided(region, int(fr.rel[0]) - offs[0], n, stride, tuple(offs),
@@ -478,7 +480,7 @@ class _Emitter:
 
 class _CommandDecider:
     """The command walker of pass 1 for ExecuteIndirect (one call of :func:`run_execute_indirect`): what the
-    columnar command walk (:func:`~d3d12wl.executor.columnar.walk_commands_columnar`) does with each chunk of
+    columnar command walk (:func:`~d3d12wl.executor.command_walk.walk_commands_columnar`) does with each chunk of
     commands, decided in columns: every chunk whole in one region and within the limits, no command it hands to
     the reference walk (a VA wrap, an unmapped command, one :meth:`~d3d12wl.executor.execute_indirect.CommandPlan
     .flagged` reports).  The executions are counted as its batches count them; the first of the call is its own."""
@@ -490,12 +492,12 @@ class _CommandDecider:
     def __call__(self, plan: CommandPlan) -> None:
         self.plan = plan
         ctx, trace, limits = plan.ctx, plan.ctx.trace, plan.ctx.limits
-        regions = columnar._regions(ctx)
+        regions = regions_of(ctx)
         base, stride, size = plan.call.ArgumentBuffer, plan.stride, plan.layout.size
         first_wrap = 0 if base + size > VA_LIMIT else (VA_LIMIT - size - base) // stride + 1
         key = (plan.cls.value if plan.cls else "", None)
-        for k in range(0, plan.count, columnar.CHUNK):
-            end = min(plan.count, k + columnar.CHUNK)
+        for k in range(0, plan.count, arrays.CHUNK):
+            end = min(plan.count, k + arrays.CHUNK)
             if end > first_wrap:
                 raise Undecided("a command's address wraps")
             n = end - k
@@ -509,13 +511,13 @@ class _CommandDecider:
             if len(plan.flagged(rows)):
                 raise Undecided("a command the executor reports (the reference walk runs it)")
             first = CommandBatch(plan, len(trace.executions), k, rows[:1].copy())
-            trace.executions.add_batch(_Released(n))
+            trace.executions.add_batch(Released(n))
             ctx.records_walked += n
             ctx.note_executions(key, n, lambda: first.item(0))
             self.chunks.append((k, end, region))
 
 
-def fast_references(capture: Capture, collector: _Collector, limits: Limits | None) -> Trace:
+def fast_references(capture: Capture, collector: Collector, limits: Limits | None) -> Trace:
     """The call's references into ``collector`` (the state rows, then the lists' or the commands'), or
     :class:`Undecided` before any row is handed over."""
     call = capture.call
@@ -534,7 +536,7 @@ def fast_references(capture: Capture, collector: _Collector, limits: Limits | No
     return trace
 
 
-def _command_references(capture: Capture, call: ExecuteIndirectCall, collector: _Collector,
+def _command_references(capture: Capture, call: ExecuteIndirectCall, collector: Collector,
                         limits: Limits | None) -> Trace:
     """ExecuteIndirect's: pass 1 (:class:`_CommandDecider`), then each chunk's commands as one run of records."""
     decider = _CommandDecider()

@@ -1,43 +1,47 @@
 """Writing the table of references by value (:mod:`d3d12wl.executor.references`) as it streams out of the walk:
-CSV, JSON lines, npz and Parquet, each from the chunks' columns with no Python object per row.
+CSV, JSON lines, npz and Parquet, each chunk through the output stage's one encoder of its format, with no Python
+object per row.  :data:`REFERENCE_WRITERS` is the registry ``d3d12wl patch-list --format`` looks up.
 
 One value, one encoding (design.md, "What users read is part of the product's speed"): VAs, handles and offsets are
 uint64 in the typed formats (npz, Parquet), JSON numbers in JSON lines and hex (``0x10000``) in CSV; code columns
 are names (a dictionary column in Parquet, ``names.<column>`` beside the codes in npz); a value the row does not
 have is empty (CSV), ``null`` (JSON lines, Parquet), or in npz -1 for codes and indices and 0 for a uint64 whose row
 says it has none (``region`` -1: no VA and offset; ``kind`` program-identifier: no value and no target_offset;
-``target`` -1: no target_offset).  The findings travel with the rows: JSON lines ``{"record": "finding", ...}`` lines and an ``end``
-line, npz ``findings.<member>`` arrays, Parquet the file's ``d3d12wl.findings`` metadata (JSON); CSV holds the rows
-only (the command line prints the findings on standard error and exits 1).
+``target`` -1: no target_offset).  The findings travel with the rows: JSON lines ``{"record": "finding", ...}``
+lines and an ``end`` line, npz ``findings.<member>`` arrays, Parquet the file's ``d3d12wl.findings`` metadata
+(JSON); CSV holds the rows only (the command line prints the findings on standard error and exits 1).
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import zipfile
-from pathlib import Path
-from typing import IO, Any
+from collections.abc import Iterator, Sequence
+from functools import partial
+from typing import IO
 
 import numpy as np
 
 from d3d12wl.executor.references import COLUMNS, NAME_COLUMNS, ReferenceTable
 from d3d12wl.executor.trace import Finding
-from d3d12wl.output import arrowcols
-from d3d12wl.output.textrows import Part, RowFormatter, Value, csv_cell
+from d3d12wl.output import csv_table, npz_table, parquet_table
+from d3d12wl.output.json_table import row_template
+from d3d12wl.output.table import ColumnSpec, TableChunk
+from d3d12wl.output.writers import Writer, Writers
 from d3d12wl.records.references import IDENTIFIER, REFERENCE_KINDS
 
-__all__ = ["FORMATS", "TableWriter", "writer_for"]
+__all__ = ["FORMATS", "REFERENCE_WRITERS", "SPECS", "TableWriter", "absent", "writer_for"]
 
-#: the formats ``d3d12wl patch-list --format`` writes
-FORMATS = ("csv", "jsonl", "npz", "parquet")
 #: rows the typed formats gather before writing a row group / block
 BLOCK_ROWS = 1 << 16
 #: the columns shown in hex in text formats
 HEX_COLUMNS = ("offset", "va", "value", "target_offset")
 #: the index columns (-1: none)
 INDEX_COLUMNS = ("list_index", "primary_index", "secondary_index", "slot_index", "command_index")
+#: the table's columns as the encoders take them: the code columns names, the uint64 columns VAs, the rest
+#: integers; every one nullable (:func:`absent`)
+SPECS = tuple(ColumnSpec(c, "category" if c in NAME_COLUMNS else "va" if c in HEX_COLUMNS else "int", None, True)
+              for c in COLUMNS)
 _FINDING_MEMBERS = ("kind", "rule", "severity", "message", "list_index", "primary_index", "secondary_index",
                     "command_index", "va")
 
@@ -52,12 +56,32 @@ def absent(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return out
 
 
+class _Rows:
+    """The table as the encoders see it: :data:`SPECS`, the collector's name tables as they are now."""
+
+    specs = SPECS
+
+    def __init__(self) -> None:
+        self.names: dict[str, list[str]] = {}
+
+    def names_of(self, spec: ColumnSpec) -> Sequence[str]:
+        return self.names.get(spec.name, [])
+
+    def chunks(self) -> Iterator[TableChunk]:
+        return iter(())  # (the rows are pushed, chunk by chunk: TableWriter.write)
+
+
+def _chunk(table: ReferenceTable) -> TableChunk:
+    return TableChunk(len(table), table.columns, absent(table.columns))
+
+
 class TableWriter:
     """Writes a table chunk by chunk (:meth:`write`), then its findings (:meth:`close`)."""
 
     def __init__(self, out: IO[bytes]) -> None:
         self.out = out
         self.rows = 0
+        self.table = _Rows()
 
     def write(self, table: ReferenceTable) -> None:
         raise NotImplementedError
@@ -66,64 +90,37 @@ class TableWriter:
         pass
 
 
-class _RowsWriter(TableWriter):
-    """A text format: each chunk's rows made by :class:`~d3d12wl.output.textrows.RowFormatter` (the C kernel) from the
-    columns, the template made again when a name table has grown (names, once given a code, keep it)."""
+class _TextWriter(TableWriter):
+    """A text format: each chunk's rows by its encoder's template."""
 
-    def __init__(self, out: IO[bytes]) -> None:
+    def __init__(self, out: IO[bytes], template: csv_table.Template) -> None:
         super().__init__(out)
-        self._formatter: RowFormatter | None = None
-        self._names: tuple[int, ...] = ()
-
-    def template(self, names: dict[str, list[str]]) -> list[Part]:
-        raise NotImplementedError
+        self.text = csv_table.TextRows(self.table, out.write, template)
 
     def write(self, table: ReferenceTable) -> None:
-        cols, n = table.columns, len(table)
-        if not n:
+        if not len(table):
             return
-        sizes = tuple(len(table.names.get(c, ())) for c in NAME_COLUMNS)
-        if self._formatter is None or sizes != self._names:
-            self._formatter, self._names = RowFormatter([self.template(table.names)]), sizes
-        none = absent(cols)
-        self.out.write(self._formatter.format(cols, n, masks={f"{c}.absent": m for c, m in none.items()}))
-        self.rows += n
+        self.table.names = table.names
+        self.text.chunk(_chunk(table))
+        self.rows += len(table)
 
 
-def _number(c: str, absent_text: str, *, hex_: bool) -> Value:
-    kind: Any = "hex" if hex_ else "udec" if COLUMNS[c].kind == "u" else "sdec"
-    return Value(c, kind, absent=absent_text, mask=f"{c}.absent", prefix="0x" if hex_ else "")
-
-
-class CsvWriter(_RowsWriter):
-    """A header of :data:`COLUMNS`, then one line per row: codes as names, VAs in hex, absent values empty."""
+class CsvWriter(_TextWriter):
+    """A header of :data:`~d3d12wl.executor.references.COLUMNS`, then one line per row (:mod:`d3d12wl.output.
+    csv_table`): codes as names, VAs in hex, absent values empty."""
 
     def __init__(self, out: IO[bytes]) -> None:
-        super().__init__(out)
-        out.write(",".join(COLUMNS).encode() + b"\n")
-
-    def template(self, names: dict[str, list[str]]) -> list[Part]:
-        parts: list[Part] = []
-        for i, c in enumerate(COLUMNS):
-            if i:
-                parts.append(",")
-            # (a NUL in a name is written \\0, as this table's CSV always wrote it)
-            parts.append(Value(c, "dict", names=tuple(csv_cell(x.replace("\0", "\\0")) for x in names.get(c, ())))
-                         if c in NAME_COLUMNS else _number(c, "", hex_=c in HEX_COLUMNS))
-        return [*parts, "\n"]
+        super().__init__(out, lambda names: csv_table.row_template(self.table, names))
+        out.write(csv_table.header(self.table))
 
 
-class JsonlWriter(_RowsWriter):
-    """One object per row, ``{"record": "reference", <column>: value, ...}`` (names as strings, numbers as JSON
-    numbers, absent ``null``), then a ``finding`` line per finding and an ``end`` line."""
+class JsonlWriter(_TextWriter):
+    """One object per row, ``{"record": "reference", <column>: value, ...}`` (:mod:`d3d12wl.output.json_table`:
+    names as strings, numbers as JSON numbers, absent ``null``), then a ``finding`` line per finding and an
+    ``end`` line."""
 
-    def template(self, names: dict[str, list[str]]) -> list[Part]:
-        parts: list[Part] = ['{"record":"reference"']
-        for c in COLUMNS:
-            parts.append(f",{json.dumps(c)}:")
-            parts.append(Value(c, "dict", absent="null", names=tuple(json.dumps(x) for x in names.get(c, ())))
-                         if c in NAME_COLUMNS else _number(c, "null", hex_=False))
-        return [*parts, "}\n"]
+    def __init__(self, out: IO[bytes]) -> None:
+        super().__init__(out, partial(row_template, SPECS, keys='"record":"reference",', trail="\n"))
 
     def close(self, findings: list[Finding], suppressed: int) -> None:
         for f in findings:
@@ -140,12 +137,11 @@ class _Blocks(TableWriter):
         super().__init__(out)
         self.pending: list[dict[str, np.ndarray]] = []
         self.pending_rows = 0
-        self.names: dict[str, list[str]] = {}
 
     def write(self, table: ReferenceTable) -> None:
         if not len(table):
             return
-        self.names = table.names
+        self.table.names = table.names
         self.pending.append(table.columns)
         self.pending_rows += len(table)
         if self.pending_rows >= BLOCK_ROWS:
@@ -164,103 +160,79 @@ class _Blocks(TableWriter):
 
 
 class NpzWriter(_Blocks):
-    """One array per column (its dtype, :data:`~d3d12wl.executor.references.COLUMNS`), ``names.<column>`` for each
-    code column, ``findings.<member>`` for the findings; the columns are written through temporary files block by
-    block, so the memory it needs is one block's."""
+    """One array per column (its dtype, :data:`~d3d12wl.executor.references.COLUMNS`; :func:`d3d12wl.output.
+    npz_table.write_columns`), ``names.<column>`` for each code column, ``findings.<member>`` for the findings; the
+    columns are written through temporary files block by block, so the memory it needs is one block's."""
 
     def __init__(self, out: IO[bytes]) -> None:
         super().__init__(out)
-        self.tmp = tempfile.TemporaryDirectory(prefix="d3d12wl-patch-npz-")
-        self.files = {c: open(Path(self.tmp.name) / f"{i}.bin", "w+b") for i, c in enumerate(COLUMNS)}  # noqa: SIM115
+        self.files = npz_table.ColumnFiles(COLUMNS, prefix="d3d12wl-patch-npz-")
 
     def block(self, columns: dict[str, np.ndarray]) -> None:
-        for c, f in self.files.items():
-            columns[c].astype(COLUMNS[c], copy=False).tofile(f)
+        self.files.add(columns)
 
     def close(self, findings: list[Finding], suppressed: int) -> None:
         self.flush()
         try:
             with zipfile.ZipFile(self.out, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
-                for c, f in self.files.items():
-                    f.flush()
-                    f.seek(0)
-                    with z.open(f"{c}.npy", "w", force_zip64=True) as entry:
-                        np.lib.format.write_array_header_1_0(entry, {"descr": np.lib.format.dtype_to_descr(COLUMNS[c]),
-                                                                     "fortran_order": False, "shape": (self.rows,)})
-                        shutil.copyfileobj(f, entry, 1 << 20)
+                npz_table.write_columns(z, self.files)
                 for c in NAME_COLUMNS:
-                    with z.open(f"names.{c}.npy", "w", force_zip64=True) as entry:
-                        np.lib.format.write_array(entry, np.array(self.names.get(c, []), dtype=str))
-                arrays = {m: [getattr(f, m) for f in findings] for m in _FINDING_MEMBERS}
-                for m, values in arrays.items():
+                    npz_table.write_array(z, f"names.{c}", np.array(self.table.names.get(c, []), dtype=str))
+                for m in _FINDING_MEMBERS:
+                    values = [getattr(f, m) for f in findings]
                     if m in ("kind", "rule", "severity", "message"):
                         array = np.array(values, dtype=str)
                     elif m == "va":
                         array = np.array([0 if v is None else v for v in values], dtype=np.uint64)
                     else:
                         array = np.array([-1 if v is None else v for v in values], dtype=np.int64)
-                    with z.open(f"findings.{m}.npy", "w") as entry:
-                        np.lib.format.write_array(entry, array)
-                with z.open("findings_suppressed.npy", "w") as entry:
-                    np.lib.format.write_array(entry, np.array(suppressed, dtype=np.int64))
+                    npz_table.write_array(z, f"findings.{m}", array, zip64=False)
+                npz_table.write_array(z, "findings_suppressed", np.array(suppressed, dtype=np.int64), zip64=False)
         finally:
-            for f in self.files.values():
-                f.close()
-            self.tmp.cleanup()
+            self.files.close()
 
 
 class ParquetWriter(_Blocks):
-    """A row group per block: uint64 and int64 columns typed, code columns dictionary-encoded strings, absent
-    values null; the findings in the file's ``d3d12wl.findings`` metadata (a JSON list).  Needs pyarrow (``pip
-    install 'd3d12wl[parquet]'``)."""
+    """A row group per block (:mod:`d3d12wl.output.parquet_table`): uint64 and int64 columns typed, code columns
+    dictionary-encoded strings, absent values null; the findings in the file's ``d3d12wl.findings`` metadata (a
+    JSON list).  Needs pyarrow (``pip install 'd3d12wl[parquet]'``)."""
 
     def __init__(self, out: IO[bytes]) -> None:
         super().__init__(out)
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            from d3d12wl.errors import D3D12WLError
-
-            raise D3D12WLError("--format parquet needs pyarrow: pip install 'd3d12wl[parquet]'",
-                               where="--format") from None
-        self.pa = pa
-        fields = [pa.field(c, pa.dictionary(pa.int32(), pa.string()) if c in NAME_COLUMNS
-                           else pa.from_numpy_dtype(dt)) for c, dt in COLUMNS.items()]
-        self.schema = pa.schema(fields)
-        self.kept = arrowcols.KeptFailures(out)
-        with self.kept.raising():
-            self.writer = pq.ParquetWriter(self.kept, self.schema, write_batch_size=arrowcols.PARQUET_WRITE_BATCH)
+        self.schema = parquet_table.schema(SPECS)
+        self.stream = parquet_table.ParquetStream(out, self.schema)
 
     def block(self, columns: dict[str, np.ndarray]) -> None:
-        pa = self.pa
-        none = absent(columns)
-        arrays = []
-        for c in COLUMNS:
-            if c in NAME_COLUMNS:
-                indices = arrowcols.numbers(columns[c], pa.int32(), none[c])
-                arrays.append(pa.DictionaryArray.from_arrays(indices, arrowcols.strings(self.names.get(c, []))))
-            else:
-                arrays.append(arrowcols.numbers(columns[c], pa.from_numpy_dtype(columns[c].dtype), none[c]))
-        with self.kept.raising():
-            self.writer.write_table(self.pa.Table.from_arrays(arrays, schema=self.schema))
+        chunk = TableChunk(len(columns["va"]), columns, absent(columns))
+        self.stream.write(parquet_table.arrow_table(self.table, chunk, self.schema))
 
     def close(self, findings: list[Finding], suppressed: int) -> None:
-        with self.kept.raising():
-            try:
-                self.flush()
-                if not self.rows:  # a table with no rows still has its schema
-                    self.writer.write_table(self.schema.empty_table())
-                self.writer.add_key_value_metadata({
-                    "d3d12wl.findings": json.dumps([{m: getattr(f, m) for m in _FINDING_MEMBERS}
-                                                    for f in findings]),
-                    "d3d12wl.findings_suppressed": str(suppressed)})
-            finally:
-                self.writer.close()
+        try:
+            self.flush()
+        except BaseException:
+            self.stream.abort()
+            raise
+        self.stream.close({"d3d12wl.findings": json.dumps([{m: getattr(f, m) for m in _FINDING_MEMBERS}
+                                                          for f in findings]),
+                           "d3d12wl.findings_suppressed": str(suppressed)})
+
+
+#: the writers of the table of references, by ``patch-list --format`` (each ``write(out)`` makes a
+#: :class:`TableWriter`; parquet needs the optional pyarrow)
+REFERENCE_WRITERS = Writers("table of references")
+REFERENCE_WRITERS.add(Writer("csv", CsvWriter, "one row per reference; the findings on standard error"))
+REFERENCE_WRITERS.add(Writer("jsonl", JsonlWriter, "one object per reference, then the findings and an end line",
+                             verdict_inside="its finding lines"))
+REFERENCE_WRITERS.add(Writer("npz", NpzWriter, "one array per column, the names and the findings",
+                             verdict_inside="its findings.* arrays"))
+REFERENCE_WRITERS.add(Writer("parquet", ParquetWriter, "the table, the findings in its metadata",
+                             verdict_inside="its d3d12wl.findings metadata", extra="parquet"))
+#: the formats ``d3d12wl patch-list --format`` writes
+FORMATS = REFERENCE_WRITERS.formats()
 
 
 def writer_for(fmt: str, out: IO[bytes]) -> TableWriter:
     """The writer of ``fmt`` (:data:`FORMATS`) onto the binary stream ``out``."""
-    writers: dict[str, type[TableWriter]] = {"csv": CsvWriter, "jsonl": JsonlWriter, "npz": NpzWriter,
-                                             "parquet": ParquetWriter}
-    return writers[fmt](out)
+    writer: TableWriter = REFERENCE_WRITERS[fmt].write(out)
+    return writer
+

@@ -17,19 +17,15 @@ from d3d12wl import abi
 from d3d12wl.capture.file import Capture
 from d3d12wl.capture.references import state_references
 from d3d12wl.errors import LayoutError
-from d3d12wl.executor.columnar import (
-    CommandBatch,
-    WorkListBatch,
-    _Codes,
-    _Records,
-    _Regions,
-    _SecondaryRecords,
-)
+from d3d12wl.executor.arrays import RegionArrays
+from d3d12wl.executor.command_walk import CommandBatch
 from d3d12wl.executor.execute_indirect import CommandPlan
 from d3d12wl.executor.trace import Execution, Finding, ListTrace, PrimaryRecordTrace, Trace
+from d3d12wl.executor.worklist_batch import BatchRecords, BatchSecondaryRecords, WorkListBatch
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import Program, ProgramCommandSignature, RecordKind, RootParameter1
 from d3d12wl.model.state import SHADER_VISIBLE_HEAP_TYPES, table_heap_type
+from d3d12wl.output.table import NameTable
 from d3d12wl.records.layout import LayoutCache, LayoutField, RecordLayout, inline_local_slots, record_id
 from d3d12wl.records.references import HANDLE, IDENTIFIER, REFERENCE_KINDS, VA, ctype_references, record_references
 
@@ -59,10 +55,10 @@ MAX_TABLE_FINDINGS = 64
 _IDENTIFIER_SIZE = abi.sizeof("D3D12_PROGRAM_IDENTIFIER")
 _KIND = {k: i for i, k in enumerate(REFERENCE_KINDS)}
 _HEAP = {h: i for i, h in enumerate(SHADER_VISIBLE_HEAP_TYPES)}
-#: a listed field's code (per region, :class:`Listed`): the kind, and for a handle its heap
-_VA_CODE, _IDENTIFIER_CODE = 0, 1
-_HANDLE_CODE = {h: 2 + i for i, h in enumerate(SHADER_VISIBLE_HEAP_TYPES)}
-_CODE_SIZE = np.array([8, _IDENTIFIER_SIZE, *(8 for _ in SHADER_VISIBLE_HEAP_TYPES)], dtype=np.uint64)
+#: a listed field's code (per region, :class:`Listed`): the kind, and for a handle its heap (what a rebase reads)
+VA_CODE, IDENTIFIER_CODE = 0, 1
+HANDLE_CODE = {h: 2 + i for i, h in enumerate(SHADER_VISIBLE_HEAP_TYPES)}
+CODE_SIZE = np.array([8, _IDENTIFIER_SIZE, *(8 for _ in SHADER_VISIBLE_HEAP_TYPES)], dtype=np.uint64)
 
 
 @dataclass
@@ -192,7 +188,7 @@ class Listed:
         of them falls among fields listed before (True: every one is fresh, recorded as the run it is); False:
         nothing is recorded, and the caller lists them with :meth:`fresh`."""
         lo = first + offsets[0]
-        hi = first + (count - 1) * stride + offsets[-1] + int(_CODE_SIZE[codes[-1]])
+        hi = first + (count - 1) * stride + offsets[-1] + int(CODE_SIZE[codes[-1]])
         starts, runs = self.starts[r], self.runs[r]
         i = bisect.bisect_left(starts, hi)
         if i and runs[i - 1][1] > lo:  # (runs never overlap: the one before is the only one that can reach lo)
@@ -212,9 +208,9 @@ class Listed:
         ascending = disjoint or len(o) < 2 or bool(np.all(o[1:] > o[:-1]))
         lo = int(o[0]) if ascending else int(o.min())
         if disjoint:
-            hi = int(o[-1]) + int(_CODE_SIZE[c[-1]])
+            hi = int(o[-1]) + int(CODE_SIZE[c[-1]])
         else:
-            ends = o.astype(np.uint64) + _CODE_SIZE[c]
+            ends = o.astype(np.uint64) + CODE_SIZE[c]
             hi = int(ends[-1]) if ascending else int(ends.max())
         starts, runs = self.starts[r], self.runs[r]
         i = bisect.bisect_left(starts, hi)  # runs starting before hi ...
@@ -262,7 +258,7 @@ class Listed:
         merged_o, merged_c = merged_o[morder], merged_c[morder]
         self._overlaps(r, merged_o, merged_c, is_new[morder])
         lo = int(merged_o[0])
-        hi = max(int((merged_o + _CODE_SIZE[merged_c]).max()), runs[i - 1][1] if i > j else 0)
+        hi = max(int((merged_o + CODE_SIZE[merged_c]).max()), runs[i - 1][1] if i > j else 0)
         runs[j:i] = [(lo, hi, merged_o.astype(self.dtypes[r]), merged_c)]
         self.starts[r][j:i] = [lo]
         out = np.zeros(len(o), dtype=bool)
@@ -274,7 +270,7 @@ class Listed:
         listed now)."""
         if len(o) < 2:
             return
-        bad = o[:-1].astype(np.uint64) + _CODE_SIZE[c[:-1]] > o[1:]
+        bad = o[:-1].astype(np.uint64) + CODE_SIZE[c[:-1]] > o[1:]
         if new is not None:
             bad &= new[:-1] | new[1:]
         for k in np.flatnonzero(bad).tolist():
@@ -287,11 +283,11 @@ class Listed:
 
 
 def _code_name(code: int) -> str:
-    if code == _VA_CODE:
+    if code == VA_CODE:
         return "a GPU VA"
-    if code == _IDENTIFIER_CODE:
+    if code == IDENTIFIER_CODE:
         return "a program identifier"
-    heap = next(h for h, v in _HANDLE_CODE.items() if v == code)
+    heap = next(h for h, v in HANDLE_CODE.items() if v == code)
     return f"a descriptor handle of the {heap} heap"
 
 
@@ -301,7 +297,7 @@ def _code_name(code: int) -> str:
 
 
 @dataclass(frozen=True)
-class _Plan:
+class FieldPlan:
     """The references of one record class (as one program uses it): per 8-byte reference its field code, offset,
     kind and heap codes; the 32-byte identifiers apart."""
 
@@ -337,12 +333,15 @@ class ReferenceWalk:
     undecided: str | None = None
 
 
-class _Collector:
+class Collector:
+    """The table of references one call reads, filled as the walk's chunks stream out of the executor: the state
+    rows of the capture's own members, then per chunk the rows of its records (through :attr:`sink`)."""
+
     def __init__(self, capture: Capture, sink: RowSink, targets: bool = True) -> None:
         self.capture = capture
         self.sink = sink
         self.targets = targets
-        self.regions = _Regions(capture.memory)
+        self.regions = RegionArrays(capture.memory)
         self.region_names = [r.name for r in capture.memory.regions if r.size]
         heap_names = list(SHADER_VISIBLE_HEAP_TYPES)
         self.programs: dict[bytes, int] = {}  # identifier -> program (the first one with it, as the executor finds)
@@ -351,11 +350,11 @@ class _Collector:
         self.names: dict[str, list[str]] = {
             "region": self.region_names, "kind": list(REFERENCE_KINDS), "heap": heap_names,
             "target": [*self.region_names, *heap_names, *capture.objects.programs]}
-        self.codes = {c: _Codes() for c in ("identifier", "record_id", "field")}
+        self.codes = {c: NameTable() for c in ("identifier", "record_id", "field")}
         for c, codes in self.codes.items():
             self.names[c] = codes.names
         self.layouts = LayoutCache()
-        self.plans: dict[tuple[int, tuple[str | None, ...]], tuple[RecordLayout, Any, _Plan]] = {}
+        self.plans: dict[tuple[int, tuple[str | None, ...]], tuple[RecordLayout, Any, FieldPlan]] = {}
         self.listed = Listed([r.size for r in capture.memory.regions if r.size])
         self.slots: set[int] = set()  # program-table slot VAs listed
         self.headers: set[int] = set()  # list indices whose header rows are listed
@@ -378,7 +377,7 @@ class _Collector:
             start = h.GPUDescriptorHandleForHeapStart
             self.target_ranges[nregions + k] = (start, min(start + h.size - 1, (1 << 64) - 1), nregions + i)
             self._heap_range[i] = nregions + k
-        self._tables: dict[int, tuple[_Plan, np.ndarray]] = {}
+        self._tables: dict[int, tuple[FieldPlan, np.ndarray]] = {}
 
     # -- emitting rows ------------------------------------------------------------------------------------------
 
@@ -393,8 +392,8 @@ class _Collector:
         one = first >= 0 and bool(np.all(region == first))
         if one or (region >= 0).any():
             kind = cols["kind"]
-            codes = np.where(kind == _KIND[IDENTIFIER], _IDENTIFIER_CODE,
-                             np.where(kind == _KIND[VA], _VA_CODE, 2 + np.maximum(cols["heap"], 0))).astype(np.int8)
+            codes = np.where(kind == _KIND[IDENTIFIER], IDENTIFIER_CODE,
+                             np.where(kind == _KIND[VA], VA_CODE, 2 + np.maximum(cols["heap"], 0))).astype(np.int8)
             if one:  # the usual block: all in one region
                 keep = self.listed.fresh(first, cols["offset"], codes)
             else:
@@ -417,7 +416,7 @@ class _Collector:
             near = [(r, b, last) for r, (b, last) in enumerate(zip(bases.tolist(), lasts.tolist()))
                     if b <= hi and lo <= last]
             if not near:  # no value in any region: every row's target is none
-                return _constant(-1, len(value), np.int32), _constant(0, len(value), np.uint64)
+                return constant(-1, len(value), np.int32), constant(0, len(value), np.uint64)
             target = np.full(len(value), -1, dtype=np.int32)
             offset = np.zeros(len(value), dtype=np.uint64)
             for k, b, last in near:
@@ -445,7 +444,7 @@ class _Collector:
             offset[m] = value[m] - start
         return target, offset
 
-    def target_tables(self, plan: _Plan) -> np.ndarray:
+    def target_tables(self, plan: FieldPlan) -> np.ndarray:
         """Per 8-byte reference of ``plan``, the ranges of :attr:`target_ranges` its value is looked up in (first,
         count), as :func:`~d3d12wl.records.packers.field_runs` takes them: a VA in the memory regions, a descriptor
         handle in the bound heap of its type (:meth:`_targets`' answers, in the kernel)."""
@@ -462,7 +461,7 @@ class _Collector:
         self._tables[id(plan)] = (plan, tables)
         return tables
 
-    def rows_of(self, plan: _Plan, records: np.ndarray | None, vas: np.ndarray, where: dict[str, Any],
+    def rows_of(self, plan: FieldPlan, records: np.ndarray | None, vas: np.ndarray, where: dict[str, Any],
                 values: np.ndarray | None = None) -> Columns:
         """The rows of ``len(vas)`` records of one plan (``records``: their bytes, a uint8 matrix; or ``values``,
         their references' values already read, :func:`plan_values`), record by record and, in each, its
@@ -481,16 +480,16 @@ class _Collector:
                 values = plan_values(plan, records)
             value = values.reshape(-1)
             if f == 1:
-                kind, heap = _constant(plan.kinds[0], n, np.int32), _constant(plan.heaps[0], n, np.int32)
-                field, va = _constant(plan.fields[0], n, np.int32), vas + np.uint64(plan.offsets[0])
+                kind, heap = constant(plan.kinds[0], n, np.int32), constant(plan.heaps[0], n, np.int32)
+                field, va = constant(plan.fields[0], n, np.int32), vas + np.uint64(plan.offsets[0])
             else:
                 kind, heap, field = np.tile(plan.kinds, n), np.tile(plan.heaps, n), np.tile(plan.fields, n)
                 va = (vas[:, None] + plan.offsets.astype(np.uint64)[None, :]).reshape(-1)
             if self.targets:
                 target, target_offset = self._targets(value, kind, heap)
             else:
-                target, target_offset = _constant(-1, n * f, np.int32), _constant(0, n * f, np.uint64)
-            cols = {"va": va, "kind": kind, "value": value, "identifier": _constant(-1, n * f, np.int32),
+                target, target_offset = constant(-1, n * f, np.int32), constant(0, n * f, np.uint64)
+            cols = {"va": va, "kind": kind, "value": value, "identifier": constant(-1, n * f, np.int32),
                     "field": field, "heap": heap, "target": target, "target_offset": target_offset}
         if g:
             assert records is not None
@@ -501,7 +500,7 @@ class _Collector:
                 idents = [bytes(x) for x in records[:, off:off + _IDENTIFIER_SIZE]]
                 program = np.array([self.programs.get(i, -1) for i in idents], dtype=np.int32)
                 ident["va"][:, k] = vas + np.uint64(off)
-                ident["identifier"][:, k] = [self.codes["identifier"].code(i.hex()) for i in idents]
+                ident["identifier"][:, k] = [self.codes["identifier"].named(i.hex()) for i in idents]
                 ident["target"][:, k] = np.where(program >= 0, self.program_target + program, -1)
                 ident["field"][:, k] = field_code
             ident["kind"][:] = _KIND[IDENTIFIER]
@@ -517,19 +516,19 @@ class _Collector:
         cols["region"] = region
         cols["offset"] = cols["va"] - base if bool((region >= 0).all()) else np.where(region >= 0, cols["va"] - base,
                                                                                        np.uint64(0))
-        cols["record_id"] = _constant(plan.record, total, np.int32)
+        cols["record_id"] = constant(plan.record, total, np.int32)
         for c in _WHERE:
             v = where.get(c, -1)
             if np.ndim(v):
                 cols[c] = np.repeat(np.asarray(v, dtype=np.int64), width) if width > 1 else np.asarray(v, np.int64)
             else:
-                cols[c] = _constant(v, total, np.int64)
+                cols[c] = constant(v, total, np.int64)
         return {c: cols[c] for c in COLUMNS}
 
     # -- plans --------------------------------------------------------------------------------------------------
 
     def plan(self, layout: RecordLayout, pcs: ProgramCommandSignature | None, program: Program | None,
-             record: str | None = None) -> _Plan:
+             record: str | None = None) -> FieldPlan:
         """The plan of ``layout``'s records as ``program`` uses them: one per layout and the heaps its handles
         address (programs of one PCS share it unless their local root signatures route a handle elsewhere)."""
         refs = record_references(layout)
@@ -543,15 +542,15 @@ class _Collector:
         self.plans[key] = (layout, heaps, made)
         return made
 
-    def _plan(self, record: str, refs: Sequence[tuple[str, int, str, str | None]], size: int) -> _Plan:
+    def _plan(self, record: str, refs: Sequence[tuple[str, int, str, str | None]], size: int) -> FieldPlan:
         eight = [r for r in refs if r[2] != IDENTIFIER]
-        field_codes = np.array([self.codes["field"].code(r[0]) for r in eight], dtype=np.int32)
+        field_codes = np.array([self.codes["field"].named(r[0]) for r in eight], dtype=np.int32)
         heaps = np.array([_HEAP[r[3]] if r[3] is not None else -1 for r in eight], dtype=np.int32)
         kinds = np.array([_KIND[r[2]] for r in eight], dtype=np.int32)
-        codes = np.array([_VA_CODE if r[2] == VA else _HANDLE_CODE[r[3] or "CBV_SRV_UAV"] for r in eight],
+        codes = np.array([VA_CODE if r[2] == VA else HANDLE_CODE[r[3] or "CBV_SRV_UAV"] for r in eight],
                          dtype=np.int8)
-        identifiers = tuple((self.codes["field"].code(r[0]), r[1]) for r in refs if r[2] == IDENTIFIER)
-        return _Plan(self.codes["record_id"].code(record), field_codes, np.array([r[1] for r in eight], dtype=np.int64),
+        identifiers = tuple((self.codes["field"].named(r[0]), r[1]) for r in refs if r[2] == IDENTIFIER)
+        return FieldPlan(self.codes["record_id"].named(record), field_codes, np.array([r[1] for r in eight], dtype=np.int64),
                      kinds, heaps, codes, identifiers, size)
 
     # -- the capture's own members ------------------------------------------------------------------------------
@@ -565,10 +564,10 @@ class _Collector:
             rows[c][:] = -1
         for i, ref in enumerate(refs):
             rows["kind"][i] = _KIND[ref.kind]
-            rows["record_id"][i] = self.codes["record_id"].code(ref.record)
-            rows["field"][i] = self.codes["field"].code(ref.field)
+            rows["record_id"][i] = self.codes["record_id"].named(ref.record)
+            rows["field"][i] = self.codes["field"].named(ref.field)
             if ref.kind == IDENTIFIER:
-                rows["identifier"][i] = self.codes["identifier"].code(ref.value.hex())
+                rows["identifier"][i] = self.codes["identifier"].named(ref.value.hex())
             else:
                 rows["value"][i] = ref.value
             if ref.heap is not None:
@@ -585,20 +584,20 @@ class _Collector:
     def take_list(self, run: Any) -> None:
         """After a chunk of list ``run``: its new rows, then release the trace's items."""
         lt: ListTrace = run.trace
-        self._header(lt, program_inputs=True)
+        self.header(lt, program_inputs=True)
         self._take_records(lt)
         run.ctx.trace.executions.release()
 
     def _take_records(self, lt: ListTrace) -> None:
         for seg in lt.primary_records.segments:
-            if isinstance(seg, _Records):
+            if isinstance(seg, BatchRecords):
                 self._batch(lt, seg.batch)
             elif isinstance(seg, list):
                 for prt in seg:
                     self._object(lt, prt)
         lt.primary_records.release()
 
-    def _header(self, lt: ListTrace, program_inputs: bool, continuation: bool = False) -> None:
+    def header(self, lt: ListTrace, program_inputs: bool, continuation: bool = False) -> None:
         """``ProgramInputs.StartAddress`` (read when NumProgramInputs is not 0) once per list; ``NextDispatchList``
         when the continuation read it."""
         refs = ctype_references(lt.input_struct)
@@ -614,13 +613,13 @@ class _Collector:
         plan = self._plan(lt.input_struct, chosen, abi.sizeof(lt.input_struct))
         self._records(plan, [lt.va], {"list_index": lt.index})
 
-    def _gather(self, vas: np.ndarray, size: int) -> np.ndarray | None:
+    def gather(self, vas: np.ndarray, size: int) -> np.ndarray | None:
         ridx = self.regions.locate(vas, max(size, 1))
         if (ridx < 0).any():
             return None
         return self.regions.gather(ridx, vas, size)
 
-    def _slot(self, lt: ListTrace, index: int, va: int, program: Program | None, tail: bool) -> Columns | None:
+    def slot(self, lt: ListTrace, index: int, va: int, program: Program | None, tail: bool) -> Columns | None:
         """The rows of a program-table slot a record selected, the first time one does: its identifier and (when
         read) its local-root tail."""
         if va in self.slots:
@@ -638,7 +637,7 @@ class _Collector:
             plan = self._plan("program_table" if program is None else f"{program.name}.program_table",
                               [("ProgramIdentifier", 0, IDENTIFIER, None)], _IDENTIFIER_SIZE)
         vas = np.array([va], dtype=np.uint64)
-        records = self._gather(vas, plan.size)
+        records = self.gather(vas, plan.size)
         return None if records is None else self.rows_of(plan, records, vas, {"list_index": lt.index,
                                                                               "slot_index": index})
 
@@ -650,11 +649,11 @@ class _Collector:
         present = np.unique(gid).tolist()
         pcs_seen = self.pcses.setdefault(lt.index, set())
         classes: dict[tuple[int, int], list[int]] = {}  # (primary plan, secondary plan) -> its groups
-        plans: dict[int, tuple[_Plan, _Plan | None]] = {}
+        plans: dict[int, tuple[FieldPlan, FieldPlan | None]] = {}
         for g in present:
             group = groups[g]
             pcs_seen.add(id(group.pcs))
-            got = self._slot(lt, group.pt_index, group.table.va, group.program, True)
+            got = self.slot(lt, group.pt_index, group.table.va, group.program, True)
             if got is not None:
                 self.emit(got)
             sec = self.plan(group.layout.secondary, group.pcs, group.program) if group.hybrid and \
@@ -682,7 +681,7 @@ class _Collector:
                 position = np.concatenate([np.repeat(m, len(p["va"]) // max(len(m), 1)) for m, p in parts])
                 self.emit(_taken(cols, _stable_order(position)))
 
-    def _secondaries(self, lt: ListTrace, batch: WorkListBatch, plan: _Plan, m: np.ndarray, members: list[int],
+    def _secondaries(self, lt: ListTrace, batch: WorkListBatch, plan: FieldPlan, m: np.ndarray, members: list[int],
                      at: dict[int, Any]) -> tuple[np.ndarray, Columns]:
         """The secondary records the columns took of records ``m`` (of one shape; ``at``: each group's records
         among them), in record order: per secondary record its record's position, and the rows."""
@@ -716,7 +715,7 @@ class _Collector:
         slot = prt.program_table
         if slot is not None:
             program = objects.programs.get(slot.program) if slot.program is not None else None
-            got = self._slot(lt, slot.index, slot.va, program, bool(prt.fields) or bool(slot.tail))
+            got = self.slot(lt, slot.index, slot.va, program, bool(prt.fields) or bool(slot.tail))
             if got is not None:
                 self.emit(got)
         pcs = objects.program_command_signatures.get(prt.pcs) if prt.pcs is not None else None
@@ -733,7 +732,7 @@ class _Collector:
             return
         splan = self.plan(layout.secondary, pcs, program)
         for seg in prt.secondary_records.segments:
-            if isinstance(seg, _SecondaryRecords):  # the secondary records the columns took before handing over
+            if isinstance(seg, BatchSecondaryRecords):  # the secondary records the columns took before handing over
                 b, g, r = seg.batch, int(seg.batch.gid[seg.r]), seg.r
                 j = np.arange(len(seg), dtype=np.int64)
                 vas = b.secondary_base[g][b.group_row[r]] + j.astype(np.uint64) * np.uint64(seg.group.sstride)
@@ -743,11 +742,11 @@ class _Collector:
                 indices = [s.index for s in seg]
                 self._records(splan, [s.va for s in seg], {**where, "secondary_index": np.array(indices, np.int64)})
 
-    def _records(self, plan: _Plan, vas_list: list[int], where: dict[str, Any]) -> None:
+    def _records(self, plan: FieldPlan, vas_list: list[int], where: dict[str, Any]) -> None:
         if not vas_list:
             return
         vas = np.array(vas_list, dtype=np.uint64)
-        records = self._gather(vas, plan.size)
+        records = self.gather(vas, plan.size)
         if records is not None:
             self.emit(self.rows_of(plan, records, vas, where))
 
@@ -771,9 +770,9 @@ class _Collector:
 
     def finish(self, trace: Trace) -> None:
         for lt in trace.lists:
-            self._header(lt, program_inputs=True)
+            self.header(lt, program_inputs=True)
             self._take_records(lt)
-            self._header(lt, program_inputs=False, continuation=True)
+            self.header(lt, program_inputs=False, continuation=True)
             self._validation_slots(lt)
 
     def _validation_slots(self, lt: ListTrace) -> None:
@@ -834,7 +833,7 @@ def _stable_order(values: np.ndarray) -> np.ndarray:
 _STABLE: Final = "stable"
 
 
-def _constant(value: int, n: int, dtype: Any) -> np.ndarray:
+def constant(value: int, n: int, dtype: Any) -> np.ndarray:
     """``n`` times ``value``, read-only and without the memory (a column every row of a block shares): one element
     at stride 0 (what ``np.broadcast_to`` makes, at half its cost; a chunk makes a dozen)."""
     one = np.array([value], dtype=dtype)
@@ -843,7 +842,7 @@ def _constant(value: int, n: int, dtype: Any) -> np.ndarray:
     return out
 
 
-def plan_values(plan: _Plan, records: np.ndarray) -> np.ndarray:
+def plan_values(plan: FieldPlan, records: np.ndarray) -> np.ndarray:
     """The 8-byte references' values of records (a uint8 matrix of whole records), one row per record."""
     values = np.empty((len(records), len(plan.offsets)), dtype=np.uint64)
     for k, off in enumerate(plan.offsets.tolist()):
@@ -854,7 +853,7 @@ def plan_values(plan: _Plan, records: np.ndarray) -> np.ndarray:
 def plan_key(layout: RecordLayout, pcs: ProgramCommandSignature | None,
              program: Program | None) -> tuple[int, tuple[str | None, ...]]:
     """What makes two plans of ``layout`` the same: the layout, and the heaps its descriptor handles address as
-    ``program`` uses it (:meth:`_Collector.plan` keeps one plan per key)."""
+    ``program`` uses it (:meth:`Collector.plan` keeps one plan per key)."""
     refs = record_references(layout)
     return id(layout), tuple(_field_heap(r.field, pcs, program) if r.kind == HANDLE else None for r in refs)
 

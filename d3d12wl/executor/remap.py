@@ -31,9 +31,9 @@ from d3d12wl.capture.maps import HeapMap, IdentifierMap, ReferenceMaps, VaMap
 from d3d12wl.capture.memory import GpuMemory, Region
 from d3d12wl.capture.references import state_references
 from d3d12wl.executor import execute
-from d3d12wl.executor.columnar import VA_COLUMNS, execution_columns
+from d3d12wl.executor.execution_table import VA_COLUMNS, execution_columns
 from d3d12wl.executor.references import ReferenceTable, ReferenceWalk, patch_list, walk_references
-from d3d12wl.executor.references_table import _CODE_SIZE, _HANDLE_CODE, _IDENTIFIER_CODE, _VA_CODE, MAX_TABLE_FINDINGS
+from d3d12wl.executor.references_table import CODE_SIZE, HANDLE_CODE, IDENTIFIER_CODE, MAX_TABLE_FINDINGS, VA_CODE
 from d3d12wl.executor.trace import Finding, Limits, Trace
 from d3d12wl.model.state import SHADER_VISIBLE_HEAP_TYPES
 from d3d12wl.records.references import HANDLE, IDENTIFIER, REFERENCE_KINDS, VA
@@ -212,7 +212,7 @@ _Patch = Callable[[np.ndarray, int], None]
 def _patcher(mapper: _Mapper, offsets: np.ndarray, codes: np.ndarray) -> _Patch:
     """``patch(window, start)``: rewrite, in ``window`` (the region's bytes from offset ``start``), every listed
     field that starts in it (the window must reach past the last one's end)."""
-    handle_heaps = {code: heap for heap, code in _HANDLE_CODE.items()}
+    handle_heaps = {code: heap for heap, code in HANDLE_CODE.items()}
 
     key = offsets.dtype.type  # (a key of another type would convert the whole array at every search)
 
@@ -223,7 +223,7 @@ def _patcher(mapper: _Mapper, offsets: np.ndarray, codes: np.ndarray) -> _Patch:
             return
         o = (offsets[a:b] - key(start)).astype(np.intp)
         c = codes[a:b]
-        eight = c != _IDENTIFIER_CODE
+        eight = c != IDENTIFIER_CODE
         if eight.any():
             at = o[eight] if not eight.all() else o
             aligned = not (at & 7).any() and not start & 7
@@ -234,11 +234,11 @@ def _patcher(mapper: _Mapper, offsets: np.ndarray, codes: np.ndarray) -> _Patch:
                 cols = at[:, None] + np.arange(8)
                 old = window[cols].view("<u8").reshape(-1)
             cc = c[eight] if not eight.all() else c
-            if bool((cc == _VA_CODE).all()):
+            if bool((cc == VA_CODE).all()):
                 new = mapper.va(old)[0]
             else:
                 new = old.copy()
-                m = cc == _VA_CODE
+                m = cc == VA_CODE
                 new[m] = mapper.va(old[m])[0]
                 for code, heap in handle_heaps.items():
                     m = cc == code
@@ -256,7 +256,7 @@ def _patcher(mapper: _Mapper, offsets: np.ndarray, codes: np.ndarray) -> _Patch:
     return patch
 
 
-_IDENTIFIER_SIZE = int(_CODE_SIZE[_IDENTIFIER_CODE])
+_IDENTIFIER_SIZE = int(CODE_SIZE[IDENTIFIER_CODE])
 
 
 def _window_writer(region: Region, patch: _Patch, offsets: np.ndarray, codes: np.ndarray,
@@ -272,7 +272,7 @@ def _window_writer(region: Region, patch: _Patch, offsets: np.ndarray, codes: np
             stop = min(pos + window, region.size)
             i = int(np.searchsorted(offsets, key(stop), side="left"))
             if i:
-                stop = max(stop, min(int(offsets[i - 1]) + int(_CODE_SIZE[codes[i - 1]]), region.size))
+                stop = max(stop, min(int(offsets[i - 1]) + int(CODE_SIZE[codes[i - 1]]), region.size))
             buf = np.frombuffer(bytearray(data[pos:stop]), dtype=np.uint8)
             patch(buf, pos)
             out.write(buf.tobytes())

@@ -1,21 +1,23 @@
 """The trace's executions and primary records as text rows made from its columns (:mod:`d3d12wl.output.textrows`): the
 JSON of ``Trace.to_dict()`` byte for byte, JSON lines, and the human lines of ``d3d12wl exec``.
 
-A run of executions in columns (:func:`~d3d12wl.executor.columnar.execution_runs`) is a few groups, each of
-executions that resolve alike (one program-table slot of one batch): the JSON of a group's first execution, with
-a :class:`~d3d12wl.output.textrows.Value` wherever an execution of the group has a value of its own (its indices, its
-records' VAs, the trigger's members, every root argument and IA binding a record, the counter or a system
-pointer sets, and the ``origin`` text and ``va`` of every source read from a record), is the template every row
-of the group is written by, from the run's :func:`~d3d12wl.executor.columnar.execution_columns` table.  Primary
-records work the same way, their secondary records and execution indices as rows of their own between the
-record's parts.  The first and last row of every group are written both ways and compared before the run is
-written: a group the template does not write exactly (a shape this module does not know) is written object by
-object, which :data:`FALLBACKS` counts.  Executions the reference walk made are objects already and are written
-as such.
+Executions: every run of the trace (:func:`~d3d12wl.executor.execution_table.execution_runs`) is groups of
+executions that resolve alike, with their table.  The JSON of a group's first execution, with a
+:class:`~d3d12wl.output.textrows.Value` wherever an execution of the group has a value of its own (its indices, its
+records' VAs, the trigger's members, every root argument and IA binding a record, the counter or a system pointer
+sets, and the ``origin`` text and ``va`` of every source read from a record), is the template every row of the
+group is written by, from the run's table; groups whose templates are the same share one (the executions the
+reference walk made are groups of one).  Nothing is written twice: ``Trace.to_dict()`` is the tests' oracle, which
+every format is compared with on the differential corpora.
+
+Primary records of a columnar batch work the same way, their secondary records and execution indices as rows of
+their own between the record's parts; a batch of records the walk skipped alike is one template; the records the
+reference walk made are written as the objects they are.  Findings of a columnar batch come from its columns too.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,39 +25,31 @@ from typing import Any
 
 import numpy as np
 
-from d3d12wl.executor.columnar import (
-    ExecutionColumns,
-    ExecutionRun,
-    WorkListBatch,
-    _packed_dtype,
-    _Records,
-    _SkippedRecords,
-    execution_runs,
-)
+from d3d12wl.executor.arrays import packed_dtype
+from d3d12wl.executor.execution_table import ExecutionColumns, ExecutionRun, execution_runs
+from d3d12wl.executor.learned_skips import SkippedRecords
 from d3d12wl.executor.selection import Budget
 from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
-from d3d12wl.output.blockwriter import write_block
+from d3d12wl.executor.worklist_batch import BatchRecords, WorkListBatch
+from d3d12wl.output.blockwriter import write_block, write_rows
 from d3d12wl.output.outfiles import TEXT_ERRORS
 from d3d12wl.output.serialize import json_text, to_jsonable
 from d3d12wl.output.textrows import Cell, Field, Part, RowFormatter, Splice, Text, Value, json_parts, split
 
-__all__ = ["FALLBACKS", "JSONStyle", "Unsupported", "execution_data", "execution_json", "execution_text",
-           "record_json", "text_line"]
+__all__ = ["JSONStyle", "TemplateError", "execution_data", "execution_json", "execution_text", "record_json",
+           "text_line"]
 
-#: bytes one formatter call writes at most (a chunk of rows is written in blocks of this size)
-BLOCK = 4 << 20
-#: primary records written from one set of templates (their first and last of each group are checked)
+#: primary records written from one set of templates
 RECORD_ROWS = 1 << 15
 #: virtual rows (record parts, secondary records, execution indices) formatted at a time
 VIRTUAL_ROWS = 1 << 14
 #: virtual rows laid out at a time (their columns: about 15 of 8 bytes a row), then formatted in blocks
 LAYOUT_ROWS = 1 << 16
-#: groups written object by object because their template did not write their first and last rows exactly
-FALLBACKS = {"executions": 0, "records": 0}
 
 
-class Unsupported(Exception):
-    """An item whose rows no template here writes (it is written as an object)."""
+class TemplateError(RuntimeError):
+    """A record of a columnar batch whose shape its columns do not have (an internal error: the batches hold only
+    records the layouts decode)."""
 
 
 Write = Callable[[Any], Any]
@@ -103,16 +97,18 @@ _SYSTEM_POINTERS = {"PRIMARY_RECORD_POINTER": "primary_va", "SECONDARY_RECORD_PO
 
 
 def _source(s: dict[str, Any], record_va: dict[str, Any], index: dict[str, Any]) -> None:
-    """A ValueSource dict read from a record: its ``va`` and ``origin`` as holes over the record's columns."""
+    """A ValueSource dict read from a record (its ``origin`` the record's label, index, VA and the offset the
+    source read, as :class:`~d3d12wl.executor.resolve.RecordData` spells it): its ``va`` and ``origin`` as holes
+    over the record's columns.  Any other source is the group's, written as it is."""
     if s.get("kind") not in _RECORD_SOURCES:
         return
     label, index_col, va_col = _RECORD_SOURCES[s["kind"]]
     base = record_va.get(s["kind"])
     if not isinstance(base, int) or not isinstance(s.get("va"), int):
-        raise Unsupported(s["kind"])
+        return
     off = s["va"] - base
     if s.get("origin") != f"{label}{index[index_col]} @0x{base:x} +{off}":
-        raise Unsupported(str(s.get("origin")))
+        return
     s["va"] = Value(va_col, add=off)
     s["origin"] = Text((label, Value(index_col, "sdec"), " @0x", Value(va_col, "hex"), f" +{off}"))
 
@@ -122,8 +118,6 @@ def execution_data(e: Execution, table: ExecutionColumns | Any) -> dict[str, Any
     has a value of its own (``table``: the columns the values are in)."""
     columns = table.columns if isinstance(table, ExecutionColumns) else table
     d: dict[str, Any] = to_jsonable(e)
-    if d.get("raytracing") is not None:
-        raise Unsupported("raytracing")
     index = {name: d.get(name) for name in ("primary_index", "secondary_index", "command_index")}
     for name in ("index", "list_index", "signature_index", "primary_index", "secondary_index", "command_index",
                  "invocation", "counter"):
@@ -134,8 +128,6 @@ def execution_data(e: Execution, table: ExecutionColumns | Any) -> dict[str, Any
     for m, v in trig["fields"].items():
         if isinstance(v, int) and f"trigger.{m}" in columns:
             trig["fields"][m] = Value(f"trigger.{m}", "sdec")
-        elif not isinstance(v, int):
-            raise Unsupported(f"trigger.{m}")
     if trig.get("source") is not None:
         _source(trig["source"], record_va, index)
     for ra in d["root_arguments"]:
@@ -166,101 +158,76 @@ def _take(table: ExecutionColumns, rows: np.ndarray) -> dict[str, np.ndarray]:
     return {k: v[rows] for k, v in table.columns.items()}
 
 
-def _write_blocks(formatter: RowFormatter, columns: dict[str, np.ndarray], n: int, which: np.ndarray | None,
-                  write: Write, masks: dict[str, np.ndarray] | None = None, *, skip: int = 0) -> None:
-    """Rows ``0 .. n - 1`` in blocks of about :data:`BLOCK` bytes, each prepared here and made on a worker thread
-    where ``write`` is a :class:`~d3d12wl.output.blockwriter.BlockWriter`; ``skip`` bytes dropped from the first."""
-    step = max(1, BLOCK // max(int(formatter.max_bytes.max()), 1))
-    if n > step:  # (converted once, then sliced: a block's columns are views)
-        columns = formatter.kernel_columns(columns, n)
-    for lo in range(0, n, step):
-        hi = min(n, lo + step)
-        write_block(write, formatter.prepare(
-            {k: columns[k][lo:hi] for k in formatter.columns}, hi - lo, None if which is None else which[lo:hi],
-            None if masks is None else {k: masks[k][lo:hi] for k in formatter.masks}, skip=skip if lo == 0 else 0).make)
-
-
 #: picks the rows of a run to write (ascending row numbers; None: every row)
 Select = Callable[[ExecutionRun], "np.ndarray | None"]
 #: told how many items were written so far
 Progress = Callable[[int], None]
 
 
-def _groups_checked(formatter: RowFormatter, run: ExecutionRun, rows: np.ndarray, group: np.ndarray,
-                    render: Callable[[Execution], str]) -> bool:
-    """Whether the templates write the first and last of ``rows`` in every group as ``render`` does."""
-    assert run.table is not None
-    for g in _present(group):
-        mine = rows[group == g]
-        probe = np.unique(mine[[0, -1]])
-        got = bytes(formatter.format(_take(run.table, probe), len(probe), np.full(len(probe), g, dtype=np.int32)))
-        if got != "".join(render(run.execution(int(r))) for r in probe).encode("utf-8", TEXT_ERRORS):
-            return False
-    return True
-
-
 def _execution_rows(executions: LazyList[Execution], write: Write, templates: Callable[[Execution, Any], list[Part]],
                     render: Callable[[Execution], str], first_skip: int = 0, select: Select | None = None,
                     progress: Progress | None = None) -> int:
-    """Every execution ``select`` picks as ``render`` writes it, from its run's columns where the templates can;
-    returns how many were written."""
+    """Every execution ``select`` picks: of a columnar run, each row by its group's template (``templates(first,
+    table)``) from the run's columns; of a run of objects the reference walk made, each object as ``render`` writes
+    it; returns how many were written."""
     count = 0
-    made: dict[tuple[int, ...], tuple[list[Execution], tuple[str, ...], RowFormatter]] = {}
+    made: _Made | None = None
     for run in execution_runs(executions):
         picked = select(run) if select is not None else None
         rows = np.arange(run.n) if picked is None else picked
         if not len(rows):
             continue
-        skip = first_skip if count == 0 else 0
-        if run.objects is None:
-            assert run.table is not None and run.group is not None
-            group = run.group[rows]
-            try:
-                formatter = _formatter(made, run, templates)
-                ok = _groups_checked(formatter, run, rows, group, render)
-            except Unsupported:
-                ok = False
-            if ok:
-                columns = run.table.columns if picked is None else _take(run.table, rows)
-                _write_blocks(formatter, columns, len(rows), group, write, skip=skip)
-                count += len(rows)
-                if progress is not None:
-                    progress(count)
-                continue
-            FALLBACKS["executions"] += 1
-        text = "".join(render(run.execution(int(r))) for r in rows)
-        write(text.encode("utf-8", TEXT_ERRORS)[skip:])
+        objects = run.objects
+        if objects is not None:
+            write("".join(render(objects[int(r)]) for r in rows).encode("utf-8", TEXT_ERRORS)[
+                first_skip if count == 0 else 0:])
+            count += len(rows)
+            if progress is not None:
+                progress(count)
+            continue
+        if made is None or not made.fits(run):
+            made = _Made(run, templates)
+        columns = run.table.columns if picked is None else _take(run.table, rows)
+        write_rows(made.formatter, columns, len(rows), made.template[run.group[rows]], write,
+                   skip=first_skip if count == 0 else 0)
         count += len(rows)
         if progress is not None:
             progress(count)
     return count
 
 
-def _formatter(made: dict[tuple[int, ...], tuple[list[Execution], tuple[str, ...], RowFormatter]], run: ExecutionRun,
-               templates: Callable[[Execution, Any], list[Part]]) -> RowFormatter:
-    """The formatter of ``run``'s groups: made from their first executions, or the one made for an earlier run of
-    the same batch (the same first executions, the same columns)."""
-    assert run.table is not None
-    key = tuple(map(id, run.firsts))
-    names = tuple(run.table.columns)
-    hit = made.get(key)
-    if hit is not None and hit[1] == names:
-        return hit[2]
-    formatter = RowFormatter([templates(e, run.table) for e in run.firsts])
-    made[key] = (run.firsts, names, formatter)  # (the executions kept: their ids stay theirs)
-    return formatter
+class _Made:
+    """The formatter of a run's groups: a template per group made from its first execution, the groups whose
+    templates are the same sharing one (``template``: per group, its template's number); a later run of the same
+    batch (the same first executions, the same columns) takes it as it is."""
+
+    def __init__(self, run: ExecutionRun, templates: Callable[[Execution, Any], list[Part]]) -> None:
+        self.firsts = run.firsts  # (kept: their ids stay theirs while this is made for them)
+        self.key = self._key(run)
+        distinct: dict[tuple[Any, ...], int] = {}
+        which = []
+        for e in run.firsts:
+            parts = tuple(templates(e, run.table))
+            which.append(distinct.setdefault(parts, len(distinct)))
+        self.template = np.array(which, dtype=np.int32)
+        self.formatter = RowFormatter([list(t) for t in distinct])
+
+    @staticmethod
+    def _key(run: ExecutionRun) -> tuple[Any, ...]:
+        return tuple(map(id, run.firsts)), tuple(run.table.columns)
+
+    def fits(self, run: ExecutionRun) -> bool:
+        return self._key(run) == self.key
 
 
 def execution_json(executions: LazyList[Execution], write: Write, style: JSONStyle,
                    wrap: Callable[[Any], Any] = lambda d: d, *, first_skip: int = 0, select: Select | None = None,
                    progress: Progress | None = None) -> int:
-    """Every execution (``select`` picks) as ``style.prefix + style.dumps(wrap(to_jsonable(e))) + style.suffix``;
-    returns how many (``first_skip``: bytes dropped from the first, a separator)."""
+    """Every execution (``select`` picks) as ``style.prefix + style.dumps(wrap(to_jsonable(e))) + style.suffix``
+    writes it, from the columns; returns how many (``first_skip``: bytes dropped from the first, a separator)."""
     def templates(e: Execution, table: Any) -> list[Part]:
-        parts = style.parts(wrap(execution_data(e, table)))
-        if any(isinstance(p, Splice) for p in parts):
-            raise Unsupported("splice")
-        return [style.prefix, *(p for p in parts if not isinstance(p, Splice)), style.suffix]
+        return [style.prefix, *(p for p in style.parts(wrap(execution_data(e, table))) if not isinstance(p, Splice)),
+                style.suffix]
 
     def render(e: Execution) -> str:
         return style.prefix + style.dumps(wrap(to_jsonable(e))) + style.suffix
@@ -317,7 +284,9 @@ def _line_cells(e: Execution, hole: Callable[[str, Any, str], Any]) -> list[list
 
 
 def text_line(e: Execution) -> str:
-    """``e``'s line (what :func:`execution_text` writes for it, without the newline)."""
+    """``e``'s line from the object, without the newline: how :func:`execution_text` writes an execution the
+    reference walk made, and the tests' oracle of what it writes from the columns (the same cells,
+    :func:`_line_cells`)."""
     def literal(column: str, value: Any, kind: str) -> str:
         return _hex(value) if kind == "hex" else str(value)
 
@@ -330,9 +299,7 @@ def _line_template(e: Execution, table: Any) -> list[Part]:
     columns = table.columns if isinstance(table, ExecutionColumns) else table
 
     def value(column: str, v: Any, kind: str) -> Any:
-        if column not in columns:
-            if column.startswith(("root.", "trigger.")):
-                raise Unsupported(column)
+        if column not in columns:  # (the group's: every row's the same)
             return _hex(v) if kind == "hex" else str(v)
         if kind == "hex":
             return ["0x", Value(column, "hex")]
@@ -364,7 +331,8 @@ def _line_template(e: Execution, table: Any) -> list[Part]:
 
 def execution_text(executions: LazyList[Execution], write: Write, *, select: Select | None = None,
                    progress: Progress | None = None) -> int:
-    """Every execution's line (:func:`text_line`, ``select`` picks) and a newline; returns how many."""
+    """Every execution's line (what :func:`text_line` makes of it, ``select`` picks) and a newline, a columnar
+    run's from its columns; returns how many."""
     return _execution_rows(executions, write, _line_template, lambda e: text_line(e) + "\n", 0, select, progress)
 
 
@@ -376,16 +344,16 @@ def _leaves(data: Any, arr: np.ndarray, prefix: str, columns: dict[str, np.ndarr
     column (``arr``: the records' structured rows, walked along the same path) goes into ``columns``."""
     if isinstance(data, dict):
         if arr.dtype.names is None:
-            raise Unsupported(prefix)
+            raise TemplateError(prefix)
         return {k: _leaves(v, arr[k], f"{prefix}.{k}", columns) for k, v in data.items()}
     if isinstance(data, list):
         if arr.ndim == 1 and len(data) == 1:
             return [_leaves(data[0], arr, f"{prefix}[0]", columns)]
         if arr.ndim < 2 or arr.shape[1] != len(data):
-            raise Unsupported(prefix)
+            raise TemplateError(prefix)
         return [_leaves(v, arr[:, i], f"{prefix}[{i}]", columns) for i, v in enumerate(data)]
     if isinstance(data, bool) or not isinstance(data, int) or arr.dtype.kind not in "iu" or arr.ndim != 1:
-        raise Unsupported(prefix)
+        raise TemplateError(prefix)
     columns[prefix] = arr
     return Value(prefix, "sdec" if arr.dtype.kind == "i" else "udec")
 
@@ -396,20 +364,20 @@ def _field_leaves(data: Any, dtype: np.dtype, source: str, offset: int = 0, path
     ``dtype``, the records' packed type), walked as :func:`_leaves` walks the records' columns."""
     if isinstance(data, dict):
         if dtype.fields is None or not set(data) <= set(dtype.fields):
-            raise Unsupported(path)
+            raise TemplateError(path)
         return {k: _field_leaves(v, dtype.fields[k][0], source, offset + dtype.fields[k][1], f"{path}.{k}")
                 for k, v in data.items()}
     if isinstance(data, list):
         if dtype.subdtype is None and len(data) == 1:
             return [_field_leaves(data[0], dtype, source, offset, f"{path}[0]")]
         if dtype.subdtype is None or dtype.subdtype[1][0] != len(data):
-            raise Unsupported(path)
+            raise TemplateError(path)
         base, shape = dtype.subdtype
         item = np.dtype((base, shape[1:])) if len(shape) > 1 else base
         return [_field_leaves(v, item, source, offset + i * item.itemsize, f"{path}[{i}]") for i, v in enumerate(data)]
     if isinstance(data, bool) or not isinstance(data, int) or dtype.kind not in "iu" or dtype.shape != () or \
             dtype.itemsize not in (1, 2, 4, 8) or dtype.byteorder == ">":
-        raise Unsupported(path)
+        raise TemplateError(path)
     signed = dtype.kind == "i"
     return Value("s.row", "sdec" if signed else "udec", field=Field(source, offset, dtype.itemsize, signed))
 
@@ -439,7 +407,7 @@ class _RecordWriter:
             self.fields[g] = prt.fields
             d: dict[str, Any] = to_jsonable(prt)
             if d.get("skipped") is not None:
-                raise Unsupported("skipped")
+                raise TemplateError("skipped")
             d["index"], d["va"] = Value("r.index"), Value("r.va")
             d["fields"] = _leaves(d["fields"], self._primary(g, np.array([r])), "p", {})
             d["secondary_records"], d["executions"] = Splice("secondary"), Splice("executions")
@@ -452,11 +420,11 @@ class _RecordWriter:
                 sd["index"], sd["va"] = Value("s.index"), Value("s.va")
                 layout = walk.groups[g].layout.secondary
                 assert layout is not None
-                packed = _packed_dtype(layout)
+                packed = packed_dtype(layout)
                 sd["fields"] = _field_leaves(sd["fields"], packed, f"s{g}")
                 records = batch.secondary_rows[g]
                 if records.ndim != 2 or records.shape[1] != packed.itemsize:
-                    raise Unsupported("secondary rows")
+                    raise TemplateError("secondary rows")
                 self.sources[f"s{g}"] = np.ascontiguousarray(records)
                 inner = JSONStyle(style.indent, style.separators, depth + 2 * (style.indent or 0))
                 sec = [p for p in inner.parts(sd) if not isinstance(p, Splice)]
@@ -583,22 +551,15 @@ class _RecordRows:
     stride: np.ndarray
 
 
-def _skipped_rows(seg: _SkippedRecords, recs: np.ndarray, write: Write, style: JSONStyle,
-                  wrap: Callable[[Any], Any], skip: int, render: Callable[[PrimaryRecordTrace], bytes]) -> int:
-    """Records ``recs`` of a batch of skipped records (no secondary record, no execution) by one template."""
+def _skipped_rows(seg: SkippedRecords, recs: np.ndarray, write: Write, style: JSONStyle,
+                  wrap: Callable[[Any], Any], skip: int) -> int:
+    """Records ``recs`` of a batch of records skipped alike (the same record but for its index and VA, no
+    secondary record, no execution) by one template."""
     d: dict[str, Any] = to_jsonable(seg.item(int(recs[0])))
     d["index"], d["va"] = Value("r.index", "sdec"), Value("r.va")
     formatter = RowFormatter([[style.prefix, *(p for p in style.parts(wrap(d)) if not isinstance(p, Splice)),
                                style.suffix]])
-    columns = {"r.index": seg.index[recs], "r.va": seg.va[recs]}
-    probe = [0, len(recs) - 1]
-    got = bytes(formatter.format({k: v[probe] for k, v in columns.items()}, 2))
-    if got != b"".join(render(seg.item(int(recs[i]))) for i in probe):
-        FALLBACKS["records"] += 1
-        text = b"".join(render(seg.item(int(r))) for r in recs)
-        write(text[skip:])
-        return len(recs)
-    _write_blocks(formatter, columns, len(recs), None, write, skip=skip)
+    write_rows(formatter, {"r.index": seg.index[recs], "r.va": seg.va[recs]}, len(recs), None, write, skip=skip)
     return len(recs)
 
 
@@ -610,10 +571,11 @@ def record_json(records: LazyList[PrimaryRecordTrace], write: Write, style: JSON
                 wrap: Callable[[Any], Any] = lambda d: d, *, depth: int, first_skip: int = 0,
                 select: SelectRecords | None = None, secondary: Budget | None = None) -> tuple[int, int]:
     """Every primary record (``select`` picks) as ``style.prefix + style.dumps(wrap(to_jsonable(prt))) +
-    style.suffix`` with the secondary records ``secondary`` still shows (None: all), its secondary records and
-    execution indices from the batch's columns (``depth``: the record's own indent, where ``style.depth`` is its
-    lines'; ``first_skip``: bytes dropped from the first); returns (records written, secondary records left
-    out)."""
+    style.suffix`` writes it, with the secondary records ``secondary`` still shows (None: all): a columnar batch's
+    from its columns (its secondary records and execution indices as rows of their own), a batch of records
+    skipped alike by one template, the records the reference walk made as the objects they are (``depth``: the
+    record's own indent, where ``style.depth`` is its lines'; ``first_skip``: bytes dropped from the first);
+    returns (records written, secondary records left out)."""
     count = left = 0
 
     def render(prt: PrimaryRecordTrace, budget: Budget | None = None) -> bytes:
@@ -641,29 +603,16 @@ def record_json(records: LazyList[PrimaryRecordTrace], write: Write, style: JSON
             recs = np.arange(r0, r1) if mask is None else r0 + np.flatnonzero(mask)
             if not len(recs):
                 continue
-            if isinstance(seg, _SkippedRecords):  # records of a flagged slot: one template, their index and VA
-                count += _skipped_rows(seg, recs, write, style, wrap, first_skip if count == 0 else 0, render)
+            if isinstance(seg, SkippedRecords):  # records of a flagged slot: one template, their index and VA
+                count += _skipped_rows(seg, recs, write, style, wrap, first_skip if count == 0 else 0)
                 continue
-            if not isinstance(seg, _Records):
+            if not isinstance(seg, BatchRecords):
                 items = seg[r0:r1] if isinstance(seg, list) else list(seg.items(r0, r1))
                 objects([items[int(r) - r0] for r in recs])
                 continue
-            batch = seg.batch
-            try:
-                writer = _RecordWriter(batch, r0, r1, style, wrap, depth)
-                gid = batch.gid[recs]
-                probes = np.unique([int(recs[i]) for g in _present(gid) for i in np.flatnonzero(gid == g)[[0, -1]]])
-                got: list[bytes] = []
-                writer.write(probes, lambda b: got.append(bytes(b)))
-                ok = b"".join(got) == b"".join(render(batch.record(int(r))) for r in probes)
-            except Unsupported:
-                ok = False
-            if ok:
-                left += writer.write(recs, write, first_skip if count == 0 else 0, secondary)
-                count += len(recs)
-            else:
-                FALLBACKS["records"] += 1
-                objects([batch.record(int(r)) for r in recs])
+            writer = _RecordWriter(seg.batch, r0, r1, style, wrap, depth)
+            left += writer.write(recs, write, first_skip if count == 0 else 0, secondary)
+            count += len(recs)
         pos += n
     return count, left
 
@@ -676,8 +625,8 @@ FINDING_ROWS = 1 << 16
 
 @dataclass
 class FindingChunk:
-    """Findings of a columnar batch (the records of a flagged slot, :class:`~d3d12wl.executor.columnar.
-    _FindingRows`) as columns: per row its ``template`` (an index into ``templates``: the finding but for
+    """Findings of a columnar batch (the records of a flagged slot, :class:`~d3d12wl.executor.learned_skips.
+    FindingRows`) as columns: per row its ``template`` (an index into ``templates``: the finding but for
     ``primary_index`` and ``va``), ``primary_index``, ``va`` and ``va_absent``."""
 
     templates: list[Finding]
@@ -737,22 +686,11 @@ def _finding_data(t: Finding) -> dict[str, Any]:
     return d
 
 
-def finding_where_parts(t: Finding, va_present: bool) -> list[Part]:
-    """The parts of :meth:`Finding.where` for findings like ``t`` (whose primary index is a column)."""
-    parts: list[Part] = []
-    for name, value in (("list", t.list_index), ("primary", "column"), ("secondary", t.secondary_index),
-                        ("command", t.command_index)):
-        if value is None:
-            continue
-        parts += [" " if parts else "", f"{name} ", Value("primary_index", "sdec") if value == "column" else str(value)]
-    if va_present:
-        parts += [" " if parts else "", "@0x", Value("va", "hex")]
-    return parts
-
-
 def _finding_text_parts(t: Finding, va_present: bool) -> list[Part]:
-    """The parts of ``str(Finding)`` for findings like ``t``."""
-    where = finding_where_parts(t, va_present)
+    """The parts of ``str(Finding)`` for findings like ``t`` (their primary index and VA are columns)."""
+    like = dataclasses.replace(t, primary_index=0, va=0 if va_present else None)
+    where = like.where_parts(lambda member, value: Value("primary_index", "sdec") if member == "primary_index"
+                             else str(value), lambda va: Value("va", "hex"))
     return [f"{t.severity}: {t.kind} [{t.rule}]", *((" ", *where) if where else ()), f": {t.message}"]
 
 
@@ -767,7 +705,7 @@ def _write_findings(findings: LazyList[Finding], write: Write, templates: Callab
             parts = [templates(t, present) for t in chunk.templates for present in (True, False)]
             which = 2 * chunk.template + chunk.va_absent
             formatter = RowFormatter(parts)
-            _write_blocks(formatter, chunk.columns(), len(chunk), which, write, {"va.absent": chunk.va_absent},
+            write_rows(formatter, chunk.columns(), len(chunk), which, write, {"va.absent": chunk.va_absent},
                           skip=skip)
         count += len(chunk)
     return count

@@ -11,16 +11,17 @@ what the selection matched but left out, per kind of row, for the output to say.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from d3d12wl import inputs
-from d3d12wl.executor.columnar import ExecutionColumns, ExecutionRun
+from d3d12wl.executor.execution_table import ExecutionColumns, ExecutionRun, execution_runs
 from d3d12wl.executor.trace import Finding
 
-__all__ = ["Budget", "LeftOut", "Selection", "parse_range"]
+__all__ = ["Budget", "LeftOut", "RecordPicker", "Selection", "parse_range"]
 
 
 def parse_range(text: str) -> tuple[int, int]:
@@ -74,23 +75,37 @@ class Selection:
             both(cols["program"] == code)
         return mask
 
-    def execution(self, e: Any) -> bool:
-        """Whether it matches execution ``e`` (an object the reference walk made)."""
-        if self.list_index is not None and e.list_index != self.list_index:
-            return False
-        if self.primary is not None and (e.primary_index is None or not (
-                self.primary[0] <= e.primary_index < self.primary[1])):
-            return False
-        return self.program is None or e.program == self.program
-
     def run_rows(self, run: ExecutionRun) -> np.ndarray:
-        """The rows of a run of executions (:func:`~d3d12wl.executor.columnar.execution_runs`) it matches, in
+        """The rows of a run of executions (:func:`~d3d12wl.executor.execution_table.execution_runs`) it matches, in
         order, before ``limit``."""
-        if run.table is not None:
+        mask = self.executions(run.table)
+        return np.arange(run.n) if mask is None else np.flatnonzero(mask)
+
+    def run_picker(self, left: LeftOut) -> Callable[[ExecutionRun], np.ndarray] | None:
+        """The rows of each run of executions it shows, in order, counting in ``left`` what its limit leaves
+        out (None: it narrows nothing, every row)."""
+        if not self.narrows:
+            return None
+        budget = Budget(self.limit)
+
+        def pick(run: ExecutionRun) -> np.ndarray:
+            rows = self.run_rows(run)
+            shown = budget.take(len(rows))
+            left.executions += len(rows) - shown
+            return rows[:shown]
+
+        return pick
+
+    def count(self, executions: Any, rows: int) -> int:
+        """How many of ``executions`` (a trace's) it shows: a pass over their columns in runs of ``rows`` (their
+        number when it narrows none)."""
+        if not self.narrows:
+            return len(executions)
+        total = 0
+        for run in execution_runs(executions, rows=rows):
             mask = self.executions(run.table)
-            return np.arange(run.n) if mask is None else np.flatnonzero(mask)
-        assert run.objects is not None
-        return np.array([i for i, e in enumerate(run.objects) if self.execution(e)], dtype=np.int64)
+            total += run.n if mask is None else int(mask.sum())
+        return self.bound(total)
 
     # -- primary records -----------------------------------------------------------------------------------------
 
@@ -133,6 +148,23 @@ class Selection:
             mask &= (chunk.primary_index >= self.primary[0]) & (chunk.primary_index < self.primary[1])
         return np.asarray(mask)
 
+    def finding_picker(self, left: LeftOut) -> Callable[[Any], np.ndarray] | None:
+        """The findings of each chunk it shows (a mask over the chunk), counting in ``left`` what its limit leaves
+        out (None: every finding)."""
+        if self.kinds is None and self.list_index is None and self.primary is None and not self.limit:
+            return None
+        budget = Budget(self.limit)
+
+        def pick(chunk: Any) -> np.ndarray:
+            mask = self.finding_rows(chunk)
+            hits = np.flatnonzero(mask)
+            shown = budget.take(len(hits))
+            mask[hits[shown:]] = False
+            left.findings += len(hits) - shown
+            return mask
+
+        return pick
+
 
 def record_programs(records: Any, start: int = 0, stop: int | None = None) -> list[str | None]:
     """The program each of primary records ``start .. stop - 1`` of a list selected (None where none was
@@ -155,11 +187,46 @@ def record_programs(records: Any, start: int = 0, stop: int | None = None) -> li
     return out
 
 
+class RecordPicker:
+    """Which primary records (and how many of their secondary records) an output shows, across its lists,
+    counting in ``left`` what the selection's limit leaves out."""
+
+    def __init__(self, selection: Selection, left: LeftOut) -> None:
+        self.selection, self.left = selection, left
+        self.records = Budget(selection.limit)
+        #: how many secondary records are still shown (None: all)
+        self.secondary = Budget(selection.limit) if selection.limit else None
+
+    def of_list(self, list_index: int) -> Callable[[Any, int, int], np.ndarray] | None:
+        """The records of list ``list_index`` it shows: a mask over records ``start .. stop - 1`` (None: all)."""
+        sel = self.selection
+        if sel.primary is None and sel.program is None and not sel.limit:
+            return None
+
+        def pick(records: Any, start: int, stop: int) -> np.ndarray:
+            mask = sel.records(records, start, stop)
+            hits = np.flatnonzero(mask)
+            drop = hits[self.records.take(len(hits)):]
+            mask[drop] = False
+            if len(drop):
+                self.left.primary_records[list_index] = self.left.primary_records.get(list_index, 0) + len(drop)
+            return mask
+
+        return pick
+
+
+#: the most rows of one kind anything counts (numpy's int64 counts): a limit at or above it bounds nothing a trace
+#: holds, and is counted down from here
+MOST_ROWS = (1 << 63) - 1
+
+
 class Budget:
-    """How many more rows of one kind an output shows: ``limit`` (0: no bound), counted down as rows are shown."""
+    """How many more rows of one kind an output shows: ``limit`` (0: no bound), counted down as rows are shown.
+    A limit above :data:`MOST_ROWS` (``--limit`` takes any integer) is :data:`MOST_ROWS`: no trace holds more, and
+    the counts it is compared with are int64."""
 
     def __init__(self, limit: int) -> None:
-        self.left: int | None = limit if limit else None
+        self.left: int | None = min(limit, MOST_ROWS) if limit else None
 
     def take(self, n: int) -> int:
         """Of ``n`` matching rows, how many are shown."""

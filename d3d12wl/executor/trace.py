@@ -11,7 +11,7 @@ full list is :data:`FINDING_KINDS`), :attr:`Finding.rule` names the spec rule or
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, overload
 
@@ -233,12 +233,12 @@ class LazyList(Sequence[T]):
         """Let go of every item held so far, keeping their count: what a consumer that streams a call's items
         (:func:`d3d12wl.executor.references.walk_references`) does once it has read them, so a call of any length
         needs the memory of one chunk.  Items added later are held as before; a released one cannot be read."""
-        if self._segments and not (len(self._segments) == 1 and isinstance(self._segments[0], _Released)):
-            self._segments = [_Released(self._length)]
+        if self._segments and not (len(self._segments) == 1 and isinstance(self._segments[0], Released)):
+            self._segments = [Released(self._length)]
             self._starts = [0]
 
 
-class _Released:
+class Released:
     """The place of ``n`` items a :class:`LazyList` let go of (:meth:`LazyList.release`)."""
 
     def __init__(self, n: int) -> None:
@@ -389,23 +389,32 @@ class Finding:
     command_index: int | None = None
     va: int | None = None
 
-    def where(self) -> str:
-        parts = []
-        if self.list_index is not None:
-            parts.append(f"list {self.list_index}")
-        if self.primary_index is not None:
-            parts.append(f"primary {self.primary_index}")
-        if self.secondary_index is not None:
-            parts.append(f"secondary {self.secondary_index}")
-        if self.command_index is not None:
-            parts.append(f"command {self.command_index}")
+    def where_parts(self, number: Callable[[str, int], Any] = lambda member, value: str(value),
+                    address: Callable[[int], Any] = lambda va: f"{va:x}") -> list[Any]:
+        """Where the finding is, as parts: ``list 3 primary 12 secondary 0 command 4 @0x1f00``, each index that
+        is set and the VA; ``number(member, value)`` and ``address(va)`` give a number's part (its text, or a
+        template's hole: :mod:`d3d12wl.executor.rows` writes findings from columns by these parts).  The one
+        spelling of a finding's where."""
+        parts: list[Any] = []
+        for label, member in FINDING_WHERE:
+            value = getattr(self, member)
+            if value is not None:
+                parts += [" " if parts else "", f"{label} ", number(member, value)]
         if self.va is not None:
-            parts.append(f"@0x{self.va:x}")
-        return " ".join(parts)
+            parts += [" " if parts else "", "@0x", address(self.va)]
+        return parts
+
+    def where(self) -> str:
+        return "".join(self.where_parts())
 
     def __str__(self) -> str:
         where = self.where()
         return f"{self.severity}: {self.kind} [{self.rule}]{' ' + where if where else ''}: {self.message}"
+
+
+#: the indices a finding's where names, in order: (its word, the member)
+FINDING_WHERE = (("list", "list_index"), ("primary", "primary_index"), ("secondary", "secondary_index"),
+                 ("command", "command_index"))
 
 
 @dataclass(slots=True)

@@ -52,6 +52,15 @@ def numbers(values: np.ndarray, arrow_type: Any, absent: np.ndarray | None = Non
     return pa.Array.from_buffers(arrow_type, len(data), [validity, pa.py_buffer(data)], null_count=nulls)
 
 
+def floats(values: np.ndarray, absent: np.ndarray | None = None) -> Any:
+    """``values`` as an Arrow float64 array, null where ``absent`` is true."""
+    import pyarrow as pa
+
+    data = np.ascontiguousarray(values, dtype=np.float64)
+    validity, nulls = _validity(absent)
+    return pa.Array.from_buffers(pa.float64(), len(data), [validity, pa.py_buffer(data)], null_count=nulls)
+
+
 def strings(names: Sequence[str]) -> Any:
     """``names`` as an Arrow ``string`` array: UTF-8, with what UTF-8 cannot encode (a lone surrogate a JSON name
     may hold) escaped as the text outputs write it (:data:`d3d12wl.output.outfiles.TEXT_ERRORS`)."""

@@ -34,15 +34,17 @@ import io
 import os
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import IO, Any
 
-from d3d12wl.output.outfiles import write_failure
-from d3d12wl.output.textrows import RowBuffer
+import numpy as np
 
-__all__ = ["ABORT_WAIT", "GATHER", "BlockWriter", "Make", "default_workers", "write_block"]
+from d3d12wl.output.outfiles import write_failure
+from d3d12wl.output.textrows import RowBuffer, RowFormatter
+
+__all__ = ["ABORT_WAIT", "BLOCK", "GATHER", "BlockWriter", "Make", "default_workers", "write_block", "write_rows"]
 
 #: a function making a block into the buffer it is given (None: a buffer of the maker's own, valid until its next
 #: call); it returns the block's bytes (a view of the buffer)
@@ -194,6 +196,25 @@ class BlockWriter:
             finally:
                 if buffer is not None:
                     self._free.put(buffer)
+
+
+#: bytes one formatter call writes at most (rows are written in blocks of this size)
+BLOCK = 4 << 20
+
+
+def write_rows(formatter: RowFormatter, columns: Mapping[str, np.ndarray], n: int, which: np.ndarray | None,
+               write: Callable[[Any], Any], masks: Mapping[str, np.ndarray] | None = None, *, skip: int = 0) -> None:
+    """Rows ``0 .. n - 1`` of ``formatter``'s templates (``which``: each row's template) in blocks of about
+    :data:`BLOCK` bytes, each prepared here and made on a worker thread where ``write`` is a :class:`BlockWriter`
+    (:func:`write_block`); ``skip`` bytes dropped from the first (a separator)."""
+    step = max(1, BLOCK // max(int(formatter.max_bytes.max()), 1))
+    if n > step:  # (converted once, then sliced: a block's columns are views)
+        columns = formatter.kernel_columns(columns, n)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        write_block(write, formatter.prepare(
+            {k: columns[k][lo:hi] for k in formatter.columns}, hi - lo, None if which is None else which[lo:hi],
+            None if masks is None else {k: masks[k][lo:hi] for k in formatter.masks}, skip=skip if lo == 0 else 0).make)
 
 
 def write_block(write: Callable[[Any], Any], make: Make) -> None:

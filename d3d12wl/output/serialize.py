@@ -4,7 +4,10 @@
 and numpy values into dicts, lists, strings, numbers, booleans and None.  Two hooks on a dataclass shape its JSON
 without a hand-written ``to_dict``:
 
-* a field whose ``metadata`` has ``json=False`` is left out (``field(default=..., metadata=NOT_JSON)``);
+* a field whose ``metadata`` has ``json=False`` is left out (``field(default=..., metadata=NOT_JSON)``), and one
+  with ``json="if-set"`` is left out where it is None (``field(default=None, metadata=IF_SET)``: a member a view
+  has only sometimes); ``json_name`` in a field's metadata is the key it is written under (a key that is no Python
+  name: ``from``);
 * a class attribute ``JSON_PROPERTIES = ("status", ...)`` names properties that are written after the fields.
 
 Enums are written as the value of a ``str`` enum (``"GRAPHICS"``), else by member name; bytes as hex.
@@ -24,28 +27,33 @@ from json.encoder import encode_basestring_ascii as _string
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["NOT_JSON", "json_text", "to_jsonable"]
+__all__ = ["IF_SET", "NOT_JSON", "json_text", "to_jsonable"]
 
 #: field metadata that keeps a dataclass field out of its JSON
 NOT_JSON: Mapping[str, Any] = MappingProxyType({"json": False})
+#: field metadata that keeps a dataclass field out of its JSON where it is None
+IF_SET: Mapping[str, Any] = MappingProxyType({"json": "if-set"})
 
 
 #: types written as they are (exact types: ``bool`` and ``int`` subclasses such as enums take the general path)
 _PLAIN = frozenset({int, float, str, bool, type(None)})
-#: per class: None, or a dataclass's (JSON field names, JSON_PROPERTIES), found once per class (traces hold
-#: millions of objects of a few classes; ``dataclasses.fields`` per object was most of the cost)
-_PLANS: dict[type, tuple[tuple[str, ...], tuple[str, ...]] | None] = {}
+#: per class: None, or a dataclass's (JSON field names, JSON_PROPERTIES, the fields left out where None), found once
+#: per class (traces hold millions of objects of a few classes; ``dataclasses.fields`` per object was most of the
+#: cost)
+_PLANS: dict[type, tuple[tuple[tuple[str, str], ...], tuple[str, ...], frozenset[str]] | None] = {}
 
 
-def _plan(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+def _plan(cls: type) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...], frozenset[str]] | None:
     try:
         return _PLANS[cls]
     except KeyError:
         pass
     plan = None
     if dataclasses.is_dataclass(cls):
-        plan = (tuple(f.name for f in dataclasses.fields(cls) if f.metadata.get("json", True)),
-                tuple(getattr(cls, "JSON_PROPERTIES", ())))
+        fields = dataclasses.fields(cls)
+        plan = (tuple((f.name, f.metadata.get("json_name", f.name)) for f in fields if f.metadata.get("json", True)),
+                tuple(getattr(cls, "JSON_PROPERTIES", ())),
+                frozenset(f.name for f in fields if f.metadata.get("json") == "if-set"))
     _PLANS[cls] = plan
     return plan
 
@@ -61,8 +69,12 @@ def to_jsonable(obj: Any) -> Any:
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     plan = _plan(cls)
     if plan is not None:
-        names, properties = plan
-        out = {name: to_jsonable(getattr(obj, name)) for name in names}
+        names, properties, if_set = plan
+        if if_set:
+            out = {key: to_jsonable(value) for name, key in names
+                   if (value := getattr(obj, name)) is not None or name not in if_set}
+        else:
+            out = {key: to_jsonable(getattr(obj, name)) for name, key in names}
         for name in properties:
             out[name] = to_jsonable(getattr(obj, name))
         return out

@@ -21,7 +21,8 @@ calculator); enum members from :mod:`d3d12wl.abi`; strides are checked by
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import IO, Any, Literal
@@ -32,8 +33,9 @@ from d3d12wl import abi
 from d3d12wl.abi.compiled import TypeInfo
 from d3d12wl.errors import LayoutError, ParseError, did_you_mean
 from d3d12wl.model.objects import ObjectSet
-from d3d12wl.output import tables
+from d3d12wl.output import npz_table, parquet_table, tables
 from d3d12wl.output.outfiles import TEXT_ERRORS
+from d3d12wl.output.table import NUMPY_TYPES, ColumnSpec, NameTable, TableChunk
 from d3d12wl.records import layout as L
 from d3d12wl.records.dtypes import Leaf, classify, field_type, leaves, record_dtype, struct_dtype
 from d3d12wl.records.packers import (
@@ -47,11 +49,13 @@ from d3d12wl.records.packers import (
 from d3d12wl.records.plausible import implausible, suggest_stride
 from d3d12wl.records.schemas import missing_field
 
-__all__ = ["Decoded", "Format", "Partial", "Target", "FORMATS", "declared_stride", "gathered", "messages",
-           "plausibility", "target", "view", "write"]
+__all__ = ["Decoded", "DecodedTable", "Format", "Partial", "Target", "FORMATS", "declared_stride", "gathered",
+           "messages", "plausibility", "target", "view", "write", "write_npz", "write_parquet"]
 
-Format = Literal["text", "json", "csv"]
-FORMATS: tuple[str, ...] = ("text", "json", "csv")
+Format = Literal["text", "json", "csv", "npz", "parquet"]
+#: the formats :func:`write` writes: text, csv and json by this module's own formatter; npz and parquet the
+#: table (:class:`DecodedTable`) through the output stage's encoders, with the execution table's encodings
+FORMATS: tuple[str, ...] = ("text", "json", "csv", "npz", "parquet")
 
 #: rows formatted and written at a time
 CHUNK = 1 << 16
@@ -807,9 +811,15 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
           warn: Callable[[str], None] | None = None, caution: Callable[[str], None] | None = None) -> None:
     """Stream the records of ``d`` to ``out`` as ``text`` (a summary line, an aligned table, a finding line for a
     partial record and each finding, a warning line for each warning), ``csv`` (a header row, one row per record;
-    the findings go to ``warn``, the warnings to ``caution``) or ``json`` (one object: the target, stride, count,
+    the findings go to ``warn``, the warnings to ``caution``), ``json`` (one object: the target, stride, count,
     fields, ``partial``, ``findings``, ``warnings`` and ``records``, one object per record keyed by the packers'
-    column names)."""
+    column names), or ``npz`` / ``parquet``: the records as a table with the execution table's encodings
+    (:class:`DecodedTable`, :func:`write_npz`, :func:`write_parquet`), the findings and warnings in its meta and,
+    as for csv, to ``warn`` and ``caution``."""
+    if fmt in ("npz", "parquet"):
+        (write_npz if fmt == "npz" else write_parquet)(d, out, chunk=chunk)
+        _tell(d, warn, caution)
+        return
     fs = _formatters(d, fmt)
     if fmt == "text":
         header, parts = _text_parts(fs)
@@ -826,29 +836,9 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
         out.write((header + "\n").encode("utf-8", TEXT_ERRORS))
         for lo, hi in _chunks(d.count, _rows_per_chunk(parts, chunk)):
             out.write(_assemble(parts, lo, hi, text=False))
-        if warn is not None:
-            for message in messages(d):
-                warn(message)
-        if caution is not None:
-            for message in d.warnings:
-                caution(message)
+        _tell(d, warn, caution)
         return
-    t = d.target
-    gathered_ = d.vas is not None
-    head = {
-        "what": t.name, "source": d.source, "offset": d.offset,
-        "stride": d.call_stride if gathered_ else d.stride, "size": t.size,
-        "default_stride": t.default_stride, "stride_from": t.stride_from, "count": d.count,
-        "va": None if d.va is None else f"0x{d.va:x}",
-        # the columns as formatted (an enum column of too many distinct values is shown as numbers)
-        "fields": [{"name": c.name, "offset": c.offset, "kind": c.kind, **({"enum": c.enum} if c.enum else {})}
-                   for c in (f.col for f in fs if not isinstance(f, _Synthetic))],
-        "partial": None if d.partial is None else d.partial.to_dict(d.va),
-        "findings": d.findings,
-        "warnings": d.warnings,
-        **({"count_from": d.count_from} if d.count_from is not None else {}),
-        **({"read_as": d.reading} if gathered_ else {}),
-    }
+    head = _head(d, [f.col for f in fs if not isinstance(f, _Synthetic)])
     text = json.dumps(head, indent=1)
     out.write((text[:-2] + ',\n "records": [').encode())
     rows: list[bytes | tuple[_Formatter, int]] = [b",\n  ", *_json_parts(fs)]
@@ -856,3 +846,131 @@ def write(d: Decoded, out: IO[bytes], fmt: Format = "text", *, chunk: int = CHUN
         body = _assemble(rows, lo, hi, text=False)
         out.write(body[1:] if lo == 0 else body)  # no comma before the first record
     out.write(b"\n ]\n}\n")
+
+
+def _tell(d: Decoded, warn: Callable[[str], None] | None, caution: Callable[[str], None] | None) -> None:
+    """The findings to ``warn`` and the warnings to ``caution``: where a format that holds no line of text (csv,
+    npz, Parquet) says them."""
+    if warn is not None:
+        for message in messages(d):
+            warn(message)
+    if caution is not None:
+        for message in d.warnings:
+            caution(message)
+
+
+def _head(d: Decoded, columns: Sequence[Column]) -> dict[str, Any]:
+    """What a decoded output says about itself: the target, source, stride, count, ``fields`` (``columns`` as they
+    are written), the partial record and the findings (JSON's first members, npz's ``meta``, Parquet's
+    ``d3d12wl`` metadata)."""
+    t = d.target
+    gathered_ = d.vas is not None
+    return {
+        "what": t.name, "source": d.source, "offset": d.offset,
+        "stride": d.call_stride if gathered_ else d.stride, "size": t.size,
+        "default_stride": t.default_stride, "stride_from": t.stride_from, "count": d.count,
+        "va": None if d.va is None else f"0x{d.va:x}",
+        # the columns as formatted (an enum column of too many distinct values is shown as numbers)
+        "fields": [{"name": c.name, "offset": c.offset, "kind": c.kind, **({"enum": c.enum} if c.enum else {})}
+                   for c in columns],
+        "partial": None if d.partial is None else d.partial.to_dict(d.va),
+        "findings": d.findings,
+        "warnings": d.warnings,
+        **({"count_from": d.count_from} if d.count_from is not None else {}),
+        **({"read_as": d.reading} if gathered_ else {}),
+    }
+
+
+# --- the records as a table: npz and Parquet -----------------------------------------------------------------
+
+
+#: a decoded column's kind in the output stage's column model (:mod:`d3d12wl.output.table`): decimal integers as
+#: ``int`` (a uint64's as ``uint``), hex as ``va`` (8 bytes) or ``dword``, an enum as ``enum``, the identifier as
+#: ``text`` (64 hex digits), the program as ``category``, a float as ``float``
+def _spec(col: Column) -> ColumnSpec:
+    if col.kind == "dec":
+        return ColumnSpec(col.name, "uint" if col.dtype == np.dtype(np.uint64) else "int")
+    if col.kind == "hex":
+        return ColumnSpec(col.name, "va" if col.dtype.itemsize == 8 else "dword")
+    if col.kind == "enum":
+        return ColumnSpec(col.name, "enum", col.enum)
+    if col.kind == "identifier":
+        return ColumnSpec(col.name, "text")
+    if col.kind == "program":
+        return ColumnSpec(col.name, "category")
+    return ColumnSpec(col.name, "float")
+
+
+class DecodedTable:
+    """The records of a :class:`Decoded` as a table of the output stage (:class:`~d3d12wl.output.table.Table`):
+    ``index``, a gathered record's index columns (``list``, ``primary``, ...), ``va`` where the records have VAs,
+    then every column of the target in chunks of ``chunk`` records: the execution table's encodings (VAs uint64,
+    enums and program names by name, no value absent)."""
+
+    def __init__(self, d: Decoded, chunk: int = CHUNK) -> None:
+        self.d, self.chunk = d, chunk
+        self.columns = list(d.target.columns)
+        self.column_specs = [_spec(c) for c in self.columns]
+        self.specs = [ColumnSpec("index", "int"), *(ColumnSpec(n, "int") for n in d.index_columns),
+                      *([ColumnSpec("va", "va")] if d.has_va else []), *self.column_specs]
+        self.names: dict[str, NameTable] = {s.name: NameTable() for s in self.specs if s.kind == "enum"}
+        programs = ["-", "?", *(name for _, name in d.target.programs)]  # (match_identifiers - EMPTY_IDENTIFIER)
+        self.names.update({c.name: NameTable(programs) for c in self.columns if c.kind == "program"})
+
+    def names_of(self, spec: ColumnSpec) -> list[str]:
+        table = self.names.get(spec.name)
+        return [] if table is None else table.names
+
+    def chunks(self) -> Iterator[TableChunk]:
+        d = self.d
+        for lo, hi in _chunks(d.count, self.chunk):
+            idx = np.arange(lo, hi, dtype=np.int64)
+            values: dict[str, np.ndarray] = {"index": idx}
+            names: dict[str, Sequence[str]] = {}
+            for name, where in d.index_columns.items():
+                values[name] = np.asarray(where[lo:hi], dtype=np.int64)
+            if d.has_va:
+                values["va"] = d.vas[lo:hi] if d.vas is not None else \
+                    np.uint64(d.va + d.offset) + idx.astype(np.uint64) * np.uint64(d.stride)  # type: ignore[operator]
+            for col, spec in zip(self.columns, self.column_specs, strict=True):
+                raw = _leaf_values(d, col, lo, hi)
+                if col.kind == "program":
+                    values[col.name] = (match_identifiers(d.buffer, [i for i, _ in d.target.programs], count=hi - lo,
+                                                          stride=d.stride, offset=d.offset + lo * d.stride
+                                                          + col.offset) - EMPTY_IDENTIFIER).astype(np.int32)
+                elif col.kind == "identifier":
+                    rows = np.ascontiguousarray(raw)
+                    distinct, which = np.unique(rows, axis=0, return_inverse=True)
+                    names[col.name] = [bytes(r).hex() for r in distinct]
+                    values[col.name] = which.reshape(-1).astype(np.int32)
+                elif col.kind == "enum":
+                    assert col.enum is not None
+                    distinct, which = np.unique(raw, return_inverse=True)
+                    texts = [abi.enum_text(col.enum, int(v)) for v in distinct]
+                    values[col.name] = self.names[col.name].codes(texts, which.reshape(-1))
+                else:
+                    values[col.name] = np.ascontiguousarray(raw, dtype=NUMPY_TYPES[spec.kind])
+            yield TableChunk(hi - lo, values, {}, names)
+
+
+def write_npz(d: Decoded, out: IO[bytes], *, chunk: int = CHUNK) -> None:
+    """The records as an ``.npz`` (:mod:`d3d12wl.output.npz_table`): ``records``, a structured array of one field
+    per column (the identifier as 64 hex digits), ``names.<column>`` for every enum and program column, and
+    ``meta`` (JSON: what :func:`write`'s json says first: the target, stride, count, fields, partial record and
+    findings).  Written chunk by chunk straight into the zip (standard output works)."""
+    table = DecodedTable(d, chunk)
+    widths = {s.name: 2 * abi.sizeof(L.PROGRAM_IDENTIFIER) for s in table.specs if s.kind == "text"}
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
+        npz_table.write_structured(z, "records", table, d.count, widths=widths)
+        npz_table.write_names(z, "names.", table)
+        npz_table.write_array(z, "meta", np.array(json.dumps(_head(d, table.columns))))
+
+
+def write_parquet(d: Decoded, out: IO[bytes], *, chunk: int = CHUNK) -> None:
+    """The records as Parquet (:mod:`d3d12wl.output.parquet_table`), a row group per chunk: enum members and program
+    names as dictionary columns, VAs uint64, the identifier a string; what :func:`write`'s json says first in the
+    key-value metadata ``d3d12wl``.  Needs pyarrow (``pip install 'd3d12wl[parquet]'``)."""
+    table = DecodedTable(d, chunk)
+    metadata = {b"d3d12wl": json.dumps(_head(d, table.columns)).encode("utf-8", TEXT_ERRORS)}
+    parquet_table.write_parquet(out, table, parquet_table.schema(table.specs, metadata),
+                                use_dictionary=[s.name for s in table.specs if s.kind in ("category", "enum")])

@@ -63,7 +63,7 @@ from d3d12wl.records.layout import (
     program_table_layout,
     record_id,
 )
-from d3d12wl.records.schemas import _layout_leaves, missing_field
+from d3d12wl.records.schemas import layout_leaves, missing_field
 
 __all__ = [
     "NO_PROGRAM",
@@ -385,7 +385,7 @@ def _bytes_column(t: _Target, a: np.ndarray, n: int) -> tuple[Any, ...]:
     return (_address(a), a.strides[0] if per_record else 0, a.strides[-1], t.offset, t.count, 1, 1, 0, 0, 0)
 
 
-def _flatten(data: RecordData, prefix: str = "") -> dict[str, Any]:
+def column_views(data: RecordData, prefix: str = "") -> dict[str, Any]:
     """A structured array as column views keyed by leaf path (a mapping is returned as is)."""
     if isinstance(data, np.ndarray):
         if data.dtype.names is None:
@@ -554,7 +554,7 @@ def _pack(dtype: np.dtype, data: RecordData, *, what: str, count: int | None = N
     (d3d12wl_scatter_columns) that also range-checks narrowed integers and applies ``checks``; the first failing
     record raises PackError naming the column and the record.  ``enums`` gives the enum of each enum-typed leaf
     (asked only when a column holds member names)."""
-    columns = _flatten(data)
+    columns = column_views(data)
     if enums is not None:
         named = [path for path, value in columns.items() if _holds_names(value)]
         if named:
@@ -919,7 +919,7 @@ def read_records(layout: RecordLayout, data: Buffer, *, stride: int | None = Non
     if stride == 0 and count is None:
         count = 1
     return _read(_record_dtype(layout, stride), data, count, offset,
-                 lambda i: f"{layout.record} record {i} of {layout.owner!r}", lambda: _layout_leaves(layout))
+                 lambda i: f"{layout.record} record {i} of {layout.owner!r}", lambda: layout_leaves(layout))
 
 
 def read_primary_records(layout: PCSLayout | RecordLayout, data: Buffer, **kw: Any) -> np.ndarray:
@@ -959,10 +959,10 @@ def read_execute_indirect(layout: RecordLayout | CommandSignature, data: Buffer,
 def read_structs(name: str, data: Buffer, *, count: int | None = None, offset: int = 0) -> np.ndarray:
     """Declared structs (``D3D12_DISPATCH_LIST_INPUT1``, ``D3D12_DRAW_ARGUMENTS``) packed at their ``sizeof``, as a
     structured array viewing ``data``; ``count`` defaults to every whole one."""
-    from d3d12wl.records.schemas import _leaves_of_struct
+    from d3d12wl.records.schemas import struct_leaves
 
     return _read(struct_dtype(name), data, count, offset, lambda i: f"{name} {i}",
-                 lambda: list(_leaves_of_struct(name)))
+                 lambda: list(struct_leaves(name)))
 
 
 def read_dispatch_list_inputs(data: Buffer, *, tier: int = 1, count: int | None = None, offset: int = 0) -> np.ndarray:

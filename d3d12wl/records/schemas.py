@@ -160,7 +160,9 @@ def _struct_leaves(info: TypeInfo, prefix: str = "", base: int = 0) -> list[tupl
     return sorted(out, key=lambda x: x[1])
 
 
-def _layout_leaves(layout: RecordLayout) -> list[tuple[str, int, int]]:
+def layout_leaves(layout: RecordLayout) -> list[tuple[str, int, int]]:
+    """Every leaf of a record (its name as the packers spell it, its offset and size), in offset order: what a
+    short record is checked against."""
     out: list[tuple[str, int, int]] = []
     for f in sorted(layout.fields, key=lambda f: f.offset):
         t = layout_field_type(f)
@@ -193,7 +195,8 @@ def _check_length(data: bytes | bytearray | memoryview, offset: int, size: int, 
 
 
 @cache
-def _leaves_of_struct(name: str) -> tuple[tuple[str, int, int], ...]:
+def struct_leaves(name: str) -> tuple[tuple[str, int, int], ...]:
+    """Every leaf of declared struct ``name`` (path, offset, size), as :func:`layout_leaves` gives a record's."""
     return tuple(_struct_leaves(abi.type_info(name)))
 
 
@@ -201,7 +204,7 @@ def parse_struct(name: str, data: bytes | bytearray | memoryview, offset: int = 
     """Parse one ``name`` struct at ``offset``.  A short buffer raises :class:`ParseError` naming the field."""
     schema = STRUCTS.struct(name)
     size = schema.sizeof()
-    _check_length(data, offset, size, name, list(_leaves_of_struct(name)), name)
+    _check_length(data, offset, size, name, list(struct_leaves(name)), name)
     try:
         return schema.parse(bytes(memoryview(data).cast("B")[offset:offset + size]))
     except cs.ConstructError as exc:  # pragma: no cover - lengths are checked above
@@ -228,7 +231,7 @@ def parse_record(layout: RecordLayout, data: bytes | bytearray | memoryview, off
     schema = STRUCTS.record(layout, stride)
     size = schema.sizeof()
     where = _record_where(layout, index)
-    _check_length(data, offset, size, where, _layout_leaves(layout), where)
+    _check_length(data, offset, size, where, layout_leaves(layout), where)
     try:
         return schema.parse(bytes(memoryview(data).cast("B")[offset:offset + size]))
     except cs.ConstructError as exc:  # pragma: no cover - lengths are checked above

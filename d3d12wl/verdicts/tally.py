@@ -4,13 +4,13 @@ per range of primary records (of ExecuteIndirect commands), for the report page'
 The counts are exact and never made from one Python object per execution.  The trace's executions are segments
 (:class:`~d3d12wl.executor.trace.LazyList`), each counted the cheapest way it allows:
 
-* a run of work-list records in columns (:class:`~d3d12wl.executor.columnar.WorkListBatch`) per record: every
+* a run of work-list records in columns (:class:`~d3d12wl.executor.worklist_batch.WorkListBatch`) per record: every
   execution of a record's group resolves like the group's first (``group_first``: its program, class and trigger),
   and ``exec_off`` says how many executions each record drove, so a 10 M-draw frame is counted over its 2.5 M
   records with ``bincount`` and a dozen objects;
-* a run of ExecuteIndirect commands in columns (:class:`~d3d12wl.executor.columnar.CommandBatch`): its commands
+* a run of ExecuteIndirect commands in columns (:class:`~d3d12wl.executor.command_walk.CommandBatch`): its commands
   are consecutive, each one execution, all of one command signature (its first says the class and trigger);
-* anything else through the trace's execution table (:func:`~d3d12wl.executor.columnar.execution_runs`, the runs
+* anything else through the trace's execution table (:func:`~d3d12wl.executor.execution_table.execution_runs`, the runs
   the streamed writers read), or its objects where the reference walk made them.
 
 What the counts hold is bounded whatever the frame: a range chart keeps at most :data:`FINE_BUCKETS` buckets (their
@@ -25,8 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from d3d12wl.executor.columnar import CommandBatch, ExecutionRun, WorkListBatch, execution_runs
+from d3d12wl.executor.command_walk import CommandBatch
+from d3d12wl.executor.execution_table import ExecutionRun, execution_runs
 from d3d12wl.executor.trace import Execution, LazyList, Trace
+from d3d12wl.executor.worklist_batch import WorkListBatch
 
 __all__ = ["FINE_BUCKETS", "RANGE_LISTS", "Bar", "RangeCounts", "Tally", "tally"]
 

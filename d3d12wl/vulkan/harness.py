@@ -5,7 +5,7 @@ with the reason every call the harness cannot represent before anything reaches 
 
 Two comparisons close the loop:
 
-* :func:`expected_records` (the executor's trace, as columns: :func:`d3d12wl.executor.columnar.execution_columns`)
+* :func:`expected_records` (the executor's trace, as columns: :func:`d3d12wl.executor.execution_table.execution_columns`)
   against :func:`d3d12wl.vulkan.case.model_records` (the lowering's sequences, executed as the Vulkan spec says):
   the lowering against the executor, on the CPU (CI runs it);
 * the GPU's records against both: the GPU against the lowering and against the executor.
@@ -351,7 +351,7 @@ def expected_chunks(executions: Any, lowering: Lowering, prepared: Prepared, mem
     """:func:`expected_records` chunk by chunk (:func:`~d3d12wl.vulkan.case.chunk_ranges`), from the executor's
     executions (a trace's ``executions``) made columns a window at a time
     (:func:`d3d12wl.executor.columnar.execution_columns`): ``(first record, Model)``."""
-    from d3d12wl.executor.columnar import execution_columns  # the executor's columns, only where they are needed
+    from d3d12wl.executor.execution_table import execution_columns  # the executor's columns, only where they are needed
 
     case = prepared.case
     mem = _memory_of(memory, prepared)
@@ -373,7 +373,7 @@ def expected_chunks(executions: Any, lowering: Lowering, prepared: Prepared, mem
 
 def expected_records(columns: Any, lowering: Lowering, prepared: Prepared, memory: GpuMemory) -> Model:
     """The records the GPU must write, from the executor's trace alone (``columns``: its executions as
-    :class:`~d3d12wl.executor.columnar.ExecutionColumns`): per execution its program, every resolved root argument
+    :class:`~d3d12wl.executor.execution_table.ExecutionColumns`): per execution its program, every resolved root argument
     at its place in the push-constant block, its draw or dispatch arguments, and (draws) what it fetches through
     the vertex and index buffer views the trace says it reads, over the capture's ``memory`` (and the case's
     stand-ins).  The lowering gives only the places (the layouts) and which execution each record is

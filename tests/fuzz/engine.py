@@ -26,7 +26,10 @@ from d3d12wl.capture.file import load_capture
 from d3d12wl.cli import render
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor import execute
+from d3d12wl.executor.dump_view import dump_view
+from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import Limits
+from d3d12wl.executor.trace_selection import select_trace
 from d3d12wl.model import description
 from d3d12wl.model.state import DeviceCaps
 from d3d12wl.records import codegen, layout
@@ -177,8 +180,8 @@ def exercise_capture(doc: Any, base_dir: Path | None = None) -> str:
         capture = load_capture(doc, base_dir=base_dir)
         trace = execute(capture, LIMITS)
         json.dumps(trace.to_dict())
-        # what `d3d12wl dump --hex` shows: its default selection (at most render.DEFAULT_LIMIT records per list)
-        view = render.dump_view(capture, render.selected_trace(trace, render.Selection()), with_hex=True)
+        # what `d3d12wl dump --hex` shows: its default selection (at most dump_cmd.DEFAULT_LIMIT records per list)
+        view = dump_view(capture, select_trace(trace, Selection()), with_hex=True)
         render.render_text(view).encode("utf-8", "backslashreplace")
     except D3D12WLError:
         return "error"

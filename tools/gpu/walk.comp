@@ -31,7 +31,9 @@ uint locate(uint64_t va, uint size) {
     for (uint r = 0u; r < H(N_REG); ++r) {
         uint64_t base = u64(H(r0 + REGION_DWORDS * r), H(r0 + REGION_DWORDS * r + 1u));
         uint64_t len = uint64_t(H(r0 + REGION_DWORDS * r + 2u));
-        if (va >= base && va + uint64_t(size) <= base + len && ((va - base) & uint64_t(3)) == uint64_t(0)) {
+        // (the offset first: a region that ends at the top of the VA space has base + len == 2^64, which wraps)
+        if (va >= base && va - base <= len && uint64_t(size) <= len - (va - base)
+                && ((va - base) & uint64_t(3)) == uint64_t(0)) {
             return data_at() + H(r0 + REGION_DWORDS * r + 3u) + uint((va - base) >> 2);
         }
     }
