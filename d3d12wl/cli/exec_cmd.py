@@ -265,7 +265,7 @@ def run(args: argparse.Namespace) -> int:
         raise D3D12WLError(f"--findings names the verdict table of {tables}; --format {fmt} holds the "
                            "findings itself: leave --findings out", where="--findings")
     selection = selection_from(args)
-    side = _sidecar(args.output, args.findings, fmt) if fmt in ("csv", "parquet") else None
+    side = _sidecar(args.output, args.findings, fmt) if TRACE_WRITERS[fmt].verdict is not None else None
     claims.check([("-o", args.output), ("--findings" if args.findings else "the verdict table beside -o", side)],
                  [("CAPTURE", args.capture)])
     hooks = load_hooks(args.validators)
