@@ -6,7 +6,6 @@ tests/test_verdicts_browser.py."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import subprocess
@@ -21,11 +20,12 @@ import verdict_captures as vc
 import d3d12wl
 from d3d12wl import examples
 from d3d12wl.capture.file import Capture
-from d3d12wl.executor.trace import Trace
+from d3d12wl.executor.execution_table import execution_runs
+from d3d12wl.executor.trace import Execution, Trace
 from d3d12wl.verdicts import page as page_mod
 from d3d12wl.verdicts.page import PageInput, build_page
 from d3d12wl.verdicts.record_bytes import WINDOW, finding_record
-from d3d12wl.verdicts.tally import FINE_BUCKETS, NONE, RangeCounts, tally
+from d3d12wl.verdicts.tally import FINE_BUCKETS, NONE, RANGE_LISTS, RangeCounts, Tally, tally
 
 
 def _run(name: str) -> tuple[Capture, Trace]:
@@ -69,7 +69,7 @@ def test_tally_of_a_frame_in_columns_and_its_ranges() -> None:
     stay within FINE_BUCKETS, every primary record is covered, and at most the asked number of bars is drawn."""
     capture = vc.named_work_list_capture(records=20_000, per_record=3)
     trace = d3d12wl.execute(capture)
-    got = tally(trace, threads=2)
+    got = tally(trace)
     assert got.executions == 60_000 and got.by_program == {"Opaque": 20_001, "Transparent": 20_001,
                                                            "Shadow": 19_998}
     ranges = got.ranges[0]
@@ -80,25 +80,59 @@ def test_tally_of_a_frame_in_columns_and_its_ranges() -> None:
     assert all(b.first == a.last + 1 for a, b in zip(bars, bars[1:], strict=False))
 
 
+def _table_tally(trace: Trace) -> Tally:
+    """The counts from the trace's execution table, every execution a row (the oracle of the columns' counts)."""
+    out = Tally(executions=len(trace.executions))
+    ei = trace.call == "ExecuteIndirect"
+    ranges = {k: RangeCounts(k) for k in ([None] if ei else [lst.index for lst in trace.lists[:RANGE_LISTS]])}
+    for key, r in ranges.items():
+        walked = trace.call_args["command_count"] if key is None else len(trace.lists[key].primary_records)
+        r.extend(walked - 1)
+    for run in execution_runs(trace.executions):
+        c, names = run.table.columns, run.table.names
+        for column, into in (("program", out.by_program), ("executable_class", out.by_class),
+                             ("trigger", out.by_trigger)):
+            for code in c[column].tolist():
+                name = NONE if code < 0 else names[column][code]
+                into[name] = into.get(name, 0) + 1
+        for i, lst in enumerate(c["list_index"].tolist()):
+            key = None if ei else lst
+            if key is not None:
+                out.by_list[key] = out.by_list.get(key, 0) + 1
+            if key in ranges:
+                ranges[key].add(c["command_index" if ei else "primary_index"][i:i + 1])
+    out.ranges = ranges
+    return out
+
+
 @pytest.mark.parametrize("build", [lambda: vc.named_work_list_capture(records=30_000, per_record=3, unmapped=[7, 900]),
                                    lambda: vc.named_ei_capture(commands=70_000, bad=(5, 66_000))],
                          ids=["work list", "ExecuteIndirect"])
 def test_the_batches_are_counted_by_record_as_the_execution_table_counts_them(
         build: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A batch is counted per record (its groups' first executions, exec_off) or per span of commands, never per
-    execution; the counts are those of the execution table, which counts every execution (the batches sent to it)."""
-    tally_mod = importlib.import_module("d3d12wl.verdicts.tally")  # (the package names the function tally)
-
+    """A batch is counted per record (its groups' first executions, ``exec_off``) or per span of commands
+    (``execution_counts.segment_counts``), never an Execution object per execution; the counts are those of the
+    execution table, which has a row per execution."""
     trace = d3d12wl.execute(build())  # type: ignore[operator]
-    assert any(tally_mod._batch(s) is not None for s in trace.executions.segments)  # (the fast path is taken)
+    made = []
+    init = Execution.__init__
+
+    def counted(self: Execution, *args: object, **kw: object) -> None:
+        made.append(1)
+        init(self, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Execution, "__init__", counted)
     fast = tally(trace)
-    monkeypatch.setattr(tally_mod, "_batch", lambda segment: None)
-    slow = tally(trace, threads=1)
+    segments = len(trace.executions.segments)  # (a batch per chunk between the records the reference walks)
+    assert 0 < len(made) <= 3 * segments < len(trace.executions) // 1000  # at most one per program and batch
+    monkeypatch.undo()
+    slow = _table_tally(trace)
     assert (fast.executions, fast.by_program, fast.by_class, fast.by_trigger, fast.by_list) == (
         slow.executions, slow.by_program, slow.by_class, slow.by_trigger, slow.by_list)
     assert fast.ranges.keys() == slow.ranges.keys()
     for key in fast.ranges:
         assert fast.ranges[key].bars(64) == slow.ranges[key].bars(64)
+        assert (fast.ranges[key].counts == slow.ranges[key].counts).all()
 
 
 def test_range_counts_merge_buckets_as_the_indices_grow() -> None:

@@ -15,18 +15,26 @@ interpreted only through :mod:`d3d12wl.records.layout`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import ExecutionError
-from d3d12wl.executor.dispatch_list import ListRun, Selection, ValidationHooks, run_dispatch_list
+from d3d12wl.executor.dispatch_list import run_dispatch_list
 from d3d12wl.executor.execute_indirect import run_execute_indirect
+from d3d12wl.executor.list_run import ListRun, SignatureSelection, ValidationHooks, renamed
 from d3d12wl.executor.trace import Limits, Readings, Trace
 from d3d12wl.model.objects import ObjectSet
 from d3d12wl.model.state import CommandListState, DeviceCaps, DispatchListCall, ExecuteIndirectCall
 
-__all__ = ["ENGINES", "Limits", "ListRun", "Readings", "Selection", "Trace", "ValidationHooks", "execute", "run", "run_dispatch_list",
-           "run_execute_indirect"]
+__all__ = ["ENGINES", "Limits", "ListRun", "Readings", "SignatureSelection", "Trace", "ValidationHooks", "execute", "run",
+           "run_dispatch_list", "run_execute_indirect"]
+
+if not TYPE_CHECKING:  # (so that a type checker flags the old names)
+
+    def __getattr__(name: str) -> Any:
+        """``Selection``, the old name of :class:`SignatureSelection` (:data:`~d3d12wl.executor.list_run.RENAMED`),
+        with a ``DeprecationWarning``."""
+        return renamed(__name__, name)
 
 
 #: the ways to run a call: ``columnar`` (vectorized, the default; the reference walk wherever validation hooks run)

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor.command_walk import walk_commands_columnar
-from d3d12wl.executor.dispatch_list import ValidationHooks, run_dispatch_list
+from d3d12wl.executor.dispatch_list import run_dispatch_list
 from d3d12wl.executor.execute_indirect import run_execute_indirect
+from d3d12wl.executor.list_run import ValidationHooks
 from d3d12wl.executor.list_walk import walk_primary_records_columnar
 from d3d12wl.executor.trace import Limits, Readings, Trace
 from d3d12wl.model.objects import ObjectSet

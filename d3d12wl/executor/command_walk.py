@@ -14,6 +14,7 @@ from d3d12wl.capture.memory import VA_LIMIT
 from d3d12wl.executor import arrays
 from d3d12wl.executor.decode import decode_record
 from d3d12wl.executor.execute_indirect import CommandPlan, build_command, walk_command
+from d3d12wl.executor.execution_counts import ExecutionCounts, RecordCounts
 from d3d12wl.executor.execution_table import ExecutionGroups, GroupValues, RecordBytes
 from d3d12wl.executor.slot_groups import regions_of
 from d3d12wl.executor.trace import Execution
@@ -58,6 +59,13 @@ class CommandBatch:
     def items(self, start: int, stop: int) -> Iterator[Execution]:
         for i in range(start, stop):
             yield self.item(i)
+
+    def counts(self, a: int, b: int) -> ExecutionCounts:
+        """Commands ``a .. b - 1`` counted: one group (the first's), one execution per command."""
+        if b <= a:
+            return ExecutionCounts([], np.zeros(0, dtype=np.int64), [])
+        return ExecutionCounts([self.item(a)], np.array([b - a], dtype=np.int64),
+                               [RecordCounts(None, range(self.first_command + a, self.first_command + b))])
 
     def groups(self, a: int, b: int) -> ExecutionGroups:
         """Commands ``a .. b - 1`` as one group: the first's, each with its own indices, VA, bytes and counter."""

@@ -29,9 +29,9 @@ from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.executor.context import ExecContext, Loc, StopCall
 from d3d12wl.executor.decode import ctype_size, decode_record, type_name
-from d3d12wl.executor.dispatch_list import reset_entry, reset_order
+from d3d12wl.executor.end_of_call_reset import command_signature_reset
 from d3d12wl.executor.resolve import RecordData, check_unset_root_parameters, resolve_command
-from d3d12wl.executor.trace import Execution, Limits, Readings, ResetEntry, Trace
+from d3d12wl.executor.trace import Execution, Limits, Readings, Trace
 from d3d12wl.model.argtypes import ExecutableClass, arg_type_info
 from d3d12wl.model.objects import CommandSignature, ObjectSet, RootSignature
 from d3d12wl.model.state import (
@@ -104,10 +104,7 @@ def run_execute_indirect(memory: GpuMemory, device: DeviceCaps, objects: ObjectS
     call_args["command_count"] = count
     if count and not ctx.aligned(call.ArgumentBuffer, EI_BUFFER_ALIGN, "argument buffer", "Drawing", Loc()):
         return trace
-    reset: dict[tuple[Any, ...], ResetEntry] = {}
-    for arg in cs.pArgumentDescs:
-        reset_entry(reset, root_set, arg, cs.name)
-    trace.end_of_call_reset = sorted(reset.values(), key=reset_order)
+    trace.end_of_call_reset = command_signature_reset(cs, root_set)
     plan = CommandPlan(ctx, call, cs, layout, stride, count, cls, graphics, command_checks(cs, layout),
                        execute_indirect_root_signature(cs, state, graphics))
     try:

@@ -33,9 +33,8 @@ from d3d12wl.records.layout import RecordLayout
 __all__ = ["FIELD_NAMES", "FIELD_SUFFIX", "IA_PREFIX", "INDEX_COLUMNS", "NAME_COLUMNS", "RECORD_VA_KEYS",
            "ROOT_PREFIX", "SOURCE_NAMES", "TRIGGER_FIELD", "TRIGGER_PREFIX", "VA_COLUMNS", "ExecutionColumns",
            "ExecutionGroups", "ExecutionRun", "ExecutionSegment", "GroupValues", "RecordBytes", "execution_columns",
-           "execution_runs", "execution_schema", "group_columns", "is_field_column", "member_columns", "new_codes",
-           "run_table",
-           "segment_columns", "segment_execution", "segment_groups"]
+           "execution_runs", "execution_schema", "group_columns", "ia_tag", "is_field_column", "member_columns",
+           "new_codes", "root_tag", "run_table", "segment_columns", "segment_execution", "segment_groups"]
 
 
 #: per-execution integer columns of :func:`execution_columns` (int64; -1 where absent, and ``absent`` says so)
@@ -599,7 +598,8 @@ def _root_order(key: str) -> tuple[str, int, int, int]:
     return head[0], int(head[1:]), 1 << 32 if rank == len(_SUFFIXES) and dword < 0 else dword, rank
 
 
-def _root_tag(binding: str, parameter: int) -> str:
+def root_tag(binding: str, parameter: int) -> str:
+    """The column of a root argument: ``root.G1`` (global parameter 1), ``root.L0`` (local parameter 0)."""
     return f"{ROOT_PREFIX}{'G' if binding == 'global' else 'L'}{parameter}"
 
 
@@ -657,7 +657,7 @@ def _root_columns(part: _GroupColumns, first: Execution, values: GroupValues, co
     for ra in first.root_arguments:
         if ra.kind == "static_sampler":
             continue
-        tag = _root_tag(ra.binding, ra.parameter)
+        tag = root_tag(ra.binding, ra.parameter)
         if ra.kind == "constants":
             for d, v in enumerate(ra.values or []):
                 part.put(f"{tag}[{d}]", -1 if v is None else v, v is None)
@@ -693,7 +693,8 @@ def _root_columns(part: _GroupColumns, first: Execution, values: GroupValues, co
 IA_PREFIX = "ia."
 
 
-def _ia_tag(slot: int | None) -> str:
+def ia_tag(slot: int | None) -> str:
+    """The columns' prefix of an IA binding: ``ia.vb3`` (vertex buffer slot 3), ``ia.ib`` (the index buffer)."""
     return f"{IA_PREFIX}{'ib' if slot is None else f'vb{slot}'}"
 
 
@@ -708,7 +709,7 @@ def _ia_columns(part: _GroupColumns, first: Execution, values: GroupValues, code
     """The IA columns of the executions of ``part`` that resolve like ``first``: record-sourced bindings from the
     records' bytes, the rest (command-list state) ``first``'s."""
     for b in first.ia:
-        tag, src = _ia_tag(b.slot), b.source
+        tag, src = ia_tag(b.slot), b.source
         hit = values.records.get(src.kind) if src.arg is not None else None
         f = hit.layout.arg_field(src.arg) if hit is not None and src.arg is not None else None
         if hit is not None and f is not None:

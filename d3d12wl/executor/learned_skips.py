@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from d3d12wl.executor.dispatch_list import ListRun
+from d3d12wl.executor.list_run import ListRun
 from d3d12wl.executor.trace import Finding, PrimaryRecordTrace
 
 __all__ = ["SKIP_ATTEMPTS", "FindingRows", "Observed", "Skip", "SkipLearner", "SkipState", "SkippedRecords",

@@ -13,7 +13,7 @@ over ``GpuMemory``'s regions, with no Python object per record:
 4. the limits (records, executions) are applied to the cumulative counts.
 
 A mask per check marks every record the reference would report or treat specially; those records, and any chunk
-that wraps the VA space, go through the reference per-record walk (:func:`~d3d12wl.executor.dispatch_list.
+that wraps the VA space, go through the reference per-record walk (:func:`~d3d12wl.executor.record_walk.
 walk_primary_record`), so findings and their wording are the reference's; the records of a flagged slot whose
 treatment the walk has learned take it in columns (:mod:`d3d12wl.executor.learned_skips`).  Records no mask flags
 become a :class:`~d3d12wl.executor.worklist_batch.WorkListBatch`.
@@ -33,14 +33,14 @@ from d3d12wl.executor import arrays
 from d3d12wl.executor.arrays import expand
 from d3d12wl.executor.command_walk import ChunkDone
 from d3d12wl.executor.context import Loc
-from d3d12wl.executor.dispatch_list import (
-    ListRun,
+from d3d12wl.executor.learned_skips import SkipLearner
+from d3d12wl.executor.list_run import ListRun
+from d3d12wl.executor.record_walk import (
     primary_walk_setup,
     walk_primary_record,
     walk_primary_records,
     walk_secondary_records,
 )
-from d3d12wl.executor.learned_skips import SkipLearner
 from d3d12wl.executor.slot_groups import ListSlots, SlotGroup
 from d3d12wl.executor.worklist_batch import WorkListBatch
 from d3d12wl.model.argtypes import ExecutableClass

@@ -25,8 +25,9 @@ from typing import IO, Any
 import numpy as np
 
 from d3d12wl.executor import rows as rows_
+from d3d12wl.executor.rows import Progress, hex_text
 from d3d12wl.executor.selection import LeftOut, RecordPicker, Selection
-from d3d12wl.executor.trace import LazyList, ListTrace, PrimaryRecordTrace, Trace
+from d3d12wl.executor.trace import LazyList, ListTrace, PrimaryRecordTrace, Trace, ValidatorInvocation
 from d3d12wl.executor.trace_tables import (
     TABLE_VERSION,
     VERDICT_COLUMNS,
@@ -37,7 +38,7 @@ from d3d12wl.executor.trace_tables import (
     table_columns,
     verdict,
 )
-from d3d12wl.output import csv_table, npz_table, parquet_table
+from d3d12wl.output import csv_table, npz_table, parquet_table, tables
 from d3d12wl.output.blockwriter import BlockWriter, Make, write_block
 from d3d12wl.output.json_table import row_template
 from d3d12wl.output.outfiles import TEXT_ERRORS
@@ -65,7 +66,6 @@ METADATA_FINDINGS = 10_000
 _STREAMED = (Trace, ListTrace, PrimaryRecordTrace)
 
 Write = Callable[[Any], Any]
-Progress = Callable[[int], None]
 
 
 def _byte_writer(out: IO[Any]) -> Write:
@@ -234,7 +234,7 @@ def write_jsonl(trace: Trace, out: IO[Any], *, selection: Selection | None = Non
     """One JSON object per line, each with a ``record`` key: ``call`` (call, call_args, limits; version 2 first
     ``version``, ``table_version`` and ``columns``), ``list`` (a list trace without its records),
     ``primary_record`` (with ``list_index``), ``validator_invocation``, ``execution`` (version 2: the execution
-    table's row, :mod:`d3d12wl.executor.table_json`), ``reset``, ``finding``, and last ``end``
+    table's row, :mod:`d3d12wl.output.json_table`), ``reset``, ``finding``, and last ``end``
     (findings_suppressed, stopped_reason, graphics_lists, the verdict: exit_status, findings, findings_by_kind,
     findings_by_severity; and left_out when a selection narrows the trace).  ``threads``: as
     :func:`write_json`'s."""
@@ -291,10 +291,6 @@ def _write_jsonl(trace: Trace, write: Write, selection: Selection, progress: Pro
 # -- text ---------------------------------------------------------------------------------------------------------
 
 
-def _hex(value: Any) -> str:
-    return f"0x{value:x}" if isinstance(value, int) else "-" if value is None else str(value)
-
-
 def _arg(key: str, value: Any) -> str:
     if isinstance(value, int) and key.endswith(("Input", "Buffer", "Address")):
         return f"{key}=0x{value:x}"
@@ -312,8 +308,6 @@ def write_text(trace: Trace, out: IO[Any], *, validators: bool | None = None, se
 
 def _write_text(trace: Trace, write: Write, validators: bool | None, selection: Selection,
                 progress: Progress | None) -> Written:
-    from d3d12wl.executor.rows import execution_text
-
     written = Written()
 
     def lines(*texts: str) -> None:
@@ -326,7 +320,7 @@ def _write_text(trace: Trace, write: Write, validators: bool | None, selection: 
         cont = ""
         if lt.continuation is not None:
             nxt = lt.continuation.get("next")
-            cont = f"  next={_hex(nxt)}{' (followed)' if lt.continuation.get('followed') else ''}"
+            cont = f"  next={hex_text(nxt)}{' (followed)' if lt.continuation.get('followed') else ''}"
         lines(f"list {lt.index} @0x{lt.va:x}  {lt.input_struct}  NumProgramInputs="
               f"{lt.header.get('NumProgramInputs')}  flags={'|'.join(lt.flags) or 'NONE'}  signature "
               f"{lt.signature_index} {lt.signature or '-'}  {lt.executable_class or '-'}  "
@@ -337,10 +331,10 @@ def _write_text(trace: Trace, write: Write, validators: bool | None, selection: 
     select = selection.run_picker(written.left_out)
     if select is None:
         lines(f"executions ({len(trace.executions)})")
-        written.executions = execution_text(trace.executions, write, progress=progress)
+        written.executions = rows_.execution_text(trace.executions, write, progress=progress)
     else:  # the count is known once they are written: the lines go to a buffer first (a selection is small)
         buf = io.BytesIO()
-        written.executions = execution_text(trace.executions, buf.write, select=select, progress=progress)
+        written.executions = rows_.execution_text(trace.executions, buf.write, select=select, progress=progress)
         lines(f"executions ({written.executions} selected of {len(trace.executions)})")
         write(buf.getvalue())
     lines("end-of-call reset" + ("" if trace.end_of_call_reset else ": nothing"))
@@ -369,16 +363,16 @@ def _write_text(trace: Trace, write: Write, validators: bool | None, selection: 
     return written
 
 
-#: the streamed rows of ``exec``'s validator invocations
-def validator_line(v: Any) -> str:
-    """One validator invocation: sequence, area and step, list and primary record, slot, validator, pointers."""
-    from d3d12wl.output import tables
+#: the columns of ``exec``'s validator invocation lines
+_VALIDATOR_COLUMNS = tables.Columns(widths=(6, 19, 7, 20, 8, 20, 0), align=(">", "<", "<", "<", "<", "<", "<"),
+                                    indent="  ")
 
-    columns = tables.Columns(widths=(6, 19, 7, 20, 8, 20, 0), align=(">", "<", "<", "<", "<", "<", "<"),
-                             indent="  ")
+
+def validator_line(v: ValidatorInvocation) -> str:
+    """One validator invocation: sequence, area and step, list and primary record, slot, validator, pointers."""
     where = f"list {v.list_index}" + (f" primary {v.primary_index}" if v.primary_index is not None else "")
-    pointers = " ".join(f"{k}={_hex(p) if p is not None else 'NULL'}" for k, p in v.pointers.items())
-    return columns.row((f"#{v.sequence}", v.area, f"step {v.step} ", where, f"slot {v.slot}", v.validator,
+    pointers = " ".join(f"{k}={hex_text(p) if p is not None else 'NULL'}" for k, p in v.pointers.items())
+    return _VALIDATOR_COLUMNS.row((f"#{v.sequence}", v.area, f"step {v.step} ", where, f"slot {v.slot}", v.validator,
                         pointers))
 
 
@@ -440,8 +434,7 @@ def write_parquet(trace: Trace, out: str | IO[bytes], *, selection: Selection | 
     info = meta(trace, table.specs, n, written, selection)
     info["findings_file"] = verdict_file
     shown = io.BytesIO()
-    few = Selection(selection.list_index, selection.primary, selection.program, selection.kinds,
-                    min(selection.limit or METADATA_FINDINGS, METADATA_FINDINGS))
+    few = dataclasses.replace(selection, limit=min(selection.limit or METADATA_FINDINGS, METADATA_FINDINGS))
     count = rows_.finding_json(trace.findings, shown.write, rows_.JSONStyle(separators=(",", ":"), prefix=","),
                                select=few.finding_picker(LeftOut()), first_skip=1)
     metadata = {b"d3d12wl": json.dumps(info).encode("utf-8", TEXT_ERRORS),

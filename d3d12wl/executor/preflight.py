@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.executor.dispatch_list import INPUT, INPUT1
+from d3d12wl.executor.list_run import INPUT, INPUT1
 from d3d12wl.executor.reads import CallReads, Rows, call_rows, reached
 from d3d12wl.records import decode
 from d3d12wl.records import layout as L

@@ -36,8 +36,10 @@ from d3d12wl import abi
 from d3d12wl.capture.memory import GpuMemory
 from d3d12wl.errors import CaptureError, LayoutError
 from d3d12wl.executor.arrays import RegionArrays, expand
-from d3d12wl.executor.dispatch_list import INPUT, INPUT1, ListRun, primary_walk_setup, run_dispatch_list
+from d3d12wl.executor.dispatch_list import run_dispatch_list
 from d3d12wl.executor.execute_indirect import CommandPlan, run_execute_indirect
+from d3d12wl.executor.list_run import INPUT, INPUT1, ListRun
+from d3d12wl.executor.record_walk import primary_walk_setup
 from d3d12wl.executor.trace import Limits, Trace
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.objects import CommandSignature, ObjectSet, Program, ProgramCommandSignature, WorkListSignature

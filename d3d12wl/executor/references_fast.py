@@ -51,9 +51,11 @@ from d3d12wl.capture.file import Capture
 from d3d12wl.capture.memory import VA_LIMIT
 from d3d12wl.executor import arrays
 from d3d12wl.executor.command_walk import CommandBatch
-from d3d12wl.executor.dispatch_list import ListRun, primary_walk_setup, run_dispatch_list
+from d3d12wl.executor.dispatch_list import run_dispatch_list
 from d3d12wl.executor.execute_indirect import CommandPlan, run_execute_indirect
+from d3d12wl.executor.list_run import ListRun
 from d3d12wl.executor.list_walk import Chunk, ListWalk
+from d3d12wl.executor.record_walk import primary_walk_setup
 from d3d12wl.executor.references_table import (
     COLUMNS,
     Collector,

@@ -26,7 +26,15 @@ from typing import Any
 import numpy as np
 
 from d3d12wl.executor.arrays import packed_dtype
-from d3d12wl.executor.execution_table import ExecutionColumns, ExecutionRun, execution_runs
+from d3d12wl.executor.execution_table import (
+    RECORD_VA_KEYS,
+    ROOT_PREFIX,
+    ExecutionColumns,
+    ExecutionRun,
+    execution_runs,
+    ia_tag,
+    root_tag,
+)
 from d3d12wl.executor.learned_skips import SkippedRecords
 from d3d12wl.executor.selection import Budget
 from d3d12wl.executor.trace import Execution, Finding, LazyList, PrimaryRecordTrace
@@ -36,8 +44,8 @@ from d3d12wl.output.outfiles import TEXT_ERRORS
 from d3d12wl.output.serialize import json_text, to_jsonable
 from d3d12wl.output.textrows import Cell, Field, Part, RowFormatter, Splice, Text, Value, json_parts, split
 
-__all__ = ["JSONStyle", "TemplateError", "execution_data", "execution_json", "execution_text", "record_json",
-           "text_line"]
+__all__ = ["FINDING_ROWS", "FindingChunk", "JSONStyle", "Progress", "TemplateError", "execution_data", "execution_json",
+           "execution_text", "finding_chunks", "finding_json", "finding_text", "hex_text", "record_json", "text_line"]
 
 #: primary records written from one set of templates
 RECORD_ROWS = 1 << 15
@@ -91,8 +99,8 @@ class JSONStyle:
 _RECORD_SOURCES = {"primary": ("primary record ", "primary_index", "primary_va"),
                    "secondary": ("secondary record ", "secondary_index", "secondary_va"),
                    "command": ("command ", "command_index", "command_va")}
-_RECORD_VA = {"primary": "primary_va", "secondary": "secondary_va", "program_table_slot": "program_table_slot_va",
-              "command": "command_va"}
+#: ``Execution.record_va``'s keys -> the table's VA columns
+_RECORD_VA = {key: column for column, key in RECORD_VA_KEYS.items()}
 _SYSTEM_POINTERS = {"PRIMARY_RECORD_POINTER": "primary_va", "SECONDARY_RECORD_POINTER": "secondary_va"}
 
 
@@ -131,7 +139,7 @@ def execution_data(e: Execution, table: ExecutionColumns | Any) -> dict[str, Any
     if trig.get("source") is not None:
         _source(trig["source"], record_va, index)
     for ra in d["root_arguments"]:
-        tag = f"root.{'G' if ra['binding'] == 'global' else 'L'}{ra['parameter']}"
+        tag = root_tag(ra["binding"], ra["parameter"])
         if isinstance(ra.get("value"), int) and tag in columns:
             ra["value"] = Value(tag)
         if ra.get("values") is not None:
@@ -140,7 +148,7 @@ def execution_data(e: Execution, table: ExecutionColumns | Any) -> dict[str, Any
         for s in ra["sources"]:
             _source(s, record_va, index)
     for b in d["ia"]:
-        tag = f"ia.{'ib' if b['slot'] is None else 'vb' + str(b['slot'])}"
+        tag = ia_tag(b["slot"])
         for m, v in (b.get("fields") or {}).items():
             if isinstance(v, int) and f"{tag}.{m}" in columns:
                 b["fields"][m] = Value(f"{tag}.{m}")
@@ -243,7 +251,8 @@ _LINE_WIDTHS = (6, 28, 14)
 _LINE_INDENT, _LINE_GAP = "  ", " "
 
 
-def _hex(value: Any) -> str:
+def hex_text(value: Any) -> str:
+    """An integer in ``0x`` hexadecimal, None ``-``, anything else as ``str`` makes it (the human lines' values)."""
     return f"0x{value:x}" if isinstance(value, int) else "-" if value is None else str(value)
 
 
@@ -271,15 +280,15 @@ def _line_cells(e: Execution, hole: Callable[[str, Any, str], Any]) -> list[list
     for ra in e.root_arguments:
         if ra.kind == "static_sampler":
             continue
-        tag = f"{'G' if ra.binding == 'global' else 'L'}{ra.parameter}"
-        roots.append((" " if roots else "") + f"{tag}=")
+        column = root_tag(ra.binding, ra.parameter)
+        roots.append((" " if roots else "") + f"{column.removeprefix(ROOT_PREFIX)}=")
         if ra.kind == "constants":
             roots.append("[")
             for i, v in enumerate(ra.values or []):
-                roots += [" " if i else "", hole(f"root.{tag}[{i}]", v, "hex") if isinstance(v, int) else _hex(v)]
+                roots += [" " if i else "", hole(f"{column}[{i}]", v, "hex") if isinstance(v, int) else hex_text(v)]
             roots.append("]")
         else:
-            roots.append(hole(f"root.{tag}", ra.value, "hex") if isinstance(ra.value, int) else _hex(ra.value))
+            roots.append(hole(column, ra.value, "hex") if isinstance(ra.value, int) else hex_text(ra.value))
     return [["#", hole("index", e.index, "dec")], where, [e.program or "-"], trigger, roots]
 
 
@@ -288,7 +297,7 @@ def text_line(e: Execution) -> str:
     reference walk made, and the tests' oracle of what it writes from the columns (the same cells,
     :func:`_line_cells`)."""
     def literal(column: str, value: Any, kind: str) -> str:
-        return _hex(value) if kind == "hex" else str(value)
+        return hex_text(value) if kind == "hex" else str(value)
 
     cells = ["".join(c) for c in _line_cells(e, literal)]
     out = [c.rjust(w) if i == 0 else c.ljust(w) for i, (c, w) in enumerate(zip(cells, (*_LINE_WIDTHS, 0, 0)))]
@@ -300,7 +309,7 @@ def _line_template(e: Execution, table: Any) -> list[Part]:
 
     def value(column: str, v: Any, kind: str) -> Any:
         if column not in columns:  # (the group's: every row's the same)
-            return _hex(v) if kind == "hex" else str(v)
+            return hex_text(v) if kind == "hex" else str(v)
         if kind == "hex":
             return ["0x", Value(column, "hex")]
         return Value(column, "sdec")

@@ -19,18 +19,13 @@ from d3d12wl.errors import LayoutError, MemoryAccessError
 from d3d12wl.executor.arrays import RegionArrays, packed_dtype
 from d3d12wl.executor.context import ExecContext, Loc
 from d3d12wl.executor.decode import ctype_size, decode_record
-from d3d12wl.executor.dispatch_list import (
-    PROGRAM_IDENTIFIER,
-    ListRun,
-    Selection,
-    ic_resets_per_secondary_list,
-    slot_index_in_range,
-)
+from d3d12wl.executor.list_run import ListRun, SignatureSelection
+from d3d12wl.executor.record_walk import ic_resets_per_secondary_list, slot_index_in_range
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
 from d3d12wl.executor.trace import ProgramTableSlotTrace, Trace
 from d3d12wl.model.objects import Program, ProgramCommandSignature, RecordKind
 from d3d12wl.model.state import DescriptorHeap
-from d3d12wl.records.layout import PCSLayout
+from d3d12wl.records.layout import PROGRAM_IDENTIFIER, PCSLayout
 
 __all__ = ["HandleCheck", "ListSlots", "SlotGroup", "regions_of", "scratch_context"]
 
@@ -110,7 +105,7 @@ class ListSlots:
         self.stride = stride
         sel = run.selection
         assert sel is not None
-        self.sel: Selection = sel
+        self.sel: SignatureSelection = sel
         self.regions = regions_of(run.ctx)
         self.groups: list[SlotGroup] = []
         self._group_of: dict[int, int] = {}  # ProgramTableIndex -> index in groups, -1 flagged

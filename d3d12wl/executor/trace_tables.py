@@ -29,7 +29,7 @@ from d3d12wl.executor.execution_table import (
     execution_schema,
     is_field_column,
 )
-from d3d12wl.executor.rows import finding_chunks
+from d3d12wl.executor.rows import Progress, finding_chunks
 from d3d12wl.executor.selection import LeftOut, Selection
 from d3d12wl.executor.trace import Trace
 from d3d12wl.output.blockwriter import default_workers
@@ -51,8 +51,6 @@ CHUNK_ROWS = 1 << 16
 #: chunks of the execution table built ahead of the one being written (execution_table.execution_runs' ``ahead``),
 #: where the output is made on more than one thread
 RUNS_AHEAD = 2
-
-Progress = Any  # (a callable told how many executions were written so far)
 
 
 @dataclass

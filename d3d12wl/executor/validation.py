@@ -58,7 +58,7 @@ from d3d12wl import abi, inputs
 from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
 from d3d12wl.errors import ExecutionError, LayoutError, MemoryAccessError, ValidatorSpecError
 from d3d12wl.executor.context import Loc
-from d3d12wl.executor.dispatch_list import ListRun
+from d3d12wl.executor.list_run import ListRun
 from d3d12wl.executor.trace import ValidatorInvocation
 from d3d12wl.model.argtypes import (
     ROLE_PRIMARY_LIST_VALIDATOR,

@@ -4,9 +4,10 @@ the columnar list walk (:mod:`d3d12wl.executor.list_walk`) adds to the trace for
 Its executions (:class:`BatchExecutions`), primary records (:class:`BatchRecords`) and each record's secondary
 records (:class:`BatchSecondaryRecords`) are :class:`~d3d12wl.executor.trace.Batch` es of the trace's lists: the
 objects are made on demand by the reference's own resolution code
-(:func:`~d3d12wl.executor.dispatch_list.build_execution`), so both paths give identical traces.  The executions say
+(:func:`~d3d12wl.executor.record_walk.build_execution`), so both paths give identical traces.  The executions say
 their rows as groups, one per program-table slot (:meth:`WorkListBatch.groups`): what the trace's table is built
-from (:mod:`d3d12wl.executor.execution_table`).
+from (:mod:`d3d12wl.executor.execution_table`); and count them per primary record (:meth:`WorkListBatch.counts`,
+:mod:`d3d12wl.executor.execution_counts`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import numpy as np
 
 from d3d12wl.executor.context import ExecContext, Loc
 from d3d12wl.executor.decode import decode_record
-from d3d12wl.executor.dispatch_list import build_execution
+from d3d12wl.executor.execution_counts import ExecutionCounts, RecordCounts
 from d3d12wl.executor.execution_table import ExecutionGroups, GroupValues, RecordBytes
+from d3d12wl.executor.record_walk import build_execution
 from d3d12wl.executor.resolve import RecordData, WorkListRecordContext
 from d3d12wl.executor.slot_groups import ListSlots, SlotGroup, scratch_context
 from d3d12wl.executor.trace import Execution, PrimaryRecordTrace, RecordTrace
@@ -161,6 +163,21 @@ class WorkListBatch:
         return ExecutionGroups(b - a, slot[gid].reshape(-1), [self.group_first(g) for g in groups], self.SHARED,
                                shared, values)
 
+    def counts(self, a: int, b: int) -> ExecutionCounts:
+        """Executions ``a .. b - 1`` of the batch counted per primary record (the executions each drove, from
+        ``exec_off``), by group: one execution object per group that has any, whatever the count."""
+        if b <= a:
+            return ExecutionCounts([], np.zeros(0, dtype=np.int64), [])
+        r0 = int(np.searchsorted(self.exec_off, a, side="right")) - 1
+        r1 = int(np.searchsorted(self.exec_off, b - 1, side="right")) - 1
+        per_record = np.diff(self.exec_off[r0:r1 + 2])
+        per_record[0] -= a - int(self.exec_off[r0])  # (records r0 and r1 counted from a and up to b)
+        per_record[-1] -= int(self.exec_off[r1 + 1]) - b
+        per_group = np.bincount(self.gid[r0:r1 + 1], weights=per_record, minlength=len(self.walk.groups))
+        present = np.flatnonzero(per_group)
+        return ExecutionCounts([self.group_first(int(g)) for g in present], per_group[present].astype(np.int64),
+                               [RecordCounts(self.walk.run.index, self.primary_index[r0:r1 + 1], per_record)])
+
     # -- objects on demand -----------------------------------------------------------------------------------------
 
     def _record_context(self, r: int) -> tuple[SlotGroup, WorkListRecordContext]:
@@ -291,6 +308,9 @@ class BatchExecutions:
 
     def groups(self, a: int, b: int) -> ExecutionGroups:
         return self.batch.groups(a, b)
+
+    def counts(self, a: int, b: int) -> ExecutionCounts:
+        return self.batch.counts(a, b)
 
 
 class BatchRecords:

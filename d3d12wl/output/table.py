@@ -118,11 +118,14 @@ class TableChunk:
         return table.names_of(spec) if own is None else own
 
     def head(self, k: int) -> TableChunk:
-        return TableChunk(k, {c: v[:k] for c, v in self.values.items()}, {c: v[:k] for c, v in self.absent.items()})
+        """Rows ``0 .. k - 1`` (their codes index the same names)."""
+        return TableChunk(k, {c: v[:k] for c, v in self.values.items()}, {c: v[:k] for c, v in self.absent.items()},
+                          self.names)
 
     def tail(self, k: int) -> TableChunk:
+        """Rows ``k ..`` (their codes index the same names)."""
         return TableChunk(self.n - k, {c: v[k:] for c, v in self.values.items()},
-                          {c: v[k:] for c, v in self.absent.items()})
+                          {c: v[k:] for c, v in self.absent.items()}, self.names)
 
 
 def joined_chunks(chunks: Iterable[TableChunk], rows: int) -> Iterator[TableChunk]:

@@ -8,7 +8,8 @@ one (against a ``Baseline``), ``run_all`` judges them all in processes of their 
 ``finding_record`` reads the bytes of the record a finding concerns.
 
 Everything reads the executor through its public face: ``execute``, the ``Trace`` with its findings and counts,
-``executor.output.verdict`` and the trace's columns (``executor.columnar.execution_runs``)."""
+``executor.output.verdict`` and the trace's executions counted from its columns
+(``executor.execution_counts.segment_counts``)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,11 @@
 """What a call executed, counted: executions per program, per list, per executable class, per dispatch trigger, and
 per range of primary records (of ExecuteIndirect commands), for the report page's charts.
 
-The counts are exact and never made from one Python object per execution.  The trace's executions are segments
-(:class:`~d3d12wl.executor.trace.LazyList`), each counted the cheapest way it allows:
-
-* a run of work-list records in columns (:class:`~d3d12wl.executor.worklist_batch.WorkListBatch`) per record: every
-  execution of a record's group resolves like the group's first (``group_first``: its program, class and trigger),
-  and ``exec_off`` says how many executions each record drove, so a 10 M-draw frame is counted over its 2.5 M
-  records with ``bincount`` and a dozen objects;
-* a run of ExecuteIndirect commands in columns (:class:`~d3d12wl.executor.command_walk.CommandBatch`): its commands
-  are consecutive, each one execution, all of one command signature (its first says the class and trigger);
-* anything else through the trace's execution table (:func:`~d3d12wl.executor.execution_table.execution_runs`, the runs
-  the streamed writers read), or its objects where the reference walk made them.
+The counts are exact and never made from one Python object per execution: every segment of the trace's executions
+is counted by the executor's column model (:func:`~d3d12wl.executor.execution_counts.segment_counts`): groups of
+executions that resolve alike, each with one execution and how many resolve like it, and the executions each record
+drove.  A 10 M-draw frame in columns is counted over its 2.5 M primary records with ``bincount`` and a dozen
+objects; the executions the reference walk made count as themselves.
 
 What the counts hold is bounded whatever the frame: a range chart keeps at most :data:`FINE_BUCKETS` buckets (their
 width doubles as the indices grow), and ranges are counted for the first :data:`RANGE_LISTS` lists of a chain.
@@ -19,16 +13,12 @@ width doubles as the indices grow), and ranges are counted for the first :data:`
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from d3d12wl.executor.command_walk import CommandBatch
-from d3d12wl.executor.execution_table import ExecutionRun, execution_runs
-from d3d12wl.executor.trace import Execution, LazyList, Trace
-from d3d12wl.executor.worklist_batch import WorkListBatch
+from d3d12wl.executor.execution_counts import ExecutionCounts, RecordCounts, segment_counts
+from d3d12wl.executor.trace import Trace
 
 __all__ = ["FINE_BUCKETS", "RANGE_LISTS", "Bar", "RangeCounts", "Tally", "tally"]
 
@@ -117,26 +107,17 @@ class Tally:
     lists_not_ranged: int = 0
 
 
-def _add(into: dict[str, int], codes: np.ndarray, names: list[str]) -> None:
-    counts = np.bincount(codes + 1, minlength=len(names) + 1)  # (code -1: absent)
-    for code in np.flatnonzero(counts):
-        name = NONE if code == 0 else names[code - 1]
-        into[name] = into.get(name, 0) + int(counts[code])
-
-
-def _add_keys(into: dict[str, int], keys: Iterable[str | None]) -> None:
-    for key in keys:
-        name = NONE if key is None else key
-        into[name] = into.get(name, 0) + 1
+def _add(into: dict[str, int], name: str | None, n: int) -> None:
+    key = NONE if name is None else name
+    into[key] = into.get(key, 0) + n
 
 
 class _Counter:
     def __init__(self, trace: Trace) -> None:
         self.out = Tally()
-        self.ei = trace.call == "ExecuteIndirect"
         # the ranges cover every record walked, executions or not (a chart marks the findings of records that
         # drove none)
-        if self.ei:
+        if trace.call == "ExecuteIndirect":
             ranges = self.out.ranges[None] = RangeCounts(None)
             walked = trace.call_args.get("command_count")
             if isinstance(walked, int) and walked > 0:
@@ -146,118 +127,31 @@ class _Counter:
             if len(lst.primary_records):
                 ranges.extend(len(lst.primary_records) - 1)
 
-    def ranged(self, list_index: int | None) -> RangeCounts | None:
-        return self.out.ranges.get(list_index)
+    def add(self, counts: ExecutionCounts) -> None:
+        for first, n in counts.groups():
+            _add(self.out.by_program, first.program, n)
+            _add(self.out.by_class, first.executable_class, n)
+            _add(self.out.by_trigger, first.trigger.type, n)
+        for records in counts.records:
+            self.records(records)
 
-    def lists(self, list_index: np.ndarray, primary: np.ndarray) -> None:
-        if not len(list_index):
+    def records(self, records: RecordCounts) -> None:
+        if records.list_index is not None:
+            self.out.by_list[records.list_index] = self.out.by_list.get(records.list_index, 0) + records.total
+        ranges = self.out.ranges.get(records.list_index)
+        if ranges is None:
             return
-        lo, hi = int(list_index.min()), int(list_index.max())
-        counts = np.bincount(list_index - lo) if hi > lo else np.array([len(list_index)])
-        for k in np.flatnonzero(counts):
-            n = self.out.by_list.get(lo + int(k), 0)
-            self.out.by_list[lo + int(k)] = n + int(counts[k])
-            ranges = self.ranged(lo + int(k))
-            if ranges is not None:
-                ranges.add(primary if hi == lo else primary[list_index == lo + k])
-
-    def named(self, into: dict[str, int], name: str | None, n: int) -> None:
-        key = NONE if name is None else name
-        into[key] = into.get(key, 0) + n
-
-    def work_list_batch(self, batch: WorkListBatch) -> None:
-        """A batch's executions, record by record (see the module docstring)."""
-        per_record = np.diff(batch.exec_off)
-        per_group = np.bincount(batch.gid, weights=per_record).astype(np.int64)
-        list_index = None
-        for g in np.flatnonzero(per_group):
-            first = batch.group_first(int(g))
-            n = int(per_group[g])
-            self.named(self.out.by_program, first.program, n)
-            self.named(self.out.by_class, first.executable_class, n)
-            self.named(self.out.by_trigger, first.trigger.type, n)
-            list_index = first.list_index
-        if list_index is None:
-            return
-        total = int(per_record.sum())
-        self.out.by_list[list_index] = self.out.by_list.get(list_index, 0) + total
-        ranges = self.ranged(list_index)
-        if ranges is not None:
-            ranges.add(batch.primary_index, per_record)
-
-    def command_batch(self, batch: CommandBatch) -> None:
-        """Consecutive commands of one command signature, one execution each."""
-        first = batch.item(0)
-        n = len(batch)
-        self.named(self.out.by_program, first.program, n)
-        self.named(self.out.by_class, first.executable_class, n)
-        self.named(self.out.by_trigger, first.trigger.type, n)
-        ranges = self.ranged(None)
-        assert ranges is not None
-        ranges.add_span(batch.first_command, n)
-
-    def table(self, run: ExecutionRun) -> None:
-        assert run.table is not None
-        table = run.table
-        c = table.columns
-        for key, into in (("program", self.out.by_program), ("executable_class", self.out.by_class),
-                          ("trigger", self.out.by_trigger)):
-            _add(into, c[key], table.names[key])
-        if self.ei:
-            ranges = self.ranged(None)
-            assert ranges is not None
-            ranges.add(c["command_index"])
+        if isinstance(records.index, range):
+            ranges.add_span(records.index.start, len(records.index))
         else:
-            self.lists(c["list_index"], c["primary_index"])
-
-    def objects(self, executions: list[Execution]) -> None:
-        _add_keys(self.out.by_program, (e.program for e in executions))
-        _add_keys(self.out.by_class, (e.executable_class for e in executions))
-        _add_keys(self.out.by_trigger, (e.trigger.type for e in executions))
-        if self.ei:
-            ranges = self.ranged(None)
-            assert ranges is not None
-            ranges.add(np.array([e.command_index or 0 for e in executions], dtype=np.int64))
-        else:
-            self.lists(np.array([e.list_index or 0 for e in executions], dtype=np.int64),
-                       np.array([e.primary_index or 0 for e in executions], dtype=np.int64))
+            ranges.add(records.index, records.executions)
 
 
-def _batch(segment: object) -> WorkListBatch | CommandBatch | None:
-    """The batch whose executions ``segment`` is, where it is one (a work-list batch's executions wrap it)."""
-    if isinstance(segment, CommandBatch):
-        return segment if len(segment) else None
-    batch = getattr(segment, "batch", None)
-    if isinstance(batch, WorkListBatch) and len(segment) == batch.num_executions:  # type: ignore[arg-type]
-        return batch
-    return None
-
-
-def tally(trace: Trace, *, threads: int | None = None) -> Tally:
-    """The counts of ``trace`` (see the module docstring).  ``threads``: how many runs' tables of the segments that
-    are not batches are built ahead on threads of their own (default: one per CPU after the first, at most 4)."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # (not Linux)
-        cpus = os.cpu_count() or 1
-    ahead = threads if threads is not None else max(0, min(4, cpus - 1))
+def tally(trace: Trace) -> Tally:
+    """The counts of ``trace`` (see the module docstring)."""
     counter = _Counter(trace)
-    rest: LazyList[Execution] = LazyList()  # (the segments counted through the execution table)
     for segment in trace.executions.segments:
-        batch = _batch(segment)
-        if isinstance(batch, WorkListBatch):
-            counter.work_list_batch(batch)
-        elif isinstance(batch, CommandBatch):
-            counter.command_batch(batch)
-        elif isinstance(segment, list):
-            counter.objects(segment)
-        else:
-            rest.add_batch(segment)
-    for run in execution_runs(rest, ahead=ahead) if len(rest) else ():
-        if run.objects is not None:
-            counter.objects(run.objects)
-        else:
-            counter.table(run)
+        counter.add(segment_counts(segment))
     out = counter.out
     out.executions = len(trace.executions)
     out.lists_not_ranged = max(0, len(trace.lists) - RANGE_LISTS)
