@@ -29,15 +29,18 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from d3d12wl.errors import D3D12WLError
 
 __all__ = ["CHUNK_BYTES", "MAX_DEPTH", "MAX_INT_DIGITS", "MAX_JSON_BYTES", "MAX_JSON_CONTAINERS", "MAX_JSON_ITEMS",
-           "MAX_STREAM_BYTES", "STDIN", "InputError", "check_structure", "file_kind", "integer", "json_depth", "label",
-           "load_json", "map_bytes", "parse_json", "path_kind", "path_of", "paused_cycle_collection", "read_bytes",
-           "read_text", "schema_validator"]
+           "MAX_STREAM_BYTES", "STDIN", "FileRead", "InputError", "check_structure", "file_kind", "files_read",
+           "given_once", "integer", "json_depth", "label", "load_json", "map_bytes", "note_read", "parse_json",
+           "path_kind", "path_of", "paused_cycle_collection", "read_bytes", "read_text", "recording",
+           "schema_validator"]
 
 #: the name that stands for standard input
 STDIN = "-"
@@ -63,6 +66,53 @@ CHUNK_BYTES = 1 << 22
 
 class InputError(D3D12WLError):
     """A file or document the tool cannot use as it is: ``where`` names the file (and line), the message why."""
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """A regular file a command read: what it was read as, the name it was given by and its real path."""
+
+    what: str
+    shown: str
+    real: str
+
+
+#: the files read in the running command, by (st_dev, st_ino), while :func:`recording` (None: nothing is recorded)
+_READ: ContextVar[dict[tuple[int, int], FileRead] | None] = ContextVar("d3d12wl_files_read", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[dict[tuple[int, int], FileRead]]:
+    """Inside: every regular file read through this module, every region file a capture maps and every
+    validators file, is recorded (:func:`files_read`), so that the output stage can refuse to write over one of
+    them (:mod:`d3d12wl.output.claims`, issue 42).  A command line runs one command inside it; nothing is recorded
+    outside."""
+    token = _READ.set({})
+    try:
+        yield _READ.get() or {}
+    finally:
+        _READ.reset(token)
+
+
+def files_read() -> dict[tuple[int, int], FileRead]:
+    """The files read so far in the running command (empty outside :func:`recording`)."""
+    return dict(_READ.get() or {})
+
+
+def note_read(source: str | os.PathLike[str] | int, what: str, shown: str | None = None) -> None:
+    """Record that the running command reads ``source`` (a path, or an open descriptor and ``shown``, the name it
+    was opened by) as ``what``; only a regular file is recorded (standard input redirected from a file is one)."""
+    read = _READ.get()
+    if read is None:
+        return
+    try:
+        info = os.fstat(source) if isinstance(source, int) else os.stat(source)
+    except (OSError, ValueError):
+        return
+    if stat.S_ISREG(info.st_mode):
+        name = shown if shown is not None else os.fspath(source)  # type: ignore[arg-type]
+        real = os.path.realpath(name) if name != STDIN else ""
+        read.setdefault((info.st_dev, info.st_ino), FileRead(what, "standard input" if name == STDIN else name, real))
 
 
 def file_kind(mode: int) -> str | None:
@@ -149,6 +199,8 @@ def _acquire(source: str | os.PathLike[str], *, limit: int, what: str, text: boo
     where = label(source)
     if name == STDIN:
         fd = _stdin_file()
+        if fd is not None:
+            note_read(fd, what, STDIN)
         if fd is None:
             return _spool(sys.stdin.buffer.read, limit=limit, what=what, where=where, text=text)
         return _map_fd(fd, limit, what, where, lambda: _spool(sys.stdin.buffer.read, limit=limit, what=what,
@@ -160,6 +212,7 @@ def _acquire(source: str | os.PathLike[str], *, limit: int, what: str, text: boo
             kind = file_kind(os.fstat(f.fileno()).st_mode)
             if kind is not None:
                 raise InputError(f"is {kind}, not a {what}", where=name)
+            note_read(f.fileno(), what, name)
             return _map_fd(f.fileno(), limit, what, where,
                            lambda: _spool(f.read, limit=limit, what=what, where=where, text=text))
     except OSError as exc:
@@ -250,6 +303,18 @@ def integer(text: str) -> int:
         return int(text, 0)
     except ValueError:
         raise ValueError(f"not an integer: {text!r} (decimal or 0x hex)") from None
+
+
+def given_once(seen: dict[Any, tuple[Any, str]], key: Any, value: Any, text: str, *, flag: str, what: str) -> None:
+    """One use of a repeated flag that names a thing (``--descriptor-heap TYPE=...``, ``--root-arg P=...``): record
+    that ``text`` gives ``key`` (normalized by the caller: the enum member, not its spelling) the value ``value`` in
+    ``seen``; an earlier use that gave it another value is an :class:`InputError` naming both uses (``what`` names
+    the thing).  The same value twice is the same thing said twice, and is kept (issue 42, class 5)."""
+    before = seen.get(key)
+    if before is not None and before[0] != value:
+        raise InputError(f"{flag} {before[1]} and {flag} {text} give {what} two different values: give it once",
+                         where=flag)
+    seen[key] = (value, text)
 
 
 def _parse_int(text: str) -> int:

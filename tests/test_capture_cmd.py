@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_flags import CULLING_REGIONS
 
 from d3d12wl.capture import assemble as asm
 from d3d12wl.capture import file as capture_file
@@ -33,12 +34,6 @@ EXAMPLES = ROOT / "d3d12wl" / "examples"
 READBACK = EXAMPLES / "readback"
 CULLING = EXAMPLES / "culling.json"
 
-CULLING_REGIONS = [f"dispatch_input={READBACK / 'dispatch_input.bin'}@0x10000",
-                   f"primary={READBACK / 'primary.bin'}@0x20000",
-                   f"program_table={READBACK / 'program_table.bin'}@0x30000",
-                   f"opaque={READBACK / 'secondary_opaque.bin'}@0x40000",
-                   f"transparent={READBACK / 'secondary_transparent.bin'}@0x41800",
-                   f"shadow={READBACK / 'secondary_shadow.bin'}@0x43000"]
 CULLING_CALL = ["--dispatch-list", "dispatch_input", "--max-graphics-program-inputs-per-primary-list", "3", "--program-table", "program_table",
                 "--root-arg", "0=0x50000"]
 

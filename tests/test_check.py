@@ -238,7 +238,7 @@ def test_pages_of_the_failing_captures(frames: Path, tmp_path: Path) -> None:
 
 def test_outputs_that_cannot_be_written_are_exit_2_before_any_work(frames: Path, tmp_path: Path) -> None:
     for args, where in ((["--junit", str(tmp_path / "no" / "j.xml")], "no/j.xml"),
-                        (["-o", str(frames / "a_culling.json")], "an input of this run"),
+                        (["-o", str(frames / "a_culling.json")], "which this command reads"),
                         (["--junit", str(tmp_path / "x"), "--write-baseline", str(tmp_path / "x")], "the same file"),
                         (["--jobs", "0"], "--jobs"), (["--capture-timeout", "0"], "--capture-timeout"),
                         (["--shard", "3/2"], "--shard")):

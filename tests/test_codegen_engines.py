@@ -241,7 +241,7 @@ def test_codegen_json_and_output_file(tmp_path: Path, capsys: pytest.CaptureFixt
     assert [(s["alignof"], s["pack"]) for s in doc["structs"]] == [(8, None)]
     before = sig.read_bytes()
     assert main(["codegen", str(sig), "--lang", "c", "-o", str(sig)]) == 2
-    assert f"-o {sig} is DESC.json {sig}, an input of this command" in capsys.readouterr().err
+    assert f"-o {str(sig)!r} is DESC.json {str(sig)!r}, which this command reads" in capsys.readouterr().err
     assert sig.read_bytes() == before
     assert main(["codegen", str(sig), "--lang", "c", "-o", str(tmp_path / "no" / "such" / "dir.h")]) == 2
     assert "cannot write" in capsys.readouterr().err

@@ -8,7 +8,16 @@
 * ``cli`` (``surfaces.py``): a whole command line over hostile paths (special files, sparse and pseudo-files, names
   too long or not UTF-8, symlink loops, missing folders), a stdin stream, a hostile environment, a full disk
   (``RLIMIT_FSIZE``) or an interrupt mid-run, now and then a compiler bomb; run in a forked child and held to what
-  a user is promised (exit 0/1/2/130, old files kept, no temporary file left, special files kept).
+  a user is promised (exit 0/1/2/130, old files kept, no temporary file left, special files kept, no input written
+  over);
+* ``clash`` (``surfaces.py``, issue 42): a ``cli`` case that names one thing twice -- an output named as an input
+  or as another output, a flag given twice with two values -- which must be exit 2;
+* ``trace`` (``engine.py``, issue 42): the saved trace (``exec --json``) of a bundled capture with 1-3 hostile
+  mutations, diffed against the original both ways and put through the equivalence and expected-draws checks;
+* ``names`` (``names_surface.py``, issue 42): a description whose argument descs carry ``Name``s drawn from
+  keywords, predefined macros, declared types and the like, through every generator and compiler (gcc in GNU C and
+  C11, g++, glslc): a name the checks accept that a compiler refuses is a finding, saved with the names that fail
+  alone and each compiler's first error.
 
 Workers report, per input, how it ended and what it cost:
 
@@ -34,6 +43,9 @@ JSON::
 
     python tools/fuzz.py --inputs 1000000 --workers 2 --out fuzz-findings
     python tools/fuzz.py --kinds cli --inputs 100000 --workers 2 --out fuzz-findings
+    python tools/fuzz.py --kinds trace,trace,trace,clash,names --inputs 100000 --workers 2   # issue 42's surfaces
+
+A kind named more than once in ``--kinds`` is drawn that much more often (the seed picks ``kinds[seed % len]``).
 """
 
 from __future__ import annotations
@@ -57,9 +69,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
 
 import engine  # noqa: E402  (tests/fuzz on the path above)
+import names_surface  # noqa: E402
 import surfaces  # noqa: E402
 
-KINDS = ("capture", "description", "cli")
+KINDS = ("capture", "description", "cli", "clash", "trace", "names")
+#: the kinds a forked child of a pool runs (surfaces.py)
+CLI_KINDS = ("cli", "clash")
 #: the kinds of a campaign without --kinds (the seed -> input map of earlier campaigns)
 DEFAULT_KINDS = ("capture", "description")
 #: this worker's pool of hostile paths for ``cli`` cases (made by _init)
@@ -69,9 +84,9 @@ _POOL: Path | None = None
 def _input(seed: int, kinds: tuple[str, ...] = DEFAULT_KINDS) -> tuple[str, str, list[dict[str, Any]]]:
     rng = random.Random(seed)
     kind = kinds[seed % len(kinds)]
-    if kind == "cli":
-        return kind, "command line", []
-    name = rng.choice(engine.CAPTURES if kind == "capture" else engine.DESCRIPTIONS)
+    if kind in (*CLI_KINDS, "names"):
+        return kind, "command line" if kind != "names" else "names", []
+    name = rng.choice({"capture": engine.CAPTURES, "trace": engine.TRACES}.get(kind, engine.DESCRIPTIONS))
     return kind, name, engine.mutation_steps(name, rng)
 
 
@@ -92,11 +107,11 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _run(kind: str, doc: dict[str, Any]) -> tuple[str, str, float, float, float]:
+def _run(kind: str, doc: dict[str, Any], name: str = "") -> tuple[str, str, float, float, float]:
     _reset_peak_rss()
     start, cpu_start = time.perf_counter(), time.process_time()
     try:
-        outcome, why = engine.exercise(kind, doc), ""
+        outcome, why = engine.exercise(kind, doc, name), ""
     except MemoryError:
         outcome, why = "crash", "MemoryError (the address-space limit was reached)"
     except Exception as exc:  # noqa: BLE001 - what the campaign looks for
@@ -127,9 +142,27 @@ def _init(as_limit_gib: float, root: str | None = None) -> None:
 def work(task: tuple[int, float, float, bool, tuple[str, ...]]) -> dict[str, Any]:
     seed, time_limit, rss_limit, wall_clock, kinds = task
     kind, name, steps = _input(seed, kinds)
-    if kind == "cli":
+    if kind == "names":
+        _reset_peak_rss()
+        start, cpu_start = time.perf_counter(), time.process_time()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        outcome, why = names_surface.exercise(seed)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # (its time: this worker's and the compilers'; its memory: this worker's, the compilers are bounded by theirs)
+        cpu = time.process_time() - cpu_start + (after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime)
+        wall = time.perf_counter() - start
+        limit = time_limit + 2.0 * len(names_surface.compilers())
+        verdict = _verdict(outcome, wall if wall_clock else cpu, _peak_rss_mib(), (limit, rss_limit))
+        result = {"seed": seed, "kind": kind, "example": "names", "verdict": verdict,
+                  "seconds": wall if wall_clock else cpu, "cpu_seconds": cpu, "wall_seconds": wall,
+                  "rss_mib": _peak_rss_mib(), "why": why}
+        if verdict not in ("ok", "error"):
+            file, doc, names = names_surface.case(seed)
+            result.update(doc={"file": file, "names": names}, steps=1)
+        return result
+    if kind in CLI_KINDS:
         assert _POOL is not None
-        case = surfaces.case(seed)
+        case = surfaces.case(seed, clash=kind == "clash")
         outcome, why, cpu, wall, rss = surfaces.exercise(case, _POOL)
         verdict = _verdict(outcome, wall if wall_clock else cpu, rss, (time_limit + case.allowed_seconds, rss_limit))
         result = {"seed": seed, "kind": kind, "example": " ".join(case.argv)[:200], "verdict": verdict,
@@ -138,13 +171,13 @@ def work(task: tuple[int, float, float, bool, tuple[str, ...]]) -> dict[str, Any
         if verdict not in ("ok", "error"):
             result.update(doc=case.to_json(), steps=1)
         return result
-    outcome, why, cpu, wall, rss = _run(kind, steps[-1])
+    outcome, why, cpu, wall, rss = _run(kind, steps[-1], name)
     verdict = _verdict(outcome, wall if wall_clock else cpu, rss, (time_limit, rss_limit))
     result = {"seed": seed, "kind": kind, "example": name, "verdict": verdict, "seconds": wall if wall_clock else cpu,
               "cpu_seconds": cpu, "wall_seconds": wall, "rss_mib": rss, "why": why}
     if verdict not in ("ok", "error"):
         for step, doc in enumerate(steps):  # minimize: the first mutation step that still ends badly
-            o, w, c, t, r = _run(kind, doc)
+            o, w, c, t, r = _run(kind, doc, name)
             if _verdict(o, t if wall_clock else c, r, (time_limit, rss_limit)) == verdict:
                 result.update(doc=doc, steps=step + 1, why=w or why)
                 break
@@ -190,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     tasks = ((s, args.time_limit, args.rss_limit, args.clock == "wall", kinds)
              for s in range(args.seed, args.seed + args.inputs))
-    root = tempfile.mkdtemp(prefix="d3d12wl-fuzz-") if "cli" in kinds else None
+    root = tempfile.mkdtemp(prefix="d3d12wl-fuzz-") if set(kinds) & set(CLI_KINDS) else None
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))  # (a kill still removes the pools)
     try:
         return _campaign(args, kinds, tasks, root, counts, start)
@@ -202,10 +235,14 @@ def main(argv: list[str] | None = None) -> int:
 def _campaign(args: argparse.Namespace, kinds: tuple[str, ...], tasks: Any, root: str | None,
               counts: dict[str, int], start: float) -> int:
     slowest, slowest_wall, biggest = 0.0, 0.0, 0.0
+    names: dict[str, set[str]] = {}  # names kind: each name that fails alone, and what refused it
     with multiprocessing.get_context("fork").Pool(args.workers, _init, (args.as_limit, root),
                                                   maxtasksperchild=2000) as pool:
         for done, result in enumerate(pool.imap_unordered(work, tasks, chunksize=16), 1):
             counts[result["verdict"]] += 1
+            if result["kind"] == "names" and result["verdict"] == "crash":
+                for name, what in names_surface.failing(result["why"]).items():
+                    names.setdefault(name, set()).update(what)
             slowest, biggest = max(slowest, result["seconds"]), max(biggest, result["rss_mib"])
             slowest_wall = max(slowest_wall, result["wall_seconds"])
             if "doc" in result:
@@ -219,6 +256,8 @@ def _campaign(args: argparse.Namespace, kinds: tuple[str, ...], tasks: Any, root
                "clock": args.clock,
                "slowest_seconds": round(slowest, 3), "slowest_wall_seconds": round(slowest_wall, 3),
                "peak_rss_mib": round(biggest, 1), "wall_seconds": round(time.perf_counter() - start, 1)}
+    if names:
+        summary["names_failing"] = {name: sorted(what) for name, what in sorted(names.items())}
     if args.json:
         print(json.dumps(summary, indent=1))
     else:

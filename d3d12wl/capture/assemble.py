@@ -166,16 +166,24 @@ def parse_region(text: str, base_dir: Path | None = None, *, stdin: bytes | byte
     return Region(name, base, entry, size)
 
 
+def _in_va_space(va: int, where: str) -> int:
+    """``va`` if a D3D12_GPU_VIRTUAL_ADDRESS holds it (its C type's range), else the error naming ``where``."""
+    if va >= 1 << (8 * abi.sizeof("D3D12_GPU_VIRTUAL_ADDRESS")):
+        raise _fail(where, f"VA 0x{va:x} is outside the unsigned 64-bit range of a D3D12_GPU_VIRTUAL_ADDRESS")
+    return va
+
+
 def resolve_va(text: str | int, regions: Sequence[Region], where: str) -> int:
-    """A VA: a number, a region name (its base) or ``NAME+N`` (N bytes into it)."""
+    """A VA: a number, a region name (its base) or ``NAME+N`` (N bytes into it), in the range of a
+    D3D12_GPU_VIRTUAL_ADDRESS."""
     if isinstance(text, int):
-        return text
+        return _in_va_space(text, where)
     name, plus, off = text.partition("+")
     for r in regions:
         if r.name == name:
-            return r.base + (_int(off, where) if plus else 0)
+            return _in_va_space(r.base + (_int(off, where) if plus else 0), where)
     if not plus and re.fullmatch(r"(0[xX])?[0-9a-fA-F_]+", text):
-        return _int(text, where)
+        return _in_va_space(_int(text, where), where)
     known = ", ".join(r.name for r in regions) or "none"
     raise _fail(where, f"{text!r} is neither a VA nor a region name{did_you_mean(name, [r.name for r in regions])} "
                        f"(regions: {known})")
@@ -331,6 +339,7 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
         key = f"{which}_root_signature"
         if rs is not None and state.get(key) is None:
             state[key] = rs.name
+    given: dict[Any, tuple[Any, str]] = {}  # (the flags that name one thing: each must say it once)
     for text in spec.root_arguments:
         where = f"--root-arg {text}"
         which, colon, rest = text.partition(":")
@@ -351,6 +360,8 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
         index = _int(index_text, where)
         args = dict(state.get(f"{which}_root_arguments", {}))
         args[str(index)] = _root_value(value, objects.root_signatures[rs_name], index, where, spec.regions)
+        inputs.given_once(given, ("root", which, index), args[str(index)], text, flag="--root-arg",
+                          what=f"{which} root parameter {index}")
         state[f"{which}_root_arguments"] = args
     for text in spec.vertex_buffers:
         where = f"--vertex-buffer {text}"
@@ -359,8 +370,11 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
         if not eq or len(fields) != 3:
             raise _fail(where, "expected SLOT=VA,SIZE,STRIDE")
         vbs = dict(state.get("vertex_buffers", {}))
-        vbs[str(_int(slot, where))] = {"BufferLocation": f"0x{resolve_va(fields[0], spec.regions, where):x}",
-                                       "SizeInBytes": _int(fields[1], where), "StrideInBytes": _int(fields[2], where)}
+        index = _int(slot, where)
+        vbs[str(index)] = {"BufferLocation": f"0x{resolve_va(fields[0], spec.regions, where):x}",
+                           "SizeInBytes": _int(fields[1], where), "StrideInBytes": _int(fields[2], where)}
+        inputs.given_once(given, ("vertex buffer", index), vbs[str(index)], text, flag="--vertex-buffer",
+                          what=f"vertex buffer slot {index}")
         state["vertex_buffers"] = vbs
     if spec.index_buffer is not None:
         where = f"--index-buffer {spec.index_buffer}"
@@ -383,6 +397,8 @@ def _state(objects: ObjectSet, spec: AssembleSpec, signature: str | None, progra
         state["in_render_pass"] = True
     for text in spec.descriptor_heaps:
         heap_name, heap = _descriptor_heap(text)
+        inputs.given_once(given, ("heap", heap_name), heap, text, flag="--descriptor-heap",
+                          what=f"the {heap_name} heap")
         state["descriptor_heaps"] = {**state.get("descriptor_heaps", {}), heap_name: heap}
     return state
 

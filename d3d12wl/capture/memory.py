@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from d3d12wl import inputs
 from d3d12wl.errors import MemoryAccessError
 
 Buffer = bytes | bytearray | memoryview | np.ndarray | mmap.mmap
@@ -157,6 +158,7 @@ class GpuMemory:
             with open(os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
                 if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
                     raise ValueError(f"{p} is not a regular file")
+                inputs.note_read(f.fileno(), "region file", str(path))
                 mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY if writable else mmap.ACCESS_READ)
         except OSError as exc:  # a file system that cannot map it, a permission
             raise ValueError(f"cannot map {p}: {exc.strerror or exc}") from None

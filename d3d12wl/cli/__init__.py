@@ -108,9 +108,18 @@ class _Parser(argparse.ArgumentParser):
     - a usage error answers the mistake: a value that is not one of the choices (a command, a ``--format``) names
       the closest one (did you mean), and one without a close match says where the choices are listed; with
       ``--json`` on the line, the error object (``kind`` ``UsageError``) is printed on standard output too (exit 2);
+    - a flag that takes one value and is given two (``-o a -o b``) is a usage error naming both
+      (:class:`~d3d12wl.cli._once.StoreOnce`), where argparse kept the last one silently;
     - ``--help`` and ``--version`` on standard output that cannot be written (a full device) raise its OS error
       (:func:`main` makes it exit 2 saying so) instead of exit 0 having printed nothing; a usage error written to a
       standard error that cannot be written is still exit 2, as argparse has it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        from d3d12wl.cli._once import StoreOnce
+
+        self.register("action", None, StoreOnce)
+        self.register("action", "store", StoreOnce)
 
     def _print_message(self, message: str, file: Any = None) -> None:
         if not message or (file is not None and file is not sys.stdout):
@@ -342,8 +351,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     check_required(command_parser, args)
     args.owns_process = argv is None  # (the process's own command line: see load_description)
     as_json = bool(getattr(args, "json", False))
+    from d3d12wl.output import claims
+
     try:
-        with _interrupts_kept():
+        with _interrupts_kept(), claims.command():  # (what the command reads, its outputs are checked against)
             return int(args.func(args))
     except D3D12WLError as exc:
         print(f"d3d12wl {args.command}: error: {exc}", file=sys.stderr)

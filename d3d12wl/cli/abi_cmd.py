@@ -103,19 +103,31 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _pairs(values: list[str], option: str) -> dict[str, str]:
     out: dict[str, str] = {}
+    given: dict[object, tuple[object, str]] = {}
     for v in values:
         key, sep, value = v.partition("=")
         if not sep or not key.strip() or not value.strip():
             raise ABIError(f"{v!r} is not NAME=VALUE", where=option)
+        inputs.given_once(given, key.strip(), value.strip(), v, flag=option, what=key.strip())
         out[key.strip()] = value.strip()
     return out
+
+
+def _defines(values: list[str]) -> list[str]:
+    """``--define NAME[=VALUE]`` as given; one NAME defined twice differently (``A=1`` and ``A=2``; ``A`` is
+    ``A=1``, as for a compiler's ``-D``) is exit 2 naming both, not the compiler's warning and the last one."""
+    given: dict[object, tuple[object, str]] = {}
+    for v in values:
+        name, sep, value = v.partition("=")
+        inputs.given_once(given, name.strip(), value.strip() if sep else "1", v, flag="--define", what=name.strip())
+    return values
 
 
 def _check_header(args: argparse.Namespace) -> int:
     records, mapping = _pairs(args.record, "--record-struct"), _pairs(args.map, "--map")  # checked before any compile
     report = header_check.check_files(args.header or (), hlsl=args.hlsl or (), signature=args.signature,
                                       records=records, mapping=mapping, includes=args.include,
-                                      defines=args.define, lang=args.lang, prelude=args.prelude,
+                                      defines=_defines(args.define), lang=args.lang, prelude=args.prelude,
                                       records_only=args.records_only)
     if args.json:
         json.dump(header_report.to_json(report), sys.stdout, indent=2)

@@ -37,7 +37,7 @@ from d3d12wl.executor.trace import Finding
 from d3d12wl.model import description
 from d3d12wl.model.argtypes import ExecutableClass
 from d3d12wl.model.state import ExecuteIndirectCall
-from d3d12wl.output import outfiles, tables
+from d3d12wl.output import claims, outfiles, tables
 from d3d12wl.output.serialize import json_text
 
 #: the plain-text --help description
@@ -349,6 +349,7 @@ def _call_text(capture: Capture) -> str:
 def run(args: argparse.Namespace) -> int:
     args.regions = [*args.regions, *args.more_regions]
     outfiles.check_target(args.output)  # (an -o that can never be written is exit 2 before the regions are read)
+    claims.check([("-o", args.output)], [("DESC.json", args.description), ("--state", args.state)])
     refuse_json_with_capture_on_stdout(args)
     stdin_regions = [r for r in args.regions if r.partition("=")[2].rpartition("@")[0].split(",")[0] == "-"]
     if len(stdin_regions) + (args.description == "-") + (args.state == "-") > 1:

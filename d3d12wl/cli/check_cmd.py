@@ -89,21 +89,16 @@ def register(sub: Any) -> None:
 def _outputs(args: argparse.Namespace, judged: list[str]) -> None:
     """Every output named can be written, and none is another, a baseline or a file ``judged``: exit 2 before any
     capture runs."""
+    from d3d12wl.output import claims
     from d3d12wl.output.outfiles import check_target, is_stdout
 
     named = [(flag, path) for flag, path in (("-o", args.output), ("--junit", args.junit),
                                                ("--write-baseline", args.write_baseline)) if not is_stdout(path)]
     for flag, path in named:
         check_target(path)
-    seen: dict[str, str] = {}
-    inputs = {os.path.realpath(p) for p in [*(args.baseline or ()), *args.paths, *judged]}
-    for flag, path in named:
-        real = os.path.realpath(path)
-        if real in seen:
-            raise D3D12WLError(f"{flag} and {seen[real]} name the same file", where=flag)
-        if real in inputs:
-            raise D3D12WLError(f"{path!r} is an input of this run; write elsewhere", where=flag)
-        seen[real] = flag
+    # (the rule of every command: no output is an input or another output, d3d12wl.output.claims)
+    claims.check(named, [*(("--baseline", p) for p in args.baseline or ()), *(("PATH", p) for p in args.paths),
+                         *(("PATH", p) for p in judged)])
     if [p for p in (args.junit, args.write_baseline) if p is not None and is_stdout(p)]:
         raise D3D12WLError("--junit and --write-baseline write files; standard output has the summary",
                            where="--junit" if is_stdout(args.junit) else "--write-baseline")

@@ -4,7 +4,6 @@ is :data:`DESCRIPTION` (its ``--help``)."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from d3d12wl import abi, inputs
@@ -14,7 +13,7 @@ from d3d12wl.cli._options import add_description_argument, add_json_flag, add_ou
 from d3d12wl.errors import LayoutError, did_you_mean
 from d3d12wl.executor.reads import call_strides, read_call
 from d3d12wl.model.objects import ObjectSet
-from d3d12wl.output import outfiles
+from d3d12wl.output import claims, outfiles
 from d3d12wl.output.serialize import json_text
 from d3d12wl.records import codegen, hlsl_bindings, renderdoc
 from d3d12wl.records.decode import declared_stride
@@ -140,6 +139,7 @@ def _stride_flags(flags: list[str], layouts: list[RecordLayout]) -> dict[str, tu
     """``--stride ID=N`` values, each checked against its record (spec "Stride derivation", rule 25(e))."""
     by_id = {record_id(r): r for r in layouts}
     out: dict[str, tuple[int, str]] = {}
+    given: dict[object, tuple[object, str]] = {}
     for text in flags:
         rid, sep, value = text.partition("=")
         where = f"--stride {text}"
@@ -155,6 +155,7 @@ def _stride_flags(flags: list[str], layouts: list[RecordLayout]) -> dict[str, tu
         problems = by_id[rid].stride_problems(stride)
         if problems:
             raise LayoutError("; ".join(problems), where=where)
+        inputs.given_once(given, rid, stride, text, flag="--stride", what=f"record {rid}")
         out[rid] = (stride, "--stride")
     return out
 
@@ -187,20 +188,12 @@ def _strides(objects: ObjectSet, layouts: list[RecordLayout], args: argparse.Nam
 
 
 def _refuse_input_as_output(args: argparse.Namespace) -> None:
-    """``-o`` naming an input (DESC.json, --capture) would replace it with the source: exit 2 before any work."""
+    """``-o`` naming an input (DESC.json, --capture) would replace it with the source: exit 2 before any work
+    (:mod:`d3d12wl.output.claims`, the rule of every command)."""
     if outfiles.is_stdout(args.output):
         return
     outfiles.check_target(args.output)
-    for flag, given in (("DESC.json", args.description), ("--capture", args.capture)):
-        if given is None or given == "-":
-            continue
-        try:
-            same = os.path.samefile(given, args.output)
-        except OSError:  # (one of them does not exist: not the same file)
-            same = False
-        if same:
-            raise inputs.InputError(f"-o {args.output} is {flag} {given}, an input of this command: write the source "
-                                    "to another file", where="-o")
+    claims.check([("-o", args.output)], [("DESC.json", args.description), ("--capture", args.capture)])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -213,6 +206,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _generate(objects: ObjectSet, args: argparse.Namespace) -> int:
+    # a record or struct named twice is one (written twice it would be a redefinition no compiler takes)
+    args.record, args.struct = list(dict.fromkeys(args.record)), list(dict.fromkeys(args.struct))
     layouts = _select(objects, args)
     if args.struct and args.lang != "renderdoc":
         raise LayoutError("--struct applies to --lang renderdoc (the C and HLSL of declared structs are the "

@@ -94,11 +94,13 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.executor.dump_view import dump_view
     from d3d12wl.executor.trace_selection import select_trace, shown_findings
     from d3d12wl.messages.driver_channel import info_queue_view, run_in_info_queue
+    from d3d12wl.output import claims
     from d3d12wl.output.outfiles import is_stdout, output_file
     from d3d12wl.output.serialize import json_text, to_jsonable
 
     selection = selection_from(args)
     limits = limits_from(args)
+    claims.check([("-o", args.output)], [("CAPTURE", args.capture)])
     hooks = load_hooks(args.validators)
     progress = Progress("dump", quiet=args.quiet)
     with ExitStack() as stack:

@@ -28,6 +28,7 @@ from d3d12wl.errors import D3D12WLError, did_you_mean
 from d3d12wl.executor.output import FORMATS, JSON_VERSION, JSON_VERSIONS, TRACE_WRITERS
 from d3d12wl.executor.selection import Selection
 from d3d12wl.executor.trace import AUTO, SCALED_FLOORS, Limits, Readings, Trace
+from d3d12wl.output import claims
 
 if TYPE_CHECKING:
     from d3d12wl.capture.file import Capture
@@ -187,12 +188,16 @@ def add_reading_flag(p: argparse.ArgumentParser) -> None:
 
 def readings_from(args: argparse.Namespace) -> Readings:
     """The :class:`~d3d12wl.executor.trace.Readings` of ``--reading``; a bad one is exit 2 naming it."""
+    from d3d12wl import inputs
+
     chosen: dict[str, str] = {}
+    given: dict[object, tuple[object, str]] = {}
     for text in args.reading:
         name, eq, value = text.partition("=")
         if not eq or name.strip() not in Readings.CHOICES:
             raise D3D12WLError(f"expected NAME=VALUE with NAME one of {', '.join(Readings.CHOICES)}",
                                where=f"--reading {text}")
+        inputs.given_once(given, name.strip(), value.strip(), text, flag="--reading", what=f"reading {name.strip()}")
         chosen[name.strip()] = value.strip()
     try:
         return Readings(**chosen)
@@ -260,6 +265,9 @@ def run(args: argparse.Namespace) -> int:
         raise D3D12WLError(f"--findings names the verdict table of {tables}; --format {fmt} holds the "
                            "findings itself: leave --findings out", where="--findings")
     selection = selection_from(args)
+    side = _sidecar(args.output, args.findings, fmt) if TRACE_WRITERS[fmt].verdict is not None else None
+    claims.check([("-o", args.output), ("--findings" if args.findings else "the verdict table beside -o", side)],
+                 [("CAPTURE", args.capture)])
     hooks = load_hooks(args.validators)
     progress = Progress("exec", quiet=args.quiet)
     with ExitStack() as stack:

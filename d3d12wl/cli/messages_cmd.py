@@ -21,7 +21,7 @@ from d3d12wl.messages.conformance import DEFAULT_BUDGET_S, MIN_CHECK_S, Conforma
 from d3d12wl.messages.conformance_harness import SITE_LOAD
 from d3d12wl.messages.driver import Driver
 from d3d12wl.messages.errors import MessagesError
-from d3d12wl.output import tables
+from d3d12wl.output import claims, tables
 from d3d12wl.output.outfiles import output_file
 from d3d12wl.output.serialize import to_jsonable
 
@@ -114,11 +114,14 @@ def _factory(args: argparse.Namespace, made: list[Any]) -> tuple[str, Callable[[
     from d3d12wl.messages.c_driver import CallbackLayout, CDriver, load_library
 
     offsets: dict[str, int] = {}
+    given: dict[object, tuple[object, str]] = {}
     for item in args.callback_offset:
         name, sep, value = item.partition("=")
         if not sep or not name.strip():
             raise UsageError(f"{item!r} is not NAME=OFFSET", where="--callback-offset")
         offsets[name.strip()] = _number(value.strip(), "--callback-offset")
+        inputs.given_once(given, name.strip(), offsets[name.strip()], item, flag="--callback-offset",
+                          what=name.strip())
     size = None if args.callback_table_size is None else _number(args.callback_table_size, "--callback-table-size")
     layout = CallbackLayout.compiled().with_offsets(offsets, size)
     path = Path(args.driver)
@@ -151,6 +154,11 @@ def format_text(name: str, report: ConformanceReport) -> list[str]:
         if seen:
             lines.append(title)
             lines += tables.render(None, [(r.name, r.detail) for r in seen], indent="  ", align=("<", "<"))
+    if report.driver_output:  # (the driver's own lines, apart from d3d12wl's, each marked and bounded)
+        total = sum(o.size for o in report.driver_output)
+        lines.append(f"the driver's output ({total:,} bytes to standard output and error, in "
+                     f"{len(report.driver_output)} processes; the first lines of each, --json has more):")
+        lines += [f"  [{o.process}] {line}" for o in report.driver_output for line in o.lines(most=3)]
     lines.append(_verdict(report))
     return lines
 
@@ -161,8 +169,11 @@ def junit_xml(name: str, report: ConformanceReport) -> bytes:
                        failures=str(sum(r.outcome == "fail" for r in report.results)),
                        skipped=str(sum(r.outcome == "skip" for r in report.results)), errors="0")
     ET.SubElement(ET.SubElement(suite, "properties"), "property", name="driver", value=name)
+    output = {o.process: o for o in report.driver_output}
     for r in report.results:
         case = ET.SubElement(suite, "testcase", classname=f"d3d12wl.messages.conformance.{r.section}", name=r.name)
+        if r.name in output:
+            ET.SubElement(case, "system-err").text = "\n".join(output[r.name].lines())
         if r.outcome == "fail":
             ET.SubElement(case, "failure", message=r.detail).text = r.sentence
         elif r.outcome == "skip":
@@ -181,6 +192,7 @@ def _internal(what: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     made: list[Any] = []
+    claims.check([("--junit", args.junit)], [("--driver", args.driver)])
     name, factory = _factory(args, made)  # a D3D12WLError here is unusable input: main() prints it, exit 2
     if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise UsageError(f"{args.timeout:g} is not a positive number of seconds", where="--timeout")
@@ -201,8 +213,10 @@ def run(args: argparse.Namespace) -> int:
             return _internal(f"{len(report.internal_errors)} error(s) of the suite itself, the first: "
                              f"{report.internal_errors[0]}")
         if args.json:
-            json.dump({"driver": name, "passed": report.passed, "results": to_jsonable(list(report.results))},
-                      sys.stdout, indent=2)
+            json.dump({"driver": name, "passed": report.passed, "results": to_jsonable(list(report.results)),
+                       "driver_output": [{"process": o.process, "bytes": o.size,
+                                          "head": o.head.decode("utf-8", "backslashreplace")}
+                                         for o in report.driver_output]}, sys.stdout, indent=2)
             sys.stdout.write("\n")
         else:
             print("\n".join(format_text(name, report)))

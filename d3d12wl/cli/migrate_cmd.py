@@ -24,7 +24,7 @@ from d3d12wl.cli._options import (
     rename,
 )
 from d3d12wl.cli.documents import CAPTURE, expecting
-from d3d12wl.output import tables
+from d3d12wl.output import claims, tables
 
 DESCRIPTION = """\
 Migrate between per-PSO ExecuteIndirect buckets and one work list (spec "Motivation").
@@ -161,13 +161,14 @@ def _save_calls(output: str, calls: list[tuple[Any, str | None]]) -> Path:
     from d3d12wl.migrate.runs import save_call_sequence
 
     folder = Path(output)
-    names = []
+    names = [(f"call{i:03d}_{file_stem(program or 'call', 'call')}.json", program)  # (the program: in calls.json)
+             for i, (_, program) in enumerate(calls)]
+    # every file named before any is written (against the files read: the capture of wl-to-ei, its region files)
+    claims.check([("--output-dir", folder / name) for name in (*(n for n, _ in names), "calls.json")])
     with _writing(output, "--output-dir"):
         folder.mkdir(parents=True, exist_ok=True)
-        for i, (capture, program) in enumerate(calls):
-            name = f"call{i:03d}_{file_stem(program or 'call', 'call')}.json"  # (the program itself: in calls.json)
+        for (capture, _), (name, _) in zip(calls, names, strict=True):
             save_capture(capture, folder / name)
-            names.append((name, program))
         return save_call_sequence(folder / "calls.json", names)
 
 
@@ -177,6 +178,7 @@ def run_ei_to_wl(args: argparse.Namespace) -> int:
 
     to_stdout = args.output == "-"  # the capture itself on stdout (every region inline), as capture -o - prints it
     refuse_json_with_capture_on_stdout(args)
+    claims.check([("-o", args.output)], [("INPUT", i.partition("=")[2] if "=" in i else i) for i in args.inputs])
     entries = read_inputs(args.inputs)
     result = ei_to_wl(entries, bucket_constants=args.bucket_constants, layout=args.layout)
     if to_stdout:

@@ -55,11 +55,13 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.errors import D3D12WLError
     from d3d12wl.executor.references import walk_references
     from d3d12wl.executor.references_output import writer_for
+    from d3d12wl.output import claims
     from d3d12wl.output.outfiles import is_stdout, output_file
     from d3d12wl.records.references import REFERENCE_KINDS
 
     if args.json and is_stdout(args.output):
         raise D3D12WLError("the rows go to standard output without -o: give -o FILE with --json", where="--json")
+    claims.check([("-o", args.output)], [("CAPTURE", args.capture)])
     with expecting(args.capture, CAPTURE):  # (a description, a trace or a call sequence is named so)
         capture = load_capture(args.capture)
     kinds: Counter[int] = Counter()

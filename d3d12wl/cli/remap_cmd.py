@@ -62,11 +62,14 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.cli.documents import CAPTURE, expecting
     from d3d12wl.errors import D3D12WLError
     from d3d12wl.executor.remap import remap
+    from d3d12wl.output import claims
     from d3d12wl.output.outfiles import is_stdout
 
     if is_stdout(args.output):
         raise D3D12WLError("a rebased capture is a file and its region files next to it: name one with -o",
                            where="-o")
+    claims.check([("-o", args.output)], [("CAPTURE", args.capture), ("--va-map", args.va_map),
+                                         ("--heap-map", args.heap_map), ("--identifier-map", args.identifier_map)])
     with expecting(args.capture, CAPTURE):  # (a description, a trace or a call sequence is named so)
         capture = load_capture(args.capture)
     va_map = load_va_map(args.va_map)

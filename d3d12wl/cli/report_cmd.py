@@ -65,6 +65,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from d3d12wl.executor import execute
     from d3d12wl.executor.output import verdict
+    from d3d12wl.output import claims
     from d3d12wl.output.outfiles import is_stdout, output_file
     from d3d12wl.output.serialize import json_text
     from d3d12wl.verdicts.page import PageInput, build_page
@@ -74,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json and is_stdout(args.output):
         raise D3D12WLError("--json prints its result on standard output; give the page a file with -o PATH",
                            where="--json")
+    claims.check([("-o", args.output)], [("CAPTURE", args.capture)])
     limits = checked_limits(args)
     hooks = load_hooks(args.validators)
     progress = Progress("report", quiet=args.quiet)

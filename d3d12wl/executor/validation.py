@@ -543,6 +543,7 @@ def _load_file(spec: str, target: str) -> ModuleType:
     if kind != "a regular file":
         raise _spec_error(spec, f"no such file {str(path)!r}" if kind is None else f"{str(path)!r} is not a file")
     resolved = path.resolve()
+    inputs.note_read(path, "validators file (--validators)")
     # a private, stable module name per file (dataclasses and pickling look modules up in sys.modules)
     name = f"_d3d12wl_validators_{resolved.stem}_{hashlib.sha1(str(resolved).encode()).hexdigest()[:12]}"
     loader_spec = importlib.util.spec_from_file_location(name, resolved)

@@ -33,10 +33,39 @@ class CheckResult:
         return self.outcome == "pass"
 
 
+#: the most bytes of what a driver writes to its process's standard output and error that are kept, per process
+DRIVER_OUTPUT_KEPT = 4096
+
+
+@dataclass(frozen=True)
+class DriverOutput:
+    """What a driver wrote to the standard output and error of one isolated process (``process``: the check it
+    ran, or the preflight that loaded it), kept apart from d3d12wl's own output: ``size`` bytes in all, of which
+    ``head`` holds the first :data:`DRIVER_OUTPUT_KEPT`."""
+
+    process: str
+    size: int
+    head: bytes
+
+    def lines(self, most: int = 10, width: int = 200) -> list[str]:
+        """The head as at most ``most`` lines of at most ``width`` characters (what UTF-8 cannot decode escaped), and
+        a last line saying what was left out."""
+        text = self.head.decode("utf-8", "backslashreplace")
+        lines = text.splitlines() or [""]
+        shown = [line if len(line) <= width else line[:width] + f"... ({len(line) - width:,} more characters)"
+                 for line in lines[:most]]
+        left = self.size - len(self.head)
+        if len(lines) > most or left > 0:
+            shown.append(f"... ({self.size:,} bytes in all)")
+        return shown
+
+
 @dataclass(frozen=True)
 class ConformanceReport:
     results: tuple[CheckResult, ...]
     internal_errors: tuple[str, ...] = ()  # the harness's own errors (``run_conformance(internal_errors=...)``)
+    #: what the driver wrote to standard output and error, per isolated process that wrote any (kept apart)
+    driver_output: tuple[DriverOutput, ...] = ()
 
     @property
     def passed(self) -> bool:

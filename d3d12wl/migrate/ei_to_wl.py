@@ -101,8 +101,10 @@ VB_VIEW, IB_VIEW = "D3D12_VERTEX_BUFFER_VIEW", "D3D12_INDEX_BUFFER_VIEW"
 
 def identifier_for(name: str) -> bytes:
     """A program's 32-byte identifier when its capture gives none: its name, zero-padded (as the bundled examples
-    do, so a hex dump reads as the name); a longer name is a hash of it."""
-    raw = name.encode("utf-8")
+    do, so a hex dump reads as the name); a longer name is a hash of it.  A name JSON can hold and UTF-8 cannot (a
+    lone surrogate, ``"\\ud800"``) gives its own bytes as Python's ``surrogatepass`` writes them: distinct from
+    every other name's, as an identifier must be (issue 42, class 12)."""
+    raw = name.encode("utf-8", "surrogatepass")
     if len(raw) <= IDENTIFIER_SIZE:
         return raw.ljust(IDENTIFIER_SIZE, b"\0")
     import hashlib

@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from d3d12wl import inputs
+from d3d12wl import abi, inputs
+from d3d12wl.errors import D3D12WLError
 from d3d12wl.migrate.runs import MigrationError, load_run
+from d3d12wl.model.argtypes import arg_type_info
 
 __all__ = ["Comparison", "ExpectedDraw", "assert_draws", "assert_same_executions", "canonical", "compare_runs",
            "finding_text", "load_expected_draws", "root_arguments_seen"]
@@ -36,9 +38,19 @@ __all__ = ["Comparison", "ExpectedDraw", "assert_draws", "assert_same_executions
 Canonical = tuple[Any, ...]
 
 
+def _frozen(value: Any) -> Any:
+    """A JSON value as a hashable one (a list as a tuple, an object as its sorted items), so that executions can be
+    counted as a multiset whatever their fields hold."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
 def _value(arg: Mapping[str, Any]) -> Any:
     values = arg.get("values")
-    return tuple(values) if values is not None else arg.get("value")
+    return _frozen(values) if values is not None else arg.get("value")
 
 
 def root_arguments_seen(execution: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any]]]:
@@ -53,11 +65,12 @@ def canonical(execution: Mapping[str, Any], *, root_arguments: bool = True) -> C
     """What the shaders of one execution see, as a hashable tuple (program, trigger, bindings, IA); without
     ``root_arguments`` the bindings are left out (an empty tuple)."""
     trigger = execution.get("trigger") or {}
-    fields = tuple(sorted((trigger.get("fields") or {}).items()))
+    fields = _frozen(trigger.get("fields") or {})
+    # (sorted by their text where two share a register or a slot: a value of a saved trace may be of any JSON kind)
     bindings = () if not root_arguments else tuple(sorted(
-        (kind, register, _value(a)) for kind, register, a in root_arguments_seen(execution)))
-    ia = tuple(sorted((str(v.get("slot")), tuple(sorted((v.get("fields") or {}).items())))
-                      for v in execution.get("ia") or []))
+        ((kind, register, _value(a)) for kind, register, a in root_arguments_seen(execution)), key=repr))
+    ia = tuple(sorted(((str(v.get("slot")), _frozen(v.get("fields") or {})) for v in execution.get("ia") or []),
+                      key=repr))
     return (execution.get("program"), trigger.get("type"), fields, bindings, ia)
 
 
@@ -181,11 +194,32 @@ class ExpectedDraw:
     fields: tuple[tuple[str, Any], ...]
 
 
-def _int(value: Any, where: str) -> int:
+def _int(value: Any, where: str, ctype: str | None = None) -> int:
+    """An integer of a row; ``ctype``: the C type the trigger's payload holds it in, whose range bounds it."""
     try:
-        return inputs.integer(value) if isinstance(value, str) else int(value)
+        number = inputs.integer(value) if isinstance(value, str) else int(value)
     except (TypeError, ValueError, OverflowError):
         raise MigrationError(f"not an integer: {str(value)[:40]!r}", where=where) from None
+    if ctype is not None:
+        bits = 8 * abi.sizeof(ctype)
+        lo, hi = (0, 1 << bits) if abi.default.resolve(ctype).startswith("u") else (-(1 << bits - 1), 1 << bits - 1)
+        if not lo <= number < hi:
+            raise MigrationError(f"{number} is outside the range of its member ({ctype}: {lo} to {hi - 1})",
+                                 where=where)
+    return number
+
+
+def _member_types(trigger: str) -> dict[str, str]:
+    """The integer members of a trigger type's payload and their C types (empty: a type without a payload, or not
+    a trigger type d3d12wl knows)."""
+    try:
+        ctype = arg_type_info(trigger).payload_ctype
+    except D3D12WLError:
+        return {}
+    if ctype is None:
+        return {}
+    return {f.name: f.type for f in abi.type_info(ctype).fields if f.nested is None and not f.is_pointer
+            and abi.default.resolve(f.type) in ("uint32_t", "int32_t", "uint64_t", "int64_t")}
 
 
 def load_expected_draws(source: str | os.PathLike[str] | Sequence[Mapping[str, Any]]) -> list[ExpectedDraw]:
@@ -213,8 +247,9 @@ def load_expected_draws(source: str | os.PathLike[str] | Sequence[Mapping[str, A
         if not isinstance(row, Mapping) or not row.get("type"):
             raise MigrationError("each draw needs a 'type' (DRAW, DRAW_INDEXED, DISPATCH, DISPATCH_MESH)",
                                  where=f"{where}: draws[{i}]")
-        fields = tuple(sorted((str(k), _int(v, f"{where}: draws[{i}].{k}")) for k, v in row.items()
-                              if k not in ("program", "type") and v not in (None, "")))
+        members = _member_types(str(row["type"]))
+        fields = tuple(sorted((str(k), _int(v, f"{where}: draws[{i}].{k}", members.get(str(k))))
+                              for k, v in row.items() if k not in ("program", "type") and v not in (None, "")))
         program = row.get("program")
         out.append(ExpectedDraw(str(program) if program not in (None, "") else None, str(row["type"]), fields))
     return out
@@ -231,7 +266,7 @@ def _as_expected(e: Mapping[str, Any], w: ExpectedDraw) -> ExpectedDraw:
     t = e.get("trigger") or {}
     f = t.get("fields") or {}
     return ExpectedDraw(e.get("program") if w.program is not None else None, str(t.get("type")),
-                        tuple((k, f.get(k)) for k, _ in w.fields))
+                        tuple((k, _frozen(f.get(k))) for k, _ in w.fields))
 
 
 def assert_draws(run: Any, expected: Any, *, order: str = "spec") -> None:

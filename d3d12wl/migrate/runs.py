@@ -29,8 +29,9 @@ from d3d12wl.errors import CaptureError
 from d3d12wl.migrate.errors import MigrationError
 from d3d12wl.output.outfiles import output_file
 
-__all__ = ["CALL_SEQUENCE_VERSION", "CallSequenceEntry", "MigrationError", "Run", "call_program", "load_call_sequence",
-           "load_run", "load_run_source", "run_of_trace", "run_of_captures", "save_call_sequence"]
+__all__ = ["CALL_SEQUENCE_VERSION", "TRACE_SHAPE", "CallSequenceEntry", "MigrationError", "Run", "call_program",
+           "check_saved_trace", "load_call_sequence", "load_run", "load_run_source", "run_of_trace", "run_of_captures",
+           "save_call_sequence"]
 
 CALL_SEQUENCE_VERSION = 1
 
@@ -193,6 +194,70 @@ def save_call_sequence(path: str | os.PathLike[str], calls: Sequence[tuple[str, 
     return p
 
 
+#: a JSON value that is no container: a string, a number, a boolean or null
+SCALAR = "scalar"
+#: any JSON value (a trigger's or an IA binding's field: a number, or a struct's members)
+ANY = "any"
+_SOURCE: dict[str, Any] = {"kind": SCALAR, "origin": SCALAR}
+_FIELDS: dict[str, Any] = {"*": ANY}
+#: The members of a saved trace (``Trace.to_dict()``, :class:`~d3d12wl.executor.trace.Trace`) that a run reads, and
+#: what each must be: an object of the members named (``"*"``: every member), a list of one shape, or
+#: :data:`SCALAR` / :data:`ANY`.  null stands for an absent member everywhere (the runs read ``or []``), but an
+#: element of a list of objects is read and must be one; members not named are not read and not checked.
+TRACE_SHAPE: dict[str, Any] = {
+    "call_args": {"executable_class": SCALAR},
+    "lists": [{"ordering": SCALAR, "executable_class": SCALAR, "flags": [SCALAR]}],
+    "executions": [{
+        "program": SCALAR, "executable_class": SCALAR, "list_index": SCALAR, "primary_index": SCALAR,
+        "secondary_index": SCALAR, "command_index": SCALAR,
+        "trigger": {"type": SCALAR, "fields": _FIELDS, "source": _SOURCE},
+        "root_arguments": [{"binding": SCALAR, "parameter": SCALAR, "kind": SCALAR, "register": SCALAR,
+                            "value": SCALAR, "values": [SCALAR], "sources": [_SOURCE]}],
+        "ia": [{"slot": SCALAR, "fields": _FIELDS, "source": _SOURCE}]}],
+    "findings": [{"severity": SCALAR, "kind": SCALAR, "rule": SCALAR, "message": SCALAR}],
+}
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"
+
+
+def check_saved_trace(doc: Mapping[str, Any], where: str) -> None:
+    """Raise :class:`MigrationError` naming the member (``where: executions[3].trigger``) unless every member of
+    :data:`TRACE_SHAPE` in ``doc`` (a saved trace, ``d3d12wl exec --json``) is of the kind ``Trace.to_dict()``
+    writes (issue 42, class 2: an integer where a list is, a string where an object is, was an internal error)."""
+    stack: list[tuple[Any, Any, str, bool]] = [(doc, TRACE_SHAPE, "", False)]
+    while stack:
+        value, shape, path, item = stack.pop()
+        if (value is None and not item) or shape == ANY:  # (a member may be null; an element of a list is read)
+            continue
+        if shape == SCALAR:
+            if isinstance(value, dict | list):
+                raise MigrationError(f"must be a string, a number, a boolean or null (as Trace.to_dict() writes "
+                                     f"it), not {_json_kind(value)}", where=f"{where}: {path}")
+            continue
+        want = "an object" if isinstance(shape, dict) else "a list"
+        if not isinstance(value, dict if isinstance(shape, dict) else list):
+            raise MigrationError(f"must be {want} (as Trace.to_dict() writes it){'' if item else ' or null'}, not "
+                                 f"{_json_kind(value)}", where=f"{where}: {path or 'the document'}")
+        if isinstance(value, list):
+            stack.extend((v, shape[0], f"{path}[{i}]", True) for i, v in reversed(list(enumerate(value))))
+        elif "*" in shape:
+            stack.extend((v, shape["*"], f"{path}.{k}", False) for k, v in value.items())
+        else:
+            stack.extend((value[k], s, f"{path}.{k}" if path else k, False) for k, s in shape.items() if k in value)
+
+
 def _not_a_table(doc: Mapping[str, Any], where: str) -> None:
     """A JSON output of a version other than 1 (``exec --format json`` writes version 2: the executions as the
     execution table's rows, without the registers and sources a run compares) is refused, saying what to save."""
@@ -215,6 +280,7 @@ def load_run(source: Any, *, name: str | None = None) -> Run:
     if isinstance(source, Mapping):
         if "executions" in source:
             _not_a_table(source, "the trace given")
+            check_saved_trace(source, "the trace given")
             return run_of_trace(source, name=name or "trace")
         raise MigrationError("a mapping given as a run must be a trace (Trace.to_dict())")
     if isinstance(source, (str, os.PathLike)):
@@ -225,6 +291,7 @@ def load_run(source: Any, *, name: str | None = None) -> Run:
             return run_of_captures(_sequence_of(doc, p), name=label)
         if isinstance(doc, dict) and "executions" in doc and "memory" not in doc:
             _not_a_table(doc, str(p))
+            check_saved_trace(doc, str(p))
             return run_of_trace(doc, name=label)
         if isinstance(doc, dict) and "memory" in doc:
             return run_of_captures([CallSequenceEntry(_capture_of(doc, p))], name=label)

@@ -20,7 +20,8 @@ Each file names its own failing writes (its raw file does, :class:`_NamingFileIO
 another's ``with`` never takes the blame for the other's full disk.  Standard output names no file: a write to it
 that fails for the same reasons is :func:`stdout_error`'s, which the command line turns into exit 2 as well.
 Text is UTF-8 and, as on standard output, what UTF-8 cannot encode (a lone surrogate a JSON file may hold in a
-name) is written as a backslash escape instead of failing.
+name) is written as a backslash escape instead of failing.  Inside a command, a file is opened for output only if
+it is none of the files the command reads and no other output of it (:mod:`d3d12wl.output.claims`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from d3d12wl.errors import D3D12WLError
+from d3d12wl.output import claims
 
 __all__ = ["OutputError", "StagedFile", "is_stdout", "output_file", "stdout_error", "write_error", "write_failure"]
 
@@ -161,6 +163,7 @@ class StagedFile:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.fspath(path)
         self.target, st = _destination(path)
+        claims.claim(path)  # (inside a command: never a file it reads, or another output of it; issue 42)
         self.through = st is not None and not stat.S_ISREG(st.st_mode)
         self.mode = stat.S_IMODE(st.st_mode) if st is not None and not self.through else 0o666 & ~_umask()
         self.tmp: Path | None = None

@@ -20,10 +20,12 @@ from d3d12wl.messages import c_driver
 
 SOURCE = Path(__file__).resolve().parent / "hostile_driver.c"
 
-#: every hostility hostile_driver.c knows (its header says what each does)
+#: the hostilities of hostile_driver.c (its header says what each does) that campaigns before issue 42 drew
 HOSTILITIES = ("CONSTRUCTOR_CRASH", "CONSTRUCTOR_EXIT", "CONSTRUCTOR_LOOP", "QUERY_CRASH", "QUERY_LOOP", "QUERY_COUNT",
                "NULL_TABLE", "EXIT_IN_FLUSH", "HANG_IN_FLUSH", "HUGE_MESSAGE", "BAD_POINTERS", "RANDOM_FIELDS",
                "FLOOD")
+#: issue 42's (classes 10, 11), drawn after those, so that a seed still draws what it drew before and may add one
+OUTLIVING = ("CONSTRUCTOR_FORK", "CONSTRUCTOR_SPEW")
 #: a truncated copy of a built library (not a define)
 TRUNCATED = "TRUNCATED"
 
@@ -47,10 +49,14 @@ class Outcome:
 
 
 def pick(rng: random.Random) -> tuple[tuple[str, ...], int]:
-    """One or two hostilities (or a truncated library) and a seed, drawn from ``rng``."""
+    """One or two hostilities (or a truncated library), now and then one of :data:`OUTLIVING` besides, and a seed,
+    drawn from ``rng``."""
     choices = (*HOSTILITIES, TRUNCATED)
     hostile = tuple(sorted(set(rng.sample(choices, rng.choice((1, 1, 2))))))
-    return hostile, rng.randrange(1 << 30)
+    seed = rng.randrange(1 << 30)
+    if rng.random() < 0.2:
+        hostile = tuple(sorted({*hostile, rng.choice(OUTLIVING)}))
+    return hostile, seed
 
 
 def build(hostilities: tuple[str, ...], seed: int, out: Path, headers: Path | None = None) -> Path:

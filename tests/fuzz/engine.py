@@ -1,13 +1,15 @@
 """The fuzz engine shared by ``tests/fuzz`` (hypothesis, bounded for CI) and ``tools/fuzz.py`` (long campaigns).
 
-An input is a bundled example (a capture or a description) with a few mutations applied, each drawn from a
-``random.Random``: a JSON member replaced by a hostile value (huge, negative or integer-valued-float numbers, the
+An input is a bundled example (a capture, a description, or the trace of a bundled capture saved as ``d3d12wl exec
+--json`` saves it) with a few mutations applied, each drawn from a ``random.Random``: a JSON member replaced by a hostile value (huge, negative or integer-valued-float numbers, the
 wrong type, a lone surrogate, deep nesting, a long string), removed, or joined by an unknown member; or, in a capture,
 bytes of a memory region overwritten with values that drive counts, strides, indices and VAs to their extremes.
 
 :func:`exercise` runs an input through everything a user runs on it -- load, validate, lay out, generate C and
-HLSL; execute, render ``dump`` (with ``--hex``) and ``exec --json`` -- and returns ``"ok"`` or ``"error"`` (a
-:class:`~d3d12wl.errors.D3D12WLError`, the clean refusal).  Any other exception escapes: that is a finding.
+HLSL; execute, render ``dump`` (with ``--hex``) and ``exec --json``; of a saved trace, ``diff`` against the
+original both ways (by position and by key), the equivalence check and the expected-draws check -- and returns
+``"ok"`` or ``"error"`` (a :class:`~d3d12wl.errors.D3D12WLError`, the clean refusal).  Any other exception escapes:
+that is a finding.
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ EXAMPLES = Path(d3d12wl.__file__).resolve().parent / "examples"
 CAPTURES = ("culling_capture.json", "execute_indirect_capture.json", "tier2_chain_capture.json",
             "validation_chain_capture.json")
 DESCRIPTIONS = ("culling.json", "execute_indirect.json", "tier2_chain.json", "gpu_resident_diagram.json")
+#: the saved traces (``exec --json``) of the bundled captures: ``<capture>:trace``
+TRACE = ":trace"
+TRACES = tuple(f"{name}{TRACE}" for name in CAPTURES)
 
 #: bounds of one run: a fuzz input must never need more than these to finish.  Each execution an input drives costs
 #: about 300 us of legitimate output (its trace objects, ``to_dict`` and JSON, the dump's text and hex: linear, and
@@ -53,7 +58,17 @@ _HOSTILE: tuple[Any, ...] = (
 _WORDS = (0, 1, 0xFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0xFFFFFFF0, 8, 16, 24, 0x10000, 3)
 
 
+_SAVED: dict[str, str] = {}
+
+
 def load_example(name: str) -> dict[str, Any]:
+    """A bundled example; ``<capture>:trace``: the trace of that capture, as ``d3d12wl exec --json`` saves it."""
+    if name.endswith(TRACE):
+        if name not in _SAVED:
+            capture = load_capture(EXAMPLES / name.removesuffix(TRACE))
+            _SAVED[name] = json.dumps(execute(capture, LIMITS).to_dict())
+        trace: dict[str, Any] = json.loads(_SAVED[name])
+        return trace
     return json.loads((EXAMPLES / name).read_text(encoding="utf-8"))
 
 
@@ -173,6 +188,32 @@ def exercise_capture(doc: Any, base_dir: Path | None = None) -> str:
     return "ok"
 
 
-def exercise(kind: str, doc: Any) -> str:
-    """Run one input; ``kind`` is ``capture`` or ``description``."""
+def exercise_trace(doc: Any, original: str) -> str:
+    """A saved trace (mutated) against the trace it was (``original``, a :data:`TRACES` name): ``diff`` both ways,
+    by position and by a key, the equivalence check, and the expected-draws check of the original's draws."""
+    from d3d12wl.migrate.diff import diff_runs
+    from d3d12wl.migrate.equivalence import ExpectedDraw, assert_draws, compare_runs
+
+    base = load_example(original)
+    try:
+        for a, b in ((base, doc), (doc, base)):
+            diff_runs(a, b).to_dict()
+            diff_runs(a, b, key=["program", "trigger"], sources=False)
+        compare_runs(base, doc, order="multiset")
+        compare_runs(doc, base)
+        want = [ExpectedDraw(e["program"], e["trigger"]["type"], tuple(sorted(e["trigger"]["fields"].items())))
+                for e in base["executions"]]
+        try:
+            assert_draws(doc, want)
+        except AssertionError:  # (a difference: the check's verdict, not a failure of it)
+            pass
+    except D3D12WLError:
+        return "error"
+    return "ok"
+
+
+def exercise(kind: str, doc: Any, name: str = "") -> str:
+    """Run one input; ``kind`` is ``capture``, ``description`` or ``trace`` (``name``: the saved trace it was)."""
+    if kind == "trace":
+        return exercise_trace(doc, name)
     return exercise_capture(doc) if kind == "capture" else exercise_description(doc)

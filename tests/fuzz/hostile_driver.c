@@ -4,6 +4,11 @@
  * driver_surface.py; tools/fuzz.py --surface driver runs long campaigns).  Built on the C reference driver.
  *
  *   CONSTRUCTOR_CRASH / _EXIT / _LOOP   SIGSEGV, _exit(3) or a loop in the library's constructor (at dlopen)
+ *   CONSTRUCTOR_FORK                    (before the three above) the constructor forks a child that lives on for
+ *                                       a minute, writing a line to stdout and to stderr every 50 ms (its pid
+ *                                       appended to the file the environment's HOSTILE_PIDFILE names, if any)
+ *   CONSTRUCTOR_SPEW                    (before the three above) the constructor writes 1 GiB of 'x' to stderr,
+ *                                       then 1 MiB to stdout, with no newline
  *   QUERY_CRASH / QUERY_LOOP            SIGSEGV or a loop in pfnGetSupportedExtendedFeatures
  *   QUERY_COUNT                         the feature count 0xFFFFFFFF (the entries written within Capacity)
  *   NULL_TABLE                          EnableExtendedFeature succeeds and leaves its DDI table NULL
@@ -18,6 +23,7 @@
 #define _DEFAULT_SOURCE
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +47,12 @@
 #endif
 #ifndef HOSTILE_CONSTRUCTOR_LOOP
 #define HOSTILE_CONSTRUCTOR_LOOP 0
+#endif
+#ifndef HOSTILE_CONSTRUCTOR_FORK
+#define HOSTILE_CONSTRUCTOR_FORK 0
+#endif
+#ifndef HOSTILE_CONSTRUCTOR_SPEW
+#define HOSTILE_CONSTRUCTOR_SPEW 0
 #endif
 #ifndef HOSTILE_QUERY_CRASH
 #define HOSTILE_QUERY_CRASH 0
@@ -76,6 +88,29 @@
 #define HUGE_BYTES (64u << 20)
 
 __attribute__((constructor)) static void hostile_constructor(void) {
+    if (HOSTILE_CONSTRUCTOR_FORK && fork() == 0) {
+        const char *pidfile = getenv("HOSTILE_PIDFILE");
+        if (pidfile) {
+            FILE *f = fopen(pidfile, "a");
+            if (f) {
+                fprintf(f, "%d\n", (int)getpid());
+                fclose(f);
+            }
+        }
+        for (int i = 0; i < 1200; i++) {
+            (void)!write(1, "hostile child on stdout\n", 24);
+            (void)!write(2, "hostile child on stderr\n", 24);
+            usleep(50000);
+        }
+        _exit(0);
+    }
+    if (HOSTILE_CONSTRUCTOR_SPEW) {
+        static char block[1 << 20];
+        memset(block, 'x', sizeof block);
+        for (int i = 0; i < 1024; i++)
+            if (write(2, block, sizeof block) < 0) break;
+        (void)!write(1, block, sizeof block);
+    }
     if (HOSTILE_CONSTRUCTOR_CRASH) raise(SIGSEGV);
     if (HOSTILE_CONSTRUCTOR_EXIT) _exit(3);
     while (HOSTILE_CONSTRUCTOR_LOOP) pause();

@@ -12,12 +12,16 @@ symlink, a path through a regular file, a folder that does not exist -- beside t
   ``KeyboardInterrupt``) a few milliseconds into the run, and standard output on ``/dev/full`` or a pipe whose
   reader is gone;
 * rarely, a compiler bomb for ``abi check --header/--hlsl`` (a macro that doubles itself, a self-including file, a
-  struct of 10^6 fields), under small tool limits.
+  struct of 10^6 fields), under small tool limits;
+* (issue 42) a saved trace for ``diff`` (``exec --json`` of a bundled capture, or one with a member of the wrong
+  kind), and now and then -- always, for the ``clash`` kind of a campaign -- one thing named twice: an output named
+  as a file the command reads (as given, or spelt another way) or as its other output, or a flag given twice with
+  two values; such a case must end in exit 2 (or 130, interrupted).
 
 :func:`exercise` runs a case in a forked child (so that limits, signals, the environment and the working folder of
 one case touch no other; an endless stream is read against a cap of :data:`STREAM_CAP` bytes there, not 1 GiB)
-and checks what a user is promised: exit 0, 1, 2 or 130 (interrupted), never 3 or a traceback; a file that was
-there before a failed run is left as it was, and so is one an interrupted run had not yet committed (an interrupt
+and checks what a user is promised: exit 0, 1, 2 or 130 (interrupted), never 3 or a traceback; no input the case
+reads from the pool is written over; a file that was there before a failed run is left as it was, and so is one an interrupted run had not yet committed (an interrupt
 after the commit leaves the new file, whole); no temporary file is left behind; a FIFO stays a FIFO
 and a symlink a symlink.  It returns ``(outcome, why, cpu seconds, wall seconds, peak RSS MiB)``, ``outcome``
 ``ok`` or ``error`` (exit 0/1 and exit 2/130: the good endings) or ``crash``.
@@ -76,6 +80,7 @@ class Case:
     sigint_ms: float | None = None  # SIGINT this long into the run
     stdout: str = "null"  # null (/dev/null) | full (/dev/full: every write fails) | closed (a pipe no one reads)
     outputs: list[str] = field(default_factory=list)  # output targets (names in the case's folder)
+    refused: bool = False  # issue 42: the case names one thing twice, which must be exit 2 (130 if interrupted)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -136,6 +141,25 @@ def _make_pool(root: Path) -> None:
     (root / "macro-fifo.h").write_text('#define F "fifo"\n#include F\nstruct S { int a; };\n')  # (the walk
     # cannot follow a macro: the wall-clock limit stops clang)
     (root / "fields.h").write_text("struct Big {\n" + "".join(f"  int f{i};\n" for i in range(1_000_000)) + "};\n")
+    _save_traces(root)
+
+
+def _save_traces(root: Path) -> None:
+    """The saved traces of :data:`TRACE_FILES`: ``exec --json`` of each bundled capture, and the culling one with a
+    member of the wrong kind."""
+    from d3d12wl.capture.file import load_capture
+    from d3d12wl.executor import Limits, execute
+
+    traces = {}
+    for name in CAPTURES:
+        traces[name] = execute(load_capture(EXAMPLES / name), Limits(max_executions=1024)).to_dict()
+        (root / f"trace-{name}").write_text(json.dumps(traces[name]), encoding="utf-8")
+    bad = traces["culling_capture.json"]
+    for file, change in (("trace-bad-executions.json", {"executions": 1}),
+                         ("trace-bad-trigger.json", {"executions": [dict(bad["executions"][0], trigger="x")]}),
+                         ("trace-bad-root-arguments.json",
+                          {"executions": [dict(bad["executions"][0], root_arguments=5)]})):
+        (root / file).write_text(json.dumps({**bad, **change}), encoding="utf-8")
 
 
 def _input_path(rng: random.Random, kind: str) -> str:
@@ -199,8 +223,9 @@ def _region(rng: random.Random) -> str:
     return f"r{rng.randrange(3)}={source}{rng.choice(['', '', ',writable'])}@{va}"
 
 
-def case(seed: int) -> Case:
-    """The case of ``seed`` (a campaign reproduces a case from its seed alone)."""
+def case(seed: int, *, clash: bool = False) -> Case:
+    """The case of ``seed`` (a campaign reproduces a case from its seed alone); ``clash``: always one that names
+    one thing twice (:func:`_clash`), the ``clash`` kind of a campaign."""
     rng = random.Random(seed)
     c = Case(seed, [])
     command = rng.choices(["validate", "layout", "codegen", "decode", "capture", "dump", "exec", "diff",
@@ -283,7 +308,68 @@ def case(seed: int) -> Case:
         c.stdout = rng.choice(["full", "closed"])
     if c.argv[0] == "exec" and rng.random() < 0.3:  # (after it, for the same reason) the JSON versions
         c.argv += ["--json-version", rng.choice(["1", "2", "3", "\uff12", "-1"])]
+    # (after those, for the same reason) issue 42: a saved trace for diff; an output named as an input or as another
+    # output, a flag given twice with two values (always, for a campaign of ``clash`` cases)
+    if c.argv[0] == "diff" and rng.random() < 0.5:
+        c.argv[rng.choice((1, 2))] = rng.choice(TRACE_FILES)
+    if clash or rng.random() < 0.15:
+        _clash(rng, c)
     return c
+
+
+#: the saved traces in the pool (``exec --json`` of each bundled capture) and three of the wrong shape (issue 42,
+#: class 2: a member of the wrong type)
+TRACE_FILES = (*(f"trace-{name}" for name in CAPTURES), "trace-bad-executions.json", "trace-bad-trigger.json",
+               "trace-bad-root-arguments.json")
+#: the output flags of each command
+_OUTPUT_FLAGS = ("-o", "--findings", "--junit")
+#: flags of one value to give twice, by command, with two values each
+_ONE_VALUE = {"exec": ("--format", "json", "csv"), "dump": ("--limit", "1", "2"),
+              "decode": ("--format", "csv", "json"), "codegen": ("--lang", "c", "hlsl"),
+              "capture": ("--max-inputs", "3", "4"), "remap": ("-o", "a.json", "b.json"),
+              "patch-list": ("--format", "csv", "jsonl"), "validate": ("--tier", "1", "2"),
+              "diff": ("--key", "call", "program"), "messages": ("--timeout", "1", "2"),
+              "abi": ("--tool-memory", "300", "301")}
+#: keyed flags to give twice, naming one thing with two values
+_KEYED = {"capture": ("--descriptor-heap", "SAMPLER=0xe0000000,16,32", "D3D12_DESCRIPTOR_HEAP_TYPE_SAMPLER=0x0,16,32"),
+          "exec": ("--reading", "render_pass=selected", "render_pass=bound"),
+          "dump": ("--reading", "render_pass=bound", "render_pass=selected"),
+          "codegen": ("--stride", "PCS.secondary=24", "PCS.secondary=32")}
+
+
+def _input_files(argv: list[str]) -> list[str]:
+    """The paths of argv that name a regular file of the pool the command reads (an example, a readback, a map)."""
+    found = []
+    for word in argv:
+        path = word.partition("=")[2].rpartition("@")[0].split(",")[0] if "@" in word and "=" in word else word
+        path = path.partition("=")[2] if path.startswith("P=") else path
+        if path.startswith(("ex-", "readback/", "culling_ei/", "trace-")) or path in ("vamap.csv", "culling_records.h"):
+            found.append(path)
+    return found
+
+
+def _clash(rng: random.Random, c: Case) -> None:
+    """Make ``c`` name one thing twice: an output as an input the command reads or as its other output, or a flag
+    given twice with two values; every one is exit 2 (:attr:`Case.refused`)."""
+    command = c.argv[0] if c.argv[0] != "migrate" else f"migrate {c.argv[1]}"
+    outputs = [i for i, word in enumerate(c.argv) if word in _OUTPUT_FLAGS and i + 1 < len(c.argv)]
+    reads = _input_files(c.argv)
+    choice = rng.random()
+    if outputs and reads and command not in ("migrate wl-to-ei", "migrate scene") and choice < 0.5:
+        c.argv[rng.choice(outputs) + 1] = rng.choice((lambda p: p, lambda p: f"./{p}", lambda p: f"dir/../{p}"))(
+            rng.choice(reads))
+    elif command == "exec" and choice < 0.7:
+        target = rng.choice(("P.csv", "out.csv", "./out.csv", "-"))
+        c.argv += ["--format", "csv", "-o", target, "--findings", target]
+    elif c.argv[0] in _KEYED and choice < 0.85:
+        flag, first, second = _KEYED[c.argv[0]]
+        c.argv += [flag, first, flag, second]
+    elif c.argv[0] in _ONE_VALUE:
+        flag, first, second = _ONE_VALUE[c.argv[0]]
+        c.argv += [flag, first, flag, second]
+    else:  # (layout, migrate: -o given twice, which layout does not take at all)
+        c.argv += ["-o", "one.json", "-o", "two.json"]
+    c.refused = True
 
 
 # --- running a case ------------------------------------------------------------------------------------------
@@ -407,12 +493,29 @@ def _leftovers(folder: Path) -> list[str]:
     return bad
 
 
+def _pool_digests(pool: Path) -> dict[str, str]:
+    """The content of every input the cases read from the pool (an example, a readback, a map, a saved trace): a
+    command that wrote over one of its inputs would change it."""
+    import hashlib
+
+    out = {}
+    for path in sorted(pool.rglob("*")):
+        rel = str(path.relative_to(pool))
+        if rel.startswith(("ex-", "readback/", "culling_ei/", "trace-")) or rel in ("vamap.csv", "culling_records.h"):
+            if path.is_file() and not path.is_symlink():
+                out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
 def _check(c: Case, folder: Path, code: int, stderr: str) -> str:
     """What was promised and is not so (empty when all is well)."""
     if code not in (0, 1, 2, 130):
         return f"exit {code}: {stderr.strip().splitlines()[-1] if stderr.strip() else '(no message)'}"
     if "internal error" in stderr or "Traceback" in stderr:
         return f"exit {code} with: {stderr.strip()[-500:]}"
+    if c.refused and code not in (2, 130):
+        return f"exit {code} where one thing is named twice (an output as an input or another output, a flag " \
+               f"given two values): {stderr.strip()[-300:]}"
     left = _leftovers(folder)
     if left:
         return f"temporary files left: {left[:3]}"
@@ -446,6 +549,7 @@ def _check(c: Case, folder: Path, code: int, stderr: str) -> str:
 def exercise(c: Case, pool: Path) -> tuple[str, str, float, float, float]:
     """Run ``c`` in a forked child over ``pool`` (made by :func:`make_pool`); see the module docstring."""
     folder = Path(tempfile.mkdtemp(prefix="case-", dir=pool.parent))
+    inputs_before = _pool_digests(pool)
     read, write = os.pipe()
     start = time.perf_counter()
     pid = os.fork()
@@ -478,6 +582,10 @@ def exercise(c: Case, pool: Path) -> tuple[str, str, float, float, float]:
             return "crash", why, cpu, wall, rss
         result = json.loads(b"".join(chunks))
         why = _check(c, folder, int(result["code"]), str(result["stderr"]))
+        changed = [name for name, digest in _pool_digests(pool).items() if inputs_before.get(name) != digest]
+        if changed:
+            why = f"{why}; " * bool(why) + f"inputs written over: {changed[:3]}"
+            _make_pool(pool)  # (put them back for the cases after it)
         if why:
             return "crash", why, cpu, wall, rss
         return ("ok" if result["code"] in (0, 1) else "error"), "", cpu, wall, rss

@@ -7,6 +7,7 @@ Derandomized, so CI runs the same inputs every time; ``tools/fuzz.py`` runs long
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from pathlib import Path
@@ -101,3 +102,52 @@ def test_hostile_driver_library_ends_cleanly(hostilities: tuple[str, ...], exit_
     outcome = driver_surface.exercise(lib, hostilities, budget_s=2.0)
     assert outcome.good, outcome
     assert outcome.exit_code == exit_code, outcome
+
+
+# ---- issue 42: saved traces for diff, names against every generator and compiler --------------------------------
+
+
+@_SETTINGS
+@given(name=st.sampled_from(engine.TRACES), rng=st.randoms(use_true_random=False))
+def test_mutated_saved_traces_never_escape(name: str, rng: random.Random) -> None:
+    """A saved trace (``exec --json`` of a bundled capture) with hostile members, diffed against the original both
+    ways, compared and checked against its draws: ok or a clean error (issue 42, class 2)."""
+    assert engine.exercise("trace", engine.mutated(name, rng), name) in ("ok", "error")
+
+
+def test_the_trace_mutations_reach_the_members_a_run_reads() -> None:
+    """Some mutated traces are refused (a member a run reads made of the wrong kind) and some still diff."""
+    name = engine.TRACES[0]
+    results = [engine.exercise("trace", engine.mutated(name, random.Random(seed)), name) for seed in range(60)]
+    assert results.count("ok") >= 5 and results.count("error") >= 5
+
+
+def test_the_names_surface_finds_a_name_a_compiler_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names surface compiles what the checks accept: a name they refuse is a clean error, a plain name
+    compiles everywhere, and a name a compiler refuses (a C keyword, let through by switching the check off) is a
+    finding that says which name fails alone and which compilers refused it."""
+    import names_surface
+    from conftest import require
+
+    from d3d12wl.model import fieldnames
+
+    require(bool(names_surface.compilers()), "no C or HLSL compiler installed")
+    seed = next(s for s in range(10_000) if names_surface.case(s)[0] == "culling_named.json")
+    file, doc, _ = names_surface.case(seed)
+
+    def named(name: str) -> tuple[str, dict[str, object], list[str | None]]:
+        d = copy.deepcopy(doc)
+        for arg in d["program_command_signatures"]["PCS"]["pArgumentDescs"]:
+            arg.pop("Name", None)
+        d["program_command_signatures"]["PCS"]["pArgumentDescs"][0]["Name"] = name
+        return file, d, [name]
+
+    monkeypatch.setattr(names_surface, "case", lambda s: named("MaterialBufferSRV"))
+    assert names_surface.exercise(seed) == ("ok", "")
+    monkeypatch.setattr(names_surface, "case", lambda s: named("while"))
+    assert names_surface.exercise(seed) == ("error", "")
+    monkeypatch.setattr(fieldnames, "reserved_word", lambda name: None)
+    monkeypatch.setattr(names_surface, "case", lambda s: named("switch"))
+    outcome, why = names_surface.exercise(seed)
+    assert outcome == "crash" and "'switch' fails alone" in why, why
+    assert "c (gcc, GNU C)" in names_surface.failing(why)["switch"]

@@ -42,3 +42,45 @@ def test_the_engine_reaches_every_surface() -> None:
     assert any(c.fsize is not None for c in cases) and any(c.sigint_ms is not None for c in cases)
     assert any("/dev/full" in c.argv for c in cases) and any(c.env for c in cases)
     assert {c.stdout for c in cases} == {"null", "full", "closed"}
+
+
+# --- issue 42: one thing named twice -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_clash_cases_are_refused(seed: int, pool: Path) -> None:
+    """A case that names one thing twice (an output as an input the command reads or as its other output, a flag
+    given two values) ends in exit 2 (or 130, interrupted), and no input of the pool is written over."""
+    case = surfaces.case(seed, clash=True)
+    assert case.refused
+    outcome, why, *_ = surfaces.exercise(case, pool)
+    assert outcome == "error", (case.to_json(), why)
+
+
+def test_the_clash_cases_reach_every_kind() -> None:
+    """The clash cases name an output as an input (as given and spelt another way), two outputs as one, and give
+    flags twice; the saved traces reach diff."""
+    cases = [surfaces.case(seed, clash=True) for seed in range(600)]
+    flat = [" ".join(c.argv) for c in cases]
+    assert any("-o ./ex-" in f or "-o dir/../" in f for f in flat)
+    assert any(any(f"-o {p}" in f for p in ("ex-", "readback/", "culling_ei/", "vamap.csv")) for f in flat)
+    assert any("-o - --findings -" in f or "-o P.csv --findings P.csv" in f for f in flat)
+    assert any("--descriptor-heap SAMPLER" in f for f in flat) and any("--format json --format csv" in f for f in flat)
+    assert any(c.argv[0] == "diff" and any(a.startswith("trace-") for a in c.argv)
+               for c in map(surfaces.case, range(3000)))
+
+
+def test_a_clash_the_rule_let_through_is_a_finding(pool: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The surface would see a command that wrote over its input: with the rule switched off, a migration writing
+    over its own call sequence is reported (exit 0 where 2 was due, and the input written over), and the pool is put
+    back for the cases after it."""
+    from d3d12wl.output import claims
+
+    case = surfaces.Case(0, ["migrate", "ei-to-wl", "culling_ei/calls.json", "-o", "culling_ei/calls.json"],
+                         refused=True)
+    before = (pool / "culling_ei" / "calls.json").read_bytes()
+    monkeypatch.setattr(claims, "check", lambda *a, **k: None)
+    monkeypatch.setattr(claims, "claim", lambda *a, **k: None)
+    outcome, why, *_ = surfaces.exercise(case, pool)
+    assert outcome == "crash" and "where one thing is named twice" in why and "inputs written over" in why, why
+    assert (pool / "culling_ei" / "calls.json").read_bytes() == before
