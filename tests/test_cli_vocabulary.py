@@ -187,6 +187,22 @@ def test_a_usage_error_under_json_is_the_error_object(capsys: pytest.CaptureFixt
     assert json.loads(capsys.readouterr().out)["where"] == "--fromat"
 
 
+@pytest.mark.parametrize(("argv", "where"), [
+    (["layout", "--json"], "DESC.json"),
+    (["capture", "--json", "--dispatch-list", "0x10000"], "DESC.json, REGION, -o/--output"),
+    (["capture", "d.json", "r=zeros:8@0", "-o", "c.json", "--json"],
+     "--dispatch-list --dispatch-list1 --execute-indirect"),
+])
+def test_a_usage_error_under_json_names_the_missing_arguments(argv: list[str], where: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 38 item 2: the error object's ``where`` of "the following arguments are required" (argparse's words)
+    names them, as it names the flag of a bad value: a program reading it need not parse the message."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    got = json.loads(capsys.readouterr().out)
+    assert exit_.value.code == 2 and got["kind"] == "UsageError" and got["where"] == where, got
+
+
 def _description_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], doc: dict[str, object]) -> str:
     path = tmp_path / "d.json"
     path.write_text(json.dumps(doc))

@@ -147,8 +147,8 @@ class _Parser(argparse.ArgumentParser):
 def _usage_where(message: str) -> str | None:
     """The flag or argument an argparse usage error is about: ``argument --format: ...`` -> ``--format``; the first
     unrecognized word; the required ones."""
-    for pattern in (r"argument ([^:]+): ", r"unrecognized arguments: (\S+)", r"arguments are required: ([^(]+?)(?: \(|$)",
-                    r"one of the arguments (.+?) is required"):
+    for pattern in (r"argument ([^:]+): ", r"unrecognized arguments: (\S+)",
+                    r"the following arguments are required: ([^(]+?)(?: \(|$)", r"one of the arguments (.+?) is required"):
         found = re.match(pattern, message)
         if found:
             return found.group(1).strip()
