@@ -188,6 +188,24 @@ def test_a_usage_error_under_json_is_the_error_object(capsys: pytest.CaptureFixt
 
 
 @pytest.mark.parametrize(("argv", "where"), [
+    (["dumpp", "--json"], "COMMAND"),
+    (["--json"], "COMMAND"),
+    (["migrate", "--json"], "DIRECTION"),
+    (["messages", "chek", "--json"], "SUBCOMMAND"),
+])
+def test_a_mistyped_or_missing_command_under_json_is_the_error_object(argv: list[str], where: str,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/cli.md "Mistakes answered": a usage error under --json is the error object, also before a command that
+    has --json is reached (every command has it, so a script that passes it reads JSON whatever it mistyped)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    captured = capsys.readouterr()
+    got = json.loads(captured.out)
+    assert exit_.value.code == 2 and got["kind"] == "UsageError" and got["where"] == where, got
+    assert "error:" in captured.err
+
+
+@pytest.mark.parametrize(("argv", "where"), [
     (["layout", "--json"], "DESC.json"),
     (["capture", "--json", "--dispatch-list", "0x10000"], "DESC.json, REGION, -o/--output"),
     (["capture", "d.json", "r=zeros:8@0", "-o", "c.json", "--json"],

@@ -107,7 +107,8 @@ class _Parser(argparse.ArgumentParser):
 
     - a usage error answers the mistake: a value that is not one of the choices (a command, a ``--format``) names
       the closest one (did you mean), and one without a close match says where the choices are listed; with
-      ``--json`` on the line, the error object (``kind`` ``UsageError``) is printed on standard output too (exit 2);
+      ``--json`` on the line, the error object (``kind`` ``UsageError``) is printed on standard output too (exit 2),
+      also where the command itself is mistyped or missing (``d3d12wl dumpp --json``, ``d3d12wl migrate --json``);
     - a flag that takes one value and is given two (``-o a -o b``) is a usage error naming both
       (:class:`~d3d12wl.cli._once.StoreOnce`), where argparse kept the last one silently;
     - ``--help`` and ``--version`` on standard output that cannot be written (a full device) raise its OS error
@@ -139,7 +140,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         if "did you mean" not in message and "--help" not in message:
             message += f" (see '{self.prog} --help')"
-        if "--json" in _WORDS.get() and "--json" in self._option_string_actions:
+        if "--json" in _WORDS.get():  # (every command has --json: before one is found, it is the one meant)
             print(json.dumps(error_object(UsageError(message, where=_usage_where(message))), indent=2))
         super().error(message)
 
