@@ -86,7 +86,10 @@ _NEEDS = {"--header": ("clang",), "--hlsl": ("glslc", "spirv-dis")}
 
 
 def _require_tools(command: str) -> None:
-    missing = [t for opt, tools in _NEEDS.items() if opt in shlex.split(command) for t in tools if not shutil.which(t)]
+    words = shlex.split(command, comments=True)
+    missing = [t for opt, tools in _NEEDS.items() if opt in words for t in tools if not shutil.which(t)]
+    # (a system header an example checks, DirectX-Headers' /usr/include/directx/d3d12.h: directx-headers-dev)
+    missing += [w for w in words if w.startswith("/usr/include/") and not Path(w).is_file()]
     require(not missing, f"{', '.join(missing)} not installed")
 
 
