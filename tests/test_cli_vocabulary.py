@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -143,6 +144,15 @@ def test_exec_json_is_format_json_and_keeps_version_1_for_this_release(capsys: p
 def test_the_reference_page_is_generated_from_the_parsers() -> None:
     """docs/cli-reference.md is `python -m d3d12wl.cli.reference`'s output: regenerate it after changing a flag."""
     assert (ROOT / "docs" / "cli-reference.md").read_text(encoding="utf-8") == page()
+
+
+def test_every_row_of_the_reference_page_has_its_four_cells() -> None:
+    """A ``|`` in a Markdown table row ends a cell even inside a code span (GFM, markdown-it, MyST), unless escaped:
+    an option whose value is ``1|2`` or ``text|json|csv`` lost its default and its meaning on the rendered page."""
+    rows = [line for line in page().splitlines() if line.startswith("| `")]
+    assert len(rows) > 150
+    for line in rows:
+        assert len(re.split(r"(?<!\\)\|", line)) == 6, line  # (4 cells between 5 pipes)
 
 
 def test_the_reference_page_has_every_command_and_option() -> None:

@@ -74,8 +74,9 @@ def _rows(parser: argparse.ArgumentParser) -> Iterator[tuple[str, str, str, str]
     for action in parser._actions:
         if isinstance(action, argparse._HelpAction | RenamedOption) or action.help == argparse.SUPPRESS:
             continue
-        name = ", ".join(f"`{o}`" for o in action.option_strings) or f"`{_value(action)}`"
-        value = "" if not action.option_strings else _value(action)
+        # (a | inside a code span still ends a Markdown table's cell: escaped, as in every other cell)
+        name = ", ".join(f"`{o}`" for o in action.option_strings) or f"`{_cell(_value(action))}`"
+        value = "" if not action.option_strings else _cell(_value(action))
         yield name, f"`{value}`" if value else "", _default(action), _meaning(action)
 
 
