@@ -146,6 +146,27 @@ def test_the_reference_page_is_generated_from_the_parsers() -> None:
     assert (ROOT / "docs" / "cli-reference.md").read_text(encoding="utf-8") == page()
 
 
+def test_the_reference_page_shows_defaults_a_user_can_type() -> None:
+    """The default column of docs/cli-reference.md is a value the option takes that means its default (the
+    executor limits whose default scales with the capture say auto, not the -1 that stands for it)."""
+    text = page()
+    shown = 0
+    for name, parser in _leaves():
+        section = text[text.index(f"## `d3d12wl {name}`\n"):]
+        rows = {cells[1].strip(): cells[3].strip() for line in section.split("\n## ")[0].splitlines()
+                if line.startswith("| `") for cells in [re.split(r"(?<!\\)\|", line)]}
+        for action in parser._actions:
+            default = rows.get(", ".join(f"`{o}`" for o in action.option_strings), "")
+            if not default or not action.option_strings:
+                continue
+            convert = action.type if callable(action.type) else str
+            meant = convert(action.default) if isinstance(action.default, str) else action.default
+            assert convert(default.replace(",", "")) == meant, (name, action.option_strings, default)
+            assert not default.startswith("-"), (name, action.option_strings, default)
+            shown += 1
+    assert shown > 40
+
+
 def test_every_row_of_the_reference_page_has_its_four_cells() -> None:
     """A ``|`` in a Markdown table row ends a cell even inside a code span (GFM, markdown-it, MyST), unless escaped:
     an option whose value is ``1|2`` or ``text|json|csv`` lost its default and its meaning on the rendered page."""

@@ -174,7 +174,10 @@ def add_limit_flags(p: argparse.ArgumentParser) -> None:
         default = getattr(defaults, f.name)
         shown = ("auto: the records the capture's supplied bytes hold, at least "
                  f"{SCALED_FLOORS[f.name]:,}") if default == AUTO else f"{default:,}"
-        p.add_argument(Limits.flag(f.name), type=limit_value, metavar="N", default=default, dest=f.name,
+        # (auto's default is the word, which argparse reads through limit_value as it reads a given one: the
+        # reference page's default column then says auto, not the sentinel AUTO stands for)
+        p.add_argument(Limits.flag(f.name), type=limit_value, metavar="N", dest=f.name,
+                       default="auto" if default == AUTO else default,
                        help=f"executor limit {f.name} (default {shown})")
 
 
