@@ -53,6 +53,23 @@ def test_every_page_is_in_the_navigation() -> None:
     assert not unlisted, f"add {', '.join(unlisted)} to a toctree in docs/index.md"
 
 
+def test_every_table_row_has_its_header_s_cells() -> None:
+    """A ``|`` ends a Markdown table's cell even inside a code span (GFM; markdown-it, which the site's MyST uses),
+    and a row's cells past the header's are dropped: docs/cli.md's exit-status table lost the rest of exit 2's
+    meaning at "as `| head`".  Write ``\\|`` in a cell."""
+    for path in pages():
+        in_fence, header = False, None
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("```"):
+                in_fence = not in_fence
+            if in_fence or not line.startswith("|"):
+                header = None
+                continue
+            cells = len(re.split(r"(?<!\\)\|", line))
+            header = cells if header is None else header
+            assert cells == header, f"{path.name}:{number}: {cells - 2} cells, the header has {header - 2}"
+
+
 def _console_examples(path: Path) -> list[tuple[str, int, list[str]]]:
     examples_: list[tuple[str, int, list[str]]] = []
     for kind, body in _BLOCK.findall(path.read_text(encoding="utf-8")):
