@@ -82,3 +82,20 @@ def test_exec_limits_and_abi_check_names_go_through_the_one_handler(capsys: pyte
     assert got["kind"] == "D3D12WLError" and got["where"] == "--max-lists"
     got = _json_error(["abi", "check", "extra", "--json"], capsys)
     assert got["where"] == "d3d12wl abi check" and "takes no names" in str(got["message"])
+
+
+@pytest.mark.parametrize("command", [["exec"], ["dump"], ["patch-list", "CAPTURE", "-o", "OUT.csv"],
+                                     ["remap", "CAPTURE", "--va-map", "MAP", "-o", "OUT.json"], ["report", "-o", "OUT.html"],
+                                     ["check", "CAPTURE"]])
+def test_a_negative_executor_limit_is_exit_2_on_every_command_that_has_the_limits(
+        command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/cli.md "One vocabulary": the --max-... flags are the executor's limits on every command that has them.
+    dump, patch-list and remap ran with a negative one and reported it reached at once (a limit-exceeded finding,
+    exit 1; remap wrote a rebase): exit 2 naming the flag, before anything is written, as exec did."""
+    capture = str(EXAMPLES / "culling_capture.json")
+    (tmp_path / "map.csv").write_text("old_base,size,new_base\n0x0,0x100000000,0x1000000000\n")
+    argv = [{"CAPTURE": capture, "MAP": str(tmp_path / "map.csv")}.get(w, w) for w in command]
+    argv = [str(tmp_path / w) if w.startswith("OUT.") else w for w in argv]
+    got = _json_error([*argv, "--max-executions", "-3", "--json"], capsys)
+    assert got["kind"] == "D3D12WLError" and got["where"] == "--max-executions", got
+    assert not list(tmp_path.glob("OUT*"))

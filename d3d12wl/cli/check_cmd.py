@@ -11,7 +11,7 @@ from typing import Any
 
 from d3d12wl.cli import summary
 from d3d12wl.cli._options import integer, number
-from d3d12wl.cli.exec_cmd import add_executor_flags, checked_limits, load_hooks, readings_from
+from d3d12wl.cli.exec_cmd import add_executor_flags, limits_from, load_hooks, readings_from
 from d3d12wl.cli.progress import Progress
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.verdicts.page import DEFAULT_LIMIT
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     if args.capture_timeout <= 0:
         raise D3D12WLError("--capture-timeout must be > 0", where="--capture-timeout")
     shard = parse_shard(args.shard) if args.shard is not None else None
-    limits = checked_limits(args)
+    limits = limits_from(args)
     readings = readings_from(args)
     found = discover(args.paths)
     _outputs(args, [t.path for t in found])

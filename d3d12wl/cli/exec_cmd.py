@@ -240,12 +240,9 @@ def load_hooks(specs: list[str] | None) -> ValidationRunner | None:
 
 
 def limits_from(args: argparse.Namespace) -> Limits:
-    return Limits(**{f.name: getattr(args, f.name) for f in dataclasses.fields(Limits)})
-
-
-def checked_limits(args: argparse.Namespace) -> Limits:
-    """:func:`limits_from`, a negative one (other than ``auto``) exit 2 naming its flag."""
-    limits = limits_from(args)
+    """The :class:`~d3d12wl.executor.trace.Limits` of :func:`add_limit_flags`' flags, on every command that has
+    them; a negative one (other than ``auto``) is exit 2 naming its flag, not a limit reached at once."""
+    limits = Limits(**{f.name: getattr(args, f.name) for f in dataclasses.fields(Limits)})
     bad = [f.name for f in dataclasses.fields(Limits) if getattr(limits, f.name) < 0
            and not (getattr(limits, f.name) == AUTO and f.name in SCALED_FLOORS)]
     if bad:
@@ -257,7 +254,7 @@ def checked_limits(args: argparse.Namespace) -> Limits:
 def run(args: argparse.Namespace) -> int:
     from d3d12wl.executor import execute
 
-    limits = checked_limits(args)
+    limits = limits_from(args)
     fmt = args.format or ("json" if args.json else "text")
     if args.json and fmt != "json":
         raise D3D12WLError(f"--json is --format json, so it and --format {fmt} disagree: give one of them",

@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.json and is_stdout(args.output):
         raise D3D12WLError("the rows go to standard output without -o: give -o FILE with --json", where="--json")
+    limits = limits_from(args)
     claims.check([("-o", args.output)], [("CAPTURE", args.capture)])
     with expecting(args.capture, CAPTURE):  # (a description, a trace or a call sequence is named so)
         capture = load_capture(args.capture)
@@ -72,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
             writer.write(table)
             kinds.update(table.columns["kind"].tolist())
 
-        walk = walk_references(capture, sink, limits=limits_from(args))
+        walk = walk_references(capture, sink, limits=limits)
         findings = [*walk.trace.findings, *walk.findings]
         suppressed = walk.trace.findings_suppressed + walk.findings_suppressed
         writer.close(findings, suppressed)

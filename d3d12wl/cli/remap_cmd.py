@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if is_stdout(args.output):
         raise D3D12WLError("a rebased capture is a file and its region files next to it: name one with -o",
                            where="-o")
+    limits = limits_from(args)
     claims.check([("-o", args.output)], [("CAPTURE", args.capture), ("--va-map", args.va_map),
                                          ("--heap-map", args.heap_map), ("--identifier-map", args.identifier_map)])
     with expecting(args.capture, CAPTURE):  # (a description, a trace or a call sequence is named so)
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     heap_map = load_heap_map(args.heap_map) if args.heap_map else None
     identifier_map = load_identifier_map(args.identifier_map) if args.identifier_map else None
     result = remap(capture, va_map, heap_map, identifier_map, keep_unmapped=args.keep_unmapped,
-                   output=args.output, verify=args.verify, limits=limits_from(args))
+                   output=args.output, verify=args.verify, limits=limits)
     failed = bool(result.errors) or (result.verification is not None and not result.verification.same)
     if args.json:
         from d3d12wl.output.serialize import json_text

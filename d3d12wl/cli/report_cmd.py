@@ -14,7 +14,7 @@ from d3d12wl.cli._options import integer
 from d3d12wl.cli.exec_cmd import (
     EXAMPLE,
     add_executor_flags,
-    checked_limits,
+    limits_from,
     load_capture_arg,
     load_hooks,
     readings_from,
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         raise D3D12WLError("--json prints its result on standard output; give the page a file with -o PATH",
                            where="--json")
     claims.check([("-o", args.output)], [("CAPTURE", args.capture)])
-    limits = checked_limits(args)
+    limits = limits_from(args)
     hooks = load_hooks(args.validators)
     progress = Progress("report", quiet=args.quiet)
     with ExitStack() as stack:
