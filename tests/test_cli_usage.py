@@ -219,3 +219,31 @@ def test_dump_shows_the_info_queue_when_the_call_put_a_message_there(capsys: pyt
     assert main(["dump", str(examples.path("validation_chain_capture.json"))]) == 1
     out = capsys.readouterr().out
     assert "InfoQueue (driver-reported messages) (" in out and "EXECUTION ERROR" in out
+
+
+@pytest.mark.parametrize(("argv", "where", "said"), [
+    (["exec", "--list", "-1"], "--list", "lists are numbered from 0"),
+    (["dump", "--primary", "5:2"], "--primary", "give A:B with 0 <= A < B"),
+    (["exec", "--primary", ":0"], "--primary", "selects no record"),
+    (["exec", str(examples.path("execute_indirect_capture.json")), "--list", "0"], "--list",
+     "an ExecuteIndirect call has none"),
+    (["dump", str(examples.path("execute_indirect_capture.json")), "--primary", "0:2"], "--primary",
+     "its commands are its executions"),
+])
+def test_a_selection_of_nothing_the_call_can_have_is_exit_2(argv: list[str], where: str, said: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """exec and dump's selection names what the call has, as --program names one of its programs: a negative list,
+    an empty or reversed --primary range, and --list / --primary on an ExecuteIndirect call (IndirectDrawing.md: its
+    commands are the executions; a work list's lists and primary records are Work Lists' own) selected nothing and
+    printed "executions (0 selected of 3)" with exit 0, as if the call had run nothing."""
+    assert main([*argv, "--json"]) == 2
+    got = json.loads(capsys.readouterr().out)
+    assert got["where"] == where and said in got["message"], got
+
+
+def test_a_selection_the_call_has_still_selects(capsys: pytest.CaptureFixture[str]) -> None:
+    """(the checks above refuse only what selects nothing: the culling example's second primary record, alone or as
+    a range of one, is the Transparent program's two draws)"""
+    for primary in ("1", "1:2"):
+        assert main(["exec", "--primary", primary]) == 0
+        assert "executions (2 selected of 9)" in capsys.readouterr().out

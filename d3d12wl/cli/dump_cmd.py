@@ -18,7 +18,7 @@ from d3d12wl.cli.exec_cmd import (
     add_limit_flags,
     add_reading_flag,
     add_selection_flags,
-    check_program,
+    check_selection,
     limits_from,
     readings_from,
     selection_from,
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         progress.stage("loading the capture")
         with expecting(path, CAPTURE):  # (a description, a trace or a call sequence is named so)
             capture = load_capture(path)  # an unusable capture raises CaptureError: d3d12wl.cli.main exits 2
-        check_program(args, capture.objects.programs)
+        check_selection(args, capture)
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
         progress.stage("selecting")

@@ -7,7 +7,6 @@ import argparse
 import dataclasses
 import io
 import sys
-from collections.abc import Iterable
 from contextlib import ExitStack
 from importlib import resources
 from pathlib import Path
@@ -143,6 +142,12 @@ def selection_from(args: argparse.Namespace) -> Selection:
     except ValueError:
         raise D3D12WLError(f"--primary {args.primary!r} is not A:B: give A:B for primary records A..B-1 (A: and :B "
                            "and A alone work too)", where="--primary") from None
+    if primary is not None and not 0 <= primary[0] < primary[1]:
+        raise D3D12WLError(f"--primary {args.primary!r} selects no record: give A:B with 0 <= A < B for primary "
+                           "records A..B-1", where="--primary")
+    if args.list_index is not None and args.list_index < 0:
+        raise D3D12WLError(f"--list {args.list_index} is no list: lists are numbered from 0 in the chain's order",
+                           where="--list")
     if args.limit < 0:
         raise D3D12WLError("--limit must be >= 0 (0: all)", where="--limit")
     unknown = [k for k in args.kind or () if k not in FINDING_KINDS]
@@ -153,13 +158,20 @@ def selection_from(args: argparse.Namespace) -> Selection:
                      args.limit)
 
 
-def check_program(args: argparse.Namespace, programs: Iterable[str]) -> None:
-    """``--program NAME`` names a program of the capture (exit 2 with the closest name otherwise, not an empty
-    selection that looks like a call that ran nothing)."""
-    names = list(programs)
+def check_selection(args: argparse.Namespace, capture: Capture) -> None:
+    """The selection names what the capture's call has (exit 2 otherwise, not an empty selection that looks like
+    a call that ran nothing): ``--program NAME`` a program of the capture (with the closest name); ``--list`` and
+    ``--primary`` a work list's lists and primary records, which an ExecuteIndirect call has none of."""
+    from d3d12wl.model.state import ExecuteIndirectCall
+
+    names = list(capture.objects.programs)
     if args.program is not None and args.program not in names:
         raise D3D12WLError(f"no program {args.program!r} in the capture{did_you_mean(args.program, names)}; its "
                            f"programs: {', '.join(names) or 'none'}", where="--program")
+    given = [flag for flag, value in (("--list", args.list_index), ("--primary", args.primary)) if value is not None]
+    if given and isinstance(capture.call, ExecuteIndirectCall):
+        raise D3D12WLError(f"{given[0]} selects a work list's lists and primary records, and an ExecuteIndirect call "
+                           "has none: its commands are its executions (--limit N shows the first N)", where=given[0])
 
 
 def limit_value(text: str) -> int:
@@ -273,7 +285,7 @@ def run(args: argparse.Namespace) -> int:
     with ExitStack() as stack:
         progress.stage("loading the capture")
         capture = load_capture_arg(args.capture, stack)
-        check_program(args, capture.objects.programs)
+        check_selection(args, capture)
         progress.stage("executing")
         trace = execute(capture, limits, hooks=hooks, readings=readings_from(args))
     where = write_trace(trace, fmt, args.output, validators=hooks is not None, selection=selection,
