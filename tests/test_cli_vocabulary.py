@@ -66,6 +66,19 @@ def test_every_command_has_json_and_every_option_has_help() -> None:
                 assert action.help, (name, action.option_strings)
 
 
+def test_the_shared_json_flag_is_defined_once() -> None:
+    """docs/cli.md "One vocabulary": --json is defined once (cli/_options.add_json_flag), so every command's help
+    says the same thing of it: the result for programs, and the error object on exit 2 (check, report and the two
+    imports spelt their own)."""
+    from d3d12wl.cli._options import add_json_flag
+
+    shared = argparse.ArgumentParser()
+    prefix = add_json_flag(shared, "WHAT").help.partition("WHAT")[0]  # type: ignore[union-attr]
+    for name, parser in _leaves():
+        action = parser._option_string_actions["--json"]
+        assert (action.help or "").startswith(prefix), (name, action.help)
+
+
 def test_one_spelling_one_meaning() -> None:
     """A spelling used by several commands is the same kind of option on each (a switch, or a value of one type,
     repeatable or not), unless STATED_DIFFERENCES says why not."""

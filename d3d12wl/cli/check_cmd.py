@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from d3d12wl.cli import summary
-from d3d12wl.cli._options import integer, number
+from d3d12wl.cli._options import add_json_flag, integer, number
 from d3d12wl.cli.exec_cmd import add_executor_flags, limits_from, load_hooks, readings_from
 from d3d12wl.cli.progress import Progress
 from d3d12wl.errors import D3D12WLError
@@ -69,7 +69,7 @@ def register(sub: Any) -> None:
     p.add_argument("--write-baseline", metavar="PATH", default=None,
                    help="write a baseline accepting every error finding of this run to PATH")
     p.add_argument("--junit", metavar="PATH", default=None, help="write a JUnit XML report to PATH")
-    p.add_argument("--json", action="store_true", help="print the JSON report instead of the summary")
+    add_json_flag(p, "the JSON report instead of the summary (with -o PATH, in PATH)")
     p.add_argument("-o", "--output", metavar="PATH", default=None,
                    help="write the summary (the JSON report with --json) to PATH (atomically) instead of standard "
                         "output")

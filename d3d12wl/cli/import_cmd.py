@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from d3d12wl.cli import summary
+from d3d12wl.cli._options import add_json_flag
 
 DESCRIPTION = """\
 Read the files the tools people capture with write, and make what d3d12wl reads of them, nothing typed.
@@ -45,7 +46,7 @@ def register(sub: Any) -> None:
     g.add_argument("convert", metavar="CONVERT.json", help="gfxrecon-convert's JSON (or JSON lines) of the capture")
     g.add_argument("dumps", metavar="DUMP", nargs="+", help="a --dump-resources-dir folder, or its *_dr.json")
     g.add_argument("--output-dir", metavar="DIR", required=True, help="the folder to write the captures into")
-    g.add_argument("--json", action="store_true", help="print what was written and the findings as JSON")
+    add_json_flag(g, "what was written and the findings")
     g.set_defaults(func=run_gfxr)
     register_gits(tools)
 
@@ -89,7 +90,7 @@ def register_gits(tools: Any) -> None:
     t.add_argument("--command-signature", metavar="NAME", help="which of FILE's command signatures")
     t.add_argument("--va-map", metavar="MAP", help="check post-patch addresses against this VA map (d3d12wl remap's)")
     t.add_argument("--format", choices=FORMATS, default="csv", help="the tables' format (default csv)")
-    t.add_argument("--json", action="store_true", help="print the tables written, verdicts and findings as JSON")
+    add_json_flag(t, "the tables written, the verdicts and the findings")
     t.set_defaults(func=run_gits)
 
 

@@ -10,7 +10,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from d3d12wl.cli import summary
-from d3d12wl.cli._options import integer
+from d3d12wl.cli._options import add_json_flag, integer
 from d3d12wl.cli.exec_cmd import (
     EXAMPLE,
     add_executor_flags,
@@ -56,8 +56,7 @@ def register(sub: Any) -> None:
     p.add_argument("--limit", type=integer, metavar="N", default=DEFAULT_LIMIT,
                    help=f"at most N findings (each with its record's bytes) and N executions on the page, the first "
                         f"ones in the trace's order (default {DEFAULT_LIMIT:,}); the page says how many it left out")
-    p.add_argument("--json", action="store_true",
-                   help="print where the page went, its size and the verdict as JSON (needs -o PATH)")
+    add_json_flag(p, "where the page went, its size and the verdict (needs -o PATH)")
     add_executor_flags(p)
     p.set_defaults(func=run)
 
