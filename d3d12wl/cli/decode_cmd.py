@@ -20,7 +20,7 @@ DESCRIPTION = """\
 d3d12wl decode DESC.json WHAT FILE|-: raw bytes (a GPU readback) as a table of records.
 d3d12wl decode --capture CAPTURE.json [DESC.json] [WHAT]: the records of a capture as its call reads them.
 
-WHAT is a record of the description, named as d3d12wl codegen and abi check --record name them
+WHAT is a record of the description, named as d3d12wl codegen --record and abi check --record-struct name them
 (PCS.primary, PCS.secondary, PCS.program_table, PROGRAM.program_table for any program,
 EI.command), or any declared struct (D3D12_DISPATCH_LIST_INPUT1, D3D12_DRAW_INDEXED_ARGUMENTS; see
 d3d12wl abi).  FILE is the bytes (-: stdin); a regular file is memory-mapped, not read whole.
