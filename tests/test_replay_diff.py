@@ -182,6 +182,20 @@ def test_a_gits_pre_patch_dump_holds_the_captured_addresses(tmp_path: Path, caps
         "address (a pre-patch dump holds the captured ones)"])]
 
 
+def test_a_capture_that_does_not_hold_its_commands_is_named(tmp_path: Path, capsys: Any) -> None:
+    """The capture's argument buffer maps fewer bytes than its call executes: exit 2 naming the capture and what to
+    run, not a VA-only message."""
+    captured = capture(tmp_path, [command(k, CAPTURED_VB) for k in range(5)], count=5)
+    doc = json.loads(captured.path.read_text())
+    doc["memory"][0]["hex"] = doc["memory"][0]["hex"][:2 * 84 * 2]  # two of the five commands
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(doc))
+    dump = post_patch(tmp_path, [command(k, REPLAY_VB) for k in range(5)])
+    assert main(["diff", str(short), str(dump)]) == 2
+    err = capsys.readouterr().err
+    assert f"{short}: does not hold the commands its call executes" in err and "d3d12wl exec" in err
+
+
 def test_the_command_line(tmp_path: Path, capsys: Any) -> None:
     captured = capture(tmp_path, [command(k, CAPTURED_VB) for k in range(5)], count=5)
     dump = post_patch(tmp_path, [command(k, REPLAY_VB if k < 3 else CAPTURED_VB) for k in range(5)])

@@ -35,6 +35,7 @@ import numpy as np
 from d3d12wl import inputs
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.capture.maps import VaMap
+from d3d12wl.errors import MemoryAccessError
 from d3d12wl.executor.reads import read_call
 from d3d12wl.importers.errors import ImportInputError
 from d3d12wl.importers.gfxr_dump import DUMP_SUFFIX, read_dump
@@ -144,7 +145,13 @@ def _captured(capture: Capture) -> tuple[np.ndarray, int | None]:
     assert isinstance(capture.call, ExecuteIndirectCall)
     for k in range(0, n, 1 << 16):
         m = min(n, k + (1 << 16)) - k
-        block = capture.memory.view(capture.call.ArgumentBuffer + k * stride, (m - 1) * stride + layout.size)
+        try:
+            block = capture.memory.view(capture.call.ArgumentBuffer + k * stride, (m - 1) * stride + layout.size,
+                                        what=f"commands {k}..{k + m - 1} of the argument buffer")
+        except MemoryAccessError as exc:
+            raise ImportInputError(f"does not hold the commands its call executes, so there is nothing to compare "
+                                   f"the replay with ({exc}); 'd3d12wl exec' names the commands it cannot read",
+                                   where=str(capture.path or "the capture")) from None
         flat = np.frombuffer(block, dtype=np.uint8)
         index = (np.arange(m, dtype=np.int64) * stride)[:, None] + np.arange(layout.size)
         raw[k:k + m, :layout.size] = flat[index]
