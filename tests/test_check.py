@@ -246,6 +246,21 @@ def test_outputs_that_cannot_be_written_are_exit_2_before_any_work(frames: Path,
         assert done.returncode == 2 and where in done.stderr and not done.stdout, (args, done.stderr)
 
 
+def test_paths_that_hold_nothing_to_judge_are_exit_2(tmp_path: Path) -> None:
+    """A CI job whose folder is empty (captures not fetched, a wrong folder) judges nothing: it must not pass.  A
+    shard left empty by fewer files than shards is no error: the other shards judge them."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("not judged", encoding="utf-8")
+    done = _check(str(tmp_path / "empty"), "--junit", str(tmp_path / "j.xml"))
+    assert done.returncode == 2 and "found no *.json file to judge" in done.stderr and not done.stdout
+    assert not (tmp_path / "j.xml").exists()
+    shutil.copy(examples.path("execute_indirect_capture.json"), tmp_path / "one.json")
+    done = _check(str(tmp_path / "one.json"), "--shard", "2/2", "--quiet")
+    assert done.returncode == 0 and "0 files (shard 2/2)" in done.stdout
+    done = _check(str(tmp_path / "one.json"), "--quiet")
+    assert done.returncode == 0 and "\n1 file: 1 pass; " in done.stdout
+
+
 def test_json_on_a_usage_error(frames: Path) -> None:
     done = _check(str(frames), "--json", "--shard", "x")
     assert done.returncode == 2 and json.loads(done.stdout)["where"] == "--shard"
