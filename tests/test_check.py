@@ -322,9 +322,9 @@ def test_check_in_process_returns_the_exit_status(frames: Path, capsys: pytest.C
     assert "2 files: 2 pass" in capsys.readouterr().out
 
 
-def _children() -> list[int]:
-    """This process's live children (from /proc: zombies left out)."""
-    me, out = os.getpid(), []
+def _children(of: int | None = None) -> list[int]:
+    """The live children of this process (or of ``of``), from /proc: zombies left out."""
+    me, out = os.getpid() if of is None else of, []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
@@ -353,3 +353,41 @@ def test_an_interrupt_kills_every_capture_process() -> None:
         signal.signal(signal.SIGINT, previous)
     assert set(_children()) <= before
     assert time.monotonic() - started < 30
+
+
+def test_a_check_that_is_killed_takes_its_capture_processes_with_it(tmp_path: Path) -> None:
+    """A CI job's timeout ends check with SIGTERM or SIGKILL, which it cannot answer by killing its captures (as it
+    does an interrupt): each capture's process is then killed by the kernel (PR_SET_PDEATHSIG), not left running
+    with no time bound."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from test_check import _sleep\n"
+        "from d3d12wl.verdicts.discover import Target\n"
+        "from d3d12wl.verdicts.runner import Bounds, run_all\n"
+        "run_all([Target(f'slow{i}', True) for i in range(2)], _sleep, jobs=2, bounds=Bounds())\n", encoding="utf-8")
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        parent = subprocess.Popen([sys.executable, str(script)])
+        deadline = time.monotonic() + 60
+        kids: list[int] = []
+        while len(kids) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            kids = _children(parent.pid)
+        assert len(kids) == 2, kids
+        parent.send_signal(sig)
+        parent.wait(30)
+
+        def alive(pid: int) -> bool:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                return False
+            return state != "Z"
+
+        while any(alive(k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        survivors = [k for k in kids if alive(k)]
+        for k in survivors:
+            os.kill(k, signal.SIGKILL)
+        assert not survivors, (sig, survivors)

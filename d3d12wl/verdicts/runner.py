@@ -11,12 +11,15 @@ the process takes only its own process down, and its peak memory and CPU time ar
 * A process that dies of a signal (a crash), or exits without a result, is an ``internal-error`` of that file.
 
 The result comes back pickled through a pipe (the object this module's own child made).  An interrupt (Ctrl-C)
-kills every running process before it is raised again.  Peak memory is the process's peak resident set: what it
+kills every running process before it is raised again; a ``check`` that ends any other way (a ``SIGTERM`` from a CI
+job's timeout, a ``SIGKILL``) takes its captures' processes with it: each asks the kernel for a ``SIGKILL`` when
+the process that forked it ends (Linux's ``PR_SET_PDEATHSIG``), since their time bound is the parent's to keep.  Peak memory is the process's peak resident set: what it
 shares with this process (the interpreter and the imported package, some 100 MiB) included.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
 import pickle
@@ -42,6 +45,8 @@ FLAGS = {"memory_mib": "--capture-memory", "timeout_s": "--capture-timeout"}
 MIN_MEMORY_MIB = 2048
 #: the exit status of a capture's process that could not send its result
 _NO_RESULT = 70
+#: prctl(2)'s option that sets the signal a process gets when its parent ends (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,18 @@ def default_memory_mib(jobs: int) -> int:
     return max(MIN_MEMORY_MIB, total // max(jobs, 1) >> 20)
 
 
+def _die_with_parent(parent: int) -> None:
+    """In a capture's process: be killed when ``parent`` (the process that forked it) ends, so that no capture runs
+    on, unbounded, after ``check`` is gone (a no-op where the C library has no ``prctl``: not Linux)."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # (it ended before the request was made)
+        os._exit(_NO_RESULT)
+
+
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -86,10 +103,12 @@ class _Child:
         sys.stderr.flush()
         read_end, write_end = os.pipe()
         self.started = time.monotonic()
+        parent = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:  # the child: judge, send, leave without running any of the parent's cleanup
             code = 0
             try:
+                _die_with_parent(parent)
                 os.close(read_end)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)  # (Ctrl-C: the parent reports, the child just ends)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
