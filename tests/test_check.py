@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -305,6 +306,22 @@ def test_a_capture_past_its_time_is_killed_and_the_others_are_judged() -> None:
     assert [r.status for r in results] == ["unusable", "pass"]
     assert results[0].reason is not None and results[0].reason["where"] == "--capture-timeout"
     assert results[1].executions == 4 and results[0].time_s is not None and results[0].time_s >= 1.0
+
+
+def test_captures_are_judged_whatever_the_number_of_their_pipes() -> None:
+    """A capture's result comes back through a pipe: one numbered past 1023 (a check of --jobs in the thousands, or
+    run from a process holding many files) is waited on like any other (select(2) refused it: ValueError)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1200, hard))  # a hard limit under 1200 fails here, loudly
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        results = run_all([Target(n, True) for n in ("a", "bb")], _fine, jobs=2, bounds=Bounds(None, 30.0))
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert [(r.status, r.executions) for r in results] == [("pass", 1), ("pass", 2)]
 
 
 def test_a_crash_or_an_exception_is_an_internal_error_of_that_file_alone() -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import math
 import os
 import pickle
 import resource
@@ -126,9 +127,6 @@ class _Child:
         self.fd = read_end
         self.deadline = None if bounds.timeout_s is None else self.started + bounds.timeout_s
 
-    def fileno(self) -> int:
-        return self.fd
-
     def read(self) -> bool:
         """Take what the pipe has; True at its end (the child is done)."""
         chunk = os.read(self.fd, 1 << 16)
@@ -189,6 +187,17 @@ def _judged(target: Target, work: Callable[[Target], CaptureResult], bounds: Bou
         return CaptureResult(target.path, "internal-error", error_reason(exc))
 
 
+def _readable(children: Sequence[_Child], wait: float | None) -> set[int]:
+    """The pipes of ``children`` that can be read (or have ended), waiting at most ``wait`` seconds (None: until
+    one can).  poll(2), not select(2): a descriptor numbered 1024 or more (--jobs in the thousands, or a process
+    that holds many files) is one select cannot wait on."""
+    poller = select.poll()
+    for child in children:
+        poller.register(child.fd, select.POLLIN)
+    timeout = None if wait is None else math.ceil(wait * 1000)
+    return {fd for fd, _ in poller.poll(timeout)}
+
+
 def run_all(targets: Sequence[Target], work: Callable[[Target], CaptureResult], *, jobs: int, bounds: Bounds,
             done: Callable[[CaptureResult], None] | None = None) -> list[CaptureResult]:
     """``work`` of every target in a process of its own, ``jobs`` at a time; the results in the targets' order.
@@ -205,10 +214,10 @@ def run_all(targets: Sequence[Target], work: Callable[[Target], CaptureResult], 
                 running.append(_Child(index, target, work, bounds))
             deadlines = [c.deadline for c in running if c.deadline is not None]
             wait = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
-            ready, _, _ = select.select(running, [], [], wait)
+            ready = _readable(running, wait)
             now = time.monotonic()
             for child in list(running):
-                ended = child in ready and child.read()
+                ended = child.fd in ready and child.read()
                 if ended or (child.deadline is not None and now >= child.deadline):
                     running.remove(child)
                     result = child.finish(timed_out=not ended)
