@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -246,6 +247,21 @@ def test_outputs_that_cannot_be_written_are_exit_2_before_any_work(frames: Path,
         assert done.returncode == 2 and where in done.stderr and not done.stdout, (args, done.stderr)
 
 
+def test_paths_that_hold_nothing_to_judge_are_exit_2(tmp_path: Path) -> None:
+    """A CI job whose folder is empty (captures not fetched, a wrong folder) judges nothing: it must not pass.  A
+    shard left empty by fewer files than shards is no error: the other shards judge them."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "notes.txt").write_text("not judged", encoding="utf-8")
+    done = _check(str(tmp_path / "empty"), "--junit", str(tmp_path / "j.xml"))
+    assert done.returncode == 2 and "found no *.json file to judge" in done.stderr and not done.stdout
+    assert not (tmp_path / "j.xml").exists()
+    shutil.copy(examples.path("execute_indirect_capture.json"), tmp_path / "one.json")
+    done = _check(str(tmp_path / "one.json"), "--shard", "2/2", "--quiet")
+    assert done.returncode == 0 and "0 files (shard 2/2)" in done.stdout
+    done = _check(str(tmp_path / "one.json"), "--quiet")
+    assert done.returncode == 0 and "\n1 file: 1 pass; " in done.stdout
+
+
 def test_json_on_a_usage_error(frames: Path) -> None:
     done = _check(str(frames), "--json", "--shard", "x")
     assert done.returncode == 2 and json.loads(done.stdout)["where"] == "--shard"
@@ -292,6 +308,22 @@ def test_a_capture_past_its_time_is_killed_and_the_others_are_judged() -> None:
     assert results[1].executions == 4 and results[0].time_s is not None and results[0].time_s >= 1.0
 
 
+def test_captures_are_judged_whatever_the_number_of_their_pipes() -> None:
+    """A capture's result comes back through a pipe: one numbered past 1023 (a check of --jobs in the thousands, or
+    run from a process holding many files) is waited on like any other (select(2) refused it: ValueError)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1200, hard))  # a hard limit under 1200 fails here, loudly
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        results = run_all([Target(n, True) for n in ("a", "bb")], _fine, jobs=2, bounds=Bounds(None, 30.0))
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert [(r.status, r.executions) for r in results] == [("pass", 1), ("pass", 2)]
+
+
 def test_a_crash_or_an_exception_is_an_internal_error_of_that_file_alone() -> None:
     work = {"crash": _crash, "raise": _raise, "fine": _fine}
     results = run_all([Target(n, True) for n in work], lambda t: work[t.path](t), jobs=1, bounds=Bounds())
@@ -307,9 +339,9 @@ def test_check_in_process_returns_the_exit_status(frames: Path, capsys: pytest.C
     assert "2 files: 2 pass" in capsys.readouterr().out
 
 
-def _children() -> list[int]:
-    """This process's live children (from /proc: zombies left out)."""
-    me, out = os.getpid(), []
+def _children(of: int | None = None) -> list[int]:
+    """The live children of this process (or of ``of``), from /proc: zombies left out."""
+    me, out = os.getpid() if of is None else of, []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             fields = stat.read_text().rsplit(")", 1)[1].split()
@@ -338,3 +370,41 @@ def test_an_interrupt_kills_every_capture_process() -> None:
         signal.signal(signal.SIGINT, previous)
     assert set(_children()) <= before
     assert time.monotonic() - started < 30
+
+
+def test_a_check_that_is_killed_takes_its_capture_processes_with_it(tmp_path: Path) -> None:
+    """A CI job's timeout ends check with SIGTERM or SIGKILL, which it cannot answer by killing its captures (as it
+    does an interrupt): each capture's process is then killed by the kernel (PR_SET_PDEATHSIG), not left running
+    with no time bound."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        "from test_check import _sleep\n"
+        "from d3d12wl.verdicts.discover import Target\n"
+        "from d3d12wl.verdicts.runner import Bounds, run_all\n"
+        "run_all([Target(f'slow{i}', True) for i in range(2)], _sleep, jobs=2, bounds=Bounds())\n", encoding="utf-8")
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        parent = subprocess.Popen([sys.executable, str(script)])
+        deadline = time.monotonic() + 60
+        kids: list[int] = []
+        while len(kids) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            kids = _children(parent.pid)
+        assert len(kids) == 2, kids
+        parent.send_signal(sig)
+        parent.wait(30)
+
+        def alive(pid: int) -> bool:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                return False
+            return state != "Z"
+
+        while any(alive(k) for k in kids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        survivors = [k for k in kids if alive(k)]
+        for k in survivors:
+            os.kill(k, signal.SIGKILL)
+        assert not survivors, (sig, survivors)

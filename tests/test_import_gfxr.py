@@ -155,6 +155,36 @@ def test_a_multi_call_frame_becomes_one_capture_per_dumped_call_and_a_call_seque
     assert len(run.executions) == 3 + 6 + 2
 
 
+def test_the_pipeline_state_of_create_reset_and_clear_state(tmp_path: Path) -> None:
+    """The program of each call in the call sequence is the command list's pipeline state: CreateCommandList's and
+    Reset's pInitialState set it as SetPipelineState does, and ClearState ("resets the state of a direct command
+    list back to the state it was in when the command list was created", its pPipelineState the list's pipeline
+    state) drops every root argument set before it."""
+    f = Frame(tmp_path)
+    f.cf.on(f.command_list, "Reset", {"pAllocator": 5, "pInitialState": 66})
+    f.cf.on(f.command_list, "SetGraphicsRootSignature", {"pRootSignature": f.rs})
+    f.cf.on(f.command_list, "SetGraphicsRootConstantBufferView",
+            {"RootParameterIndex": 0, "BufferLocation": hex_va(0x50000)})
+    after_reset = f.call(ROOT_CONSTANT_VBV_DRAW, 36, [constant_command(k) for k in range(2)], count=2, max_count=2)
+    f.cf.on(f.command_list, "ClearState", {"pPipelineState": 88})
+    after_clear = f.call(ROOT_CONSTANT_VBV_DRAW, 36, [constant_command(k) for k in range(2)], count=2, max_count=2)
+    created = f.cf.handle()
+    f.cf.method("ID3D12Device", f.cf.device, "CreateCommandList", {
+        "nodeMask": "0b" + "0" * 32, "type": enum("D3D12_COMMAND_LIST_TYPE", "DIRECT"), "pCommandAllocator": 5,
+        "pInitialState": 44, "riid": "ID3D12GraphicsCommandList", "ppCommandList": created})
+    f.command_list = created
+    on_new_list = f.call(ROOT_CONSTANT_VBV_DRAW, 36, [constant_command(k) for k in range(2)], count=2, max_count=2)
+    result = f.run()
+    programs = {c.block: c.program for c in result.calls}
+    assert programs == {after_reset: "pso_66", after_clear: "pso_88", on_new_list: "pso_44"}
+    sequence = json.loads(result.sequence.read_text())
+    assert [c["program"] for c in sequence["calls"]] == ["pso_66", "pso_88", "pso_44"]
+    reset = load_capture(result.calls[0].captures["after"])
+    cleared = load_capture(result.calls[1].captures["after"])
+    assert reset.state.graphics_root_signature is not None and 0 in reset.state.graphics_root_arguments
+    assert cleared.state.graphics_root_signature is None and not cleared.state.graphics_root_arguments
+
+
 def test_the_dumps_are_referenced_in_place_not_copied(tmp_path: Path) -> None:
     f = Frame(tmp_path)
     f.call(ROOT_CONSTANT_VBV_DRAW, 36, [constant_command(k) for k in range(2)], count=2, max_count=2)

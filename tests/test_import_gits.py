@@ -161,7 +161,7 @@ def test_an_empty_dump_is_a_call_of_no_commands(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "line", "message"), [
     ("ARGUMENT 1\n  DRAW 1, 2, 3, 4\n  BOGUS 1\n", 3, "not a line GITS's ExecuteIndirect dump writes"),
     ("  DRAW 1, 2, 3, 4\n", 1, "a dump starts with ARGUMENT 1"),
-    ("ARGUMENT 1\n  DRAW 1, 2, 3\n", 2, "4 numbers on this line"),
+    ("ARGUMENT 1\n  DRAW 1, 2, 3\n", 2, "GITS prints 4 numbers on this line; it has 3"),
     ("ARGUMENT 1\n  DRAW 1, 2, 3, 4\nARGUMENT 3\n  DRAW 1, 2, 3, 4\n", 3, "command 2 is ARGUMENT 2"),
     ("ARGUMENT 1\n  DRAW 1, -2, 3, 4\n", 2, "a negative number where GITS prints an unsigned one"),
     ("ARGUMENT 1\n  DRAW 1, 2, 3, 123456789012345678901234\n", 2, "a number of 24 digits"),

@@ -18,6 +18,7 @@ from tool_shapes import gits_dump, range_lookup, write_dump
 from d3d12wl.capture.file import load_capture
 from d3d12wl.capture.maps import VaMap, VaRange
 from d3d12wl.cli import main
+from d3d12wl.importers.errors import ImportInputError
 from d3d12wl.importers.replay_diff import diff_replay
 
 CAPTURED_VB, CAPTURED_IB = 0x1000000, 0x2000000
@@ -144,6 +145,55 @@ def test_a_gfxrecon_replay_dump_against_its_capture(tmp_path: Path) -> None:
     assert [e.a for e in d.differences] == [3] and len(d.cannot_execute) == 4
     without_map = diff_replay(captured, folder)
     assert without_map.same and "NULL addresses only" in without_map.note  # what it cannot know, it says
+
+
+def test_a_gits_pre_patch_dump_holds_the_captured_addresses(tmp_path: Path, capsys: Any) -> None:
+    """GITS dumps ``pre_patch`` before it patches (gpuPatchDumpService.cpp), looking each address up among the
+    captured resources (``fromCapture``, executeIndirectDump.cpp PrintGpuAddress): its addresses are the captured
+    ones, so a VA map does not apply (exit 2 naming the dump, not 20 addresses flagged ``unpatched``), and a NOT
+    FOUND there is a captured address in no captured resource (points nowhere), not an address the replay left
+    unpatched."""
+    commands = [command(k, CAPTURED_VB) for k in range(5)]
+    captured = capture(tmp_path, commands, count=5)
+    pre = tmp_path / "call_7_execute_indirect_pre_patch.txt"
+    pre.write_text(gits_dump(commands, CAPTURED_LOOKUP))
+    d = diff_replay(captured, pre)
+    assert d.same and "pre-patch" in d.note
+    with pytest.raises(ImportInputError, match="pre-patch dump") as err:
+        diff_replay(captured, pre, va_map=VA_MAP)
+    assert err.value.where == str(pre)
+    va_map = tmp_path / "va_map.csv"
+    va_map.write_text(f"0x{CAPTURED_VB:x},0x100000,0x{REPLAY_VB:x}\n")
+    assert main(["diff", str(captured.path), str(pre), "--va-map", str(va_map)]) == 2
+    assert "pre-patch" in capsys.readouterr().err
+    # slot 3's captured addresses in no captured resource: GITS prints NOT FOUND in the pre-patch dump
+    nowhere = tmp_path / "call_8_execute_indirect_pre_patch.txt"
+    nowhere.write_text(gits_dump(commands, range_lookup([(12, CAPTURED_VB, 0x30000), (13, CAPTURED_IB, 0x100000)])))
+    d = diff_replay(captured, nowhere)
+    assert len(d.cannot_execute) == 5 and all(c.endswith(": points-nowhere") for c in d.cannot_execute)
+    # an address that is not the captured one is named
+    moved = [command(k, CAPTURED_VB) for k in range(5)]
+    moved[2][0] = ("VERTEX_BUFFER_VIEW", [CAPTURED_VB + 0x40, 4096, 16])
+    changed = tmp_path / "call_9_execute_indirect_pre_patch.txt"
+    changed.write_text(gits_dump(moved, CAPTURED_LOOKUP))
+    d = diff_replay(captured, changed)
+    assert not d.same and [(e.a, e.what) for e in d.differences] == [(2, [
+        f"arg0_VertexBuffer.BufferLocation: 0x{CAPTURED_VB + 0x200:x} -> 0x{CAPTURED_VB + 0x40:x}: not the captured "
+        "address (a pre-patch dump holds the captured ones)"])]
+
+
+def test_a_capture_that_does_not_hold_its_commands_is_named(tmp_path: Path, capsys: Any) -> None:
+    """The capture's argument buffer maps fewer bytes than its call executes: exit 2 naming the capture and what to
+    run, not a VA-only message."""
+    captured = capture(tmp_path, [command(k, CAPTURED_VB) for k in range(5)], count=5)
+    doc = json.loads(captured.path.read_text())
+    doc["memory"][0]["hex"] = doc["memory"][0]["hex"][:2 * 84 * 2]  # two of the five commands
+    short = tmp_path / "short.json"
+    short.write_text(json.dumps(doc))
+    dump = post_patch(tmp_path, [command(k, REPLAY_VB) for k in range(5)])
+    assert main(["diff", str(short), str(dump)]) == 2
+    err = capsys.readouterr().err
+    assert f"{short}: does not hold the commands its call executes" in err and "d3d12wl exec" in err
 
 
 def test_the_command_line(tmp_path: Path, capsys: Any) -> None:

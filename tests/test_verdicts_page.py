@@ -169,14 +169,19 @@ def test_a_finding_opens_the_record_with_the_users_field_marked() -> None:
 def test_the_records_of_the_validation_chain_findings() -> None:
     """Rule 12 names the list header (its NumProgramInputs at the finding's byte); a ProgramTableIndex out of range
     names a primary record whose PCS is unknown (the header struct the rule names gives its fields); a primary
-    record past the mapped bytes has none; secondary records that are not mapped show the primary record with the
-    SecondaryRecords member the rule names."""
+    record past the mapped bytes, whose ProgramTableIndex could not be read ("Primary record layout": bytes [0..3]
+    of both non-raytracing headers), has that field marked, not mapped; secondary records that are not mapped show
+    the primary record with the SecondaryRecords member the rule names."""
     capture, trace = _run("validation_chain_capture.json")
     views = [finding_record(capture.memory, capture.objects, trace, capture.call, f) for f in trace.findings]
     got = [(v.what, v.marked) if v is not None else None for v in views]
     assert got[0] == ("D3D12_DISPATCH_LIST_INPUT1", "NumProgramInputs")
     assert got[1:10] == [("primary record", "ProgramTableIndex")] * 9
-    assert got[10] == ("primary record", None) and set(views[10].data) == {None}  # type: ignore[union-attr]
+    assert got[10] == ("primary record", "ProgramTableIndex") and set(views[10].data) == {None}  # type: ignore[union-attr]
+    assert trace.findings[10].message.startswith("primary record 12 ProgramTableIndex: VA")
+    assert [(s.name, s.offset, s.value) for s in views[10].spans] == [  # type: ignore[union-attr]
+        ("ProgramTableIndex", 0, "(not mapped)")]
+    assert "in no field" not in views[10].note  # type: ignore[union-attr]
     assert got[11] == ("primary record", "SecondaryRecords") and "is not mapped" in views[11].note  # type: ignore[union-attr]
 
 

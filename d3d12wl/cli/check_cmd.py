@@ -51,8 +51,8 @@ description, a saved trace or a call sequence).
                     capture that needs more is unusable, and the others are still judged
 
 Exit status: 0 when every capture passes or is accepted, 1 when one fails (new error findings), 2 when a file
-could not be judged, a flag, the baseline or an output path cannot be used, 3 when d3d12wl met an internal error on
-one; the highest applies.  When it is not 0, one line on standard error says why."""
+could not be judged, the paths hold no file to judge, a flag, the baseline or an output path cannot be used, 3 when
+d3d12wl met an internal error on one; the highest applies.  When it is not 0, one line on standard error says why."""
 
 
 def register(sub: Any) -> None:
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
     from d3d12wl.output.outfiles import output_file
     from d3d12wl.output.serialize import json_text
     from d3d12wl.verdicts.baseline import baseline_document, load_baseline
-    from d3d12wl.verdicts.discover import discover, parse_shard
+    from d3d12wl.verdicts.discover import PATTERN, discover, parse_shard
     from d3d12wl.verdicts.judge import JudgeOptions, judge, warm_up
     from d3d12wl.verdicts.junit import junit_xml
     from d3d12wl.verdicts.results import CaptureResult, CheckResults, report_document, summary_lines, verdict_text
@@ -150,6 +150,9 @@ def run(args: argparse.Namespace) -> int:
     limits = limits_from(args)
     readings = readings_from(args)
     found = discover(args.paths)
+    if not found:  # (a CI job that judges nothing must not pass: a folder left empty, captures not fetched)
+        raise D3D12WLError(f"found no {PATTERN} file to judge in {', '.join(args.paths)}: name capture files, or "
+                           "folders that hold them", where="PATH")
     _outputs(args, [t.path for t in found])
     baseline = load_baseline(args.baseline or [])
     hooks = load_hooks(args.validators)

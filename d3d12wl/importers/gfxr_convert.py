@@ -58,7 +58,7 @@ COMMAND_LIST_CALLS = frozenset({
     "SetGraphicsRootUnorderedAccessView", "SetComputeRootUnorderedAccessView",
     "SetGraphicsRootDescriptorTable", "SetComputeRootDescriptorTable",
     "IASetVertexBuffers", "IASetIndexBuffer", "SetDescriptorHeaps", "BeginRenderPass", "EndRenderPass",
-    "SetPipelineState", "ResourceBarrier", "ExecuteBundle", "ExecuteIndirect"})
+    "SetPipelineState", "ClearState", "ResourceBarrier", "ExecuteBundle", "ExecuteIndirect"})
 #: every call read
 CONVERT_CALLS = RESOURCE_CREATORS | COMMAND_LIST_CALLS | frozenset({
     "GetGPUVirtualAddress", "CreateRootSignature", "CreateCommandSignature", "CreateDescriptorHeap",
@@ -359,7 +359,8 @@ class _Reader:
         if out:
             self.list_types[out] = self.enum(self.member(args, "type", "method.args"), "D3D12_COMMAND_LIST_TYPE",
                                              "method.args.type")
-            self.lists[out] = CallState(self.list_types[out])
+            # (CreateCommandList's pInitialState is the list's pipeline state; CreateCommandList1 has none)
+            self.lists[out] = CallState(self.list_types[out], pipeline_state=self.initial_state(args, "pInitialState"))
 
     on_CreateCommandList1 = on_CreateCommandList
 
@@ -370,8 +371,15 @@ class _Reader:
         state = self.lists.get(handle)
         if state is None:  # a command list created before the part of the capture the JSON holds
             state = self.lists[handle] = CallState()
-        if name == "Reset":
-            self.lists[handle] = CallState(self.list_types.get(handle))
+        if name == "Reset":  # (its pInitialState is the list's pipeline state, as CreateCommandList's)
+            self.lists[handle] = CallState(self.list_types.get(handle),
+                                           pipeline_state=self.initial_state(args, "pInitialState"))
+        elif name == "ClearState":
+            # "resets the state of a direct command list back to the state it was in when the command list was
+            # created", pPipelineState its pipeline state; the barriers it recorded stay recorded
+            self.lists[handle] = CallState(self.list_types.get(handle),
+                                           pipeline_state=self.initial_state(args, "pPipelineState"),
+                                           resource_states=state.resource_states)
         elif name in ("SetGraphicsRootSignature", "SetComputeRootSignature"):
             graphics = "Graphics" in name
             rs = self.handle(args.get("pRootSignature"), "method.args.pRootSignature")
@@ -427,6 +435,10 @@ class _Reader:
                                "it leaves is not followed")
         elif name == "ExecuteIndirect":
             self.execute_indirect(index, handle, state, args)
+
+    def initial_state(self, args: dict[str, Any], member: str) -> int | None:
+        """The pipeline state a call names (None for NULL, or a call without the member)."""
+        return self.handle(args.get(member), f"method.args.{member}") or None
 
     def root_argument(self, name: str, state: CallState, args: dict[str, Any]) -> None:
         graphics = name.startswith("SetGraphicsRoot")

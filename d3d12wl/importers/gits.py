@@ -512,7 +512,8 @@ def _fill(text: _Text, records: np.ndarray, layout: RecordLayout, expected: list
     want = np.array([0, *(n for _, n in expected)], dtype=np.int64)
     wrong = np.flatnonzero(per_line.reshape(count, per) != want)
     if len(wrong):
-        raise text.fail(int(wrong[0]), f"{want[wrong[0] % per]} numbers on this line")
+        raise text.fail(int(wrong[0]), f"GITS prints {want[wrong[0] % per]} numbers on this line; it has "
+                                       f"{per_line.reshape(-1)[wrong[0]]}")
     negative = values.view(np.int64) < 0
     allowed = np.isin(text.kinds[line], list(_SIGNED_LINES)) & value
     if (negative & value & ~allowed).any():

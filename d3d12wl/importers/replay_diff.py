@@ -10,7 +10,10 @@ commands are the ones it executes: ``min(count, MaxCommandCount)`` at ``Argument
   InstanceCount: 1 -> 2``);
 * every GPU VA: with a VA map (the one ``d3d12wl remap`` reads: where the capture's ranges lie in the replay) the
   replayed address must be the captured one mapped; without one, only what the dump itself says is checked (GITS's
-  lookup in the replay: ``NOT FOUND``); a NULL address must stay NULL and a non-NULL one must not become NULL;
+  lookup in the replay: ``NOT FOUND``); a NULL address must stay NULL and a non-NULL one must not become NULL.  A
+  GITS pre-patch dump holds the addresses before GITS patches them, the captured ones, looked up among the captured
+  resources: each must be the captured address (no VA map applies), and one GITS finds in no captured resource
+  points nowhere (nothing to patch it to), as ``d3d12wl import gits`` says of it;
 * the count: the replay must execute as many commands as the capture.
 
 A replay that cannot execute what was captured is flagged (``Diff.cannot_execute``): fewer or more commands (RenderDoc
@@ -32,6 +35,7 @@ import numpy as np
 from d3d12wl import inputs
 from d3d12wl.capture.file import Capture, load_capture
 from d3d12wl.capture.maps import VaMap
+from d3d12wl.errors import MemoryAccessError
 from d3d12wl.executor.reads import read_call
 from d3d12wl.importers.errors import ImportInputError
 from d3d12wl.importers.gfxr_dump import DUMP_SUFFIX, read_dump
@@ -53,14 +57,16 @@ MAX_LISTED_FLAGS = 16
 @dataclass
 class ReplayDump:
     """What a replay's dump says the call executed: ``records`` (its commands at the capture's stride),
-    ``count_value`` (the count buffer's, where the dump holds it), ``status`` (GITS's lookup of each VA field in
-    the replay, where the dump holds it)."""
+    ``count_value`` (the count buffer's, where the dump holds it), ``status`` (GITS's lookup of each VA field, where
+    the dump holds it: in the replay's resources, or, for a GITS pre-patch dump (``phase`` ``"pre"``), in the
+    captured ones)."""
 
     source: Path
     kind: str
     records: np.ndarray
     count_value: int | None = None
     status: np.ndarray | None = None
+    phase: str | None = None
 
 
 def replay_kind(source: str | os.PathLike[str]) -> str | None:
@@ -96,7 +102,7 @@ def read_replay(source: str | os.PathLike[str], capture: Capture) -> ReplayDump:
     cs, layout, stride = _signature_and_stride(capture)
     if kind == "gits":
         dump = read_gits_dump(source, cs)
-        return ReplayDump(dump.path, kind, dump.records, None, dump.status)
+        return ReplayDump(dump.path, kind, dump.records, None, dump.status, dump.phase)
     if kind != "gfxr":
         raise ImportInputError("is no replay dump this d3d12wl reads (a GITS call_<key>_execute_indirect_"
                                "<pre|post>_patch.txt, a gfxrecon-replay --dump-resources folder or its *_dr.json)",
@@ -139,7 +145,13 @@ def _captured(capture: Capture) -> tuple[np.ndarray, int | None]:
     assert isinstance(capture.call, ExecuteIndirectCall)
     for k in range(0, n, 1 << 16):
         m = min(n, k + (1 << 16)) - k
-        block = capture.memory.view(capture.call.ArgumentBuffer + k * stride, (m - 1) * stride + layout.size)
+        try:
+            block = capture.memory.view(capture.call.ArgumentBuffer + k * stride, (m - 1) * stride + layout.size,
+                                        what=f"commands {k}..{k + m - 1} of the argument buffer")
+        except MemoryAccessError as exc:
+            raise ImportInputError(f"does not hold the commands its call executes, so there is nothing to compare "
+                                   f"the replay with ({exc}); 'd3d12wl exec' names the commands it cannot read",
+                                   where=str(capture.path or "the capture")) from None
         flat = np.frombuffer(block, dtype=np.uint8)
         index = (np.arange(m, dtype=np.int64) * stride)[:, None] + np.arange(layout.size)
         raw[k:k + m, :layout.size] = flat[index]
@@ -152,6 +164,10 @@ def diff_replay(capture: Capture | str | os.PathLike[str], replay: str | os.Path
     if not isinstance(capture, Capture):
         capture = load_capture(capture)
     dump = replay if isinstance(replay, ReplayDump) else read_replay(replay, capture)
+    before_patching = dump.phase == "pre"
+    if before_patching and va_map is not None:
+        raise ImportInputError("is a GITS pre-patch dump: it holds the captured addresses, before GITS patches them, "
+                               "so no VA map applies; compare the post-patch dump with the map", where=str(dump.source))
     cs, layout, stride = _signature_and_stride(capture)
     a, count_a = _captured(capture)
     b = dump.records
@@ -185,7 +201,13 @@ def diff_replay(capture: Capture | str | os.PathLike[str], replay: str | os.Path
             problems += [("unpatched", live & ok & (q == p) & (mapped != p)),
                          ("patched-elsewhere", live & ok & (q != mapped) & ~((q == p) & (mapped != p))),
                          ("points-nowhere", live & ~ok)]
-        if dump.status is not None:
+        if before_patching:  # (the captured addresses, looked up among the captured resources)
+            problems.append(("points-nowhere", live & (dump.status[:n, j] == NOT_FOUND)
+                             if dump.status is not None else np.zeros(n, dtype=bool)))
+            for k in np.flatnonzero(~null_p & (q != p)).tolist():
+                what.setdefault(k, []).append(f"{f.name}: 0x{int(p[k]):x} -> 0x{int(q[k]):x}: not the captured "
+                                              "address (a pre-patch dump holds the captured ones)")
+        elif dump.status is not None:
             nowhere = live & (dump.status[:n, j] == NOT_FOUND)
             if va_map is None:
                 problems += [("unpatched", nowhere & (q == p)), ("points-nowhere", nowhere & (q != p))]
@@ -218,6 +240,8 @@ def diff_replay(capture: Capture | str | os.PathLike[str], replay: str | os.Path
         if len(texts) > MAX_LISTED_FLAGS:
             out.cannot_execute.append(f"... and {len(texts) - MAX_LISTED_FLAGS} more {kind}")
     how = "each replayed address against the VA map" if va_map is not None else \
+        "each against the captured one and GITS's lookup among the captured resources (a pre-patch dump)" \
+        if before_patching else \
         "GITS's lookup of each replayed address" if dump.status is not None else \
         "NULL addresses only (give --va-map to compare the others)"
     out.note = f"{capture.call_name} capture against {dump.kind} replay dump {dump.source}; addresses: {how}"

@@ -28,7 +28,9 @@ from d3d12wl.capture.memory import VA_LIMIT, GpuMemory
 from d3d12wl.errors import D3D12WLError
 from d3d12wl.executor.decode import decode
 from d3d12wl.executor.trace import Finding, ListTrace, PrimaryRecordTrace, Trace
-from d3d12wl.model.objects import ObjectSet
+from d3d12wl.model.argtypes import ExecutableClass
+from d3d12wl.model.fieldnames import PRIMARY_HEADER
+from d3d12wl.model.objects import ObjectSet, RecordKind
 from d3d12wl.model.state import ExecuteIndirectCall
 from d3d12wl.records.layout import (
     HEX_STRUCTS,
@@ -252,9 +254,13 @@ class _Place:
             layout = pcs_layout(pcs).primary
             return [_Candidate("primary record", f"{title} ({pcs.name})", va, max(stride or 0, layout.size),
                                _layout_fields(layout))]
-        # no program command signature is known for it (its ProgramTableIndex selects no program): the header
-        # struct the rule names, if it names one
+        # no program command signature is known for it (its ProgramTableIndex selects no program, or it could not
+        # be read): the header struct the rule names, if it names one; else, outside a raytracing-class list, the
+        # ProgramTableIndex both of its possible headers start with (spec "Primary record layout": bytes [0..3] of
+        # D3D12_WORK_LIST_PRIMARY_RECORD and of D3D12_WORK_LIST_INLINE_PRIMARY_RECORD)
         struct = rule.split("::", 1)[0] if "::" in rule else None
+        if struct is None and lst.executable_class != ExecutableClass.RAYTRACING.value:
+            struct = PRIMARY_HEADER[(False, RecordKind.INLINE)]
         fields = _struct_fields(struct) if struct else ()
         size = max(stride or 0, max((x.offset + x.size for x in fields), default=0)) or ROW
         return [_Candidate("primary record", f"{title} (no program command signature)", va, size, fields)]
@@ -365,7 +371,8 @@ def finding_record(memory: GpuMemory, objects: ObjectSet, trace: Trace, call: ob
                 at = va - c.va
                 field = next((f for f in c.fields if f.offset <= at < f.offset + f.size), None)
                 note = (f"the byte the finding names, 0x{va:x}, is +{at} in this record" +
-                        ("" if field is not None else ", in no field of its layout (padding or past its end)"))
+                        ("" if field is not None else ", in no field of its layout (padding or past its end)"
+                         if c.fields else "; its fields are not known"))
                 return _view(memory, c, field, note)
     if not candidates:
         return None

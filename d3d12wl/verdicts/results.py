@@ -185,7 +185,8 @@ def summary_lines(run: CheckResults) -> list[str]:
                          sorted(by_kind.items(), key=lambda kv: (-kv[1][2], -kv[1][0], kv[0]))])
     counts = ", ".join(f"{n:,} {s}" for s, n in run.counts().items() if n)
     lines.append("")
-    lines.append(f"{totals['files']:,} files{' (shard ' + run.shard + ')' if run.shard else ''}: {counts or 'none'}; "
+    lines.append(f"{totals['files']:,} file{'s' if totals['files'] != 1 else ''}"
+                 f"{' (shard ' + run.shard + ')' if run.shard else ''}: {counts or 'none'}; "
                  f"{totals['executions']:,} executions; {run.wall_s:.2f} s with {run.jobs} "
                  f"process{'es' if run.jobs != 1 else ''}, the largest capture peak {_mib(totals['peak_mib'])}")
     return lines

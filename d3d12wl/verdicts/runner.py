@@ -11,13 +11,17 @@ the process takes only its own process down, and its peak memory and CPU time ar
 * A process that dies of a signal (a crash), or exits without a result, is an ``internal-error`` of that file.
 
 The result comes back pickled through a pipe (the object this module's own child made).  An interrupt (Ctrl-C)
-kills every running process before it is raised again.  Peak memory is the process's peak resident set: what it
+kills every running process before it is raised again; a ``check`` that ends any other way (a ``SIGTERM`` from a CI
+job's timeout, a ``SIGKILL``) takes its captures' processes with it: each asks the kernel for a ``SIGKILL`` when
+the process that forked it ends (Linux's ``PR_SET_PDEATHSIG``), since their time bound is the parent's to keep.  Peak memory is the process's peak resident set: what it
 shares with this process (the interpreter and the imported package, some 100 MiB) included.
 """
 
 from __future__ import annotations
 
+import ctypes
 import gc
+import math
 import os
 import pickle
 import resource
@@ -42,6 +46,8 @@ FLAGS = {"memory_mib": "--capture-memory", "timeout_s": "--capture-timeout"}
 MIN_MEMORY_MIB = 2048
 #: the exit status of a capture's process that could not send its result
 _NO_RESULT = 70
+#: prctl(2)'s option that sets the signal a process gets when its parent ends (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,18 @@ def default_memory_mib(jobs: int) -> int:
     return max(MIN_MEMORY_MIB, total // max(jobs, 1) >> 20)
 
 
+def _die_with_parent(parent: int) -> None:
+    """In a capture's process: be killed when ``parent`` (the process that forked it) ends, so that no capture runs
+    on, unbounded, after ``check`` is gone (a no-op where the C library has no ``prctl``: not Linux)."""
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # (it ended before the request was made)
+        os._exit(_NO_RESULT)
+
+
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -86,10 +104,12 @@ class _Child:
         sys.stderr.flush()
         read_end, write_end = os.pipe()
         self.started = time.monotonic()
+        parent = os.getpid()
         self.pid = os.fork()
         if self.pid == 0:  # the child: judge, send, leave without running any of the parent's cleanup
             code = 0
             try:
+                _die_with_parent(parent)
                 os.close(read_end)
                 signal.signal(signal.SIGINT, signal.SIG_DFL)  # (Ctrl-C: the parent reports, the child just ends)
                 signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -106,9 +126,6 @@ class _Child:
         os.close(write_end)
         self.fd = read_end
         self.deadline = None if bounds.timeout_s is None else self.started + bounds.timeout_s
-
-    def fileno(self) -> int:
-        return self.fd
 
     def read(self) -> bool:
         """Take what the pipe has; True at its end (the child is done)."""
@@ -170,6 +187,17 @@ def _judged(target: Target, work: Callable[[Target], CaptureResult], bounds: Bou
         return CaptureResult(target.path, "internal-error", error_reason(exc))
 
 
+def _readable(children: Sequence[_Child], wait: float | None) -> set[int]:
+    """The pipes of ``children`` that can be read (or have ended), waiting at most ``wait`` seconds (None: until
+    one can).  poll(2), not select(2): a descriptor numbered 1024 or more (--jobs in the thousands, or a process
+    that holds many files) is one select cannot wait on."""
+    poller = select.poll()
+    for child in children:
+        poller.register(child.fd, select.POLLIN)
+    timeout = None if wait is None else math.ceil(wait * 1000)
+    return {fd for fd, _ in poller.poll(timeout)}
+
+
 def run_all(targets: Sequence[Target], work: Callable[[Target], CaptureResult], *, jobs: int, bounds: Bounds,
             done: Callable[[CaptureResult], None] | None = None) -> list[CaptureResult]:
     """``work`` of every target in a process of its own, ``jobs`` at a time; the results in the targets' order.
@@ -186,10 +214,10 @@ def run_all(targets: Sequence[Target], work: Callable[[Target], CaptureResult], 
                 running.append(_Child(index, target, work, bounds))
             deadlines = [c.deadline for c in running if c.deadline is not None]
             wait = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
-            ready, _, _ = select.select(running, [], [], wait)
+            ready = _readable(running, wait)
             now = time.monotonic()
             for child in list(running):
-                ended = child in ready and child.read()
+                ended = child.fd in ready and child.read()
                 if ended or (child.deadline is not None and now >= child.deadline):
                     running.remove(child)
                     result = child.finish(timed_out=not ended)
