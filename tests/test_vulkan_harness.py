@@ -229,6 +229,12 @@ def _ia_with(**cols: object) -> Capture:
     ({"arg2_IndexBuffer.BufferLocation": 0x70_0001, "arg2_IndexBuffer.SizeInBytes": 64},
      "not aligned to its 2-byte indices"),
     ({"arg2_IndexBuffer.BufferLocation": 0x70_0ff0, "arg2_IndexBuffer.SizeInBytes": 64}, "only partly in the capture"),
+    # the capture holds the middle of the view only (its first and last bytes are in no region): a stand-in there
+    # would give the GPU identity indices where the executor's side reads the captured ones
+    ({"arg2_IndexBuffer.BufferLocation": 0x6f_ff00, "arg2_IndexBuffer.SizeInBytes": 0x1200},
+     "only partly in the capture"),
+    ({"arg2_IndexBuffer.BufferLocation": 0xffff_ffff_ffff_ff00, "arg2_IndexBuffer.SizeInBytes": 0x200},
+     "runs past the top of the GPU virtual address space"),
     ({"arg2_IndexBuffer.Format": 0}, "index buffer Format 0 is neither R16_UINT nor R32_UINT"),
 ])
 def test_calls_the_harness_cannot_represent_are_refused(cols: dict[str, object], reason: str) -> None:
