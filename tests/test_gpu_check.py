@@ -348,3 +348,39 @@ def test_run_sh_on_the_gpu_machine_end_to_end(gpu_check: Any, no_compile: None, 
     assert [line.split(":")[0] for line in lines if ": ran (" in line] == ["culling", "robust_ia"]
     assert failures == ["big_ei: not run: the run's 300 s were spent before it"]
     assert report["cases"]["robust_ia"]["gpu_vs_executor"]["by"].startswith("per chunk of 65536 records: digests")
+
+
+def test_a_capture_file_name_is_made_a_safe_case_name(gpu_check: Any, no_compile: None, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's capture file is named as users name files ("my frame.json", a "$(...)" pasted in): its case name is
+    a word of run.sh and names the case's files, so every other character becomes ``_`` and run.sh runs it as one
+    case (before, ``run my frame ...`` split the name and ``$(...)`` ran on the GPU machine); the negative
+    control's name is never a user's."""
+    import shutil
+
+    if shutil.which("bash") is None or shutil.which("timeout") is None:
+        pytest.skip("bash and coreutils' timeout are needed")
+    examples = Path(gpu_check.EXAMPLES)
+    paths = [tmp_path / "my frame.json", tmp_path / "x$(touch PWNED).json", tmp_path / "hostile_address.json",
+             tmp_path / "a.b.json"]
+    for p in paths:
+        shutil.copy(examples / "culling_capture.json", p)
+    out = tmp_path / "gpu"
+    monkeypatch.chdir(tmp_path)
+    assert gpu_check.main(["prepare", str(out), *map(str, paths)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert list(manifest["cases"]) == ["my_frame", "x__touch_PWNED_", "hostile_address_", "a_b"]
+    harness = out / "dgc_harness"
+    harness.write_text(STAND_IN_HARNESS, encoding="utf-8")
+    harness.chmod(0o755)
+    (tmp_path / "out").mkdir()
+    done = subprocess.run(["bash", str(out / "run.sh")], env={**os.environ, "OUT": str(tmp_path / "out")},
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not list(tmp_path.rglob("PWNED"))
+    lines, failures = gpu_check.verdict(gpu_check.compare(gpu_check.Results(tmp_path / "out" / "results.tar.xz"),
+                                                          manifest))
+    assert failures == [], failures
+    assert [line.split(":")[0] for line in lines if ": ran (" in line] == list(manifest["cases"])
+    with pytest.raises(ValueError, match="case names"):
+        gpu_check.prepare(tmp_path / "other", {"my frame": manifest["cases"]["my_frame"]["source"]}, 1 << 20, 1, 1)

@@ -56,6 +56,7 @@ import io  # noqa: E402
 import json  # noqa: E402
 import lzma  # noqa: E402
 import random  # noqa: E402
+import re  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
 import signal  # noqa: E402
@@ -156,6 +157,21 @@ def suite(draws: int, frame_draws: int, heavy_draws: int = 0) -> dict[str, dict[
         add("heavy_ei", "captures_scale.build_heavy_ei_capture", commands=heavy_draws)
         add("heavy_frame", "captures_scale.build_heavy_frame_capture", draws=heavy_draws)
     return out
+
+
+#: what a case name may hold: it names the case's files and is a word of run.sh (a user's capture file is named
+#: after it, its other characters made ``_``); no ``.``, so one case's files (``NAME.walked.rc``) are no other's
+CASE_NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def case_name(path: Path, taken: Any) -> str:
+    """The case name of a user's capture file: its name without ``.json``, every character :data:`CASE_NAME` does
+    not allow made ``_`` (a space or ``$(...)`` would be run.sh's to split or run), ``_`` added until it is none of
+    ``taken`` nor the negative control's."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", path.name.removesuffix(".json")).lstrip("-") or "capture"
+    while name in taken or name == HOSTILE:
+        name += "_"
+    return name
 
 
 def _tests() -> Any:
@@ -468,6 +484,10 @@ def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, r
             repeat_big: int, bound_ms: float = DEFAULT_BOUND_MS, timeout_s: float | None = None) -> dict[str, Any]:
     """Lower every capture (each in a process of its own), write its case (and walker plans), the harness, the
     shaders and run.sh into ``out``."""
+    unsafe = [name for name in sources if not CASE_NAME.fullmatch(name) or name == HOSTILE]
+    if unsafe:
+        raise ValueError(f"case names {unsafe}: a case name is letters, digits, _ and - (case_name makes one) and "
+                         f"not {HOSTILE}")
     (out / "cases").mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"max_sequences": max_sequences, "submission_bound_ms": bound_ms, "cases": {}}
     script = RUN_HEAD.format(raw_max=RECORDS_RAW_MAX, back=RECORDS_BACK, budget=RUN_BUDGET_S)
@@ -873,10 +893,7 @@ def _run(args: argparse.Namespace) -> int:
                 return 2
             sources = {k: v for k, v in sources.items() if k in args.cases}
         for path in args.captures:
-            name = path.name.removesuffix(".json")
-            while name in sources:
-                name += "_"
-            sources[name] = {"path": str(path.resolve())}
+            sources[case_name(path, sources)] = {"path": str(path.resolve())}
         manifest = prepare(args.dir, sources, args.max_sequences, args.repeat_small, args.repeat_big,
                            args.submission_ms, args.timeout)
         failed = [n for n, e in manifest["cases"].items() if "failed" in e]
