@@ -236,6 +236,9 @@ def _ia_with(**cols: object) -> Capture:
     ({"arg2_IndexBuffer.BufferLocation": 0xffff_ffff_ffff_ff00, "arg2_IndexBuffer.SizeInBytes": 0x200},
      "runs past the top of the GPU virtual address space"),
     ({"arg2_IndexBuffer.Format": 0}, "index buffer Format 0 is neither R16_UINT nor R32_UINT"),
+    # R16 indices from 2^31: byte offset 2^32 of the view, which D3D12's 32-bit index address arithmetic wraps to
+    # its start (D3D11.3 8.19.1) and Vulkan's robust reads past its end make 0
+    ({"arg3_DrawIndexed.StartIndexLocation": 1 << 31}, "past 2\\^32: D3D12 computes the index address in 32 bits"),
 ])
 def test_calls_the_harness_cannot_represent_are_refused(cols: dict[str, object], reason: str) -> None:
     """Refused with the reason, before a case exists: an index buffer the GPU cannot bind at its alignment, a view

@@ -259,6 +259,13 @@ def _fetch(case: Case, draws: Mapping[int, Draws], notes: list[str]) -> tuple[in
                                      f"its {int(esize[k])}-byte indices (Vulkan binds index buffers at multiples of "
                                      "the index size)")
             end = (d.first.astype(np.uint64) + d.count.astype(np.uint64)) * esize.astype(np.uint64)
+            wraps = live & (loc != 0) & (end > np.uint64(ADDRESS_LIMIT))
+            if wraps.any():
+                k = int(np.argmax(wraps))
+                raise HarnessRefusal(f"layout {li} sequence {k}: its indices {int(d.first[k])}.."
+                                     f"{int(d.first[k]) + int(d.count[k]) - 1} reach byte {int(end[k]) - 1} of the "
+                                     "index buffer view, past 2^32: D3D12 computes the index address in 32 bits "
+                                     "(D3D11.3 8.19.1, 8.6.1), which wraps into the view; Vulkan's does not")
             robust |= bool((live & ((loc == 0) | (end > size))).any())  # index 0 there (D3D11.3 8.19.2, 8.20)
         if not d.vbs:
             continue
