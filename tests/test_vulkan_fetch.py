@@ -182,3 +182,23 @@ def test_a_split_draw_over_a_wide_index_range_counts_in_bounded_memory(tiny: Non
                        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)))
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.split() == ["1000"]
+
+
+def test_reads_across_many_regions_are_each_regions_bytes() -> None:
+    """Memory.read groups the reads by region through one sort (a frame's vertex and index buffers are thousands of
+    regions; a mask per region cost reads x regions: 2 M reads over 10,000 regions took 28 s, now 1.0 s on the
+    2-core machine): every read, in any order, of 2 or 4 bytes, is its own region's little-endian bytes."""
+    rng = np.random.default_rng(3)
+    regions = [(0x1000 * (3 * k + 1), rng.integers(0, 256, 64 + k, dtype=np.uint8)) for k in range(300)]
+    memory = Memory(regions[::-1])  # (in any order)
+    n = 5000
+    k = rng.integers(0, len(regions), n)
+    width = rng.choice([2, 4], n)
+    offset = np.array([rng.integers(0, len(regions[j][1]) - w + 1) for j, w in zip(k, width, strict=True)])
+    va = np.array([regions[j][0] for j in k], dtype=np.uint64) + offset.astype(np.uint64)
+    want = [int.from_bytes(regions[j][1][o:o + w].tobytes(), "little") for j, o, w in zip(k, offset, width, strict=True)]
+    assert memory.read(va, width).tolist() == want
+    one = k == k[0]  # reads of one region: no grouping
+    assert memory.read(va[one], width[one]).tolist() == [w for w, o in zip(want, one, strict=True) if o]
+    with pytest.raises(ValueError, match="outside every region"):
+        memory.read(np.array([0x1000 * 2], np.uint64), 4)
