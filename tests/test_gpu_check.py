@@ -384,3 +384,19 @@ def test_a_capture_file_name_is_made_a_safe_case_name(gpu_check: Any, no_compile
     assert [line.split(":")[0] for line in lines if ": ran (" in line] == list(manifest["cases"])
     with pytest.raises(ValueError, match="case names"):
         gpu_check.prepare(tmp_path / "other", {"my frame": manifest["cases"]["my_frame"]["source"]}, 1 << 20, 1, 1)
+
+
+def test_compare_names_a_file_that_is_not_a_manifest_or_results(gpu_check: Any, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """compare given the wrong file (the report for the manifest, the capture for the archive) exits 2 naming it and
+    what to give, not with a bare KeyError ('max_sequences') or JSON message."""
+    (tmp_path / "report.json").write_text('{"cases": {}}', encoding="utf-8")
+    (tmp_path / "run.sh").write_text("#!/bin/bash\n", encoding="utf-8")
+    (tmp_path / "manifest.json").write_text('{"max_sequences": 1, "cases": {}}', encoding="utf-8")
+    for manifest in ("report.json", "run.sh"):
+        assert gpu_check.main(["compare", str(tmp_path), "--manifest", str(tmp_path / manifest)]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path / manifest}: not the manifest.json gpu_check prepare writes" in err
+        assert "give --manifest DIR/manifest.json" in err
+    assert gpu_check.main(["compare", str(tmp_path / "run.sh"), "--manifest", str(tmp_path / "manifest.json")]) == 2
+    assert f"{tmp_path / 'run.sh'}: not the results.tar.xz run.sh writes" in capsys.readouterr().err

@@ -879,6 +879,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest ``prepare`` wrote; :class:`Unusable` naming the file when it is not one."""
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise Unusable(f"{path}: not the manifest.json gpu_check prepare writes ({e}); give --manifest "
+                       "DIR/manifest.json of the kit that ran") from e
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("cases"), dict) or "max_sequences" not in manifest:
+        raise Unusable(f"{path}: not the manifest.json gpu_check prepare writes (no 'cases' and 'max_sequences'); give "
+                       "--manifest DIR/manifest.json of the kit that ran")
+    return manifest
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.command == "prepare":
         sources: dict[str, dict[str, Any]] = {}
@@ -901,8 +914,13 @@ def _run(args: argparse.Namespace) -> int:
               f"{manifest['peak_mib']} MiB; refused {sum('refused' in e for e in manifest['cases'].values())}, "
               f"failed {len(failed)}")
         return 1 if failed else 0
-    manifest = json.loads(args.manifest.read_text(encoding="utf-8"))
-    report = compare(Results(args.results), manifest, args.cases, args.timeout)
+    manifest = read_manifest(args.manifest)
+    try:
+        results = Results(args.results)
+    except tarfile.TarError as e:
+        raise Unusable(f"{args.results}: not the results.tar.xz run.sh writes, nor a folder it was unpacked into "
+                       f"({str(e).splitlines()[0]})") from e
+    report = compare(results, manifest, args.cases, args.timeout)
     lines, failures = verdict(report)
     report["verdict"] = lines
     if args.json:
