@@ -179,6 +179,7 @@ def test_prepare_takes_any_capture_and_refuses_with_the_reason(gpu_check: Any, t
     exit 2 naming it, nothing written."""
     examples = Path(gpu_check.EXAMPLES)
     monkeypatch.setattr(gpu_check, "_compile", lambda out, masks: None)  # gcc and glslc: tested in test_vulkan_harness
+    monkeypatch.setattr(gpu_check, "check_build_tools", lambda: None)
     out = tmp_path / "gpu"
     assert gpu_check.main(["prepare", str(out), str(examples / "culling_capture.json"),
                            str(examples / "validation_chain_capture.json")]) == 0
@@ -226,6 +227,7 @@ def simulate(d: Path, out: Path, corrupt: dict[str, list[tuple[int, int, int]]] 
 @pytest.fixture
 def no_compile(gpu_check: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gpu_check, "_build", lambda out, masks: None)  # gcc and glslc: tested in test_vulkan_harness
+    monkeypatch.setattr(gpu_check, "check_build_tools", lambda: None)
 
 
 def test_prepare_run_and_compare_end_to_end(gpu_check: Any, no_compile: None, tmp_path: Path) -> None:
@@ -400,3 +402,27 @@ def test_compare_names_a_file_that_is_not_a_manifest_or_results(gpu_check: Any, 
         assert "give --manifest DIR/manifest.json" in err
     assert gpu_check.main(["compare", str(tmp_path / "run.sh"), "--manifest", str(tmp_path / "manifest.json")]) == 2
     assert f"{tmp_path / 'run.sh'}: not the results.tar.xz run.sh writes" in capsys.readouterr().err
+
+
+def test_prepare_without_its_compilers_says_what_to_install(gpu_check: Any, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """prepare needs gcc, libvulkan-dev and glslc: a missing one is exit 2 naming it before any capture is prepared,
+    and a compiler that fails (gcc without the Vulkan headers) is exit 2 with what it said, not a
+    CalledProcessError traceback after every capture was prepared."""
+    monkeypatch.setattr(gpu_check, "BUILD_TOOLS", ("gcc", "no-such-glslc"))
+    assert gpu_check.main(["prepare", str(tmp_path / "gpu")]) == 2
+    assert "no-such-glslc not found: prepare needs gcc, Debian's libvulkan-dev" in capsys.readouterr().err
+    assert not (tmp_path / "gpu" / "cases").exists()
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "gcc").write_text("#!/bin/sh\necho 'harness.c:1:10: fatal error: vulkan/vulkan.h: No such file' >&2\n"
+                              "exit 1\n", encoding="utf-8")
+    (fake / "gcc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(gpu_check, "check_build_tools", lambda: None)
+    examples = Path(gpu_check.EXAMPLES)
+    assert gpu_check.main(["prepare", str(tmp_path / "gpu"), str(examples / "culling_capture.json")]) == 2
+    err = capsys.readouterr().err
+    assert "failed (exit 1): harness.c:1:10: fatal error: vulkan/vulkan.h: No such file" in err
+    assert "Traceback" not in err

@@ -59,6 +59,7 @@ import random  # noqa: E402
 import re  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -405,17 +406,43 @@ def _compile(out: Path, masks: set[int]) -> None:
     _carry_modules(out)
 
 
+#: what prepare builds the harness and its shaders with, and what to install for it
+BUILD_TOOLS = ("gcc", "glslc")
+BUILD_NEEDS = "prepare needs gcc, Debian's libvulkan-dev (the Vulkan headers and loader) and glslc"
+#: the seconds one compiler run may take
+BUILD_TIMEOUT_S = 300
+
+
+def check_build_tools() -> None:
+    """:class:`Unusable` naming the compilers that are missing, before any capture is prepared."""
+    missing = [tool for tool in BUILD_TOOLS if shutil.which(tool) is None]
+    if missing:
+        raise Unusable(f"{' and '.join(missing)} not found: {BUILD_NEEDS}")
+
+
+def _tool(argv: list[str]) -> None:
+    """One compiler run, bounded in time; its failure is :class:`Unusable` with the end of what it said."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
+    except FileNotFoundError as e:
+        raise Unusable(f"{argv[0]} not found: {BUILD_NEEDS}") from e
+    except subprocess.TimeoutExpired as e:
+        raise Unusable(f"{argv[0]} ran past {BUILD_TIMEOUT_S} s building {argv[-3]}") from e
+    if done.returncode:
+        said = (done.stderr or done.stdout).strip()[-2000:]
+        raise Unusable(f"{' '.join(argv)} failed (exit {done.returncode}): {said}\n({BUILD_NEEDS})")
+
+
 def _build(out: Path, masks: set[int]) -> None:
-    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-o",
-                    str(out / "dgc_harness"), str(GPU_SRC / "harness.c"), "-lvulkan"], check=True, timeout=300)
+    _tool(["gcc", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-o", str(out / "dgc_harness"),
+           str(GPU_SRC / "harness.c"), "-lvulkan"])
     spv = out / "spv"
     spv.mkdir(exist_ok=True)
     jobs = [(f"record.vert.{m:08x}.spv", "record.vert", [f"-DFETCH_MASK=0x{m:x}"]) for m in sorted(masks)]
     jobs += [("record.comp.spv", "record.comp", []), ("record.mesh.spv", "record.mesh", []),
              ("walk.comp.spv", "walk.comp", [])]
     for name, shader, defines in jobs:
-        subprocess.run(["glslc", "--target-env=vulkan1.3", "-O", *defines, str(GPU_SRC / shader), "-o",
-                        str(spv / name)], check=True, timeout=300)
+        _tool(["glslc", "--target-env=vulkan1.3", "-O", *defines, str(GPU_SRC / shader), "-o", str(spv / name)])
 
 
 def _carry_modules(out: Path) -> None:
@@ -484,6 +511,7 @@ def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, r
             repeat_big: int, bound_ms: float = DEFAULT_BOUND_MS, timeout_s: float | None = None) -> dict[str, Any]:
     """Lower every capture (each in a process of its own), write its case (and walker plans), the harness, the
     shaders and run.sh into ``out``."""
+    check_build_tools()
     unsafe = [name for name in sources if not CASE_NAME.fullmatch(name) or name == HOSTILE]
     if unsafe:
         raise ValueError(f"case names {unsafe}: a case name is letters, digits, _ and - (case_name makes one) and "
