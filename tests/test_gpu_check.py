@@ -179,6 +179,7 @@ def test_prepare_takes_any_capture_and_refuses_with_the_reason(gpu_check: Any, t
     exit 2 naming it, nothing written."""
     examples = Path(gpu_check.EXAMPLES)
     monkeypatch.setattr(gpu_check, "_compile", lambda out, masks: None)  # gcc and glslc: tested in test_vulkan_harness
+    monkeypatch.setattr(gpu_check, "check_build_tools", lambda: None)
     out = tmp_path / "gpu"
     assert gpu_check.main(["prepare", str(out), str(examples / "culling_capture.json"),
                            str(examples / "validation_chain_capture.json")]) == 0
@@ -226,6 +227,7 @@ def simulate(d: Path, out: Path, corrupt: dict[str, list[tuple[int, int, int]]] 
 @pytest.fixture
 def no_compile(gpu_check: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gpu_check, "_build", lambda out, masks: None)  # gcc and glslc: tested in test_vulkan_harness
+    monkeypatch.setattr(gpu_check, "check_build_tools", lambda: None)
 
 
 def test_prepare_run_and_compare_end_to_end(gpu_check: Any, no_compile: None, tmp_path: Path) -> None:
@@ -348,3 +350,79 @@ def test_run_sh_on_the_gpu_machine_end_to_end(gpu_check: Any, no_compile: None, 
     assert [line.split(":")[0] for line in lines if ": ran (" in line] == ["culling", "robust_ia"]
     assert failures == ["big_ei: not run: the run's 300 s were spent before it"]
     assert report["cases"]["robust_ia"]["gpu_vs_executor"]["by"].startswith("per chunk of 65536 records: digests")
+
+
+def test_a_capture_file_name_is_made_a_safe_case_name(gpu_check: Any, no_compile: None, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user's capture file is named as users name files ("my frame.json", a "$(...)" pasted in): its case name is
+    a word of run.sh and names the case's files, so every other character becomes ``_`` and run.sh runs it as one
+    case (before, ``run my frame ...`` split the name and ``$(...)`` ran on the GPU machine); the negative
+    control's name is never a user's."""
+    import shutil
+
+    if shutil.which("bash") is None or shutil.which("timeout") is None:
+        pytest.skip("bash and coreutils' timeout are needed")
+    examples = Path(gpu_check.EXAMPLES)
+    paths = [tmp_path / "my frame.json", tmp_path / "x$(touch PWNED).json", tmp_path / "hostile_address.json",
+             tmp_path / "a.b.json"]
+    for p in paths:
+        shutil.copy(examples / "culling_capture.json", p)
+    out = tmp_path / "gpu"
+    monkeypatch.chdir(tmp_path)
+    assert gpu_check.main(["prepare", str(out), *map(str, paths)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert list(manifest["cases"]) == ["my_frame", "x__touch_PWNED_", "hostile_address_", "a_b"]
+    harness = out / "dgc_harness"
+    harness.write_text(STAND_IN_HARNESS, encoding="utf-8")
+    harness.chmod(0o755)
+    (tmp_path / "out").mkdir()
+    done = subprocess.run(["bash", str(out / "run.sh")], env={**os.environ, "OUT": str(tmp_path / "out")},
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert not list(tmp_path.rglob("PWNED"))
+    lines, failures = gpu_check.verdict(gpu_check.compare(gpu_check.Results(tmp_path / "out" / "results.tar.xz"),
+                                                          manifest))
+    assert failures == [], failures
+    assert [line.split(":")[0] for line in lines if ": ran (" in line] == list(manifest["cases"])
+    with pytest.raises(ValueError, match="case names"):
+        gpu_check.prepare(tmp_path / "other", {"my frame": manifest["cases"]["my_frame"]["source"]}, 1 << 20, 1, 1)
+
+
+def test_compare_names_a_file_that_is_not_a_manifest_or_results(gpu_check: Any, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """compare given the wrong file (the report for the manifest, the capture for the archive) exits 2 naming it and
+    what to give, not with a bare KeyError ('max_sequences') or JSON message."""
+    (tmp_path / "report.json").write_text('{"cases": {}}', encoding="utf-8")
+    (tmp_path / "run.sh").write_text("#!/bin/bash\n", encoding="utf-8")
+    (tmp_path / "manifest.json").write_text('{"max_sequences": 1, "cases": {}}', encoding="utf-8")
+    for manifest in ("report.json", "run.sh"):
+        assert gpu_check.main(["compare", str(tmp_path), "--manifest", str(tmp_path / manifest)]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path / manifest}: not the manifest.json gpu_check prepare writes" in err
+        assert "give --manifest DIR/manifest.json" in err
+    assert gpu_check.main(["compare", str(tmp_path / "run.sh"), "--manifest", str(tmp_path / "manifest.json")]) == 2
+    assert f"{tmp_path / 'run.sh'}: not the results.tar.xz run.sh writes" in capsys.readouterr().err
+
+
+def test_prepare_without_its_compilers_says_what_to_install(gpu_check: Any, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """prepare needs gcc, libvulkan-dev and glslc: a missing one is exit 2 naming it before any capture is prepared,
+    and a compiler that fails (gcc without the Vulkan headers) is exit 2 with what it said, not a
+    CalledProcessError traceback after every capture was prepared."""
+    monkeypatch.setattr(gpu_check, "BUILD_TOOLS", ("gcc", "no-such-glslc"))
+    assert gpu_check.main(["prepare", str(tmp_path / "gpu")]) == 2
+    assert "no-such-glslc not found: prepare needs gcc, Debian's libvulkan-dev" in capsys.readouterr().err
+    assert not (tmp_path / "gpu" / "cases").exists()
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "gcc").write_text("#!/bin/sh\necho 'harness.c:1:10: fatal error: vulkan/vulkan.h: No such file' >&2\n"
+                              "exit 1\n", encoding="utf-8")
+    (fake / "gcc").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setattr(gpu_check, "check_build_tools", lambda: None)
+    examples = Path(gpu_check.EXAMPLES)
+    assert gpu_check.main(["prepare", str(tmp_path / "gpu"), str(examples / "culling_capture.json")]) == 2
+    err = capsys.readouterr().err
+    assert "failed (exit 1): harness.c:1:10: fatal error: vulkan/vulkan.h: No such file" in err
+    assert "Traceback" not in err

@@ -46,3 +46,17 @@ def test_help_says_what_each_check_decides() -> None:
         assert f"{c.name}{' (a should: warn)' if c.advisory else ''} spec: \u201c{_flat(c.sentence)}\u201d decides: " \
                f"{_flat(c.decides)}" in text, c.name
     assert "every check the delivery contract makes decidable" not in text
+
+
+def test_docs_count_the_corpus_as_it_is() -> None:
+    """Every count of the C driver corpus the messages pages give ("17 correct-but-unusual drivers", "26 planted
+    bugs") is the corpus's own (tests/messages_corpus.py): the pages' figures were made on it, and a count left from
+    an older corpus says the figures were."""
+    import messages_corpus as corpus
+
+    docs = [DOCS, *DOCS.parent.glob("messages-*.md")]
+    counts = {"correct": len(corpus.CORRECT), "planted": len(corpus.PLANTED)}
+    for page in docs:
+        text = _flat(page.read_text(encoding="utf-8"))
+        for number, kind in re.findall(r"\b(\d+) (correct|planted)(?:-but-unusual)? (?:variants|drivers|bugs)\b", text):
+            assert int(number) == counts[kind], f"{page.name}: {number} {kind}, the corpus has {counts[kind]}"

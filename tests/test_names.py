@@ -30,7 +30,7 @@ from d3d12wl.migrate.wl_to_ei import wl_to_ei
 from d3d12wl.model import description, fieldnames
 from d3d12wl.model.objects import ProgramCommandSignature, WorkListArgumentDesc
 from d3d12wl.records import codegen, ctypes_records, dtypes, packers, renderdoc, schemas
-from d3d12wl.records.layout import command_layout, pcs_layout
+from d3d12wl.records.layout import command_layout, pcs_layout, record_layouts
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "d3d12wl" / "examples"
 NAMED = EXAMPLES / "culling_named.json"
@@ -303,3 +303,17 @@ def test_positional_names_stay_as_they_were() -> None:
     assert [f.name for f in pl.secondary.fields] == ["arg0_ShaderResourceView", "arg1_Draw"]
     assert [f.name for f in pl.program_table.fields] == ["ProgramIdentifier", "arg2_InlineRootParameter"]
     assert fieldnames.field_name(1, WorkListArgumentDesc(Type=pl.pcs.pArgumentDescs[1].Type)) == "arg1_Draw"
+
+
+def test_a_name_spelt_as_a_generated_struct_is_refused() -> None:
+    """Every struct codegen names (``PCS_PrimaryRecord``, ``Opaque_ProgramTableRecord``, ``EI_Command``...) is a
+    Name fieldnames refuses (C++ refuses a member named as its struct): both take the suffixes from
+    ``fieldnames.RECORD_STRUCT_SUFFIXES``, spelt once."""
+    layouts = [*record_layouts(description.load(culling_named())),
+               *record_layouts(description.load(json.loads((EXAMPLES / "execute_indirect.json").read_text())))]
+    names = {codegen.struct_name(layout) for layout in layouts}
+    assert {n.rpartition("_")[2] for n in names} == {"PrimaryRecord", "SecondaryRecord", "ProgramTableRecord",
+                                                     "Command"}
+    for name in names:
+        problem = fieldnames.name_problem(name)
+        assert problem is not None and "generated struct" in problem, name

@@ -229,7 +229,16 @@ def _ia_with(**cols: object) -> Capture:
     ({"arg2_IndexBuffer.BufferLocation": 0x70_0001, "arg2_IndexBuffer.SizeInBytes": 64},
      "not aligned to its 2-byte indices"),
     ({"arg2_IndexBuffer.BufferLocation": 0x70_0ff0, "arg2_IndexBuffer.SizeInBytes": 64}, "only partly in the capture"),
+    # the capture holds the middle of the view only (its first and last bytes are in no region): a stand-in there
+    # would give the GPU identity indices where the executor's side reads the captured ones
+    ({"arg2_IndexBuffer.BufferLocation": 0x6f_ff00, "arg2_IndexBuffer.SizeInBytes": 0x1200},
+     "only partly in the capture"),
+    ({"arg2_IndexBuffer.BufferLocation": 0xffff_ffff_ffff_ff00, "arg2_IndexBuffer.SizeInBytes": 0x200},
+     "runs past the top of the GPU virtual address space"),
     ({"arg2_IndexBuffer.Format": 0}, "index buffer Format 0 is neither R16_UINT nor R32_UINT"),
+    # R16 indices from 2^31: byte offset 2^32 of the view, which D3D12's 32-bit index address arithmetic wraps to
+    # its start (D3D11.3 8.19.1) and Vulkan's robust reads past its end make 0
+    ({"arg3_DrawIndexed.StartIndexLocation": 1 << 31}, "past 2\\^32: D3D12 computes the index address in 32 bits"),
 ])
 def test_calls_the_harness_cannot_represent_are_refused(cols: dict[str, object], reason: str) -> None:
     """Refused with the reason, before a case exists: an index buffer the GPU cannot bind at its alignment, a view

@@ -18,6 +18,7 @@ from d3d12wl.vulkan.submissions import (
     NS_PER_SEQUENCE,
     SubmissionBoundError,
     cut,
+    estimated_ns,
     executes_within,
     invocations,
 )
@@ -45,6 +46,20 @@ def test_invocations_are_what_the_action_asks_for() -> None:
         case = prepare_case(low, cap.memory).case
         for li, leaf in enumerate(low.leaves()):
             assert np.array_equal(invocations(leaf), layout_state(case, li).invocations)
+
+
+def test_a_dispatch_too_large_for_64_bits_is_estimated_not_wrapped() -> None:
+    """Three group counts of 2^22 ask for 2^66 groups: a uint64 product wraps to 0, which estimated the dispatch at
+    one sequence's 50 ns and let it through to the GPU; the estimate multiplies in float64 and the call is refused
+    before the GPU, naming the command."""
+    low = lower_capture(build_compute_capture(), sequence_index=True)
+    leaf = low.leaves()[0]
+    action = leaf.layout.action
+    leaf.sequences = leaf.sequences.copy()
+    leaf.sequences[0, action.offset:action.offset + 12] = np.full(3, 1 << 22, dtype="<u4").view(np.uint8)
+    assert estimated_ns(leaf)[0] == NS_PER_SEQUENCE + NS_PER_INVOCATION * 2.0 ** 66
+    with pytest.raises(SubmissionBoundError, match="sequence 0: estimated"):
+        cut(low, lambda: low, None, 1000.0)
 
 
 def test_a_cut_list_is_lowered_again_and_still_agrees_with_the_executor() -> None:

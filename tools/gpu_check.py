@@ -56,8 +56,10 @@ import io  # noqa: E402
 import json  # noqa: E402
 import lzma  # noqa: E402
 import random  # noqa: E402
+import re  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -156,6 +158,21 @@ def suite(draws: int, frame_draws: int, heavy_draws: int = 0) -> dict[str, dict[
         add("heavy_ei", "captures_scale.build_heavy_ei_capture", commands=heavy_draws)
         add("heavy_frame", "captures_scale.build_heavy_frame_capture", draws=heavy_draws)
     return out
+
+
+#: what a case name may hold: it names the case's files and is a word of run.sh (a user's capture file is named
+#: after it, its other characters made ``_``); no ``.``, so one case's files (``NAME.walked.rc``) are no other's
+CASE_NAME = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def case_name(path: Path, taken: Any) -> str:
+    """The case name of a user's capture file: its name without ``.json``, every character :data:`CASE_NAME` does
+    not allow made ``_`` (a space or ``$(...)`` would be run.sh's to split or run), ``_`` added until it is none of
+    ``taken`` nor the negative control's."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", path.name.removesuffix(".json")).lstrip("-") or "capture"
+    while name in taken or name == HOSTILE:
+        name += "_"
+    return name
 
 
 def _tests() -> Any:
@@ -389,17 +406,43 @@ def _compile(out: Path, masks: set[int]) -> None:
     _carry_modules(out)
 
 
+#: what prepare builds the harness and its shaders with, and what to install for it
+BUILD_TOOLS = ("gcc", "glslc")
+BUILD_NEEDS = "prepare needs gcc, Debian's libvulkan-dev (the Vulkan headers and loader) and glslc"
+#: the seconds one compiler run may take
+BUILD_TIMEOUT_S = 300
+
+
+def check_build_tools() -> None:
+    """:class:`Unusable` naming the compilers that are missing, before any capture is prepared."""
+    missing = [tool for tool in BUILD_TOOLS if shutil.which(tool) is None]
+    if missing:
+        raise Unusable(f"{' and '.join(missing)} not found: {BUILD_NEEDS}")
+
+
+def _tool(argv: list[str]) -> None:
+    """One compiler run, bounded in time; its failure is :class:`Unusable` with the end of what it said."""
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=BUILD_TIMEOUT_S, check=False)
+    except FileNotFoundError as e:
+        raise Unusable(f"{argv[0]} not found: {BUILD_NEEDS}") from e
+    except subprocess.TimeoutExpired as e:
+        raise Unusable(f"{argv[0]} ran past {BUILD_TIMEOUT_S} s building {argv[-3]}") from e
+    if done.returncode:
+        said = (done.stderr or done.stdout).strip()[-2000:]
+        raise Unusable(f"{' '.join(argv)} failed (exit {done.returncode}): {said}\n({BUILD_NEEDS})")
+
+
 def _build(out: Path, masks: set[int]) -> None:
-    subprocess.run(["gcc", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-o",
-                    str(out / "dgc_harness"), str(GPU_SRC / "harness.c"), "-lvulkan"], check=True, timeout=300)
+    _tool(["gcc", "-O2", "-Wall", "-Wextra", "-Wno-missing-field-initializers", "-o", str(out / "dgc_harness"),
+           str(GPU_SRC / "harness.c"), "-lvulkan"])
     spv = out / "spv"
     spv.mkdir(exist_ok=True)
     jobs = [(f"record.vert.{m:08x}.spv", "record.vert", [f"-DFETCH_MASK=0x{m:x}"]) for m in sorted(masks)]
     jobs += [("record.comp.spv", "record.comp", []), ("record.mesh.spv", "record.mesh", []),
              ("walk.comp.spv", "walk.comp", [])]
     for name, shader, defines in jobs:
-        subprocess.run(["glslc", "--target-env=vulkan1.3", "-O", *defines, str(GPU_SRC / shader), "-o",
-                        str(spv / name)], check=True, timeout=300)
+        _tool(["glslc", "--target-env=vulkan1.3", "-O", *defines, str(GPU_SRC / shader), "-o", str(spv / name)])
 
 
 def _carry_modules(out: Path) -> None:
@@ -468,6 +511,11 @@ def prepare(out: Path, sources: dict[str, dict[str, Any]], max_sequences: int, r
             repeat_big: int, bound_ms: float = DEFAULT_BOUND_MS, timeout_s: float | None = None) -> dict[str, Any]:
     """Lower every capture (each in a process of its own), write its case (and walker plans), the harness, the
     shaders and run.sh into ``out``."""
+    check_build_tools()
+    unsafe = [name for name in sources if not CASE_NAME.fullmatch(name) or name == HOSTILE]
+    if unsafe:
+        raise ValueError(f"case names {unsafe}: a case name is letters, digits, _ and - (case_name makes one) and "
+                         f"not {HOSTILE}")
     (out / "cases").mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"max_sequences": max_sequences, "submission_bound_ms": bound_ms, "cases": {}}
     script = RUN_HEAD.format(raw_max=RECORDS_RAW_MAX, back=RECORDS_BACK, budget=RUN_BUDGET_S)
@@ -859,6 +907,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
+def read_manifest(path: Path) -> dict[str, Any]:
+    """The manifest ``prepare`` wrote; :class:`Unusable` naming the file when it is not one."""
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise Unusable(f"{path}: not the manifest.json gpu_check prepare writes ({e}); give --manifest "
+                       "DIR/manifest.json of the kit that ran") from e
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("cases"), dict) or "max_sequences" not in manifest:
+        raise Unusable(f"{path}: not the manifest.json gpu_check prepare writes (no 'cases' and 'max_sequences'); give "
+                       "--manifest DIR/manifest.json of the kit that ran")
+    return manifest
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.command == "prepare":
         sources: dict[str, dict[str, Any]] = {}
@@ -873,10 +934,7 @@ def _run(args: argparse.Namespace) -> int:
                 return 2
             sources = {k: v for k, v in sources.items() if k in args.cases}
         for path in args.captures:
-            name = path.name.removesuffix(".json")
-            while name in sources:
-                name += "_"
-            sources[name] = {"path": str(path.resolve())}
+            sources[case_name(path, sources)] = {"path": str(path.resolve())}
         manifest = prepare(args.dir, sources, args.max_sequences, args.repeat_small, args.repeat_big,
                            args.submission_ms, args.timeout)
         failed = [n for n, e in manifest["cases"].items() if "failed" in e]
@@ -884,8 +942,13 @@ def _run(args: argparse.Namespace) -> int:
               f"{manifest['peak_mib']} MiB; refused {sum('refused' in e for e in manifest['cases'].values())}, "
               f"failed {len(failed)}")
         return 1 if failed else 0
-    manifest = json.loads(args.manifest.read_text(encoding="utf-8"))
-    report = compare(Results(args.results), manifest, args.cases, args.timeout)
+    manifest = read_manifest(args.manifest)
+    try:
+        results = Results(args.results)
+    except tarfile.TarError as e:
+        raise Unusable(f"{args.results}: not the results.tar.xz run.sh writes, nor a folder it was unpacked into "
+                       f"({str(e).splitlines()[0]})") from e
+    report = compare(results, manifest, args.cases, args.timeout)
     lines, failures = verdict(report)
     report["verdict"] = lines
     if args.json:

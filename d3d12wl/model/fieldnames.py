@@ -104,7 +104,9 @@ MAX_NAME = 63
 #: the prefixes of the D3D12 API's names (the real d3d12.h declares its types, enumerators and constants with them)
 #: and of the generated C's own macros (``D3D12WL_STATIC_ASSERT``)
 API_PREFIXES = ("D3D12", "ID3D12", "D3D_", "DXGI", "D3D12WL_")
-#: the suffixes of the generated structs' names (``PCS_SecondaryRecord``): C++ forbids a member named as its class
+#: the suffixes of the generated structs' names (``PCS_SecondaryRecord``): C++ forbids a member named as its class.
+#: The one spelling: records.codegen names the primary, secondary, program-table and command structs with them, in
+#: this order
 RECORD_STRUCT_SUFFIXES = ("_PrimaryRecord", "_SecondaryRecord", "_ProgramTableRecord", "_Command")
 
 

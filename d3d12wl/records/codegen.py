@@ -44,6 +44,7 @@ from d3d12wl import abi
 from d3d12wl.abi.check import PRE_EXISTING_HEADERS
 from d3d12wl.errors import LayoutError
 from d3d12wl.model.argtypes import arg_type_info
+from d3d12wl.model.fieldnames import RECORD_STRUCT_SUFFIXES
 from d3d12wl.records._frozen import frozen
 from d3d12wl.records.layout import COMMAND, PRIMARY, PROGRAM_TABLE, SECONDARY, LayoutField, RecordLayout, record_id
 
@@ -92,8 +93,10 @@ def c_packing(layout: RecordLayout, stride: int) -> CPacking:
         return CPacking(natural, natural, None, "")
     return CPacking(min(natural, C_PACK), natural, C_PACK, why)
 
-_RECORD_SUFFIX = {PRIMARY: "PrimaryRecord", SECONDARY: "SecondaryRecord", PROGRAM_TABLE: "ProgramTableRecord",
-                  COMMAND: "Command"}
+#: a record class's struct name suffix: the names model.fieldnames refuses as members (C++ refuses a member named as
+#: its struct), spelt there once, in the record classes' order
+_RECORD_SUFFIX = dict(zip((PRIMARY, SECONDARY, PROGRAM_TABLE, COMMAND),
+                          (suffix.removeprefix("_") for suffix in RECORD_STRUCT_SUFFIXES), strict=True))
 _RECORD_TITLE = {PRIMARY: "primary record", SECONDARY: "secondary record", PROGRAM_TABLE: "program-table record",
                  COMMAND: "ExecuteIndirect command"}
 

@@ -29,13 +29,15 @@ vertex of the whole call at once:
 * a non-indexed draw's ``vi`` are ``0 .. count - 1``: the span and the smallest index are its count and 0, and its
   index bloom is the set of bits whose first ``vi`` (:func:`first_vi_of_bits`) is below the count;
 * an indexed draw's indices stream through in chunks of :data:`ELEMENTS_PER_CHUNK` (a draw larger than a chunk
-  spans several; its reductions merge, and its distinct count is a bitmap over its index range);
+  spans several; its reductions merge, and its distinct count is a bitmap over its index range, or
+  where that range is wider than 32 times its indices its chunks' distinct indices together);
 * a fetched vertex buffer slot of non-indexed draws: short draws (at most :data:`DIRECT_MAX` vertices) are read
   vertex by vertex in chunks; longer ones are answered from a table of the bit each vertex sets, built once per view
   over the union of the draws' vertex ranges in windows of :data:`WINDOW` vertices (a bit is in a range's bloom
   when a vertex that sets it lies in the range: two binary searches per bit).
 
-The peak is therefore a few times ``ELEMENTS_PER_CHUNK`` and ``WINDOW`` elements plus per-draw columns; the time is
+The peak is therefore a few times ``ELEMENTS_PER_CHUNK`` and ``WINDOW`` elements plus per-draw columns (and, for
+an indexed draw larger than a chunk, at most 4 bytes per index it reads); the time is
 linear in the draws, the indices the indexed draws read and the vertices the fetched slots' views reach.
 """
 
@@ -98,9 +100,19 @@ class Memory:
             k = int(np.argmax(r < 0))
             raise ValueError(f"a read of {int(width[k])} bytes at VA 0x{int(va[k]):x} is outside every region")
         out = np.zeros(va.shape, dtype=np.uint32)
-        for ri in np.unique(r).tolist():
-            m = r == ri
-            out[m] = _little_endian(self.data[ri], (va[m] - self.bases[ri]).astype(np.int64), width[m])
+        if not len(r):
+            return out
+        if r.min() == r.max():  # one region (the common case): no grouping
+            ri = int(r[0])
+            return _little_endian(self.data[ri], (va - self.bases[ri]).astype(np.int64), width)
+        # grouped by region through one sort: a mask per region would cost reads x regions (a frame of 10,000
+        # vertex and index buffers, each its own region)
+        order = np.argsort(r, kind="stable")
+        rs = r[order]
+        cuts = np.flatnonzero(np.r_[True, rs[1:] != rs[:-1]])
+        for a, b in zip(cuts.tolist(), np.r_[cuts[1:], len(rs)].tolist(), strict=True):
+            ri, at = int(rs[a]), order[a:b]
+            out[at] = _little_endian(self.data[ri], (va[at] - self.bases[ri]).astype(np.int64), width[at])
         return out
 
 
@@ -283,17 +295,28 @@ def _distinct_in_segments(c: _Chunk, low: np.ndarray, high: np.ndarray) -> np.nd
     return np.bincount((keys >> np.uint64(32)).astype(np.int64), minlength=len(ranges)).astype(np.uint64)
 
 
+#: set bits of each byte value
+_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
+
+
 def _distinct_of_draw(d: Draws, j: int, memory: Memory, esize: np.ndarray, low: int, high: int) -> int:
-    """Distinct indices of one draw larger than a chunk: a bitmap over ``[low, high]`` filled chunk by chunk."""
-    bitmap = np.zeros((high - low) // 8 + 1, dtype=np.uint8)
+    """Distinct indices of one draw larger than a chunk: a bitmap over ``[low, high]`` filled chunk by chunk and
+    counted a chunk of bytes at a time, where the bitmap is no larger than the draw's indices (4 bytes each); else
+    (a range as wide as a strip-cut index 0xFFFFFFFF makes it: a 512 MiB bitmap) each chunk's distinct indices,
+    counted once together.  Either way the peak is at most 4 bytes per index of the draw besides a chunk."""
     one = d.slice(j, j + 1)
-    for c in _index_chunks(one, memory, esize[j:j + 1]):
+    chunks = _index_chunks(one, memory, esize[j:j + 1])
+    if (high - low) // 8 + 1 > 4 * int(d.vertex_counts()[j]):
+        return len(np.unique(np.concatenate([np.unique(c.vi) for c in chunks])))
+    bitmap = np.zeros((high - low) // 8 + 1, dtype=np.uint8)
+    for c in chunks:
         rel = np.unique(c.vi.astype(np.int64) - low)
         byte = rel >> 3
         bits = (np.uint8(1) << (rel & 7).astype(np.uint8)).astype(np.uint8)
         first = np.flatnonzero(np.r_[True, byte[1:] != byte[:-1]])
         bitmap[byte[first]] |= np.bitwise_or.reduceat(bits, first)
-    return int(np.unpackbits(bitmap).sum())
+    return sum(int(_POPCOUNT[bitmap[a:a + ELEMENTS_PER_CHUNK]].sum(dtype=np.int64))
+               for a in range(0, len(bitmap), ELEMENTS_PER_CHUNK))
 
 
 def index_extents(d: Draws, memory: Memory, r16: int, r32: int) -> tuple[np.ndarray, np.ndarray]:

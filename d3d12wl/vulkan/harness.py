@@ -196,11 +196,19 @@ def _regions(draws: Mapping[int, Draws], memory: GpuMemory, notes: list[str]
             lo, hi = int(loc[m].min()), int((loc[m] + np.maximum(size[m], 1)).max())
             got = need.setdefault(r, [lo, hi])
             got[0], got[1] = min(got[0], lo), max(got[1], hi)
-        for a, n in zip(loc[where < 0].tolist(), size[where < 0].tolist(), strict=True):
-            if cap_mem.locate(np.array([a], np.uint64), 1)[0] >= 0 or \
-                    cap_mem.locate(np.array([a + max(n, 1) - 1], np.uint64), 1)[0] >= 0:
-                raise HarnessRefusal(f"a {what} view 0x{a:x} + {n} bytes is only partly in the capture's memory")
-            outside.append((a, a + max(n, 4)))
+        out_loc, out_size = loc[where < 0], size[where < 0]
+        # a view the capture holds none of needs a stand-in; one it holds some of (at either end or in the middle)
+        # is refused: a stand-in there would hide captured bytes the executor's side reads
+        last = out_loc + (np.maximum(out_size, 1) - np.uint64(1))
+        wraps = last < out_loc
+        r = np.searchsorted(cap_mem.bases, last, side="right").astype(np.int64) - 1
+        partly = ~wraps & (r >= 0) & (cap_mem.lasts[np.maximum(r, 0)] >= out_loc) if len(cap_mem.bases) else wraps
+        for k in np.flatnonzero(wraps | partly)[:1].tolist():
+            a, n = int(out_loc[k]), int(out_size[k])
+            raise HarnessRefusal(f"a {what} view 0x{a:x} + {n} bytes " +
+                                 ("runs past the top of the GPU virtual address space" if wraps[k] else
+                                  "is only partly in the capture's memory"))
+        outside.extend((a, a + max(n, 4)) for a, n in zip(out_loc.tolist(), out_size.tolist(), strict=True))
     regions = [CaseRegion(lo, hi - lo, REGION_CAPTURED,
                           bytes(captured[r].data[lo - captured[r].base:hi - captured[r].base]))
                for r, (lo, hi) in sorted(need.items())]
@@ -251,6 +259,13 @@ def _fetch(case: Case, draws: Mapping[int, Draws], notes: list[str]) -> tuple[in
                                      f"its {int(esize[k])}-byte indices (Vulkan binds index buffers at multiples of "
                                      "the index size)")
             end = (d.first.astype(np.uint64) + d.count.astype(np.uint64)) * esize.astype(np.uint64)
+            wraps = live & (loc != 0) & (end > np.uint64(ADDRESS_LIMIT))
+            if wraps.any():
+                k = int(np.argmax(wraps))
+                raise HarnessRefusal(f"layout {li} sequence {k}: its indices {int(d.first[k])}.."
+                                     f"{int(d.first[k]) + int(d.count[k]) - 1} reach byte {int(end[k]) - 1} of the "
+                                     "index buffer view, past 2^32: D3D12 computes the index address in 32 bits "
+                                     "(D3D11.3 8.19.1, 8.6.1), which wraps into the view; Vulkan's does not")
             robust |= bool((live & ((loc == 0) | (end > size))).any())  # index 0 there (D3D11.3 8.19.2, 8.20)
         if not d.vbs:
             continue

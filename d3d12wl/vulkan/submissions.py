@@ -43,21 +43,28 @@ class SubmissionBoundError(LoweringError):
     """One sequence alone is estimated to run longer than the bound: it cannot be cut."""
 
 
-def invocations(leaf: Lowering) -> np.ndarray:
-    """Per sequence of a leaf, the shader invocations its action asks for (uint64): vertices x instances, indices x
-    instances, or thread groups (the recording shaders run one invocation per group)."""
+def _factors(leaf: Lowering) -> np.ndarray:
+    """Per sequence of a leaf, the factors of its action's invocations: (count, instances) or the three group
+    counts (uint32 columns)."""
     assert leaf.layout is not None
     action = leaf.layout.action
-    seq = leaf.sequences
     words = 3 if action.type in (TokenType.DISPATCH, TokenType.DRAW_MESH_TASKS) else 2
-    v = np.ascontiguousarray(seq[:, action.offset:action.offset + 4 * words]).view("<u4").astype(np.uint64)
+    return np.ascontiguousarray(leaf.sequences[:, action.offset:action.offset + 4 * words]).view("<u4")
+
+
+def invocations(leaf: Lowering) -> np.ndarray:
+    """Per sequence of a leaf, the shader invocations its action asks for (uint64, as the recording shaders' model
+    counts them: three group counts of 2^32 - 1 wrap): vertices x instances, indices x instances, or thread groups
+    (the recording shaders run one invocation per group)."""
+    v = _factors(leaf).astype(np.uint64)
     out = v[:, 0] * v[:, 1]
-    return out * v[:, 2] if words == 3 else out
+    return out * v[:, 2] if v.shape[1] == 3 else out
 
 
 def estimated_ns(leaf: Lowering) -> np.ndarray:
-    """Per sequence, its estimated GPU nanoseconds (the cost model)."""
-    return NS_PER_SEQUENCE + NS_PER_INVOCATION * invocations(leaf).astype(np.float64)
+    """Per sequence, its estimated GPU nanoseconds (the cost model; the invocations multiplied in float64, which
+    does not wrap)."""
+    return NS_PER_SEQUENCE + NS_PER_INVOCATION * np.prod(_factors(leaf).astype(np.float64), axis=1)
 
 
 def executes_within(costs: np.ndarray, max_sequences: int | None, bound_ns: float, where: str
