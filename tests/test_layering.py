@@ -4,7 +4,10 @@ and no modules import each other in a cycle (not even under TYPE_CHECKING or ins
 from __future__ import annotations
 
 import ast
+import importlib
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -178,15 +181,39 @@ def test_an_upward_import_is_caught(stages: dict[str, int]) -> None:
     assert ["d3d12wl.model.argtypes", "d3d12wl.model.objects"] in cycles(sources)
 
 
-def test_entry_points_resolve_and_agree_with_the_type_checking_imports() -> None:
-    init = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+def _type_checking_imports(init: Path) -> dict[str, str]:
     typed = {}
-    for node in ast.walk(init):
+    for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
                 typed[alias.asname or alias.name] = f"{node.module}:{alias.name}"
+    return typed
+
+
+def test_entry_points_resolve_and_agree_with_the_type_checking_imports() -> None:
+    typed = _type_checking_imports(PACKAGE / "__init__.py")
     assert {k: typed.get(k) for k in d3d12wl.ENTRY_POINTS} == d3d12wl.ENTRY_POINTS
     for name in d3d12wl.ENTRY_POINTS:
         assert callable(getattr(d3d12wl, name)), name
     with pytest.raises(AttributeError):
         d3d12wl.no_such_entry_point  # noqa: B018
+
+
+def test_the_importers_exports_resolve_agree_with_the_type_checking_imports_and_load_when_used() -> None:
+    """d3d12wl.importers imports a module when one of its names is first used, so that asking
+    d3d12wl.importers.recognize what a file is (every command's error path, each file check skips) costs no
+    importer: held in a fresh interpreter."""
+    import d3d12wl.importers as importers
+
+    typed = _type_checking_imports(PACKAGE / "importers" / "__init__.py")
+    assert {k: typed.get(k) for k in importers.EXPORTS} == importers.EXPORTS
+    assert set(importers.__all__) == set(importers.EXPORTS) <= set(dir(importers))
+    for name, target in importers.EXPORTS.items():
+        module, attr = target.split(":")
+        assert getattr(importers, name) is getattr(importlib.import_module(module), attr), name
+    with pytest.raises(AttributeError):
+        importers.no_such_name  # noqa: B018
+    probe = ("import sys; from d3d12wl.importers import recognize; "
+             "print(sorted(m for m in sys.modules if m.startswith('d3d12wl.importers.')))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    assert loaded.stdout.split() == ["['d3d12wl.importers.recognize']"]

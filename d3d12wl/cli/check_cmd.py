@@ -111,12 +111,16 @@ def _outputs(args: argparse.Namespace, judged: list[str]) -> None:
 
 def _kind_of(path: str) -> str | None:
     """What a file that did not load as a capture is: another kind of d3d12wl file (``description``, ``saved
-    trace``, ``call sequence``), ``JSON file of no d3d12wl kind`` (an object with none of a capture's own members:
-    a folder's other JSON, judged as skipped), or None (a broken capture, or not JSON at all: unusable)."""
+    trace``, ``call sequence``), a capture tool's (``GFXReconstruct convert JSON``, ...), ``JSON file of no d3d12wl
+    kind`` (an object with none of a capture's own members: a folder's other JSON, judged as skipped), or None (a
+    broken capture, or not JSON at all: unusable)."""
     from d3d12wl import inputs
     from d3d12wl.capture.file import CAPTURE_ONLY
     from d3d12wl.cli import documents
 
+    tool = documents.tool_kind_of_file(path)  # (before a parse: such a file runs to gigabytes)
+    if tool is not None:
+        return tool
     try:
         doc = inputs.load_json(path, what="file")
     except D3D12WLError:

@@ -18,6 +18,8 @@ from d3d12wl import inputs
 from d3d12wl.errors import D3D12WLError
 
 DESCRIPTION, CAPTURE, TRACE, CALL_SEQUENCE = "description", "capture", "saved trace", "call sequence"
+#: the capture tools' files (:mod:`d3d12wl.importers.recognize`), which ``d3d12wl import`` reads
+GFXR_CONVERT, GFXR_DUMP = "GFXReconstruct convert JSON", "GFXReconstruct resource dump"
 
 #: what to do with each kind instead (said after "FILE is a KIND, not a EXPECTED: ")
 USE = {
@@ -27,6 +29,10 @@ USE = {
              "without its memory and call, are one)",
     TRACE: "what 'd3d12wl exec --format json --json-version 1' printed; 'd3d12wl diff' compares it with a capture, a trace or a call sequence",
     CALL_SEQUENCE: "a list of captures, one per call; exec or dump each of them, or compare them with 'd3d12wl diff'",
+    GFXR_CONVERT: "what gfxrecon-convert writes of a capture; 'd3d12wl import gfxr CONVERT.json DUMP... --output-dir "
+                  "DIR' makes a d3d12wl capture of each ExecuteIndirect call gfxrecon-replay --dump-resources dumped",
+    GFXR_DUMP: "what gfxrecon-replay --dump-resources writes of one ExecuteIndirect call; 'd3d12wl import gfxr "
+               "CONVERT.json DUMP... --output-dir DIR' makes a d3d12wl capture of it with the capture's convert JSON",
 }
 
 
@@ -56,10 +62,22 @@ def kind_of_file(source: str | os.PathLike[str]) -> str | None:
     read or parsed)."""
     if os.fspath(source) == inputs.STDIN:
         return None
+    tool = tool_kind_of_file(source)
+    if tool is not None:
+        return tool
     try:
         return kind_of(inputs.load_json(source, what="file"))
     except D3D12WLError:
         return None
+
+
+def tool_kind_of_file(source: str | os.PathLike[str]) -> str | None:
+    """:data:`GFXR_CONVERT` or :data:`GFXR_DUMP` when ``source`` starts as that tool's file does (its first bytes
+    only: such a file runs to gigabytes), else None."""
+    from d3d12wl.importers import recognize
+
+    return {recognize.GFXR_CONVERT: GFXR_CONVERT,
+            recognize.GFXR_DUMP: GFXR_DUMP}.get(recognize.tool_file_kind(source) or "")
 
 
 def _article(kind: str) -> str:

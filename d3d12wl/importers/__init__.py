@@ -10,12 +10,55 @@
 
 from __future__ import annotations
 
-from d3d12wl.importers.errors import ImportInputError
-from d3d12wl.importers.gfxr import IMPORT_FINDING_KINDS, GfxrImport, ImportedCall, import_gfxr
-from d3d12wl.importers.gits import GITS_FINDING_KINDS, VERDICTS, GitsDump, GitsPair, pair_dumps, read_gits_dump
-from d3d12wl.importers.replay_diff import diff_replay
-from d3d12wl.importers.root_signature_blob import read_root_signature
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["GITS_FINDING_KINDS", "IMPORT_FINDING_KINDS", "VERDICTS", "GfxrImport", "GitsDump", "GitsPair",
-           "ImportInputError", "ImportedCall", "diff_replay", "import_gfxr", "pair_dumps", "read_gits_dump",
-           "read_root_signature"]
+#: name -> "module:attribute": what this package exports, each imported when first used (a command that only asks
+#: :mod:`d3d12wl.importers.recognize` what a file is does not pay for the importers); the one table both
+#: ``__getattr__`` and the type-checking imports below follow (tests/test_layering.py checks that they agree)
+EXPORTS: dict[str, str] = {
+    "GITS_FINDING_KINDS": "d3d12wl.importers.gits:GITS_FINDING_KINDS",
+    "IMPORT_FINDING_KINDS": "d3d12wl.importers.gfxr:IMPORT_FINDING_KINDS",
+    "VERDICTS": "d3d12wl.importers.gits:VERDICTS",
+    "GfxrImport": "d3d12wl.importers.gfxr:GfxrImport",
+    "GitsDump": "d3d12wl.importers.gits:GitsDump",
+    "GitsPair": "d3d12wl.importers.gits:GitsPair",
+    "ImportInputError": "d3d12wl.importers.errors:ImportInputError",
+    "ImportedCall": "d3d12wl.importers.gfxr:ImportedCall",
+    "diff_replay": "d3d12wl.importers.replay_diff:diff_replay",
+    "import_gfxr": "d3d12wl.importers.gfxr:import_gfxr",
+    "pair_dumps": "d3d12wl.importers.gits:pair_dumps",
+    "read_gits_dump": "d3d12wl.importers.gits:read_gits_dump",
+    "read_root_signature": "d3d12wl.importers.root_signature_blob:read_root_signature",
+}
+
+if TYPE_CHECKING:  # (the redundant aliases mark them as this package's re-exports)
+    from d3d12wl.importers.errors import ImportInputError as ImportInputError
+    from d3d12wl.importers.gfxr import IMPORT_FINDING_KINDS as IMPORT_FINDING_KINDS
+    from d3d12wl.importers.gfxr import GfxrImport as GfxrImport
+    from d3d12wl.importers.gfxr import ImportedCall as ImportedCall
+    from d3d12wl.importers.gfxr import import_gfxr as import_gfxr
+    from d3d12wl.importers.gits import GITS_FINDING_KINDS as GITS_FINDING_KINDS
+    from d3d12wl.importers.gits import VERDICTS as VERDICTS
+    from d3d12wl.importers.gits import GitsDump as GitsDump
+    from d3d12wl.importers.gits import GitsPair as GitsPair
+    from d3d12wl.importers.gits import pair_dumps as pair_dumps
+    from d3d12wl.importers.gits import read_gits_dump as read_gits_dump
+    from d3d12wl.importers.replay_diff import diff_replay as diff_replay
+    from d3d12wl.importers.root_signature_blob import read_root_signature as read_root_signature
+
+__all__ = [*EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    target = EXPORTS.get(name)
+    if target is None:
+        raise AttributeError(f"module 'd3d12wl.importers' has no attribute {name!r}")
+    module, attr = target.split(":")
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *EXPORTS})

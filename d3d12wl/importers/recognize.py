@@ -1,0 +1,63 @@
+"""Whether a file is one the capture tools write, by its first bytes, so that a command given one (``exec
+frame.json`` on gfxrecon-convert's output, ``check`` over a folder that holds a dump) can say what it is and what
+reads it, without parsing a document that may run to gigabytes.
+
+Recognized from what the importers read (:mod:`d3d12wl.importers.gfxr_convert`, :mod:`d3d12wl.importers.gfxr_dump`):
+both GFXReconstruct files are a JSON array or JSON lines whose first object is ``{"header": {...}}``; the dump's
+header carries the replay's ``dumpResourcesOptions``, the convert JSON's does not.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["GFXR_CONVERT", "GFXR_DUMP", "SNIFF_BYTES", "tool_file_kind"]
+
+#: what :func:`tool_file_kind` returns
+GFXR_CONVERT, GFXR_DUMP = "gfxr-convert", "gfxr-dump"
+#: how much of a file is looked at (a header block is a few hundred bytes)
+SNIFF_BYTES = 1 << 16
+
+# the first object of the array (or of the lines) is {"header": {...}}
+_HEADER = re.compile(rb'\A\s*\[?\s*\{\s*"header"\s*:\s*\{')
+_DUMP_OPTIONS = re.compile(rb'"dumpResourcesOptions"\s*:')
+
+
+def tool_file_kind(source: str | os.PathLike[str]) -> str | None:
+    """:data:`GFXR_CONVERT` or :data:`GFXR_DUMP` when ``source`` starts as that file does, else None (also for a
+    file that cannot be read: the caller's own load says why)."""
+    try:
+        with open(source, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    match = _HEADER.match(head)
+    if match is None:
+        return None
+    header_end = _header_end(head, match.end())
+    return GFXR_DUMP if _DUMP_OPTIONS.search(head, match.end(), header_end) else GFXR_CONVERT
+
+
+def _header_end(head: bytes, start: int) -> int:
+    """Where the header object that opens just before ``start`` closes (its nesting counted outside strings), or the
+    end of ``head`` when it does not close there."""
+    depth, in_string, escaped = 1, False, False
+    for i in range(start, len(head)):
+        c = head[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == 0x5C:  # backslash
+                escaped = True
+            elif c == 0x22:
+                in_string = False
+        elif c == 0x22:
+            in_string = True
+        elif c == 0x7B:
+            depth += 1
+        elif c == 0x7D:
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(head)
