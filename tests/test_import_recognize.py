@@ -6,6 +6,7 @@ array, or JSON lines, whose first object is ``{"header": {...}}``; only the dump
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -38,6 +39,14 @@ def test_json_lines_and_a_header_past_nothing_else(tmp_path: Path) -> None:
     for text in ("[]", "[1, 2]", '{"header": 1}', '[{"head": {}}]', "", "\xff"):
         (tmp_path / "other.json").write_text(text, encoding="latin-1")
         assert tool_file_kind(tmp_path / "other.json") is None, text
+
+
+def test_a_fifo_or_a_folder_is_not_opened_for_reading(tmp_path: Path) -> None:
+    """Asked of a FIFO no one writes to, the answer comes at once (opening it for reading waits for a writer: the
+    hostile-surface fuzzer's 'remap FIFO' hung in the error path that asks)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert tool_file_kind(fifo) is None and tool_file_kind(tmp_path) is None
 
 
 def test_only_the_first_bytes_are_read(tmp_path: Path) -> None:

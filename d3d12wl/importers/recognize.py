@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 
 __all__ = ["GFXR_CONVERT", "GFXR_DUMP", "SNIFF_BYTES", "tool_file_kind"]
 
@@ -27,11 +28,18 @@ _DUMP_OPTIONS = re.compile(rb'"dumpResourcesOptions"\s*:')
 def tool_file_kind(source: str | os.PathLike[str]) -> str | None:
     """:data:`GFXR_CONVERT` or :data:`GFXR_DUMP` when ``source`` starts as that file does, else None (also for a
     file that cannot be read: the caller's own load says why)."""
-    try:
-        with open(source, "rb") as f:
-            head = f.read(SNIFF_BYTES)
+    try:  # (non-blocking, and only a regular file read: a FIFO given as a capture must not wait for a writer)
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = os.read(fd, SNIFF_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     match = _HEADER.match(head)
     if match is None:
         return None
