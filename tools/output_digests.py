@@ -40,8 +40,10 @@ EXEC_OUTPUTS: dict[str, list[str]] = {
     **{fmt: ["--format", fmt] for fmt in ("text", "json", "jsonl", "csv", "npz", "parquet")},
     **{f"{fmt} v1": ["--format", fmt, "--json-version", "1"] for fmt in ("json", "jsonl")},
 }
-#: selections measured on the examples
+#: selections measured on the examples (the list one on work lists only: an ExecuteIndirect call has no lists, and
+#: exec refuses the selection, exit 2)
 SELECTIONS = {"limit3": ["--limit", "3"], "list0-primary1:3": ["--list", "0", "--primary", "1:3"]}
+WORK_LIST_ONLY = {"list0-primary1:3"}
 PATCH_FORMATS = ("csv", "jsonl", "npz", "parquet")
 DECODE_FORMATS = ("text", "csv", "json")
 
@@ -87,7 +89,9 @@ class Runner:
             path.unlink(missing_ok=True)
 
     def exec_all(self, label: str, capture: Path, extra: list[str] = (), selections: bool = False) -> None:
-        for sel_name, sel in [("", []), *(SELECTIONS.items() if selections else [])]:
+        ei = selections and _execute_indirect(capture)  # (only examples are selected: frames are named relative)
+        chosen = [(n, s) for n, s in SELECTIONS.items() if selections and not (ei and n in WORK_LIST_ONLY)]
+        for sel_name, sel in [("", []), *chosen]:
             for out_name, flags in EXEC_OUTPUTS.items():
                 fmt = flags[1]
                 path = self.tmp / f"out.{fmt}"
@@ -156,11 +160,16 @@ def collect(python_path: str | None, draws: int, only: str | None) -> dict[str, 
         return r.digests
 
 
+def _execute_indirect(capture: Path) -> dict | None:
+    """The ExecuteIndirect call of ``capture`` (None: a work list)."""
+    return json.loads(capture.read_text(encoding="utf-8")).get("call", {}).get("ExecuteIndirect")
+
+
 def _capture_records(capture: Path) -> list[str]:
     """What ``decode --capture`` decodes of a bundled capture: its call's command signature's commands, or its
     PCSes' primary and secondary records."""
     doc = json.loads(capture.read_text(encoding="utf-8"))
-    ei = doc.get("call", {}).get("ExecuteIndirect")
+    ei = _execute_indirect(capture)
     whats = [f"{ei['pCommandSignature']}.command"] if ei else []
     if not whats:
         for n, pcs in doc.get("program_command_signatures", {}).items():
