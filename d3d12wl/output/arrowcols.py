@@ -1,5 +1,6 @@
-"""Arrow arrays from numpy columns, made from their buffers: the one way every Parquet writer builds its columns;
-and :class:`KeptFailures`, the file every Parquet writer hands pyarrow.
+"""Arrow arrays from numpy columns, made from their buffers: the one way every Parquet writer builds its columns.
+(Every Parquet writer encodes into memory and writes the bytes itself, :mod:`d3d12wl.output.parquet_table`, so an
+error of the file, a full disk, is raised as the file raises it, never made into pyarrow's status and back.)
 
 ``pyarrow.array`` asks, for every array it converts, whether pandas is installed, and imports pandas to find out:
 1.2 s of the 3.7 s that ``exec --format parquet`` of a 1,048,576-draw frame took on the development machine
@@ -10,10 +11,8 @@ and :class:`KeptFailures`, the file every Parquet writer hands pyarrow.
 
 from __future__ import annotations
 
-import errno
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from typing import IO, Any
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -84,43 +83,3 @@ def dictionary(codes: np.ndarray, names: Sequence[str]) -> Any:
 
     indices = np.ascontiguousarray(codes, dtype=np.int32)
     return pa.DictionaryArray.from_arrays(numbers(indices, pa.int32(), indices < 0), strings(names))
-
-
-class KeptFailures:
-    """``out`` for pyarrow to write: an exception of its ``write`` or ``flush`` (the :class:`OutputError` naming the
-    file on a full disk, an interrupt) is kept whole, and pyarrow is given a plain ``OSError`` instead; the code
-    that drives the writer runs inside :meth:`raising`, which raises the kept exception in place of what pyarrow
-    made of it.  (pyarrow turns a Python file's exception into its own status and back, encoding the message as
-    strict UTF-8 on the way: an error naming a file whose name is not UTF-8, ``out\\udcff.parquet``, became an
-    internal UnicodeEncodeError; issue 26's campaign, seed 80036566.)"""
-
-    def __init__(self, out: IO[bytes]) -> None:
-        self.out = out
-        self.failure: BaseException | None = None
-
-    def write(self, data: Any) -> Any:
-        return self._kept(self.out.write, data)
-
-    def flush(self) -> None:
-        self._kept(self.out.flush)
-
-    def _kept(self, call: Any, *args: Any) -> Any:
-        try:
-            return call(*args)
-        except BaseException as exc:
-            if self.failure is None:
-                self.failure = exc
-            raise OSError(errno.EIO, "the write failed (d3d12wl raises the error itself)") from None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.out, name)
-
-    @contextmanager
-    def raising(self) -> Iterator[None]:
-        """Run the writer's calls: an exception they end with is the kept one where a write or flush failed."""
-        try:
-            yield
-        except BaseException:
-            if self.failure is not None:
-                raise self.failure from None
-            raise

@@ -1,5 +1,8 @@
-"""A table (:mod:`d3d12wl.output.table`) as Parquet: a row group per chunk, each encoded on a thread of its own
-while the next is made (pyarrow lets go of the GIL as it encodes), written sequentially (a pipe works).
+"""A table (:mod:`d3d12wl.output.table`) as Parquet: a row group per chunk, the row groups encoded on several threads
+at once (pyarrow lets go of the GIL as it encodes), each as a Parquet file of its own in memory, and written in
+order into one file with one footer listing them all (:mod:`d3d12wl.output.parquet_footer`), sequentially (a pipe
+works).  The bytes are those one ``pyarrow.parquet.ParquetWriter`` writes given the same row groups (a test holds
+it); only the time differs: one writer encodes a row group at a time, and its one thread bounded the output.
 
 One encoding per kind: ``int`` int64, ``uint`` and ``va`` uint64, ``dword`` uint32, ``float`` float64,
 ``category`` and ``enum`` dictionary columns (int32 indices, string values), ``text`` strings; absent values null.  The Arrow arrays are made
@@ -9,19 +12,32 @@ from the numpy columns' buffers (:mod:`d3d12wl.output.arrowcols`).  Needs pyarro
 
 from __future__ import annotations
 
-import queue
-import threading
+import os
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Any
 
 from d3d12wl.errors import D3D12WLError
-from d3d12wl.output import arrowcols
+from d3d12wl.output import arrowcols, parquet_footer
 from d3d12wl.output.table import ColumnSpec, Table, TableChunk
 
-__all__ = ["AHEAD", "ParquetStream", "arrow_table", "pyarrow_modules", "schema", "write_parquet"]
+__all__ = ["AHEAD", "MAX_ENCODERS", "ParquetStream", "arrow_table", "encoders", "pyarrow_modules", "schema",
+           "write_parquet"]
 
-#: row groups made ahead of the one being encoded (memory: one chunk's columns each)
+#: row groups made ahead of those being encoded (memory: one chunk's columns and its encoding each)
 AHEAD = 2
+#: the most row groups encoded at once (past 8, the one thread that makes the chunks is the bound)
+MAX_ENCODERS = 8
+
+
+def encoders() -> int:
+    """The row groups a stream encodes at once: the CPUs this process may run on, at most :data:`MAX_ENCODERS`."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(MAX_ENCODERS, cpus))
 
 
 def pyarrow_modules(where: str = "--format") -> tuple[Any, Any]:
@@ -66,98 +82,84 @@ def arrow_table(table: Table, chunk: TableChunk, arrow_schema: Any) -> Any:
 
 class ParquetStream:
     """One Parquet file of ``arrow_schema`` at ``out`` (a path, or a binary file written sequentially), its row
-    groups given by :meth:`write` and encoded on one thread of its own, at most :data:`AHEAD` of them waiting; an
-    error of the writer (a full disk) is raised at the next :meth:`write` or at :meth:`close`, and an interrupt
-    lets the row group being written finish before the file is closed.  ``options``: ``pyarrow.parquet.
-    ParquetWriter``'s (every writer takes :data:`~d3d12wl.output.arrowcols.PARQUET_WRITE_BATCH` values of a column
-    at a time)."""
+    groups given by :meth:`write`, ``workers`` (default :func:`encoders`) of them encoded at once and at most
+    :data:`AHEAD` more waiting; an error of an encoder is raised at a later :meth:`write` or at :meth:`close`, one of
+    ``out`` (a full disk) where it is written, in the caller's thread; an interrupt (:meth:`abort`) lets the row
+    groups being encoded finish, writes none of them, and leaves the file unfinished.  ``options``:
+    ``pyarrow.parquet.ParquetWriter``'s (every writer takes :data:`~d3d12wl.output.arrowcols.PARQUET_WRITE_BATCH`
+    values of a column at a time)."""
 
-    def __init__(self, out: str | IO[bytes], arrow_schema: Any, **options: Any) -> None:
-        pa, pq = pyarrow_modules()
-        options = {"write_batch_size": arrowcols.PARQUET_WRITE_BATCH, **options}
+    def __init__(self, out: str | IO[bytes], arrow_schema: Any, *, workers: int | None = None,
+                 **options: Any) -> None:
+        self._pa, self._pq = pyarrow_modules()
+        self.options = {"write_batch_size": arrowcols.PARQUET_WRITE_BATCH, **options}
         self.schema = arrow_schema
-        self.kept = None if isinstance(out, str) else arrowcols.KeptFailures(out)
         self.rows = 0
-        if self.kept is None:
-            self.writer = pq.ParquetWriter(out, arrow_schema, **options)
-        else:
-            with self.kept.raising():
-                self.writer = pq.ParquetWriter(pa.PythonFile(self.kept, mode="w"), arrow_schema, **options)
-        self._pending: queue.Queue[Any] = queue.Queue(maxsize=AHEAD)
-        self._failed: list[BaseException] = []
-        self._thread = threading.Thread(target=self._encode, name="d3d12wl-parquet", daemon=True)
-        self._thread.start()
+        self._own = isinstance(out, str)
+        self.out: IO[bytes] = open(out, "wb") if isinstance(out, str) else out  # noqa: SIM115 - closed in close()
+        self._parts = parquet_footer.FileParts()
+        self._workers = workers or encoders()
+        self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="d3d12wl-parquet")
+        self._pending: deque[Future[Any]] = deque()
         self._open = True
+        try:
+            self.out.write(parquet_footer.MAGIC)
+        except BaseException:
+            self.abort()
+            raise
 
-    def _encode(self) -> None:
-        while (table := self._pending.get()) is not None:
-            if not self._failed:  # (after a failure, only drained: the maker never waits on a dead writer)
-                try:
-                    self.writer.write_table(table)
-                except BaseException as exc:  # noqa: BLE001 - raised again in the maker's thread
-                    self._failed.append(exc)
+    def _encode(self, table: Any, metadata: Mapping[str, str] | None = None) -> Any:
+        """``table`` as a Parquet file of its own (a pyarrow buffer)."""
+        sink = self._pa.BufferOutputStream()
+        writer = self._pq.ParquetWriter(sink, self.schema, **self.options)
+        try:
+            if table is not None:
+                writer.write_table(table)
+            if metadata is not None:
+                writer.add_key_value_metadata(dict(metadata))
+        finally:
+            writer.close()
+        return sink.getvalue()
 
-    def _raise(self) -> None:
-        if self._failed:
-            exc = self._failed[0]
-            if self.kept is not None and self.kept.failure is not None:
-                raise self.kept.failure from None
-            raise exc
+    def _write_done(self, keep: int) -> None:
+        """The encoded row groups written, in order: those done, and more until at most ``keep`` are pending."""
+        while self._pending and (len(self._pending) > keep or self._pending[0].done()):
+            encoded = self._pending.popleft().result()  # (an encoder's exception is raised here)
+            self.out.write(self._parts.add(memoryview(encoded)))
 
     def write(self, arrow: Any) -> None:
         """A row group (an Arrow table of the schema)."""
-        self._raise()
-        self._pending.put(arrow)
+        self._write_done(self._workers + AHEAD - 1)
+        self._pending.append(self._pool.submit(self._encode, arrow))
         self.rows += arrow.num_rows
 
     def close(self, metadata: Mapping[str, str] | None = None) -> None:
-        """Finish the file: the row groups given encoded (an empty table where there were none), ``metadata``
-        added to its key-value metadata, the file closed; the writer's first error raised."""
+        """Finish the file: the row groups given written (an empty table where there were none, as pyarrow's
+        writer does), then the footer with ``metadata`` added to the key-value metadata; the first error raised."""
         if not self._open:
             return
-        self._open = False
-        try:
-            self._pending.put(None)
-            self._thread.join()
-            self._raise()
-            self._finish(metadata)
-        except BaseException:
-            self._close_writer()
-            raise
-
-    def _finish(self, metadata: Mapping[str, str] | None) -> None:
-        if self.kept is None:
-            self._complete(metadata)
-            return
-        with self.kept.raising():
-            self._complete(metadata)
-
-    def _complete(self, metadata: Mapping[str, str] | None) -> None:
         try:
             if not self.rows:  # a table with no rows still has its schema
-                self.writer.write_table(self.schema.empty_table())
-            if metadata is not None:
-                self.writer.add_key_value_metadata(dict(metadata))
-        finally:
-            self.writer.close()
-
-    def _close_writer(self) -> None:
-        try:
-            if self.kept is None:
-                self.writer.close()
-            else:
-                with self.kept.raising():
-                    self.writer.close()
-        except BaseException:  # noqa: BLE001 - the first error is the one raised
-            pass
+                self._pending.append(self._pool.submit(self._encode, self.schema.empty_table()))
+            self._write_done(0)
+            self.out.write(self._parts.footer(memoryview(self._encode(None, metadata))))
+        except BaseException:
+            self.abort()
+            raise
+        self._open = False
+        self._pool.shutdown()
+        if self._own:
+            self.out.close()
 
     def abort(self) -> None:
-        """Stop: the thread drained and ended, the writer closed (what an interrupt of the maker leaves)."""
+        """Stop: the row groups not begun dropped, those being encoded finished and dropped, the file left
+        unfinished (closed, where the stream opened it)."""
         if self._open:
             self._open = False
-            self._pending.put(None)
-            self._thread.join()
-            self._close_writer()
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pending.clear()
+            if self._own:
+                self.out.close()
 
 
 def write_parquet(out: str | IO[bytes], table: Table, arrow_schema: Any, *,
