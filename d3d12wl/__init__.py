@@ -27,9 +27,9 @@ maps they take are ``d3d12wl.capture.maps``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from d3d12wl import _lazy
 from d3d12wl._version import __version__
 
 #: entry point -> "module:attribute"; the one table both ``__getattr__`` and the type-checking imports below follow
@@ -68,15 +68,4 @@ if TYPE_CHECKING:  # (the redundant aliases mark them as this package's re-expor
 __all__ = ["__version__", *ENTRY_POINTS]
 
 
-def __getattr__(name: str) -> Any:
-    target = ENTRY_POINTS.get(name)
-    if target is None:
-        raise AttributeError(f"module 'd3d12wl' has no attribute {name!r}")
-    module, attr = target.split(":")
-    value = getattr(importlib.import_module(module), attr)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *ENTRY_POINTS})
+__getattr__, __dir__ = _lazy.exports(__name__, ENTRY_POINTS)

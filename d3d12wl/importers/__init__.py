@@ -10,8 +10,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from d3d12wl import _lazy
 
 #: name -> "module:attribute": what this package exports, each imported when first used (a command that only asks
 #: :mod:`d3d12wl.importers.recognize` what a file is does not pay for the importers); the one table both
@@ -50,15 +51,4 @@ if TYPE_CHECKING:  # (the redundant aliases mark them as this package's re-expor
 __all__ = [*EXPORTS]
 
 
-def __getattr__(name: str) -> Any:
-    target = EXPORTS.get(name)
-    if target is None:
-        raise AttributeError(f"module 'd3d12wl.importers' has no attribute {name!r}")
-    module, attr = target.split(":")
-    value = getattr(importlib.import_module(module), attr)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *EXPORTS})
+__getattr__, __dir__ = _lazy.exports(__name__, EXPORTS)
