@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from d3d12wl.importers import ImportInputError
-from d3d12wl.importers.json_blocks import blocks
+from d3d12wl.importers.json_blocks import blocks, first_block
 
 DOCS = [{"header": {"source-path": "C:\\captures\\a \"b\".gfxr"}},
         {"index": 1, "method": {"name": "X", "args": {"s": "[{]}\\\\\"", "l": [1, [2, {}], []], "e": {}}}},
@@ -92,3 +92,15 @@ def test_not_a_file(tmp_path: Path) -> None:
 
     with pytest.raises(InputError, match="is a directory"):
         list(blocks(tmp_path))
+
+
+def test_the_first_block_of_a_files_head() -> None:
+    """first_block: the first object of what a reader that looks only at a file's head has (importers.recognize's
+    header block), found by the same scan; None where it does not end there or the head is no such document."""
+    doc = b'[\n{"header": {"a": "}{\\"", "b": [1, {"c": 2}]}},\n{"second": 1}]'
+    first = first_block(doc[:doc.index(b'{"second"') + 4], "f")
+    assert first is not None and doc[first.start:first.end] == b'{"header": {"a": "}{\\"", "b": [1, {"c": 2}]}}'
+    jsonl = b'{"header": {}}\n{"x": 1}\n'
+    assert first_block(jsonl, "f") is not None and first_block(jsonl, "f").end == len(b'{"header": {}}')
+    for head in (doc[:20], b"", b'"text"', b"123", b"]", b"\x00\x00"):
+        assert first_block(head, "f") is None, head

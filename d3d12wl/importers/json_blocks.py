@@ -24,7 +24,7 @@ import numpy as np
 from d3d12wl import inputs
 from d3d12wl.importers.errors import ImportInputError
 
-__all__ = ["CHUNK", "MAX_BLOCK_BYTES", "MAX_DOCUMENT_BYTES", "Block", "blocks"]
+__all__ = ["CHUNK", "MAX_BLOCK_BYTES", "MAX_DOCUMENT_BYTES", "Block", "blocks", "first_block"]
 
 #: bytes scanned at a time (each costs a few int32 columns of its length)
 CHUNK = 1 << 21
@@ -100,6 +100,15 @@ def blocks(source: str | os.PathLike[str], *, what: str = "JSON document", max_b
     for at in range(0, len(data), chunk):
         yield from scanner.scan(at, min(len(data), at + chunk))
     scanner.finish()
+
+
+def first_block(head: bytes, source: str) -> Block | None:
+    """The first top-level object of a JSON array or JSON lines whose first bytes are ``head`` (what a reader that
+    looks only at a file's head has), or None where it does not end within them or they are no such document."""
+    try:
+        return next(_Scanner(head, source, len(head)).scan(0, len(head)), None)
+    except ImportInputError:
+        return None
 
 
 class _Scanner:

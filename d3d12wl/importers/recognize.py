@@ -13,6 +13,8 @@ import os
 import re
 import stat
 
+from d3d12wl.importers import json_blocks
+
 __all__ = ["GFXR_CONVERT", "GFXR_DUMP", "SNIFF_BYTES", "tool_file_kind"]
 
 #: what :func:`tool_file_kind` returns
@@ -43,29 +45,6 @@ def tool_file_kind(source: str | os.PathLike[str]) -> str | None:
     match = _HEADER.match(head)
     if match is None:
         return None
-    header_end = _header_end(head, match.end())
-    return GFXR_DUMP if _DUMP_OPTIONS.search(head, match.end(), header_end) else GFXR_CONVERT
-
-
-def _header_end(head: bytes, start: int) -> int:
-    """Where the header object that opens just before ``start`` closes (its nesting counted outside strings), or the
-    end of ``head`` when it does not close there."""
-    depth, in_string, escaped = 1, False, False
-    for i in range(start, len(head)):
-        c = head[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif c == 0x5C:  # backslash
-                escaped = True
-            elif c == 0x22:
-                in_string = False
-        elif c == 0x22:
-            in_string = True
-        elif c == 0x7B:
-            depth += 1
-        elif c == 0x7D:
-            depth -= 1
-            if depth == 0:
-                return i
-    return len(head)
+    first = json_blocks.first_block(head, os.fspath(source))  # (the header block, where it ends in the head)
+    end = first.end if first is not None else len(head)
+    return GFXR_DUMP if _DUMP_OPTIONS.search(head, match.end(), end) else GFXR_CONVERT
